@@ -1,0 +1,92 @@
+import { imageSize } from 'image-size';
+import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { InputRuleError } from './errors';
+
+export const MAX_REFERENCE_IMAGE_BYTES = 25 * 1024 * 1024;
+
+const IMAGE_MIME: Record<string, { mime: string; ext: string }> = {
+	png: { mime: 'image/png', ext: 'png' },
+	jpg: { mime: 'image/jpeg', ext: 'jpg' },
+	webp: { mime: 'image/webp', ext: 'webp' },
+	bmp: { mime: 'image/bmp', ext: 'bmp' },
+	gif: { mime: 'image/gif', ext: 'gif' },
+	tiff: { mime: 'image/tiff', ext: 'tiff' },
+	heif: { mime: 'image/heic', ext: 'heic' },
+	avif: { mime: 'image/avif', ext: 'avif' },
+};
+
+export interface ImageInfo {
+	mimeType: string;
+	extension: string;
+	width: number;
+	height: number;
+}
+
+/** Format and real pixel size read from the bytes (magic numbers and headers), never from a name. */
+export function sniffImage(buf: Uint8Array): ImageInfo | undefined {
+	if (!buf.length) return undefined;
+	try {
+		const r = imageSize(buf);
+		const t = r.type && IMAGE_MIME[r.type];
+		if (!t || !r.width || !r.height) return undefined;
+		return { mimeType: t.mime, extension: t.ext, width: r.width, height: r.height };
+	} catch {
+		return undefined;
+	}
+}
+
+/** ISO BMFF (MP4/MOV): the first box is `ftyp`. */
+export function hasMp4Signature(head: Uint8Array): boolean {
+	return head.length >= 8 && Buffer.from(head.subarray(4, 8)).toString('latin1') === 'ftyp';
+}
+
+/**
+ * Reads an input binary. Binaries that n8n stores on disk or S3 (they carry an `id`) are read as a
+ * stream with the size limit enforced while reading; inline ones come from memory.
+ */
+export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number, property: string, field: string, maxBytes = MAX_REFERENCE_IMAGE_BYTES): Promise<{ data: Buffer; meta: IBinaryData }> {
+	const items = ctx.getInputData();
+	const meta = items[itemIndex]?.binary?.[property];
+	if (!meta) {
+		const have = Object.keys(items[itemIndex]?.binary ?? {});
+		throw new InputRuleError([{ field, rule: `input item has no binary property "${property}"${have.length ? ` (it has: ${have.join(', ')})` : ' (it has no binary data)'}` }]);
+	}
+	const tooBig = (n: number) => new InputRuleError([{ field, rule: `binary "${property}" is ${(n / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(0)} MiB per image` }]);
+	if (meta.id) {
+		const stream = await ctx.helpers.getBinaryStream(meta.id);
+		const chunks: Buffer[] = [];
+		let total = 0;
+		for await (const chunk of stream) {
+			total += (chunk as Buffer).length;
+			if (total > maxBytes) {
+				(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+				throw tooBig(total);
+			}
+			chunks.push(chunk as Buffer);
+		}
+		return { data: Buffer.concat(chunks), meta };
+	}
+	const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
+	if (data.length > maxBytes) throw tooBig(data.length);
+	return { data, meta };
+}
+
+/** Describes a binary for the item's JSON (file name, MIME, size, dimensions). */
+export function describeBinary(b: IBinaryData, extra: { width?: number; height?: number; bytes?: number } = {}) {
+	return {
+		fileName: b.fileName,
+		mimeType: b.mimeType,
+		bytes: extra.bytes ?? (b.fileSize ? parseFileSize(b.fileSize) : undefined),
+		...(extra.width ? { width: extra.width, height: extra.height } : {}),
+	};
+}
+
+function parseFileSize(s: string | number): number | undefined {
+	if (typeof s === 'number') return s;
+	const m = /^([\d.]+)\s*(B|kB|KB|MB|GB)?$/i.exec(s.trim());
+	if (!m) return undefined;
+	const mult = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9 }[(m[2] ?? 'B').toUpperCase() as 'B'] ?? 1;
+	return Math.round(Number(m[1]) * mult);
+}
+
+export type OutputItem = INodeExecutionData;

@@ -1,0 +1,37 @@
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { createTransport } from './credentials';
+import type { GatewayTransport } from './transport/http';
+
+export type ModelFamily = 'image' | 'video' | 'language';
+
+/** Retired 'special' beta series: no longer enabled, never offered to new workflows. */
+export function isRetired(id: string): boolean {
+	return /^beta-.*special/i.test(id);
+}
+
+export function familyOf(id: string): ModelFamily {
+	if (/-video-/.test(id) || /^(gamma|delta)-video/.test(id)) return 'video';
+	if (/image/.test(id)) return 'image';
+	return 'language';
+}
+
+export async function listModelIds(transport: GatewayTransport): Promise<string[]> {
+	const res = await transport.getJson<{ data?: Array<{ id?: unknown }> }>('/v1/models', { timeout: 'query' });
+	const data = Array.isArray(res.body?.data) ? res.body.data : [];
+	return data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
+/** listSearch method for a resource locator, filtered to one family; IDs stay exact. */
+export function modelSearch(family: ModelFamily) {
+	return async function (this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+		const transport = await createTransport(this);
+		const ids = (await listModelIds(transport)).filter((id) => familyOf(id) === family && !isRetired(id));
+		const f = filter?.toLowerCase();
+		return {
+			results: ids
+				.filter((id) => !f || id.toLowerCase().includes(f))
+				.sort()
+				.map((id) => ({ name: id, value: id })),
+		};
+	};
+}

@@ -1,0 +1,127 @@
+/** One place that turns the gateway's many status shapes into a single phase. */
+export type TaskPhase = 'pending' | 'succeeded' | 'failed';
+
+export interface ResultRef {
+	url?: string;
+	b64?: string;
+	mimeType?: string;
+}
+
+export interface NormalisedTask {
+	taskId?: string;
+	phase: TaskPhase;
+	/** the status word as the gateway sent it */
+	rawStatus?: string;
+	progress?: number;
+	results: ResultRef[];
+	error?: string;
+	billingStatus?: string;
+	submissionUncertain?: boolean;
+	pollAfterMs?: number;
+	pollPath?: string;
+	pollUrl?: string;
+	requestId?: string;
+	usage?: { completionTokens?: number; totalTokens?: number };
+	expiresAt?: number;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
+
+const TASK_ID = /^[A-Za-z0-9_-]{1,200}$/;
+export function pickTaskId(body: Obj): string | undefined {
+	const data = isObj(body.data) ? body.data : undefined;
+	for (const v of [body.task_id, body.id, data?.task_id, data?.id]) if (typeof v === 'string' && TASK_ID.test(v)) return v;
+	return undefined;
+}
+
+function errorText(v: unknown): string | undefined {
+	if (typeof v === 'string') return v || undefined;
+	if (isObj(v)) return str(v.message) ?? str(v.msg) ?? str(v.code) ?? (Object.keys(v).length ? JSON.stringify(v) : undefined);
+	return undefined;
+}
+
+function imageResults(list: unknown): ResultRef[] {
+	if (!Array.isArray(list)) return [];
+	const out: ResultRef[] = [];
+	for (const item of list) {
+		if (!isObj(item)) continue;
+		const url = str(item.url);
+		const b64 = str(item.b64_json);
+		if (url || b64) out.push({ url, b64 });
+	}
+	return out;
+}
+
+const IMAGE_SUCCESS = new Set(['completed', 'succeeded', 'success']);
+const IMAGE_FAILURE = new Set(['failed', 'cancelled', 'canceled', 'expired', 'error']);
+
+/** Image task object (`/v1/images/tasks/{id}` and aliases, or a submit answer). */
+export function normaliseImageTask(body: unknown): NormalisedTask {
+	const b: Obj = isObj(body) ? body : {};
+	const status = str(b.status)?.toLowerCase();
+	const state = str(b.state)?.toLowerCase();
+	const provider = str(b.provider_status)?.toLowerCase();
+	let results = imageResults(b.data);
+	if (!results.length && isObj(b.result)) results = imageResults(b.result.data);
+	const billing = isObj(b.billing) ? str(b.billing.status) : undefined;
+	const base: NormalisedTask = {
+		taskId: pickTaskId(b),
+		phase: 'pending',
+		rawStatus: str(b.status) ?? str(b.state),
+		results,
+		billingStatus: billing,
+		submissionUncertain: b.submission_uncertain === true,
+		pollAfterMs: num(b.poll_after_ms),
+		pollPath: str(b.poll_path),
+		pollUrl: str(b.poll_url),
+		requestId: str(b.request_id),
+		expiresAt: num(b.expires_at),
+		error: errorText(b.error),
+	};
+	const words = [status, state, provider].filter((w): w is string => !!w);
+	if (words.some((w) => IMAGE_FAILURE.has(w))) {
+		const word = words.find((w) => IMAGE_FAILURE.has(w));
+		return { ...base, phase: 'failed', error: base.error ?? `Task ${word}` };
+	}
+	if ((status && IMAGE_SUCCESS.has(status)) || (!status && state && IMAGE_SUCCESS.has(state))) {
+		if (!results.length) {
+			return { ...base, phase: 'failed', error: base.error ?? 'Task reported completed but returned no image (empty data); treated as a failure' };
+		}
+		return { ...base, phase: 'succeeded' };
+	}
+	// A synchronous answer: no status at all, just created + data.
+	if (!status && !state && results.length) return { ...base, phase: 'succeeded' };
+	return base;
+}
+
+const VIDEO_SUCCESS = new Set(['completed', 'done', 'succeeded', 'success']);
+const VIDEO_FAILURE = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled', 'expired']);
+
+/** Video task object: delta (`status`, `progress`, `usage`) and every gamma variant. */
+export function normaliseVideoTask(body: unknown): NormalisedTask {
+	const b: Obj = isObj(body) ? body : {};
+	const data = isObj(b.data) ? b.data : {};
+	const rawStatus = str(b.status) ?? str(data.status);
+	const s = (rawStatus ?? '').toLowerCase();
+	const video = isObj(b.video) ? b.video : {};
+	const dataVideo = isObj(data.video) ? data.video : {};
+	const url = str(b.result_url) ?? str(video.url) ?? str(data.result_url) ?? str(data.url) ?? str(dataVideo.url) ?? str(b.video_url);
+	const usage = isObj(b.usage) ? b.usage : isObj(data.usage) ? data.usage : undefined;
+	const error = errorText(b.error) ?? str(b.fail_reason) ?? errorText(data.error) ?? str(data.fail_reason);
+	const progress = num(b.progress) ?? num(data.progress);
+	const base: NormalisedTask = {
+		taskId: pickTaskId(b),
+		phase: 'pending',
+		rawStatus,
+		progress,
+		results: url ? [{ url }] : [],
+		error,
+		usage: usage ? { completionTokens: num(usage.completion_tokens), totalTokens: num(usage.total_tokens) } : undefined,
+	};
+	if (VIDEO_FAILURE.has(s)) return { ...base, phase: 'failed', error: error ?? `Task ${s} without an error message (for example a gateway-side timeout)` };
+	if (VIDEO_SUCCESS.has(s)) return { ...base, phase: 'succeeded' };
+	return base; // pending, `unknown` and any word not seen before keep polling until the deadline
+}

@@ -1,0 +1,53 @@
+/**
+ * Normalises the credential's base URLs so that `/v1/...` is composed exactly once.
+ * `https://host`, `https://host/`, `https://host/v1` and `https://host/v1/` all give root `https://host`.
+ * A path prefix in front of `/v1` (a gateway mounted under `/gw`) is kept.
+ */
+export interface GatewayRoot {
+	origin: string;
+	/** origin + optional path prefix, no trailing slash, never ending in /v1 */
+	root: string;
+}
+
+export class BaseUrlError extends Error {
+	constructor(
+		public readonly field: string,
+		message: string,
+	) {
+		super(`${field}: ${message}`);
+		this.name = 'BaseUrlError';
+	}
+}
+
+export function normaliseBaseUrl(raw: unknown, field = 'Base URL'): GatewayRoot {
+	if (typeof raw !== 'string' || raw.trim() === '') {
+		throw new BaseUrlError(field, 'is required (for example https://gateway.example.com)');
+	}
+	let url: URL;
+	try {
+		url = new URL(raw.trim());
+	} catch {
+		throw new BaseUrlError(field, `"${raw}" is not an absolute URL (for example https://gateway.example.com)`);
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		throw new BaseUrlError(field, `must use http or https, not ${url.protocol.replace(':', '')}`);
+	}
+	if (url.username || url.password) {
+		throw new BaseUrlError(field, 'must not contain user info (user:password@); put the key in the API Key field');
+	}
+	if (url.search || raw.includes('?')) {
+		throw new BaseUrlError(field, 'must not contain a query string (?...); keys never go in URLs');
+	}
+	if (url.hash || raw.includes('#')) {
+		throw new BaseUrlError(field, 'must not contain a fragment (#...)');
+	}
+	let path = url.pathname.replace(/\/+$/, '');
+	while (/\/v1(beta)?$/i.test(path)) path = path.replace(/\/v1(beta)?$/i, '').replace(/\/+$/, '');
+	return { origin: url.origin, root: url.origin + path };
+}
+
+/** Joins a root with an absolute API path such as `/v1/models`. */
+export function composeUrl(root: GatewayRoot, apiPath: string): string {
+	if (!apiPath.startsWith('/')) throw new Error(`API path must start with "/": ${apiPath}`);
+	return root.root + apiPath;
+}

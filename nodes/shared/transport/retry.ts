@@ -1,0 +1,29 @@
+/** Retry decisions for idempotent GETs. POSTs are never retried (see http.ts). */
+export interface RetryPolicy {
+	maxAttempts: number;
+	baseDelayMs: number;
+	maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 20_000 };
+
+export function isRetryableStatus(status: number): boolean {
+	return status === 429 || (status >= 500 && status <= 599);
+}
+
+/** Retry-After as delta-seconds or an HTTP date; undefined when absent or unparsable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+	const v = Array.isArray(value) ? value[0] : value;
+	if (v === undefined || v.trim() === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v.trim()) * 1000);
+	const date = Date.parse(v);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** Exponential back-off with full jitter, never below what the server asked for. */
+export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
+	const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+	const jittered = exp / 2 + random() * (exp / 2);
+	return Math.max(retryAfterMs ?? 0, Math.round(jittered));
+}
