@@ -1,0 +1,204 @@
+/**
+ * Runs real n8n workflows in-process (n8n-core WorkflowExecute + n8n-workflow Workflow) with
+ * real binary-data handling in filesystem mode. Tests give input items directly to the first node.
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Container } from '@n8n/di';
+import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute, type BinaryDataConfig } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	createRunExecutionData,
+	type ICredentialDataDecryptedObject,
+	type IDataObject,
+	type INode,
+	type INodeCredentialsDetails,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IWorkflowExecuteAdditionalData,
+	type IVersionedNodeType,
+	type IConnections,
+} from 'n8n-workflow';
+import { GenGatewayApi } from '../../credentials/GenGatewayApi.credentials';
+
+export const CREDENTIAL_NAME = new GenGatewayApi().name;
+
+class MapNodeTypes implements INodeTypes {
+	constructor(private readonly types: Record<string, INodeType | IVersionedNodeType>) {}
+	getByName(name: string) {
+		return this.types[name];
+	}
+	getByNameAndVersion(name: string, version?: number): INodeType {
+		const t = this.types[name];
+		if (!t) throw new Error(`Unknown node type ${name}`);
+		return NodeHelpers.getVersionedNodeType(t, version);
+	}
+	getKnownTypes() {
+		return {};
+	}
+}
+
+class PlainCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+	getParentTypes() {
+		return [];
+	}
+	async authenticate(_c: ICredentialDataDecryptedObject, _t: string, requestOptions: never) {
+		return requestOptions;
+	}
+	async preAuthentication() {
+		return undefined;
+	}
+	async getCredentials(): Promise<never> {
+		throw new Error('not used');
+	}
+	async getDecrypted(_a: IWorkflowExecuteAdditionalData, _n: INodeCredentialsDetails, type: string) {
+		const d = this.data[type];
+		if (!d) throw new Error(`No test credential of type ${type}`);
+		return d;
+	}
+	async updateCredentials() {}
+	async updateCredentialsOauthTokenData() {}
+	getCredentialsProperties() {
+		return [];
+	}
+	isCredentialUsableByNode() {
+		return true;
+	}
+}
+
+let binaryDir: string | undefined;
+
+/** Sets up n8n's BinaryDataService in filesystem mode once per test file. */
+export async function initBinaryData(): Promise<string> {
+	if (binaryDir) return binaryDir;
+	binaryDir = mkdtempSync(join(tmpdir(), 'gg-binary-'));
+	const config = { mode: 'filesystem', availableModes: ['filesystem'], localStoragePath: binaryDir, signingSecret: 'test-secret', dbMaxFileSize: 512 } as unknown as BinaryDataConfig;
+	const noop = () => {};
+	const logger = { error: noop, warn: noop, info: noop, debug: noop, scoped: () => logger } as never;
+	const svc = new BinaryDataService(config, { error: noop } as never, logger);
+	await svc.init();
+	Container.set(BinaryDataService, svc);
+	return binaryDir;
+}
+
+export function cleanupBinaryData(): void {
+	if (binaryDir) rmSync(binaryDir, { recursive: true, force: true });
+	binaryDir = undefined;
+}
+
+export interface TestNode {
+	name: string;
+	type: INodeType | IVersionedNodeType;
+	parameters?: IDataObject;
+	/** 'continueRegularOutput' for continueOnFail */
+	onError?: INode['onError'];
+	typeVersion?: number;
+}
+
+export interface RunOptions {
+	/** nodes in a chain: output 0 of each feeds the next, unless `connections` is given */
+	nodes: TestNode[];
+	connections?: IConnections;
+	input?: INodeExecutionData[];
+	credentials?: { apiKey: string; baseUrl: string; videoBaseUrl?: string };
+	/** cancel the run after this many ms */
+	cancelAfterMs?: number;
+	/** gets the running promise, e.g. to cancel it */
+	onStart?: (p: { cancel: () => void }) => void;
+}
+
+export interface RunResult {
+	run: IRun;
+	/** items of output `output` (default 0) of the last run of node `name` */
+	output(name: string, output?: number): INodeExecutionData[];
+	outputs(name: string): INodeExecutionData[][];
+	error?: string;
+	binaryBuffer(item: INodeExecutionData, property?: string): Promise<Buffer>;
+}
+
+let counter = 0;
+
+export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
+	await initBinaryData();
+	const types: Record<string, INodeType | IVersionedNodeType> = {};
+	const nodes: INode[] = opts.nodes.map((n, idx) => {
+		const typeName = `CUSTOM.${n.type.description.name}`;
+		types[typeName] = n.type;
+		const creds = (n.type as INodeType).description?.credentials ?? [];
+		return {
+			id: `node-${idx}`,
+			name: n.name,
+			type: typeName,
+			typeVersion: n.typeVersion ?? (Array.isArray(n.type.description.version) ? Math.max(...n.type.description.version) : (n.type.description.version as number)),
+			position: [idx * 200, 0],
+			parameters: (n.parameters ?? {}) as INode['parameters'],
+			onError: n.onError,
+			credentials: Object.fromEntries(creds.map((c) => [c.name, { id: '1', name: 'test' }])),
+		};
+	});
+	const connections: IConnections = opts.connections ?? {};
+	if (!opts.connections) {
+		for (let i = 0; i + 1 < nodes.length; i++) {
+			connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+		}
+	}
+	const id = `wf${++counter}`;
+	const workflow = new Workflow({ id, name: id, nodes, connections, nodeTypes: new MapNodeTypes(types), active: false, settings: { executionOrder: 'v1' } });
+	const executionId = `exec${counter}`;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id, name: id, nodes, connections, active: false, settings: {} } as never);
+	const credentialsHelper = new PlainCredentialsHelper(opts.credentials ? { [CREDENTIAL_NAME]: opts.credentials as unknown as ICredentialDataDecryptedObject } : {});
+	const additionalData = {
+		executionId,
+		workflowId: id,
+		hooks,
+		credentialsHelper,
+		variables: {},
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://localhost/rest',
+		instanceBaseUrl: 'http://localhost/',
+		webhookBaseUrl: 'http://localhost/webhook',
+		webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost/webhook-test',
+		formWaitingBaseUrl: 'http://localhost/form-waiting',
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const first = workflow.getNode(nodes[0].name)!;
+	const runData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node: first, data: { main: [opts.input ?? [{ json: {} }]] }, source: null }] },
+	});
+	const we = new WorkflowExecute(additionalData, 'manual', runData);
+	const p = we.processRunExecutionData(workflow);
+	opts.onStart?.({ cancel: () => p.cancel() });
+	let timer: NodeJS.Timeout | undefined;
+	if (opts.cancelAfterMs !== undefined) timer = setTimeout(() => p.cancel(), opts.cancelAfterMs);
+	const run = await p;
+	if (timer) clearTimeout(timer);
+	const outputs = (name: string): INodeExecutionData[][] => {
+		const runs = run.data.resultData.runData[name];
+		if (!runs?.length) return [];
+		return (runs[runs.length - 1].data?.main ?? []).map((o) => o ?? []);
+	};
+	return {
+		run,
+		outputs,
+		output: (name, output = 0) => outputs(name)[output] ?? [],
+		error: run.data.resultData.error?.message,
+		binaryBuffer: async (item, property = 'data') => {
+			const b = item.binary?.[property];
+			if (!b) throw new Error(`item has no binary "${property}"`);
+			if (b.id) {
+				const svc = Container.get(BinaryDataService);
+				return svc.getAsBuffer(b);
+			}
+			return Buffer.from(b.data, 'base64');
+		},
+	};
+}
