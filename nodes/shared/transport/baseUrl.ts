@@ -23,11 +23,17 @@ export function normaliseBaseUrl(raw: unknown, field = 'Base URL'): GatewayRoot 
 	if (typeof raw !== 'string' || raw.trim() === '') {
 		throw new BaseUrlError(field, 'is required (for example https://gateway.example.com)');
 	}
+	const trimmed = raw.trim();
+	// "gateway.example.com", "localhost:8080" and "/v1" have no scheme; `new URL` would either reject them
+	// or read "localhost:" as the scheme. The value itself is not echoed: it may be a key pasted in the wrong field.
+	if (!/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || /^[^:/]+:\d+(\/|$)/.test(trimmed)) {
+		throw new BaseUrlError(field, 'must start with http:// or https:// (for example https://gateway.example.com)');
+	}
 	let url: URL;
 	try {
-		url = new URL(raw.trim());
+		url = new URL(trimmed);
 	} catch {
-		throw new BaseUrlError(field, `"${raw}" is not an absolute URL (for example https://gateway.example.com)`);
+		throw new BaseUrlError(field, 'is not an absolute URL (for example https://gateway.example.com)');
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		throw new BaseUrlError(field, `must use http or https, not ${url.protocol.replace(':', '')}`);
@@ -35,10 +41,10 @@ export function normaliseBaseUrl(raw: unknown, field = 'Base URL'): GatewayRoot 
 	if (url.username || url.password) {
 		throw new BaseUrlError(field, 'must not contain user info (user:password@); put the key in the API Key field');
 	}
-	if (url.search || raw.includes('?')) {
+	if (url.search || trimmed.includes('?')) {
 		throw new BaseUrlError(field, 'must not contain a query string (?...); keys never go in URLs');
 	}
-	if (url.hash || raw.includes('#')) {
+	if (url.hash || trimmed.includes('#')) {
 		throw new BaseUrlError(field, 'must not contain a fragment (#...)');
 	}
 	let path = url.pathname.replace(/\/+$/, '');
