@@ -3,7 +3,7 @@
  * key pinning, no redirects on authenticated calls, per-kind timeouts, GET-only retries,
  * POST outcome classification, proxies from the environment, pooled connections.
  */
-import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
+import { EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError, redact } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
@@ -79,7 +79,22 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	});
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
+/**
+ * Nodes build multipart bodies with Node's global FormData (they may not import undici). Node 20 bundles an
+ * older undici whose FormData this undici's `request` does not recognise ("action is not a function"), so a
+ * form that is not ours is copied entry by entry (strings and File/Blob parts, with their file names).
+ */
+function toUndiciForm(form: FormData | globalThis.FormData): FormData {
+	if (form instanceof UndiciFormData) return form;
+	const out = new UndiciFormData();
+	for (const [name, value] of (form as globalThis.FormData).entries()) {
+		if (typeof value === 'string') out.append(name, value);
+		else out.append(name, value as Blob, (value as File).name);
+	}
+	return out;
+}
+
+const NOT_SENT_CODES = new Set(['UND_ERR_INVALID_ARG', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
 
 export class GatewayTransport {
 	readonly timeouts: Timeouts;
@@ -229,12 +244,12 @@ export class GatewayTransport {
 	 * cancellation, 5xx without a task ID, unreadable 2xx, a redirect); throws GatewayHttpError when
 	 * the gateway definitely rejected it, or GatewayNetworkError when it provably never left.
 	 */
-	async submit(target: string, body: { json?: unknown; form?: FormData }, opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string> } = {}): Promise<SubmitOutcome> {
+	async submit(target: string, body: { json?: unknown; form?: FormData | globalThis.FormData }, opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string> } = {}): Promise<SubmitOutcome> {
 		const url = this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'submit'];
 		const headers: Record<string, string> = { accept: 'application/json', ...this.authHeaders(), ...(opts.headers ?? {}) };
 		let payload: string | FormData | undefined;
-		if (body.form) payload = body.form;
+		if (body.form) payload = toUndiciForm(body.form);
 		else {
 			headers['content-type'] = 'application/json';
 			payload = JSON.stringify(body.json ?? {});
