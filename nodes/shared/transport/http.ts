@@ -47,9 +47,14 @@ export interface StreamResponse {
 }
 
 let sharedDispatcher: Dispatcher | undefined;
-/** One pooled, proxy-aware dispatcher per process; connections are pooled per origin. */
+/**
+ * One pooled, proxy-aware dispatcher per process; connections are pooled per origin.
+ * `proxyTunnel: false`: plain-http targets go to an HTTP_PROXY as absolute-form requests, as curl and
+ * browsers do; undici's default (CONNECT for every target) fails on forward proxies that only allow
+ * CONNECT to port 443. https targets are still tunnelled with CONNECT.
+ */
 export function getDispatcher(): Dispatcher {
-	sharedDispatcher ??= new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+	sharedDispatcher ??= new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, proxyTunnel: false });
 	return sharedDispatcher;
 }
 export function setDispatcher(d: Dispatcher | undefined): void {
