@@ -340,6 +340,7 @@ export class GatewayTransport {
 			try {
 				for (let hop = 0; ; hop++) {
 					const headers: Record<string, string> = opts.withKey ? this.authHeaders() : {};
+					this.cfg.onAttempt?.({ method: 'GET', url, attempt });
 					const res = await request(url, {
 						method: 'GET',
 						headers,
@@ -348,7 +349,6 @@ export class GatewayTransport {
 						headersTimeout: timeoutMs,
 						bodyTimeout: timeoutMs,
 					});
-					this.cfg.onAttempt?.({ method: 'GET', url, attempt });
 					const status = res.statusCode;
 					if (status >= 300 && status < 400) {
 						const location = header(res.headers, 'location');
@@ -356,7 +356,11 @@ export class GatewayTransport {
 						if (opts.withKey || !location || hop >= MAX_PUBLIC_REDIRECTS) {
 							throw this.httpError(status, undefined, '', 'GET', url, res.headers);
 						}
-						url = new URL(location, url).toString();
+						const next = new URL(location, url);
+						if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+							throw new SafetyError(`Result address redirected to a ${next.protocol.replace(':', '')} URL; only http(s) is followed`);
+						}
+						url = next.toString();
 						continue;
 					}
 					if (status >= 200 && status < 300) {
