@@ -144,6 +144,15 @@ export class GatewayTransport {
 		return redact(text, [this.cfg.apiKey]);
 	}
 
+	/** A body handed back in an outcome (nodes may put it in an output item): the key replaced everywhere in it. */
+	private redactBody<T>(body: T): T {
+		if (body === undefined) return body;
+		if (typeof body === 'string') return this.redact(body) as T;
+		const json = JSON.stringify(body);
+		const clean = this.redact(json);
+		return clean === json ? body : (JSON.parse(clean) as T);
+	}
+
 	private authHeaders(): Record<string, string> {
 		return { authorization: `Bearer ${this.cfg.apiKey}` };
 	}
@@ -278,7 +287,7 @@ export class GatewayTransport {
 		const obj = parsed.json && typeof parsed.json === 'object' ? (parsed.json as Record<string, unknown>) : undefined;
 		if (status >= 200 && status < 300) {
 			if (obj) return { kind: 'accepted', status, body: obj, headers: res.headers, url };
-			return { kind: 'uncertain', reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`, status, body: parsed.text.slice(0, 200), url };
+			return { kind: 'uncertain', reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`, status, body: this.redact(parsed.text).slice(0, 200), url };
 		}
 		if (status >= 300 && status < 400) {
 			return { kind: 'uncertain', reason: this.httpError(status, obj, parsed.text, 'POST', url, res.headers).message, status, url };
@@ -286,7 +295,7 @@ export class GatewayTransport {
 		if (status >= 500) {
 			if (obj && findTaskId(obj)) return { kind: 'accepted', status, body: obj, headers: res.headers, url };
 			const ex = extractGatewayError(obj, status, parsed.text);
-			return { kind: 'uncertain', reason: this.redact(`HTTP ${status} without a task ID: ${ex.message}`), status, body: obj, url };
+			return { kind: 'uncertain', reason: this.redact(`HTTP ${status} without a task ID: ${ex.message}`), status, body: this.redactBody(obj), url };
 		}
 		throw this.httpError(status, obj, parsed.text, 'POST', url, res.headers);
 	}
