@@ -81,14 +81,14 @@ export function extractGatewayError(body: unknown, status: number, rawText = '')
 	}
 	const text = rawText.trim();
 	if (text && !text.startsWith('<')) return { message: text.slice(0, 300) };
-	return { message: defaultStatusText(status) };
+	return { message: defaultStatusText(status, text ? 'an HTML page instead of JSON' : 'empty body') };
 }
 
-function defaultStatusText(status: number): string {
-	if (status === 429) return 'Too many requests (empty body)';
-	if (status >= 500) return `Gateway or upstream error ${status} (empty body)`;
+function defaultStatusText(status: number, what: string): string {
+	if (status === 429) return `Too many requests (${what})`;
+	if (status >= 500) return `Gateway or upstream error ${status} (${what})`;
 	if (status >= 300 && status < 400) return `Redirect ${status}`;
-	return `HTTP ${status} (empty body)`;
+	return `HTTP ${status} (${what})`;
 }
 
 /** The spec's handling advice per status. */
