@@ -153,6 +153,11 @@ export class GatewayTransport {
 		return clean === json ? body : (JSON.parse(clean) as T);
 	}
 
+	/** A POST on an execution that is already cancelled is not sent at all, and must not look uncertain. */
+	private throwIfCancelled(): void {
+		if (this.cfg.signal?.aborted) throw new GatewayNetworkError('Execution cancelled', 'CANCELLED', false, true);
+	}
+
 	private authHeaders(): Record<string, string> {
 		return { authorization: `Bearer ${this.cfg.apiKey}` };
 	}
@@ -268,6 +273,7 @@ export class GatewayTransport {
 			headers['content-type'] = 'application/json';
 			payload = JSON.stringify(body.json ?? {});
 		}
+		this.throwIfCancelled();
 		let res: Dispatcher.ResponseData;
 		try {
 			res = await this.send('POST', url, headers, payload, timeoutMs, 1);
@@ -305,6 +311,7 @@ export class GatewayTransport {
 		const url = this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'text'];
 		const headers = { accept: 'text/event-stream, application/json', 'content-type': 'application/json', ...this.authHeaders(), ...(opts.headers ?? {}) };
+		this.throwIfCancelled();
 		let res: Dispatcher.ResponseData;
 		try {
 			this.cfg.onAttempt?.({ method: 'POST', url, attempt: 1 });
