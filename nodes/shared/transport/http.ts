@@ -7,7 +7,7 @@ import { EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher
 import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError, redact } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
-import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, type RetryPolicy } from './retry';
+import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, shouldWait, type RetryPolicy } from './retry';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
 
 export type OriginKind = 'base' | 'video';
@@ -69,13 +69,16 @@ function header(headers: JsonResponse['headers'], name: string): string | undefi
 	return Array.isArray(v) ? v[0] : v;
 }
 
+/** setTimeout fires at once for delays above 2^31-1 ms; longer sleeps are clamped to that (~24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(new GatewayNetworkError('Execution cancelled', 'CANCELLED', false, true));
 		const t = setTimeout(() => {
 			signal?.removeEventListener('abort', onAbort);
 			resolve();
-		}, ms);
+		}, Math.min(Math.max(0, ms), MAX_TIMER_MS));
 		const onAbort = () => {
 			clearTimeout(t);
 			reject(new GatewayNetworkError('Execution cancelled', 'CANCELLED', false, true));
@@ -247,7 +250,7 @@ export class GatewayTransport {
 			}
 			if (attempt === this.retry.maxAttempts) break;
 			const delay = backoffDelay(attempt, this.retry, retryAfterMs);
-			if (opts.deadline !== undefined && Date.now() + delay >= opts.deadline) break;
+			if (!shouldWait(delay, this.retry, retryAfterMs, opts.deadline)) break;
 			await sleep(delay, this.cfg.signal);
 		}
 		throw lastError ?? new Error(`GET ${pathOf(url)} failed`);
@@ -405,7 +408,7 @@ export class GatewayTransport {
 			}
 			if (attempt === this.retry.maxAttempts) break;
 			const delay = backoffDelay(attempt, this.retry, retryAfterMs);
-			if (opts.deadline !== undefined && Date.now() + delay >= opts.deadline) break;
+			if (!shouldWait(delay, this.retry, retryAfterMs, opts.deadline)) break;
 			await sleep(delay, this.cfg.signal);
 		}
 		throw lastError ?? new Error(`GET ${pathOf(url)} failed`);

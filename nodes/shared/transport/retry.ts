@@ -3,9 +3,20 @@ export interface RetryPolicy {
 	maxAttempts: number;
 	baseDelayMs: number;
 	maxDelayMs: number;
+	/**
+	 * Without a deadline, a Retry-After longer than this ends the retries at once (the error keeps
+	 * retryAfterMs) instead of holding the execution for as long as the server asks. Default 60 s.
+	 */
+	maxRetryAfterMs?: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 20_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
+
+/** Whether to wait `delayMs` before the next attempt: not past the deadline, and not an unbounded server-requested wait. */
+export function shouldWait(delayMs: number, policy: RetryPolicy, retryAfterMs: number | undefined, deadline: number | undefined, now = Date.now()): boolean {
+	if (deadline !== undefined) return now + delayMs < deadline;
+	return retryAfterMs === undefined || retryAfterMs <= (policy.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs!);
+}
 
 export function isRetryableStatus(status: number): boolean {
 	return status === 429 || (status >= 500 && status <= 599);
