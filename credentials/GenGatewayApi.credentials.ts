@@ -45,7 +45,8 @@ export class GenGatewayApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/v1$/i, "")}}',
+			// Same rule as normaliseBaseUrl: trailing slashes and trailing /v1 or /v1beta segments (any number) removed.
+			baseURL: '={{$credentials.baseUrl.trim().replace(/(\\/+v1(beta)?)*\\/*$/i, "")}}',
 			url: '/v1/models',
 			method: 'GET',
 		},
