@@ -29,12 +29,10 @@ export function normaliseBaseUrl(raw: unknown, field = 'Base URL'): GatewayRoot 
 	if (!/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || /^[^:/]+:\d+(\/|$)/.test(trimmed)) {
 		throw new BaseUrlError(field, 'must start with http:// or https:// (for example https://gateway.example.com)');
 	}
-	let url: URL;
-	try {
-		url = new URL(trimmed);
-	} catch {
+	if (!URL.canParse(trimmed)) {
 		throw new BaseUrlError(field, 'is not an absolute URL (for example https://gateway.example.com)');
 	}
+	const url = new URL(trimmed);
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		throw new BaseUrlError(field, `must use http or https, not ${url.protocol.replace(':', '')}`);
 	}

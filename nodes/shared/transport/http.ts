@@ -230,9 +230,15 @@ export class GatewayTransport {
 		let lastError: Error | undefined;
 		for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
 			let retryAfterMs: number | undefined;
-			try {
+			const io = await this.io('GET', url, timeoutMs, async () => {
 				const res = await this.send('GET', url, headers, undefined, remaining(timeoutMs, opts.deadline), attempt);
-				const { json, text, parsed } = await this.readJson(res, 'GET', url);
+				return { res, ...(await this.readJson(res, 'GET', url)) };
+			});
+			if (!io.ok) {
+				if (io.error.cancelled) throw io.error;
+				lastError = io.error;
+			} else {
+				const { res, json, text, parsed } = io.value;
 				if (res.statusCode >= 200 && res.statusCode < 300) {
 					if (parsed) return { status: res.statusCode, body: json as T, headers: res.headers, url };
 					lastError = new GatewayNetworkError(`GET ${pathOf(url)}: answer is not valid JSON (${describeText(text)})`, 'BAD_JSON', true);
@@ -242,11 +248,6 @@ export class GatewayTransport {
 					lastError = err;
 					retryAfterMs = err.retryAfterMs;
 				}
-			} catch (err) {
-				if (err instanceof GatewayHttpError || err instanceof SafetyError) throw err;
-				const ne = this.networkError(err, 'GET', url, timeoutMs, true);
-				if (ne.cancelled) throw ne;
-				lastError = ne;
 			}
 			if (attempt === this.retry.maxAttempts) break;
 			const delay = backoffDelay(attempt, this.retry, retryAfterMs);
@@ -254,6 +255,18 @@ export class GatewayTransport {
 			await sleep(delay, this.cfg.signal);
 		}
 		throw lastError ?? new Error(`GET ${pathOf(url)} failed`);
+	}
+
+	/**
+	 * Runs one exchange and turns anything it throws into a GatewayNetworkError (the HTTP status is
+	 * judged by the caller, outside any catch block, so typed errors are thrown where they are made).
+	 */
+	private async io<T>(method: string, url: string, timeoutMs: number, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: GatewayNetworkError }> {
+		try {
+			return { ok: true, value: await fn() };
+		} catch (err) {
+			return { ok: false, error: this.networkError(err, method, url, timeoutMs, true) };
+		}
 	}
 
 	/** Public endpoints (`/api/pricing`, `/api/status`) live on the base origin and take no key. */
@@ -356,55 +369,57 @@ export class GatewayTransport {
 		let lastError: Error | undefined;
 		for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
 			let retryAfterMs: number | undefined;
-			try {
-				for (let hop = 0; ; hop++) {
-					const headers: Record<string, string> = opts.withKey ? this.authHeaders() : {};
-					this.cfg.onAttempt?.({ method: 'GET', url, attempt });
-					const res = await request(url, {
+			for (let hop = 0; ; hop++) {
+				const headers: Record<string, string> = opts.withKey ? this.authHeaders() : {};
+				this.cfg.onAttempt?.({ method: 'GET', url, attempt });
+				const hopUrl = url;
+				const io = await this.io('GET', hopUrl, timeoutMs, () =>
+					request(hopUrl, {
 						method: 'GET',
 						headers,
 						signal: this.cfg.signal,
 						dispatcher: getDispatcher(),
 						headersTimeout: timeoutMs,
 						bodyTimeout: timeoutMs,
-					});
-					const status = res.statusCode;
-					if (status >= 300 && status < 400) {
-						const location = header(res.headers, 'location');
-						res.body.resume();
-						if (opts.withKey || !location || hop >= MAX_PUBLIC_REDIRECTS) {
-							throw this.httpError(status, undefined, '', 'GET', url, res.headers);
-						}
-						const next = new URL(location, url);
-						if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-							throw new SafetyError(`Result address redirected to a ${next.protocol.replace(':', '')} URL; only http(s) is followed`);
-						}
-						url = next.toString();
-						continue;
-					}
-					if (status >= 200 && status < 300) {
-						const len = header(res.headers, 'content-length');
-						return {
-							status,
-							headers: res.headers,
-							contentType: header(res.headers, 'content-type') ?? '',
-							contentLength: len !== undefined ? Number(len) : undefined,
-							body: res.body,
-							url,
-						};
-					}
-					const { json, text } = await this.readJson(res, 'GET', url).catch(() => ({ json: undefined, text: '' }));
-					const err = this.httpError(status, json, text, 'GET', url, res.headers);
-					if (!isRetryableStatus(status)) throw err;
-					lastError = err;
-					retryAfterMs = err.retryAfterMs;
+					}),
+				);
+				if (!io.ok) {
+					if (io.error.cancelled) throw io.error;
+					lastError = io.error;
 					break;
 				}
-			} catch (err) {
-				if (err instanceof GatewayHttpError || err instanceof SafetyError) throw err;
-				const ne = this.networkError(err, 'GET', url, timeoutMs, true);
-				if (ne.cancelled) throw ne;
-				lastError = ne;
+				const res = io.value;
+				const status = res.statusCode;
+				if (status >= 300 && status < 400) {
+					const location = header(res.headers, 'location');
+					res.body.resume();
+					if (opts.withKey || !location || hop >= MAX_PUBLIC_REDIRECTS) {
+						throw this.httpError(status, undefined, '', 'GET', url, res.headers);
+					}
+					const next = new URL(location, url);
+					if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+						throw new SafetyError(`Result address redirected to a ${next.protocol.replace(':', '')} URL; only http(s) is followed`);
+					}
+					url = next.toString();
+					continue;
+				}
+				if (status >= 200 && status < 300) {
+					const len = header(res.headers, 'content-length');
+					return {
+						status,
+						headers: res.headers,
+						contentType: header(res.headers, 'content-type') ?? '',
+						contentLength: len !== undefined ? Number(len) : undefined,
+						body: res.body,
+						url,
+					};
+				}
+				const { json, text } = await this.readJson(res, 'GET', url).catch(() => ({ json: undefined, text: '' }));
+				const err = this.httpError(status, json, text, 'GET', url, res.headers);
+				if (!isRetryableStatus(status)) throw err;
+				lastError = err;
+				retryAfterMs = err.retryAfterMs;
+				break;
 			}
 			if (attempt === this.retry.maxAttempts) break;
 			const delay = backoffDelay(attempt, this.retry, retryAfterMs);
