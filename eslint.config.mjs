@@ -1,0 +1,86 @@
+// Lint for the community-node package: n8n's own node and credential rules
+// (@n8n/eslint-plugin-community-nodes, the `recommended` preset that n8n's verification scan uses),
+// plus `no-console` as the scan adds it, plus the design rule that only the shared transport talks HTTP.
+//
+// Disabled rules, and why, are listed in docs/lint-exceptions.md. Only Cloud-restriction rules that this
+// design cannot satisfy are off, and only where they cannot hold:
+//   - no-runtime-dependencies   package.json (undici, zod, image-size, eventsource-parser are runtime deps)
+//   - no-restricted-imports     nodes/shared/** only (undici, node:stream, image-size, eventsource-parser)
+//   - no-restricted-globals     nodes/shared/** only (setTimeout/clearTimeout for abortable waits)
+// Node folders (nodes/GenGateway*/) and credentials/ keep every rule on.
+import { defineConfig } from 'eslint/config';
+import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+import tseslint from 'typescript-eslint';
+
+const recommended = n8nCommunityNodesPlugin.configs.recommended;
+const P = '@n8n/community-nodes';
+
+/** HTTP clients other than the shared transport; nodes call GatewayTransport instead. */
+const HTTP_MODULES = ['undici', 'axios', 'node-fetch', 'got', 'http', 'https', 'node:http', 'node:https', 'http2', 'node:http2', 'net', 'node:net'];
+const HTTP_HELPERS =
+	"MemberExpression[object.property.name='helpers'][property.name=/^(request|requestWithAuthentication|requestOAuth1|requestOAuth2|httpRequest|httpRequestWithAuthentication)$/]";
+
+export default defineConfig([
+	{ ignores: ['dist/**', 'node_modules/**', 'out/**', 'coverage/**', '.n8n-state/**'] },
+
+	// n8n's rules for node and credential sources
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		languageOptions: {
+			parser: tseslint.parser,
+			parserOptions: { sourceType: 'module', ecmaVersion: 2022 },
+		},
+		plugins: recommended.plugins,
+		rules: {
+			...recommended.rules,
+			'no-console': 'error',
+		},
+	},
+
+	// The shared library is where the package's runtime dependencies and timers live by design.
+	{
+		files: ['nodes/shared/**/*.ts'],
+		rules: {
+			[`${P}/no-restricted-imports`]: 'off',
+			[`${P}/no-restricted-globals`]: 'off',
+		},
+	},
+
+	// Only nodes/shared/transport/ talks HTTP (docs/CONTRIBUTING-NODES.md): no other client, no fetch, no n8n request helpers.
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		ignores: ['nodes/shared/transport/**'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					paths: HTTP_MODULES.map((name) => ({ name, message: 'Only nodes/shared/transport talks HTTP: use GatewayTransport (createTransport).' })),
+				},
+			],
+			'no-restricted-globals': [
+				'error',
+				{ name: 'fetch', message: 'Only nodes/shared/transport talks HTTP: use GatewayTransport (createTransport).' },
+				{ name: 'XMLHttpRequest', message: 'Only nodes/shared/transport talks HTTP.' },
+			],
+			'no-restricted-syntax': [
+				'error',
+				{ selector: HTTP_HELPERS, message: 'Use GatewayTransport: it pins the key to the gateway origins, never follows redirects and never resends a paid POST.' },
+			],
+		},
+	},
+
+	// The package.json rules (n8n block, peer dependencies, author, ...) when package.json is linted
+	// (`npx eslint package.json`). TypeScript parses .json as one expression, which these rules walk.
+	{
+		files: ['package.json'],
+		languageOptions: {
+			parser: tseslint.parser,
+			parserOptions: { extraFileExtensions: ['.json'] },
+		},
+		plugins: recommended.plugins,
+		rules: {
+			...recommended.rules,
+			[`${P}/no-runtime-dependencies`]: 'off',
+		},
+	},
+]);
