@@ -1,5 +1,5 @@
 import { NodeOperationError, type IExecuteFunctions, type ILoadOptionsFunctions } from 'n8n-workflow';
-import { BaseUrlError, normaliseBaseUrl } from './transport/baseUrl';
+import { BaseUrlError, normaliseBaseUrl, type GatewayRoot } from './transport/baseUrl';
 import { GatewayTransport, type Timeouts } from './transport/http';
 
 export const CREDENTIAL_TYPE = 'genGatewayApi';
@@ -18,13 +18,20 @@ export async function createTransport(ctx: Ctx, timeouts: Partial<Timeouts> = {}
 	if (!creds.apiKey || typeof creds.apiKey !== 'string') {
 		throw new NodeOperationError(ctx.getNode(), 'API Key: the credential has no key');
 	}
+	const base = normaliseOrExplain(ctx, creds.baseUrl, 'Base URL');
+	const video = creds.videoBaseUrl && creds.videoBaseUrl.trim() ? normaliseOrExplain(ctx, creds.videoBaseUrl, 'Video Base URL') : undefined;
+	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+	return new GatewayTransport({ apiKey: creds.apiKey.trim(), base, video, timeouts, signal });
+}
+
+function normaliseOrExplain(ctx: Ctx, raw: unknown, field: string): GatewayRoot {
+	let problem: string | undefined;
+	let root: GatewayRoot | undefined;
 	try {
-		const base = normaliseBaseUrl(creds.baseUrl, 'Base URL');
-		const video = creds.videoBaseUrl && creds.videoBaseUrl.trim() ? normaliseBaseUrl(creds.videoBaseUrl, 'Video Base URL') : undefined;
-		const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-		return new GatewayTransport({ apiKey: creds.apiKey.trim(), base, video, timeouts, signal });
+		root = normaliseBaseUrl(raw, field);
 	} catch (err) {
-		if (err instanceof BaseUrlError) throw new NodeOperationError(ctx.getNode(), `Credential ${err.message}`);
-		throw err;
+		problem = err instanceof BaseUrlError ? err.message : String(err);
 	}
+	if (!root) throw new NodeOperationError(ctx.getNode(), `Credential ${problem}`);
+	return root;
 }

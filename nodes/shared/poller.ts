@@ -60,6 +60,7 @@ export class AdaptiveLimit {
 
 export async function pollAll<J, R>(opts: PollOptions<J, R>): Promise<R[]> {
 	const limit = new AdaptiveLimit(opts.maxConcurrency ?? 16);
+	let stopped: unknown;
 	const runOne = async (job: J): Promise<R> => {
 		const deadline = opts.deadlineOf(job);
 		let wait = opts.initialDelayMs?.(job) ?? 0;
@@ -70,6 +71,7 @@ export async function pollAll<J, R>(opts: PollOptions<J, R>): Promise<R[]> {
 				await opts.sleep(Math.min(wait, left));
 			}
 			if (opts.signal?.aborted) throw new Error('Execution cancelled');
+			if (stopped) throw stopped;
 			if (Date.now() >= deadline && round > 1) return opts.onDeadline(job, round - 1);
 			await limit.acquire(opts.sleep);
 			let step: PollStep<R>;
@@ -85,5 +87,13 @@ export async function pollAll<J, R>(opts: PollOptions<J, R>): Promise<R[]> {
 			if (Date.now() >= deadline) return opts.onDeadline(job, round);
 		}
 	};
-	return Promise.all(opts.jobs.map(runOne));
+	// One job failing for good (cancellation, a bug) stops every other job before its next poll.
+	return Promise.all(
+		opts.jobs.map((job) =>
+			runOne(job).catch((err) => {
+				stopped ??= err;
+				throw err;
+			}),
+		),
+	);
 }

@@ -46,12 +46,12 @@ export async function storeImageResult(ctx: IExecuteFunctions, transport: Gatewa
 			res.body.destroy();
 			throw new ResultInvalidError(`result URL answered Content-Type "${res.contentType || 'none'}", not an image`);
 		}
-		try {
-			bytes = await readCapped(res.body, MAX_IMAGE_BYTES);
-		} catch (err) {
-			if (err instanceof ResultInvalidError) throw err;
-			throw new ResultInvalidError(`download of the result was cut off: ${(err as Error).message}`);
-		}
+		const read = await readCapped(res.body, MAX_IMAGE_BYTES).then(
+			(b) => ({ bytes: b }),
+			(err: Error) => ({ error: err instanceof ResultInvalidError ? err : new ResultInvalidError(`download of the result was cut off: ${err.message}`) }),
+		);
+		if ('error' in read) throw read.error;
+		bytes = read.bytes;
 		if (res.contentLength !== undefined && bytes.length !== res.contentLength) {
 			throw new ResultInvalidError(`download truncated: ${bytes.length} of ${res.contentLength} bytes`);
 		}

@@ -92,8 +92,11 @@ export function normaliseImageTask(body: unknown): NormalisedTask {
 		}
 		return { ...base, phase: 'succeeded' };
 	}
-	// A synchronous answer: no status at all, just created + data.
-	if (!status && !state && results.length) return { ...base, phase: 'succeeded' };
+	// A synchronous answer: no status at all, just `created` + `data` (HTTP 200 does not guarantee an image).
+	if (!status && !state && (Array.isArray(b.data) || b.created !== undefined)) {
+		if (results.length) return { ...base, phase: 'succeeded' };
+		return { ...base, phase: 'failed', error: base.error ?? 'The answer held no image (empty data); treated as a failure' };
+	}
 	return base;
 }
 

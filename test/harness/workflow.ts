@@ -57,6 +57,9 @@ class PlainCredentialsHelper extends ICredentialsHelper {
 	async preAuthentication() {
 		return undefined;
 	}
+	async runPreAuthentication(): Promise<never> {
+		throw new Error('not used');
+	}
 	async getCredentials(): Promise<never> {
 		throw new Error('not used');
 	}
@@ -138,7 +141,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 			id: `node-${idx}`,
 			name: n.name,
 			type: typeName,
-			typeVersion: n.typeVersion ?? (Array.isArray(n.type.description.version) ? Math.max(...n.type.description.version) : (n.type.description.version as number)),
+			typeVersion: n.typeVersion ?? latestVersion(n.type),
 			position: [idx * 200, 0],
 			parameters: (n.parameters ?? {}) as INode['parameters'],
 			onError: n.onError,
@@ -201,4 +204,10 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 			return Buffer.from(b.data, 'base64');
 		},
 	};
+}
+
+function latestVersion(t: INodeType | IVersionedNodeType): number {
+	if ('nodeVersions' in t) return t.currentVersion;
+	const v = t.description.version;
+	return Array.isArray(v) ? Math.max(...v) : v;
 }
