@@ -1,0 +1,47 @@
+/** `npm run simulator -- --port 8787 --latency 2000 --fault '{"route":"POST /v1/images","kind":"rate-limit"}'` */
+import { startSimulator } from './index';
+import type { FaultSpec } from './faults';
+
+function parseArgs(argv: string[]) {
+	const out: Record<string, string[]> = {};
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		if (!a.startsWith('--')) continue;
+		const [k, inline] = a.slice(2).split('=', 2);
+		const v = inline ?? (argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[++i] : 'true');
+		(out[k] ??= []).push(v);
+	}
+	return out;
+}
+
+async function main() {
+	const a = parseArgs(process.argv.slice(2));
+	if (a.help) {
+		console.log('flags: --port N --host H --latency MS --video-latency MS --poll-after MS --seed N --video-bytes N --retention MS --fault JSON (repeatable)');
+		return;
+	}
+	const num = (k: string) => (a[k] ? Number(a[k][0]) : undefined);
+	const sim = await startSimulator({
+		port: num('port') ?? 8787,
+		host: a.host?.[0],
+		taskLatencyMs: num('latency'),
+		videoLatencyMs: num('video-latency'),
+		pollAfterMs: num('poll-after'),
+		seed: num('seed'),
+		videoBytes: num('video-bytes'),
+		retentionMs: num('retention'),
+	});
+	for (const f of a.fault ?? []) sim.fault(JSON.parse(f) as FaultSpec);
+	console.log(`gateway simulator\n  base URL:       ${sim.baseUrl}\n  video base URL: ${sim.altBaseUrl}\n  result host:    ${sim.resultBaseUrl}\n  demo key:       ${sim.keys.demo}\n  other keys:     limited=${sim.keys.limited} other=${sim.keys.other} broke=${sim.keys.broke}\n  admin:          ${sim.baseUrl}/__sim/{faults,log,ledger,reset,status}`);
+	const stop = async () => {
+		await sim.stop();
+		process.exit(0);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+	console.error(err);
+	process.exit(1);
+});

@@ -1,0 +1,75 @@
+/** Fault injection: queued per route, consumed by matching requests. Plain JSON so the admin API can set them. */
+export type FaultKind =
+	| 'status'
+	| 'rate-limit'
+	| 'reset-before'
+	| 'reset-after'
+	| 'delay'
+	| 'empty-result'
+	| 'html-result'
+	| 'truncate'
+	| 'redirect'
+	| 'foreign-poll-url'
+	| 'expire'
+	| 'video-unknown'
+	| 'sse-split'
+	| 'sse-cut'
+	| 'malformed-json'
+	| 'uncertain-failed'
+	| 'failed-200'
+	| 'ignore-stream'
+	| 'sse-error';
+
+export interface FaultSpec {
+	/** matched against "METHOD /path" (string: substring match; `re:` prefix or RegExp: regular expression) */
+	route: string | RegExp;
+	kind: FaultKind;
+	/** how many matching requests it applies to (default 1; -1 = forever) */
+	times?: number;
+	status?: number;
+	body?: unknown;
+	emptyBody?: boolean;
+	retryAfter?: string | number;
+	delayMs?: number;
+	/** for video-unknown: how many polls answer `unknown` */
+	polls?: number;
+	/** for redirect: where to */
+	location?: string;
+}
+
+interface Armed extends FaultSpec {
+	left: number;
+}
+
+export class FaultBook {
+	private armed: Armed[] = [];
+
+	add(spec: FaultSpec | FaultSpec[]): void {
+		for (const s of Array.isArray(spec) ? spec : [spec]) this.armed.push({ ...s, left: s.times ?? 1 });
+	}
+
+	clear(): void {
+		this.armed = [];
+	}
+
+	list(): FaultSpec[] {
+		return this.armed.map(({ left, ...s }) => ({ ...s, times: left }));
+	}
+
+	/** Takes the first armed fault matching the request (and of one of `kinds`, when given). */
+	take(method: string, path: string, kinds?: FaultKind[]): FaultSpec | undefined {
+		const line = `${method} ${path}`;
+		const i = this.armed.findIndex((f) => (!kinds || kinds.includes(f.kind)) && matches(f.route, line));
+		if (i < 0) return undefined;
+		const f = this.armed[i];
+		if (f.left > 0) f.left--;
+		if (f.left === 0) this.armed.splice(i, 1);
+		return f;
+	}
+}
+
+function matches(route: string | RegExp, line: string): boolean {
+	if (route instanceof RegExp) return route.test(line);
+	if (route.startsWith('re:')) return new RegExp(route.slice(3)).test(line);
+	return line.includes(route);
+}

@@ -1,0 +1,288 @@
+/** Image endpoints: the six async submission forms, synchronous calls, edits, task queries. */
+import { imageSize } from 'image-size';
+import { modelById, perCallQuota, perTokenQuota, type KeyInfo } from './catalog';
+import { openAiError, sendJson, type Req } from './http';
+import type { ImageFormat } from './media';
+import { resolveSize } from './sizes';
+import type { ImageTask, RequestLogEntry, SimState } from './state';
+
+const MAX_REF_BYTES = 25 * 1024 * 1024;
+const REF_TYPES = new Set(['png', 'jpg', 'webp', 'bmp']);
+
+export interface ImageCtx {
+	sim: SimState;
+	key: KeyInfo;
+	req: Req;
+	log: RequestLogEntry;
+	/** model permission and channel checks, done by the router */
+	checkModel: (model: unknown) => boolean;
+}
+
+function formatFor(sim: SimState, model: string, seed: number): ImageFormat {
+	if (sim.opts.imageFormat) return sim.opts.imageFormat;
+	if (model.startsWith('beta-')) return seed % 3 === 0 ? 'webp' : seed % 3 === 1 ? 'jpeg' : 'png';
+	return model.startsWith('alpha-image-2.5') ? 'png' : seed % 2 ? 'jpeg' : 'png';
+}
+
+/** Reads model/prompt/size/n/... from JSON or multipart alike. */
+function fields(req: Req): Record<string, unknown> {
+	if (req.form) {
+		const o: Record<string, unknown> = {};
+		for (const [k, v] of req.form.entries()) if (typeof v === 'string' && !(k in o)) o[k] = v;
+		return o;
+	}
+	return req.json && typeof req.json === 'object' ? (req.json as Record<string, unknown>) : {};
+}
+
+type Mode = 'async-202' | 'async-200' | 'sync';
+
+function modeOf(req: Req, edit: boolean): Mode {
+	const p = req.path;
+	if (p.endsWith('/async') || p.startsWith('/v1/image-tasks/')) return 'async-202';
+	const f = fields(req);
+	const bg = req.form ? req.form.get('background') : f.background;
+	if (bg === true || (req.form && bg === 'true')) return 'async-200';
+	if (f.task_type === 'async') return 'async-200';
+	if (/respond-async/i.test(String(req.headers.prefer ?? ''))) return 'async-200';
+	void edit;
+	return 'sync';
+}
+
+/** Validates reference images of an edit; returns an error message or the count. */
+async function checkReferences(ctx: ImageCtx, model: string): Promise<{ error?: string; count: number }> {
+	const { req } = ctx;
+	const beta = model.startsWith('beta-');
+	if (req.form) {
+		const files = [...req.form.getAll('image'), ...req.form.getAll('image[]')].filter((v): v is File => typeof v !== 'string');
+		if (!files.length) return { error: "Missing required field 'image' (multipart file)", count: 0 };
+		if (!beta && files.length > 1) return { error: `${model} accepts a single reference image`, count: 0 };
+		for (const f of files) {
+			if (f.size > MAX_REF_BYTES) return { error: `Reference image ${f.name || ''} is larger than 25 MiB`, count: 0 };
+			const buf = Buffer.from(await f.arrayBuffer());
+			let type: string | undefined;
+			try {
+				type = imageSize(buf).type;
+			} catch {
+				type = undefined;
+			}
+			if (!type || !REF_TYPES.has(type)) return { error: `Reference image ${f.name || ''} is not a PNG, JPEG, WebP or BMP image`, count: 0 };
+		}
+		return { count: files.length };
+	}
+	const f = fields(req);
+	const images = f.images;
+	if (!Array.isArray(images) || !images.length) return { error: "Missing 'images' (array of {image_url})", count: 0 };
+	if (!(model === 'alpha-image-2.5' || model.startsWith('beta-3.1-flash') || beta)) {
+		return { error: `JSON image edits are not supported on the channel of ${model}; use multipart`, count: 0 };
+	}
+	for (const [i, item] of images.entries()) {
+		const url = item && typeof item === 'object' ? (item as Record<string, unknown>).image_url : undefined;
+		const u = typeof url === 'string' ? url : url && typeof url === 'object' ? (url as Record<string, unknown>).url : undefined;
+		if (typeof u !== 'string') return { error: `images[${i}].image_url is missing`, count: 0 };
+		if (u.startsWith('data:')) {
+			const m = /^data:(image\/[a-z+.-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(u);
+			if (!m || u.includes('...')) return { error: `images[${i}].image_url is not a complete Data URL`, count: 0 };
+			const buf = Buffer.from(m[2], 'base64');
+			if (buf.length > MAX_REF_BYTES) return { error: `images[${i}] is larger than 25 MiB`, count: 0 };
+			let type: string | undefined;
+			try {
+				type = imageSize(buf).type;
+			} catch {
+				type = undefined;
+			}
+			if (!type || !REF_TYPES.has(type)) return { error: `images[${i}] is not a decodable PNG, JPEG, WebP or BMP image`, count: 0 };
+			continue;
+		}
+		if (!beta) return { error: `images[${i}]: ${model} accepts Data URLs only`, count: 0 };
+		const refusal = publicUrlRefusal(u);
+		if (refusal) return { error: `images[${i}]: ${refusal}`, count: 0 };
+	}
+	return { count: images.length };
+}
+
+/** The gateway reads public references itself; hosts under .example/.test stand for "public and readable". */
+export function publicUrlRefusal(u: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(u);
+	} catch {
+		return 'reference is not a valid URL';
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'reference must be an HTTP/HTTPS address';
+	const h = url.hostname;
+	if (h === 'localhost' || /^127\./.test(h) || /^10\./.test(h) || /^192\.168\./.test(h) || /^172\.(1[6-9]|2\d|3[01])\./.test(h) || /^169\.254\./.test(h) || h === '[::1]' || h === '0.0.0.0') {
+		return `reference host ${h} is a private address and was refused`;
+	}
+	if (!/\.(example|test)$/i.test(h)) return `reference host ${h} could not be resolved`;
+	if (/login|cookie/i.test(url.pathname)) return 'reference needs a login and could not be read';
+	return undefined;
+}
+
+function markerOutcome(prompt: string): ImageTask['outcome'] {
+	if (prompt.includes('[fail]')) return 'fail';
+	if (prompt.includes('[empty]')) return 'empty';
+	if (prompt.includes('[uncertain]')) return 'uncertain-fail';
+	return 'ok';
+}
+
+export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<void> {
+	const { sim, req, key, log } = ctx;
+	const f = fields(req);
+	const model = f.model;
+	if (typeof model !== 'string' || !model) return openAiError(req.res, 400, "Missing required parameter: 'model'", 'invalid_request_error');
+	log.model = model;
+	if (!ctx.checkModel(model)) return;
+	const entry = modelById(model)!;
+	if (entry.kind !== 'image') return openAiError(req.res, 400, `Model ${model} is not an image model`, 'invalid_request_error');
+	const prompt = f.prompt;
+	if (typeof prompt !== 'string' || !prompt.trim()) return openAiError(req.res, 400, "Invalid 'prompt': must be a non-empty string", 'invalid_request_error');
+	const mode = modeOf(req, edit);
+	if (f.stream === true && mode !== 'sync') return openAiError(req.res, 400, 'stream is not supported for asynchronous image tasks', 'invalid_request_error');
+	if (model === 'alpha-image-2-az' && mode !== 'sync') {
+		// The async layer injects response_format, which this channel refuses.
+		return openAiError(req.res, 400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
+	}
+	if (model === 'alpha-image-2-az' && f.response_format !== undefined) return openAiError(req.res, 400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
+	const n = f.n === undefined ? 1 : Number(f.n);
+	if (!Number.isInteger(n) || n < 1 || n > 4) return openAiError(req.res, 400, "Invalid 'n': must be an integer from 1 to 4", 'invalid_request_error');
+	if (f.quality !== undefined && model === 'alpha-image-2.5' && !['auto', 'high'].includes(String(f.quality))) {
+		return openAiError(req.res, 400, `Invalid 'quality' for alpha-image-2.5: use auto or high`, 'invalid_request_error');
+	}
+	const seed = sim.opts.seed + sim.sequence;
+	const size = resolveSize(model, f.size, seed);
+	if (!size.ok) return openAiError(req.res, 400, size.message, 'invalid_request_error');
+	if (edit) {
+		const refs = await checkReferences(ctx, model);
+		if (refs.error) return openAiError(req.res, 400, refs.error, 'invalid_request_error');
+	}
+	const format = formatFor(sim, model, seed);
+	const reset = sim.faults.take(req.method, req.path, ['reset-before']);
+	if (reset) return void req.raw.socket.destroy();
+
+	if (mode === 'sync') {
+		await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
+		const outcome = markerOutcome(prompt);
+		if (outcome === 'fail') return openAiError(req.res, 500, 'upstream generation failed', 'upstream_error', 'api_error');
+		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group) * n;
+		sim.charge(key, 'charge', model, amount);
+		const data: Array<Record<string, string>> = [];
+		if (outcome !== 'empty') {
+			for (let i = 0; i < n; i++) {
+				const id = sim.nextId('img');
+				sim.results.set(id, { kind: 'image', width: size.width, height: size.height, format, seed: seed + i });
+				if (f.response_format === 'b64_json') {
+					const { makeImage } = await import('./media');
+					data.push({ b64_json: (await makeImage(size.width, size.height, format, seed + i)).toString('base64') });
+				} else data.push({ url: `${sim.urls.result}/r/${id}.${format === 'jpeg' ? 'jpg' : format}` });
+			}
+		}
+		if (sim.faults.take(req.method, req.path, ['reset-after'])) return void req.raw.socket.destroy();
+		return sendJson(req.res, 200, { created: Math.floor(Date.now() / 1000), data, ...(outcome === 'empty' ? { error: { message: 'no image returned by upstream' } } : {}) });
+	}
+
+	const id = sim.nextId('imgtask');
+	const now = Date.now();
+	const task: ImageTask = {
+		kind: 'image',
+		id,
+		owner: key.name,
+		model,
+		createdAt: now,
+		readyAt: now + sim.opts.taskLatencyMs,
+		outcome: markerOutcome(prompt),
+		width: size.width,
+		height: size.height,
+		format,
+		n,
+		charged: 0,
+		requestId: sim.nextId('req'),
+	};
+	if (sim.faults.take(req.method, req.path, ['empty-result'])) task.outcome = 'empty';
+	if (sim.faults.take(req.method, req.path, ['uncertain-failed'])) task.outcome = 'uncertain-fail';
+	if (sim.faults.take(req.method, req.path, ['failed-200'])) task.outcome = 'fail';
+	if (sim.faults.take(req.method, req.path, ['foreign-poll-url'])) task.pollUrlForeign = true;
+	const expire = sim.faults.take(req.method, req.path, ['expire']);
+	if (expire) task.expireAtMs = now + (expire.delayMs ?? 0);
+	sim.tasks.set(id, task);
+	log.taskId = id;
+	if (entry.billing === 'per_call') {
+		task.charged = perCallQuota(entry, key.group) * n;
+		sim.charge(key, 'charge', model, task.charged, id);
+	}
+	if (sim.faults.take(req.method, req.path, ['reset-after'])) return void req.raw.socket.destroy();
+	sendJson(req.res, mode === 'async-202' ? 202 : 200, imageTaskBody(sim, task, key));
+}
+
+function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
+	if (task.finishedAt) return;
+	task.finishedAt = Date.now();
+	if (task.outcome === 'ok') {
+		task.resultIds = [];
+		for (let i = 0; i < task.n; i++) {
+			const rid = sim.nextId('img');
+			sim.results.set(rid, { kind: 'image', width: task.width, height: task.height, format: task.format, seed: sim.opts.seed + i + task.createdAt });
+			task.resultIds.push(rid);
+		}
+	} else if (task.outcome === 'fail' && task.charged) {
+		task.refunded = true;
+		sim.charge(key, 'refund', task.model, -task.charged, task.id);
+	}
+}
+
+export function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo): Record<string, unknown> {
+	const now = Date.now();
+	const done = now >= task.readyAt;
+	if (done) finish(sim, task, key);
+	const created = Math.floor(task.createdAt / 1000);
+	const pollPath = `/v1/images/tasks/${task.id}`;
+	const base: Record<string, unknown> = {
+		id: task.id,
+		task_id: task.id,
+		object: 'image.generation.task',
+		model: task.model,
+		created_at: created,
+		created,
+		updated_at: Math.floor(now / 1000),
+		poll_path: pollPath,
+		poll_url: task.pollUrlForeign ? `${sim.urls.result}/steal${pollPath}` : `${sim.urls.gateway}${pollPath}`,
+		poll_after_ms: sim.opts.pollAfterMs,
+	};
+	if (!done) {
+		const running = now - task.createdAt > (task.readyAt - task.createdAt) / 3;
+		return { ...base, status: 'processing', state: running ? 'running' : 'queued', provider_status: running ? 'in_progress' : 'queued', billing: { status: task.charged ? 'charged' : 'not_charged' } };
+	}
+	const terminal = { ...base, completed_at: Math.floor(task.finishedAt! / 1000), expires_at: Math.floor((task.finishedAt! + sim.opts.retentionMs) / 1000), request_id: task.requestId };
+	switch (task.outcome) {
+		case 'ok': {
+			const data = task.resultIds!.map((rid) => ({ url: `${sim.urls.result}/r/${rid}.${task.format === 'jpeg' ? 'jpg' : task.format}` }));
+			return { ...terminal, status: 'completed', state: 'succeeded', provider_status: 'completed', data, result: { created, data }, billing: { status: 'charged' } };
+		}
+		case 'empty':
+			return { ...terminal, status: 'completed', state: 'succeeded', provider_status: 'completed', data: [], result: { created, data: [] }, billing: { status: 'needs_manual_check' } };
+		case 'uncertain-fail':
+			return { ...terminal, status: 'failed', state: 'failed', provider_status: 'failed', submission_uncertain: true, error: { message: 'upstream connection lost after submission; outcome unknown' }, billing: { status: 'needs_manual_check' } };
+		default:
+			return { ...terminal, status: 'failed', state: 'failed', provider_status: 'failed', error: { message: task.error ?? 'upstream rejected the generation (content policy)' }, billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' } };
+	}
+}
+
+export function handleImageQuery(ctx: ImageCtx, id: string): void {
+	const { sim, req, key, log } = ctx;
+	const task = sim.tasks.get(id);
+	log.taskId = id;
+	const notFound = () => openAiError(req.res, 404, `task not found: ${id}`, 'task_not_found');
+	if (!task || task.kind !== 'image' || task.owner !== key.name) return notFound();
+	const now = Date.now();
+	if (task.expireAtMs !== undefined && now >= task.expireAtMs) return notFound();
+	if (task.finishedAt && now - task.finishedAt > sim.opts.retentionMs) {
+		sim.tasks.delete(id);
+		return notFound();
+	}
+	log.model = task.model;
+	const body = imageTaskBody(sim, task, key);
+	if (sim.faults.take(req.method, req.path, ['malformed-json'])) {
+		req.res.writeHead(200, { 'content-type': 'application/json' });
+		return void req.res.end('{"id":"' + id + '","status":');
+	}
+	sendJson(req.res, 200, body);
+}

@@ -1,0 +1,62 @@
+/** `/v1beta/models/{model}:generateContent`: waits and answers content parts; no task ID. */
+import { modelById, perCallQuota } from './catalog';
+import { openAiError, sendJson } from './http';
+import { makeImage } from './media';
+import { resolveSize } from './sizes';
+import type { ImageCtx } from './images';
+
+const SIZE_FOR_SUFFIX: Record<string, string> = { '1k': '1K', '2k': '2K', '4k': '4K' };
+
+export async function handleNative(ctx: ImageCtx, model: string): Promise<void> {
+	const { sim, req, key, log } = ctx;
+	log.model = model;
+	if (!ctx.checkModel(model)) return;
+	const entry = modelById(model)!;
+	if (!model.startsWith('beta-') || entry.kind !== 'image') return openAiError(req.res, 400, `Model ${model} does not support generateContent`, 'invalid_request_error');
+	const body = (req.json ?? {}) as Record<string, unknown>;
+	if ('model' in body) return openAiError(req.res, 400, 'The model is taken from the path; the body must not carry a model field', 'invalid_request_error');
+	const contents = body.contents;
+	if (!Array.isArray(contents) || !contents.length) return openAiError(req.res, 400, "'contents' must hold at least one item", 'invalid_request_error');
+	const parts = (contents[0] as Record<string, unknown>)?.parts;
+	if (!Array.isArray(parts) || !parts.length) return openAiError(req.res, 400, "contents[0].parts must not be empty", 'invalid_request_error');
+	let prompt = '';
+	for (const [i, p] of parts.entries()) {
+		const part = p as Record<string, unknown>;
+		if (typeof part.text === 'string') prompt += part.text;
+		const inline = (part.inlineData ?? part.inline_data) as Record<string, unknown> | undefined;
+		if (inline) {
+			const data = String(inline.data ?? '');
+			if (data.startsWith('data:')) return openAiError(req.res, 400, `parts[${i}].inlineData.data must be plain Base64 without a data: prefix`, 'invalid_request_error');
+			const mime = String(inline.mimeType ?? inline.mime_type ?? '');
+			const head = Buffer.from(data.slice(0, 32), 'base64');
+			const real = head[0] === 0x89 ? 'image/png' : head[0] === 0xff ? 'image/jpeg' : head.subarray(8, 12).toString('latin1') === 'WEBP' ? 'image/webp' : '';
+			if (!real || real !== mime) return openAiError(req.res, 400, `parts[${i}].inlineData.mimeType '${mime}' does not match the data (${real || 'unknown format'})`, 'invalid_request_error');
+		}
+	}
+	const cfg = (body.generationConfig ?? {}) as Record<string, unknown>;
+	const imageConfig = (cfg.imageConfig ?? {}) as Record<string, unknown>;
+	const suffix = /-(1k|2k|4k)$/.exec(model)?.[1];
+	const imageSize = imageConfig.imageSize as string | undefined;
+	if (imageSize !== undefined && !['1K', '2K', '4K'].includes(imageSize)) return openAiError(req.res, 400, `imageSize must be 1K, 2K or 4K`, 'invalid_request_error');
+	if (suffix && imageSize && SIZE_FOR_SUFFIX[suffix] !== imageSize) return openAiError(req.res, 400, `imageSize ${imageSize} does not match the model tier ${SIZE_FOR_SUFFIX[suffix]}`, 'invalid_request_error');
+	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
+	if (prompt.includes('[block]')) return sendJson(req.res, 200, { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 12 } });
+	if (prompt.includes('[noimage]')) {
+		return sendJson(req.res, 200, { candidates: [{ content: { role: 'model', parts: [{ text: 'I cannot draw that.' }] }, finishReason: 'IMAGE_SAFETY' }] });
+	}
+	const ratio = String(imageConfig.aspectRatio ?? '1:1');
+	const [a, b] = ratio.split(':').map(Number);
+	const tier = suffix ?? (imageSize ?? '1K').toLowerCase();
+	const long = { '1k': 1024, '2k': 2048, '4k': 4096 }[tier] ?? 1024;
+	const size = a && b ? (a >= b ? `${long}x${Math.round((long * b) / a)}` : `${Math.round((long * a) / b)}x${long}`) : `${long}x${long}`;
+	const r = resolveSize(model, size, sim.sequence);
+	if (!r.ok) return openAiError(req.res, 400, r.message, 'invalid_request_error');
+	const png = await makeImage(r.width, r.height, 'png', sim.sequence);
+	sim.charge(key, 'charge', model, perCallQuota(entry, key.group));
+	const inlineKey = sim.sequence % 2 ? 'inline_data' : 'inlineData';
+	const mimeKey = inlineKey === 'inline_data' ? 'mime_type' : 'mimeType';
+	sendJson(req.res, 200, {
+		candidates: [{ content: { role: 'model', parts: [{ text: 'Here is your image.' }, { [inlineKey]: { [mimeKey]: 'image/png', data: png.toString('base64') } }] }, finishReason: 'STOP' }],
+		usageMetadata: { promptTokenCount: Math.ceil(prompt.length / 4), candidatesTokenCount: 1290 },
+	});
+}

@@ -1,0 +1,152 @@
+/** The simulator's state: options, keys, tasks, hosted results, request log and billing ledger. */
+import type { ImageFormat } from './media';
+import { FaultBook } from './faults';
+import { DEFAULT_KEYS, type KeyInfo } from './catalog';
+
+export interface SimulatorOptions {
+	port?: number;
+	host?: string;
+	seed?: number;
+	taskLatencyMs?: number;
+	videoLatencyMs?: number;
+	pollAfterMs?: number;
+	retentionMs?: number;
+	syncLatencyMs?: number;
+	videoBytes?: number;
+	imageFormat?: ImageFormat;
+	quiet?: boolean;
+}
+
+export type ServerName = 'gateway' | 'alt' | 'result';
+
+export interface RequestLogEntry {
+	time: number;
+	method: string;
+	server: ServerName;
+	path: string;
+	status: number;
+	auth: boolean;
+	/** name of the key used (never the secret) */
+	keyName?: string;
+	model?: string;
+	taskId?: string;
+}
+
+export interface LedgerEntry {
+	time: number;
+	key: string;
+	kind: 'charge' | 'reserve' | 'settle' | 'refund';
+	model: string;
+	/** quota units; refunds are negative */
+	amount: number;
+	taskId?: string;
+}
+
+export interface HostedResult {
+	kind: 'image' | 'video';
+	width?: number;
+	height?: number;
+	format?: ImageFormat;
+	seed: number;
+	bytes?: number;
+	durationSec?: number;
+	fault?: 'html' | 'truncate' | 'redirect';
+}
+
+export interface ImageTask {
+	kind: 'image';
+	id: string;
+	owner: string;
+	model: string;
+	createdAt: number;
+	readyAt: number;
+	outcome: 'ok' | 'fail' | 'empty' | 'uncertain-fail';
+	width: number;
+	height: number;
+	format: ImageFormat;
+	n: number;
+	pollUrlForeign?: boolean;
+	expireAtMs?: number;
+	finishedAt?: number;
+	resultIds?: string[];
+	charged: number;
+	refunded?: boolean;
+	requestId: string;
+	error?: string;
+}
+
+export interface VideoTask {
+	kind: 'video';
+	id: string;
+	owner: string;
+	family: 'delta' | 'gamma';
+	model: string;
+	server: ServerName;
+	createdAt: number;
+	readyAt: number;
+	outcome: 'ok' | 'fail' | 'fail-silent';
+	seconds: number;
+	resolution: string;
+	withRefVideo: boolean;
+	unknownPolls: number;
+	variant: number;
+	reserved: number;
+	tokens: number;
+	settled?: boolean;
+	resultId?: string;
+	error?: string;
+}
+
+export class SimState {
+	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host'>> & { imageFormat?: ImageFormat };
+	readonly keys: Map<string, KeyInfo>;
+	readonly tasks = new Map<string, ImageTask | VideoTask>();
+	readonly results = new Map<string, HostedResult>();
+	readonly log: RequestLogEntry[] = [];
+	readonly ledger: LedgerEntry[] = [];
+	readonly faults = new FaultBook();
+	urls = { gateway: '', alt: '', result: '' };
+	private counter = 0;
+
+	constructor(o: SimulatorOptions) {
+		this.opts = {
+			seed: o.seed ?? 1,
+			taskLatencyMs: o.taskLatencyMs ?? 2000,
+			videoLatencyMs: o.videoLatencyMs ?? 4000,
+			pollAfterMs: o.pollAfterMs ?? 3000,
+			retentionMs: o.retentionMs ?? 2 * 3600_000,
+			syncLatencyMs: o.syncLatencyMs ?? 20,
+			videoBytes: o.videoBytes ?? 200_000,
+			imageFormat: o.imageFormat,
+			quiet: o.quiet ?? false,
+		};
+		this.keys = new Map(Object.entries(DEFAULT_KEYS).map(([k, v]) => [k, { ...v }]));
+	}
+
+	/** Deterministic IDs from the seed and a counter. */
+	nextId(prefix: string): string {
+		this.counter++;
+		const n = (this.opts.seed * 7919 + this.counter * 104729) >>> 0;
+		return `${prefix}_${n.toString(36)}${this.counter.toString(36).padStart(4, '0')}`;
+	}
+
+	get sequence(): number {
+		return this.counter;
+	}
+
+	keyByName(name: string): string | undefined {
+		for (const [secret, info] of this.keys) if (info.name === name) return secret;
+		return undefined;
+	}
+
+	charge(key: KeyInfo, kind: LedgerEntry['kind'], model: string, amount: number, taskId?: string): void {
+		this.ledger.push({ time: Date.now(), key: key.name, kind, model, amount, taskId });
+		if (Number.isFinite(key.quota)) key.quota -= amount;
+	}
+
+	reset(): void {
+		this.log.length = 0;
+		this.ledger.length = 0;
+		this.faults.clear();
+	}
+}

@@ -1,0 +1,124 @@
+/** `/v1/chat/completions` and `/v1/responses`, plain JSON and SSE. */
+import type { ServerResponse } from 'node:http';
+import { modelById, perTokenQuota } from './catalog';
+import { openAiError, sendJson } from './http';
+import type { ImageCtx } from './images';
+
+function answerFor(input: string): string {
+	const text = input.replace(/\[[a-z-]+\]/g, '').trim();
+	return `Simulated answer: ${text.slice(0, 200) || 'hello'} — with a little ünïcödé ✓ and more words to stream.`;
+}
+
+function splitWords(s: string): string[] {
+	return s.match(/\S+\s*/g) ?? [s];
+}
+
+/** Writes SSE text, optionally in small random pieces with keep-alive comments, optionally cut mid-way. */
+async function writeSse(res: ServerResponse, events: string[], opts: { split?: boolean; cut?: boolean; seed: number }): Promise<void> {
+	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+	let text = events.join('');
+	if (opts.cut) text = text.slice(0, Math.floor(text.length / 2));
+	if (!opts.split) {
+		res.write(text);
+	} else {
+		let rnd = opts.seed;
+		let i = 0;
+		while (i < text.length) {
+			rnd = (rnd * 1103515245 + 12345) >>> 0;
+			const n = 1 + (rnd % 7);
+			res.write(text.slice(i, i + n));
+			if (rnd % 5 === 0) res.write(': PING\n\n');
+			i += n;
+			if (rnd % 3 === 0) await new Promise((r) => setImmediate(r));
+		}
+	}
+	if (opts.cut) return void res.socket?.destroy();
+	res.end();
+}
+
+function checkLanguageModel(ctx: ImageCtx, model: unknown): model is string {
+	if (typeof model !== 'string' || !model) {
+		openAiError(ctx.req.res, 400, "Missing required parameter: 'model'", 'invalid_request_error');
+		return false;
+	}
+	ctx.log.model = model;
+	if (!ctx.checkModel(model)) return false;
+	if (modelById(model)!.kind !== 'language') {
+		openAiError(ctx.req.res, 400, `Model ${model} is not a language model`, 'invalid_request_error');
+		return false;
+	}
+	return true;
+}
+
+export async function handleChat(ctx: ImageCtx): Promise<void> {
+	const { sim, req, key } = ctx;
+	const body = (req.json ?? {}) as Record<string, unknown>;
+	if (!checkLanguageModel(ctx, body.model)) return;
+	const messages = body.messages;
+	if (!Array.isArray(messages) || !messages.length) return openAiError(req.res, 400, "'messages' must be a non-empty array", 'invalid_request_error');
+	for (const [i, m] of messages.entries()) {
+		const msg = m as Record<string, unknown>;
+		if (!msg || typeof msg.role !== 'string' || !['system', 'user', 'assistant', 'tool', 'developer'].includes(msg.role)) return openAiError(req.res, 400, `messages[${i}].role is invalid`, 'invalid_request_error');
+	}
+	const last = String((messages[messages.length - 1] as Record<string, unknown>).content ?? '');
+	const answer = answerFor(last);
+	const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
+	const completionTokens = Math.ceil(answer.length / 4);
+	const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+	const id = sim.nextId('chatcmpl');
+	const created = Math.floor(Date.now() / 1000);
+	sim.charge(key, 'charge', body.model as string, perTokenQuota(modelById(body.model as string)!, key.group, promptTokens, completionTokens));
+	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
+	const ignore = last.includes('[nostream]') || sim.faults.take(req.method, req.path, ['ignore-stream']);
+	if (body.stream !== true || ignore) {
+		return sendJson(req.res, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }], usage });
+	}
+	const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices, ...extra })}\n\n`;
+	const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+	for (const w of splitWords(answer)) events.push(chunk([{ index: 0, delta: { content: w }, finish_reason: null }]));
+	if (last.includes('[sse-error]') || sim.faults.take(req.method, req.path, ['sse-error'])) {
+		events.push(`data: ${JSON.stringify({ error: { message: 'upstream stream failed', type: 'upstream_error', code: 'stream_error' } })}\n\n`);
+	} else {
+		events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+		events.push(chunk([], { usage }));
+		events.push('data: [DONE]\n\n');
+	}
+	const split = last.includes('[split]') || !!sim.faults.take(req.method, req.path, ['sse-split']);
+	const cut = last.includes('[cut]') || !!sim.faults.take(req.method, req.path, ['sse-cut']);
+	await writeSse(req.res, [': PING\n\n', ...events], { split, cut, seed: sim.sequence });
+}
+
+export async function handleResponses(ctx: ImageCtx): Promise<void> {
+	const { sim, req, key } = ctx;
+	const body = (req.json ?? {}) as Record<string, unknown>;
+	if (!checkLanguageModel(ctx, body.model)) return;
+	const input = body.input;
+	const inputText = typeof input === 'string' ? input : Array.isArray(input) ? JSON.stringify(input) : '';
+	if (!inputText.trim()) return openAiError(req.res, 400, "'input' must be a non-empty string or array", 'invalid_request_error');
+	const answer = answerFor(inputText);
+	const inTok = Math.ceil(inputText.length / 4);
+	const outTok = Math.ceil(answer.length / 4);
+	const usage = { input_tokens: inTok, output_tokens: outTok, total_tokens: inTok + outTok };
+	const id = sim.nextId('resp');
+	const msgId = sim.nextId('msg');
+	sim.charge(key, 'charge', body.model as string, perTokenQuota(modelById(body.model as string)!, key.group, inTok, outTok));
+	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
+	const item = { id: msgId, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer, annotations: [] }] };
+	const full = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model, status: 'completed', output: [{ id: sim.nextId('rs'), type: 'reasoning', summary: [] }, item], usage };
+	const ignore = inputText.includes('[nostream]') || sim.faults.take(req.method, req.path, ['ignore-stream']);
+	if (body.stream !== true || ignore) return sendJson(req.res, 200, full);
+	const ev = (name: string, data: Record<string, unknown>) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+	const events = [ev('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } })];
+	events.push(ev('response.output_item.added', { output_index: 1, item: { ...item, status: 'in_progress', content: [] } }));
+	for (const w of splitWords(answer)) events.push(ev('response.output_text.delta', { item_id: msgId, output_index: 1, content_index: 0, delta: w }));
+	if (inputText.includes('[sse-error]') || sim.faults.take(req.method, req.path, ['sse-error'])) {
+		events.push(ev('error', { message: 'upstream stream failed', code: 'stream_error' }));
+	} else {
+		events.push(ev('response.output_text.done', { item_id: msgId, output_index: 1, content_index: 0, text: answer }));
+		events.push(ev('response.output_item.done', { output_index: 1, item }));
+		events.push(ev(inputText.includes('[incomplete]') ? 'response.incomplete' : 'response.completed', { response: inputText.includes('[incomplete]') ? { ...full, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : full }));
+	}
+	const split = inputText.includes('[split]') || !!sim.faults.take(req.method, req.path, ['sse-split']);
+	const cut = inputText.includes('[cut]') || !!sim.faults.take(req.method, req.path, ['sse-cut']);
+	await writeSse(req.res, events, { split, cut, seed: sim.sequence });
+}
