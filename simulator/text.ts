@@ -16,23 +16,41 @@ function splitWords(s: string): string[] {
 /** Writes SSE text, optionally in small random pieces with keep-alive comments, optionally cut mid-way. */
 async function writeSse(res: ServerResponse, events: string[], opts: { split?: boolean; cut?: boolean; seed: number }): Promise<void> {
 	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-	let text = events.join('');
-	if (opts.cut) text = text.slice(0, Math.floor(text.length / 2));
-	if (!opts.split) {
-		res.write(text);
-	} else {
-		let rnd = opts.seed;
+	let all = events.map((e) => ({ text: e }));
+	if (opts.cut) {
+		const total = events.join('').length;
+		let kept = 0;
+		const cutAt = Math.floor(total / 2);
+		all = all.flatMap((e) => {
+			if (kept >= cutAt) return [];
+			const piece = e.text.slice(0, cutAt - kept);
+			kept += e.text.length;
+			return [{ text: piece }];
+		});
+	}
+	let rnd = opts.seed;
+	for (const e of all) {
+		if (!opts.split) {
+			res.write(e.text);
+			continue;
+		}
+		// tiny pieces at arbitrary byte boundaries; keep-alive comments only between events
+		const bytes = Buffer.from(e.text, 'utf8');
 		let i = 0;
-		while (i < text.length) {
+		while (i < bytes.length) {
 			rnd = (rnd * 1103515245 + 12345) >>> 0;
 			const n = 1 + (rnd % 7);
-			res.write(text.slice(i, i + n));
-			if (rnd % 5 === 0) res.write(': PING\n\n');
+			res.write(bytes.subarray(i, i + n));
 			i += n;
 			if (rnd % 3 === 0) await new Promise((r) => setImmediate(r));
 		}
+		if (rnd % 2 === 0) res.write(': PING\n\n');
 	}
-	if (opts.cut) return void res.socket?.destroy();
+	if (opts.cut) {
+		// let the first half reach the client, then drop the connection
+		await new Promise((r) => setTimeout(r, 30));
+		return void res.socket?.destroy();
+	}
 	res.end();
 }
 

@@ -14,7 +14,6 @@ import {
 	Workflow,
 	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
-	type IDataObject,
 	type INode,
 	type INodeCredentialsDetails,
 	type INodeExecutionData,
@@ -101,7 +100,7 @@ export function cleanupBinaryData(): void {
 export interface TestNode {
 	name: string;
 	type: INodeType | IVersionedNodeType;
-	parameters?: IDataObject;
+	parameters?: Record<string, unknown>;
 	/** 'continueRegularOutput' for continueOnFail */
 	onError?: INode['onError'];
 	typeVersion?: number;

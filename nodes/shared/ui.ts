@@ -1,0 +1,26 @@
+/** UI pieces several nodes share. */
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { InputRuleError } from './errors';
+
+export function modelLocator(searchListMethod: string, placeholder: string, extra: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Model',
+		name: 'model',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: 'Models your key can call (GET /v1/models). IDs are exact: -1k/-2k/-4k and build suffixes are part of the ID.',
+		modes: [
+			{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod, searchable: true } },
+			{ displayName: 'ID', name: 'id', type: 'string', placeholder },
+		],
+		...extra,
+	};
+}
+
+/** Reads the model ID from a resource locator (or a plain string from older workflows). */
+export function readModel(ctx: IExecuteFunctions, i: number): string {
+	const v = ctx.getNodeParameter('model', i, '', { extractValue: true }) as unknown;
+	if (typeof v !== 'string' || !v.trim()) throw new InputRuleError([{ field: 'Model', rule: 'is required (pick one from the list or enter its exact ID)' }]);
+	return v.trim();
+}

