@@ -223,12 +223,13 @@ export class GatewayTransport {
 	 * Authenticated GET returning JSON. Retried on network failure, 429 and 5xx with back-off and
 	 * Retry-After, within `deadline` (epoch ms). Other statuses throw GatewayHttpError at once.
 	 */
-	async getJson<T = unknown>(target: string, opts: { origin?: OriginKind; timeout?: TimeoutKind; deadline?: number; auth?: boolean } = {}): Promise<JsonResponse<T>> {
+	async getJson<T = unknown>(target: string, opts: { origin?: OriginKind; timeout?: TimeoutKind; deadline?: number; auth?: boolean; /** 1 = no internal retry (a poller that owns back-off) */ maxAttempts?: number } = {}): Promise<JsonResponse<T>> {
+		const maxAttempts = opts.maxAttempts ?? this.retry.maxAttempts;
 		const url = opts.auth === false ? this.resolvePublic(target, opts.origin) : this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'query'];
 		const headers = { accept: 'application/json', ...(opts.auth === false ? {} : this.authHeaders()) };
 		let lastError: Error | undefined;
-		for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
+		for (let attempt = 1; attempt <= maxAttempts; attempt++) {
 			let retryAfterMs: number | undefined;
 			const io = await this.io('GET', url, timeoutMs, async () => {
 				const res = await this.send('GET', url, headers, undefined, remaining(timeoutMs, opts.deadline), attempt);
@@ -249,7 +250,7 @@ export class GatewayTransport {
 					retryAfterMs = err.retryAfterMs;
 				}
 			}
-			if (attempt === this.retry.maxAttempts) break;
+			if (attempt === maxAttempts) break;
 			const delay = backoffDelay(attempt, this.retry, retryAfterMs);
 			if (!shouldWait(delay, this.retry, retryAfterMs, opts.deadline)) break;
 			await sleep(delay, this.cfg.signal);

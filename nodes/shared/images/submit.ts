@@ -1,0 +1,137 @@
+/** Builds and sends one image request in the chosen mode: async task, synchronous, or native content parts. */
+import { InputRuleError } from '../errors';
+import type { ResultRef } from '../status';
+import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from './rules';
+
+export type ImageMode = 'async' | 'sync' | 'native';
+
+export interface ReferenceImage {
+	data: Buffer;
+	mimeType: string;
+	fileName: string;
+}
+
+export interface SubmitInput {
+	operation: 'generate' | 'edit';
+	mode: ImageMode;
+	req: ImageRequest;
+	references: ReferenceImage[];
+	referenceUrls: string[];
+	editEncoding: 'multipart' | 'json';
+	aspectRatio: string;
+	nativeImageSize: '1K' | '2K' | '4K';
+}
+
+export type SubmitResult =
+	| { kind: 'task'; body: Record<string, unknown>; status: number; mode: ImageMode }
+	| { kind: 'images'; refs: ResultRef[]; body: Record<string, unknown>; mode: ImageMode; text?: string }
+	| { kind: 'uncertain'; reason: string; body?: unknown; mode: ImageMode };
+
+/** alpha-image-2-az is always synchronous (its async layer injects response_format, which it refuses). */
+export function effectiveMode(model: string, mode: ImageMode): ImageMode {
+	return imageFamily(model) === 'alpha-az' ? 'sync' : mode;
+}
+
+export function checkModeFits(input: SubmitInput): void {
+	const fam = imageFamily(input.req.model);
+	const v: Array<{ field: string; rule: string }> = [];
+	if (input.mode === 'native' && fam !== 'beta') v.push({ field: 'Mode', rule: 'Native (generateContent) is for the beta family only' });
+	if (input.operation === 'edit') {
+		if (!input.references.length && !input.referenceUrls.length) v.push({ field: 'Reference Images', rule: 'an edit needs at least one reference image (it never falls back to text-to-image)' });
+		if (input.referenceUrls.length && fam !== 'beta') v.push({ field: 'Reference Image URLs', rule: 'public image addresses are read by the gateway for the beta family only' });
+		if (fam !== 'beta' && input.references.length > 1) v.push({ field: 'Reference Images', rule: `${input.req.model} takes a single reference image (several are for the beta family)` });
+		if (input.editEncoding === 'json' && !jsonEditConfirmed(input.req.model) && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash; use multipart for ${input.req.model}` });
+		if (input.referenceUrls.length && input.editEncoding === 'multipart' && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: 'reference URLs go in a JSON body: choose JSON' });
+	}
+	if (v.length) throw new InputRuleError(v);
+}
+
+function jsonBody(input: SubmitInput): Record<string, unknown> {
+	const { req } = input;
+	const body: Record<string, unknown> = { model: req.model, prompt: req.prompt, n: req.n };
+	if (req.size) body.size = req.size;
+	if (req.quality) body.quality = req.quality;
+	if (input.operation === 'edit') {
+		body.images = [
+			...input.references.map((r) => ({ image_url: `data:${r.mimeType};base64,${r.data.toString('base64')}` })),
+			...input.referenceUrls.map((u) => ({ image_url: u })),
+		];
+	}
+	return body;
+}
+
+function multipartBody(input: SubmitInput): FormData {
+	const { req } = input;
+	const form = new FormData();
+	form.append('model', req.model);
+	form.append('prompt', req.prompt);
+	if (req.size) form.append('size', req.size);
+	form.append('n', String(req.n));
+	if (req.quality) form.append('quality', req.quality);
+	const field = input.references.length > 1 ? 'image[]' : 'image';
+	for (const r of input.references) form.append(field, new Blob([r.data], { type: r.mimeType }), r.fileName);
+	return form;
+}
+
+function nativeBody(input: SubmitInput): Record<string, unknown> {
+	const suffix = tierSuffix(input.req.model);
+	const imageSize = suffix ? (suffix.toUpperCase() as '1K' | '2K' | '4K') : input.req.size && /^\d+x\d+$/.test(input.req.size) ? betaTierFor(input.req.size) : input.nativeImageSize;
+	const parts: Array<Record<string, unknown>> = [{ text: input.req.prompt }];
+	for (const r of input.references) parts.push({ inlineData: { mimeType: r.mimeType, data: r.data.toString('base64') } });
+	return { contents: [{ role: 'user', parts }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: input.aspectRatio, imageSize } } };
+}
+
+/** Explains a native answer without an image from error, finishReason, text parts and promptFeedback. */
+export function explainNoImage(body: Record<string, unknown>): string {
+	const reasons: string[] = [];
+	const err = body.error as Record<string, unknown> | undefined;
+	if (err) reasons.push(`error: ${String(err.message ?? JSON.stringify(err))}`);
+	const fb = body.promptFeedback as Record<string, unknown> | undefined;
+	if (fb?.blockReason) reasons.push(`prompt blocked: ${String(fb.blockReason)}`);
+	const cands = (body.candidates as Array<Record<string, unknown>>) ?? [];
+	for (const c of cands) {
+		if (c.finishReason && c.finishReason !== 'STOP') reasons.push(`finishReason ${String(c.finishReason)}`);
+		const parts = ((c.content as Record<string, unknown>)?.parts as Array<Record<string, unknown>>) ?? [];
+		const text = parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ').trim();
+		if (text) reasons.push(`model said: "${text.slice(0, 300)}"`);
+	}
+	if (!cands.length && !fb) reasons.push('no candidates');
+	return `The answer held no image (${reasons.join('; ') || 'no reason given'})`;
+}
+
+export function nativeImages(body: Record<string, unknown>): { refs: ResultRef[]; text: string } {
+	const refs: ResultRef[] = [];
+	let text = '';
+	for (const c of (body.candidates as Array<Record<string, unknown>>) ?? []) {
+		for (const p of ((c.content as Record<string, unknown>)?.parts as Array<Record<string, unknown>>) ?? []) {
+			const inline = (p.inlineData ?? p.inline_data) as Record<string, unknown> | undefined;
+			if (inline && typeof inline.data === 'string' && inline.data) refs.push({ b64: inline.data, mimeType: String(inline.mimeType ?? inline.mime_type ?? '') });
+			if (typeof p.text === 'string') text += p.text;
+		}
+	}
+	return { refs, text };
+}
+
+export async function submitImage(transport: GatewayTransport, input: SubmitInput): Promise<SubmitResult> {
+	const mode = effectiveMode(input.req.model, input.mode);
+	const edit = input.operation === 'edit';
+	let out: SubmitOutcome;
+	if (mode === 'native') {
+		out = await transport.submit(`/v1beta/models/${encodeURIComponent(input.req.model)}:generateContent`, { json: nativeBody(input) }, { timeout: 'syncImage' });
+	} else {
+		const path = `/v1/images/${edit ? 'edits' : 'generations'}${mode === 'async' ? '/async' : ''}`;
+		const payload = edit && input.editEncoding === 'multipart' && !input.referenceUrls.length ? { form: multipartBody(input) } : { json: jsonBody(input) };
+		out = await transport.submit(path, payload, { timeout: mode === 'async' ? 'submit' : 'syncImage' });
+	}
+	if (out.kind === 'uncertain') return { kind: 'uncertain', reason: out.reason, body: out.body, mode };
+	if (mode === 'native') {
+		const { refs, text } = nativeImages(out.body);
+		return { kind: 'images', refs, body: out.body, mode, text };
+	}
+	const isTask = typeof out.body.task_id === 'string' || (mode === 'async' && typeof out.body.id === 'string');
+	if (isTask) return { kind: 'task', body: out.body, status: out.status, mode };
+	const data = Array.isArray(out.body.data) ? (out.body.data as Array<Record<string, unknown>>) : [];
+	const refs = data.map((d) => ({ url: typeof d.url === 'string' ? d.url : undefined, b64: typeof d.b64_json === 'string' ? d.b64_json : undefined })).filter((r) => r.url || r.b64);
+	return { kind: 'images', refs, body: out.body, mode };
+}

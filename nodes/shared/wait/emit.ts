@@ -1,0 +1,99 @@
+/** Turns wait outcomes into the three outputs: Completed (validated binaries), Failed, Still Running. */
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { deltaVideoFee, settlementTokens } from '../pricing/compute';
+import { storeImageResult, storeVideoResult, type StoredResult } from '../results';
+import type { GatewayTransport } from '../transport/http';
+import type { WaitJob, WaitOutcome } from './waitTasks';
+
+export interface EmitOptions {
+	binaryProperty: string;
+	/** download results into binary data (false: URLs only, e.g. when run as an AI-agent tool) */
+	download: boolean;
+	groupRatio: number;
+	model?: string;
+	family?: 'delta' | 'gamma';
+	withReferenceVideo?: boolean;
+	/** fields carried from the input item (e.g. wait_started_at) */
+	carry?: IDataObject;
+}
+
+export type Routed = { output: 0 | 1 | 2; item: INodeExecutionData };
+
+function propName(base: string, k: number): string {
+	return k === 0 ? base : `${base}_${k}`;
+}
+
+export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTransport, job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): Promise<Routed> {
+	const common: IDataObject = { task_id: job.taskId, kind: job.kind, origin: job.origin, ...(opts.model ? { model: opts.model } : {}), ...(opts.carry ?? {}), polls: outcome.polls };
+	if (outcome.state === 'running') {
+		return {
+			output: 2,
+			item: {
+				json: {
+					...common,
+					status: 'running',
+					gateway_status: outcome.task?.rawStatus ?? null,
+					progress: outcome.task?.progress ?? null,
+					...(outcome.lastError ? { last_error: outcome.lastError } : {}),
+					note: 'Still running at the deadline. The task was not cancelled (there is no cancel API): wait (e.g. n8n Wait node) and run Task Wait again with this task_id.',
+				},
+			},
+		};
+	}
+	if (outcome.state === 'failed') {
+		return {
+			output: 1,
+			item: {
+				json: {
+					...common,
+					status: 'failed',
+					error: outcome.error,
+					...(outcome.httpStatus ? { http_status: outcome.httpStatus } : {}),
+					gateway_status: outcome.task?.rawStatus ?? null,
+					billing_status: outcome.task?.billingStatus ?? null,
+					submission_uncertain: outcome.task?.submissionUncertain ?? false,
+					...(outcome.task?.submissionUncertain ? { note: 'Submission outcome unknown: check usage records and billing before any new POST.' } : {}),
+				},
+			},
+		};
+	}
+	const task = outcome.task;
+	const files: IDataObject[] = [];
+	const binary: Record<string, IBinaryData> = {};
+	try {
+		if (job.kind === 'image') {
+			for (const [k, ref] of task.results.entries()) {
+				if (!opts.download) {
+					files.push({ url: ref.url ?? null, has_b64: !!ref.b64 });
+					continue;
+				}
+				const stored: StoredResult = await storeImageResult(ctx, transport, ref, `${job.taskId}${k ? `_${k}` : ''}`, job.deadline);
+				binary[propName(opts.binaryProperty, k)] = stored.binary;
+				files.push({ ...stored.meta, binaryProperty: propName(opts.binaryProperty, k) });
+			}
+		} else if (opts.download) {
+			const source = opts.family === 'gamma' ? { url: task.results[0]?.url } : { path: `/v1/videos/${job.taskId}/content`, origin: job.origin };
+			if (opts.family === 'gamma' && !source.url) throw new Error('video task completed without a result URL');
+			const stored = await storeVideoResult(ctx, transport, source, job.taskId, job.deadline + 10 * 60_000);
+			binary[opts.binaryProperty] = stored.binary;
+			files.push({ ...stored.meta, binaryProperty: opts.binaryProperty });
+		} else {
+			files.push({ url: task.results[0]?.url ?? null, content_path: opts.family === 'gamma' ? null : `/v1/videos/${job.taskId}/content` });
+		}
+	} catch (err) {
+		return {
+			output: 1,
+			item: { json: { ...common, status: 'failed', error: `the task reported success but its result is not usable: ${(err as Error).message}`, gateway_status: task.rawStatus ?? null, billing_status: task.billingStatus ?? null, result_urls: task.results.map((r) => r.url ?? null) } },
+		};
+	}
+	const json: IDataObject = { ...common, status: 'completed', gateway_status: task.rawStatus ?? null, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };
+	if (job.kind === 'video') {
+		json.progress = task.progress ?? 100;
+		json.usage = (task.usage as IDataObject) ?? null;
+		if (opts.family === 'delta' && opts.model) {
+			const tokens = settlementTokens(outcome.raw);
+			json.fee = tokens === undefined ? { status: 'needs_manual_check', note: 'no trusted usage: the reservation is kept and needs a check (it is not free)' } : { status: 'settled', ...(deltaVideoFee(opts.model, tokens, !!opts.withReferenceVideo, opts.groupRatio) as unknown as IDataObject) };
+		}
+	}
+	return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json } };
+}

@@ -1,0 +1,216 @@
+import { imageSize } from 'image-size';
+import { startSimulator, type Simulator } from '../../simulator';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
+import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
+import { makeImageBytes, model } from './fixtures';
+
+let sim: Simulator;
+beforeAll(async () => {
+	sim = await startSimulator({ quiet: true, taskLatencyMs: 150, pollAfterMs: 40, seed: 2 });
+});
+afterAll(async () => {
+	await sim.stop();
+	cleanupBinaryData();
+});
+beforeEach(() => sim.reset());
+
+const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
+const submit = (parameters: Record<string, unknown>, extra: Partial<TestNode> = {}): TestNode => ({
+	name: 'Submit',
+	type: new GenGatewayImageSubmit(),
+	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a red fox', size: '1536x1024', ...parameters },
+	...extra,
+});
+const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options } });
+const posts = () => sim.log.filter((l) => l.method === 'POST');
+const keyOutsideGateway = () => sim.log.filter((l) => l.server === 'result' && l.auth);
+
+describe('Image Submit → Task Wait', () => {
+	it('text-to-image task: submit once, wait, real image binary with real dimensions', async () => {
+		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
+		expect(r.error).toBeUndefined();
+		const sub = r.output('Submit')[0].json;
+		expect(sub).toMatchObject({ kind: 'image', status: 'processing', submission_uncertain: false, origin: 'base', poll_after_ms: 40 });
+		expect(sub.task_id).toMatch(/^[A-Za-z0-9_-]+$/);
+		const done = r.output('Wait', 0);
+		expect(done).toHaveLength(1);
+		const file = (done[0].json.files as Array<Record<string, unknown>>)[0];
+		expect(file).toMatchObject({ mimeType: 'image/png', width: 1536, height: 1024 });
+		const bytes = await r.binaryBuffer(done[0]);
+		expect(imageSize(bytes)).toMatchObject({ width: 1536, height: 1024, type: 'png' });
+		expect(posts()).toHaveLength(1);
+		expect(keyOutsideGateway()).toHaveLength(0);
+	});
+
+	it('many items at once: every input yields exactly one output, paired, with its task_id', async () => {
+		const input = Array.from({ length: 12 }, (_, k) => ({ json: { p: `item ${k}${k === 3 ? ' [fail]' : k === 5 ? ' [empty]' : ''}` } }));
+		const r = await runWorkflow({ nodes: [submit({ prompt: '={{ $json.p }}' }), wait()], input, credentials: creds() });
+		const [ok, failed, running] = r.outputs('Wait');
+		expect(ok.length + failed.length + running.length).toBe(12);
+		expect(failed.map((f) => f.pairedItem)).toEqual([{ item: 3 }, { item: 5 }]);
+		expect(String(failed[1].json.error)).toMatch(/no image/);
+		expect(failed[0].json.task_id).toBe(r.output('Submit')[3].json.task_id);
+		expect(posts()).toHaveLength(12);
+	});
+
+	it('a deadline gives Still Running with the task_id kept and the first wait time carried', async () => {
+		const r = await runWorkflow({ nodes: [submit({}), wait({ maxWaitSeconds: 0.05 })], credentials: creds() });
+		const running = r.output('Wait', 2);
+		expect(running).toHaveLength(1);
+		expect(running[0].json).toMatchObject({ status: 'running', task_id: r.output('Submit')[0].json.task_id });
+		expect(typeof running[0].json.wait_started_at).toBe('number');
+	});
+
+	it('429 and 5xx on polls are backed off and the task still completes; the POST is never repeated', async () => {
+		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', times: 2, retryAfter: 0 });
+		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'status', status: 503, times: 2 });
+		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', times: 1, emptyBody: true });
+		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
+		expect(r.output('Wait', 0)).toHaveLength(1);
+		expect(posts()).toHaveLength(1);
+		expect(sim.log.filter((l) => l.status === 429).length).toBe(3);
+	}, 40_000);
+
+	it('expired task (404) goes to Failed; a failed task (HTTP 200 failed) stops polling', async () => {
+		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'expire' });
+		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
+		expect(String(r.output('Wait', 1)[0].json.error)).toMatch(/not found \(404\)/);
+		sim.reset();
+		const r2 = await runWorkflow({ nodes: [submit({ prompt: 'no [fail]' }), wait()], credentials: creds() });
+		const f = r2.output('Wait', 1)[0].json;
+		expect(f).toMatchObject({ status: 'failed', billing_status: 'refunded_if_reserved' });
+		const polls = sim.log.filter((l) => l.method === 'GET' && l.path.startsWith('/v1/images/tasks/'));
+		expect(polls.at(-1)!.status).toBe(200);
+	});
+
+	it('a foreign poll_url is never called with the key', async () => {
+		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'foreign-poll-url' });
+		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
+		expect(r.output('Wait', 0)).toHaveLength(1);
+		expect(sim.log.filter((l) => l.path.startsWith('/steal'))).toHaveLength(0);
+		expect(keyOutsideGateway()).toHaveLength(0);
+	});
+
+	it('an HTML page served as the image is a failure, not a success', async () => {
+		sim.fault({ route: 're:^GET /r/', kind: 'html-result' });
+		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
+		expect(String(r.output('Wait', 1)[0].json.error)).toMatch(/not a decodable image|HTML/);
+	});
+
+	it('a reset after the task was created is marked uncertain, never thrown, never resent', async () => {
+		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after' });
+		const r = await runWorkflow({ nodes: [submit({})], credentials: creds() });
+		expect(r.error).toBeUndefined();
+		expect(r.output('Submit')[0].json).toMatchObject({ status: 'uncertain', submission_uncertain: true });
+		expect(posts()).toHaveLength(1);
+		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(1);
+	});
+
+	it('Wait for Result inside Image Submit emits the image', async () => {
+		const r = await runWorkflow({ nodes: [submit({ options: { waitForResult: true } })], credentials: creds() });
+		const item = r.output('Submit')[0];
+		expect(item.json).toMatchObject({ status: 'completed' });
+		expect(item.binary?.data.mimeType).toBe('image/png');
+	});
+});
+
+describe('Image Submit modes, sizes and edits', () => {
+	it.each([
+		['alpha-image-2.5', '1000x1000', /alpha-image-2.5 takes one of/],
+		['alpha-image-2', '1000x1008', /multiples of 16/],
+		['alpha-image-2', '2048x2048', /256 to 1024 px for the 1K tier/],
+		['alpha-image-2-4k', '3072x3072', /256 to 2880 px/],
+		['beta-3-pro-image-preview', '16:9', /is a ratio, not a size/],
+		['beta-3-pro-image-preview', '', /./],
+	])('%s size "%s" is refused before sending', async (m, size, rule) => {
+		const r = await runWorkflow({ nodes: [submit({ model: model(m), size }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		const j = r.output('Submit')[0].json;
+		if (size === '') {
+			expect(j.error).toBeUndefined();
+			return;
+		}
+		expect(String(j.error)).toMatch(/^size: /);
+		expect(String(j.error)).toMatch(rule);
+		expect(posts()).toHaveLength(0);
+	});
+
+	it('an empty prompt, a bad n and a quality the family refuses are all reported at once', async () => {
+		const r = await runWorkflow({ nodes: [submit({ model: model('beta-3-pro-image-preview'), prompt: '  ', n: 9, quality: 'high' }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		const err = String(r.output('Submit')[0].json.error);
+		expect(err).toMatch(/3 problems/);
+		expect(err).toMatch(/prompt: must not be empty/);
+		expect(err).toMatch(/n: at most 4/);
+		expect(err).toMatch(/quality: the beta family/);
+		expect(posts()).toHaveLength(0);
+	});
+
+	it('alpha-image-2-az is sent synchronously without response_format even when async is chosen', async () => {
+		const r = await runWorkflow({ nodes: [submit({ model: model('alpha-image-2-az'), size: '1024x1024' })], credentials: creds() });
+		expect(r.error).toBeUndefined();
+		expect(r.output('Submit')[0].json).toMatchObject({ status: 'completed', mode: 'sync' });
+		expect(posts()[0].path).toBe('/v1/images/generations');
+	});
+
+	it('synchronous mode emits binary images directly', async () => {
+		const r = await runWorkflow({ nodes: [submit({ mode: 'sync', model: model('beta-3.1-flash-image-preview'), size: '1536x864' })], credentials: creds() });
+		const item = r.output('Submit')[0];
+		const f = (item.json.files as Array<Record<string, number>>)[0];
+		expect(f.width / f.height).toBeCloseTo(16 / 9, 1);
+		expect(item.binary?.data).toBeDefined();
+	});
+
+	it('native mode: model in the path, imageSize from the suffix, image from inlineData or inline_data', async () => {
+		for (let k = 0; k < 2; k++) {
+			const r = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3-pro-image-preview-2k'), aspectRatio: '16:9' })], credentials: creds() });
+			expect(r.error).toBeUndefined();
+			const f = (r.output('Submit')[0].json.files as Array<Record<string, number>>)[0];
+			expect(f.width).toBe(2048);
+		}
+		expect(posts().map((p) => p.path)).toEqual(['/v1beta/models/beta-3-pro-image-preview-2k:generateContent', '/v1beta/models/beta-3-pro-image-preview-2k:generateContent']);
+	});
+
+	it('native mode without an image explains why (promptFeedback, finishReason, text)', async () => {
+		const r = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [block]' }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		expect(String(r.output('Submit')[0].json.error)).toMatch(/prompt blocked: SAFETY/);
+		const r2 = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [noimage]' }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		expect(String(r2.output('Submit')[0].json.error)).toMatch(/finishReason IMAGE_SAFETY; model said: "I cannot draw that."/);
+	});
+
+	it('edit with a binary input (MIME from the bytes, not the file name), multipart and JSON data URL', async () => {
+		const jpeg = await makeImageBytes('jpeg');
+		const input = [{ json: {}, binary: { data: { data: jpeg.toString('base64'), mimeType: 'image/png', fileName: 'lies.png' } } }];
+		const r = await runWorkflow({ nodes: [submit({ operation: 'edit', editEncoding: 'multipart' }), wait()], input, credentials: creds() });
+		expect(r.output('Wait', 0)).toHaveLength(1);
+		const r2 = await runWorkflow({ nodes: [submit({ operation: 'edit', editEncoding: 'json' }), wait()], input, credentials: creds() });
+		expect(r2.output('Wait', 0)).toHaveLength(1);
+		expect(posts().map((p) => p.path)).toEqual(['/v1/images/edits/async', '/v1/images/edits/async']);
+	});
+
+	it('several references for beta; a missing or non-image reference stops the item and never becomes text-to-image', async () => {
+		const png = await makeImageBytes('png');
+		const webp = await makeImageBytes('webp');
+		const input = [{ json: {}, binary: { a: { data: png.toString('base64'), mimeType: 'image/png' }, b: { data: webp.toString('base64'), mimeType: 'image/webp' }, t: { data: Buffer.from('hello').toString('base64'), mimeType: 'image/png' } } }];
+		const ok = await runWorkflow({ nodes: [submit({ operation: 'edit', model: model('beta-3-pro-image-preview'), referenceBinaries: 'a,b', size: '1024x1024' })], input, credentials: creds() });
+		expect(ok.output('Submit')[0].json.task_id).toBeDefined();
+		const bad = await runWorkflow({ nodes: [submit({ operation: 'edit', referenceBinaries: 'nope' }, { onError: 'continueRegularOutput' }), submit({ operation: 'edit', referenceBinaries: 't' }, { name: 'Submit2', onError: 'continueRegularOutput' })], input, credentials: creds() });
+		expect(String(bad.output('Submit')[0].json.error)).toMatch(/has no binary property "nope"/);
+		expect(posts()).toHaveLength(1);
+	});
+
+	it('alpha models take one reference; URLs are for beta only; JSON edits only where confirmed', async () => {
+		const png = await makeImageBytes('png');
+		const input = [{ json: {}, binary: { a: { data: png.toString('base64'), mimeType: 'image/png' }, b: { data: png.toString('base64'), mimeType: 'image/png' } } }];
+		const r = await runWorkflow({ nodes: [submit({ operation: 'edit', model: model('alpha-image-2'), referenceBinaries: 'a,b', referenceUrls: 'https://x.example/a.png', editEncoding: 'json', size: '1024x1024' }, { onError: 'continueRegularOutput' })], input, credentials: creds() });
+		const err = String(r.output('Submit')[0].json.error);
+		expect(err).toMatch(/single reference image/);
+		expect(err).toMatch(/beta family only/);
+		expect(err).toMatch(/JSON data URLs are confirmed only/);
+		expect(posts()).toHaveLength(0);
+	});
+
+	it('beta edit from a public HTTPS reference URL', async () => {
+		const r = await runWorkflow({ nodes: [submit({ operation: 'edit', model: model('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://media.example/cat.png', editEncoding: 'json', size: '1024x1024' }), wait()], credentials: creds() });
+		expect(r.output('Wait', 0)).toHaveLength(1);
+	});
+});
