@@ -73,7 +73,8 @@ export function n8nEnv(stateDir: string, brokerPort: number, opts: N8nEnvOptions
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RESTRICT_FILE_ACCESS_TO: (opts.fileAccess ?? [join(stateDir, 'files')]).join(';'),
-		N8N_LOG_LEVEL: 'warn',
+		// `n8n execute` prints its run data through the logger at level info
+		N8N_LOG_LEVEL: 'info',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		DB_SQLITE_POOL_SIZE: '2',
 		...opts.extra,
@@ -165,12 +166,16 @@ export interface ExecuteResult extends CliResult {
 
 /** Finds the run-data JSON object in n8n's stdout (it may carry log lines before it). */
 export function parseRunOutput(stdout: string): ExecuteResult['data'] | undefined {
-	for (let i = stdout.indexOf('{'); i >= 0; i = stdout.indexOf('{', i + 1)) {
+	// JSON.stringify(data, null, 2): the top-level braces stand alone on their lines.
+	const lines = stdout.split('\n');
+	const start = lines.findIndex((l) => l === '{');
+	if (start < 0) return undefined;
+	for (let end = lines.length - 1; end > start; end--) {
+		if (lines[end] !== '}') continue;
 		try {
-			const v = JSON.parse(stdout.slice(i));
-			if (v && typeof v === 'object') return v;
+			return JSON.parse(lines.slice(start, end + 1).join('\n'));
 		} catch {
-			/* keep looking */
+			/* a shorter candidate */
 		}
 	}
 	return undefined;

@@ -1,0 +1,135 @@
+import { NodeConnectionTypes, type IBinaryData, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { createTransport } from '../shared/credentials';
+import { InputRuleError } from '../shared/errors';
+import { storeImageResult, storeVideoResult } from '../shared/results';
+import { forEachItem } from '../shared/router';
+import { normaliseImageTask, normaliseVideoTask, type ResultRef } from '../shared/status';
+import type { OriginKind } from '../shared/transport/http';
+
+export class GenGatewayDownloadResult implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'GenGateway Download Result',
+		name: 'genGatewayDownloadResult',
+		icon: { light: 'file:../../icons/downloadResult.svg', dark: 'file:../../icons/downloadResult.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{"download " + $parameter["source"]}}',
+		description: 'Downloads (again) the images or video of a task into binary data, validated; hosted URLs are fetched without the key',
+		defaults: { name: 'GenGateway Download Result' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'genGatewayApi', required: true }],
+		properties: [
+			{
+				displayName: 'Source',
+				name: 'source',
+				type: 'options',
+				options: [
+					{ name: 'Image Task Object', value: 'imageTask', description: 'A task object (data / result.data with url or b64_json), e.g. the input item' },
+					{ name: 'Video Task ID', value: 'videoTask', description: 'Delta: authenticated /v1/videos/{id}/content; gamma: the result URL of the task' },
+					{ name: 'URL', value: 'url', description: 'A hosted result address (fetched without the key)' },
+				],
+				default: 'imageTask',
+			},
+			{ displayName: 'Task Object', name: 'task', type: 'json', default: '={{ $json }}', displayOptions: { show: { source: ['imageTask'] } } },
+			{ displayName: 'Task ID', name: 'taskId', type: 'string', default: '={{ $json.task_id }}', displayOptions: { show: { source: ['videoTask'] } } },
+			{
+				displayName: 'Video Origin',
+				name: 'origin',
+				type: 'options',
+				options: [
+					{ name: 'From Input Item', value: 'auto' },
+					{ name: 'Base URL', value: 'base' },
+					{ name: 'Video Base URL', value: 'video' },
+				],
+				default: 'auto',
+				description: 'Query and download on the origin that created the task',
+				displayOptions: { show: { source: ['videoTask'] } },
+			},
+			{ displayName: 'URL', name: 'url', type: 'string', default: '', displayOptions: { show: { source: ['url'] } } },
+			{
+				displayName: 'Result Type',
+				name: 'resultType',
+				type: 'options',
+				options: [
+					{ name: 'Image', value: 'image' },
+					{ name: 'Video (MP4)', value: 'video' },
+				],
+				default: 'image',
+				displayOptions: { show: { source: ['url'] } },
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data' },
+					{ displayName: 'One Item per Image', name: 'splitImages', type: 'boolean', default: false, description: 'Whether to emit one item per image instead of all images on one item (data, data_1, …)' },
+					{ displayName: 'Return URLs Only', name: 'urlsOnly', type: 'boolean', default: false, description: 'Whether to return the result addresses without downloading (automatic when used as an AI-agent tool)' },
+				],
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const transport = await createTransport(this);
+		const asTool = typeof this.isToolExecution === 'function' && this.isToolExecution();
+		return [
+			await forEachItem(this, async (i) => {
+				const source = this.getNodeParameter('source', i) as string;
+				const o = this.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean };
+				const prop = o.binaryPropertyName || 'data';
+				const urlsOnly = !!o.urlsOnly || asTool;
+				const json = this.getInputData()[i].json;
+				if (source === 'videoTask') {
+					const taskId = String(this.getNodeParameter('taskId', i) ?? '').trim();
+					if (!/^[A-Za-z0-9_-]{1,200}$/.test(taskId)) throw new InputRuleError([{ field: 'Task ID', rule: 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' }]);
+					const originParam = this.getNodeParameter('origin', i) as string;
+					const origin: OriginKind = originParam === 'auto' ? (json.origin === 'video' ? 'video' : 'base') : (originParam as OriginKind);
+					const task = normaliseVideoTask((await transport.getJson(`/v1/videos/${taskId}`, { origin })).body);
+					if (task.phase !== 'succeeded') throw new Error(`video task ${taskId} is ${task.rawStatus ?? 'not finished'}${task.error ? `: ${task.error}` : ''}`);
+					const gammaUrl = task.results[0]?.url && !/^delta/.test(String(json.model ?? json.family ?? '')) && json.family !== 'delta' ? task.results[0].url : undefined;
+					const path = gammaUrl ? undefined : `/v1/videos/${taskId}/content`;
+					if (urlsOnly) return { json: { task_id: taskId, url: task.results[0]?.url ?? null, content_path: path ?? null, origin } };
+					const stored = await storeVideoResult(this, transport, gammaUrl ? { url: gammaUrl } : { path, origin }, taskId);
+					return { json: { task_id: taskId, ...stored.meta }, binary: { [prop]: stored.binary } };
+				}
+				let refs: ResultRef[];
+				let taskId: string | undefined;
+				if (source === 'url') {
+					const url = String(this.getNodeParameter('url', i) ?? '').trim();
+					if (!/^https?:\/\//i.test(url)) throw new InputRuleError([{ field: 'URL', rule: 'must be an http(s) address' }]);
+					if ((this.getNodeParameter('resultType', i) as string) === 'video') {
+						if (urlsOnly) return { json: { url } };
+						const stored = await storeVideoResult(this, transport, { url }, 'video');
+						return { json: { ...stored.meta }, binary: { [prop]: stored.binary } };
+					}
+					refs = [{ url }];
+				} else {
+					let t = this.getNodeParameter('task', i) as unknown;
+					if (typeof t === 'string') {
+						try {
+							t = JSON.parse(t);
+						} catch {
+							throw new InputRuleError([{ field: 'Task Object', rule: 'must be a task object (JSON)' }]);
+						}
+					}
+					const task = normaliseImageTask(t);
+					taskId = task.taskId;
+					refs = task.results;
+					if (!refs.length) throw new InputRuleError([{ field: 'Task Object', rule: 'holds no results (data / result.data is empty): nothing to download' }]);
+				}
+				if (urlsOnly) return { json: { task_id: taskId ?? null, urls: refs.map((r) => r.url ?? null), has_b64: refs.some((r) => !!r.b64) } };
+				const stored = [];
+				for (const [k, ref] of refs.entries()) stored.push(await storeImageResult(this, transport, ref, `${taskId ?? 'image'}${k ? `_${k}` : ''}`));
+				if (o.splitImages) return stored.map((s) => ({ json: { task_id: taskId ?? null, ...s.meta } as IDataObject, binary: { [prop]: s.binary } }));
+				const binary: Record<string, IBinaryData> = {};
+				stored.forEach((s, k) => (binary[k ? `${prop}_${k}` : prop] = s.binary));
+				return { json: { task_id: taskId ?? null, files: stored.map((s, k) => ({ ...s.meta, binaryProperty: k ? `${prop}_${k}` : prop })) }, binary };
+			}),
+		];
+	}
+}
