@@ -89,9 +89,13 @@ export class GenGatewayDownloadResult implements INodeType {
 					if (!/^[A-Za-z0-9_-]{1,200}$/.test(taskId)) throw new InputRuleError([{ field: 'Task ID', rule: 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' }]);
 					const originParam = this.getNodeParameter('origin', i) as string;
 					const origin: OriginKind = originParam === 'auto' ? (json.origin === 'video' ? 'video' : 'base') : (originParam as OriginKind);
-					const task = normaliseVideoTask((await transport.getJson(`/v1/videos/${taskId}`, { origin })).body);
+					const body = (await transport.getJson<Record<string, unknown>>(`/v1/videos/${taskId}`, { origin })).body ?? {};
+					const task = normaliseVideoTask(body);
 					if (task.phase !== 'succeeded') throw new Error(`video task ${taskId} is ${task.rawStatus ?? 'not finished'}${task.error ? `: ${task.error}` : ''}`);
-					const gammaUrl = task.results[0]?.url && !/^delta/.test(String(json.model ?? json.family ?? '')) && json.family !== 'delta' ? task.results[0].url : undefined;
+					const model = String(body.model ?? json.model ?? '');
+					const isDelta = model.startsWith('delta-') || body.object === 'video' || json.family === 'delta';
+					const gammaUrl = !isDelta ? task.results[0]?.url : undefined;
+					if (!isDelta && !gammaUrl) throw new Error(`video task ${taskId} finished without a result URL`);
 					const path = gammaUrl ? undefined : `/v1/videos/${taskId}/content`;
 					if (urlsOnly) return { json: { task_id: taskId, url: task.results[0]?.url ?? null, content_path: path ?? null, origin } };
 					const stored = await storeVideoResult(this, transport, gammaUrl ? { url: gammaUrl } : { path, origin }, taskId);

@@ -90,6 +90,8 @@ export async function storeVideoResult(
 		throw new ResultInvalidError(`video download answered Content-Type "${res.contentType}", not a video`);
 	}
 	const out = new PassThrough();
+	// the failure is reported from here; the binary store only needs to see the stream end early
+	out.on('error', () => undefined);
 	let seen = 0;
 	let head = Buffer.alloc(0);
 	let checked = false;
