@@ -51,6 +51,7 @@ export async function handleNative(ctx: ImageCtx, model: string): Promise<void> 
 	const size = a && b ? (a >= b ? `${long}x${Math.round((long * b) / a)}` : `${Math.round((long * a) / b)}x${long}`) : `${long}x${long}`;
 	const r = resolveSize(model, size, sim.sequence);
 	if (!r.ok) return openAiError(req.res, 400, r.message, 'invalid_request_error');
+	const responseId = sim.nextId('gen');
 	const png = await makeImage(r.width, r.height, 'png', sim.sequence);
 	sim.charge(key, 'charge', model, perCallQuota(entry, key.group));
 	const inlineKey = sim.sequence % 2 ? 'inline_data' : 'inlineData';
@@ -58,5 +59,6 @@ export async function handleNative(ctx: ImageCtx, model: string): Promise<void> 
 	sendJson(req.res, 200, {
 		candidates: [{ content: { role: 'model', parts: [{ text: 'Here is your image.' }, { [inlineKey]: { [mimeKey]: 'image/png', data: png.toString('base64') } }] }, finishReason: 'STOP' }],
 		usageMetadata: { promptTokenCount: Math.ceil(prompt.length / 4), candidatesTokenCount: 1290 },
+		responseId,
 	});
 }
