@@ -80,9 +80,18 @@ export class GenGatewayTaskWait implements INodeType {
 		const metas = new Map<WaitJob, JobMeta>();
 		const results: Array<{ output: number; item: INodeExecutionData } | undefined> = new Array(items.length);
 		for (let i = 0; i < items.length; i++) {
+			const taskIdParam = this.getNodeParameter('taskId', i, '') as unknown;
+			if (items[i].json.submission_uncertain === true && (taskIdParam === null || taskIdParam === undefined || taskIdParam === '')) {
+				// An uncertain submission without a task ID: nothing to poll, and it must not be resubmitted.
+				results[i] = {
+					output: 1,
+					item: { json: { status: 'uncertain', submission_uncertain: true, task_id: null, error: `submission outcome unknown and no task ID: ${String(items[i].json.reason ?? '')}`.trim(), note: 'Check the usage records before submitting again.' } },
+				};
+				continue;
+			}
 			try {
 				const o = this.getNodeParameter('options', i, {}) as WaitOptions;
-				const { job, meta } = buildJob(i, items[i].json, this.getNodeParameter('taskId', i), this.getNodeParameter('taskKind', i) as string, {
+				const { job, meta } = buildJob(i, items[i].json, taskIdParam, this.getNodeParameter('taskKind', i) as string, {
 					now,
 					deadlineMs: (o.deadlineMinutes ?? 30) * 60_000,
 					maxWaitMs: (o.maxWaitSeconds ?? 0) * 1000,

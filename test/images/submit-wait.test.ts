@@ -214,3 +214,23 @@ describe('Image Submit modes, sizes and edits', () => {
 		expect(r.output('Wait', 0)).toHaveLength(1);
 	});
 });
+
+describe('Task Wait input handling', () => {
+	it('an uncertain submission without a task ID goes to Failed, the others are still waited for', async () => {
+		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after' });
+		const r = await runWorkflow({ nodes: [submit({ prompt: '={{ $json.p }}' }), wait()], input: [{ json: { p: 'a' } }, { json: { p: 'b' } }], credentials: creds() });
+		const [ok, failed] = r.outputs('Wait');
+		expect(ok).toHaveLength(1);
+		expect(failed[0].json).toMatchObject({ status: 'uncertain', submission_uncertain: true });
+		expect(failed[0].pairedItem).toEqual({ item: 0 });
+		expect(posts()).toHaveLength(2);
+	});
+
+	it('a missing task ID on an ordinary item is an input error naming the field', async () => {
+		const r = await runWorkflow({ nodes: [{ ...wait(), onError: 'continueRegularOutput' }], input: [{ json: {} }, { json: { task_id: 'bad id!' } }], credentials: creds() });
+		const failed = r.output('Wait', 1);
+		expect(String(failed[0].json.error)).toMatch(/^Task ID: is empty/);
+		expect(String(failed[1].json.error)).toMatch(/^Task ID: must be 1 to 200 characters/);
+		expect(sim.log).toHaveLength(0);
+	});
+});
