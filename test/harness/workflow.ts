@@ -116,6 +116,8 @@ export interface RunOptions {
 	cancelAfterMs?: number;
 	/** gets the running promise, e.g. to cancel it */
 	onStart?: (p: { cancel: () => void }) => void;
+	/** stream the execution like n8n's chat/webhook streaming; receives every chunk a node sends */
+	onChunk?: (chunk: { type: string; content?: string; metadata: { nodeName: string; itemIndex: number } }) => void;
 }
 
 export interface RunResult {
@@ -157,6 +159,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 	const workflow = new Workflow({ id, name: id, nodes, connections, nodeTypes: new MapNodeTypes(types), active: false, settings: { executionOrder: 'v1' } });
 	const executionId = `exec${counter}`;
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id, name: id, nodes, connections, active: false, settings: {} } as never);
+	if (opts.onChunk) hooks.addHandler('sendChunk', (chunk: never) => opts.onChunk!(chunk));
 	const credentialsHelper = new PlainCredentialsHelper(opts.credentials ? { [CREDENTIAL_NAME]: opts.credentials as unknown as ICredentialDataDecryptedObject } : {});
 	const additionalData = {
 		executionId,
@@ -171,6 +174,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 		webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
 		webhookTestBaseUrl: 'http://localhost/webhook-test',
 		formWaitingBaseUrl: 'http://localhost/form-waiting',
+		streamingEnabled: !!opts.onChunk,
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const first = workflow.getNode(nodes[0].name)!;
 	const runData = createRunExecutionData({

@@ -93,6 +93,19 @@ describe('Chat and Responses nodes against the simulator', () => {
 		expect((j.usage as Record<string, number>).total_tokens).toBeGreaterThan(0);
 	});
 
+	it('when n8n streams the execution, deltas are forwarded with sendChunk as they arrive (chat and responses)', async () => {
+		for (const node of [chat('forward me', true), responses('forward me', true)]) {
+			const chunks: Array<{ type: string; content?: string }> = [];
+			const r = await runWorkflow({ nodes: [node], credentials: creds(), onChunk: (c) => chunks.push(c) });
+			const text = r.output(node.name)[0].json.text;
+			expect(chunks[0].type).toBe('begin');
+			expect(chunks.at(-1)!.type).toBe('end');
+			const items = chunks.filter((c) => c.type === 'item');
+			expect(items.length).toBeGreaterThan(5);
+			expect(items.map((c) => c.content).join('')).toBe(text);
+		}
+	});
+
 	it('chat stream split into tiny pieces with keep-alive lines gives the same text', async () => {
 		const r = await runWorkflow({ nodes: [chat('split me [split]', true)], credentials: creds() });
 		expect(r.error).toBeUndefined();
