@@ -16,7 +16,7 @@ export class GenGatewayChat implements INodeType {
 		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{"chat: " + $parameter["model"].value}}',
+		subtitle: '={{"chat: " + ($parameter["model"].value || $parameter["model"])}}',
 		description: 'Chat completions through the gateway (/v1/chat/completions), plain or streamed',
 		defaults: { name: 'GenGateway Chat' },
 		usableAsTool: true,

@@ -8,7 +8,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 	icon: { light: 'file:../../icons/imageSubmit.svg', dark: 'file:../../icons/imageSubmit.dark.svg' },
 	group: ['transform'],
 	version: 1,
-	subtitle: '={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + $parameter["model"].value}}',
+	subtitle: '={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ($parameter["model"].value || $parameter["model"])}}',
 	description:
 		'Text-to-image and image edits through the gateway. A paid POST is never resent: when its outcome is unknown (timeout, dropped connection) the item is marked submission_uncertain instead of failing, so n8n\'s Retry On Fail cannot pay twice.',
 	defaults: { name: 'GenGateway Image Submit' },

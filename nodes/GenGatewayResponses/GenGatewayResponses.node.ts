@@ -16,7 +16,7 @@ export class GenGatewayResponses implements INodeType {
 		icon: { light: 'file:../../icons/responses.svg', dark: 'file:../../icons/responses.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{"responses: " + $parameter["model"].value}}',
+		subtitle: '={{"responses: " + ($parameter["model"].value || $parameter["model"])}}',
 		description: 'The Responses API through the gateway (/v1/responses), plain or streamed',
 		defaults: { name: 'GenGateway Responses' },
 		usableAsTool: true,

@@ -10,7 +10,7 @@ export const videoCreateDescription: INodeTypeDescription = {
 	icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
 	group: ['transform'],
 	version: 1,
-	subtitle: '={{$parameter["family"] + ": " + $parameter["model"].value}}',
+	subtitle: '={{$parameter["family"] + ": " + ($parameter["model"].value || $parameter["model"])}}',
 	description:
 		'Creates delta-video or gamma-video tasks. Every rule is checked before sending. The POST is never resent: an unknown outcome is marked submission_uncertain instead of failing, so Retry On Fail cannot pay twice.',
 	defaults: { name: 'GenGateway Video Create' },

@@ -1,58 +1,203 @@
-/** Joins chat-completions SSE chunks into the final message. */
+/**
+ * The chat-completions stream parser (`POST /v1/chat/completions` with `stream: true`): `data:` events with
+ * JSON increments, a usage chunk whose `choices` is empty, and the final marker `data: [DONE]`. Deltas are
+ * joined per choice into the final message; a stream without `[DONE]` or with an error event is an error.
+ * Also reads the non-streaming answer (`choices[].message.content`, `usage`).
+ */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { StreamError } from './sse';
+import { SseByteParser, StreamError, eventJson, upstreamError, type EventInterpreter } from './sse';
+
+export const CHAT_DONE = '[DONE]';
+
+export interface ChatToolCall {
+	id?: string;
+	type: string;
+	function: { name: string; arguments: string };
+}
+
+export interface ChatChoice {
+	index: number;
+	role: string;
+	content: string;
+	/** reasoning text some gateways stream beside the content (`reasoning_content`) */
+	reasoning: string;
+	toolCalls: ChatToolCall[];
+	finishReason: string | null;
+}
 
 export interface ChatResult {
 	id?: string;
 	model?: string;
+	created?: number;
+	systemFingerprint?: string;
+	/** the text of choice 0 */
 	content: string;
-	finishReason?: string | null;
+	finishReason: string | null;
 	usage?: Record<string, unknown>;
+	toolCalls: ChatToolCall[];
+	choices: ChatChoice[];
+	/** `[DONE]` was read */
 	done: boolean;
+	/** JSON chunks read */
 	chunks: number;
 }
 
-export class ChatStreamAccumulator {
-	readonly result: ChatResult = { content: '', done: false, chunks: 0 };
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-	/** Returns the text delta this event adds ('' for none), or 'done' at `[DONE]`. */
+function newChoice(index: number): ChatChoice {
+	return { index, role: 'assistant', content: '', reasoning: '', toolCalls: [], finishReason: null };
+}
+
+/** Interprets chat-completion SSE events (the event layer; `ChatStreamParser` adds bytes and SSE framing). */
+export class ChatStreamAccumulator implements EventInterpreter {
+	private readonly byIndex = new Map<number, ChatChoice>();
+	private meta: Pick<ChatResult, 'id' | 'model' | 'created' | 'systemFingerprint' | 'usage'> = {};
+	private doneSeen = false;
+	private chunkCount = 0;
+
+	get finished(): boolean {
+		return this.doneSeen;
+	}
+
+	get receivedText(): string {
+		return this.byIndex.get(0)?.content ?? '';
+	}
+
+	get result(): ChatResult {
+		const choices = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
+		const first = this.byIndex.get(0) ?? newChoice(0);
+		return { ...this.meta, content: first.content, finishReason: first.finishReason, toolCalls: first.toolCalls.filter(Boolean), choices, done: this.doneSeen, chunks: this.chunkCount };
+	}
+
+	/** Compatibility form: the delta of this event, or 'done' at `[DONE]`. */
 	feed(e: EventSourceMessage): string | 'done' {
+		const d = this.onEvent(e, false);
+		return this.doneSeen ? 'done' : d;
+	}
+
+	onEvent(e: EventSourceMessage, atEnd: boolean): string {
+		if (this.doneSeen) return '';
 		const data = e.data.trim();
-		if (data === '[DONE]') {
-			this.result.done = true;
-			return 'done';
+		if (data === CHAT_DONE) {
+			this.doneSeen = true;
+			return '';
 		}
 		if (!data) return '';
-		let json: Record<string, unknown>;
-		try {
-			json = JSON.parse(data);
-		} catch {
-			throw new StreamError(`stream carried an unreadable event: ${data.slice(0, 80)}`);
-		}
-		if (json.error) {
-			const err = json.error as Record<string, unknown>;
-			throw new StreamError(`gateway reported an error mid-stream: ${typeof err === 'object' ? String(err.message ?? JSON.stringify(err)) : String(err)}`);
-		}
-		this.result.chunks++;
-		this.result.id ??= json.id as string | undefined;
-		this.result.model ??= json.model as string | undefined;
-		if (json.usage && typeof json.usage === 'object') this.result.usage = json.usage as Record<string, unknown>;
+		const json = eventJson(e, atEnd, { receivedText: this.receivedText, marker: CHAT_DONE });
+		if (e.event === 'error' || (json.error !== undefined && json.error !== null && json.error !== false)) throw upstreamError(json, this.receivedText);
+		this.chunkCount++;
+		this.meta.id ??= str(json.id);
+		this.meta.model ??= str(json.model);
+		if (typeof json.created === 'number') this.meta.created ??= json.created;
+		this.meta.systemFingerprint ??= str(json.system_fingerprint);
+		if (json.usage && typeof json.usage === 'object') this.meta.usage = json.usage as Record<string, unknown>;
 		let delta = '';
-		for (const c of (json.choices as Array<Record<string, unknown>> | undefined) ?? []) {
-			if ((c.index ?? 0) !== 0) continue;
-			const d = (c.delta ?? {}) as Record<string, unknown>;
-			if (typeof d.content === 'string') delta += d.content;
-			if (c.finish_reason) this.result.finishReason = c.finish_reason as string;
+		const choices = Array.isArray(json.choices) ? (json.choices as Array<Record<string, unknown>>) : [];
+		for (const [pos, c] of choices.entries()) {
+			if (!c || typeof c !== 'object') continue;
+			const index = typeof c.index === 'number' ? c.index : pos;
+			let choice = this.byIndex.get(index);
+			if (!choice) this.byIndex.set(index, (choice = newChoice(index)));
+			const d = (c.delta ?? c.message ?? {}) as Record<string, unknown>;
+			if (typeof d.role === 'string' && d.role) choice.role = d.role;
+			if (typeof d.content === 'string') {
+				choice.content += d.content;
+				if (index === 0) delta += d.content;
+			}
+			if (typeof d.reasoning_content === 'string') choice.reasoning += d.reasoning_content;
+			if (Array.isArray(d.tool_calls)) mergeToolCalls(choice.toolCalls, d.tool_calls as Array<Record<string, unknown>>);
+			if (typeof c.finish_reason === 'string' && c.finish_reason) choice.finishReason = c.finish_reason;
 		}
-		this.result.content += delta;
 		return delta;
+	}
+
+	/** The joined stream in the shape of a non-streaming answer (for "full response" output). */
+	toCompletion(): Record<string, unknown> {
+		const r = this.result;
+		const out: Record<string, unknown> = { id: r.id, object: 'chat.completion', created: r.created, model: r.model };
+		if (r.systemFingerprint) out.system_fingerprint = r.systemFingerprint;
+		out.choices = r.choices.map((c) => {
+			const message: Record<string, unknown> = { role: c.role, content: c.content };
+			if (c.reasoning) message.reasoning_content = c.reasoning;
+			const calls = c.toolCalls.filter(Boolean);
+			if (calls.length) message.tool_calls = calls;
+			return { index: c.index, message, finish_reason: c.finishReason };
+		});
+		out.usage = r.usage ?? null;
+		return out;
 	}
 }
 
-/** Reads a non-streaming chat completion. */
+/** Tool-call deltas: matched by `index`; `arguments` are concatenated, a name repeated whole is not doubled. */
+function mergeToolCalls(into: ChatToolCall[], deltas: Array<Record<string, unknown>>): void {
+	for (const [pos, tc] of deltas.entries()) {
+		if (!tc || typeof tc !== 'object') continue;
+		const i = typeof tc.index === 'number' ? tc.index : pos;
+		const call = (into[i] ??= { type: 'function', function: { name: '', arguments: '' } });
+		if (typeof tc.id === 'string' && tc.id) call.id = tc.id;
+		if (typeof tc.type === 'string' && tc.type) call.type = tc.type;
+		const f = (tc.function ?? {}) as Record<string, unknown>;
+		if (typeof f.name === 'string' && f.name && f.name !== call.function.name) call.function.name += f.name;
+		if (typeof f.arguments === 'string') call.function.arguments += f.arguments;
+	}
+}
+
+/** Bytes in, deltas out: the chat stream parser. `onDelta` gets choice 0's text as each event arrives. */
+export class ChatStreamParser extends SseByteParser {
+	readonly accumulator: ChatStreamAccumulator;
+
+	constructor(onDelta?: (text: string) => void, accumulator = new ChatStreamAccumulator()) {
+		super(accumulator, CHAT_DONE, onDelta);
+		this.accumulator = accumulator;
+	}
+
+	get result(): ChatResult {
+		return this.accumulator.result;
+	}
+}
+
+/** Reads a non-streaming chat completion (also what a gateway sends when it ignores `stream: true`). */
 export function chatFromJson(body: Record<string, unknown>): ChatResult {
-	const choice = ((body.choices as Array<Record<string, unknown>>) ?? [])[0] ?? {};
-	const msg = (choice.message ?? {}) as Record<string, unknown>;
-	const content = typeof msg.content === 'string' ? msg.content : Array.isArray(msg.content) ? (msg.content as Array<Record<string, unknown>>).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') : '';
-	return { id: body.id as string, model: body.model as string, content, finishReason: (choice.finish_reason as string) ?? null, usage: body.usage as Record<string, unknown>, done: true, chunks: 0 };
+	if (body.error !== undefined && body.error !== null && body.error !== false) throw upstreamError(body, '');
+	if (!Array.isArray(body.choices) || body.choices.length === 0) {
+		throw new StreamError(`the answer holds no choices (${describeKeys(body)})`, 'unreadable');
+	}
+	const choices: ChatChoice[] = (body.choices as Array<Record<string, unknown>>).map((c, pos) => {
+		const msg = (c?.message ?? {}) as Record<string, unknown>;
+		const choice = newChoice(typeof c?.index === 'number' ? c.index : pos);
+		if (typeof msg.role === 'string') choice.role = msg.role;
+		choice.content = contentText(msg.content);
+		if (typeof msg.reasoning_content === 'string') choice.reasoning = msg.reasoning_content;
+		if (Array.isArray(msg.tool_calls)) mergeToolCalls(choice.toolCalls, msg.tool_calls as Array<Record<string, unknown>>);
+		choice.finishReason = typeof c?.finish_reason === 'string' ? c.finish_reason : null;
+		return choice;
+	});
+	const first = choices.find((c) => c.index === 0) ?? choices[0];
+	return {
+		id: str(body.id),
+		model: str(body.model),
+		created: typeof body.created === 'number' ? body.created : undefined,
+		systemFingerprint: str(body.system_fingerprint),
+		content: first.content,
+		finishReason: first.finishReason,
+		usage: body.usage && typeof body.usage === 'object' ? (body.usage as Record<string, unknown>) : undefined,
+		toolCalls: first.toolCalls,
+		choices,
+		done: true,
+		chunks: 0,
+	};
+}
+
+/** `message.content` as text: a string, null (tool calls only), or an array of content parts. */
+function contentText(content: unknown): string {
+	if (typeof content === 'string') return content;
+	if (Array.isArray(content)) {
+		return (content as Array<Record<string, unknown>>).map((p) => (p && typeof p.text === 'string' ? p.text : '')).join('');
+	}
+	return '';
+}
+
+export function describeKeys(body: Record<string, unknown>): string {
+	const keys = Object.keys(body);
+	return keys.length ? `fields: ${keys.slice(0, 8).join(', ')}` : 'an empty object';
 }

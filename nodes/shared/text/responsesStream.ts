@@ -1,75 +1,178 @@
-/** Reads `/v1/responses` results: walks output[].content[] (never a top-level output_text), and its SSE events. */
+/**
+ * The Responses stream parser (`POST /v1/responses` with `stream: true`): `event: <name>` + `data: {json}`
+ * pairs, no `[DONE]`; the stream is complete at `response.completed` or `response.incomplete`. Text is read
+ * by walking `output[].content[]` (never a top-level `output_text`). Gateways that send a reduced set of
+ * events (no content_part events, no sequence numbers, output only in `output_item.done`) are handled.
+ */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { StreamError } from './sse';
+import { SseByteParser, StreamError, eventJson, upstreamError, type EventInterpreter } from './sse';
+
+export const RESPONSES_END = 'response.completed';
 
 export interface ResponsesResult {
 	id?: string;
 	model?: string;
 	text: string;
+	/** `completed`, `incomplete`, … */
 	status?: string;
-	usage?: Record<string, unknown>;
-	done: boolean;
 	incompleteReason?: string;
+	usage?: Record<string, unknown>;
+	/** the completion event (or completion event) was read */
+	done: boolean;
+	/** the final response object (from the completion event, completed from the streamed items) */
+	response?: Record<string, unknown>;
 }
 
+/** Joins the text parts of `output[].content[]` (`output_text`, or `text` from some gateways). */
 export function textFromOutput(output: unknown): string {
 	if (!Array.isArray(output)) return '';
 	let text = '';
 	for (const item of output as Array<Record<string, unknown>>) {
-		if (!item || !Array.isArray(item.content)) continue;
+		if (!item || typeof item !== 'object' || !Array.isArray(item.content)) continue;
 		for (const part of item.content as Array<Record<string, unknown>>) {
-			if ((part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') text += part.text;
+			if (part && (part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') text += part.text;
 		}
 	}
 	return text;
 }
 
+/** Reads a non-streaming Responses answer (also what a gateway sends when it ignores `stream: true`). */
 export function responsesFromJson(body: Record<string, unknown>): ResponsesResult {
+	if (body.status === 'failed' || (body.error !== undefined && body.error !== null && body.error !== false)) throw upstreamError(body, '');
+	if (!Array.isArray(body.output)) {
+		throw new StreamError(`the answer holds no output list (${Object.keys(body).slice(0, 8).join(', ') || 'an empty object'})`, 'unreadable');
+	}
 	const incomplete = body.incomplete_details as Record<string, unknown> | undefined;
-	return { id: body.id as string, model: body.model as string, text: textFromOutput(body.output), status: body.status as string, usage: body.usage as Record<string, unknown>, done: true, incompleteReason: incomplete?.reason as string | undefined };
+	return {
+		id: typeof body.id === 'string' ? body.id : undefined,
+		model: typeof body.model === 'string' ? body.model : undefined,
+		text: textFromOutput(body.output),
+		status: typeof body.status === 'string' ? body.status : undefined,
+		incompleteReason: incomplete && typeof incomplete.reason === 'string' ? incomplete.reason : undefined,
+		usage: body.usage && typeof body.usage === 'object' ? (body.usage as Record<string, unknown>) : undefined,
+		done: true,
+		response: body,
+	};
 }
 
-export class ResponsesStreamAccumulator {
-	readonly result: ResponsesResult = { text: '', done: false };
+/** Interprets Responses SSE events (the event layer; `ResponsesStreamParser` adds bytes and SSE framing). */
+export class ResponsesStreamAccumulator implements EventInterpreter {
 	private deltas = '';
+	private created: Record<string, unknown> = {};
+	private final?: Record<string, unknown>;
+	private finalType?: string;
+	/** items from `response.output_item.done`, by output_index */
+	private readonly items: Array<Record<string, unknown>> = [];
+	/** texts from `response.output_text.done`, by "output_index:content_index" */
+	private readonly doneTexts = new Map<string, string>();
 
-	/** Returns the text delta of this event, or 'done' at the completion event. */
-	feed(e: EventSourceMessage): string | 'done' {
-		if (!e.data.trim()) return '';
-		let json: Record<string, unknown>;
-		try {
-			json = JSON.parse(e.data);
-		} catch {
-			throw new StreamError(`stream carried an unreadable event: ${e.data.slice(0, 80)}`);
+	get finished(): boolean {
+		return this.final !== undefined;
+	}
+
+	get receivedText(): string {
+		return this.deltas;
+	}
+
+	get result(): ResponsesResult {
+		if (!this.final) {
+			return { id: str(this.created.id), model: str(this.created.model), text: this.deltas, done: false };
 		}
-		const type = (e.event ?? json.type) as string | undefined;
+		const response = this.finalResponse();
+		const incomplete = response.incomplete_details as Record<string, unknown> | undefined;
+		return {
+			id: str(response.id),
+			model: str(response.model),
+			text: this.finalText(),
+			status: str(response.status) ?? (this.finalType === 'response.incomplete' ? 'incomplete' : 'completed'),
+			incompleteReason: incomplete && typeof incomplete.reason === 'string' ? incomplete.reason : undefined,
+			usage: response.usage && typeof response.usage === 'object' ? (response.usage as Record<string, unknown>) : undefined,
+			done: true,
+			response,
+		};
+	}
+
+	/** Compatibility form: the delta of this event, or 'done' at the completion event. */
+	feed(e: EventSourceMessage): string | 'done' {
+		const d = this.onEvent(e, false);
+		return this.finished ? 'done' : d;
+	}
+
+	onEvent(e: EventSourceMessage, atEnd: boolean): string {
+		if (this.final) return '';
+		const data = e.data.trim();
+		// no [DONE] in this protocol; a gateway that appends one anyway is not an answer
+		if (!data || data === '[DONE]') return '';
+		const json = eventJson(e, atEnd, { receivedText: this.deltas, marker: RESPONSES_END });
+		const type = e.event && e.event !== 'message' ? e.event : str(json.type);
 		switch (type) {
+			case 'response.created':
+			case 'response.in_progress':
+				if (json.response && typeof json.response === 'object') this.created = { ...this.created, ...(json.response as Record<string, unknown>) };
+				return '';
 			case 'response.output_text.delta':
 				if (typeof json.delta === 'string') {
 					this.deltas += json.delta;
 					return json.delta;
 				}
 				return '';
-			case 'response.completed':
-			case 'response.incomplete': {
-				const resp = (json.response ?? {}) as Record<string, unknown>;
-				const final = responsesFromJson(resp);
-				Object.assign(this.result, final, { text: final.text || this.deltas, done: true });
-				return 'done';
-			}
-			case 'response.failed':
-			case 'error': {
-				const err = (json.error ?? (json.response as Record<string, unknown>)?.error ?? json) as Record<string, unknown>;
-				throw new StreamError(`gateway reported an error mid-stream: ${String(err.message ?? JSON.stringify(err))}`);
-			}
-			case 'response.created': {
-				const resp = (json.response ?? {}) as Record<string, unknown>;
-				this.result.id = resp.id as string;
-				this.result.model = resp.model as string;
+			case 'response.output_text.done':
+				if (typeof json.text === 'string') this.doneTexts.set(`${num(json.output_index)}:${num(json.content_index)}`, json.text);
 				return '';
+			case 'response.output_item.done':
+				if (json.item && typeof json.item === 'object') this.items[typeof json.output_index === 'number' ? json.output_index : this.items.length] = json.item as Record<string, unknown>;
+				return '';
+			case 'response.completed':
+			case 'response.incomplete':
+				this.finalType = type;
+				this.final = json.response && typeof json.response === 'object' ? (json.response as Record<string, unknown>) : {};
+				return '';
+			case 'response.failed': {
+				const resp = (json.response ?? {}) as Record<string, unknown>;
+				throw upstreamError(resp.error ? resp : json, this.deltas);
 			}
+			case 'error':
+				throw upstreamError(json, this.deltas);
 			default:
 				return '';
 		}
 	}
+
+	/** The completion event's response, its output filled from the streamed items when a gateway left it out. */
+	private finalResponse(): Record<string, unknown> {
+		const base = { ...this.created, ...this.final };
+		const output = Array.isArray(base.output) ? base.output : [];
+		if (output.length === 0 && this.items.some(Boolean)) base.output = this.items.filter(Boolean);
+		return base;
+	}
+
+	private finalText(): string {
+		const fromOutput = textFromOutput(this.finalResponse().output);
+		if (fromOutput) return fromOutput;
+		if (this.doneTexts.size) return [...this.doneTexts.entries()].sort(([a], [b]) => cmpKey(a, b)).map(([, t]) => t).join('');
+		return this.deltas;
+	}
+}
+
+/** Bytes in, deltas out: the Responses stream parser. `onDelta` gets each `output_text.delta`. */
+export class ResponsesStreamParser extends SseByteParser {
+	readonly accumulator: ResponsesStreamAccumulator;
+
+	constructor(onDelta?: (text: string) => void, accumulator = new ResponsesStreamAccumulator()) {
+		super(accumulator, `${RESPONSES_END} (or response.incomplete)`, onDelta);
+		this.accumulator = accumulator;
+	}
+
+	get result(): ResponsesResult {
+		return this.accumulator.result;
+	}
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+function cmpKey(a: string, b: string): number {
+	const [a1, a2] = a.split(':').map(Number);
+	const [b1, b2] = b.split(':').map(Number);
+	return a1 - b1 || a2 - b2;
 }

@@ -1,45 +1,94 @@
-/** Request rules for chat and responses. */
+/** Request rules for chat completions and responses, checked before anything is sent. */
 import { z } from 'zod';
+import { InputRuleError } from '../errors';
 
-const role = z.enum(['system', 'user', 'assistant', 'tool', 'developer'], { errorMap: () => ({ message: 'must be one of system, user, assistant, tool, developer' }) });
+export const CHAT_ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] as const;
+
+const role = z.enum(CHAT_ROLES, { errorMap: () => ({ message: `must be one of ${CHAT_ROLES.join(', ')}` }) });
+
+const contentPart = z.record(z.unknown(), { errorMap: () => ({ message: 'must be a content part object' }) });
+
+export const chatMessageSchema = z
+	.object(
+		{
+			role,
+			content: z.union([z.string(), z.array(contentPart), z.null()], { errorMap: () => ({ message: 'must be text or an array of content parts' }) }).optional(),
+		},
+		{ errorMap: () => ({ message: 'must be a {role, content} object' }) },
+	)
+	.passthrough()
+	.superRefine((m, ctx) => {
+		const calls = (m as Record<string, unknown>).tool_calls;
+		const hasCalls = Array.isArray(calls) && calls.length > 0;
+		if (m.content === undefined || m.content === null) {
+			// only an assistant message that carries tool calls may go without content
+			if (!(m.role === 'assistant' && hasCalls)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['content'], message: 'is required' });
+			return;
+		}
+		if ((m.role === 'system' || m.role === 'user' || m.role === 'developer') && typeof m.content === 'string' && m.content.trim() === '') {
+			ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['content'], message: `must not be empty for a ${m.role} message` });
+		}
+		if (Array.isArray(m.content) && m.content.length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['content'], message: 'must hold at least one content part' });
+	});
 
 export const chatMessagesSchema = z
-	.array(
-		z
-			.object({
-				role,
-				content: z.union([z.string(), z.array(z.record(z.unknown()))], { errorMap: () => ({ message: 'must be text or an array of content parts' }) }),
-			})
-			.passthrough(),
-		{ errorMap: () => ({ message: 'must be an array of {role, content} messages' }) },
-	)
+	.array(chatMessageSchema, { errorMap: () => ({ message: 'must be an array of {role, content} messages' }) })
 	.min(1, 'must hold at least one message');
 
-export const modelSchema = z.string({ required_error: 'is required', invalid_type_error: 'must be a model ID' }).min(1, 'is required');
+export const modelSchema = z.string({ required_error: 'is required', invalid_type_error: 'must be a model ID' }).trim().min(1, 'is required');
 
-export const chatBodySchema = z.object({ model: modelSchema, messages: chatMessagesSchema, stream: z.boolean() }).passthrough();
+export const chatBodySchema = z.object({ model: modelSchema, messages: chatMessagesSchema, stream: z.boolean({ invalid_type_error: 'must be true or false' }) }).passthrough();
 
 export const responsesBodySchema = z
 	.object({
 		model: modelSchema,
-		input: z.union([z.string().refine((s) => s.trim() !== '', 'must not be empty'), z.array(z.record(z.unknown())).min(1, 'must not be empty')], { errorMap: () => ({ message: 'must be text or an array of input items' }) }),
-		stream: z.boolean(),
+		input: z.union([z.string().refine((s) => s.trim() !== '', 'must not be empty'), z.array(z.record(z.unknown())).min(1, 'must hold at least one input item')], {
+			errorMap: (issue, ctx) => (issue.code === z.ZodIssueCode.invalid_union ? { message: 'must be text or an array of input items' } : { message: ctx.defaultError }),
+		}),
+		stream: z.boolean({ invalid_type_error: 'must be true or false' }),
 	})
 	.passthrough();
 
-/** Extra body fields must not override what the node sets. */
-export function mergeExtra(body: Record<string, unknown>, extra: unknown, field: string): Record<string, unknown> {
-	if (extra === undefined || extra === null || extra === '') return body;
+/** Fields the node sets itself; Extra Body Fields must not set them. */
+export const RESERVED_FIELDS = { chat: ['model', 'messages', 'stream'], responses: ['model', 'input', 'stream'] } as const;
+
+/**
+ * Reads the Extra Body Fields option (a JSON object, as text or already an object) and merges it
+ * into the body. Setting a field the node sets itself is refused rather than silently dropped.
+ */
+export function mergeExtra(body: Record<string, unknown>, extra: unknown, field: string, reserved: readonly string[] = Object.keys(body)): Record<string, unknown> {
+	if (extra === undefined || extra === null || (typeof extra === 'string' && extra.trim() === '')) return body;
 	let obj = extra;
 	if (typeof extra === 'string') {
 		try {
 			obj = JSON.parse(extra);
 		} catch {
-			throw new Error(`${field}: must be a JSON object`);
+			throw new InputRuleError([{ field, rule: 'must be a JSON object (the text is not valid JSON)' }]);
 		}
 	}
-	if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${field}: must be a JSON object`);
-	const out = { ...(obj as Record<string, unknown>) };
-	for (const k of Object.keys(body)) delete out[k];
-	return { ...body, ...out };
+	if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new InputRuleError([{ field, rule: `must be a JSON object, not ${Array.isArray(obj) ? 'an array' : typeof obj}` }]);
+	const clash = Object.keys(obj).filter((k) => reserved.includes(k));
+	if (clash.length) throw new InputRuleError([{ field, rule: `must not set ${clash.join(', ')}: the node's own fields set ${clash.length === 1 ? 'it' : 'them'}` }]);
+	return { ...body, ...(obj as Record<string, unknown>) };
+}
+
+/**
+ * Messages given as JSON (text, or an array from an expression). A value that is not an array is
+ * refused naming `field`, before any request.
+ */
+export function messagesFromJson(value: unknown, field: string): unknown[] {
+	let v = value;
+	if (typeof v === 'string') {
+		if (v.trim() === '') throw new InputRuleError([{ field, rule: 'is empty: give a JSON array of {role, content} messages' }]);
+		try {
+			v = JSON.parse(v);
+		} catch {
+			throw new InputRuleError([{ field, rule: 'must be a JSON array of {role, content} messages (the text is not valid JSON)' }]);
+		}
+	}
+	if (!Array.isArray(v)) {
+		const got = v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+		throw new InputRuleError([{ field, rule: `must be a JSON array of {role, content} messages, but the value is ${got}` }]);
+	}
+	return v;
 }

@@ -323,8 +323,11 @@ export class GatewayTransport {
 		throw this.httpError(status, obj, parsed.text, 'POST', url, res.headers);
 	}
 
-	/** A POST whose answer is read as a stream (SSE). Same outcome rules as submit. */
-	async postStream(target: string, json: unknown, opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string> } = {}): Promise<StreamResponse | Extract<SubmitOutcome, { kind: 'uncertain' }>> {
+	/**
+	 * A POST whose answer is read as a stream (SSE). Same outcome rules as submit. `idleTimeoutMs`
+	 * (default `timeouts.streamIdle`) is the longest gap between two body chunks.
+	 */
+	async postStream(target: string, json: unknown, opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string>; idleTimeoutMs?: number } = {}): Promise<StreamResponse | Extract<SubmitOutcome, { kind: 'uncertain' }>> {
 		const url = this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'text'];
 		const headers = { accept: 'text/event-stream, application/json', 'content-type': 'application/json', ...this.authHeaders(), ...(opts.headers ?? {}) };
@@ -339,7 +342,7 @@ export class GatewayTransport {
 				signal: this.cfg.signal,
 				dispatcher: getDispatcher(),
 				headersTimeout: timeoutMs,
-				bodyTimeout: this.timeouts.streamIdle,
+				bodyTimeout: opts.idleTimeoutMs && opts.idleTimeoutMs > 0 ? opts.idleTimeoutMs : this.timeouts.streamIdle,
 			});
 		} catch (err) {
 			const ne = this.networkError(err, 'POST', url, timeoutMs, true);

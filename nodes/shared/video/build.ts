@@ -1,22 +1,76 @@
 /** Turns Video Create's fields into a request body and names each material's prompt token. */
+
+export type MaterialType = 'image' | 'video' | 'audio';
+
 export interface Material {
-	type: 'image' | 'video' | 'audio';
-	url: string;
-	/** how a prompt names it: @图片N, @视频N, @音频N (numbered within its type, in array order) */
-	token: string;
+	type: MaterialType;
+	/** reference_image | reference_video | reference_audio (delta), reference_image | input_reference (gamma) */
+	role: string;
+	url?: string;
+	/** gamma input_reference: the file name sent as multipart */
+	file?: string;
+	/** delta: how a prompt names it, @图片N / @视频N / @音频N, numbered within its type in array order */
+	token?: string;
 }
 
-const TOKEN = { image: '图片', video: '视频', audio: '音频' } as const;
-const ITEM = { image: ['image_url', 'reference_image'], video: ['video_url', 'reference_video'], audio: ['audio_url', 'reference_audio'] } as const;
+export const TOKEN_WORD: Record<MaterialType, string> = { image: '图片', video: '视频', audio: '音频' };
+const ITEM: Record<MaterialType, { itemType: string; role: string }> = {
+	image: { itemType: 'image_url', role: 'reference_image' },
+	video: { itemType: 'video_url', role: 'reference_video' },
+	audio: { itemType: 'audio_url', role: 'reference_audio' },
+};
+const TYPE_OF_ROLE: Record<string, MaterialType> = { reference_image: 'image', reference_video: 'video', reference_audio: 'audio' };
 
-/** A list from an expression (array) or a text field (comma or newline separated). */
-export function urlList(v: unknown): string[] {
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Splits at commas that start a new address (so commas inside one address, e.g. CDN transforms, stay). */
+const SEPARATOR = /\s*,\s*(?=[a-z][a-z0-9+.-]*:)/i;
+
+/**
+ * A list of addresses from a field or an input expression: an array (of strings, or of objects with
+ * `url`), a JSON array text, or text with one address per line or comma separated. Entries that are not
+ * text are kept as they are, so the rules report them.
+ */
+export function urlList(v: unknown): unknown[] {
 	if (v === undefined || v === null || v === '') return [];
-	if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x.trim() : x)).filter((x) => x !== '') as string[];
-	return String(v)
-		.split(/[\n,]/)
+	if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? urlList(x) : isObj(x) && typeof x.url === 'string' ? [x.url.trim()] : [x]));
+	if (isObj(v) && typeof v.url === 'string') return [v.url.trim()];
+	if (typeof v !== 'string') return [v];
+	const text = v.trim();
+	if (text.startsWith('[')) {
+		try {
+			const parsed: unknown = JSON.parse(text);
+			if (Array.isArray(parsed)) return urlList(parsed);
+		} catch {
+			// not JSON: read as a list of lines
+		}
+	}
+	return text
+		.split(/\r?\n/)
+		.flatMap((line) => line.split(SEPARATOR))
 		.map((s) => s.trim())
 		.filter(Boolean);
+}
+
+/** The reference materials of a delta body, in array order, with their prompt tokens. */
+export function deltaMaterials(body: Obj): Material[] {
+	const n: Record<MaterialType, number> = { image: 0, video: 0, audio: 0 };
+	const out: Material[] = [];
+	const push = (type: MaterialType, role: string, url: unknown) => {
+		n[type]++;
+		out.push({ type, role, url: typeof url === 'string' ? url : String(url), token: `@${TOKEN_WORD[type]}${n[type]}` });
+	};
+	const meta = isObj(body.metadata) ? body.metadata : {};
+	for (const c of Array.isArray(meta.content) ? meta.content : []) {
+		if (!isObj(c) || typeof c.role !== 'string') continue;
+		const type = TYPE_OF_ROLE[c.role];
+		if (!type) continue;
+		const inner = c[String(c.type)];
+		push(type, c.role, isObj(inner) ? inner.url : undefined);
+	}
+	if (Array.isArray(body.images)) for (const u of body.images) push('image', 'reference_image', u);
+	return out;
 }
 
 export interface DeltaFields {
@@ -27,49 +81,94 @@ export interface DeltaFields {
 	ratio: unknown;
 	generateAudio: unknown;
 	watermark: unknown;
-	images: string[];
-	videos: string[];
-	audios: string[];
-	firstFrame?: string;
-	lastFrame?: string;
+	images: unknown[];
+	videos: unknown[];
+	audios: unknown[];
+	firstFrame?: unknown;
+	lastFrame?: unknown;
 	seed?: unknown;
 	returnLastFrame?: boolean;
 	editMode?: boolean;
-	extraBody?: Record<string, unknown>;
+	/** raw fields: they replace the node's field of the same name; metadata is merged (content items appended) */
+	extraBody?: Obj;
 }
 
-export function buildDeltaBody(f: DeltaFields): { body: Record<string, unknown>; materials: Material[] } {
-	const materials: Material[] = [];
-	const content: Array<Record<string, unknown>> = [];
-	for (const [type, list] of [['image', f.images], ['video', f.videos], ['audio', f.audios]] as const) {
-		list.forEach((url, k) => {
-			materials.push({ type, url, token: `@${TOKEN[type]}${k + 1}` });
-			const [itemType, role] = ITEM[type];
-			content.push({ type: itemType, [itemType]: { url }, role });
-		});
+const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+/** Merges raw extra fields into a body: top-level keys replace, `metadata` is merged, `metadata.content` appended. */
+export function mergeExtra(body: Obj, extra: Obj | undefined): Obj {
+	if (!extra) return body;
+	const out: Obj = { ...body };
+	for (const [k, v] of Object.entries(extra)) {
+		if (k === 'metadata' && isObj(v) && isObj(out.metadata)) {
+			const meta: Obj = { ...out.metadata, ...v };
+			if (Array.isArray(out.metadata.content) && Array.isArray(v.content)) meta.content = [...out.metadata.content, ...v.content];
+			out.metadata = meta;
+		} else out[k] = v;
 	}
-	const body: Record<string, unknown> = {
-		model: f.model,
-		prompt: f.prompt,
-		seconds: f.editMode && (f.seconds === -1 || f.seconds === '-1') ? -1 : f.seconds,
-		resolution: f.resolution,
-		ratio: f.ratio,
-		generate_audio: f.generateAudio,
-		watermark: f.watermark,
-	};
-	const metadata: Record<string, unknown> = {};
+	return out;
+}
+
+export function buildDeltaBody(f: DeltaFields): { body: Obj; materials: Material[] } {
+	const content: Obj[] = [];
+	for (const [type, list] of [['image', f.images], ['video', f.videos], ['audio', f.audios]] as const) {
+		for (const url of list) {
+			const { itemType, role } = ITEM[type];
+			content.push({ type: itemType, [itemType]: { url }, role });
+		}
+	}
+	const body: Obj = { model: f.model };
+	// an empty prompt is left out, so a text item in metadata.content (Extra Body Fields) can carry it
+	if (!blank(f.prompt)) body.prompt = f.prompt;
+	const seconds = typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds)) ? Number(f.seconds) : f.seconds;
+	// edit mode may follow the input length: the spec names that `duration: -1`
+	if (f.editMode && seconds === -1) body.duration = -1;
+	else if (!blank(seconds)) body.seconds = seconds;
+	body.resolution = f.resolution;
+	body.ratio = f.ratio;
+	body.generate_audio = f.generateAudio;
+	body.watermark = f.watermark;
+	const metadata: Obj = {};
 	if (content.length) metadata.content = content;
-	if (f.firstFrame) metadata.first_frame_image = f.firstFrame;
-	if (f.lastFrame) metadata.last_frame_image = f.lastFrame;
+	if (!blank(f.firstFrame)) metadata.first_frame_image = typeof f.firstFrame === 'string' ? f.firstFrame.trim() : f.firstFrame;
+	if (!blank(f.lastFrame)) metadata.last_frame_image = typeof f.lastFrame === 'string' ? f.lastFrame.trim() : f.lastFrame;
 	if (Object.keys(metadata).length) body.metadata = metadata;
-	if (f.seed !== undefined && f.seed !== '' && f.seed !== null) body.seed = f.seed;
+	if (!blank(f.seed)) body.seed = f.seed;
 	if (f.returnLastFrame) body.return_last_frame = true;
 	if (f.editMode) body.omni_reference_task_type = 'edit';
-	return { body: { ...body, ...(f.extraBody ?? {}) }, materials };
+	const merged = mergeExtra(body, f.extraBody);
+	return { body: merged, materials: deltaMaterials(merged) };
 }
 
-export function buildGammaBody(f: { model: string; prompt: unknown; seconds: unknown; aspectRatio: unknown; imageUrls: string[] }): { body: Record<string, unknown>; materials: Material[] } {
-	const body: Record<string, unknown> = { model: f.model, prompt: f.prompt, seconds: f.seconds, aspect_ratio: f.aspectRatio };
+export interface GammaFields {
+	model: string;
+	prompt: unknown;
+	seconds: unknown;
+	aspectRatio: unknown;
+	imageUrls: unknown[];
+}
+
+export function buildGammaBody(f: GammaFields): { body: Obj; materials: Material[] } {
+	const seconds = typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds)) ? Number(f.seconds) : f.seconds;
+	const body: Obj = { model: f.model, prompt: f.prompt };
+	if (!blank(seconds)) body.seconds = seconds;
+	if (!blank(f.aspectRatio)) body.aspect_ratio = f.aspectRatio;
 	if (f.imageUrls.length) body.image_urls = f.imageUrls;
-	return { body, materials: f.imageUrls.map((url, k) => ({ type: 'image', url, token: `@${TOKEN.image}${k + 1}` })) };
+	const materials: Material[] = f.imageUrls.map((url) => ({ type: 'image', role: 'reference_image', url: String(url) }));
+	return { body, materials };
+}
+
+/**
+ * The multipart form of a gamma body with an `input_reference` file. Built with the runtime's FormData and
+ * Blob (the transport hands it to its HTTP client and lets it set the boundary); list fields repeat.
+ */
+export function buildGammaForm(body: Obj, file: { data: Uint8Array; mimeType: string; fileName: string }): FormData {
+	const form = new FormData();
+	for (const [k, v] of Object.entries(body)) {
+		if (v === undefined || v === null) continue;
+		if (Array.isArray(v)) for (const x of v) form.append(k, String(x));
+		else form.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+	}
+	form.append('input_reference', new Blob([file.data], { type: file.mimeType }), file.fileName);
+	return form;
 }

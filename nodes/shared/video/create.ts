@@ -1,0 +1,157 @@
+/**
+ * Video Create for one item: read the node's fields, build the body, check every rule (nothing is sent on a
+ * violation), submit once on the video origin, and shape the output item Task Wait reads.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { readInputBinary, sniffImage } from '../binary';
+import { InputRuleError } from '../errors';
+import { pickTaskId } from '../status';
+import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import { readModel } from '../ui';
+import { parseOrThrow } from '../validate';
+import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './build';
+import { mediaUrlProblem } from './mediaUrl';
+import { GAMMA_UNCONFIRMED_SECONDS, deltaSchema, gammaSchema } from './schemas';
+
+export type VideoFamily = 'delta' | 'gamma';
+
+export interface VideoCreateOptions {
+	editMode?: boolean;
+	extraBody?: unknown;
+	returnLastFrame?: boolean;
+	seed?: number;
+	submitTimeoutMs?: number;
+}
+
+export interface VideoRequest {
+	family: VideoFamily;
+	model: string;
+	body: Record<string, unknown>;
+	/** gamma with an input_reference file: the multipart form (else the body goes as JSON) */
+	form?: FormData;
+	materials: Material[];
+	/** non-fatal notes for the execution hints */
+	hints: string[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Extra Body Fields: a JSON object (text or value); empty means none. */
+export function parseExtraBody(v: unknown): Obj | undefined {
+	if (v === undefined || v === null) return undefined;
+	if (typeof v === 'string') {
+		const t = v.trim();
+		if (t === '' || t === '{}') return undefined;
+		let o: unknown;
+		try {
+			o = JSON.parse(t);
+		} catch (err) {
+			throw new InputRuleError([{ field: 'Extra Body Fields', rule: `is not valid JSON (${(err as Error).message})` }]);
+		}
+		v = o;
+	}
+	if (!isObj(v)) throw new InputRuleError([{ field: 'Extra Body Fields', rule: 'must be a JSON object' }]);
+	return Object.keys(v).length ? v : undefined;
+}
+
+/** Reads and checks the request of item `i`. Throws InputRuleError with every violated rule. */
+export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transport: GatewayTransport): Promise<VideoRequest> {
+	const family = ctx.getNodeParameter('family', i) as VideoFamily;
+	const model = readModel(ctx, i);
+	const options = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
+	const containsSecret = (text: string) => transport.redact(text) !== text;
+	const hints: string[] = [];
+	if (family === 'delta') {
+		const seed = options.seed;
+		const { body, materials } = buildDeltaBody({
+			model,
+			prompt: ctx.getNodeParameter('prompt', i, ''),
+			seconds: ctx.getNodeParameter('seconds', i, 5),
+			resolution: ctx.getNodeParameter('resolution', i, '480p'),
+			ratio: ctx.getNodeParameter('ratio', i, '16:9'),
+			generateAudio: ctx.getNodeParameter('generateAudio', i, false),
+			watermark: ctx.getNodeParameter('watermark', i, false),
+			images: urlList(ctx.getNodeParameter('referenceImages', i, '')),
+			videos: urlList(ctx.getNodeParameter('referenceVideos', i, '')),
+			audios: urlList(ctx.getNodeParameter('referenceAudios', i, '')),
+			firstFrame: ctx.getNodeParameter('firstFrame', i, ''),
+			lastFrame: ctx.getNodeParameter('lastFrame', i, ''),
+			// -1 (the field's default) means "random": nothing is sent
+			seed: seed === undefined || seed === -1 ? undefined : seed,
+			returnLastFrame: options.returnLastFrame === true,
+			editMode: options.editMode === true,
+			extraBody: parseExtraBody(options.extraBody),
+		});
+		parseOrThrow(deltaSchema({ containsSecret }), body);
+		return { family, model, body, materials, hints };
+	}
+	if (family !== 'gamma') throw new InputRuleError([{ field: 'Family', rule: 'must be delta or gamma' }]);
+	const { body, materials } = buildGammaBody({
+		model,
+		prompt: ctx.getNodeParameter('prompt', i, ''),
+		seconds: ctx.getNodeParameter('gammaSeconds', i, 8),
+		aspectRatio: ctx.getNodeParameter('aspectRatio', i, '16:9'),
+		imageUrls: urlList(ctx.getNodeParameter('imageUrls', i, '')),
+	});
+	const refProp = String(ctx.getNodeParameter('inputReference', i, '') ?? '').trim();
+	parseOrThrow(gammaSchema({ files: refProp ? 1 : 0, containsSecret }), body);
+	let form: FormData | undefined;
+	if (refProp) {
+		const field = 'Input Reference Binary Property';
+		const { data, meta } = await readInputBinary(ctx, i, refProp, field);
+		const info = sniffImage(data);
+		if (!info) throw new InputRuleError([{ field, rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})` }]);
+		const fileName = meta.fileName || `input_reference.${info.extension}`;
+		form = buildGammaForm(body, { data, mimeType: info.mimeType, fileName });
+		materials.push({ type: 'image', role: 'input_reference', file: fileName });
+	}
+	if (Number(body.seconds) === GAMMA_UNCONFIRMED_SECONDS) hints.push(`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes validation but is not confirmed upstream; 6, 8, 10, 12 or 15 are preferred`);
+	if (model === 'gamma-video-1.5' && body.aspect_ratio === '1:1') hints.push('gamma-video-1.5: 16:9 or 9:16 are preferred over 1:1');
+	const plain = (body.image_urls as unknown[] | undefined)?.filter((u) => typeof u === 'string' && u.startsWith('http:') && !mediaUrlProblem(u, { allowHttp: true }));
+	if (plain?.length) hints.push(`gamma-video: ${plain.length} reference image address(es) use http://; public HTTPS addresses are recommended`);
+	return { family, model, body, form, materials, hints };
+}
+
+export interface VideoOrigin {
+	origin: 'base' | 'video';
+	origin_url: string;
+}
+
+/** The origin videos go to: the credential's Video Base URL when set, else its Base URL. */
+export function videoOrigin(transport: GatewayTransport): VideoOrigin {
+	const video = transport.root('video');
+	return { origin: video === transport.root('base') ? 'base' : 'video', origin_url: video.root };
+}
+
+/** Sends the request once. An uncertain outcome is returned, never thrown; a definite rejection throws. */
+export async function submitVideo(transport: GatewayTransport, req: VideoRequest): Promise<SubmitOutcome> {
+	return transport.submit('/v1/videos', req.form ? { form: req.form } : { json: req.body }, { origin: 'video', timeout: 'videoSubmit' });
+}
+
+const UNCERTAIN_NOTE = 'The gateway may have created this paid task. It was not resent: check the task and usage logs before creating it again.';
+
+/** The output item's JSON (the contract Task Wait reads). */
+export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitOutcome): IDataObject {
+	const base: IDataObject = {
+		kind: 'video',
+		family: req.family,
+		model: req.model,
+		...origin,
+		materials: req.materials as unknown as IDataObject[],
+		with_reference_video: req.materials.some((m) => m.type === 'video'),
+	};
+	if (out.kind === 'uncertain') {
+		const task = isObj(out.body) ? out.body : undefined;
+		const id = task ? pickTaskId(task) : undefined;
+		return { task_id: id ?? null, ...base, status: 'uncertain', submission_uncertain: true, reason: out.reason, ...(out.status ? { http_status: out.status } : {}), note: UNCERTAIN_NOTE, task: (task ?? null) as IDataObject };
+	}
+	const taskId = pickTaskId(out.body);
+	const data = isObj(out.body.data) ? out.body.data : {};
+	const rawStatus = out.body.status ?? data.status;
+	const status = typeof rawStatus === 'string' && rawStatus ? rawStatus : 'queued';
+	if (!taskId) {
+		return { task_id: null, ...base, status, submission_uncertain: true, reason: `HTTP ${out.status} without a task ID`, note: UNCERTAIN_NOTE, task: out.body as IDataObject };
+	}
+	return { task_id: taskId, ...base, status, submission_uncertain: false, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject };
+}
