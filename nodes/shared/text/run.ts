@@ -1,93 +1,237 @@
-/** Sends a chat/responses request (plain or streamed) and returns the joined result; one place for both nodes. */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+/**
+ * Sends a chat-completions or responses request (plain or streamed) and returns the joined answer; the one
+ * place both text nodes use. A POST is never resent: an outcome the transport calls uncertain becomes an
+ * item marked `submission_uncertain`, never a throw (n8n's Retry On Fail would resend it and pay twice).
+ */
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import { TaskError } from '../router';
 import type { GatewayTransport } from '../transport/http';
-import { ChatStreamAccumulator, chatFromJson } from './chatStream';
-import { ResponsesStreamAccumulator, responsesFromJson } from './responsesStream';
-import { StreamError, readSse } from './sse';
+import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
+import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
+import { StreamError, pumpStream } from './sse';
 
 export type TextKind = 'chat' | 'responses';
 
+export const TEXT_PATHS: Record<TextKind, string> = { chat: '/v1/chat/completions', responses: '/v1/responses' };
+
 export interface TextOutcome {
+	/** the reason, when the outcome of the POST is unknown */
 	uncertain?: string;
 	text: string;
-	finishReason?: string | null;
+	finishReason: string | null;
 	usage?: IDataObject;
 	id?: string;
 	model?: string;
+	/** the answer arrived as an SSE stream */
 	streamed: boolean;
-	raw?: IDataObject;
+	toolCalls?: ChatToolCall[];
+	/** the whole answer (for a stream: joined into the shape of a non-streaming answer) */
+	full?: IDataObject;
 }
 
-const PATHS: Record<TextKind, string> = { chat: '/v1/chat/completions', responses: '/v1/responses' };
-
-function canStreamToN8n(ctx: IExecuteFunctions): boolean {
-	return typeof ctx.isStreaming === 'function' && ctx.isStreaming() && typeof ctx.sendChunk === 'function';
+export interface SendOptions {
+	/** longest gap between two chunks of a stream */
+	idleMs: number;
 }
 
-export async function sendText(ctx: IExecuteFunctions, transport: GatewayTransport, kind: TextKind, body: Record<string, unknown>, itemIndex: number, idleMs: number): Promise<TextOutcome> {
-	if (!body.stream) {
-		const out = await transport.submit(PATHS[kind], { json: body }, { timeout: 'text' });
-		if (out.kind === 'uncertain') return { uncertain: out.reason, text: '', streamed: false };
-		return fromJson(kind, out.body);
+/** n8n 2.x streams an execution to a chat or webhook; n8n 1.x has neither method. Tool calls never stream. */
+export function canStreamToN8n(ctx: IExecuteFunctions): boolean {
+	if (typeof ctx.isStreaming !== 'function' || typeof ctx.sendChunk !== 'function') return false;
+	if (typeof ctx.isToolExecution === 'function' && ctx.isToolExecution()) return false;
+	return ctx.isStreaming();
+}
+
+class ChunkForwarder {
+	private begun = false;
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly itemIndex: number,
+		readonly enabled: boolean,
+	) {}
+	begin(): void {
+		if (!this.enabled || this.begun) return;
+		this.begun = true;
+		this.ctx.sendChunk('begin', this.itemIndex);
 	}
-	const res = await transport.postStream(PATHS[kind], body, { timeout: 'text' });
-	if ('kind' in res) return { uncertain: res.reason, text: '', streamed: true };
-	if (!/text\/event-stream/i.test(res.contentType)) {
-		// The gateway ignored stream: true and answered JSON.
-		const text = await res.body.setEncoding('utf8').toArray().then((a) => a.join(''));
-		let json: Record<string, unknown>;
+	item(text: string): void {
+		if (!this.enabled || !text) return;
+		this.begin();
+		this.ctx.sendChunk('item', this.itemIndex, text);
+	}
+	end(): void {
+		if (!this.enabled) return;
+		this.begin();
+		this.ctx.sendChunk('end', this.itemIndex);
+	}
+	error(message: string): void {
+		if (!this.enabled) return;
+		this.begin();
+		this.ctx.sendChunk('error', this.itemIndex, message);
+	}
+}
+
+export async function sendText(ctx: IExecuteFunctions, transport: GatewayTransport, kind: TextKind, body: Record<string, unknown>, itemIndex: number, opts: SendOptions): Promise<TextOutcome> {
+	const path = TEXT_PATHS[kind];
+	if (body.stream !== true) {
+		const out = await transport.submit(path, { json: body }, { timeout: 'text' });
+		if (out.kind === 'uncertain') return uncertain(out.reason, false);
+		return answerError(ctx, itemIndex, () => fromJson(kind, out.body, false));
+	}
+
+	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs });
+	if ('kind' in res) return uncertain(res.reason, true);
+	const forward = new ChunkForwarder(ctx, itemIndex, canStreamToN8n(ctx));
+
+	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
+		// The gateway ignored `stream: true` and answered with one JSON body.
+		let text: string;
+		try {
+			text = await readAll(res.body, opts.idleMs, transport.signal);
+		} catch (err) {
+			if (transport.signal?.aborted) throw err;
+			// the gateway answered 2xx and the body broke off: it ran, so this is not a definite failure
+			return uncertain(`HTTP ${res.status} answer (${res.contentType || 'no content type'}) broke off while reading: ${(err as Error).message}`, false);
+		}
+		let json: unknown;
 		try {
 			json = JSON.parse(text);
 		} catch {
-			throw new StreamError(`asked for a stream, got ${res.contentType || 'no content type'} that is not JSON either`);
+			json = undefined;
 		}
-		return { ...fromJson(kind, json), streamed: false };
+		if (!json || typeof json !== 'object' || Array.isArray(json)) {
+			return uncertain(`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`, false);
+		}
+		const outcome = answerError(ctx, itemIndex, () => fromJson(kind, json as Record<string, unknown>, false), forward);
+		forward.item(outcome.text);
+		forward.end();
+		return outcome;
 	}
-	const forward = canStreamToN8n(ctx);
-	if (forward) ctx.sendChunk('begin', itemIndex);
-	const acc = kind === 'chat' ? new ChatStreamAccumulator() : new ResponsesStreamAccumulator();
+
+	forward.begin();
+	const onDelta = (t: string) => forward.item(t);
+	const parser = kind === 'chat' ? new ChatStreamParser(onDelta) : new ResponsesStreamParser(onDelta);
 	try {
-		await readSse(
-			res.body,
-			(e) => {
-				const delta = acc.feed(e);
-				if (delta === 'done') return 'stop';
-				if (delta && forward) ctx.sendChunk('item', itemIndex, delta);
-				return undefined;
-			},
-			idleMs,
-			transport.signal,
-		);
+		await pumpStream(res.body, parser, { idleMs: opts.idleMs, signal: transport.signal });
 	} catch (err) {
-		if (forward) ctx.sendChunk('error', itemIndex, (err as Error).message);
-		throw err;
+		forward.error(err instanceof Error ? err.message : String(err));
+		throw streamFailure(ctx, itemIndex, err, path);
 	}
-	if (forward) ctx.sendChunk('end', itemIndex);
-	if (acc instanceof ChatStreamAccumulator) {
-		const r = acc.result;
-		if (!r.done) throw new StreamError(`the stream ended before [DONE] after ${r.content.length} characters: the answer is incomplete`);
-		return { text: r.content, finishReason: r.finishReason ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true };
+	forward.end();
+	if (parser instanceof ChatStreamParser) {
+		const r = parser.result;
+		return { text: r.content, finishReason: r.finishReason, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true, toolCalls: r.toolCalls.length ? r.toolCalls : undefined, full: parser.accumulator.toCompletion() as IDataObject };
 	}
-	const r = acc.result;
-	if (!r.done) throw new StreamError(`the stream ended before response.completed after ${r.text.length} characters: the answer is incomplete`);
-	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true };
+	const r = parser.result;
+	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true, full: r.response as IDataObject };
 }
 
-function fromJson(kind: TextKind, body: Record<string, unknown>): TextOutcome {
+function uncertain(reason: string, streamed: boolean): TextOutcome {
+	return { uncertain: reason, text: '', finishReason: null, streamed };
+}
+
+function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boolean): TextOutcome {
 	if (kind === 'chat') {
 		const r = chatFromJson(body);
-		return { text: r.content, finishReason: r.finishReason, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: false, raw: body as IDataObject };
+		return { text: r.content, finishReason: r.finishReason, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed, toolCalls: r.toolCalls.length ? r.toolCalls : undefined, full: body as IDataObject };
 	}
 	const r = responsesFromJson(body);
-	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: false, raw: body as IDataObject };
+	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed, full: body as IDataObject };
 }
 
-/** The item JSON for a text outcome: simplified (text, finish reason, usage) or full. */
-export function textItem(o: TextOutcome, simplify: boolean): IDataObject {
-	if (o.uncertain) {
-		return { submission_uncertain: true, reason: o.uncertain, note: 'The request may have been processed and billed; it was not resent. Check usage records before retrying.' };
+/** An unusable JSON answer (error body, no choices) is a definite failure with the gateway's message. */
+function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => TextOutcome, forward?: ChunkForwarder): TextOutcome {
+	try {
+		return read();
+	} catch (err) {
+		if (!(err instanceof StreamError)) throw err;
+		forward?.error(err.message);
+		throw new NodeOperationError(ctx.getNode(), err.message, {
+			itemIndex,
+			description: 'The gateway answered, but the answer holds no usable text. It was not resent; the call may be billed.',
+		});
 	}
-	const simple: IDataObject = { text: o.text, finish_reason: o.finishReason ?? null, usage: o.usage ?? null, model: o.model ?? null, id: o.id ?? null, streamed: o.streamed };
-	if (simplify || !o.raw) return simple;
-	return { ...o.raw, ...{ text: o.text } };
+}
+
+/** A stream that failed: a clear error (kept apart from any partial text), never a truncated answer. */
+function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: unknown, path: string): unknown {
+	if (!(err instanceof StreamError)) return err;
+	const descriptions: Record<StreamError['kind'], string> = {
+		upstream: 'The gateway sent an error event in the stream.',
+		incomplete: 'The stream stopped before its end marker, so the answer is incomplete.',
+		unreadable: 'The stream carried an event that could not be read, so the answer cannot be trusted.',
+		idle: 'Raise "Stream Idle Timeout" if the model pauses for long, or check the gateway.',
+		cancelled: 'The execution was stopped.',
+	};
+	const nodeError = new NodeOperationError(ctx.getNode(), `POST ${path}: ${err.message}`, {
+		itemIndex,
+		description: `${descriptions[err.kind]} The request reached the gateway and may be billed; it was not resent.`,
+	});
+	const extra: IDataObject = { stream_error: err.kind };
+	if (err.partialText) extra.partial_text = err.partialText;
+	return new TaskError(nodeError, undefined, extra);
+}
+
+/** Reads a whole (small) body as UTF-8 with the idle timeout and the cancel signal. */
+function readAll(body: NodeJS.ReadableStream & { destroy(): void }, idleMs: number, signal?: AbortSignal): Promise<string> {
+	return new Promise((resolve, reject) => {
+		const decoder = new TextDecoder('utf-8');
+		let text = '';
+		let timer: NodeJS.Timeout | undefined;
+		let done = false;
+		const finish = (err?: Error) => {
+			if (done) return;
+			done = true;
+			if (timer) clearTimeout(timer);
+			signal?.removeEventListener('abort', onAbort);
+			if (err) {
+				body.destroy();
+				reject(err);
+			} else resolve(text);
+		};
+		const arm = () => {
+			if (timer) clearTimeout(timer);
+			timer = setTimeout(() => finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')), idleMs);
+		};
+		const onAbort = () => finish(new StreamError('the execution was cancelled', 'cancelled'));
+		if (signal?.aborted) return onAbort();
+		signal?.addEventListener('abort', onAbort, { once: true });
+		arm();
+		body.on('data', (c: Buffer | string) => {
+			arm();
+			text += typeof c === 'string' ? c : decoder.decode(c, { stream: true });
+		});
+		body.on('end', () => {
+			text += decoder.decode();
+			finish();
+		});
+		body.on('error', (e: Error) => finish(e));
+		body.on('close', () => finish(new StreamError('the connection closed before the answer ended', 'incomplete')));
+	});
+}
+
+function describe(text: string): string {
+	const t = text.trim();
+	if (!t) return 'empty';
+	if (t.startsWith('<')) return 'HTML';
+	return `${Buffer.byteLength(t)} bytes`;
+}
+
+/** The output item for a text outcome: simplified (text, finish reason, usage) or the full answer. */
+export function textItem(o: TextOutcome, simplify: boolean, ctx: { kind: TextKind; model: string }): IDataObject {
+	if (o.uncertain !== undefined) {
+		return {
+			submission_uncertain: true,
+			reason: o.uncertain,
+			endpoint: `POST ${TEXT_PATHS[ctx.kind]}`,
+			model: ctx.model,
+			note: 'The request may have reached the gateway and been processed and billed; it was not resent. Check the usage records before sending it again.',
+		};
+	}
+	if (simplify || !o.full) {
+		const simple: IDataObject = { text: o.text, finish_reason: o.finishReason ?? null, usage: o.usage ?? null, model: o.model ?? ctx.model, id: o.id ?? null, streamed: o.streamed };
+		if (o.toolCalls?.length) simple.tool_calls = o.toolCalls as unknown as IDataObject[];
+		return simple;
+	}
+	// the full answer, with the joined text beside it (the answer itself never carries a reliable top-level text)
+	return { ...o.full, text: o.text, streamed: o.streamed };
 }
