@@ -234,3 +234,32 @@ describe('Task Wait input handling', () => {
 		expect(sim.log).toHaveLength(0);
 	});
 });
+
+describe('limits and cancellation', () => {
+	it('a reference image over 25 MiB is refused with a clear error before sending', async () => {
+		const big = Buffer.alloc(26 * 1024 * 1024, 0);
+		(await makeImageBytes('png')).copy(big);
+		const input = [{ json: {}, binary: { data: { data: big.toString('base64'), mimeType: 'image/png', fileName: 'huge.png' } } }];
+		const r = await runWorkflow({ nodes: [submit({ operation: 'edit' }, { onError: 'continueRegularOutput' })], input, credentials: creds() });
+		expect(String(r.output('Submit')[0].json.error)).toMatch(/Reference Binary Properties: binary "data" is 26\.0 MiB; the limit is 25 MiB per image/);
+		expect(posts()).toHaveLength(0);
+	});
+
+	it('cancelling the execution stops Task Wait polling at once', async () => {
+		const slow = await startSimulator({ quiet: true, taskLatencyMs: 60_000, pollAfterMs: 100 });
+		try {
+			const c = { apiKey: slow.keys.demo, baseUrl: slow.baseUrl };
+			const sub = await runWorkflow({ nodes: [submit({})], credentials: c });
+			const r = await runWorkflow({ nodes: [wait()], input: sub.output('Submit'), credentials: c, cancelAfterMs: 400 });
+			// n8n marks the run cancelled, or records the node's 'Execution cancelled' error: either way it stops
+			if (r.run.status !== 'canceled') expect(r.error).toMatch(/cancel/i);
+			const polls = () => slow.log.filter((l) => l.method === 'GET').length;
+			const atCancel = polls();
+			expect(atCancel).toBeGreaterThan(1);
+			await new Promise((res) => setTimeout(res, 500));
+			expect(polls()).toBe(atCancel);
+		} finally {
+			await slow.stop();
+		}
+	});
+});
