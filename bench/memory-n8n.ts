@@ -65,7 +65,7 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024): Promise<MemoryRes
 		const base = await executeSampled(state, 'ggbench0');
 		const ours = await executeSampled(state, 'ggbench1');
 		const theirs = await executeSampled(state, 'ggbench2');
-		for (const [name, r] of [['baseline', base], ['Download Result', ours], ['HTTP Request', theirs]] as const) if (r.code !== 0) throw new Error(`${name} failed: ${r.out.slice(-1500)}`);
+		for (const [name, r] of [['baseline', base], ['Download Result', ours], ['HTTP Request', theirs]] as const) if (!r.out.includes('"status": "success"')) throw new Error(`${name} failed (exit ${r.code}): ${r.out.slice(-1500)}`);
 		if (!ours.out.includes(`"bytes": ${bytes}`)) throw new Error(`Download Result did not report ${bytes} bytes`);
 		return {
 			fileMiB: bytes / 1048576,

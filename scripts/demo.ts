@@ -76,7 +76,7 @@ function table(entries: SummaryEntry[]): string {
 	return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-export async function runDemo(opts: { only?: string[]; outDir?: string; sim?: Simulator } = {}): Promise<{ entries: SummaryEntry[]; ok: boolean }> {
+export async function runDemo(opts: { only?: string[]; outDir?: string; sim?: Simulator; inspectState?: (stateDir: string, output: string) => void } = {}): Promise<{ entries: SummaryEntry[]; ok: boolean }> {
 	const outDir = opts.outDir ?? join(ROOT, 'out');
 	const inputDir = join(outDir, 'demo-input');
 	log('[demo] real n8n 2.41.1 (first run installs it, about 6 minutes)');
@@ -107,17 +107,20 @@ export async function runDemo(opts: { only?: string[]; outDir?: string; sim?: Si
 	try {
 		await importCredentials(state, [{ id: 'ggdemocred', name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
 		const entries: SummaryEntry[] = [];
+		let output = '';
 		for (const w of workflows) {
 			const json = JSON.stringify(toN8n(w)).split(CRED).join('ggdemocred').split(INPUT).join(inputDir).split(OUT).join(outDir);
 			await importWorkflow(state, JSON.parse(json));
 			const started = Date.now();
 			process.stdout.write(`[demo] ${w.folder.padEnd(14)} … `);
 			const res = await executeWorkflow(state, w.id, { fileAccess: [outDir, inputDir], timeoutMs: 240_000 });
+			output += res.stdout + res.stderr;
 			const got = checkWorkflow(w, res, outDir);
 			entries.push(...got);
 			log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 		}
 		const ok = entries.every((e) => e.ok);
+		opts.inspectState?.(state, output);
 		writeFileSync(join(outDir, 'summary.json'), JSON.stringify(entries, null, 2) + '\n');
 		log(`\n${table(entries)}\n\n[demo] ${ok ? 'every step did what it should' : 'some steps failed'}; summary in ${relative(ROOT, join(outDir, 'summary.json'))}`);
 		return { entries, ok };

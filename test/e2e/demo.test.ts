@@ -1,5 +1,5 @@
 /** The demo workflows (examples/) in real n8n against the simulator, including fault scenarios. */
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
@@ -25,7 +25,23 @@ describe('demo workflows in real n8n', () => {
 	});
 
 	it('every workflow runs, writes real files, and the gateway saw one POST per item and no key off-origin', async () => {
-		const { entries, ok } = await runDemo({ outDir: out, sim });
+		let inspected = false;
+		const { entries, ok } = await runDemo({
+			outDir: out,
+			sim,
+			inspectState: (state, output) => {
+				// the key never appears in n8n's database (execution data, credentials are encrypted), files or logs
+				const key = Buffer.from(sim.keys.demo);
+				const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+				const files = walk(join(state, '.n8n')).filter((f) => !f.includes('node_modules'));
+				expect(files.some((f) => f.endsWith('database.sqlite'))).toBe(true);
+				for (const f of files) expect({ file: f, found: readFileSync(f).includes(key) }).toEqual({ file: f, found: false });
+				expect(output.includes(sim.keys.demo)).toBe(false);
+				expect(output).toContain('"task_id"');
+				inspected = true;
+			},
+		});
+		expect(inspected).toBe(true);
 		const failed = entries.filter((e) => !e.ok);
 		expect(failed).toEqual([]);
 		expect(ok).toBe(true);

@@ -159,7 +159,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 	const workflow = new Workflow({ id, name: id, nodes, connections, nodeTypes: new MapNodeTypes(types), active: false, settings: { executionOrder: 'v1' } });
 	const executionId = `exec${counter}`;
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id, name: id, nodes, connections, active: false, settings: {} } as never);
-	if (opts.onChunk) hooks.addHandler('sendChunk', (chunk: never) => opts.onChunk!(chunk));
+	if (opts.onChunk) hooks.addHandler('sendChunk', (chunk) => opts.onChunk!(chunk as never));
 	const credentialsHelper = new PlainCredentialsHelper(opts.credentials ? { [CREDENTIAL_NAME]: opts.credentials as unknown as ICredentialDataDecryptedObject } : {});
 	const additionalData = {
 		executionId,
