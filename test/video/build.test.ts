@@ -92,6 +92,7 @@ describe('buildDeltaBody', () => {
 		expect(body.seconds).toBe(8);
 		expect(materials.map((m) => `${m.token} ${m.url}`)).toEqual(['@图片1 https://m.example/a.png', '@图片2 https://m.example/x.png']);
 		expect(mergeExtra({ a: 1, metadata: { b: 1 } }, { metadata: { c: 2 } })).toEqual({ a: 1, metadata: { b: 1, c: 2 } });
+		expect(mergeExtra({ seconds: 5, ratio: '16:9' }, { seconds: null, duration: 6 })).toEqual({ ratio: '16:9', duration: 6 });
 	});
 
 	it('the images shorthand names its tokens too', () => {

@@ -95,12 +95,16 @@ export interface DeltaFields {
 
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
-/** Merges raw extra fields into a body: top-level keys replace, `metadata` is merged, `metadata.content` appended. */
+/**
+ * Merges raw extra fields into a body: top-level keys replace (null removes the node's field), `metadata`
+ * is merged and `metadata.content` appended after the node's items.
+ */
 export function mergeExtra(body: Obj, extra: Obj | undefined): Obj {
 	if (!extra) return body;
 	const out: Obj = { ...body };
 	for (const [k, v] of Object.entries(extra)) {
-		if (k === 'metadata' && isObj(v) && isObj(out.metadata)) {
+		if (v === null) delete out[k];
+		else if (k === 'metadata' && isObj(v) && isObj(out.metadata)) {
 			const meta: Obj = { ...out.metadata, ...v };
 			if (Array.isArray(out.metadata.content) && Array.isArray(v.content)) meta.content = [...out.metadata.content, ...v.content];
 			out.metadata = meta;

@@ -122,10 +122,10 @@ export function mediaUrlProblem(raw: unknown, opts: MediaUrlOptions = {}): strin
 	if (u.username || u.password) return 'must not contain credentials (user:password@)';
 	const hostProblem = privateHostProblem(u.hostname);
 	if (hostProblem) return hostProblem;
+	if (opts.containsSecret?.(text) || opts.containsSecret?.(safeDecode(text))) return "must not carry an API key (it contains the credential's key)";
 	const secretParam = [...paramsOf(u.search), ...paramsOf(u.hash)].find((n) => SECRET_PARAMS.has(n));
 	if (secretParam) return `must not carry an API key or token (parameter "${secretParam}")`;
 	if (SECRET_VALUE.test(text) || SECRET_VALUE.test(safeDecode(text))) return 'must not carry an API key or token (sk-… or Bearer … in the address)';
-	if (opts.containsSecret?.(text) || opts.containsSecret?.(safeDecode(text))) return "must not carry an API key (it contains the credential's key)";
 	if (text.includes('...') || text.includes('…')) return 'looks truncated (contains an ellipsis)';
 	return undefined;
 }
