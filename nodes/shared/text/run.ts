@@ -4,8 +4,9 @@
  * item marked `submission_uncertain`, never a throw (n8n's Retry On Fail would resend it and pay twice).
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import { GatewayHttpError, extractGatewayError } from '../errors';
 import { TaskError } from '../router';
-import type { GatewayTransport } from '../transport/http';
+import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
 import { StreamError, pumpStream } from './sse';
@@ -41,32 +42,52 @@ export function canStreamToN8n(ctx: IExecuteFunctions): boolean {
 	return ctx.isStreaming();
 }
 
+/**
+ * Forwards text to n8n's execution stream in order. n8n 2.x's sendChunk is asynchronous (it runs the
+ * sendChunk hooks); calls are chained so chunks keep their order and a failing hook never breaks the node.
+ */
 class ChunkForwarder {
 	private begun = false;
+	private chain: Promise<void> = Promise.resolve();
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly itemIndex: number,
 		readonly enabled: boolean,
 	) {}
+	private send(type: 'begin' | 'item' | 'end' | 'error', content?: string): void {
+		this.chain = this.chain.then(async () => {
+			try {
+				await (this.ctx.sendChunk(type, this.itemIndex, content) as unknown);
+			} catch {
+				// the chat/webhook went away: the node's output still carries the answer
+			}
+		});
+	}
 	begin(): void {
 		if (!this.enabled || this.begun) return;
 		this.begun = true;
-		this.ctx.sendChunk('begin', this.itemIndex);
+		this.send('begin');
 	}
 	item(text: string): void {
 		if (!this.enabled || !text) return;
 		this.begin();
-		this.ctx.sendChunk('item', this.itemIndex, text);
+		this.send('item', text);
 	}
 	end(): void {
 		if (!this.enabled) return;
 		this.begin();
-		this.ctx.sendChunk('end', this.itemIndex);
+		this.send('end');
 	}
+	/** With continueOnFail the node does not fail, so n8n sends no error chunk of its own: send one. */
 	error(message: string): void {
 		if (!this.enabled) return;
 		this.begin();
-		this.ctx.sendChunk('error', this.itemIndex, message);
+		if (this.ctx.continueOnFail()) this.send('error', message);
+		else this.send('end');
+	}
+	/** Waits until every chunk was handed to n8n. */
+	flush(): Promise<void> {
+		return this.chain;
 	}
 }
 
@@ -74,12 +95,12 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 	const path = TEXT_PATHS[kind];
 	if (body.stream !== true) {
 		const out = await transport.submit(path, { json: body }, { timeout: 'text' });
-		if (out.kind === 'uncertain') return uncertain(out.reason, false);
+		if (out.kind === 'uncertain') return uncertainOrRejected(out, path, false);
 		return answerError(ctx, itemIndex, () => fromJson(kind, out.body, false));
 	}
 
 	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs });
-	if ('kind' in res) return uncertain(res.reason, true);
+	if ('kind' in res) return uncertainOrRejected(res, path, true);
 	const forward = new ChunkForwarder(ctx, itemIndex, canStreamToN8n(ctx));
 
 	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
@@ -101,9 +122,15 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		if (!json || typeof json !== 'object' || Array.isArray(json)) {
 			return uncertain(`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`, false);
 		}
-		const outcome = answerError(ctx, itemIndex, () => fromJson(kind, json as Record<string, unknown>, false), forward);
+		let outcome: TextOutcome;
+		try {
+			outcome = answerError(ctx, itemIndex, () => fromJson(kind, json as Record<string, unknown>, false), forward);
+		} finally {
+			await forward.flush();
+		}
 		forward.item(outcome.text);
 		forward.end();
+		await forward.flush();
 		return outcome;
 	}
 
@@ -114,15 +141,32 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		await pumpStream(res.body, parser, { idleMs: opts.idleMs, signal: transport.signal });
 	} catch (err) {
 		forward.error(err instanceof Error ? err.message : String(err));
+		await forward.flush();
 		throw streamFailure(ctx, itemIndex, err, path);
 	}
 	forward.end();
+	await forward.flush();
 	if (parser instanceof ChatStreamParser) {
 		const r = parser.result;
 		return { text: r.content, finishReason: r.finishReason, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true, toolCalls: r.toolCalls.length ? r.toolCalls : undefined, full: parser.accumulator.toCompletion() as IDataObject };
 	}
 	const r = parser.result;
 	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true, full: r.response as IDataObject };
+}
+
+/** 5xx codes that say no model ever saw the request (no channel for it in the key's group). */
+const NOT_PROCESSED_CODES = new Set(['model_not_found']);
+
+/**
+ * An uncertain outcome, unless the gateway's 5xx answer says the request never reached a model
+ * (503 `model_not_found`): that is a definite rejection and fails like a 4xx.
+ */
+function uncertainOrRejected(out: Extract<SubmitOutcome, { kind: 'uncertain' }>, path: string, streamed: boolean): TextOutcome {
+	if (out.status !== undefined && out.status >= 500 && out.body && typeof out.body === 'object') {
+		const ex = extractGatewayError(out.body, out.status);
+		if (ex.code && NOT_PROCESSED_CODES.has(ex.code)) throw new GatewayHttpError(out.status, ex.message, ex.code, 'POST', path);
+	}
+	return uncertain(out.reason, streamed);
 }
 
 function uncertain(reason: string, streamed: boolean): TextOutcome {
@@ -156,7 +200,7 @@ function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => Text
 function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: unknown, path: string): unknown {
 	if (!(err instanceof StreamError)) return err;
 	const descriptions: Record<StreamError['kind'], string> = {
-		upstream: 'The gateway sent an error event in the stream.',
+		upstream: `The gateway sent an error event in the stream (${err.message.replace(/^the gateway reported an error in the answer: /, '')}).`,
 		incomplete: 'The stream stopped before its end marker, so the answer is incomplete.',
 		unreadable: 'The stream carried an event that could not be read, so the answer cannot be trusted.',
 		idle: 'Raise "Stream Idle Timeout" if the model pauses for long, or check the gateway.',

@@ -356,7 +356,7 @@ export class GatewayTransport {
 		const parsed = await this.readJson(res, 'POST', url).catch(() => ({ json: undefined, text: '', parsed: false }));
 		if (res.statusCode >= 500 || (res.statusCode >= 300 && res.statusCode < 400)) {
 			const ex = extractGatewayError(parsed.json, res.statusCode, parsed.text);
-			return { kind: 'uncertain', reason: this.redact(`HTTP ${res.statusCode}: ${ex.message}`), status: res.statusCode, url };
+			return { kind: 'uncertain', reason: this.redact(`HTTP ${res.statusCode}: ${ex.message}`), status: res.statusCode, body: this.redactBody(parsed.json), url };
 		}
 		throw this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers);
 	}
