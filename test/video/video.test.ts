@@ -4,7 +4,10 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
+import { GatewayTransport } from '../../nodes/shared/transport/http';
 import { searchVideoModels } from '../../nodes/shared/video/models';
+import { VideoPriceHints } from '../../nodes/shared/video/price';
 import { makeImageBytes } from '../images/fixtures';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 
@@ -183,6 +186,18 @@ describe('Video Create (delta): body, materials and output', () => {
 		sim.fault({ route: 'GET /api/pricing', kind: 'status', status: 404 });
 		const { j } = await accepted(delta());
 		expect(j.expected_cost).toBeUndefined();
+	});
+
+	it('a price list slower than the budget gives no hint (and is looked up once per model)', async () => {
+		const transport = new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
+		sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: 1500 });
+		expect(await new VideoPriceHints(transport, 150).get('delta', 'delta-video-2-0-mini-260615', false)).toBeUndefined();
+		sim.reset();
+		const hints = new VideoPriceHints(transport);
+		const [a, b] = await Promise.all([hints.get('gamma', 'gamma-video-1.0', false), hints.get('gamma', 'gamma-video-1.0', false)]);
+		expect(a).toMatch(/^Expected price: \$0\.24 for 1 call\(s\) of gamma-video-1\.0 at the lowest public group \(vip\)/);
+		expect(b).toBe(a);
+		expect(sim.log.filter((l) => l.path === '/api/pricing')).toHaveLength(1);
 	});
 });
 
@@ -364,6 +379,21 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(posts()).toHaveLength(3);
 		expect(sim.ledger.filter((l) => l.kind === 'reserve')).toHaveLength(3);
+	});
+
+	it('a 2xx answer without a task ID is uncertain too', async () => {
+		sim.fault({ route: 'POST /v1/videos', kind: 'status', status: 200, body: { status: 'queued' } });
+		const r = await runWorkflow({ nodes: [delta()], credentials: creds() });
+		expect(json(r)).toMatchObject({ task_id: null, submission_uncertain: true, reason: 'HTTP 200 without a task ID', task: { status: 'queued' } });
+		expect(posts()).toHaveLength(1);
+	});
+
+	it('Task Wait routes an uncertain creation without a task ID to Failed without polling or resending', async () => {
+		sim.fault({ route: 'POST /v1/videos', kind: 'reset-after' });
+		const r = await runWorkflow({ nodes: [delta(), wait()], credentials: creds(true) });
+		expect(r.error).toBeUndefined();
+		expect(r.output('Wait', 1)[0].json).toMatchObject({ submission_uncertain: true, error: expect.stringMatching(/submission outcome unknown and no task ID/) });
+		expect(sim.log.filter((l) => l.path.startsWith('/v1/videos')).map((l) => l.method)).toEqual(['POST']);
 	});
 
 	it('429 is a definite refusal: an error, not resent', async () => {
