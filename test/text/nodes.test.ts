@@ -14,6 +14,9 @@ import { startServer, type TestServer } from '../transport/support';
 const ANSWER = (q: string) => `Simulated answer: ${q} — with a little ünïcödé ✓ and more words to stream.`;
 type Chunk = { type: string; content?: string; metadata: { nodeName: string; itemIndex: number } };
 
+// each test takes well under a second alone; the margin is for a loaded 2-core machine
+jest.setTimeout(20_000);
+
 let sim: Simulator;
 beforeAll(async () => {
 	sim = await startSimulator({ quiet: true, syncLatencyMs: 5 });
