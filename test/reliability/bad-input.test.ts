@@ -1,0 +1,69 @@
+/** Bad-input corpus for every node: each case is refused with an error naming the field and the rule, and nothing is sent. */
+import type { INodeType } from 'n8n-workflow';
+import { startSimulator, type Simulator } from '../../simulator';
+import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
+import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
+import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
+import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
+import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
+
+let sim: Simulator;
+beforeAll(async () => {
+	sim = await startSimulator({ quiet: true });
+});
+afterAll(async () => {
+	await sim.stop();
+	cleanupBinaryData();
+});
+beforeEach(() => sim.reset());
+
+const m = (value: unknown) => ({ __rl: true, mode: 'id', value });
+const image = { operation: 'generate', mode: 'async', model: m('alpha-image-2.5'), prompt: 'x', size: '1024x1024' };
+const delta = { family: 'delta', model: m('delta-video-2-0-mini-260615'), prompt: 'x', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false };
+const chat = { model: m('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'x' }] }, stream: false };
+const many = (n: number, ext = 'png') => Array.from({ length: n }, (_, k) => `https://media.example/${k}.${ext}`);
+
+const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<string, unknown>, RegExp]> = [
+	['Image Submit: blank prompt', () => new GenGatewayImageSubmit(), image, { prompt: '   ' }, /^prompt: must not be empty/],
+	['Image Submit: prompt expression resolving to null', () => new GenGatewayImageSubmit(), image, { prompt: '={{ null }}' }, /^prompt: /],
+	['Image Submit: prompt of the wrong type', () => new GenGatewayImageSubmit(), image, { prompt: '={{ 42 }}' }, /^prompt: must be text/],
+	['Image Submit: model expression resolving to null', () => new GenGatewayImageSubmit(), image, { model: m('={{ null }}') }, /^Model: is required/],
+	['Image Submit: a ratio instead of a size', () => new GenGatewayImageSubmit(), image, { size: '16:9' }, /^size: "16:9" is a ratio/],
+	['Image Submit: wrong size for the tier', () => new GenGatewayImageSubmit(), image, { model: m('alpha-image-2-2k'), size: '4096x4096' }, /^size: each side must be 256 to 2048/],
+	['Image Submit: n out of range', () => new GenGatewayImageSubmit(), image, { n: 0 }, /^n: must be at least 1/],
+	['Image Submit: non-image model', () => new GenGatewayImageSubmit(), image, { model: m('alpha-chat-4o') }, /^model: alpha-chat-4o is not an image model/],
+	['Image Submit: native for an alpha model', () => new GenGatewayImageSubmit(), image, { mode: 'native' }, /^Mode: Native \(generateContent\) is for the beta family only/],
+	['Image Submit: edit without references', () => new GenGatewayImageSubmit(), image, { operation: 'edit', referenceBinaries: '', referenceUrls: '' }, /^Reference Images: an edit needs at least one reference image/],
+	['Image Submit: reference URL not https', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3-pro-image-preview'), referenceBinaries: '', referenceUrls: 'http://a.example/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: must be a public https/],
+	['Video Create: 6001-character prompt', () => new GenGatewayVideoCreate(), delta, { prompt: 'p'.repeat(6001) }, /^prompt: is 6001 characters/],
+	['Video Create: seconds of the wrong type', () => new GenGatewayVideoCreate(), delta, { seconds: '={{ "five" }}' }, /seconds: .*whole number/],
+	['Video Create: too many references', () => new GenGatewayVideoCreate(), delta, { referenceImages: many(9), referenceVideos: many(3, 'mp4'), referenceAudios: many(1, 'mp3') }, /13 references: at most 12/],
+	['Video Create: conflicting aliases', () => new GenGatewayVideoCreate(), delta, { options: { extraBody: '{"duration": 8}' } }, /^duration: conflicts with seconds/],
+	['Video Create: bad URL', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'not a url' }, /metadata\.content\[0\]\.image_url\.url: /],
+	['Video Create: model of another family', () => new GenGatewayVideoCreate(), delta, { model: m('gamma-video-1.0') }, /^(Model|model): .*(gamma-video-1\.0 is not a delta-video model|must be delta-video)/],
+	['Video Create: gamma seconds not offered', () => new GenGatewayVideoCreate(), { ...delta, family: 'gamma', model: m('gamma-video-1.5'), gammaSeconds: 7 }, {}, /^seconds: .*must be 6, 8, 10, 12(,| or) 15/],
+	['Chat: messages expression resolving to null', () => new GenGatewayChat(), chat, { messagesFrom: 'json', messagesJson: '={{ null }}' }, /^(messages|Messages JSON): /],
+	['Chat: messages of the wrong type', () => new GenGatewayChat(), chat, { messagesFrom: 'json', messagesJson: '={{ "hello" }}' }, /^Messages JSON: must be a JSON array/],
+	['Chat: empty message list', () => new GenGatewayChat(), chat, { messages: { values: [] } }, /^messages: must hold at least one message/],
+	['Chat: extra body not an object', () => new GenGatewayChat(), chat, { options: { extraBody: '[1,2]' } }, /^Extra Body Fields: must be a JSON object/],
+	['Responses: empty input', () => new GenGatewayResponses(), { model: m('alpha-chat-4o'), input: ' ', stream: false }, {}, /^input: /],
+	['Task Wait: task ID resolving to null', () => new GenGatewayTaskWait(), { taskId: '={{ null }}', taskKind: 'auto' }, {}, /^Task ID: is empty/],
+	['Task Wait: task ID with bad characters', () => new GenGatewayTaskWait(), { taskId: 'abc/../x', taskKind: 'auto' }, {}, /^Task ID: must be 1 to 200 characters/],
+	['Download Result: not a task object', () => new GenGatewayDownloadResult(), { source: 'imageTask', task: '={{ "oops" }}' }, {}, /^Task Object: must be a task object/],
+	['Download Result: video task ID empty', () => new GenGatewayDownloadResult(), { source: 'videoTask', taskId: '' }, {}, /^Task ID: must be 1 to 200 characters/],
+	['Pricing: negative tokens', () => new GenGatewayPricing(), { operation: 'estimateVideoCost', videoModel: 'delta-video-2-0-mini-260615', tokens: '={{ -5 }}', groupRatio: 1 }, {}, /tokens: must be a non-negative number|Video Tokens: must be a non-negative number/],
+];
+
+describe('bad-input corpus', () => {
+	it.each(cases)('%s', async (_name, make, base, change, rule) => {
+		const node = make();
+		const r = await runWorkflow({ nodes: [{ name: 'N', type: node, parameters: { ...base, ...change }, onError: 'continueRegularOutput' }], credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const out = r.outputs('N').flat();
+		expect(out).toHaveLength(1);
+		expect(String(out[0].json.error)).toMatch(rule);
+		expect(sim.log.filter((l) => !l.path.startsWith('/api/'))).toHaveLength(0);
+	});
+});
