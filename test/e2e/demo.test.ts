@@ -72,4 +72,19 @@ describe('demo workflows in real n8n', () => {
 		expect(sim.log.filter((l) => l.status === 429)).toHaveLength(3);
 		expect(entries.find((e) => e.step === 'files')!.files).toHaveLength(1);
 	});
+
+	it('GATEWAY_BASE_URL / GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY point the demo at another gateway (no embedded simulator)', async () => {
+		const other = await startSimulator({ quiet: true, taskLatencyMs: 300, pollAfterMs: 100, videoLatencyMs: 300 });
+		Object.assign(process.env, { GATEWAY_BASE_URL: other.baseUrl, GATEWAY_VIDEO_BASE_URL: other.altBaseUrl, GATEWAY_API_KEY: other.keys.demo });
+		try {
+			const { ok } = await runDemo({ outDir: out, only: ['chat', 'gamma-video'] });
+			expect(ok).toBe(true);
+			expect(other.log.filter((l) => l.method === 'POST').map((l) => `${l.server} ${l.path}`).sort()).toEqual(['alt /v1/videos', 'gateway /v1/chat/completions']);
+		} finally {
+			delete process.env.GATEWAY_BASE_URL;
+			delete process.env.GATEWAY_VIDEO_BASE_URL;
+			delete process.env.GATEWAY_API_KEY;
+			await other.stop();
+		}
+	});
 });
