@@ -295,6 +295,12 @@ describe('input rules (checked before anything is sent)', () => {
 		expect(posts()).toBe(0);
 	});
 
+	it('responses input as an array of input items from an expression', async () => {
+		const r = await runWorkflow({ nodes: [responses('={{ $json.items }}', true)], input: [{ json: { items: [{ role: 'user', content: 'from items' }] } }], credentials: creds() });
+		expect(r.error).toBeUndefined();
+		expect(String(r.output('Responses')[0].json.text)).toContain('from items');
+	});
+
 	it('an empty user message, empty input, no model, bad extra body: refused, nothing sent', async () => {
 		const cases: Array<[TestNode, RegExp]> = [
 			[chat(' ', false, {}, 'continueRegularOutput'), /^messages\[1\]\.content: must not be empty for a user message$/],
@@ -379,6 +385,15 @@ describe('against a scripted gateway (what the simulator cannot do)', () => {
 		const r = await runWorkflow({ nodes: [chat('x', true)], credentials: gwCreds() });
 		expect(r.output('Chat')[0].json).toMatchObject({ submission_uncertain: true, reason: expect.stringMatching(/neither an event stream nor a JSON object \(HTML\)/) });
 		expect(gw.seen).toHaveLength(1);
+	});
+
+	it('an event stream relabelled with another content type is still read as a stream', async () => {
+		gw.reset((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/plain' });
+			res.end('data: {"choices":[{"index":0,"delta":{"content":"relabelled ✓"}}]}\n\ndata: [DONE]\n\n');
+		});
+		const r = await runWorkflow({ nodes: [chat('x', true)], credentials: gwCreds() });
+		expect(r.output('Chat')[0].json).toMatchObject({ text: 'relabelled ✓', streamed: true });
 	});
 
 	it('a streamed tool call is joined and returned', async () => {

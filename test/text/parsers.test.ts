@@ -148,6 +148,14 @@ describe('chat stream parser', () => {
 		expect(failure(makeChat, 'event: error\ndata: {"code":"overloaded","message":"busy"}\n\n').message).toMatch(/busy \(overloaded\)/);
 	});
 
+	it('named events that are not chat increments (`event: ping`) are ignored; `event: error` with plain text is an error', () => {
+		const p = makeChat();
+		p.feed('event: ping\ndata: ping\n\n' + chatChunk([{ index: 0, delta: { content: 'ok' } }]) + 'event: message\ndata: {"choices":[{"delta":{"content":"!"}}]}\n\ndata: [DONE]\n\n');
+		p.end();
+		expect(p.result.content).toBe('ok!');
+		expect(failure(makeChat, 'event: error\ndata: upstream timeout\n\n')).toMatchObject({ kind: 'upstream', message: 'the gateway reported an error in the answer: upstream timeout' });
+	});
+
 	it('an event that is not JSON mid-stream is an error, not skipped', () => {
 		const err = failure(makeChat, 'data: {"choices":[]}\n\ndata: <html>oops</html>\n\ndata: [DONE]\n\n');
 		expect(err.kind).toBe('unreadable');
@@ -221,6 +229,14 @@ describe('responses stream parser', () => {
 		q.feed(respEvent('response.output_text.delta', { delta: 'only deltas' }) + respEvent('response.completed', { response: {} }));
 		q.end();
 		expect(q.result.text).toBe('only deltas');
+	});
+
+	it('named events it does not use are not parsed (content_part, ping with text data); plain-text error events are errors', () => {
+		const p = makeResp();
+		p.feed('event: ping\ndata: ping\n\n' + respEvent('response.content_part.added', { part: { type: 'output_text', text: '' } }) + respEvent('response.output_text.delta', { delta: 'x' }) + respEvent('response.completed', { response: { status: 'completed' } }));
+		p.end();
+		expect(p.result.text).toBe('x');
+		expect(failure(makeResp, 'event: error\ndata: overloaded\n\n').message).toBe('the gateway reported an error in the answer: overloaded');
 	});
 
 	it('response.incomplete ends the stream with its reason', () => {

@@ -5,7 +5,7 @@
  * Also reads the non-streaming answer (`choices[].message.content`, `usage`).
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { SseByteParser, StreamError, eventJson, upstreamError, type EventInterpreter } from './sse';
+import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter } from './sse';
 
 export const CHAT_DONE = '[DONE]';
 
@@ -82,9 +82,12 @@ export class ChatStreamAccumulator implements EventInterpreter {
 			this.doneSeen = true;
 			return '';
 		}
-		if (!data) return '';
+		const errorEvent = errorEventText(e, this.receivedText);
+		if (errorEvent) throw errorEvent;
+		// chat increments come as unnamed (or `message`) events; other named events (`event: ping`) are not part of the answer
+		if (!data || (e.event && e.event !== 'message')) return '';
 		const json = eventJson(e, atEnd, { receivedText: this.receivedText, marker: CHAT_DONE });
-		if (e.event === 'error' || (json.error !== undefined && json.error !== null && json.error !== false)) throw upstreamError(json, this.receivedText);
+		if (json.error !== undefined && json.error !== null && json.error !== false) throw upstreamError(json, this.receivedText);
 		this.chunkCount++;
 		this.meta.id ??= str(json.id);
 		this.meta.model ??= str(json.model);

@@ -5,9 +5,11 @@
  * events (no content_part events, no sequence numbers, output only in `output_item.done`) are handled.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { SseByteParser, StreamError, eventJson, upstreamError, type EventInterpreter } from './sse';
+import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter } from './sse';
 
 export const RESPONSES_END = 'response.completed';
+
+const USED_EVENTS = new Set(['response.created', 'response.in_progress', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done', 'response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 export interface ResponsesResult {
 	id?: string;
@@ -103,8 +105,13 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 		const data = e.data.trim();
 		// no [DONE] in this protocol; a gateway that appends one anyway is not an answer
 		if (!data || data === '[DONE]') return '';
+		const errorEvent = errorEventText(e, this.deltas);
+		if (errorEvent) throw errorEvent;
+		const named = e.event && e.event !== 'message' ? e.event : undefined;
+		// named events this parser does not use (content_part, reasoning, ping, …) are not parsed at all
+		if (named && !USED_EVENTS.has(named)) return '';
 		const json = eventJson(e, atEnd, { receivedText: this.deltas, marker: RESPONSES_END });
-		const type = e.event && e.event !== 'message' ? e.event : str(json.type);
+		const type = named ?? str(json.type);
 		switch (type) {
 			case 'response.created':
 			case 'response.in_progress':

@@ -4,6 +4,7 @@
  * item marked `submission_uncertain`, never a throw (n8n's Retry On Fail would resend it and pay twice).
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import { Readable } from 'node:stream';
 import { GatewayHttpError, extractGatewayError } from '../errors';
 import { TaskError } from '../router';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
@@ -119,6 +120,10 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		} catch {
 			json = undefined;
 		}
+		if (json === undefined && /^\s*(data|event|id):|^\s*:/.test(text)) {
+			// an event stream under another content type (some proxies relabel it): read it as one
+			return readStream(ctx, kind, Readable.from([text]), itemIndex, path, forward, opts.idleMs, transport.signal);
+		}
 		if (!json || typeof json !== 'object' || Array.isArray(json)) {
 			return uncertain(`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`, false);
 		}
@@ -134,11 +139,15 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		return outcome;
 	}
 
+	return readStream(ctx, kind, res.body, itemIndex, path, forward, opts.idleMs, transport.signal);
+}
+
+async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable, itemIndex: number, path: string, forward: ChunkForwarder, idleMs: number, signal?: AbortSignal): Promise<TextOutcome> {
 	forward.begin();
 	const onDelta = (t: string) => forward.item(t);
 	const parser = kind === 'chat' ? new ChatStreamParser(onDelta) : new ResponsesStreamParser(onDelta);
 	try {
-		await pumpStream(res.body, parser, { idleMs: opts.idleMs, signal: transport.signal });
+		await pumpStream(body, parser, { idleMs, signal });
 	} catch (err) {
 		forward.error(err instanceof Error ? err.message : String(err));
 		await forward.flush();
@@ -216,7 +225,7 @@ function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: unknown, 
 }
 
 /** Reads a whole (small) body as UTF-8 with the idle timeout and the cancel signal. */
-function readAll(body: NodeJS.ReadableStream & { destroy(): void }, idleMs: number, signal?: AbortSignal): Promise<string> {
+function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<string> {
 	return new Promise((resolve, reject) => {
 		const decoder = new TextDecoder('utf-8');
 		let text = '';

@@ -126,6 +126,18 @@ export function eventJson(e: EventSourceMessage, atEnd: boolean, p: Pick<StreamP
 	throw new StreamError(`the stream carried an event that is not a JSON object: ${JSON.stringify(e.data.slice(0, 80))}`, 'unreadable', p.receivedText);
 }
 
+/** An `event: error` whose data is not JSON: its text is the message. */
+export function errorEventText(e: EventSourceMessage, receivedText: string): StreamError | undefined {
+	if (e.event !== 'error') return undefined;
+	try {
+		const json = JSON.parse(e.data);
+		if (json && typeof json === 'object' && !Array.isArray(json)) return upstreamError(json as Record<string, unknown>, receivedText);
+	} catch {
+		// plain text
+	}
+	return new StreamError(`the gateway reported an error in the answer: ${e.data.trim().slice(0, 300) || '(no message)'}`, 'upstream', receivedText);
+}
+
 /** The message of an error event or error body (`{error:{message}}`, `{message}`, `{code}`). */
 export function upstreamError(json: Record<string, unknown>, receivedText: string): StreamError {
 	const ex = extractGatewayError(json, 200, '');
