@@ -71,7 +71,7 @@ function falseSuccesses(items: INodeExecutionData[], r: RunResult): Promise<numb
 				return 1;
 			}
 		}),
-	).then((a) => a.reduce((s, x) => s + x, 0));
+	).then((a) => a.reduce((s: number, x) => s + x, 0));
 }
 
 async function record(scenario: string, r: RunResult, opts: { submitNode?: string; waitNode?: string; overrun?: number } = {}): Promise<Row> {
