@@ -1,61 +1,11 @@
-import {
-	NodeConnectionTypes,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { createTransport } from '../shared/credentials';
-import { InputRuleError } from '../shared/errors';
-import { listModelIds } from '../shared/models';
-import { deltaVideoFee, fetchPricing, lowestPrice, settlementTokens, toDisplay, type DisplaySettings, type ModelPrice } from '../shared/pricing';
+import { DELTA_VIDEO_UNIT_PRICES } from '../shared/pricing/compute';
+import { estimateVideoCost, getPrices, listMyModels, settleTask, type OperationResult, type ReferenceChoice } from '../shared/pricing/operations';
 import { forEachItem } from '../shared/router';
-import type { GatewayTransport } from '../shared/transport/http';
+import type { OriginKind } from '../shared/transport/http';
 
-function priceJson(p: ModelPrice, display: DisplaySettings): IDataObject {
-	const show = (usd: number | undefined) => (usd === undefined ? undefined : toDisplay(usd, display));
-	const perCall = show(p.perCallUsd);
-	const input = show(p.inputPer1MUsd);
-	const output = show(p.outputPer1MUsd);
-	return {
-		model: p.model,
-		billing: p.billing === 'per_call' ? 'per call' : 'per token',
-		dynamic_pricing: p.dynamic,
-		group: p.group ?? null,
-		group_ratio: p.groupRatio ?? null,
-		currency: (perCall ?? input)?.currency ?? toDisplay(0, display).currency,
-		symbol: (perCall ?? input)?.symbol ?? toDisplay(0, display).symbol,
-		price_per_call: perCall?.amount ?? null,
-		input_per_1m_tokens: input?.amount ?? null,
-		output_per_1m_tokens: output?.amount ?? null,
-		...(p.skippedGroups.length ? { skipped_groups: p.skippedGroups, note: `group(s) ${p.skippedGroups.join(', ')} have no ratio in group_ratio and were skipped (never treated as 0)` } : {}),
-		...(!p.group && !p.dynamic ? { note: 'no publicly selectable group enables this model' } : {}),
-		...(p.dynamic ? { note: 'dynamic (tiered) pricing: no fixed number' } : {}),
-	};
-}
-
-async function getPrices(transport: GatewayTransport): Promise<INodeExecutionData[]> {
-	const { pricing, display } = await fetchPricing(transport);
-	return pricing.data.map((e) => ({ json: priceJson(lowestPrice(e, pricing), display) }));
-}
-
-async function listMyModels(transport: GatewayTransport): Promise<INodeExecutionData[]> {
-	const ids = await listModelIds(transport);
-	let prices: Map<string, IDataObject> = new Map();
-	let catalog: string[] = [];
-	try {
-		const { pricing, display } = await fetchPricing(transport);
-		prices = new Map(pricing.data.map((e) => [e.model_name, priceJson(lowestPrice(e, pricing), display)]));
-		catalog = pricing.data.map((e) => e.model_name);
-	} catch {
-		// prices are an extra; the key's list is the authority
-	}
-	const mine = new Set(ids);
-	const out: INodeExecutionData[] = ids.map((id) => ({ json: { model: id, callable: true, ...(prices.get(id) ?? {}), model_id: id } }));
-	for (const id of catalog) if (!mine.has(id)) out.push({ json: { ...(prices.get(id) ?? {}), model: id, callable: false, note: 'in the public catalog but not callable with this key' } });
-	return out;
-}
+const FEE_OPS = ['estimateVideoCost', 'settleTask'];
 
 export class GenGatewayPricing implements INodeType {
 	description: INodeTypeDescription = {
@@ -64,7 +14,8 @@ export class GenGatewayPricing implements INodeType {
 		icon: { light: 'file:../../icons/pricing.svg', dark: 'file:../../icons/pricing.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"]}}',
+		subtitle:
+			'={{ $parameter["operation"] === "getPrices" ? "Get Prices" : $parameter["operation"] === "listModels" ? "List My Models" : $parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + $parameter["videoModel"] : "Settle Task" }}',
 		description: 'Public prices in the display currency, the models your key can call, delta-video cost estimates and settlement',
 		defaults: { name: 'GenGateway Pricing' },
 		usableAsTool: true,
@@ -79,20 +30,41 @@ export class GenGatewayPricing implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Estimate Video Cost', value: 'estimateVideoCost', action: 'Estimate a delta video cost', description: 'Fee of a delta-video task from a token count' },
-					{ name: 'Get Prices', value: 'getPrices', action: 'Get public prices', description: 'Lowest public price per model in the display currency (no key used)' },
-					{ name: 'List My Models', value: 'listModels', action: 'List the models of my key', description: 'GET /v1/models for the key, joined with prices' },
+					{ name: 'Get Prices', value: 'getPrices', action: 'Get public prices', description: 'Lowest public price per model in the display currency (the key is not sent)' },
+					{ name: 'List My Models', value: 'listModels', action: 'List the models of my key', description: 'GET /v1/models for the key, joined with the public prices' },
 					{ name: 'Settle Task', value: 'settleTask', action: 'Settle a finished delta video task', description: 'Fee of a finished delta-video task from its usage' },
 				],
 				default: 'getPrices',
 			},
 			{
+				displayName: 'Get Prices and List My Models return one list per run (paired with the first input item). Prices are the lowest of the publicly selectable groups; your key\'s group may cost more.',
+				name: 'listNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { operation: ['getPrices', 'listModels'] } },
+			},
+			{
+				displayName: 'Model Filter',
+				name: 'modelFilter',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. alpha-image',
+				description: 'Only models whose ID contains this text (empty: all)',
+				displayOptions: { show: { operation: ['getPrices'] } },
+			},
+			{
+				displayName: 'Include Models Not Callable',
+				name: 'includeOthers',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to also list public catalog models this key cannot call (marked callable: false)',
+				displayOptions: { show: { operation: ['listModels'] } },
+			},
+			{
 				displayName: 'Model',
 				name: 'videoModel',
 				type: 'options',
-				options: [
-					{ name: 'delta-video-2-0-mini-260615', value: 'delta-video-2-0-mini-260615' },
-					{ name: 'delta-video-2-0-fast-260128', value: 'delta-video-2-0-fast-260128' },
-				],
+				options: Object.keys(DELTA_VIDEO_UNIT_PRICES).map((id) => ({ name: id, value: id })),
 				default: 'delta-video-2-0-mini-260615',
 				displayOptions: { show: { operation: ['estimateVideoCost'] } },
 			},
@@ -106,20 +78,76 @@ export class GenGatewayPricing implements INodeType {
 				displayOptions: { show: { operation: ['estimateVideoCost'] } },
 			},
 			{
-				displayName: 'Has Reference Video',
-				name: 'withReferenceVideo',
-				type: 'boolean',
-				default: false,
-				description: 'Whether the task has a reference video. Image or audio references count as no reference video.',
-				displayOptions: { show: { operation: ['estimateVideoCost'] } },
+				displayName: 'Task Source',
+				name: 'taskSource',
+				type: 'options',
+				options: [
+					{ name: 'Task Object (JSON)', value: 'json', description: 'E.g. the output of Task Wait' },
+					{ name: 'Task ID', value: 'id', description: 'Query GET /v1/videos/{ID} with the key' },
+				],
+				default: 'json',
+				displayOptions: { show: { operation: ['settleTask'] } },
 			},
 			{
 				displayName: 'Task',
 				name: 'task',
 				type: 'json',
 				default: '={{ $json }}',
-				description: 'The finished task object (e.g. Task Wait output), or a string task ID to query with the key',
+				description: 'The finished task: Task Wait output or a GET /v1/videos/{ID} body',
+				displayOptions: { show: { operation: ['settleTask'], taskSource: ['json'] } },
+			},
+			{
+				displayName: 'Task ID',
+				name: 'taskId',
+				type: 'string',
+				default: '={{ $json.task_id }}',
+				displayOptions: { show: { operation: ['settleTask'], taskSource: ['id'] } },
+			},
+			{
+				displayName: 'Task Origin',
+				name: 'origin',
+				type: 'options',
+				options: [
+					{ name: 'Video Origin', value: 'video', description: "The credential's Video Base URL when set, else its Base URL (where Video Create sends tasks)" },
+					{ name: 'Base URL', value: 'base' },
+				],
+				default: 'video',
+				description: 'The origin that created the task; it is queried there with the same key',
+				displayOptions: { show: { operation: ['settleTask'], taskSource: ['id'] } },
+			},
+			{
+				displayName: 'Reference Video',
+				name: 'referenceVideo',
+				type: 'options',
+				options: [
+					{ name: 'Detect From JSON', value: 'detect', description: 'with_reference_video / materials of Video Create, or metadata.content of a create body' },
+					{ name: 'No (Text, Image or Audio References Only)', value: 'no' },
+					{ name: 'Yes (At Least One Reference Video)', value: 'yes' },
+				],
+				default: 'no',
+				description: 'Whether the task has a reference video: only a video reference uses the "with reference video" price; image or audio references count as none',
+				displayOptions: { show: { operation: ['estimateVideoCost'] } },
+			},
+			{
+				displayName: 'Reference Video',
+				name: 'referenceVideo',
+				type: 'options',
+				options: [
+					{ name: 'Detect From Task', value: 'detect', description: 'From with_reference_video / materials / metadata.content; if none, the higher no-reference price is used and said' },
+					{ name: 'No (Text, Image or Audio References Only)', value: 'no' },
+					{ name: 'Yes (At Least One Reference Video)', value: 'yes' },
+				],
+				default: 'detect',
+				description: 'Whether the task had a reference video: only a video reference uses the "with reference video" price',
 				displayOptions: { show: { operation: ['settleTask'] } },
+			},
+			{
+				displayName: 'Request or Task JSON',
+				name: 'referenceJson',
+				type: 'json',
+				default: '={{ $json }}',
+				description: 'A Video Create output or a delta create body to detect a reference video in',
+				displayOptions: { show: { operation: ['estimateVideoCost'], referenceVideo: ['detect'] } },
 			},
 			{
 				displayName: 'Group Multiplier',
@@ -127,8 +155,26 @@ export class GenGatewayPricing implements INodeType {
 				type: 'number',
 				default: 1,
 				typeOptions: { minValue: 0.0001, numberPrecision: 4 },
-				description: "Your key's group ratio (see Get Prices' group_ratio); it is never 0",
-				displayOptions: { show: { operation: ['estimateVideoCost', 'settleTask'] } },
+				description: "Your key's group ratio (Get Prices shows group ratios); an unknown multiplier is never 0",
+				displayOptions: { show: { operation: FEE_OPS } },
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				displayOptions: { show: { operation: FEE_OPS } },
+				options: [
+					{
+						displayName: 'Group Name',
+						name: 'groupName',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. default',
+						description: "Look the multiplier up by your key's group name in the public group_ratio instead (a group without a ratio is refused, never taken as 0)",
+					},
+				],
 			},
 		],
 	};
@@ -136,41 +182,44 @@ export class GenGatewayPricing implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const transport = await createTransport(this);
+		const hints = new Set<string>();
+		let out: INodeExecutionData[];
 		if (operation === 'getPrices' || operation === 'listModels') {
-			// One list for the whole run, paired with the first item.
-			const items = await forEachItem(this, async (i) => (i === 0 ? (operation === 'getPrices' ? getPrices(transport) : listMyModels(transport)) : []));
-			return [items];
-		}
-		return [
-			await forEachItem(this, async (i) => {
-				const groupRatio = this.getNodeParameter('groupRatio', i) as number;
+			out = await forEachItem(this, async (i) => {
+				if (i > 0) return [];
+				const res: OperationResult =
+					operation === 'getPrices' ? await getPrices(transport, this.getNodeParameter('modelFilter', i, '') as string) : await listMyModels(transport, this.getNodeParameter('includeOthers', i, true) as boolean);
+				res.hints.forEach((h) => hints.add(h));
+				return res.items.map((json) => ({ json }));
+			});
+		} else {
+			out = await forEachItem(this, async (i) => {
+				const options = this.getNodeParameter('options', i, {}) as { groupName?: string };
+				const fee = { groupRatio: this.getNodeParameter('groupRatio', i, 1) as number, groupName: options.groupName };
+				const reference = this.getNodeParameter('referenceVideo', i) as ReferenceChoice;
 				if (operation === 'estimateVideoCost') {
-					const model = this.getNodeParameter('videoModel', i) as string;
-					const tokens = this.getNodeParameter('tokens', i) as number;
-					const withRef = this.getNodeParameter('withReferenceVideo', i) as boolean;
-					if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) throw new InputRuleError([{ field: 'Video Tokens', rule: 'must be a non-negative number' }]);
-					return { json: { model, ...deltaVideoFee(model, tokens, withRef, groupRatio) } };
+					const json = await estimateVideoCost(transport, {
+						...fee,
+						model: this.getNodeParameter('videoModel', i) as string,
+						tokens: this.getNodeParameter('tokens', i),
+						reference,
+						referenceJson: reference === 'detect' ? this.getNodeParameter('referenceJson', i) : undefined,
+					});
+					return { json };
 				}
-				let task = this.getNodeParameter('task', i) as unknown;
-				if (typeof task === 'string' && /^[A-Za-z0-9_-]{1,200}$/.test(task.trim())) {
-					task = (await transport.getJson(`/v1/videos/${task.trim()}`, { origin: 'video' })).body;
-				} else if (typeof task === 'string') {
-					try {
-						task = JSON.parse(task);
-					} catch {
-						throw new InputRuleError([{ field: 'Task', rule: 'must be a task object or a task ID' }]);
-					}
-				}
-				const t = (task ?? {}) as IDataObject;
-				const inner = (t.task && typeof t.task === 'object' ? t.task : t) as IDataObject;
-				const model = String(inner.model ?? t.model ?? '');
-				const tokens = settlementTokens(inner) ?? settlementTokens(t);
-				const withRef = t.with_reference_video === true;
-				if (tokens === undefined) {
-					return { json: { task_id: inner.id ?? t.task_id ?? null, model, status: 'needs_manual_check', note: 'no trusted usage: the reservation is kept and must be checked in the usage logs (it is not free)' } };
-				}
-				return { json: { task_id: inner.id ?? t.task_id ?? null, status: 'settled', ...deltaVideoFee(model, tokens, withRef, groupRatio), model } };
-			}),
-		];
+				const source = this.getNodeParameter('taskSource', i, 'json') as 'json' | 'id';
+				const json = await settleTask(transport, {
+					...fee,
+					source,
+					task: source === 'json' ? this.getNodeParameter('task', i) : undefined,
+					taskId: source === 'id' ? this.getNodeParameter('taskId', i) : undefined,
+					origin: source === 'id' ? (this.getNodeParameter('origin', i, 'video') as OriginKind) : 'video',
+					reference,
+				});
+				return { json };
+			});
+		}
+		if (hints.size && typeof this.addExecutionHints === 'function') this.addExecutionHints(...[...hints].map((message) => ({ message, location: 'outputPane' as const })));
+		return [out];
 	}
 }

@@ -1,4 +1,14 @@
-/** Price arithmetic: lowest public price per model, display currency, delta-video fees. Pure functions. */
+/**
+ * Price arithmetic, pure: lowest public price per model, display currency, delta-video fees.
+ *
+ * Units. The price list speaks in the site's *base unit*: `model_price` (per call) and the per-token
+ * figures derived from `model_ratio` are USD at a default site, and one base unit is `quota_per_unit`
+ * quota units (¤, default 500 000). The spec's delta-video table ("base quota per million video tokens")
+ * is read in the same base unit, so fee in ¤ = tokens / 1e6 × unit price × group ratio × quota_per_unit,
+ * rounded to whole ¤ (the site's quota precision).
+ */
+import { roundedProduct } from './decimal';
+
 export interface PriceEntry {
 	model_name: string;
 	quota_type: number;
@@ -7,6 +17,7 @@ export interface PriceEntry {
 	completion_ratio?: number;
 	enable_groups?: string[];
 	billing_mode?: string;
+	[extra: string]: unknown;
 }
 
 export interface PricingData {
@@ -15,32 +26,98 @@ export interface PricingData {
 	usable_group: Record<string, string>;
 }
 
+export type DisplayType = 'USD' | 'CNY' | 'TOKENS' | 'CUSTOM';
+
 export interface DisplaySettings {
-	type: 'USD' | 'CNY' | 'TOKENS' | 'CUSTOM';
+	type: DisplayType;
 	quotaPerUnit: number;
 	usdExchangeRate: number;
 	customSymbol: string;
 	customRate: number;
+	/** why the site's setting could not be followed as given (e.g. CNY without a usable exchange rate) */
+	notes?: string[];
 }
 
 export const DEFAULT_QUOTA_PER_UNIT = 500_000;
 
-export function readDisplay(statusBody: unknown): DisplaySettings {
-	const root = (statusBody && typeof statusBody === 'object' ? statusBody : {}) as Record<string, unknown>;
-	const d = (root.data && typeof root.data === 'object' ? root.data : root) as Record<string, unknown>;
-	const t = String(d.quota_display_type ?? 'USD').toUpperCase();
-	const num = (v: unknown, dflt: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : typeof v === 'string' && Number(v) > 0 ? Number(v) : dflt);
-	return {
-		type: (['USD', 'CNY', 'TOKENS', 'CUSTOM'].includes(t) ? t : 'USD') as DisplaySettings['type'],
-		quotaPerUnit: num(d.quota_per_unit, DEFAULT_QUOTA_PER_UNIT),
-		usdExchangeRate: num(d.usd_exchange_rate, 1),
-		customSymbol: typeof d.custom_currency_symbol === 'string' && d.custom_currency_symbol ? d.custom_currency_symbol : '¤',
-		customRate: num(d.custom_currency_exchange_rate, 1),
-	};
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** A finite number, also from a numeric string; undefined otherwise. */
+export function numberOf(v: unknown): number | undefined {
+	if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+	if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+	return undefined;
 }
 
-/** A USD amount in the site's display currency. TOKENS shows raw quota units with the site's ¤ symbol. */
-export function toDisplay(usd: number, s: DisplaySettings): { amount: number; currency: string; symbol: string } {
+const positive = (v: unknown): number | undefined => {
+	const n = numberOf(v);
+	return n !== undefined && n > 0 ? n : undefined;
+};
+
+/** Normalises a `/api/pricing` body (tolerates missing parts, `usable_group` as an array, numeric strings). */
+export function parsePricing(body: unknown): PricingData {
+	const b = isObj(body) ? body : {};
+	const data = (Array.isArray(b.data) ? b.data : []).filter((e): e is PriceEntry => isObj(e) && typeof e.model_name === 'string' && e.model_name !== '');
+	const groupRatio: Record<string, number> = {};
+	if (isObj(b.group_ratio)) {
+		for (const [g, r] of Object.entries(b.group_ratio)) {
+			const n = numberOf(r);
+			if (n !== undefined) groupRatio[g] = n;
+		}
+	}
+	let usable: Record<string, string> = {};
+	if (Array.isArray(b.usable_group)) usable = Object.fromEntries(b.usable_group.filter((g): g is string => typeof g === 'string').map((g) => [g, g]));
+	else if (isObj(b.usable_group)) usable = Object.fromEntries(Object.entries(b.usable_group).map(([g, d]) => [g, typeof d === 'string' && d ? d : g]));
+	return { data, group_ratio: groupRatio, usable_group: usable };
+}
+
+/**
+ * Display settings from `/api/status` (wrapped `{success, data:{…}}` or bare). A setting that cannot be
+ * followed falls back to USD and says why in `notes`; quota units are never relabelled as a currency.
+ */
+export function readDisplay(statusBody: unknown): DisplaySettings {
+	const root = isObj(statusBody) ? statusBody : {};
+	const d = isObj(root.data) ? root.data : root;
+	const notes: string[] = [];
+	const raw = typeof d.quota_display_type === 'string' ? d.quota_display_type.trim().toUpperCase() : undefined;
+	let type: DisplayType;
+	if (raw === undefined || raw === '') type = d.display_in_currency === false ? 'TOKENS' : 'USD';
+	else if (raw === 'USD' || raw === 'CNY' || raw === 'TOKENS' || raw === 'CUSTOM') type = raw;
+	else {
+		type = 'USD';
+		notes.push(`unknown quota_display_type "${raw}": shown in USD`);
+	}
+	let quotaPerUnit = positive(d.quota_per_unit);
+	if (quotaPerUnit === undefined) {
+		if (d.quota_per_unit !== undefined) notes.push(`unusable quota_per_unit ${JSON.stringify(d.quota_per_unit)}: ${DEFAULT_QUOTA_PER_UNIT} used`);
+		quotaPerUnit = DEFAULT_QUOTA_PER_UNIT;
+	}
+	const usdExchangeRate = positive(d.usd_exchange_rate);
+	const customRate = positive(d.custom_currency_exchange_rate);
+	if (type === 'CNY' && usdExchangeRate === undefined) {
+		notes.push('the site shows CNY but gives no usable usd_exchange_rate: shown in USD');
+		type = 'USD';
+	}
+	if (type === 'CUSTOM' && customRate === undefined) {
+		notes.push('the site shows a custom currency but gives no usable custom_currency_exchange_rate: shown in USD');
+		type = 'USD';
+	}
+	const symbol = typeof d.custom_currency_symbol === 'string' ? d.custom_currency_symbol.trim() : '';
+	return { type, quotaPerUnit, usdExchangeRate: usdExchangeRate ?? 1, customSymbol: symbol || '¤', customRate: customRate ?? 1, ...(notes.length ? { notes } : {}) };
+}
+
+export interface DisplayAmount {
+	amount: number;
+	/** USD, CNY, quota (raw site quota units, ¤) or custom (the site's own unit) */
+	currency: 'USD' | 'CNY' | 'quota' | 'custom';
+	symbol: string;
+}
+
+/**
+ * An amount in base units (USD at a default site) in the site's display currency. USD and CNY and
+ * CUSTOM to 6 decimals; TOKENS as whole raw quota units with the site's ¤ (not a national currency).
+ */
+export function toDisplay(usd: number, s: DisplaySettings): DisplayAmount {
 	switch (s.type) {
 		case 'CNY':
 			return { amount: round(usd * s.usdExchangeRate, 6), currency: 'CNY', symbol: '¥' };
@@ -53,55 +130,122 @@ export function toDisplay(usd: number, s: DisplaySettings): { amount: number; cu
 	}
 }
 
+/** A quota amount (¤) in the display currency. */
+export function quotaToDisplay(quota: number, s: DisplaySettings): DisplayAmount {
+	return s.type === 'TOKENS' ? { amount: quota, currency: 'quota', symbol: '¤' } : toDisplay(quota / s.quotaPerUnit, s);
+}
+
+/** "$0.032", "¥0.2336", "¤16000", "◎0.32" */
+export function formatDisplay(d: DisplayAmount): string {
+	return `${d.symbol}${d.amount}`;
+}
+
 export function round(v: number, digits: number): number {
 	const f = 10 ** digits;
 	return Math.round(v * f) / f;
 }
 
+/** Delta-video unit prices of one model, in base units per 1M video tokens. */
+export interface DeltaUnitPrices {
+	noReferenceVideo: number;
+	withReferenceVideo: number;
+}
+export type DeltaUnitPriceTable = Record<string, DeltaUnitPrices>;
+
+/** The spec's delta-video table, exactly: base price per million video tokens (480p and 720p alike). */
+export const DELTA_VIDEO_UNIT_PRICES: DeltaUnitPriceTable = {
+	'delta-video-2-0-mini-260615': { noReferenceVideo: 11.638, withReferenceVideo: 7.084 },
+	'delta-video-2-0-fast-260128': { noReferenceVideo: 24.42, withReferenceVideo: 14.52 },
+};
+
+export type Billing = 'per_call' | 'per_token' | 'per_video_token';
+
 export interface ModelPrice {
 	model: string;
-	billing: 'per_call' | 'per_token';
+	billing: Billing;
 	dynamic: boolean;
-	/** cheapest public group and its ratio; undefined when no public group enables the model */
+	/** cheapest publicly selectable, enabled group and its ratio; undefined when there is none */
 	group?: string;
 	groupRatio?: number;
 	/** groups enabled and public but missing from group_ratio: skipped, never treated as 0 */
 	skippedGroups: string[];
-	/** USD before display conversion */
+	/** enabled groups that are not publicly selectable (never used for the displayed price) */
+	nonPublicGroups: string[];
+	/** why no number is shown (no public group, dynamic pricing, the entry lacks its price) */
+	unpricedReason?: string;
+	/** base units (USD at a default site), before display conversion */
 	perCallUsd?: number;
 	inputPer1MUsd?: number;
 	outputPer1MUsd?: number;
+	/** delta-video: per 1M video tokens, without and with a reference video */
+	videoPer1MUsd?: number;
+	videoWithReferencePer1MUsd?: number;
 }
 
-export function lowestPrice(entry: PriceEntry, p: PricingData): ModelPrice {
-	const billing = entry.quota_type === 1 ? 'per_call' : 'per_token';
+/**
+ * Lowest displayed price of one model: only groups that enable the model AND are publicly selectable
+ * (`usable_group`) count; a public group missing from `group_ratio` is skipped and reported (an unknown
+ * multiplier is never 0). Per call = model_price × ratio; per token (per 1M) input = model_ratio × 2 × ratio,
+ * output = input × completion_ratio; delta-video = the spec table × ratio; `billing_mode: tiered_expr` → no number.
+ */
+export function lowestPrice(entry: PriceEntry, p: PricingData, videoPrices: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES): ModelPrice {
+	const video = videoPrices[entry.model_name];
+	const billing: Billing = video ? 'per_video_token' : numberOf(entry.quota_type) === 1 ? 'per_call' : 'per_token';
 	const dynamic = entry.billing_mode === 'tiered_expr';
 	const skipped: string[] = [];
+	const nonPublic: string[] = [];
 	let best: { group: string; ratio: number } | undefined;
-	for (const g of entry.enable_groups ?? []) {
-		if (!(g in (p.usable_group ?? {}))) continue;
-		const ratio = p.group_ratio?.[g];
-		if (typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 0) {
+	const groups = Array.isArray(entry.enable_groups) ? entry.enable_groups.filter((g): g is string => typeof g === 'string') : [];
+	for (const g of groups) {
+		if (!Object.prototype.hasOwnProperty.call(p.usable_group ?? {}, g)) {
+			nonPublic.push(g);
+			continue;
+		}
+		const ratio = numberOf(p.group_ratio?.[g]);
+		if (ratio === undefined || ratio < 0) {
 			skipped.push(g);
 			continue;
 		}
 		if (!best || ratio < best.ratio) best = { group: g, ratio };
 	}
-	const out: ModelPrice = { model: entry.model_name, billing, dynamic, skippedGroups: skipped, group: best?.group, groupRatio: best?.ratio };
-	if (!best || dynamic) return out;
-	if (billing === 'per_call') out.perCallUsd = (entry.model_price ?? 0) * best.ratio;
-	else {
-		out.inputPer1MUsd = (entry.model_ratio ?? 0) * 2 * best.ratio;
-		out.outputPer1MUsd = out.inputPer1MUsd * (entry.completion_ratio ?? 1);
+	const out: ModelPrice = { model: entry.model_name, billing, dynamic, skippedGroups: skipped, nonPublicGroups: nonPublic, group: best?.group, groupRatio: best?.ratio };
+	if (dynamic) {
+		out.unpricedReason = 'dynamic (tiered) pricing: no fixed number';
+		return out;
+	}
+	if (!best) {
+		out.unpricedReason = groups.length === 0 ? 'no group enables this model' : skipped.length ? 'every publicly selectable group that enables this model lacks a group ratio' : 'no publicly selectable group enables this model';
+		return out;
+	}
+	if (billing === 'per_video_token') {
+		out.videoPer1MUsd = video.noReferenceVideo * best.ratio;
+		out.videoWithReferencePer1MUsd = video.withReferenceVideo * best.ratio;
+	} else if (billing === 'per_call') {
+		const price = numberOf(entry.model_price);
+		if (price === undefined || price < 0) out.unpricedReason = 'the price list gives no model_price';
+		else out.perCallUsd = price * best.ratio;
+	} else {
+		const ratio = numberOf(entry.model_ratio);
+		if (ratio === undefined || ratio < 0) out.unpricedReason = 'the price list gives no model_ratio';
+		else {
+			out.inputPer1MUsd = ratio * 2 * best.ratio;
+			const completion = numberOf(entry.completion_ratio);
+			out.outputPer1MUsd = out.inputPer1MUsd * (completion !== undefined && completion >= 0 ? completion : 1);
+		}
 	}
 	return out;
 }
 
-/** The spec's delta-video table: base price per million video tokens. */
-export const DELTA_VIDEO_UNIT_PRICES: Record<string, { noReferenceVideo: number; withReferenceVideo: number }> = {
-	'delta-video-2-0-mini-260615': { noReferenceVideo: 11.638, withReferenceVideo: 7.084 },
-	'delta-video-2-0-fast-260128': { noReferenceVideo: 24.42, withReferenceVideo: 14.52 },
-};
+/** Unit price of a delta-video model in base units per 1M video tokens; undefined for other models. */
+export function deltaUnitPrice(model: string, withReferenceVideo: boolean, table: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES): number | undefined {
+	const p = table[model];
+	return p ? (withReferenceVideo ? p.withReferenceVideo : p.noReferenceVideo) : undefined;
+}
+
+/** fee in whole quota units (¤) = tokens / 1e6 × unit price × group ratio × quota_per_unit, exact, rounded half up. */
+export function videoFeeQuota(tokens: number, unitPrice: number, groupRatio: number, quotaPerUnit = DEFAULT_QUOTA_PER_UNIT): number {
+	return roundedProduct([tokens, unitPrice, groupRatio, quotaPerUnit], 1_000_000);
+}
 
 export interface VideoFee {
 	tokens: number;
@@ -110,29 +254,45 @@ export interface VideoFee {
 	withReferenceVideo: boolean;
 	/** fee in quota units (the site's precision) */
 	quota: number;
-	/** fee in USD-equivalent units (quota / quota_per_unit) */
+	/** fee in base units (USD at a default site): quota / quota_per_unit */
 	usd: number;
 }
 
 /**
- * fee = tokens / 1,000,000 × unit price × group multiplier, rounded to whole quota units
- * (unit prices are read as USD-equivalent per 1M tokens; 1 USD = quota_per_unit units).
- * Only a reference video switches to the "with reference video" price.
+ * fee = tokens / 1,000,000 × unit price × group multiplier, rounded to whole quota units.
+ * Only a reference video switches to the "with reference video" price (image/audio references do not).
  */
-export function deltaVideoFee(model: string, tokens: number, withReferenceVideo: boolean, groupRatio: number, quotaPerUnit = DEFAULT_QUOTA_PER_UNIT): VideoFee {
-	const p = DELTA_VIDEO_UNIT_PRICES[model];
-	if (!p) throw new Error(`model: ${model} is not a delta-video model (${Object.keys(DELTA_VIDEO_UNIT_PRICES).join(', ')})`);
-	if (!Number.isFinite(tokens) || tokens < 0) throw new Error('tokens: must be a non-negative number');
-	if (!Number.isFinite(groupRatio) || groupRatio <= 0) throw new Error('groupRatio: must be a positive number (an unknown multiplier is never 0)');
-	const unitPrice = withReferenceVideo ? p.withReferenceVideo : p.noReferenceVideo;
-	const quota = Math.round((tokens / 1_000_000) * unitPrice * groupRatio * quotaPerUnit);
+export function deltaVideoFee(model: string, tokens: number, withReferenceVideo: boolean, groupRatio: number, quotaPerUnit = DEFAULT_QUOTA_PER_UNIT, table: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES): VideoFee {
+	const unitPrice = deltaUnitPrice(model, withReferenceVideo, table);
+	if (unitPrice === undefined) throw new Error(`model: ${model} is not a delta-video model (${Object.keys(table).join(', ')})`);
+	if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) throw new Error('tokens: must be a non-negative number');
+	if (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0) throw new Error('groupRatio: must be a positive number (an unknown multiplier is never 0)');
+	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0) throw new Error('quotaPerUnit: must be a positive number');
+	const quota = videoFeeQuota(tokens, unitPrice, groupRatio, quotaPerUnit);
 	return { tokens, unitPrice, groupRatio, withReferenceVideo, quota, usd: quota / quotaPerUnit };
 }
 
-/** Settlement usage: `usage.completion_tokens`, else a valid `total_tokens`; undefined = needs manual check (never free). */
+/** A trusted token count: a positive integer (also as a digit string); anything else is not trusted. */
+export function validTokenCount(v: unknown): number | undefined {
+	const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+	return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** Where settlement usage came from. */
+export type TokenSource = 'usage.completion_tokens' | 'usage.total_tokens';
+
+/** `usage.completion_tokens`, else a valid `usage.total_tokens`; undefined = needs manual check (never free). */
+export function settlementUsage(task: unknown): { tokens: number; source: TokenSource } | undefined {
+	const t = isObj(task) ? task : {};
+	const usage = isObj(t.usage) ? t.usage : undefined;
+	const completion = validTokenCount(usage?.completion_tokens);
+	if (completion !== undefined) return { tokens: completion, source: 'usage.completion_tokens' };
+	const total = validTokenCount(usage?.total_tokens);
+	if (total !== undefined) return { tokens: total, source: 'usage.total_tokens' };
+	return undefined;
+}
+
+/** Settlement tokens only (see settlementUsage). */
 export function settlementTokens(task: unknown): number | undefined {
-	const t = (task && typeof task === 'object' ? task : {}) as Record<string, unknown>;
-	const usage = (t.usage && typeof t.usage === 'object' ? t.usage : undefined) as Record<string, unknown> | undefined;
-	const valid = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
-	return valid(usage?.completion_tokens) ?? valid(usage?.total_tokens);
+	return settlementUsage(task)?.tokens;
 }

@@ -1,43 +1,120 @@
 /**
- * Pricing helpers shared by the nodes:
- * - fetchPricing(transport): /api/pricing + /api/status (no key), parsed
- * - expectedPriceHint(transport, model): a one-line expected price for execution hints, or undefined
- * - compute.ts: lowestPrice, toDisplay, deltaVideoFee, settlementTokens (pure)
+ * Pricing helpers shared by the nodes. Units: see compute.ts (base unit = USD at a default site;
+ * 1 base unit = quota_per_unit quota units ¤; the delta-video table is in base units per 1M video tokens).
+ *
+ * For other nodes:
+ * - `expectedPriceHint(transport, model, calls = 1): Promise<string | undefined>`
+ *   One line for `this.addExecutionHints` ("Expected price: $0.032 for 1 call(s) of alpha-image-2.5 at the
+ *   lowest public group (vip); …"), or undefined when no price is known (unknown model, no public group, no
+ *   price in the entry). Never throws. Fetches /api/pricing + /api/status without the key, at most once per
+ *   transport (a transport lives for one execution, so nodes keep no state between executions), bounded by
+ *   PRICE_HINT_BUDGET_MS with at most 2 attempts each so it cannot hold a node.
+ * - `settleDeltaFee(task, unitPrices, groupRatio, opts?): DeltaSettlement`  (delta.ts)
+ *   Fee of a finished delta-video task for Task Wait's JSON. `task`: GET /v1/videos/{id} body or Task Wait
+ *   output (also wrapped in task/data). `unitPrices`: undefined (the spec table), a per-model table, or one
+ *   model's `{noReferenceVideo, withReferenceVideo}`. `opts`: `{withReferenceVideo?, model?, quotaPerUnit?}`.
+ *   Returns snake_case JSON: status settled | needs_manual_check (never free) | refunded | not_finished,
+ *   tokens, token_source, unit_price, group_ratio, fee_quota (whole ¤), fee_base, with_reference_video,
+ *   reference_video_source, note. Throws only when groupRatio is not a positive number.
+ * - `referenceVideoOf(json)`: whether a Video Create output / delta create body has a reference video.
+ * - `loadPricing(transport, opts?)`, `fetchPricing(transport)`: both public endpoints, parsed, cached per transport.
+ * - Pure (compute.ts): lowestPrice, toDisplay, quotaToDisplay, formatDisplay, readDisplay, parsePricing,
+ *   deltaVideoFee, videoFeeQuota, deltaUnitPrice, settlementTokens, settlementUsage, DELTA_VIDEO_UNIT_PRICES;
+ *   rows.ts priceRow (the Pricing node's output row).
  */
 import type { GatewayTransport } from '../transport/http';
-import { lowestPrice, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './compute';
+import { DELTA_VIDEO_UNIT_PRICES, formatDisplay, lowestPrice, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './compute';
 
 export * from './compute';
+export * from './delta';
+export * from './rows';
 
-export async function fetchPricing(transport: GatewayTransport): Promise<{ pricing: PricingData; display: DisplaySettings }> {
-	const [p, s] = await Promise.all([transport.getJson<PricingData>('/api/pricing', { auth: false }), transport.getJson('/api/status', { auth: false })]);
-	const body = p.body ?? ({} as PricingData);
-	return {
-		pricing: { data: Array.isArray(body.data) ? body.data : [], group_ratio: body.group_ratio ?? {}, usable_group: body.usable_group ?? {} },
-		display: readDisplay(s.body),
-	};
+/** How long the hint's price look-up may take, retries included. */
+export const PRICE_HINT_BUDGET_MS = 8_000;
+
+export interface LoadedPricing {
+	pricing: PricingData;
+	display: DisplaySettings;
 }
 
+interface Cached {
+	pricing?: Promise<PricingData>;
+	status?: Promise<DisplaySettings>;
+}
+
+/** Per transport, i.e. per execution: the transport is built by each execute() and dropped with it. */
+const cache = new WeakMap<GatewayTransport, Cached>();
+
+export interface LoadOptions {
+	/** give up after this long (retries included); default: the transport's normal retries */
+	budgetMs?: number;
+}
+
+function slot(transport: GatewayTransport): Cached {
+	let c = cache.get(transport);
+	if (!c) cache.set(transport, (c = {}));
+	return c;
+}
+
+function getOpts(opts: LoadOptions) {
+	return opts.budgetMs === undefined ? { auth: false } : { auth: false, deadline: Date.now() + opts.budgetMs, maxAttempts: 2 };
+}
+
+/** GET /api/pricing (no key), parsed; once per transport (a failure too, so an unreachable list costs one budget per execution). */
+export function loadPriceList(transport: GatewayTransport, opts: LoadOptions = {}): Promise<PricingData> {
+	const c = slot(transport);
+	if (!c.pricing) {
+		c.pricing = transport.getJson('/api/pricing', getOpts(opts)).then((r) => parsePricing(r.body));
+	}
+	return c.pricing;
+}
+
+/** GET /api/status (no key) → display settings; once per transport (a failure too). */
+export function loadDisplay(transport: GatewayTransport, opts: LoadOptions = {}): Promise<DisplaySettings> {
+	const c = slot(transport);
+	if (!c.status) {
+		c.status = transport.getJson('/api/status', getOpts(opts)).then((r) => readDisplay(r.body));
+	}
+	return c.status;
+}
+
+export async function loadPricing(transport: GatewayTransport, opts: LoadOptions = {}): Promise<LoadedPricing> {
+	const [pricing, display] = await Promise.all([loadPriceList(transport, opts), loadDisplay(transport, opts)]);
+	return { pricing, display };
+}
+
+/** Same as loadPricing (kept for existing callers). */
+export function fetchPricing(transport: GatewayTransport): Promise<LoadedPricing> {
+	return loadPricing(transport);
+}
+
+/** A base-unit amount in the display currency, e.g. "$0.032". */
 export function formatAmount(usd: number, display: DisplaySettings): string {
-	const d = toDisplay(usd, display);
-	return `${d.symbol}${d.amount}`;
+	return formatDisplay(toDisplay(usd, display));
 }
 
-/** Best effort: never throws. */
+/** The hint text for one model, from loaded data (pure). */
+export function priceHintText(model: string, { pricing, display }: LoadedPricing, calls = 1): string | undefined {
+	const entry = pricing.data.find((e) => e.model_name === model);
+	if (!entry) return undefined;
+	const price = lowestPrice(entry, pricing, DELTA_VIDEO_UNIT_PRICES);
+	if (price.dynamic) return `${model} uses dynamic pricing: no fixed price is shown`;
+	const at = `at the lowest public group (${price.group}); your key's group may cost more`;
+	const n = Number.isFinite(calls) && calls > 0 ? calls : 1;
+	if (price.perCallUsd !== undefined) return `Expected price: ${formatAmount(price.perCallUsd * n, display)} for ${n} call(s) of ${model} ${at}`;
+	if (price.inputPer1MUsd !== undefined && price.outputPer1MUsd !== undefined) {
+		return `Expected price: ${formatAmount(price.inputPer1MUsd, display)} per 1M input tokens and ${formatAmount(price.outputPer1MUsd, display)} per 1M output tokens for ${model} (billed per token) ${at}`;
+	}
+	if (price.videoPer1MUsd !== undefined && price.videoWithReferencePer1MUsd !== undefined) {
+		return `Expected price: ${formatAmount(price.videoPer1MUsd, display)} per 1M video tokens for ${model} (${formatAmount(price.videoWithReferencePer1MUsd, display)} with a reference video) ${at}`;
+	}
+	return undefined;
+}
+
+/** Best effort: never throws; undefined when no price is known. */
 export async function expectedPriceHint(transport: GatewayTransport, model: string, calls = 1): Promise<string | undefined> {
 	try {
-		const { pricing, display } = await fetchPricing(transport);
-		const entry = pricing.data.find((e) => e.model_name === model);
-		if (!entry) return undefined;
-		const price = lowestPrice(entry, pricing);
-		if (price.dynamic) return `${model} uses dynamic pricing: no fixed price is shown`;
-		if (price.perCallUsd !== undefined) {
-			return `Expected price: ${formatAmount(price.perCallUsd * calls, display)} for ${calls} call(s) of ${model} at the lowest public group (${price.group}); your key's group may cost more`;
-		}
-		if (price.inputPer1MUsd !== undefined) {
-			return `${model} is billed per token: ${formatAmount(price.inputPer1MUsd, display)} per 1M input tokens (group ${price.group})`;
-		}
-		return undefined;
+		return priceHintText(model, await loadPricing(transport, { budgetMs: PRICE_HINT_BUDGET_MS }), calls);
 	} catch {
 		return undefined;
 	}

@@ -1,0 +1,171 @@
+/** Delta-video: reference-video detection and settlement of a finished task. Pure. */
+import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, numberOf, settlementUsage, videoFeeQuota, type DeltaUnitPrices, type DeltaUnitPriceTable, type TokenSource } from './compute';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+export interface ReferenceVideoInfo {
+	withReferenceVideo: boolean;
+	/** which field decided it */
+	source: string;
+}
+
+const isVideoItem = (c: unknown): boolean => isObj(c) && (c.type === 'video_url' || c.role === 'reference_video' || c.type === 'video' || c.type === 'reference_video');
+
+/**
+ * Whether a task has a reference video, read from what is at hand: a `with_reference_video` boolean
+ * (Video Create's output), its `materials` list, or a delta create body (`metadata.content` items of type
+ * `video_url` / role `reference_video`; the `images` shorthand holds images only). Image, audio and
+ * first/last-frame references count as no reference video. Undefined when nothing tells.
+ */
+export function referenceVideoOf(input: unknown, depth = 0): ReferenceVideoInfo | undefined {
+	if (!isObj(input) || depth > 3) return undefined;
+	if (typeof input.with_reference_video === 'boolean') return { withReferenceVideo: input.with_reference_video, source: 'with_reference_video' };
+	if (Array.isArray(input.materials)) return { withReferenceVideo: input.materials.some(isVideoItem), source: 'materials' };
+	const meta = isObj(input.metadata) ? input.metadata : undefined;
+	if (meta && Array.isArray(meta.content)) return { withReferenceVideo: meta.content.some(isVideoItem), source: 'metadata.content' };
+	if (Array.isArray(input.content)) return { withReferenceVideo: input.content.some(isVideoItem), source: 'content' };
+	for (const k of ['request', 'body', 'task']) {
+		const inner = referenceVideoOf(input[k], depth + 1);
+		if (inner) return { ...inner, source: `${k}.${inner.source}` };
+	}
+	if (Array.isArray(input.images) || (meta && (typeof meta.first_frame_image === 'string' || typeof meta.last_frame_image === 'string'))) {
+		return { withReferenceVideo: false, source: Array.isArray(input.images) ? 'images' : 'metadata frames' };
+	}
+	return undefined;
+}
+
+export type SettlementStatus = 'settled' | 'needs_manual_check' | 'refunded' | 'not_finished';
+
+export interface DeltaSettlement {
+	/** settled: fee from trusted usage; needs_manual_check: no trusted usage or no unit price (never free);
+	 * refunded: explicit failure/cancellation (the reservation is returned); not_finished: still running */
+	status: SettlementStatus;
+	task_id: string | null;
+	model: string | null;
+	task_status: string | null;
+	tokens: number | null;
+	token_source: TokenSource | null;
+	with_reference_video: boolean | null;
+	/** option (the caller said), a field of the task (e.g. with_reference_video, metadata.content), or assumed_none */
+	reference_video_source: string | null;
+	/** base units (USD at a default site) per 1M video tokens */
+	unit_price: number | null;
+	group_ratio: number;
+	quota_per_unit: number;
+	/** the fee in whole quota units (¤) */
+	fee_quota: number | null;
+	/** the fee in base units: fee_quota / quota_per_unit */
+	fee_base: number | null;
+	note: string;
+}
+
+export interface SettleOptions {
+	/** set when the caller knows; otherwise read from the task, else assumed none (the higher price) */
+	withReferenceVideo?: boolean;
+	/** overrides the task's model */
+	model?: string;
+	quotaPerUnit?: number;
+}
+
+const SUCCESS = new Set(['completed', 'succeeded', 'success', 'done']);
+const FAILURE = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled']);
+const RUNNING = new Set(['queued', 'pending', 'submitted', 'processing', 'in_progress', 'running', 'unknown', 'uncertain']);
+
+function unitTableOf(unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, model: string | null): DeltaUnitPrices | undefined {
+	if (!unitPrices) return model ? DELTA_VIDEO_UNIT_PRICES[model] : undefined;
+	if (typeof (unitPrices as DeltaUnitPrices).noReferenceVideo === 'number' && typeof (unitPrices as DeltaUnitPrices).withReferenceVideo === 'number') return unitPrices as DeltaUnitPrices;
+	return model ? (unitPrices as DeltaUnitPriceTable)[model] : undefined;
+}
+
+/**
+ * The fee of a finished delta-video task: tokens from `usage.completion_tokens`, else a valid
+ * `usage.total_tokens`; fee = tokens / 1e6 × unit price × group ratio, in whole quota units.
+ * With no trusted usage the result is `needs_manual_check` (the reservation is kept; it is never free).
+ * `task` may be a gateway task object (`GET /v1/videos/{id}`), Task Wait's output JSON, or either wrapped
+ * in `task` / `data`. `unitPrices` is a per-model table (default: the spec's) or one model's pair.
+ * Throws only for a group ratio that is not a positive number.
+ */
+export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, groupRatio: number, opts: SettleOptions = {}): DeltaSettlement {
+	if (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0) throw new Error('groupRatio: must be a positive number (an unknown multiplier is never 0)');
+	const quotaPerUnit = opts.quotaPerUnit ?? DEFAULT_QUOTA_PER_UNIT;
+	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0) throw new Error('quotaPerUnit: must be a positive number');
+	const outer = isObj(task) ? task : {};
+	const layers = [outer, outer.task, outer.data].filter(isObj);
+	const pick = (k: string): unknown => layers.map((l) => l[k]).find((v) => v !== undefined && v !== null && v !== '');
+	const str = (v: unknown) => (typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null);
+	const model = opts.model ?? str(pick('model'));
+	const taskId = str(outer.task_id) ?? str(outer.id) ?? str(pick('task_id')) ?? str(pick('id'));
+	const rawStatus = str(pick('status'));
+	const status = rawStatus?.toLowerCase() ?? null;
+	const usage = layers.map((l) => settlementUsage(l)).find((u) => u !== undefined);
+
+	let withRef: boolean | null = null;
+	let refSource: string | null = null;
+	if (opts.withReferenceVideo !== undefined) {
+		withRef = opts.withReferenceVideo;
+		refSource = 'option';
+	} else {
+		const found = referenceVideoOf(outer);
+		if (found) {
+			withRef = found.withReferenceVideo;
+			refSource = found.source;
+		}
+	}
+	const pair = unitTableOf(unitPrices, model);
+	const base: DeltaSettlement = {
+		status: 'needs_manual_check',
+		task_id: taskId,
+		model,
+		task_status: rawStatus,
+		tokens: usage?.tokens ?? null,
+		token_source: usage?.source ?? null,
+		with_reference_video: withRef,
+		reference_video_source: refSource,
+		unit_price: null,
+		group_ratio: groupRatio,
+		quota_per_unit: quotaPerUnit,
+		fee_quota: null,
+		fee_base: null,
+		note: '',
+	};
+	if (status && FAILURE.has(status)) {
+		return { ...base, status: 'refunded', fee_quota: 0, fee_base: 0, note: 'the task failed or was cancelled: its reservation is returned (check the refund line in the usage logs)' };
+	}
+	if (status && RUNNING.has(status)) {
+		return { ...base, status: 'not_finished', note: 'the task has not finished: the estimate stays reserved and is settled to actual usage on completion (wait for it, e.g. with Task Wait)' };
+	}
+	if (status && !SUCCESS.has(status)) {
+		return { ...base, note: `unrecognised task status "${rawStatus}": the reservation needs a check in the usage logs (it is not free)` };
+	}
+	if (!pair) {
+		return { ...base, note: model ? `no delta-video unit price for model "${model}": check the usage logs (it is not free)` : 'the task names no model: check the usage logs (it is not free)' };
+	}
+	if (!usage) {
+		return { ...base, note: 'no trusted usage (usage.completion_tokens or a valid usage.total_tokens): the reservation is kept and needs a check in the usage logs (it is not free)' };
+	}
+	let assumed = '';
+	if (withRef === null) {
+		withRef = false;
+		refSource = 'assumed_none';
+		assumed = '; whether it had a reference video is not known, so the higher no-reference-video price was used';
+	}
+	const unit = withRef ? pair.withReferenceVideo : pair.noReferenceVideo;
+	const fee = videoFeeQuota(usage.tokens, unit, groupRatio, quotaPerUnit);
+	return {
+		...base,
+		status: 'settled',
+		with_reference_video: withRef,
+		reference_video_source: refSource,
+		unit_price: unit,
+		fee_quota: fee,
+		fee_base: fee / quotaPerUnit,
+		note: `${usage.tokens} video tokens (${usage.source}) / 1,000,000 × ${unit} × group ratio ${groupRatio}, in whole quota units${assumed}`,
+	};
+}
+
+/** A group's ratio by name from the price list; undefined when the list has no positive ratio for it (never 0 by default). */
+export function groupRatioOf(groupRatio: Record<string, unknown>, group: string): number | undefined {
+	const n = Object.prototype.hasOwnProperty.call(groupRatio ?? {}, group) ? numberOf(groupRatio[group]) : undefined;
+	return n !== undefined && n > 0 ? n : undefined;
+}

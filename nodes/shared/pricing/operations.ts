@@ -1,0 +1,182 @@
+/** The Pricing node's operations: fetch, then the pure functions of this folder. */
+import type { IDataObject } from 'n8n-workflow';
+import { InputRuleError } from '../errors';
+import { listModelIds } from '../models';
+import type { GatewayTransport, OriginKind } from '../transport/http';
+import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, deltaVideoFee, lowestPrice, quotaToDisplay, readDisplay, type DisplaySettings } from './compute';
+import { groupRatioOf, referenceVideoOf, settleDeltaFee } from './delta';
+import { loadDisplay, loadPriceList, loadPricing } from './index';
+import { priceRow } from './rows';
+
+export interface OperationResult {
+	items: IDataObject[];
+	hints: string[];
+}
+
+function displayHints(display: DisplaySettings): string[] {
+	return (display.notes ?? []).map((n) => `Display currency: ${n}`);
+}
+
+/** Get Prices: one row per catalog model, lowest public price in the display currency. No key is sent. */
+export async function getPrices(transport: GatewayTransport, filter = ''): Promise<OperationResult> {
+	const { pricing, display } = await loadPricing(transport);
+	const f = filter.trim().toLowerCase();
+	const items = pricing.data.filter((e) => !f || e.model_name.toLowerCase().includes(f)).map((e) => priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject);
+	const skipped = [...new Set(items.flatMap((i) => i.skipped_groups as string[]))];
+	const hints = displayHints(display);
+	if (skipped.length) hints.push(`Public group(s) ${skipped.join(', ')} have no ratio in group_ratio: they were skipped for the lowest price (an unknown multiplier is never treated as 0)`);
+	return { items, hints };
+}
+
+/** List My Models: GET /v1/models with the key (the authority), joined with the public prices. */
+export async function listMyModels(transport: GatewayTransport, includeOthers = true): Promise<OperationResult> {
+	const ids = await listModelIds(transport);
+	const hints: string[] = [];
+	let rows = new Map<string, IDataObject>();
+	let catalog: string[] | undefined;
+	try {
+		const { pricing, display } = await loadPricing(transport);
+		rows = new Map(pricing.data.map((e) => [e.model_name, priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject]));
+		catalog = pricing.data.map((e) => e.model_name);
+		hints.push(...displayHints(display));
+	} catch (err) {
+		hints.push(`The public price list could not be read (${(err as Error).message}): models are listed without prices`);
+	}
+	const mine = new Set(ids);
+	const items: IDataObject[] = ids.map((id) => {
+		const row = rows.get(id);
+		return { model: id, callable: true, in_catalog: catalog ? !!row : null, ...(row ?? {}), ...(catalog && !row ? { note: 'callable with this key but not in the public price list' } : {}), model_id: id };
+	});
+	if (includeOthers && catalog) {
+		for (const id of catalog) {
+			if (mine.has(id)) continue;
+			const row = rows.get(id)!;
+			const note = ['in the public catalog but not callable with this key (GET /v1/models is the authority)', row.note].filter(Boolean).join('; ');
+			items.push({ model: id, callable: false, in_catalog: true, ...row, note, model_id: id });
+		}
+	}
+	return { items, hints };
+}
+
+export type ReferenceChoice = 'no' | 'yes' | 'detect';
+
+export interface FeeInputs {
+	groupRatio: number;
+	/** look the ratio up by group name in the public group_ratio instead */
+	groupName?: string;
+}
+
+/** The group multiplier to use; a named group missing from group_ratio is refused, never taken as 0. */
+export async function resolveGroupRatio(transport: GatewayTransport, inputs: FeeInputs): Promise<{ ratio: number; source: string }> {
+	const name = inputs.groupName?.trim();
+	if (name) {
+		const pricing = await loadPriceList(transport);
+		const ratio = groupRatioOf(pricing.group_ratio, name);
+		if (ratio === undefined) {
+			throw new InputRuleError([{ field: 'Group', rule: `"${name}" has no usable ratio in the public group_ratio (an unknown multiplier is never treated as 0): enter the Group Multiplier instead` }]);
+		}
+		return { ratio, source: `group_ratio.${name}` };
+	}
+	const r = inputs.groupRatio;
+	if (typeof r !== 'number' || !Number.isFinite(r) || r <= 0) throw new InputRuleError([{ field: 'Group Multiplier', rule: 'must be a positive number (an unknown multiplier is never 0)' }]);
+	return { ratio: r, source: 'parameter' };
+}
+
+/** Display settings for a fee; the default site units when /api/status cannot be read (said in the note). */
+async function displayForFee(transport: GatewayTransport): Promise<{ display: DisplaySettings; note?: string }> {
+	try {
+		return { display: await loadDisplay(transport, { budgetMs: 8_000 }) };
+	} catch (err) {
+		return { display: readDisplay({}), note: `/api/status could not be read (${(err as Error).message}): quota_per_unit ${DEFAULT_QUOTA_PER_UNIT} and USD assumed` };
+	}
+}
+
+function feeDisplay(quota: number | null, display: DisplaySettings): IDataObject {
+	const unit = quotaToDisplay(0, display);
+	return { fee_display: quota === null ? null : quotaToDisplay(quota, display).amount, currency: unit.currency, symbol: unit.symbol };
+}
+
+export interface EstimateInputs extends FeeInputs {
+	model: string;
+	tokens: unknown;
+	reference: ReferenceChoice;
+	/** the JSON to detect a reference video in (Video Create output, a delta create body) */
+	referenceJson?: unknown;
+}
+
+/** Estimate Video Cost: fee = tokens / 1e6 × unit price × group multiplier, in whole quota units. */
+export async function estimateVideoCost(transport: GatewayTransport, inp: EstimateInputs): Promise<IDataObject> {
+	const problems = [];
+	if (!DELTA_VIDEO_UNIT_PRICES[inp.model]) problems.push({ field: 'Model', rule: `must be a delta-video model (${Object.keys(DELTA_VIDEO_UNIT_PRICES).join(', ')})` });
+	const tokens = typeof inp.tokens === 'string' && inp.tokens.trim() !== '' ? Number(inp.tokens) : inp.tokens;
+	if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) problems.push({ field: 'Video Tokens', rule: 'must be a non-negative number' });
+	let withRef = inp.reference === 'yes';
+	let source = 'option';
+	if (inp.reference === 'detect') {
+		const found = referenceVideoOf(parseMaybeJson(inp.referenceJson));
+		if (!found) problems.push({ field: 'Request or Task JSON', rule: 'tells nothing about references: give a Video Create output (with_reference_video / materials) or a delta create body (metadata.content), or choose Yes/No' });
+		else {
+			withRef = found.withReferenceVideo;
+			source = found.source;
+		}
+	}
+	if (problems.length) throw new InputRuleError(problems);
+	const group = await resolveGroupRatio(transport, inp);
+	const { display, note } = await displayForFee(transport);
+	const fee = deltaVideoFee(inp.model, tokens as number, withRef, group.ratio, display.quotaPerUnit);
+	return {
+		model: inp.model,
+		tokens: fee.tokens,
+		with_reference_video: withRef,
+		reference_video_source: source,
+		unit_price: fee.unitPrice,
+		group_ratio: group.ratio,
+		group_ratio_source: group.source,
+		quota_per_unit: display.quotaPerUnit,
+		fee_quota: fee.quota,
+		fee_base: fee.usd,
+		...feeDisplay(fee.quota, display),
+		note: [`${fee.tokens} video tokens / 1,000,000 × ${fee.unitPrice} (${withRef ? 'with' : 'no'} reference video) × group ratio ${group.ratio}, in whole quota units (¤)`, note].filter(Boolean).join('; '),
+	};
+}
+
+export interface SettleInputs extends FeeInputs {
+	source: 'json' | 'id';
+	task?: unknown;
+	taskId?: unknown;
+	/** where the task was created (Video Create: the credential's Video Base URL when set, else Base URL) */
+	origin: OriginKind;
+	reference: ReferenceChoice;
+}
+
+const TASK_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+function parseMaybeJson(v: unknown): unknown {
+	if (typeof v !== 'string') return v;
+	const t = v.trim();
+	if (!t.startsWith('{') && !t.startsWith('[')) return v;
+	try {
+		return JSON.parse(t);
+	} catch {
+		return v;
+	}
+}
+
+/** Settle Task: the fee of a finished delta task from its usage (or "needs manual check", never free). */
+export async function settleTask(transport: GatewayTransport, inp: SettleInputs): Promise<IDataObject> {
+	let task: unknown;
+	let id = '';
+	if (inp.source === 'id') {
+		id = typeof inp.taskId === 'string' ? inp.taskId.trim() : typeof inp.taskId === 'number' ? String(inp.taskId) : '';
+		if (!TASK_ID.test(id)) throw new InputRuleError([{ field: 'Task ID', rule: id ? 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' : 'is empty' }]);
+	} else {
+		task = parseMaybeJson(inp.task);
+		if (!task || typeof task !== 'object' || Array.isArray(task)) throw new InputRuleError([{ field: 'Task', rule: 'must be a task object (e.g. the JSON of Task Wait or of GET /v1/videos/{id}); use Task Source "Task ID" for an ID' }]);
+	}
+	const group = await resolveGroupRatio(transport, inp);
+	if (inp.source === 'id') task = (await transport.getJson(`/v1/videos/${id}`, { origin: inp.origin, timeout: 'query' })).body;
+	const { display, note } = await displayForFee(transport);
+	const withReferenceVideo = inp.reference === 'yes' ? true : inp.reference === 'no' ? false : undefined;
+	const s = settleDeltaFee(task, DELTA_VIDEO_UNIT_PRICES, group.ratio, { withReferenceVideo, quotaPerUnit: display.quotaPerUnit });
+	return { ...s, group_ratio_source: group.source, ...feeDisplay(s.fee_quota, display), fetched: inp.source === 'id', note: [s.note, note].filter(Boolean).join('; ') } as unknown as IDataObject;
+}
