@@ -11,6 +11,10 @@ describe('settlement usage', () => {
 		expect(settlementUsage({ usage: { total_tokens: 120 } })).toEqual({ tokens: 120, source: 'usage.total_tokens' });
 		expect(settlementUsage({ usage: { completion_tokens: 0, total_tokens: 77 } })).toEqual({ tokens: 77, source: 'usage.total_tokens' });
 		expect(settlementUsage({ usage: { completion_tokens: '50400' } })).toEqual({ tokens: 50400, source: 'usage.completion_tokens' });
+		// the shared task normaliser's camelCase form (Task Wait's JSON)
+		expect(settlementUsage({ usage: { completionTokens: 45360, totalTokens: 45360 } })).toEqual({ tokens: 45360, source: 'usage.completionTokens' });
+		expect(settlementUsage({ usage: { completionTokens: null, totalTokens: 9 } })).toEqual({ tokens: 9, source: 'usage.totalTokens' });
+		expect(settlementUsage({ usage: { completion_tokens: 0, completionTokens: 5, total_tokens: 7 } })).toEqual({ tokens: 5, source: 'usage.completionTokens' });
 		for (const bad of [0, -1, 1.5, NaN, Infinity, '', '12a', null, true, 2 ** 60]) {
 			expect(settlementTokens({ usage: { completion_tokens: bad, total_tokens: bad } })).toBeUndefined();
 		}

@@ -278,17 +278,20 @@ export function validTokenCount(v: unknown): number | undefined {
 	return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
-/** Where settlement usage came from. */
-export type TokenSource = 'usage.completion_tokens' | 'usage.total_tokens';
+/** Where settlement usage came from (the camelCase forms are what the shared task normaliser emits, e.g. in Task Wait's JSON). */
+export type TokenSource = 'usage.completion_tokens' | 'usage.total_tokens' | 'usage.completionTokens' | 'usage.totalTokens';
 
 /** `usage.completion_tokens`, else a valid `usage.total_tokens`; undefined = needs manual check (never free). */
 export function settlementUsage(task: unknown): { tokens: number; source: TokenSource } | undefined {
 	const t = isObj(task) ? task : {};
 	const usage = isObj(t.usage) ? t.usage : undefined;
-	const completion = validTokenCount(usage?.completion_tokens);
-	if (completion !== undefined) return { tokens: completion, source: 'usage.completion_tokens' };
-	const total = validTokenCount(usage?.total_tokens);
-	if (total !== undefined) return { tokens: total, source: 'usage.total_tokens' };
+	if (!usage) return undefined;
+	const completion: Array<'completion_tokens' | 'completionTokens'> = ['completion_tokens', 'completionTokens'];
+	const total: Array<'total_tokens' | 'totalTokens'> = ['total_tokens', 'totalTokens'];
+	for (const k of [...completion, ...total]) {
+		const n = validTokenCount(usage[k]);
+		if (n !== undefined) return { tokens: n, source: `usage.${k}` };
+	}
 	return undefined;
 }
 
