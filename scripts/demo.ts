@@ -1,143 +1,205 @@
 /**
- * The main job: the demo workflows in a real n8n against the embedded gateway simulator (or any gateway given
- * by GATEWAY_BASE_URL / GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY). Writes the generated files to out/ and
- * out/summary.json; exits 0 only when every step did what it should.
+ * `npm run demo` (through scripts/demo.sh, which installs n8n once and builds first): the workflows of examples/
+ * run in a real n8n 2.41.1 with `n8n execute`, against the embedded gateway simulator, or against any gateway
+ * given by GATEWAY_BASE_URL / GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY. Writes the generated files to
+ * out/<workflow>/, n8n's run data to out/runs/<workflow>.json and out/summary.json (one entry per step);
+ * prints a table and exits 0 only when every step did what it should.
+ *
+ *   npx tsx scripts/demo.ts [--out DIR] [workflow ...]      e.g. `npm run demo -- chat pricing`
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { imageSize } from 'image-size';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../simulator';
-import { CRED, INPUT, OUT, WORKFLOWS, toN8n, type DemoWorkflow } from './demo/workflows';
-import { ROOT, ensureN8n, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
+import { ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
+import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
+import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
+import { CRED, INPUT, OUT, REFERENCE_IMAGES, WORKFLOWS } from './demo/workflows';
 
-export interface SummaryEntry {
-	workflow: string;
-	step: string;
+export type { SummaryEntry } from './demo/summary';
+
+export interface DemoOptions {
+	/** workflow names (folders) to run; all when absent */
+	only?: string[];
+	/** where files, runs/ and summary.json go (default out/) */
+	outDir?: string;
+	/** a simulator to run against instead of starting one (tests) */
+	sim?: Simulator;
+	/** called with n8n's state folder and everything n8n printed, before the state is removed (tests) */
+	inspectState?: (stateDir: string, output: string) => void;
+	/** per-workflow timeout of `n8n execute` (default 15 minutes: real videos take a while) */
+	timeoutMs?: number;
+}
+
+export interface DemoResult {
+	entries: SummaryEntry[];
 	ok: boolean;
-	task_id?: string;
-	error?: string;
-	files: Array<{ path: string; mime: string; bytes: number; width?: number; height?: number }>;
+	/** n8n's result per workflow */
+	runs: Record<string, ExecuteResult>;
 }
 
-const log = (s: string) => process.stdout.write(`${s}\n`);
+export const CREDENTIAL_ID = 'ggdemocred';
+const out = (s: string) => process.stdout.write(s);
+const log = (s: string) => out(`${s}\n`);
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function sniff(buf: Buffer): { mime: string; width?: number; height?: number } {
-	if (buf.subarray(4, 8).toString('latin1') === 'ftyp') return { mime: 'video/mp4' };
+function mb(bytes: number): string {
+	return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** The example file as shipped, with the credential, folders (and reference images, if given) filled in. */
+export function loadExample(folder: string, subst: { outDir: string; inputDir: string; referenceImages?: string[] }): Record<string, unknown> {
+	let text = readFileSync(join(ROOT, 'examples', `${folder}.json`), 'utf8');
+	text = text.split(CRED).join(CREDENTIAL_ID).split(INPUT).join(subst.inputDir).split(OUT).join(subst.outDir);
+	const wf = JSON.parse(text) as { nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
+	if (subst.referenceImages?.length) {
+		for (const n of wf.nodes) {
+			if (n.type.endsWith('.genGatewayVideoCreate') && n.parameters.referenceImages === REFERENCE_IMAGES.join('\n')) n.parameters.referenceImages = subst.referenceImages.join('\n');
+		}
+	}
+	return wf as unknown as Record<string, unknown>;
+}
+
+/** A 768x512 landscape for "image edit from a file on disk". */
+async function writeInputImage(file: string): Promise<void> {
+	const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="768" height="512">
+<defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#2b5fa8"/><stop offset="1" stop-color="#f3c58b"/></linearGradient></defs>
+<rect width="768" height="512" fill="url(#sky)"/><circle cx="560" cy="190" r="64" fill="#ffe9a8"/>
+<path d="M0 360 Q 190 250 380 350 T 768 330 V 512 H 0 Z" fill="#3d7a4f"/><path d="M0 420 Q 260 350 520 430 T 768 420 V 512 H 0 Z" fill="#2c5e3b"/>
+<rect x="150" y="300" width="90" height="70" fill="#f4efe6"/><path d="M140 305 L195 258 L250 305 Z" fill="#a8432f"/><rect x="185" y="330" width="22" height="40" fill="#6b4a2f"/>
+</svg>`;
+	await sharp(Buffer.from(svg)).png().toFile(file);
+}
+
+/** Runs one workflow, showing elapsed time (and bytes landing in n8n's binary store) while it runs. */
+async function executeWithProgress(state: string, id: string, label: string, opts: { fileAccess: string[]; timeoutMs: number }): Promise<{ res: ExecuteResult; ms: number }> {
+	const started = Date.now();
+	const store0 = binaryStoreBytes(state);
+	const tty = process.stdout.isTTY;
+	const prefix = `[demo] ${label.padEnd(14)} `;
+	out(tty ? `${prefix}…` : `${prefix}… `);
+	let lastPlain = started;
+	const status = () => {
+		const got = binaryStoreBytes(state) - store0;
+		return `${secs(Date.now() - started)}${got > 1_000_000 ? `, ${mb(got)} downloaded` : ''}`;
+	};
+	const timer = setInterval(() => {
+		if (tty) out(`\r${prefix}… ${status()}   `);
+		else if (Date.now() - lastPlain >= 20_000) {
+			lastPlain = Date.now();
+			out(`\n${prefix}still running (${status()}) `);
+		}
+	}, 1000);
 	try {
-		const r = imageSize(buf);
-		const mime = r.type === 'jpg' ? 'image/jpeg' : `image/${r.type}`;
-		return { mime, width: r.width, height: r.height };
-	} catch {
-		/* not an image */
+		const res = await executeWorkflow(state, id, opts);
+		return { res, ms: Date.now() - started };
+	} finally {
+		clearInterval(timer);
+		if (tty) out(`\r${prefix}`);
 	}
-	const text = buf.subarray(0, 2000).toString('utf8');
-	if (/^[^\n]*,[^\n]*\n/.test(text)) return { mime: 'text/csv' };
-	return { mime: 'text/plain' };
 }
 
-function filesIn(dir: string): SummaryEntry['files'] {
-	if (!existsSync(dir)) return [];
-	return readdirSync(dir)
-		.filter((f) => statSync(join(dir, f)).isFile())
-		.sort()
-		.map((f) => {
-			const p = join(dir, f);
-			const head = readFileSync(p);
-			return { path: relative(ROOT, p), bytes: statSync(p).size, ...sniff(head) };
-		});
-}
-
-function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: string): SummaryEntry[] {
-	const entries: SummaryEntry[] = [];
-	const runError = res.data?.data?.resultData?.error?.message ?? (res.code !== 0 ? `n8n execute exited ${res.code}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}` : undefined);
-	for (const [node, output, min] of w.expect) {
-		const items = nodeOutput(res, node, output);
-		const failed = nodeOutput(res, node, 1).filter(() => node === 'Task Wait');
-		const taskIds = [...new Set(items.map((i) => i.json.task_id).filter((t): t is string => typeof t === 'string'))];
-		const problems: string[] = [];
-		if (items.length < min) problems.push(`expected at least ${min} item(s) on output ${output}, got ${items.length}`);
-		if (failed.length) problems.push(`${failed.length} item(s) failed: ${String(failed[0].json.error)}`);
-		const bad = items.find((i) => i.json.error || i.json.submission_uncertain);
-		if (bad) problems.push(String(bad.json.error ?? `uncertain: ${bad.json.reason}`));
-		entries.push({ workflow: w.folder, step: node, ok: !problems.length && !runError, ...(taskIds.length ? { task_id: taskIds.join(',') } : {}), ...(problems.length || runError ? { error: problems.join('; ') || runError } : {}), files: [] });
-	}
-	const files = filesIn(join(outDir, w.folder));
-	const fileProblem = !files.length ? 'no file written' : files.find((f) => f.bytes === 0) ? 'an empty file was written' : undefined;
-	entries.push({ workflow: w.folder, step: 'files', ok: !fileProblem && !runError, ...(fileProblem || runError ? { error: fileProblem ?? runError } : {}), files });
-	return entries;
-}
-
-function table(entries: SummaryEntry[]): string {
-	const rows = entries.map((e) => [e.ok ? 'ok' : 'FAIL', e.workflow, e.step, e.task_id ?? '', e.files.map((f) => `${f.path.split('/').pop()} ${f.mime}${f.width ? ` ${f.width}x${f.height}` : ''} ${f.bytes}B`).join(', ') || (e.error ?? '')]);
-	const head = ['', 'workflow', 'step', 'task_id', 'files / error'];
-	const widths = head.map((h, k) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[k].length))));
-	const line = (r: string[]) => r.map((c, k) => c.slice(0, 90).padEnd(widths[k])).join('  ');
-	return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
-
-export async function runDemo(opts: { only?: string[]; outDir?: string; sim?: Simulator; inspectState?: (stateDir: string, output: string) => void } = {}): Promise<{ entries: SummaryEntry[]; ok: boolean }> {
+export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
+	const t0 = Date.now();
 	const outDir = opts.outDir ?? join(ROOT, 'out');
 	const inputDir = join(outDir, 'demo-input');
-	log('[demo] real n8n 2.41.1 (first run installs it, about 6 minutes)');
+	const runsDir = join(outDir, 'runs');
+	const unknown = (opts.only ?? []).filter((o) => !WORKFLOWS.some((w) => w.folder === o));
+	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${WORKFLOWS.map((w) => w.folder).join(', ')}`);
+	const workflows = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
+
+	if (!n8nInstalled()) log('[demo] installing a private n8n 2.41.1 with its own Node 24 (once, about 6 minutes)');
 	ensureN8n();
+
 	const external = process.env.GATEWAY_BASE_URL;
 	let sim = opts.sim;
 	let ownSim = false;
-	if (!external && !sim) {
+	if (external) {
+		if (!process.env.GATEWAY_API_KEY) throw new Error('GATEWAY_API_KEY is required with GATEWAY_BASE_URL');
+		log(`[demo] gateway ${external}${process.env.GATEWAY_VIDEO_BASE_URL ? ` (videos: ${process.env.GATEWAY_VIDEO_BASE_URL})` : ''}; no simulator`);
+	} else if (!sim) {
 		sim = await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 2_000_000 });
 		ownSim = true;
 		log(`[demo] embedded gateway simulator at ${sim.baseUrl} (video origin ${sim.altBaseUrl})`);
-	} else if (external) log(`[demo] using the gateway at ${external}`);
+	} else log(`[demo] gateway simulator at ${sim.baseUrl}`);
 	const baseUrl = external ?? sim!.baseUrl;
 	const videoBaseUrl = external ? (process.env.GATEWAY_VIDEO_BASE_URL ?? '') : sim!.altBaseUrl;
-	const apiKey = external ? (process.env.GATEWAY_API_KEY ?? '') : sim!.keys.demo;
-	if (external && !apiKey) throw new Error('GATEWAY_API_KEY is required with GATEWAY_BASE_URL');
+	const apiKey = external ? process.env.GATEWAY_API_KEY! : sim!.keys.demo;
+	const referenceImages = (process.env.GATEWAY_DEMO_REFERENCE_IMAGES ?? '').split(/[\s,]+/).filter(Boolean);
 
-	const workflows = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
-	for (const w of workflows) {
-		rmSync(join(outDir, w.folder), { recursive: true, force: true });
-		mkdirSync(join(outDir, w.folder), { recursive: true });
-	}
-	mkdirSync(inputDir, { recursive: true });
-	await sharp({ create: { width: 512, height: 512, channels: 3, background: { r: 30, g: 110, b: 160 } } }).png().toFile(join(inputDir, 'input.png'));
-
-	log('[demo] packing the package and installing it the way n8n installs community packages');
-	const state = await newState();
+	let state: string | undefined;
 	try {
-		await importCredentials(state, [{ id: 'ggdemocred', name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
+		for (const w of workflows) {
+			rmSync(join(outDir, w.folder), { recursive: true, force: true });
+			mkdirSync(join(outDir, w.folder), { recursive: true });
+		}
+		mkdirSync(inputDir, { recursive: true });
+		mkdirSync(runsDir, { recursive: true });
+		await writeInputImage(join(inputDir, 'input.png'));
+
+		let t = Date.now();
+		log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
+		state = await newState();
+		await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
+		await importWorkflows(
+			state,
+			workflows.map((w) => loadExample(w.folder, { outDir, inputDir, referenceImages })),
+		);
+		log(`[demo] credential and ${workflows.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
+
 		const entries: SummaryEntry[] = [];
+		const runs: Record<string, ExecuteResult> = {};
 		let output = '';
 		for (const w of workflows) {
-			const json = JSON.stringify(toN8n(w)).split(CRED).join('ggdemocred').split(INPUT).join(inputDir).split(OUT).join(outDir);
-			await importWorkflow(state, JSON.parse(json));
-			const started = Date.now();
-			process.stdout.write(`[demo] ${w.folder.padEnd(14)} … `);
-			const res = await executeWorkflow(state, w.id, { fileAccess: [outDir, inputDir], timeoutMs: 240_000 });
+			t = Date.now();
+			const { res, ms } = await executeWithProgress(state, w.id, w.folder, { fileAccess: [outDir, inputDir], timeoutMs: opts.timeoutMs ?? 15 * 60_000 });
+			runs[w.folder] = res;
 			output += res.stdout + res.stderr;
-			const got = checkWorkflow(w, res, outDir);
+			writeFileSync(join(runsDir, `${w.folder}.json`), res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`);
+			const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external });
 			entries.push(...got);
-			log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+			log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
 		}
 		const ok = entries.every((e) => e.ok);
 		opts.inspectState?.(state, output);
-		writeFileSync(join(outDir, 'summary.json'), JSON.stringify(entries, null, 2) + '\n');
-		log(`\n${table(entries)}\n\n[demo] ${ok ? 'every step did what it should' : 'some steps failed'}; summary in ${relative(ROOT, join(outDir, 'summary.json'))}`);
-		return { entries, ok };
+		const summaryPath = join(outDir, 'summary.json');
+		writeFileSync(summaryPath, JSON.stringify(entries, null, 2) + '\n');
+		log(`\n${table(entries)}\n`);
+		log(`[demo] ${ok ? 'every step did what it should' : `${entries.filter((e) => !e.ok).length} step(s) failed`} (${secs(Date.now() - t0)}); summary in ${relative(process.cwd(), summaryPath)}, n8n run data in ${relative(process.cwd(), runsDir)}/`);
+		return { entries, ok, runs };
 	} finally {
-		removeState(state);
-		removeTemplate();
+		if (state) removeState(state);
 		if (ownSim) await sim!.stop();
 	}
 }
 
+/** `[--out DIR] [workflow ...]` */
+function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
+	const only: string[] = [];
+	let outDir: string | undefined;
+	for (let k = 0; k < argv.length; k++) {
+		const a = argv[k];
+		if (a === '--out') outDir = argv[++k];
+		else if (a.startsWith('--out=')) outDir = a.slice('--out='.length);
+		else if (a === '-h' || a === '--help') {
+			log(`usage: npm run demo -- [--out DIR] [workflow ...]\nworkflows: ${WORKFLOWS.map((w) => w.folder).join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`);
+			process.exit(0);
+		} else if (!a.startsWith('-')) only.push(a);
+	}
+	return { only: only.length ? only : undefined, outDir: outDir ? resolve(outDir) : undefined };
+}
+
 if (require.main === module) {
-	const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-	runDemo({ only: only.length ? only : undefined }).then(
-		(r) => process.exit(r.ok ? 0 : 1),
-		(err) => {
-			console.error(`[demo] ${(err as Error).message}`);
-			process.exit(1);
-		},
-	);
+	runDemo(parseArgs(process.argv.slice(2)))
+		.then(
+			(r) => r.ok,
+			(err) => {
+				console.error(`[demo] ${(err as Error).message}`);
+				return false;
+			},
+		)
+		.then((ok) => {
+			removeTemplate();
+			process.exit(ok ? 0 : 1);
+		});
 }

@@ -1,7 +1,8 @@
 /**
- * The demo workflows. `npm run demo` runs them in real n8n; `examples/*.json` are generated from here
- * (`npx tsx scripts/demo/workflows.ts`) for import in the n8n editor.
- * Placeholders: credential id REPLACE_CREDENTIAL_ID, output folder /tmp/gen-gateway-demo, inputs /tmp/gen-gateway-demo-input.
+ * The demo workflows. `npm run demo` runs the files of `examples/` (the ones users import in the n8n editor);
+ * those files are generated from here (`npx tsx scripts/demo/workflows.ts`), and the e2e test checks they agree.
+ * Placeholders in the files: credential id REPLACE_CREDENTIAL_ID, output folder /tmp/gen-gateway-demo, input
+ * folder /tmp/gen-gateway-demo-input. Besides the workflows, this file says what each run must produce.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,21 +10,40 @@ import { join } from 'node:path';
 export const CRED = 'REPLACE_CREDENTIAL_ID';
 export const OUT = '/tmp/gen-gateway-demo';
 export const INPUT = '/tmp/gen-gateway-demo-input';
+/** delta-video reference images of the example; GATEWAY_DEMO_REFERENCE_IMAGES replaces them for a real gateway */
+export const REFERENCE_IMAGES = ['https://media.example/cat.png', 'https://media.example/garden.jpg'];
 const PKG = 'n8n-nodes-gen-gateway';
 const creds = { genGatewayApi: { id: CRED, name: 'GenGateway account' } };
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
 
-type N = { name: string; type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: unknown };
+type N = { name: string; type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: unknown; at?: [number, number] };
 type Conn = Array<[string, number, string]>;
+
+/** What the file-writing step must have written: one file per item of `from`, checked against that node's output. */
+export interface WriteCheck {
+	/** the Read/Write Files node */
+	node: string;
+	/** the node whose items it writes (its output 0) */
+	from: string;
+	/** image/video: sizes and pixels as the node reported them; text: the node's `text`; csv: one row per item */
+	kind: 'image' | 'video' | 'text' | 'csv';
+	files: number;
+}
 
 export interface DemoWorkflow {
 	id: string;
 	name: string;
 	description: string;
-	/** nodes whose output the demo checks: [node, output index, minimum items] */
-	expect: Array<[string, number, number]>;
-	/** subfolder of OUT the workflow writes into */
+	/** subfolder of OUT the workflow writes into, and the workflow's name in out/summary.json */
 	folder: string;
+	/** our nodes, in order, and how many items each must put on its first output (`atLeast`: or more; none on
+	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream */
+	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean }>;
+	write: WriteCheck;
+	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
+	loop?: { node: string; wait: string };
+	/** sticky note shown in the editor */
+	note: string;
 	nodes: N[];
 	conn: Conn;
 }
@@ -37,6 +57,7 @@ const write = (name: string, folder: string, fileExpr: string): N => ({
 });
 const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({ name, type: `${PKG}.${type}`, typeVersion: 1, parameters, credentials: creds });
 const toText = (name: string, prop: string, fileName: string): N => ({ name, type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } } });
+const writesTo = (folder: string) => `Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
 
 export const WORKFLOWS: DemoWorkflow[] = [
 	{
@@ -44,7 +65,12 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: text to image → wait → files',
 		description: 'Submits a text-to-image task, waits for it with Task Wait and writes the images to disk.',
 		folder: 'text-to-image',
-		expect: [['Image Submit', 0, 2], ['Task Wait', 0, 2]],
+		steps: [
+			{ node: 'Image Submit', items: 2 },
+			{ node: 'Task Wait', items: 2 },
+		],
+		write: { node: 'Write Image', from: 'Task Wait', kind: 'image', files: 2 },
+		note: `## Text to image\nTwo prompts → **Image Submit** (async task, one paid POST per item) → **Task Wait** polls both tasks at once and downloads the images into binary \`data\` (real pixel size in the JSON) → files.\n\n${writesTo('text-to-image')}`,
 		nodes: [
 			trigger,
 			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a lighthouse at dawn, watercolor'}},{json:{prompt:'a red fox in fresh snow, photo'}}];" } },
@@ -59,7 +85,12 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: image edit from a file on disk',
 		description: 'Reads a PNG from disk, sends it as a multipart edit, waits, writes the result.',
 		folder: 'image-edit',
-		expect: [['Image Submit', 0, 1], ['Task Wait', 0, 1]],
+		steps: [
+			{ node: 'Image Submit', items: 1 },
+			{ node: 'Task Wait', items: 1 },
+		],
+		write: { node: 'Write Image', from: 'Task Wait', kind: 'image', files: 1 },
+		note: `## Image edit from a file on disk\n**Read Input** loads \`${INPUT}/input.png\` (put your own picture there, or change the path) → **Image Submit** *Edit* sends it as a multipart upload → **Task Wait** → file.\n\n${writesTo('image-edit')}`,
 		nodes: [
 			trigger,
 			{ name: 'Read Input', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, parameters: { fileSelector: `${INPUT}/input.png`, options: {} } },
@@ -74,7 +105,9 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: native image (beta, generateContent)',
 		description: 'Native content-parts call: the image comes back in the same response, no task.',
 		folder: 'native-image',
-		expect: [['Image Submit', 0, 1]],
+		steps: [{ node: 'Image Submit', items: 1 }],
+		write: { node: 'Write Image', from: 'Image Submit', kind: 'image', files: 1 },
+		note: `## Native image (beta)\n**Image Submit** in *Native* mode calls \`/v1beta/models/{model}:generateContent\`: no task, the image comes back in the answer (aspect ratio 16:9, tier from the model suffix).\n\n${writesTo('native-image')}`,
 		nodes: [
 			trigger,
 			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'native', model: model('beta-3.1-flash-image-preview-1k'), prompt: 'a tiny robot watering a bonsai', aspectRatio: '16:9' }),
@@ -87,7 +120,12 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: delta video with reference images → wait → file',
 		description: 'A delta-video task with two reference images (named @图片1, @图片2 in the prompt), waited and saved as MP4.',
 		folder: 'delta-video',
-		expect: [['Video Create', 0, 1], ['Task Wait', 0, 1]],
+		steps: [
+			{ node: 'Video Create', items: 1 },
+			{ node: 'Task Wait', items: 1 },
+		],
+		write: { node: 'Write Video', from: 'Task Wait', kind: 'video', files: 1 },
+		note: `## Delta video with reference images\n**Video Create** (delta family) with two public HTTPS reference images, named \`@图片1\` and \`@图片2\` in the prompt, ratio *adaptive* → **Task Wait** streams the MP4 into n8n's binary store → file.\n\nReplace the two example image addresses with images of your own (public HTTPS, no login).\n\n${writesTo('delta-video')}`,
 		nodes: [
 			trigger,
 			ours('Video Create', 'genGatewayVideoCreate', {
@@ -99,7 +137,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				ratio: 'adaptive',
 				generateAudio: false,
 				watermark: false,
-				referenceImages: 'https://media.example/cat.png\nhttps://media.example/garden.jpg',
+				referenceImages: REFERENCE_IMAGES.join('\n'),
 			}),
 			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 1000 } }),
 			write('Write Video', 'delta-video', '{{ $json.task_id }}.mp4'),
@@ -111,7 +149,12 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: gamma video → wait → file',
 		description: 'A gamma-video task; Task Wait understands every gamma response shape.',
 		folder: 'gamma-video',
-		expect: [['Video Create', 0, 1], ['Task Wait', 0, 1]],
+		steps: [
+			{ node: 'Video Create', items: 1 },
+			{ node: 'Task Wait', items: 1 },
+		],
+		write: { node: 'Write Video', from: 'Task Wait', kind: 'video', files: 1 },
+		note: `## Gamma video\n**Video Create** (gamma family, 8 s, 16:9) → **Task Wait** reads every gamma answer shape and downloads the hosted MP4 without your key → file.\n\n${writesTo('gamma-video')}`,
 		nodes: [
 			trigger,
 			ours('Video Create', 'genGatewayVideoCreate', { family: 'gamma', model: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
@@ -125,7 +168,9 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: chat (streamed) → text file',
 		description: 'A streamed chat completion joined into one answer and saved as text.',
 		folder: 'chat',
-		expect: [['Chat', 0, 1]],
+		steps: [{ node: 'Chat', items: 1, streamed: true }],
+		write: { node: 'Write Text', from: 'Chat', kind: 'text', files: 1 },
+		note: `## Chat (streamed)\n**Chat** sends \`stream: true\` and reads the answer by SSE events (a stream cut before \`[DONE]\` is an error, never a short answer) → **To Text** → \`chat.txt\`.\n\n${writesTo('chat')}`,
 		nodes: [
 			trigger,
 			ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'system', content: 'You answer in one short paragraph.' }, { role: 'user', content: 'Why do paid APIs need idempotency?' }] }, stream: true, options: {} }),
@@ -139,7 +184,9 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: responses → text file',
 		description: 'The Responses API; text read from output[].content[].',
 		folder: 'responses',
-		expect: [['Responses', 0, 1]],
+		steps: [{ node: 'Responses', items: 1 }],
+		write: { node: 'Write Text', from: 'Responses', kind: 'text', files: 1 },
+		note: `## Responses\n**Responses** calls \`/v1/responses\`; the text is read from \`output[].content[]\` → **To Text** → \`responses.txt\`.\n\n${writesTo('responses')}`,
 		nodes: [
 			trigger,
 			ours('Responses', 'genGatewayResponses', { model: model('alpha-chat-4o-mini'), input: 'Write a haiku about polling.', stream: false, options: {} }),
@@ -153,7 +200,9 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		name: 'GenGateway: pricing report → CSV',
 		description: 'Public prices in the display currency, lowest public group per model, as a CSV table.',
 		folder: 'pricing',
-		expect: [['Pricing', 0, 5]],
+		steps: [{ node: 'Pricing', items: 5, atLeast: true }],
+		write: { node: 'Write CSV', from: 'Pricing', kind: 'csv', files: 1 },
+		note: `## Pricing report\n**Pricing** *Get Prices* reads the public price list (no key needed): one item per model with the lowest price among public groups, in the site's display currency → CSV.\n\n${writesTo('pricing')}`,
 		nodes: [
 			trigger,
 			ours('Pricing', 'genGatewayPricing', { operation: 'getPrices' }),
@@ -165,23 +214,42 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo09',
 		name: 'GenGateway: long job loop (Wait node, no worker held)',
-		description: 'Submit, keep the task ID, let Task Wait hand back Still Running quickly, loop through n8n\'s Wait node until done.',
+		description: "Submit, keep the task ID, let Task Wait hand back Still Running quickly, loop through n8n's Wait node until done.",
 		folder: 'wait-loop',
-		expect: [['Image Submit', 0, 1], ['Task Wait', 0, 1]],
+		steps: [
+			{ node: 'Image Submit', items: 1 },
+			{ node: 'Task Wait', items: 1 },
+		],
+		write: { node: 'Write Image', from: 'Task Wait', kind: 'image', files: 1 },
+		loop: { node: 'Task Wait', wait: 'Wait' },
+		note: `## Long jobs: loop through n8n's Wait node\n**Image Submit** stores the task ID at once. **Task Wait** gives up after *Max Wait per Execution* (1 s here) and hands the item to *Still Running*; n8n's **Wait** node pauses (2 s here) and sends it back. In queue mode no worker is held while the gateway works: use e.g. 60 s and 30 s.\n\n${writesTo('wait-loop')}`,
 		nodes: [
 			trigger,
 			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2'), prompt: 'an isometric city block at night', size: '1024x1024' }),
 			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: 1 } }),
-			{ name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'timeInterval', amount: 2, unit: 'seconds' } },
-			write('Write Image', 'wait-loop', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
+			{ name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'timeInterval', amount: 2, unit: 'seconds' }, at: [3, 1] },
+			{ ...write('Write Image', 'wait-loop', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'), at: [4, 0] },
 		],
 		conn: [['Start', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image'], ['Task Wait', 2, 'Wait'], ['Wait', 0, 'Task Wait']],
 	},
 ];
 
-/** n8n workflow JSON for a demo workflow. */
+const COL = 240;
+const ROW = 200;
+const TOP = 300;
+
+/** n8n workflow JSON for a demo workflow: nodes in a row (or at their `at` [column, row]), a sticky note above. */
 export function toN8n(w: DemoWorkflow): Record<string, unknown> {
-	const nodes = w.nodes.map((n, k) => ({ id: `${w.id}-n${k}`, position: [k * 240, (k % 2) * 40], ...n }));
+	const nodes: Array<Record<string, unknown>> = w.nodes.map(({ at, ...n }, k) => ({ id: `${w.id}-n${k}`, position: [(at?.[0] ?? k) * COL, TOP + (at?.[1] ?? 0) * ROW], ...n }));
+	const columns = Math.max(...w.nodes.map((n, k) => n.at?.[0] ?? k)) + 1;
+	nodes.push({
+		id: `${w.id}-note`,
+		name: 'About this workflow',
+		type: 'n8n-nodes-base.stickyNote',
+		typeVersion: 1,
+		position: [-40, 0],
+		parameters: { content: w.note, width: Math.max(560, columns * COL - 20), height: 260, color: 7 },
+	});
 	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
 	for (const [from, out, to] of w.conn) {
 		connections[from] ??= { main: [] };

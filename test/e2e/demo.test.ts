@@ -1,12 +1,25 @@
-/** The demo workflows (examples/) in real n8n against the simulator, including fault scenarios. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+/**
+ * The demo workflows (the files of examples/) in a real n8n 2.41.1 against the gateway simulator: every workflow,
+ * a fault scenario in-process, and `npm run demo`'s own entry point against another gateway with a fault.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
-import { runDemo } from '../../scripts/demo';
-import { WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
+import { runDemo, type SummaryEntry } from '../../scripts/demo';
+import { runCount } from '../../scripts/demo/n8n-more';
+import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
+import { ROOT, removeTemplate } from './n8n';
 
-jest.setTimeout(900_000);
+jest.setTimeout(600_000);
+
+const step = (entries: SummaryEntry[], workflow: string, name: string) => {
+	const e = entries.find((x) => x.workflow === workflow && x.step === name);
+	if (!e) throw new Error(`no summary entry ${workflow} / ${name}`);
+	return e;
+};
 
 describe('demo workflows in real n8n', () => {
 	let sim: Simulator;
@@ -18,73 +31,169 @@ describe('demo workflows in real n8n', () => {
 	afterAll(async () => {
 		await sim.stop();
 		rmSync(out, { recursive: true, force: true });
+		removeTemplate();
 	});
 
-	it('the shipped examples are the demo workflows', () => {
-		for (const w of WORKFLOWS) expect(JSON.parse(readFileSync(join(__dirname, '../../examples', `${w.folder}.json`), 'utf8'))).toEqual(JSON.parse(JSON.stringify(toN8n(w))));
+	it('the shipped examples are the demo workflows, with placeholders only', () => {
+		for (const w of WORKFLOWS) {
+			const text = readFileSync(join(ROOT, 'examples', `${w.folder}.json`), 'utf8');
+			expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(toN8n(w))));
+			const wf = JSON.parse(text) as { nodes: Array<{ type: string; credentials?: { genGatewayApi?: { id: string } } }> };
+			// every node of ours names the placeholder credential; the only folders are the placeholders
+			for (const n of wf.nodes.filter((x) => x.type.startsWith('n8n-nodes-gen-gateway.'))) expect(n.credentials?.genGatewayApi?.id).toBe(CRED);
+			const paths = text.match(/"=?\/[a-z][^"{]*/g) ?? [];
+			for (const p of paths) expect(p.replace(/^"=?/, '').startsWith(OUT) || p.replace(/^"=?/, '').startsWith(INPUT)).toBe(true);
+			expect(text).not.toMatch(/sk-|Bearer/);
+		}
 	});
 
-	it('every workflow runs, writes real files, and the gateway saw one POST per item and no key off-origin', async () => {
+	it('every workflow runs in n8n, writes real files, the gateway sees one POST per item and no key off-origin', async () => {
 		let inspected = false;
-		const { entries, ok } = await runDemo({
+		const { entries, ok, runs } = await runDemo({
 			outDir: out,
 			sim,
 			inspectState: (state, output) => {
-				// the key never appears in n8n's database (execution data, credentials are encrypted), files or logs
+				// the key appears nowhere in n8n's database (credentials are encrypted), files or output
 				const key = Buffer.from(sim.keys.demo);
 				const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 				const files = walk(join(state, '.n8n')).filter((f) => !f.includes('node_modules'));
 				expect(files.some((f) => f.endsWith('database.sqlite'))).toBe(true);
 				for (const f of files) expect({ file: f, found: readFileSync(f).includes(key) }).toEqual({ file: f, found: false });
 				expect(output.includes(sim.keys.demo)).toBe(false);
-				expect(output).toContain('"task_id"');
 				inspected = true;
 			},
 		});
 		expect(inspected).toBe(true);
-		const failed = entries.filter((e) => !e.ok);
-		expect(failed).toEqual([]);
+		expect(entries.filter((e) => !e.ok)).toEqual([]);
 		expect(ok).toBe(true);
+		// one entry per step: each of our nodes plus the step writing files, for all nine workflows
+		expect(entries).toHaveLength(WORKFLOWS.reduce((n, w) => n + w.steps.length + 1, 0));
+		expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(entries);
+		for (const w of WORKFLOWS) expect(existsSync(join(out, 'runs', `${w.folder}.json`))).toBe(true);
+
+		// the files, decoded independently of the demo's own checks
 		const files = entries.flatMap((e) => e.files);
-		expect(files.find((f) => f.path.includes('text-to-image'))).toMatchObject({ mime: 'image/png', width: 1536, height: 1024 });
-		expect(files.filter((f) => f.mime === 'video/mp4')).toHaveLength(2);
-		expect(files.find((f) => f.path.endsWith('prices.csv'))?.bytes).toBeGreaterThan(100);
-		const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
-		expect(summary).toHaveLength(entries.length);
-		// 2 + 1 + 1 (images) + 1 + 1 (videos) + 1 (native) + 1 chat + 1 responses = 9 paid POSTs, one each
-		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(9);
+		const abs = (p: string) => join(ROOT, p);
+		const t2i = files.filter((f) => f.path.includes('/text-to-image/'));
+		expect(t2i).toHaveLength(2);
+		for (const f of t2i) {
+			expect(f).toMatchObject({ mime: 'image/png', width: 1536, height: 1024 });
+			const meta = await sharp(abs(f.path)).metadata();
+			expect([meta.format, meta.width, meta.height]).toEqual(['png', 1536, 1024]);
+			expect((await sharp(abs(f.path)).raw().toBuffer()).length).toBe(1536 * 1024 * (meta.channels ?? 3));
+		}
+		const native = files.find((f) => f.path.includes('/native-image/'))!;
+		expect(native.width! / native.height!).toBeCloseTo(16 / 9, 1);
+		const edited = files.find((f) => f.path.includes('/image-edit/'))!;
+		expect(edited.mime).toMatch(/^image\//);
+		expect((await sharp(abs(edited.path)).metadata()).width).toBe(edited.width);
+		const videos = files.filter((f) => f.mime === 'video/mp4');
+		expect(videos.map((v) => v.path.split('/').slice(-2)[0]).sort()).toEqual(['delta-video', 'gamma-video']);
+		for (const v of videos) expect(readFileSync(abs(v.path)).subarray(4, 8).toString('latin1')).toBe('ftyp');
+		expect(readFileSync(join(out, 'chat/chat.txt'), 'utf8').trim().length).toBeGreaterThan(10);
+		expect(readFileSync(join(out, 'responses/responses.txt'), 'utf8').trim().length).toBeGreaterThan(10);
+		const csv = readFileSync(join(out, 'pricing/prices.csv'), 'utf8').trim().split('\n');
+		expect(csv.length).toBeGreaterThan(5);
+		expect(csv[0]).toMatch(/model/i);
+
+		// the gateway's view: one paid POST per item, on the right endpoints and origins, each charged once
+		const posts = sim.log.filter((l) => l.method === 'POST');
+		expect(posts.map((l) => `${l.server} ${l.path}`).sort()).toEqual(
+			[
+				'alt /v1/videos',
+				'alt /v1/videos',
+				'gateway /v1/chat/completions',
+				'gateway /v1/images/edits/async',
+				'gateway /v1/images/generations/async',
+				'gateway /v1/images/generations/async',
+				'gateway /v1/images/generations/async',
+				'gateway /v1/responses',
+				'gateway /v1beta/models/beta-3.1-flash-image-preview-1k:generateContent',
+			].sort(),
+		);
+		expect(posts.every((l) => l.auth && l.status < 300)).toBe(true);
+		const charged = sim.ledger.filter((l) => l.kind === 'charge' || l.kind === 'reserve');
+		const taskIds = entries.filter((e) => e.task_id && e.files.length).flatMap((e) => e.task_id!.split(','));
+		for (const id of taskIds) expect(charged.filter((l) => l.taskId === id)).toHaveLength(1);
+		// results were fetched from the result host, never with the key
+		expect(sim.log.filter((l) => l.server === 'result').length).toBeGreaterThanOrEqual(4);
 		expect(sim.log.filter((l) => l.server === 'result' && l.auth)).toHaveLength(0);
-		// the long-job workflow really went round the Wait node: its task was queried in two executions of Task Wait
-		const loopTask = entries.find((e) => e.workflow === 'wait-loop' && e.task_id)!.task_id!;
-		const polls = sim.log.filter((l) => l.method === 'GET' && l.path.endsWith(loopTask));
-		expect(polls.length).toBeGreaterThanOrEqual(3);
+
+		// the long-job workflow went round n8n's Wait node: Task Wait ran in several rounds, and queried its task in more than one
+		const loop = runs['wait-loop'];
+		expect(runCount(loop, 'Task Wait')).toBeGreaterThanOrEqual(2);
+		expect(runCount(loop, 'Wait')).toBeGreaterThanOrEqual(1);
+		const loopTask = step(entries, 'wait-loop', 'Task Wait').task_id!;
+		expect(sim.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${loopTask}`)).length).toBeGreaterThanOrEqual(2);
+		// the chat answer came as a stream
+		expect(sim.log.find((l) => l.path === '/v1/chat/completions')).toBeDefined();
 	});
 
-	it('faults: a reset after task creation is reported uncertain (never resent), 429 bursts on polls are absorbed', async () => {
+	it('faults: a reset after task creation comes out uncertain and is never resent; 429 bursts on polls are absorbed', async () => {
 		sim.reset();
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after' });
 		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', times: 3, emptyBody: true });
-		const { entries } = await runDemo({ outDir: out, sim, only: ['text-to-image'] });
-		const submit = entries.find((e) => e.step === 'Image Submit')!;
+		const { entries, ok, runs } = await runDemo({ outDir: out, sim, only: ['text-to-image'] });
+		expect(ok).toBe(false);
+		const submit = step(entries, 'text-to-image', 'Image Submit');
 		expect(submit.ok).toBe(false);
 		expect(submit.error).toMatch(/uncertain/);
-		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(2);
+		// n8n itself did not fail: the uncertain item is an item (a thrown error would invite Retry On Fail)
+		expect(runs['text-to-image'].code).toBe(0);
+		const items = (runs['text-to-image'].data?.data?.resultData?.runData?.['Image Submit']?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+		expect(items).toHaveLength(2);
+		expect(items.filter((j) => j.submission_uncertain === true)).toHaveLength(1);
+		// exactly one POST per item: the dropped one was not sent again, though the gateway created and charged its task
+		const posts = sim.log.filter((l) => l.method === 'POST');
+		expect(posts).toHaveLength(2);
+		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(2);
 		expect(sim.log.filter((l) => l.status === 429)).toHaveLength(3);
-		expect(entries.find((e) => e.step === 'files')!.files).toHaveLength(1);
+		// the other item went through despite the 429s and was written
+		const wait = step(entries, 'text-to-image', 'Task Wait');
+		expect(wait.ok).toBe(false);
+		expect(wait.error).toMatch(/uncertain|unknown/i);
+		const written = step(entries, 'text-to-image', 'Write Image');
+		expect(written.files).toHaveLength(1);
+		expect(written.files[0]).toMatchObject({ mime: 'image/png', width: 1536, height: 1024 });
 	});
 
-	it('GATEWAY_BASE_URL / GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY point the demo at another gateway (no embedded simulator)', async () => {
-		const other = await startSimulator({ quiet: true, taskLatencyMs: 300, pollAfterMs: 100, videoLatencyMs: 300 });
-		Object.assign(process.env, { GATEWAY_BASE_URL: other.baseUrl, GATEWAY_VIDEO_BASE_URL: other.altBaseUrl, GATEWAY_API_KEY: other.keys.demo });
+	it('npm run demo\'s entry point against another gateway (GATEWAY_*): a truncated video download fails its step and the exit code', async () => {
+		const other = await startSimulator({ quiet: true, taskLatencyMs: 300, pollAfterMs: 100, videoLatencyMs: 500 });
+		other.fault({ route: 're:^GET /v1/videos/[^/]+/content$', kind: 'truncate' });
+		const cliOut = mkdtempSync(join(tmpdir(), 'gg-demo-cli-'));
 		try {
-			const { ok } = await runDemo({ outDir: out, only: ['chat', 'gamma-video'] });
-			expect(ok).toBe(true);
-			expect(other.log.filter((l) => l.method === 'POST').map((l) => `${l.server} ${l.path}`).sort()).toEqual(['alt /v1/videos', 'gateway /v1/chat/completions']);
+			const env = { ...process.env, GATEWAY_BASE_URL: `${other.baseUrl}/v1`, GATEWAY_VIDEO_BASE_URL: other.altBaseUrl, GATEWAY_API_KEY: other.keys.demo };
+			const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+				const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/demo.ts', '--out', cliOut, 'delta-video', 'chat'], { cwd: ROOT, env });
+				let stdout = '';
+				let stderr = '';
+				child.stdout.on('data', (d) => (stdout += d));
+				child.stderr.on('data', (d) => (stderr += d));
+				child.on('close', (code) => resolve({ code, stdout, stderr }));
+			});
+			expect(r.code).toBe(1);
+			expect(r.stdout).toContain(`gateway ${other.baseUrl}/v1`);
+			expect(r.stdout).not.toContain('embedded gateway simulator');
+			expect(r.stdout).toMatch(/^FAIL\s+delta-video\s+Task Wait\s+.*not usable: video download (was cut off|truncated)/m);
+			expect(r.stdout).toMatch(/^ok\s+chat\s+Write Text\s+/m);
+			const summary = JSON.parse(readFileSync(join(cliOut, 'summary.json'), 'utf8')) as SummaryEntry[];
+			expect(summary.map((e) => [e.workflow, e.step, e.ok])).toEqual([
+				['delta-video', 'Video Create', true],
+				['delta-video', 'Task Wait', false],
+				['delta-video', 'Write Video', false],
+				['chat', 'Chat', true],
+				['chat', 'Write Text', true],
+			]);
+			expect(step(summary, 'delta-video', 'Task Wait').task_id).toMatch(/^[A-Za-z0-9_-]+$/);
+			expect(step(summary, 'delta-video', 'Write Video').files).toEqual([]);
+			// the video was created once, on the video origin, and its download was not taken for a success
+			const posts = other.log.filter((l) => l.method === 'POST').map((l) => `${l.server} ${l.path}`).sort();
+			expect(posts).toEqual(['alt /v1/videos', 'gateway /v1/chat/completions']);
+			expect(other.log.filter((l) => l.server === 'alt' && l.path.endsWith('/content')).length).toBeGreaterThanOrEqual(1);
+			expect(r.stdout + r.stderr).not.toContain(other.keys.demo);
 		} finally {
-			delete process.env.GATEWAY_BASE_URL;
-			delete process.env.GATEWAY_VIDEO_BASE_URL;
-			delete process.env.GATEWAY_API_KEY;
 			await other.stop();
+			rmSync(cliOut, { recursive: true, force: true });
 		}
 	});
 });

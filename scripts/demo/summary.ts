@@ -1,0 +1,181 @@
+/**
+ * Judges one demo workflow's run (n8n's run data + the files it wrote) step by step, and prints the table.
+ * A step is ok only when it did what it should: the expected items on its first output, none failed, none
+ * uncertain, and every written file is the one the node reported (same bytes, type and pixel size).
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { imageSize } from 'image-size';
+import { nodeOutput, type ExecuteResult } from '../../test/e2e/n8n';
+import { nodeError, runCount } from './n8n-more';
+import type { DemoWorkflow } from './workflows';
+
+export interface SummaryFile {
+	/** relative to the project root */
+	path: string;
+	mime: string;
+	bytes: number;
+	width?: number;
+	height?: number;
+}
+
+export interface SummaryEntry {
+	workflow: string;
+	step: string;
+	ok: boolean;
+	/** the task ID, or several separated by commas when the step handled several items */
+	task_id?: string;
+	error?: string;
+	files: SummaryFile[];
+}
+
+type Item = { json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> };
+
+/** MIME type from the bytes (never from the file name), and the real pixel size of images. */
+export function sniffFile(buf: Buffer): { mime: string; width?: number; height?: number } {
+	if (buf.length >= 8 && buf.subarray(4, 8).toString('latin1') === 'ftyp') return { mime: 'video/mp4' };
+	try {
+		const r = imageSize(buf);
+		if (r.type && r.width && r.height) return { mime: r.type === 'jpg' ? 'image/jpeg' : r.type === 'svg' ? 'image/svg+xml' : `image/${r.type}`, width: r.width, height: r.height };
+	} catch {
+		/* not an image */
+	}
+	const text = buf.subarray(0, 4096).toString('utf8');
+	if (text.includes('\u0000') || text.includes('\ufffd')) return { mime: 'application/octet-stream' };
+	const lines = text.split(/\r?\n/).filter((l) => l.length);
+	if (lines.length >= 2 && lines.slice(0, 5).every((l) => l.split(',').length === lines[0].split(',').length && l.includes(','))) return { mime: 'text/csv' };
+	return { mime: 'text/plain' };
+}
+
+export function filesIn(dir: string, root: string): SummaryFile[] {
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir)
+		.filter((f) => statSync(join(dir, f)).isFile())
+		.sort()
+		.map((f) => {
+			const p = join(dir, f);
+			return { path: relative(root, p), bytes: statSync(p).size, ...sniffFile(readFileSync(p)) };
+		});
+}
+
+/** What the table shows for a step that wrote no file (kept out of summary.json). */
+const notes = new WeakMap<SummaryEntry, string>();
+
+const short = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+function taskIds(items: Item[]): string | undefined {
+	const ids = [...new Set(items.map((i) => i.json.task_id).filter((t): t is string => typeof t === 'string' && t.length > 0))];
+	return ids.length ? ids.join(',') : undefined;
+}
+
+function itemProblem(i: Item): string | undefined {
+	const j = i.json;
+	if (j.submission_uncertain === true) return `submission uncertain${j.reason ? `: ${String(j.reason)}` : ''}${j.task_id ? ` (task ${String(j.task_id)})` : ''}`;
+	if (j.error) return typeof j.error === 'string' ? j.error : JSON.stringify(j.error);
+	return undefined;
+}
+
+/** The whole run's error: n8n's own error, or the exit code and the end of stderr when stdout held no run data. */
+export function runErrorOf(res: ExecuteResult): string | undefined {
+	const e = res.data?.data?.resultData?.error?.message;
+	if (e) return e;
+	if (res.code !== 0) return `n8n execute exited ${res.code}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}`;
+	if (!res.data) return 'n8n execute printed no run data';
+	return undefined;
+}
+
+/** Pixel size and bytes of the files an item of our nodes reports in `files[]`. */
+function reportedFiles(i: Item): Array<{ bytes?: number; width?: number; height?: number; mimeType?: string }> {
+	const f = i.json.files;
+	return Array.isArray(f) ? (f as Array<Record<string, unknown>>).map((m) => ({ bytes: m.bytes as number, width: m.width as number, height: m.height as number, mimeType: m.mimeType as string })) : [];
+}
+
+export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: string, root: string, opts: { checkLoop: boolean }): SummaryEntry[] {
+	const entries: SummaryEntry[] = [];
+	const runError = runErrorOf(res);
+	for (const step of w.steps) {
+		const ok0 = nodeOutput(res, step.node, 0) as Item[];
+		const others = [1, 2, 3].flatMap((o) => nodeOutput(res, step.node, o) as Item[]);
+		const problems: string[] = [];
+		const err = nodeError(res, step.node);
+		if (err) problems.push(err);
+		for (const i of [...ok0, ...others]) {
+			const p = itemProblem(i);
+			if (p && !problems.includes(p)) problems.push(p);
+		}
+		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items) problems.push(`expected ${step.atLeast ? 'at least ' : ''}${step.items} item(s) on its first output, got ${ok0.length}`);
+		if (others.length && !others.some(itemProblem)) problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
+		if (step.streamed && ok0.some((i) => i.json.streamed !== true)) problems.push('the answer did not come as a stream');
+		if (w.loop?.node === step.node && opts.checkLoop) {
+			const rounds = runCount(res, step.node);
+			const waits = runCount(res, w.loop.wait);
+			if (rounds < 2 || waits < 1) problems.push(`expected the loop through the ${w.loop.wait} node: ${step.node} ran ${rounds} time(s), ${w.loop.wait} ${waits} time(s)`);
+		}
+		const tid = taskIds([...ok0, ...others]);
+		const error = problems.length ? problems.join('; ') : ok0.length === 0 && runError ? runError : undefined;
+		const entry: SummaryEntry = { workflow: w.folder, step: step.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files: [] };
+		const text = ok0.map((i) => i.json.text).find((x): x is string => typeof x === 'string');
+		notes.set(entry, tid ? tid.split(',').join(', ') : text ? `"${short(text.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} item(s)`);
+		entries.push(entry);
+	}
+
+	const wr = w.write;
+	const files = filesIn(join(outDir, w.folder), root);
+	const source = nodeOutput(res, wr.from, 0) as Item[];
+	const problems: string[] = [];
+	const err = nodeError(res, wr.node);
+	if (err) problems.push(`${wr.node}: ${err}`);
+	if (files.length !== wr.files) problems.push(`expected ${wr.files} file(s), found ${files.length}`);
+	const empty = files.filter((f) => f.bytes === 0);
+	if (empty.length) problems.push(`empty file(s): ${empty.map((f) => f.path).join(', ')}`);
+	if (wr.kind === 'image' || wr.kind === 'video') {
+		const wanted = wr.kind === 'image' ? /^image\// : /^video\/mp4$/;
+		for (const f of files) if (!wanted.test(f.mime)) problems.push(`${f.path} is ${f.mime}, not ${wr.kind === 'image' ? 'an image' : 'an MP4 video'}`);
+		const unmatched = [...files];
+		for (const item of source) {
+			for (const m of reportedFiles(item)) {
+				const k = unmatched.findIndex((f) => f.bytes === m.bytes && (wr.kind === 'video' || (f.width === m.width && f.height === m.height)));
+				if (k >= 0) unmatched.splice(k, 1);
+				else problems.push(`no written file matches ${String(item.json.task_id ?? wr.from)} as ${wr.from} reported it (${m.bytes} bytes${m.width ? `, ${m.width}x${m.height}` : ''})`);
+			}
+		}
+		if (!source.some((i) => reportedFiles(i).length)) problems.push(`${wr.from} reported no file`);
+	} else if (wr.kind === 'text') {
+		const want = source.map((i) => i.json.text).filter((t): t is string => typeof t === 'string');
+		for (const f of files) {
+			const text = readFileSync(join(root, f.path), 'utf8');
+			if (!text.trim()) problems.push(`${f.path} holds no text`);
+			else if (!want.includes(text)) problems.push(`${f.path} is not the text ${wr.from} returned`);
+		}
+	} else {
+		for (const f of files) {
+			const rows = readFileSync(join(root, f.path), 'utf8').split(/\r?\n/).filter((l) => l.trim()).length;
+			if (rows !== source.length + 1) problems.push(`${f.path} has ${rows} line(s); expected a header and ${source.length} row(s)`);
+		}
+	}
+	const tid = taskIds(source);
+	const error = problems.length ? problems.join('; ') : runError;
+	entries.push({ workflow: w.folder, step: wr.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files });
+	return entries;
+}
+
+function human(bytes: number): string {
+	if (bytes < 1000) return `${bytes} B`;
+	if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+	return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** A compact table: one line per step, one more per extra file; errors shortened (summary.json has them whole). */
+export function table(entries: SummaryEntry[]): string {
+	const rows: string[][] = [];
+	for (const e of entries) {
+		const first = e.ok ? (notes.get(e) ?? e.task_id ?? '') : short(e.error ?? 'failed', 160);
+		const fileLines = e.files.map((f) => `${f.path}  ${f.mime}${f.width ? ` ${f.width}x${f.height}` : ''}  ${human(f.bytes)}`);
+		const lines = e.ok && fileLines.length ? fileLines : [first, ...(e.ok ? [] : fileLines)];
+		lines.forEach((l, k) => rows.push(k === 0 ? [e.ok ? 'ok' : 'FAIL', e.workflow, e.step, l] : ['', '', '', l]));
+	}
+	const head = ['', 'workflow', 'step', 'task IDs / files / error'];
+	const widths = [0, 1, 2].map((k) => Math.max(head[k].length, ...rows.map((r) => r[k].length)));
+	const line = (r: string[]) => r.map((c, k) => (k < 3 ? c.padEnd(widths[k]) : c)).join('  ').trimEnd();
+	return [line(head), line([...widths.map((w) => '-'.repeat(w)), '-'.repeat(24)]), ...rows.map(line)].join('\n');
+}
