@@ -1,0 +1,168 @@
+/**
+ * The fault matrix of test/reliability/scenarios.ts in a real n8n 2.41.1: one workflow per scenario (Manual Trigger →
+ * Code making the items → Image Submit → Task Wait, or → Chat), all imported with one n8n process, each run with
+ * `n8n execute` after the scenario's faults are set on the simulator. Rows come from n8n's run data, the files in
+ * its filesystem binary store and the simulator's request log; the table is printed and written to
+ * out/fault-matrix-n8n.md. The cancel is n8n's own: the workflow setting `executionTimeout`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSimulator, type Simulator } from '../../simulator';
+import { importWorkflows } from '../../scripts/demo/n8n-more';
+import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, chatRow, expectedRow, falseSuccesses, imageRow, renderTable, setTaskLatency, type Item, type Row, type Scenario } from '../reliability/scenarios';
+import { N8N_HOME, NODE24, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from './n8n';
+
+jest.setTimeout(600_000);
+
+/** executionTimeout (s) of the cancel workflow: long enough for the Code node's task runner and the POSTs */
+const CANCEL_AFTER_S = 4;
+const CRED = { id: 'ggfaultcred', name: 'Gateway' };
+const wfId = (sc: Scenario) => `ggfault${String(SCENARIOS.indexOf(sc)).padStart(2, '0')}`;
+const model = (value: string) => ({ __rl: true, mode: 'id', value });
+
+function toWorkflow(sc: Scenario): Record<string, unknown> {
+	const ours = (name: string, type: string, parameters: Record<string, unknown>) => ({ name, type: `${PACKAGE_NAME}.${type}`, typeVersion: 1, parameters, credentials: { genGatewayApi: CRED } });
+	const tail =
+		sc.pipeline === 'chat'
+			? [{ ...ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: {} }), onError: 'continueRegularOutput' }]
+			: [
+					ours('Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {} }),
+					ours('Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0 } }),
+				];
+	const nodes = [
+		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
+		{ name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: `return ${JSON.stringify(sc.prompts)}.map((p) => ({ json: { p } }));` } },
+		...tail,
+	].map((n, k) => ({ id: `${wfId(sc)}-${k}`, position: [k * 220, 0], ...n }));
+	const connections = Object.fromEntries(nodes.slice(1).map((n, k) => [nodes[k].name, { main: [[{ node: n.name, type: 'main', index: 0 }]] }]));
+	return { id: wfId(sc), name: `fault matrix: ${sc.name}`, active: false, nodes, connections, settings: { executionOrder: 'v1', ...(sc.cancel ? { executionTimeout: CANCEL_AFTER_S } : {}) } };
+}
+
+interface NodeRun {
+	startTime: number;
+	executionTime: number;
+	error?: { message?: string };
+	data?: { main?: Array<Item[] | null> };
+}
+type RunData = Record<string, NodeRun[]>;
+const lastRun = (runData: RunData | undefined, node: string) => runData?.[node]?.at(-1);
+const outputsOf = (run: NodeRun | undefined) => [0, 1, 2].map((k) => run?.data?.main?.[k] ?? []);
+
+/** An execution as n8n stored it in the state's database (`n8n execute` prints no run data for a cancelled one). */
+function storedExecution(state: string, workflowId: string): { status: string; runData: RunData } {
+	const mods = join(N8N_HOME, 'app/node_modules');
+	const script = `
+const { Database } = require(${JSON.stringify(join(mods, 'sqlite3'))});
+const { parse } = require(${JSON.stringify(join(mods, 'flatted'))});
+new Database(process.argv[1]).get('select e.status, d.data from execution_entity e join execution_data d on d.executionId = e.id where e.workflowId = ?', [process.argv[2]], (err, row) => {
+	if (err || !row) throw err || new Error('no execution stored');
+	process.stdout.write(JSON.stringify({ status: row.status, runData: parse(row.data).resultData.runData }));
+});`;
+	return JSON.parse(execFileSync(NODE24, ['-e', script, join(state, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' }));
+}
+
+describe('fault matrix in real n8n', () => {
+	let sim: Simulator;
+	let state: string;
+	const rows: Row[] = [];
+	const notes: string[] = [];
+	const started = Date.now();
+
+	beforeAll(async () => {
+		sim = await startSimulator({ quiet: true, taskLatencyMs: TASK_LATENCY_MS, pollAfterMs: POLL_MS });
+		state = await newState();
+		await importCredentials(state, [{ ...CRED, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+		await importWorkflows(state, SCENARIOS.map(toWorkflow));
+	});
+	afterAll(async () => {
+		await sim.stop();
+		removeState(state);
+		removeTemplate();
+		const table = renderTable(rows);
+		mkdirSync(join(ROOT, 'out'), { recursive: true });
+		writeFileSync(join(ROOT, 'out/fault-matrix-n8n.md'), `${table}\n\n${notes.join('\n')}\n`);
+		process.stdout.write(`\nFault matrix in real n8n 2.41.1 (${ITEMS} items per scenario, ${((Date.now() - started) / 1000).toFixed(0)} s)\n${table}\n${notes.join('\n')}\n`);
+	});
+	beforeEach(() => sim.reset());
+
+	/** Completed items' files, read from n8n's filesystem binary store */
+	const storedFile = async (item: Item): Promise<Buffer> => {
+		const id = String((item.binary?.data as { id?: unknown } | undefined)?.id);
+		const m = /^filesystem-v2:(.+)$/.exec(id);
+		if (!m) throw new Error(`not in the filesystem store: ${id}`);
+		return readFileSync(join(state, '.n8n/storage', m[1]));
+	};
+
+	function checkExecute(res: ExecuteResult): void {
+		if (res.code !== 0 || res.data?.status !== 'success') throw new Error(`n8n execute failed (${res.code}): ${res.stderr.slice(-3000)}\n${res.stdout.slice(-2000)}`);
+	}
+
+	async function imageScenario(sc: Scenario, res: ExecuteResult): Promise<Row> {
+		const runData = res.data?.data?.resultData?.runData as RunData | undefined;
+		let cancelledWith: string | undefined;
+		let submitted: Item[];
+		let waitRun: NodeRun | undefined;
+		if (sc.cancel) {
+			const exited = Date.now();
+			const stored = storedExecution(state, wfId(sc));
+			expect(stored.status).toBe('canceled');
+			submitted = outputsOf(lastRun(stored.runData, 'Submit'))[0];
+			waitRun = lastRun(stored.runData, 'Wait');
+			cancelledWith = waitRun?.error?.message;
+			const cancelAt = waitRun!.startTime + waitRun!.executionTime;
+			const ids = submitted.map((i) => String(i.json.task_id));
+			const polls = () => sim.log.filter((l) => l.method === 'GET' && ids.some((id) => l.path.endsWith(`/${id}`)));
+			// Task Wait was polling when n8n cancelled it, and sent no query after that
+			expect(polls().length).toBeGreaterThan(0);
+			expect(polls().filter((l) => l.time > cancelAt)).toEqual([]);
+			const seen = polls().length;
+			await new Promise((r) => setTimeout(r, 1000));
+			expect(polls()).toHaveLength(seen);
+			notes.push(`cancel: executionTimeout ${CANCEL_AFTER_S} s; n8n ended Task Wait after ${cancelAt - waitRun!.startTime} ms of polling (${seen} queries, the last ${cancelAt - polls().at(-1)!.time} ms before, none after); the n8n process exited ${exited - cancelAt} ms later.`);
+		} else {
+			checkExecute(res);
+			submitted = nodeOutput(res, 'Submit');
+			waitRun = lastRun(runData, 'Wait');
+		}
+		expect(submitted.filter((i) => i.json.submission_uncertain === true)).toHaveLength(sc.uncertain ?? 0);
+		const waitOutputs = sc.cancel ? [] : outputsOf(waitRun);
+		let overrunMs: number | undefined;
+		if (sc.maxWaitSeconds) {
+			// from Task Wait's own deadline base (wait_started_at) to the end of its run as n8n timed it
+			const base = new Set(waitOutputs.flat().map((i) => i.json.wait_started_at));
+			expect(base.size).toBe(1);
+			const [waitStartedAt] = [...base] as number[];
+			overrunMs = waitRun!.startTime + waitRun!.executionTime - (waitStartedAt + sc.maxWaitSeconds * 1000);
+			notes.push(`deadline: overrun = end of Task Wait's run (n8n's startTime + executionTime) - (its wait_started_at + maxWaitSeconds ${sc.maxWaitSeconds} s) = ${overrunMs} ms; bound: poll interval ${POLL_MS} ms + scheduling margin ${SCHEDULING_MARGIN_MS} ms.`);
+		}
+		const falseSuccess = await falseSuccesses(waitOutputs[0] ?? [], storedFile);
+		return imageRow(sc, { log: sim.log, submitted, waitOutputs, falseSuccess, overrunMs, cancelledWith });
+	}
+
+	function chatScenario(sc: Scenario, res: ExecuteResult): Row {
+		checkExecute(res);
+		const out = nodeOutput(res, 'Chat');
+		expect(out).toHaveLength(ITEMS);
+		expect(String(out[sc.prompts.findIndex((p) => p.includes('[cut]'))].json.error)).toMatch(sc.error!);
+		expect(out.filter((o) => typeof o.json.text === 'string')).toHaveLength(ITEMS - 1);
+		return chatRow(sc, sim.log, out);
+	}
+
+	it.each(SCENARIOS.map((sc) => [sc.name, sc] as const))('%s', async (_name, sc) => {
+		sim.fault(sc.faults);
+		const restore = setTaskLatency(sim, sc.taskLatencyMs);
+		let row: Row;
+		try {
+			const res = await executeWorkflow(state, wfId(sc));
+			expect(res.stdout + res.stderr).not.toContain(sim.keys.demo);
+			row = sc.pipeline === 'chat' ? chatScenario(sc, res) : await imageScenario(sc, res);
+		} finally {
+			restore();
+		}
+		rows.push(row);
+		expect(row).toMatchObject(expectedRow(sc));
+		expect(row.outcome).toMatch(sc.outcome);
+		if (sc.maxWaitSeconds) expect(row.deadlineOverrunMs).toBeLessThanOrEqual(POLL_MS + SCHEDULING_MARGIN_MS);
+	});
+});

@@ -1,0 +1,184 @@
+/**
+ * The fault-injection matrix shared by the in-process run (test/reliability/fault-matrix.test.ts) and the real-n8n
+ * run (test/e2e/fault-matrix.test.ts): the scenarios with their expected outcome, the row a run yields (from the
+ * nodes' output items and the simulator's request log) and the markdown table. No jest here.
+ */
+import { imageSize } from 'image-size';
+import type { FaultSpec, RequestLogEntry, Simulator } from '../../simulator';
+
+export const ITEMS = 3;
+/** the simulator's poll_after_ms and task latency in both runs */
+export const POLL_MS = 60;
+export const TASK_LATENCY_MS = 150;
+/** deadline overrun allowed beyond one poll interval: timers and event-loop scheduling */
+export const SCHEDULING_MARGIN_MS = 250;
+
+export interface Scenario {
+	name: string;
+	faults: FaultSpec[];
+	/** image: Image Submit (async, alpha-image-2.5, 1024x1024) → Task Wait; chat: GenGateway Chat, streamed, onError continue */
+	pipeline: 'image' | 'chat';
+	/** one input item per prompt */
+	prompts: string[];
+	/** the table's outcome column */
+	outcome: RegExp;
+	/** items Image Submit must hand out with submission_uncertain: true */
+	uncertain?: number;
+	/** Image Submit's submitTimeoutMs */
+	submitTimeoutMs?: number;
+	/** Task Wait's maxWaitSeconds; the run measures the deadline overrun */
+	maxWaitSeconds?: number;
+	/** the simulator's task latency during the scenario */
+	taskLatencyMs?: number;
+	/** the run is cancelled while Task Wait polls */
+	cancel?: boolean;
+	/** chat: the error the `[cut]` item must carry */
+	error?: RegExp;
+}
+
+const IMAGE_PROMPTS = Array.from({ length: ITEMS }, (_, k) => `item ${k}`);
+const POLLS = 're:^GET /v1/images/tasks/';
+const SUBMIT = 'POST /v1/images/generations/async';
+const image = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'image', prompts: IMAGE_PROMPTS, outcome, ...extra });
+const ALL_OK = /^ok 3, failed 0, running 0$/;
+const ONE_FAILED = /^ok 2, failed 1, running 0$/;
+
+export const SCENARIOS: Scenario[] = [
+	image('429 with Retry-After on polls', [{ route: POLLS, kind: 'rate-limit', retryAfter: 1, times: 4 }], ALL_OK),
+	image('429 without Retry-After, empty body', [{ route: POLLS, kind: 'rate-limit', emptyBody: true, times: 4 }], ALL_OK),
+	image('5xx burst on polls', [{ route: POLLS, kind: 'status', status: 503, times: 5 }], ALL_OK),
+	image('reset before task creation', [{ route: SUBMIT, kind: 'reset-before' }], ONE_FAILED, { uncertain: 1 }),
+	image('reset after task creation', [{ route: SUBMIT, kind: 'reset-after' }], ONE_FAILED, { uncertain: 1 }),
+	image('expired task', [{ route: SUBMIT, kind: 'expire' }], ONE_FAILED),
+	image('foreign poll_url', [{ route: SUBMIT, kind: 'foreign-poll-url', times: 3 }], ALL_OK),
+	image('redirect to a foreign origin on a poll', [{ route: POLLS, kind: 'redirect', times: 1 }], ONE_FAILED),
+	image('empty result', [{ route: SUBMIT, kind: 'empty-result' }], ONE_FAILED),
+	image('HTML instead of an image', [{ route: 're:^GET /r/', kind: 'html-result' }], ONE_FAILED),
+	image('truncated download', [{ route: 're:^GET /r/', kind: 'truncate' }], /^ok [23], failed [01], running 0$/),
+	image('malformed JSON on a poll', [{ route: POLLS, kind: 'malformed-json', times: 2 }], ALL_OK),
+	image('submit timeout', [{ route: SUBMIT, kind: 'delay', delayMs: 1500 }], ONE_FAILED, { submitTimeoutMs: 400, uncertain: 1 }),
+	image('deadline reached', [], /^ok 0, failed 0, running 3$/, { maxWaitSeconds: 0.5, taskLatencyMs: 5000 }),
+	image('cancel during a wait', [], /^cancelled: Execution cancelled$/, { cancel: true, taskLatencyMs: 60_000 }),
+	{
+		name: 'SSE cut mid-stream (chat)',
+		faults: [],
+		pipeline: 'chat',
+		prompts: Array.from({ length: ITEMS }, (_, k) => (k === 1 ? 'cut [cut]' : `fine ${k}`)),
+		outcome: /^ok 2, error 1$/,
+		error: /ended before \[DONE\]|broke off/,
+	},
+];
+
+export interface Row {
+	scenario: string;
+	postsPerItem: number;
+	keyOffOrigin: number;
+	redirectsFollowed: number;
+	itemsInOut: string;
+	/** '-': no task IDs to keep (chat, or a cancelled run) */
+	taskIdsKept: boolean | '-';
+	deadlineOverrunMs: number | '-';
+	falseSuccess: number;
+	outcome: string;
+}
+
+/** An n8n item as both runs see it (n8n's INodeExecutionData, or the JSON of `n8n execute`). */
+export interface Item {
+	json: Record<string, unknown>;
+	binary?: Record<string, unknown>;
+	pairedItem?: unknown;
+}
+
+/** What every row must show; the outcome is checked against `scenario.outcome`. */
+export function expectedRow(sc: Scenario): Partial<Row> {
+	return {
+		postsPerItem: 1,
+		keyOffOrigin: 0,
+		redirectsFollowed: 0,
+		itemsInOut: `${ITEMS}→${sc.cancel ? 'cancelled' : ITEMS}`,
+		taskIdsKept: sc.pipeline === 'image' && !sc.cancel ? true : '-',
+		falseSuccess: 0,
+	};
+}
+
+function fromLog(log: RequestLogEntry[]): Pick<Row, 'postsPerItem' | 'keyOffOrigin' | 'redirectsFollowed'> {
+	return {
+		postsPerItem: log.filter((l) => l.method === 'POST').length / ITEMS,
+		keyOffOrigin: log.filter((l) => l.server !== 'gateway' && l.server !== 'alt' && l.auth).length,
+		// the simulator's foreign targets: a redirect's Location and a foreign poll_url both point at the result host
+		redirectsFollowed: log.filter((l) => l.path.startsWith('/elsewhere') || l.path.startsWith('/steal')).length,
+	};
+}
+
+const pairedIndex = (i: Item) => (i.pairedItem as { item?: number } | undefined)?.item;
+
+/** Every input index comes out exactly once, with the task_id Image Submit gave it. */
+function taskIdsKept(submitted: Item[], outs: Item[]): boolean {
+	const seen = outs.map(pairedIndex).sort();
+	if (seen.join() !== submitted.map((_, k) => k).join()) return false;
+	return outs.every((o) => {
+		const id = submitted[pairedIndex(o)!].json.task_id;
+		return !id || o.json.task_id === id;
+	});
+}
+
+export function imageRow(sc: Scenario, r: { log: RequestLogEntry[]; submitted: Item[]; waitOutputs: Item[][]; falseSuccess: number; overrunMs?: number; cancelledWith?: string }): Row {
+	const all = r.waitOutputs.flat();
+	return {
+		scenario: sc.name,
+		...fromLog(r.log),
+		itemsInOut: `${ITEMS}→${r.cancelledWith !== undefined ? 'cancelled' : all.length}`,
+		taskIdsKept: r.cancelledWith !== undefined ? '-' : taskIdsKept(r.submitted, all),
+		deadlineOverrunMs: r.overrunMs ?? '-',
+		falseSuccess: r.falseSuccess,
+		outcome: r.cancelledWith !== undefined ? `cancelled: ${r.cancelledWith}` : [0, 1, 2].map((k) => `${['ok', 'failed', 'running'][k]} ${r.waitOutputs[k]?.length ?? 0}`).join(', '),
+	};
+}
+
+/** A chat item is a success when it has no error; a success without text is a false one. */
+export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[]): Row {
+	const ok = out.filter((o) => o.json.error === undefined);
+	return {
+		scenario: sc.name,
+		...fromLog(log),
+		itemsInOut: `${ITEMS}→${out.length}`,
+		taskIdsKept: '-',
+		deadlineOverrunMs: '-',
+		falseSuccess: ok.filter((o) => typeof o.json.text !== 'string' || !o.json.text.trim()).length,
+		outcome: `ok ${ok.length}, error ${out.length - ok.length}`,
+	};
+}
+
+/**
+ * Completed items whose file is not what the node reported: missing, not decodable as an image, or with other
+ * pixel dimensions, byte count or type than the item's `files` entry.
+ */
+export async function falseSuccesses(completed: Item[], load: (item: Item) => Promise<Buffer>): Promise<number> {
+	let bad = 0;
+	for (const item of completed) {
+		const reported = (item.json.files as Array<{ width?: number; height?: number; bytes?: number; mimeType?: string }> | undefined)?.[0];
+		try {
+			if (!item.binary?.data || !reported) throw new Error('no file');
+			const buf = await load(item);
+			const info = imageSize(buf);
+			if (!info.width || info.width !== reported.width || info.height !== reported.height || buf.length !== reported.bytes || `image/${info.type === 'jpg' ? 'jpeg' : info.type}` !== reported.mimeType) bad++;
+		} catch {
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/** Sets the simulator's task latency; returns the restore. */
+export function setTaskLatency(sim: Simulator, ms: number | undefined): () => void {
+	const opts = sim.state.opts as { taskLatencyMs: number };
+	const before = opts.taskLatencyMs;
+	if (ms !== undefined) opts.taskLatencyMs = ms;
+	return () => (opts.taskLatencyMs = before);
+}
+
+export function renderTable(rows: Row[]): string {
+	const head = '| scenario | POSTs/item | key off-origin | redirects followed | items in→out | task_id kept | deadline overrun (ms) | false success | outcome |';
+	const cell = (v: boolean | string | number) => (v === true ? 'yes' : v === false ? 'NO' : String(v));
+	return [head, '|---|---:|---:|---:|---:|:---:|---:|---:|---|', ...rows.map((r) => `| ${[r.scenario, r.postsPerItem, r.keyOffOrigin, r.redirectsFollowed, r.itemsInOut, r.taskIdsKept, r.deadlineOverrunMs, r.falseSuccess, r.outcome].map(cell).join(' | ')} |`)].join('\n');
+}
