@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Debian packages the tests need (root on CI machines). Skips what is already there.
+# Debian packages the tests and the queue-mode run need: Redis and PostgreSQL servers (started privately on
+# loopback by scripts/queue/services.ts, never as system services). Root on CI machines; skips what is there.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then
     echo "installing: ${need[*]}"

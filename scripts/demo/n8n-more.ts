@@ -4,14 +4,14 @@
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runN8n, type ExecuteResult } from '../../test/e2e/n8n';
+import { runN8n, type ExecuteResult, type N8nEnvOptions } from '../../test/e2e/n8n';
 
 /** Imports several workflows with one n8n process (`import:workflow --separate`): about 4 s instead of 4 s each. */
-export async function importWorkflows(stateDir: string, workflows: Array<Record<string, unknown>>): Promise<void> {
+export async function importWorkflows(stateDir: string, workflows: Array<Record<string, unknown>>, opts: N8nEnvOptions = {}): Promise<void> {
 	const dir = mkdtempSync(join(stateDir, 'wf-import-'));
 	try {
 		for (const [k, wf] of workflows.entries()) writeFileSync(join(dir, `${String(k).padStart(2, '0')}.json`), JSON.stringify(wf));
-		const r = await runN8n(stateDir, ['import:workflow', '--separate', `--input=${dir}`]);
+		const r = await runN8n(stateDir, ['import:workflow', '--separate', `--input=${dir}`], opts);
 		if (r.code !== 0) throw new Error(`import:workflow failed (${r.code}): ${r.stderr.slice(-2000)}`);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
