@@ -20,11 +20,14 @@ export interface ClusterOptions {
 	workflows: QueueWorkflow[];
 	/** folders the Read/Write Files node may use */
 	fileAccess: string[];
+	/** more environment for every n8n process */
+	env?: Record<string, string>;
 }
 
 export interface Cluster {
 	state: string;
 	pg: Postgres;
+	redis: Service;
 	main: N8nProcess;
 	workers: N8nProcess[];
 	/** POST /webhook/<path> on main; throws unless n8n accepted the call */
@@ -78,6 +81,7 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 				DB_POSTGRESDB_USER: pg.user,
 				DB_POSTGRESDB_PASSWORD: '',
 				N8N_DEFAULT_BINARY_DATA_MODE: BINARY_DATA_MODE,
+				...opts.env,
 			},
 		};
 		state = await newState();
@@ -111,6 +115,7 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 		return {
 			state,
 			pg,
+			redis,
 			main,
 			workers,
 			async trigger(path, body) {

@@ -3,11 +3,15 @@
  * workers, 100 image tasks and 10 video tasks through the demo workflows. The simulator's ledger and request log,
  * the files and n8n's database prove nothing was lost or duplicated and the key stayed home.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imageSize } from 'image-size';
 import { startSimulator, type Simulator } from '../../simulator';
+import { CREDENTIAL_ID } from '../../scripts/demo';
+import { executionsIn } from '../../scripts/queue/check';
+import { startCluster } from '../../scripts/queue/cluster';
+import { asWebhookWorkflow } from '../../scripts/queue/workflows';
 import { runQueueMode, type QueueModeReport } from '../../scripts/queue-mode';
 import { ROOT, removeTemplate } from './n8n';
 
@@ -90,3 +94,54 @@ describe('queue mode: one main, two workers, Redis, PostgreSQL', () => {
 		expect(lines.join('\n')).not.toContain(sim.keys.demo);
 	});
 });
+
+describe('queue mode: a worker killed while its executions wait on the gateway', () => {
+	it("n8n fails its jobs as stalled and never re-runs them on the other worker: no paid POST is sent twice", async () => {
+		const sim = await startSimulator({ quiet: true, taskLatencyMs: 15_000, pollAfterMs: 500 });
+		const out = mkdtempSync(join(tmpdir(), 'gg-queue-crash-'));
+		const workflow = asWebhookWorkflow('text-to-image', { outDir: out, inputDir: out });
+		mkdirSync(join(out, 'text-to-image'));
+		// shorter job locks and stalled-job checks than n8n's defaults (60 s, 30 s), to keep the wait short
+		const env = { QUEUE_WORKER_LOCK_DURATION: '6000', QUEUE_WORKER_LOCK_RENEW_TIME: '2000', QUEUE_WORKER_STALLED_INTERVAL: '3000' };
+		const credentials = [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }];
+		const cluster = await startCluster({ workers: 2, concurrency: 5, credentials, workflows: [workflow], fileAccess: [out], env }, () => undefined);
+		try {
+			const runs = 6;
+			await Promise.all(Array.from({ length: runs }, (_, k) => cluster.trigger(workflow.path, { run: k })));
+			const posts = () => sim.log.filter((l) => l.method === 'POST');
+			const started = (w: number) => [...cluster.workers[w].output().matchAll(/Worker started execution (\d+)/g)].map((m) => m[1]);
+			await waitFor(() => posts().length === runs * 2 && started(0).length + started(1).length === runs, 60_000);
+			const victim = started(0).length >= started(1).length ? 0 : 1;
+			const lost = started(victim);
+			expect(lost.length).toBeGreaterThan(0);
+			// every task is created and the executions are polling it: kill the worker (and its task runner) outright
+			process.kill(-cluster.workers[victim].child.pid!, 'SIGKILL');
+			// n8n's stalled-job check fails the dead worker's jobs, and their executions end as errors
+			const survivor = cluster.workers[1 - victim];
+			const others = started(1 - victim);
+			const status = (ids: string[]) => executionsIn(cluster.pg, new Map()).filter((e) => ids.includes(e.id)).map((e) => e.status);
+			await waitFor(() => status(lost).every((s) => s === 'error') && status(others).every((s) => s === 'success'), 150_000);
+			for (const id of lost) expect(cluster.main.output()).toContain(`job stalled more than maxStalledCount (execution ${id})`);
+			// nothing of the victim's was handed to the survivor, no POST was sent again, every task was charged once
+			expect([...survivor.output().matchAll(/Worker started execution (\d+)/g)].map((m) => m[1]).filter((id) => lost.includes(id))).toEqual([]);
+			expect(posts()).toHaveLength(runs * 2);
+			const charges = sim.ledger.filter((l) => l.kind === 'charge');
+			expect(charges).toHaveLength(runs * 2);
+			expect(new Set(charges.map((l) => l.taskId)).size).toBe(runs * 2);
+			const lostStatus = status(lost);
+			process.stdout.write(`killed worker's executions ${lost.join(', ')}: ${lostStatus.join(', ')}; POSTs ${posts().length} for ${runs * 2} tasks\n`);
+		} finally {
+			await cluster.stop();
+			await sim.stop();
+			rmSync(out, { recursive: true, force: true });
+		}
+	});
+});
+
+async function waitFor(ok: () => boolean, timeoutMs: number): Promise<void> {
+	const end = Date.now() + timeoutMs;
+	while (!ok()) {
+		if (Date.now() > end) throw new Error(`not reached within ${timeoutMs} ms`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
