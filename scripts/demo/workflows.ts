@@ -222,7 +222,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		],
 		write: { node: 'Write Image', from: 'Task Wait', kind: 'image', files: 1 },
 		loop: { node: 'Task Wait', wait: 'Wait' },
-		note: `## Long jobs: loop through n8n's Wait node\n**Image Submit** stores the task ID at once. **Task Wait** gives up after *Max Wait per Execution* (1 s here) and hands the item to *Still Running*; n8n's **Wait** node pauses (2 s here) and sends it back. In queue mode no worker is held while the gateway works: use e.g. 60 s and 30 s.\n\n${writesTo('wait-loop')}`,
+		note: `## Long jobs: loop through n8n's Wait node\n**Image Submit** stores the task ID at once. **Task Wait** gives up after *Max Wait per Execution* (1 s here) and hands the item to *Still Running*; n8n's **Wait** node pauses (2 s here) and sends it back. In queue mode use e.g. 30 s here and 2 minutes in the Wait node: n8n parks an execution in its database, holding no worker, only for waits of 65 s or more.\n\n${writesTo('wait-loop')}`,
 		nodes: [
 			trigger,
 			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2'), prompt: 'an isometric city block at night', size: '1024x1024' }),
