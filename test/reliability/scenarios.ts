@@ -1,7 +1,7 @@
 /**
  * The fault-injection matrix shared by the in-process run (test/reliability/fault-matrix.test.ts) and the real-n8n
  * run (test/e2e/fault-matrix.test.ts): the scenarios with their expected outcome, the row a run yields (from the
- * nodes' output items and the simulator's request log) and the markdown table. No jest here.
+ * nodes' output items and the simulator's request log) the markdown table, and the row assertion (jest's global `expect`).
  */
 import { imageSize } from 'image-size';
 import type { FaultSpec, RequestLogEntry, Simulator } from '../../simulator';
@@ -99,6 +99,13 @@ export function expectedRow(sc: Scenario): Partial<Row> {
 		taskIdsKept: sc.pipeline === 'image' && !sc.cancel ? true : '-',
 		falseSuccess: 0,
 	};
+}
+
+/** Asserts a row (jest's `expect`): the common columns, the scenario's outcome and, for a deadline, the overrun bound. */
+export function expectRow(row: Row, sc: Scenario): void {
+	expect(row).toMatchObject(expectedRow(sc));
+	expect(row.outcome).toMatch(sc.outcome);
+	if (sc.maxWaitSeconds) expect(row.deadlineOverrunMs).toBeLessThanOrEqual(POLL_MS + SCHEDULING_MARGIN_MS);
 }
 
 function fromLog(log: RequestLogEntry[]): Pick<Row, 'postsPerItem' | 'keyOffOrigin' | 'redirectsFollowed'> {
