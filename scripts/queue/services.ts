@@ -88,7 +88,8 @@ export async function startPostgres(): Promise<Postgres> {
 		const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
 		chownSync(dir, Number(pw), Number(gid));
 	}
-	const cmd = (file: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, file), ...args]] : [join(bin, file), args]);
+	const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((p) => existsSync(p)) ?? 'runuser';
+	const cmd = (file: string, args: string[]): [string, string[]] => (asRoot ? [runuser, ['-u', 'postgres', '--', join(bin, file), ...args]] : [join(bin, file), args]);
 	const [initCmd, initArgs] = cmd('initdb', ['-D', data, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
 	execFileSync(initCmd, initArgs, { stdio: 'pipe' });
 	const [pgCmd, pgArgs] = cmd('postgres', ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200']);
