@@ -51,7 +51,7 @@ describe('queue mode: one main, two workers, Redis, PostgreSQL', () => {
 		expect(report.parked.sort()).toEqual(loops.map((e) => e.id).sort());
 		// the task was polled in the first round, handed back Still Running, and completed after the resume
 		for (const f of report.files['wait-loop']) {
-			const id = f.path.split('/').pop()!.replace(/\.png$/, '');
+			const id = f.path.split('/').pop()!.replace(/\.[a-z0-9]+$/, '');
 			const polls = sim.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${id}`)).map((l) => l.time);
 			expect(polls.length).toBeGreaterThanOrEqual(2);
 			expect(polls[polls.length - 1] - polls[0]).toBeGreaterThanOrEqual(60_000);
