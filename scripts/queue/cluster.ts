@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { freePort, newState, removeState, type Credential, type N8nEnvOptions } from '../../test/e2e/n8n';
 import { importWorkflows } from '../demo/n8n-more';
 import { n8nCommand, spawnN8n, type N8nProcess } from './processes';
-import { startPostgres, startRedis, type Postgres, type Service } from './services';
+import { startPostgres, startRedis, until, type Postgres, type Service } from './services';
 import type { QueueWorkflow } from './workflows';
 
 export interface ClusterOptions {
@@ -40,14 +40,6 @@ export interface Cluster {
 
 /** n8n's default binary-data mode in queue mode: workers keep binary data in the shared database, not on their own disk */
 export const BINARY_DATA_MODE = 'database';
-
-async function waitUntil(what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-	const end = Date.now() + timeoutMs;
-	while (!(await ok())) {
-		if (Date.now() > end) throw new Error(`${what}: not done after ${Math.round(timeoutMs / 1000)} s`);
-		await new Promise((r) => setTimeout(r, 300));
-	}
-}
 
 export async function startCluster(opts: ClusterOptions, log: (s: string) => void): Promise<Cluster> {
 	const t0 = Date.now();
@@ -108,7 +100,7 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 		processes.push(...workers);
 		await main.waitFor('Editor is now accessible', 180_000);
 		// n8n registers the webhooks of published workflows in the background, after the editor is up
-		await waitUntil('webhook registration', () => pg!.query('select count(*) from webhook_entity')[0] === String(opts.workflows.length), 120_000);
+		await until('webhook registration', () => pg!.query('select count(*) from webhook_entity')[0] === String(opts.workflows.length), 120_000);
 		for (const w of workers) await w.waitFor('n8n worker is now ready', 180_000);
 		log(`[queue] main on 127.0.0.1:${port} and ${opts.workers} workers (concurrency ${opts.concurrency}) ready (${since()})`);
 

@@ -23,7 +23,8 @@ export interface Postgres extends Service {
 	dump(): Buffer;
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+/** Polls `ok` until it holds; fails after `timeoutMs`, or at once if `child` exits meanwhile. */
+export async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
 	const end = Date.now() + timeoutMs;
 	for (;;) {
 		if (await ok()) return;

@@ -11,6 +11,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { CREDENTIAL_ID } from '../../scripts/demo';
 import { executionsIn } from '../../scripts/queue/check';
 import { startCluster } from '../../scripts/queue/cluster';
+import { until } from '../../scripts/queue/services';
 import { asWebhookWorkflow } from '../../scripts/queue/workflows';
 import { runQueueMode, type QueueModeReport } from '../../scripts/queue-mode';
 import { ROOT, removeTemplate } from './n8n';
@@ -110,7 +111,7 @@ describe('queue mode: a worker killed while its executions wait on the gateway',
 			await Promise.all(Array.from({ length: runs }, (_, k) => cluster.trigger(workflow.path, { run: k })));
 			const posts = () => sim.log.filter((l) => l.method === 'POST');
 			const started = (w: number) => [...cluster.workers[w].output().matchAll(/Worker started execution (\d+)/g)].map((m) => m[1]);
-			await waitFor(() => posts().length === runs * 2 && started(0).length + started(1).length === runs, 60_000);
+			await until('all tasks submitted and all runs started', () => posts().length === runs * 2 && started(0).length + started(1).length === runs, 60_000);
 			const victim = started(0).length >= started(1).length ? 0 : 1;
 			const lost = started(victim);
 			expect(lost.length).toBeGreaterThan(0);
@@ -121,7 +122,7 @@ describe('queue mode: a worker killed while its executions wait on the gateway',
 			const others = started(1 - victim);
 			const status = (ids: string[]) => executionsIn(cluster.pg, new Map()).filter((e) => ids.includes(e.id)).map((e) => e.status);
 			const failedAsStalled = () => lost.every((id) => cluster.main.output().includes(`job stalled more than maxStalledCount (execution ${id})`));
-			await waitFor(() => failedAsStalled() && status(lost).every((s) => s === 'error') && status(others).every((s) => s === 'success'), 150_000);
+			await until("the dead worker's jobs failed as stalled, the others done", () => failedAsStalled() && status(lost).every((s) => s === 'error') && status(others).every((s) => s === 'success'), 150_000);
 			// nothing of the victim's was handed to the survivor, no POST was sent again, every task was charged once
 			expect([...survivor.output().matchAll(/Worker started execution (\d+)/g)].map((m) => m[1]).filter((id) => lost.includes(id))).toEqual([]);
 			expect(posts()).toHaveLength(runs * 2);
@@ -137,11 +138,3 @@ describe('queue mode: a worker killed while its executions wait on the gateway',
 		}
 	});
 });
-
-async function waitFor(ok: () => boolean, timeoutMs: number): Promise<void> {
-	const end = Date.now() + timeoutMs;
-	while (!ok()) {
-		if (Date.now() > end) throw new Error(`not reached within ${timeoutMs} ms`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
