@@ -111,10 +111,7 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 			const gateway = sim ? gatewayView(sim, Object.values(files).flat()) : undefined;
 			const keyFound = keyPlaces(apiKey, { dump: cluster.pg.dump(), processes: [cluster.main, ...cluster.workers], stateDir: cluster.state, outDir });
 			const report = { plan, executions, perWorker, parked: [...parked], files, keyFound, gateway, ms, binaryDataMode: BINARY_DATA_MODE };
-			const problems = problemsOf(report);
-			const loops = executions.filter((e) => e.workflow === 'wait-loop');
-			if (loops.some((e) => !parked.has(e.id))) problems.push(`wait-loop execution(s) never seen parked in the database: ${loops.filter((e) => !parked.has(e.id)).map((e) => e.id).join(', ')}`);
-			return { ...report, problems };
+			return { ...report, problems: problemsOf(report) };
 		} finally {
 			await cluster.stop();
 		}
@@ -123,7 +120,7 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 	}
 }
 
-export function describe(r: QueueModeReport): string {
+export function summarise(r: QueueModeReport): string {
 	const count = (xs: string[]) => Object.entries(xs.reduce<Record<string, number>>((m, x) => ((m[x] = (m[x] ?? 0) + 1), m), {})).map(([k, n]) => `${k} ${n}`).join(', ');
 	const files = Object.values(r.files).flat();
 	return [
@@ -161,7 +158,7 @@ function parseArgs(argv: string[]): QueueModeOptions {
 if (require.main === module) {
 	(async () => {
 		const r = await runQueueMode(parseArgs(process.argv.slice(2)));
-		process.stdout.write(`\n${describe(r)}\n`);
+		process.stdout.write(`\n${summarise(r)}\n`);
 		return r.problems.length === 0;
 	})()
 		.catch((err) => {

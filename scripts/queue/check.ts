@@ -107,7 +107,7 @@ export function writtenFiles(outDir: string, plan: QueuePlan): Record<string, Su
 }
 
 /** Everything that went wrong, in words; empty when nothing was lost or duplicated. */
-export function problemsOf(r: { plan: QueuePlan; executions: QueueExecution[]; perWorker: Record<string, number>; files: Record<string, SummaryFile[]>; keyFound: string[]; gateway?: GatewayView }): string[] {
+export function problemsOf(r: { plan: QueuePlan; executions: QueueExecution[]; perWorker: Record<string, number>; parked: string[]; files: Record<string, SummaryFile[]>; keyFound: string[]; gateway?: GatewayView }): string[] {
 	const problems: string[] = [];
 	const total = Object.values(r.plan.calls).reduce((a, b) => a + b, 0);
 	if (r.executions.length !== total) problems.push(`${r.executions.length} executions for ${total} webhook calls`);
@@ -117,6 +117,8 @@ export function problemsOf(r: { plan: QueuePlan; executions: QueueExecution[]; p
 	const wrongStarts = r.executions.filter((e) => (e.workflow === 'wait-loop' ? e.workers.length < 2 : e.workers.length !== 1));
 	if (wrongStarts.length) problems.push(`${wrongStarts.length} execution(s) started a wrong number of times: ${wrongStarts.map((e) => `${e.id} ${e.workflow} by [${e.workers.join(', ')}]`).join('; ')}`);
 	for (const [name, n] of Object.entries(r.perWorker)) if (!n) problems.push(`${name} ran no execution`);
+	const neverParked = r.executions.filter((e) => e.workflow === 'wait-loop' && !r.parked.includes(e.id));
+	if (neverParked.length) problems.push(`wait-loop execution(s) never seen parked in the database: ${neverParked.map((e) => e.id).join(', ')}`);
 	for (const [folder, n] of Object.entries(r.plan.files)) {
 		const got = r.files[folder] ?? [];
 		if (got.length !== n) problems.push(`${folder}: ${got.length} file(s) written, expected ${n}`);

@@ -16,6 +16,7 @@ const clean = () => ({
 		{ id: '5', workflow: 'gamma-video', status: 'success', workers: ['worker-1'] },
 	] as QueueExecution[],
 	perWorker: { 'worker-1': 3, 'worker-2': 4 },
+	parked: ['2', '3'],
 	files: { 'text-to-image': [png('a'), png('b')], 'wait-loop': [png('c'), png('d')], 'delta-video': [mp4('e')], 'gamma-video': [mp4('f')] },
 	keyFound: [] as string[],
 	gateway: { posts: 6, tasks: 6, chargedOnce: 6, chargedTwice: [] as string[], filesWithoutCharge: [] as string[], chargesWithoutFile: [] as string[] },
@@ -54,10 +55,13 @@ describe('queue-mode judge', () => {
 		expect(p).toContain('charged tasks without a file: b');
 	});
 
-	it('a wait-loop run that was never resumed (started once) is a problem', () => {
+	it('a wait-loop run that was never resumed (started once) or never seen parked is a problem', () => {
 		const r = clean();
 		r.executions[1] = { ...r.executions[1], workers: ['worker-1'] };
-		expect(problemsOf(r).join('\n')).toContain('2 wait-loop by [worker-1]');
+		r.parked = ['2'];
+		const p = problemsOf(r).join('\n');
+		expect(p).toContain('2 wait-loop by [worker-1]');
+		expect(p).toContain('wait-loop execution(s) never seen parked in the database: 3');
 	});
 
 	it("reads the error of a failed run from n8n's stored execution data", () => {
