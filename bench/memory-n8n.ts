@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startSimulator, type Simulator } from '../simulator';
-import { N8N_BIN, NODE24, ROOT, ensureN8n, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../test/e2e/n8n';
+import { N8N_BIN, N8N_NODE, ROOT, ensureN8n, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../test/e2e/n8n';
 
 function rssKiB(pid: number): number {
 	try {
@@ -122,7 +122,7 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 
 		const sizeOf = { big: bytes, small: smallBytes };
 		const target = join(state, 'control.bin');
 		const n8n = (node: 'O' | 'H', nodeOptions?: string) => async (size: 'small' | 'big') =>
-			sampled(NODE24, [N8N_BIN, 'execute', `--id=ggbench${node}${size}`, '--rawOutput'], {
+			sampled(N8N_NODE, [N8N_BIN, 'execute', `--id=ggbench${node}${size}`, '--rawOutput'], {
 				env: { ...n8nEnv(state, await freePort()), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
 				cwd: state,
 				mustPrint: node === 'O' ? `"bytes": ${sizeOf[size]}` : '"status": "success"',
@@ -132,7 +132,7 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 
 			['n8n HTTP Request (file response)', 'real n8n 2.41.1, Node 24', n8n('H')],
 			['GenGateway Download Result', `same, n8n started with NODE_OPTIONS=${SMALL_YOUNG_GENERATION}`, n8n('O', SMALL_YOUNG_GENERATION)],
 			['n8n HTTP Request (file response)', `same, n8n started with NODE_OPTIONS=${SMALL_YOUNG_GENERATION}`, n8n('H', SMALL_YOUNG_GENERATION)],
-			['control: node:http → fs.promises.writeFile, no n8n', 'bare Node 24 process', (size) => sampled(NODE24, ['-e', CONTROL, urls[size], target], { mustPrint: `bytes ${sizeOf[size]}` })],
+			['control: node:http → fs.promises.writeFile, no n8n', 'bare Node 24 process', (size) => sampled(N8N_NODE, ['-e', CONTROL, urls[size], target], { mustPrint: `bytes ${sizeOf[size]}` })],
 			['control: node:http → fs.promises.writeFile, no n8n', `bare Node ${process.versions.node} process`, (size) => sampled(process.execPath, ['-e', CONTROL, urls[size], target], { mustPrint: `bytes ${sizeOf[size]}` })],
 		];
 		const rows: MemoryRow[] = [];

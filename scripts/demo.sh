@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # npm run demo: the demo workflows in a real n8n against the embedded simulator; files land in out/.
+#   npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]     --n8n 1: the newest n8n 1.x on Node 22
 set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -d node_modules ] || npm ci --no-audit --no-fund
-bash scripts/install-n8n.sh
-npm run build --silent
-exec npx tsx scripts/demo.ts "$@"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+source scripts/lib/setup.sh
+major=2
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --n8n) major="${2:-}"; shift 2 ;;
+    --n8n=*) major="${1#--n8n=}"; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+case "$major" in 1|2) ;; *) echo "--n8n takes 2 or 1" >&2; exit 2 ;; esac
+setup_node_modules
+setup_n8n "$major"
+setup_build
+export GG_N8N_MAJOR="$major"
+exec npx tsx scripts/demo.ts "${args[@]+"${args[@]}"}"

@@ -1,17 +1,18 @@
 /**
  * `npm run demo` (through scripts/demo.sh, which installs n8n once and builds first): the workflows of examples/
- * run in a real n8n 2.41.1 with `n8n execute`, against the embedded gateway simulator, or against any gateway
+ * run in a real n8n (2.41.1, or 1.123.x with --n8n 1) with `n8n execute`, against the embedded gateway simulator, or against any gateway
  * given by GATEWAY_BASE_URL / GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY. Writes the generated files to
  * out/<workflow>/, n8n's run data to out/runs/<workflow>.json and out/summary.json (one entry per step);
  * prints a table and exits 0 only when every step did what it should.
  *
  *   npx tsx scripts/demo.ts [--out DIR] [workflow ...]      e.g. `npm run demo -- chat pricing`
+ *   (`npm run demo -- --n8n 1 ...` selects the n8n 1.x runtime: scripts/demo.sh sets GG_N8N_MAJOR)
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../simulator';
-import { ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
+import { N8N_VERSION, NODE_VERSION, ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
 import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
 import { CRED, INPUT, OUT, REFERENCE_IMAGES, WORKFLOWS } from './demo/workflows';
@@ -108,8 +109,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${WORKFLOWS.map((w) => w.folder).join(', ')}`);
 	const workflows = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
 
-	if (!n8nInstalled()) log('[demo] installing a private n8n 2.41.1 with its own Node 24 (once, about 6 minutes)');
+	if (!n8nInstalled()) log(`[demo] installing a private n8n ${N8N_VERSION} with its own Node ${NODE_VERSION} (once, about 5 minutes)`);
 	ensureN8n();
+	log(`[demo] n8n ${N8N_VERSION} on Node ${NODE_VERSION}`);
 
 	const external = process.env.GATEWAY_BASE_URL;
 	let sim = opts.sim;
@@ -182,7 +184,7 @@ function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
 		if (a === '--out') outDir = argv[++k];
 		else if (a.startsWith('--out=')) outDir = a.slice('--out='.length);
 		else if (a === '-h' || a === '--help') {
-			log(`usage: npm run demo -- [--out DIR] [workflow ...]\nworkflows: ${WORKFLOWS.map((w) => w.folder).join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`);
+			log(`usage: npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]\nworkflows: ${WORKFLOWS.map((w) => w.folder).join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`);
 			process.exit(0);
 		} else if (!a.startsWith('-')) only.push(a);
 	}

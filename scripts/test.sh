@@ -1,34 +1,51 @@
 #!/usr/bin/env bash
-# The README's test command. Unit and in-process workflow tests run on the machine's Node;
-# end-to-end tests drive a real n8n 2.41.1 (installed by scripts/install-n8n.sh) one at a time.
+# The README's test command. Does its own set-up (npm packages, Debian packages, the private n8n 2.x and 1.x),
+# then runs: unit and in-process workflow tests on the machine's Node; end-to-end tests in a real n8n 2.41.1
+# (its own Node 24), one at a time; an end-to-end subset in n8n 1.123.x (Node 22).
 # Ends with a plain line "N passed, N failed" counted from jest's JSON results.
+#   SKIP_E2E=1 npm test      unit and in-process tests only (no n8n needed)
+#   SKIP_N8N1=1 npm test     without the n8n 1.x subset
 set -uo pipefail
-cd "$(dirname "$0")/.."
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+source scripts/lib/setup.sh
 mkdir -p out/test
-rm -f out/test/unit.json out/test/e2e.json
+rm -f out/test/unit.json out/test/e2e.json out/test/e2e-n8n1.json
 
-if [ ! -f dist/index.js ] || [ -n "$(find nodes credentials index.ts -newer dist/index.js -name '*.ts' 2>/dev/null | head -1)" ]; then
-  npm run build --silent || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
-fi
-
-npx jest --selectProjects unit --ci --json --outputFile=out/test/unit.json "$@"
-unit_rc=$?
-e2e_rc=0
-if [ "${SKIP_E2E:-}" != "1" ]; then
-  npx jest --selectProjects e2e --ci --runInBand --json --outputFile=out/test/e2e.json "$@"
-  e2e_rc=$?
-fi
-
-node -e '
+count() {
+  node -e '
 const fs = require("fs");
 let passed = 0, failed = 0, suitesFailed = 0;
-for (const f of ["out/test/unit.json", "out/test/e2e.json"]) {
+for (const f of ["out/test/unit.json", "out/test/e2e.json", "out/test/e2e-n8n1.json"]) {
   if (!fs.existsSync(f)) continue;
   const r = JSON.parse(fs.readFileSync(f, "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests;
   suitesFailed += r.numRuntimeErrorTestSuites || 0;
 }
-// A suite that failed to load counts as a failure even though it ran no test.
-console.log(`${passed} passed, ${failed + suitesFailed} failed`);
-'
-if [ $unit_rc -ne 0 ] || [ $e2e_rc -ne 0 ]; then exit 1; fi
+// A suite that failed to load counts as a failure even though it ran no test; so does a failed set-up step.
+console.log(`${passed} passed, ${failed + suitesFailed + Number(process.argv[1] || 0)} failed`);
+' "${1:-0}" | tee out/test/summary.txt
+}
+fail_setup() { echo "$1"; count 1; exit 1; }
+
+( set -e; setup_node_modules ) || fail_setup "set-up failed: npm packages"
+if [ "${SKIP_E2E:-}" != "1" ]; then
+  ( set -e; setup_system_deps; setup_n8n 2 ) || fail_setup "set-up failed: Debian packages or n8n 2.x"
+  if [ "${SKIP_N8N1:-}" != "1" ]; then ( set -e; setup_n8n 1 ) || fail_setup "set-up failed: n8n 1.x"; fi
+fi
+( set -e; setup_build ) || fail_setup "set-up failed: build"
+
+npx jest --selectProjects unit --ci --passWithNoTests --json --outputFile=out/test/unit.json "$@"
+unit_rc=$?
+e2e_rc=0
+e2e1_rc=0
+if [ "${SKIP_E2E:-}" != "1" ]; then
+  npx jest --selectProjects e2e --ci --runInBand --passWithNoTests --json --outputFile=out/test/e2e.json "$@"
+  e2e_rc=$?
+  if [ "${SKIP_N8N1:-}" != "1" ]; then
+    GG_N8N_MAJOR=1 npx jest --selectProjects e2e-n8n1 --ci --runInBand --passWithNoTests --json --outputFile=out/test/e2e-n8n1.json "$@"
+    e2e1_rc=$?
+  fi
+fi
+count 0
+if [ $unit_rc -ne 0 ] || [ $e2e_rc -ne 0 ] || [ $e2e1_rc -ne 0 ]; then exit 1; fi

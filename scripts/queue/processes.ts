@@ -3,7 +3,7 @@
  * inspection; test/e2e/n8n.ts has the one-shot commands.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { N8N_BIN, NODE24, freePort, n8nEnv, runN8n, type N8nEnvOptions } from '../../test/e2e/n8n';
+import { N8N_BIN, N8N_NODE, freePort, n8nEnv, runN8n, type N8nEnvOptions } from '../../test/e2e/n8n';
 
 export interface N8nProcess {
 	name: string;
@@ -16,7 +16,7 @@ export interface N8nProcess {
 }
 
 export async function spawnN8n(name: string, stateDir: string, args: string[], opts: N8nEnvOptions): Promise<N8nProcess> {
-	const child = spawn(NODE24, [N8N_BIN, ...args], { env: n8nEnv(stateDir, await freePort(), opts), cwd: stateDir, detached: true });
+	const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, await freePort(), opts), cwd: stateDir, detached: true });
 	let out = '';
 	child.stdout!.on('data', (d) => (out += d));
 	child.stderr!.on('data', (d) => (out += d));

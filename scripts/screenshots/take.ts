@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startSimulator } from '../../simulator';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../demo/workflows';
-import { N8N_BIN, NODE24, ROOT, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { N8N_BIN, N8N_NODE, ROOT, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
 
 async function main() {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -24,7 +24,7 @@ async function main() {
 		await importWorkflow(state, JSON.parse(JSON.stringify(toN8n(w)).split(CRED).join('ggdemocred').split(INPUT).join('/tmp/gg-input').split(OUT).join('/tmp/gg-out')));
 	}
 	const env = { ...n8nEnv(state, await freePort()), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false' };
-	const n8n = spawn(NODE24, [N8N_BIN, 'start'], { env, cwd: state, detached: true, stdio: 'ignore' });
+	const n8n = spawn(N8N_NODE, [N8N_BIN, 'start'], { env, cwd: state, detached: true, stdio: 'ignore' });
 	const base = `http://127.0.0.1:${port}`;
 	try {
 		for (let k = 0; ; k++) {

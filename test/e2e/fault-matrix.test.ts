@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, chatRow, expectRow, falseSuccesses, imageRow, renderTable, setTaskLatency, type Item, type Row, type Scenario } from '../reliability/scenarios';
-import { N8N_HOME, NODE24, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from './n8n';
+import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from './n8n';
 
 jest.setTimeout(600_000);
 
@@ -59,7 +59,7 @@ new Database(process.argv[1]).get('select e.status, d.data from execution_entity
 	if (err || !row) throw err || new Error('no execution stored');
 	process.stdout.write(JSON.stringify({ status: row.status, runData: parse(row.data).resultData.runData }));
 });`;
-	return JSON.parse(execFileSync(NODE24, ['-e', script, join(state, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' }));
+	return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(state, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' }));
 }
 
 describe('fault matrix in real n8n', () => {

