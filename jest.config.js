@@ -4,6 +4,8 @@ const base = {
 	testEnvironment: 'node',
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	// no task is queried more often than once a second, so in-process workflows take seconds
+	testTimeout: 30_000,
 };
 module.exports = {
 	projects: [

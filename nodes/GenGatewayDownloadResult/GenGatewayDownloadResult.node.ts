@@ -3,6 +3,7 @@ import { createTransport } from '../shared/credentials';
 import { InputRuleError } from '../shared/errors';
 import { storeImageResult, storeVideoResult } from '../shared/results';
 import { forEachItem } from '../shared/router';
+import { DOWNLOAD_CONCURRENCY } from '../shared/wait/emit';
 import { normaliseImageTask, normaliseVideoTask, type ResultRef } from '../shared/status';
 import type { OriginKind } from '../shared/transport/http';
 
@@ -133,7 +134,7 @@ export class GenGatewayDownloadResult implements INodeType {
 				const binary: Record<string, IBinaryData> = {};
 				stored.forEach((s, k) => (binary[k ? `${prop}_${k}` : prop] = s.binary));
 				return { json: { task_id: taskId ?? null, files: stored.map((s, k) => ({ ...s.meta, binaryProperty: k ? `${prop}_${k}` : prop })) }, binary };
-			}),
+			}, undefined, { concurrency: DOWNLOAD_CONCURRENCY }),
 		];
 	}
 }

@@ -1,5 +1,6 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 import { ALPHA_25_SIZES } from '../shared/images/rules';
+import { concurrencyOption } from '../shared/pipeline/options';
 import { modelLocator } from '../shared/ui';
 
 export const imageSubmitDescription: INodeTypeDescription = {
@@ -130,6 +131,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			default: {},
 			options: [
 				{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data', description: 'Where images go (synchronous, native, or waited); further images get _1, _2, …' },
+				concurrencyOption(),
 				{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, description: 'With Wait for Result: how long to wait before handing back status running' },
 				{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', default: 60000 },
 				{ displayName: 'Synchronous Timeout (Ms)', name: 'syncTimeoutMs', type: 'number', default: 600000 },

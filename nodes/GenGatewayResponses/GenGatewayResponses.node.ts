@@ -1,9 +1,9 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { createTransport } from '../shared/credentials';
 import { modelSearch } from '../shared/models';
-import { forEachItem } from '../shared/router';
-import { readTextOptions, streamProperty, textOptionsProperty, transportTimeout } from '../shared/text/description';
-import { sendText, textItem } from '../shared/text/run';
+import { runPaidBatch } from '../shared/pipeline/batch';
+import { streamProperty, textOptionsProperty, transportTimeout } from '../shared/text/description';
+import { textBatch } from '../shared/text/batch';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../shared/text/schemas';
 import { modelLocator, readModel } from '../shared/ui';
 import { parseOrThrow } from '../shared/validate';
@@ -42,15 +42,15 @@ export class GenGatewayResponses implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const transport = await createTransport(this, { text: transportTimeout(this) });
-		return [
-			await forEachItem(this, async (i) => {
-				const options = readTextOptions(this, i);
+		return runPaidBatch(
+			this,
+			transport,
+			textBatch(this, transport, 'responses', (i, extraBody) => {
 				const model = readModel(this, i);
-				const body = mergeExtra({ model, input: this.getNodeParameter('input', i, ''), stream: this.getNodeParameter('stream', i, false) }, options.extraBody, 'Extra Body Fields', RESERVED_FIELDS.responses);
-				const valid = parseOrThrow(responsesBodySchema, body);
-				const outcome = await sendText(this, transport, 'responses', valid, i, { idleMs: options.idleMs });
-				return { json: textItem(outcome, options.simplify, { kind: 'responses', model }) };
+				const body = mergeExtra({ model, input: this.getNodeParameter('input', i, ''), stream: this.getNodeParameter('stream', i, false) }, extraBody, 'Extra Body Fields', RESERVED_FIELDS.responses);
+				return { body: parseOrThrow(responsesBodySchema, body), model };
 			}),
-		];
+			{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },
+		);
 	}
 }

@@ -1,19 +1,10 @@
 import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { createTransport } from '../shared/credentials';
 import { errorItem } from '../shared/router';
-import { emitOutcome } from '../shared/wait/emit';
+import { WaitAndEmit, type Routed } from '../shared/wait/emit';
 import { buildJob, type JobMeta } from '../shared/wait/jobs';
-import { waitForTasks, type WaitJob } from '../shared/wait/waitTasks';
-
-interface WaitOptions {
-	deadlineMinutes?: number;
-	maxWaitSeconds?: number;
-	videoIntervalMs?: number;
-	concurrency?: number;
-	binaryPropertyName?: string;
-	download?: boolean;
-	groupRatio?: number;
-}
+import { readWaitOptions, type WaitOptionValues } from '../shared/wait/options';
+import type { WaitJob } from '../shared/wait/waitTasks';
 
 export class GenGatewayTaskWait implements INodeType {
 	description: INodeTypeDescription = {
@@ -63,7 +54,7 @@ export class GenGatewayTaskWait implements INodeType {
 					{ displayName: 'Download Results', name: 'download', type: 'boolean', default: true, description: 'Whether to download results into binary data (off: URLs only). Off automatically when used as an AI-agent tool.' },
 					{ displayName: 'Group Multiplier', name: 'groupRatio', type: 'number', default: 1, description: "Your key's group ratio, for the settled delta-video fee" },
 					{ displayName: 'Max Wait per Execution (Seconds)', name: 'maxWaitSeconds', type: 'number', default: 0, description: 'Hand back Still Running after this long (0 = until the deadline). Use in queue mode so long jobs do not hold a worker.' },
-					{ displayName: 'Video Poll Interval (Ms)', name: 'videoIntervalMs', type: 'number', default: 4000, typeOptions: { minValue: 50 }, description: 'Videos have no poll_after_ms; the spec suggests 3 to 5 s' },
+					{ displayName: 'Video Poll Interval (Ms)', name: 'videoIntervalMs', type: 'number', default: 4000, typeOptions: { minValue: 1000 }, description: 'Videos have no poll_after_ms; the spec suggests 3 to 5 s. No task is queried more often than once a second.' },
 				],
 			},
 		],
@@ -72,54 +63,45 @@ export class GenGatewayTaskWait implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const outputs: INodeExecutionData[][] = [[], [], []];
-		const opts = this.getNodeParameter('options', 0, {}) as WaitOptions;
 		const transport = await createTransport(this);
 		const asTool = typeof this.isToolExecution === 'function' && this.isToolExecution();
 		const now = Date.now();
-		const jobs: WaitJob[] = [];
-		const metas = new Map<WaitJob, JobMeta>();
-		const results: Array<{ output: number; item: INodeExecutionData } | undefined> = new Array(items.length);
-		for (let i = 0; i < items.length; i++) {
+		// every check runs before any task is queried: with Stop Workflow a bad item fails the node having sent nothing
+		const planned = items.map((item, i): Routed | { job: WaitJob; meta: JobMeta; o: WaitOptionValues } => {
 			const taskIdParam = this.getNodeParameter('taskId', i, '') as unknown;
-			if (items[i].json.submission_uncertain === true && (taskIdParam === null || taskIdParam === undefined || taskIdParam === '')) {
+			if (item.json.submission_uncertain === true && (taskIdParam === null || taskIdParam === undefined || taskIdParam === '')) {
 				// An uncertain submission without a task ID: nothing to poll, and it must not be resubmitted.
-				results[i] = {
+				return {
 					output: 1,
-					item: { json: { status: 'uncertain', submission_uncertain: true, task_id: null, error: `submission outcome unknown and no task ID: ${String(items[i].json.reason ?? '')}`.trim(), note: 'Check the usage records before submitting again.' } },
+					item: { json: { status: 'uncertain', submission_uncertain: true, task_id: null, error: `submission outcome unknown and no task ID: ${String(item.json.reason ?? '')}`.trim(), note: 'Check the usage records before submitting again.' } },
 				};
-				continue;
 			}
 			try {
-				const o = this.getNodeParameter('options', i, {}) as WaitOptions;
-				const { job, meta } = buildJob(i, items[i].json, taskIdParam, this.getNodeParameter('taskKind', i) as string, {
-					now,
-					deadlineMs: (o.deadlineMinutes ?? 30) * 60_000,
-					maxWaitMs: (o.maxWaitSeconds ?? 0) * 1000,
-				});
-				jobs.push(job);
-				metas.set(job, meta);
+				const o = readWaitOptions(this, i);
+				const { job, meta } = buildJob(i, item.json, taskIdParam, this.getNodeParameter('taskKind', i) as string, { now, deadlineMs: o.deadlineMs, maxWaitMs: o.maxWaitMs });
+				return { job: { ...job, videoIntervalMs: o.videoIntervalMs }, meta, o };
 			} catch (err) {
-				results[i] = { output: 1, item: errorItem(this, err, i, []) };
+				return { output: 1, item: errorItem(this, err, i, []) };
 			}
-		}
-		const outcomes = await waitForTasks(transport, jobs, { maxConcurrency: opts.concurrency ?? 16, videoIntervalMs: opts.videoIntervalMs ?? 4000 });
-		for (const [k, job] of jobs.entries()) {
-			const meta = metas.get(job)!;
-			const routed = await emitOutcome(this, transport, job, outcomes[k], {
-				binaryProperty: opts.binaryPropertyName || 'data',
-				download: opts.download !== false && !asTool,
-				groupRatio: opts.groupRatio ?? 1,
-				model: meta.model,
-				family: meta.family,
-				withReferenceVideo: meta.withReferenceVideo,
-				carry: { wait_started_at: meta.waitStartedAt, ...(meta.family ? { family: meta.family } : {}) } as IDataObject,
-			});
-			results[job.index] = routed;
-		}
-		for (let i = 0; i < items.length; i++) {
-			const r = results[i]!;
-			outputs[r.output].push({ ...r.item, pairedItem: { item: i } });
-		}
+		});
+		const first = planned.find((p): p is Extract<typeof p, { o: WaitOptionValues }> => 'o' in p);
+		const waiter = new WaitAndEmit(this, transport, { maxConcurrency: first?.o.concurrency });
+		const routed = await Promise.all(
+			planned.map((p) =>
+				'job' in p
+					? waiter.run(p.job, {
+							binaryProperty: p.o.binaryPropertyName,
+							download: p.o.download && !asTool,
+							groupRatio: p.o.groupRatio,
+							model: p.meta.model,
+							family: p.meta.family,
+							withReferenceVideo: p.meta.withReferenceVideo,
+							carry: { wait_started_at: p.meta.waitStartedAt, ...(p.meta.family ? { family: p.meta.family } : {}) } as IDataObject,
+						})
+					: Promise.resolve(p),
+			),
+		);
+		for (const [i, r] of routed.entries()) outputs[r.output].push({ ...r.item, pairedItem: { item: i } });
 		return outputs;
 	}
 }

@@ -103,6 +103,10 @@ export interface TestNode {
 	parameters?: Record<string, unknown>;
 	/** 'continueRegularOutput' for continueOnFail */
 	onError?: INode['onError'];
+	/** n8n's Retry On Fail: the whole node runs again (2 to 5 tries) when it throws or its first output item has json.error */
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
 	typeVersion?: number;
 }
 
@@ -146,6 +150,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 			position: [idx * 200, 0],
 			parameters: (n.parameters ?? {}) as INode['parameters'],
 			onError: n.onError,
+			...(n.retryOnFail ? { retryOnFail: true, maxTries: n.maxTries, waitBetweenTries: n.waitBetweenTries ?? 0 } : {}),
 			credentials: Object.fromEntries(creds.map((c) => [c.name, { id: '1', name: 'test' }])),
 		};
 	});

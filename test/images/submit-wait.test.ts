@@ -172,9 +172,10 @@ describe('Image Submit modes, sizes and edits', () => {
 
 	it('native mode without an image explains why (promptFeedback, finishReason, text)', async () => {
 		const r = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [block]' }, { onError: 'continueRegularOutput' })], credentials: creds() });
-		expect(String(r.output('Submit')[0].json.error)).toMatch(/prompt blocked: SAFETY/);
+		expect(r.output('Submit')[0].json).toMatchObject({ status: 'failed', submitted: true, failed_at: 'answer' });
+		expect(String(r.output('Submit')[0].json.error_message)).toMatch(/prompt blocked: SAFETY/);
 		const r2 = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [noimage]' }, { onError: 'continueRegularOutput' })], credentials: creds() });
-		expect(String(r2.output('Submit')[0].json.error)).toMatch(/finishReason IMAGE_SAFETY; model said: "I cannot draw that."/);
+		expect(String(r2.output('Submit')[0].json.error_message)).toMatch(/finishReason IMAGE_SAFETY; model said: "I cannot draw that."/);
 	});
 
 	it('edit with a binary input (MIME from the bytes, not the file name), multipart and JSON data URL', async () => {

@@ -115,31 +115,38 @@ describe('stream faults over HTTP (simulator)', () => {
 		}
 	});
 
-	it('sse-cut: a stream that stops mid-way is an error, never a truncated answer; the partial text stays apart; not resent', async () => {
+	it('sse-cut: a stream that stops mid-way is a failed item, never a truncated answer; the partial text stays apart; not resent', async () => {
 		for (const { node, path } of both('cut', true, {}, 'continueRegularOutput')) {
 			sim.fault({ route: `POST ${path}`, kind: 'sse-cut' });
 			const r = await runWorkflow({ nodes: [node], credentials: creds() });
 			const j = r.output(node.name)[0].json;
 			expect(j.text).toBeUndefined();
-			expect(String(j.error)).toMatch(new RegExp(`^POST ${path}: the stream broke off \\(.+\\) before (\\[DONE\\]|response\\.completed).* characters of text: the answer is incomplete`));
-			expect(j.errorDescription).toMatch(/may be billed; it was not resent/);
+			// the only item, after a paid answer: no `error` key where Retry On Fail would read it
+			expect(j).toMatchObject({ status: 'failed', submitted: true, failed_at: 'answer' });
+			expect(j.error).toBeUndefined();
+			expect(String(j.error_message)).toMatch(new RegExp(`^POST ${path}: the stream broke off \\(.+\\) before (\\[DONE\\]|response\\.completed).* characters of text: the answer is incomplete`));
+			expect(j.error_description).toMatch(/may be billed; it was not resent/);
 			expect(j).toMatchObject({ stream_error: 'incomplete' });
 			expect(ANSWER('cut').startsWith(String(j.partial_text ?? ''))).toBe(true);
 			expect(posts(path)).toBe(1);
 		}
 	});
 
-	it('sse-cut without continueOnFail fails the node (n8n shows the error)', async () => {
+	it('sse-cut with Stop Workflow: the request was paid, so the node does not fail; the item says why and a hint counts it', async () => {
 		sim.fault({ route: 'POST /v1/chat/completions', kind: 'sse-cut' });
 		const r = await runWorkflow({ nodes: [chat('cut', true)], credentials: creds() });
-		expect(r.error).toMatch(/the stream broke off .* before \[DONE\]/);
+		expect(r.error).toBeUndefined();
+		expect(String(r.output('Chat')[0].json.error_message)).toMatch(/the stream broke off .* before \[DONE\]/);
+		const hints = (r.run.data.resultData.runData.Chat[0].hints ?? []).map((h) => h.message);
+		expect(hints).toEqual([expect.stringMatching(/^1 of 1 item failed \(1 × answer: POST \/v1\/chat\/completions: the stream broke off.*reached the gateway and may be billed/)]);
 	});
 
-	it('sse-error: an error event is an error with its message (both nodes)', async () => {
+	it('sse-error: an error event is a failed item with its message (both nodes)', async () => {
 		for (const { node, path } of both('oops', true)) {
 			sim.fault({ route: `POST ${path}`, kind: 'sse-error' });
 			const r = await runWorkflow({ nodes: [node], credentials: creds() });
-			expect(r.error).toBe(`POST ${path}: the gateway reported an error in the answer: upstream stream failed (stream_error)`);
+			expect(r.error).toBeUndefined();
+			expect(r.output(node.name)[0].json.error_message).toBe(`POST ${path}: the gateway reported an error in the answer: upstream stream failed (stream_error)`);
 		}
 	});
 
@@ -153,8 +160,8 @@ describe('stream faults over HTTP (simulator)', () => {
 
 	it('the prompt markers give the same behaviour as the faults', async () => {
 		expect((await runWorkflow({ nodes: [responses('a [split]', true)], credentials: creds() })).output('Responses')[0].json.text).toBe(ANSWER('a'));
-		expect((await runWorkflow({ nodes: [chat('b [cut]', true)], credentials: creds() })).error).toMatch(/before \[DONE\]/);
-		expect((await runWorkflow({ nodes: [responses('c [sse-error]', true)], credentials: creds() })).error).toMatch(/upstream stream failed/);
+		expect((await runWorkflow({ nodes: [chat('b [cut]', true)], credentials: creds() })).output('Chat')[0].json.error_message).toMatch(/before \[DONE\]/);
+		expect((await runWorkflow({ nodes: [responses('c [sse-error]', true)], credentials: creds() })).output('Responses')[0].json.error_message).toMatch(/upstream stream failed/);
 		expect((await runWorkflow({ nodes: [chat('d [nostream]', true)], credentials: creds() })).output('Chat')[0].json.streamed).toBe(false);
 	});
 });
@@ -190,7 +197,7 @@ describe('streaming the execution to n8n (chat / webhook)', () => {
 			await runWorkflow({ nodes: [responses('err', true, {}, onError)], credentials: creds(), onChunk: (c) => chunks.push(c) });
 			expect(chunks[0].type).toBe('begin');
 			expect(chunks.filter((c) => c.type === 'item').length).toBeGreaterThan(3);
-			// the node's own error chunk with continueOnFail; otherwise n8n's, from the failed node's description
+			// the node's own error chunk: after a paid answer the node never fails, so n8n sends none of its own
 			expect(chunks.filter((c) => c.type === 'error')).toEqual([expect.objectContaining({ content: expect.stringMatching(/upstream stream failed/) })]);
 			expect(chunks.at(-1)!.type).toBe('error');
 		}
@@ -241,7 +248,7 @@ describe('rejections and uncertain outcomes', () => {
 				const cr = c.apiKey ? { apiKey: c.apiKey, baseUrl: sim.baseUrl } : creds(c.key);
 				const j = (await runWorkflow({ nodes: [node], credentials: cr })).output('Chat')[0].json;
 				expect(j.submission_uncertain).toBeUndefined();
-				expect(j.httpCode).toBe(c.status);
+				expect(j.http_code).toBe(c.status);
 				expect(String(j.error)).toMatch(c.message);
 				expect(posts()).toBe(1);
 			}
@@ -291,7 +298,7 @@ describe('input rules (checked before anything is sent)', () => {
 			'messages: must hold at least one message',
 			'Messages JSON: must be a JSON array of {role, content} messages (the text is not valid JSON)',
 		]);
-		expect(bad.output('Chat')[0].json.errorDescription).toMatch(/^Nothing was sent to the gateway/);
+		expect(bad.output('Chat')[0].json.error_description).toMatch(/^Nothing was sent to the gateway/);
 		expect(posts()).toBe(0);
 	});
 
@@ -346,7 +353,7 @@ describe('against a scripted gateway (what the simulator cannot do)', () => {
 		});
 		const r = await runWorkflow({ nodes: [chat('x', true, { options: { idleTimeoutMs: 300 } }, 'continueRegularOutput')], credentials: gwCreds() });
 		expect(r.output('Chat')[0].json).toMatchObject({ stream_error: 'idle', partial_text: 'half an ans' });
-		expect(String(r.output('Chat')[0].json.error)).toMatch(/no data arrived for 300 ms \(stream idle timeout\) before \[DONE\] after 11 characters/);
+		expect(String(r.output('Chat')[0].json.error_message)).toMatch(/no data arrived for 300 ms \(stream idle timeout\) before \[DONE\] after 11 characters/);
 	});
 
 	it('an idle timeout longer than the default is honoured (keep-alives keep a slow stream open)', async () => {

@@ -44,7 +44,7 @@ const urls = (n: number, ext = 'png') => Array.from({ length: n }, (_, k) => `ht
 const errorOf = async (node: TestNode) => {
 	const r = await runWorkflow({ nodes: [{ ...node, onError: 'continueRegularOutput' }], credentials: creds() });
 	const j = json(r);
-	expect(j.errorDescription).toMatch(/^Nothing was sent to the gateway/);
+	expect(j.error_description).toMatch(/^Nothing was sent to the gateway/);
 	return String(j.error);
 };
 const accepted = async (node: TestNode, video = false) => {
@@ -131,7 +131,7 @@ describe('Video Create (delta): every rule refused before sending, and accepted 
 		const r = await runWorkflow({ nodes: [delta({ referenceImages: 'https://media.example/login/a.png' })], credentials: creds() });
 		expect(r.error).toMatch(/needs a login/);
 		const c = await runWorkflow({ nodes: [delta({ model: model('delta-video-2-0-fast-260128') }, { onError: 'continueRegularOutput' })], credentials: creds(false, sim.keys.limited) });
-		expect(json(c)).toMatchObject({ httpCode: '403' });
+		expect(json(c)).toMatchObject({ http_code: '403' });
 		expect(posts()).toHaveLength(2);
 	});
 });
@@ -396,11 +396,14 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		expect(sim.log.filter((l) => l.path.startsWith('/v1/videos')).map((l) => l.method)).toEqual(['POST']);
 	});
 
-	it('429 is a definite refusal: an error, not resent', async () => {
+	it('429 created nothing: the POST goes again after its Retry-After, and the task is created once', async () => {
 		sim.fault({ route: 'POST /v1/videos', kind: 'rate-limit', retryAfter: 1 });
+		const t = Date.now();
 		const r = await runWorkflow({ nodes: [delta({}, { onError: 'continueRegularOutput' })], credentials: creds() });
-		expect(json(r)).toMatchObject({ httpCode: '429' });
-		expect(posts()).toHaveLength(1);
+		expect(json(r)).toMatchObject({ submission_uncertain: false, task_id: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
+		expect(Date.now() - t).toBeGreaterThanOrEqual(1000);
+		expect(posts().map((p) => p.status)).toEqual([429, 200]);
+		expect(sim.ledger.filter((l) => l.kind === 'reserve')).toHaveLength(1);
 	});
 });
 

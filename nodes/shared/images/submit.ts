@@ -1,6 +1,6 @@
 /** Builds and sends one image request in the chosen mode: async task, synchronous, or native content parts. */
 import { InputRuleError } from '../errors';
-import type { ResultRef } from '../status';
+import { pickTaskId, type ResultRef } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from './rules';
 
@@ -129,9 +129,14 @@ export async function submitImage(transport: GatewayTransport, input: SubmitInpu
 		const { refs, text } = nativeImages(out.body);
 		return { kind: 'images', refs, body: out.body, mode, text };
 	}
-	const isTask = typeof out.body.task_id === 'string' || (mode === 'async' && typeof out.body.id === 'string');
-	if (isTask) return { kind: 'task', body: out.body, status: out.status, mode };
+	// a 200 from a plain path may be a task object (compatibility switches): detect task_id
+	const looksLikeTask = 'task_id' in out.body || 'poll_url' in out.body || 'poll_path' in out.body || (typeof out.body.object === 'string' && /task/.test(out.body.object));
+	if (pickTaskId(out.body) && (mode === 'async' || looksLikeTask)) return { kind: 'task', body: out.body, status: out.status, mode };
 	const data = Array.isArray(out.body.data) ? (out.body.data as Array<Record<string, unknown>>) : [];
 	const refs = data.map((d) => ({ url: typeof d.url === 'string' ? d.url : undefined, b64: typeof d.b64_json === 'string' ? d.b64_json : undefined })).filter((r) => r.url || r.b64);
+	// accepted without a usable task ID: the task may exist and be billed, and there is nothing to poll
+	if (!refs.length && (mode === 'async' || looksLikeTask)) {
+		return { kind: 'uncertain', reason: `HTTP ${out.status}: the gateway accepted the request but gave no usable task ID (1 to 200 characters of A-Za-z0-9_-)`, body: out.body, mode };
+	}
 	return { kind: 'images', refs, body: out.body, mode };
 }

@@ -6,7 +6,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import { Readable } from 'node:stream';
 import { GatewayHttpError, extractGatewayError } from '../errors';
-import { TaskError } from '../router';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
@@ -19,6 +18,8 @@ export const TEXT_PATHS: Record<TextKind, string> = { chat: '/v1/chat/completion
 export interface TextOutcome {
 	/** the reason, when the outcome of the POST is unknown */
 	uncertain?: string;
+	/** the gateway answered 2xx but the answer is unusable (a stream cut or ended by an error, no text): never thrown */
+	failed?: { error: NodeOperationError; fields: IDataObject };
 	text: string;
 	finishReason: string | null;
 	usage?: IDataObject;
@@ -79,12 +80,11 @@ class ChunkForwarder {
 		this.begin();
 		this.send('end');
 	}
-	/** With continueOnFail the node does not fail, so n8n sends no error chunk of its own: send one. */
+	/** After the gateway answered, the node never fails (the answer may be billed), so n8n sends no error chunk of its own: send one. */
 	error(message: string): void {
 		if (!this.enabled) return;
 		this.begin();
-		if (this.ctx.continueOnFail()) this.send('error', message);
-		else this.send('end');
+		this.send('error', message);
 	}
 	/** Waits until every chunk was handed to n8n. */
 	flush(): Promise<void> {
@@ -133,6 +133,7 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		} finally {
 			await forward.flush();
 		}
+		if (outcome.failed) return outcome;
 		forward.item(outcome.text);
 		forward.end();
 		await forward.flush();
@@ -151,7 +152,8 @@ async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable
 	} catch (err) {
 		forward.error(err instanceof Error ? err.message : String(err));
 		await forward.flush();
-		throw streamFailure(ctx, itemIndex, err, path);
+		if (!(err instanceof StreamError) || err.kind === 'cancelled' || signal?.aborted) throw err;
+		return streamFailure(ctx, itemIndex, err, path);
 	}
 	forward.end();
 	await forward.flush();
@@ -191,23 +193,23 @@ function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boole
 	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed, full: body as IDataObject };
 }
 
-/** An unusable JSON answer (error body, no choices) is a definite failure with the gateway's message. */
+/** An unusable JSON answer (error body, no choices) is a failed item with the gateway's message (it may be billed). */
 function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => TextOutcome, forward?: ChunkForwarder): TextOutcome {
 	try {
 		return read();
 	} catch (err) {
 		if (!(err instanceof StreamError)) throw err;
 		forward?.error(err.message);
-		throw new NodeOperationError(ctx.getNode(), err.message, {
+		const error = new NodeOperationError(ctx.getNode(), err.message, {
 			itemIndex,
 			description: 'The gateway answered, but the answer holds no usable text. It was not resent; the call may be billed.',
 		});
+		return { failed: { error, fields: {} }, text: '', finishReason: null, streamed: false };
 	}
 }
 
-/** A stream that failed: a clear error (kept apart from any partial text), never a truncated answer. */
-function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: unknown, path: string): unknown {
-	if (!(err instanceof StreamError)) return err;
+/** A stream that failed after the gateway answered 2xx: a failed item (kept apart from any partial text), never a truncated answer. */
+function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: StreamError, path: string): TextOutcome {
 	const descriptions: Record<StreamError['kind'], string> = {
 		upstream: `The gateway sent an error event in the stream (${err.message.replace(/^the gateway reported an error in the answer: /, '')}).`,
 		incomplete: 'The stream stopped before its end marker, so the answer is incomplete.',
@@ -215,13 +217,13 @@ function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: unknown, 
 		idle: 'Raise "Stream Idle Timeout" if the model pauses for long, or check the gateway.',
 		cancelled: 'The execution was stopped.',
 	};
-	const nodeError = new NodeOperationError(ctx.getNode(), `POST ${path}: ${err.message}`, {
+	const error = new NodeOperationError(ctx.getNode(), `POST ${path}: ${err.message}`, {
 		itemIndex,
 		description: `${descriptions[err.kind]} The request reached the gateway and may be billed; it was not resent.`,
 	});
-	const extra: IDataObject = { stream_error: err.kind };
-	if (err.partialText) extra.partial_text = err.partialText;
-	return new TaskError(nodeError, undefined, extra);
+	const fields: IDataObject = { stream_error: err.kind };
+	if (err.partialText) fields.partial_text = err.partialText;
+	return { failed: { error, fields }, text: '', finishReason: null, streamed: true };
 }
 
 /** Reads a whole (small) body as UTF-8 with the idle timeout and the cancel signal. */

@@ -21,14 +21,15 @@ export interface VideoCreateOptions {
 	returnLastFrame?: boolean;
 	seed?: number;
 	submitTimeoutMs?: number;
+	maxConcurrency?: number;
 }
 
 export interface VideoRequest {
 	family: VideoFamily;
 	model: string;
 	body: Record<string, unknown>;
-	/** gamma with an input_reference file: the multipart form (else the body goes as JSON) */
-	form?: FormData;
+	/** gamma with an input_reference file: builds the multipart form, reading the file again (else the body goes as JSON) */
+	form?: () => Promise<FormData>;
 	materials: Material[];
 	/** non-fatal notes for the execution hints */
 	hints: string[];
@@ -96,14 +97,18 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 	});
 	const refProp = String(ctx.getNodeParameter('inputReference', i, '') ?? '').trim();
 	parseOrThrow(gammaSchema({ files: refProp ? 1 : 0, containsSecret }), body);
-	let form: FormData | undefined;
+	let form: (() => Promise<FormData>) | undefined;
 	if (refProp) {
 		const field = 'Input Reference Binary Property';
-		const { data, meta } = await readInputBinary(ctx, i, refProp, field);
-		const info = sniffImage(data);
-		if (!info) throw new InputRuleError([{ field, rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})` }]);
-		const fileName = meta.fileName || `input_reference.${info.extension}`;
-		form = buildGammaForm(body, { data, mimeType: info.mimeType, fileName });
+		const readReference = async () => {
+			const { data, meta } = await readInputBinary(ctx, i, refProp, field);
+			const info = sniffImage(data);
+			if (!info) throw new InputRuleError([{ field, rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})` }]);
+			return { data, mimeType: info.mimeType, fileName: meta.fileName || `input_reference.${info.extension}` };
+		};
+		// checked now, read again when sent: a batch never holds every item's file at once
+		const { fileName } = await readReference();
+		form = async () => buildGammaForm(body, await readReference());
 		materials.push({ type: 'image', role: 'input_reference', file: fileName });
 	}
 	if (Number(body.seconds) === GAMMA_UNCONFIRMED_SECONDS) hints.push(`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes validation but is not confirmed upstream; 6, 8, 10, 12 or 15 are preferred`);
@@ -126,7 +131,7 @@ export function videoOrigin(transport: GatewayTransport): VideoOrigin {
 
 /** Sends the request once. An uncertain outcome is returned, never thrown; a definite rejection throws. */
 export async function submitVideo(transport: GatewayTransport, req: VideoRequest): Promise<SubmitOutcome> {
-	return transport.submit('/v1/videos', req.form ? { form: req.form } : { json: req.body }, { origin: 'video', timeout: 'videoSubmit' });
+	return transport.submit('/v1/videos', req.form ? { form: await req.form() } : { json: req.body }, { origin: 'video', timeout: 'videoSubmit' });
 }
 
 const UNCERTAIN_NOTE = 'The gateway may have created this paid task. It was not resent: check the task and usage logs before creating it again.';

@@ -1,9 +1,17 @@
-/** Turns wait outcomes into the three outputs: Completed (validated binaries), Failed, Still Running. */
+/**
+ * The one wait-and-emit path of Task Wait and Image Submit's Wait for Result: each task is queried until it ends,
+ * its results are downloaded as soon as it completes (a few at a time), and it becomes one item for one of three
+ * outputs: Completed (validated binaries), Failed, Still Running.
+ */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { Limit } from '../limit';
 import { deltaVideoFee, settlementTokens } from '../pricing/compute';
 import { storeImageResult, storeVideoResult, type StoredResult } from '../results';
 import type { GatewayTransport } from '../transport/http';
-import type { WaitJob, WaitOutcome } from './waitTasks';
+import { TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
+
+/** results downloaded at once (each image is held in memory while it is checked) */
+export const DOWNLOAD_CONCURRENCY = 4;
 
 export interface EmitOptions {
 	binaryProperty: string;
@@ -21,6 +29,36 @@ export type Routed = { output: 0 | 1 | 2; item: INodeExecutionData };
 
 function propName(base: string, k: number): string {
 	return k === 0 ? base : `${base}_${k}`;
+}
+
+export class WaitAndEmit {
+	private readonly waiter: TaskWaiter;
+	private readonly downloads = new Limit(DOWNLOAD_CONCURRENCY);
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly transport: GatewayTransport,
+		waitOpts: WaitOptions = {},
+	) {
+		this.waiter = new TaskWaiter(transport, waitOpts);
+	}
+
+	async run(job: WaitJob, opts: EmitOptions): Promise<Routed> {
+		const outcome = await this.waiter.wait(job);
+		if (outcome.state !== 'completed' || !opts.download) return emitOutcome(this.ctx, this.transport, job, outcome, opts);
+		return this.downloads.run(() => emitOutcome(this.ctx, this.transport, job, outcome, opts));
+	}
+}
+
+/** The settled delta-video fee, or why it could not be computed (never a failure of the item: its video is delivered). */
+function feeOf(raw: Record<string, unknown>, opts: EmitOptions): IDataObject {
+	const tokens = settlementTokens(raw);
+	if (tokens === undefined) return { status: 'needs_manual_check', note: 'no trusted usage: the reservation is kept and needs a check (it is not free)' };
+	try {
+		return { status: 'settled', ...(deltaVideoFee(opts.model!, tokens, !!opts.withReferenceVideo, opts.groupRatio) as unknown as IDataObject) };
+	} catch (err) {
+		return { status: 'not_computed', tokens, reason: (err as Error).message };
+	}
 }
 
 export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTransport, job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): Promise<Routed> {
@@ -47,6 +85,7 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 				json: {
 					...common,
 					status: 'failed',
+					failed_at: 'task',
 					error: outcome.error,
 					...(outcome.httpStatus ? { http_status: outcome.httpStatus } : {}),
 					gateway_status: outcome.task?.rawStatus ?? null,
@@ -83,7 +122,7 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 	} catch (err) {
 		return {
 			output: 1,
-			item: { json: { ...common, status: 'failed', error: `the task reported success but its result is not usable: ${(err as Error).message}`, gateway_status: task.rawStatus ?? null, billing_status: task.billingStatus ?? null, result_urls: task.results.map((r) => r.url ?? null) } },
+			item: { json: { ...common, status: 'failed', failed_at: 'download', error: `the task reported success but its result is not usable: ${(err as Error).message}`, gateway_status: task.rawStatus ?? null, billing_status: task.billingStatus ?? null, result_urls: task.results.map((r) => r.url ?? null) } },
 		};
 	}
 	const json: IDataObject = { ...common, status: 'completed', gateway_status: task.rawStatus ?? null, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };
@@ -91,8 +130,7 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		json.progress = task.progress ?? 100;
 		json.usage = (task.usage as IDataObject) ?? null;
 		if (opts.family === 'delta' && opts.model) {
-			const tokens = settlementTokens(outcome.raw);
-			json.fee = tokens === undefined ? { status: 'needs_manual_check', note: 'no trusted usage: the reservation is kept and needs a check (it is not free)' } : { status: 'settled', ...(deltaVideoFee(opts.model, tokens, !!opts.withReferenceVideo, opts.groupRatio) as unknown as IDataObject) };
+			json.fee = feeOf(outcome.raw, opts);
 		}
 	}
 	return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json } };

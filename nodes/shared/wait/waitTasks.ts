@@ -1,6 +1,9 @@
-/** Waits for many image/video tasks at once and classifies each: completed, failed or still running. */
+/**
+ * Waits for image/video tasks and classifies each: completed, failed or still running. One TaskWaiter serves a
+ * whole execution: its tasks share one query window, and a task can join as soon as it was accepted.
+ */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
-import { pollAll, type PollStep } from '../poller';
+import { MIN_POLL_INTERVAL_MS, Poller, type PollStep } from '../poller';
 import { normaliseImageTask, normaliseVideoTask, type NormalisedTask } from '../status';
 import type { GatewayTransport, OriginKind } from '../transport/http';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
@@ -17,6 +20,8 @@ export interface WaitJob {
 	deadline: number;
 	/** first query right away (Task Wait) or after one interval (right after submitting) */
 	initialDelayMs?: number;
+	/** video tasks: this item's query interval (else the waiter's) */
+	videoIntervalMs?: number;
 }
 
 export type WaitOutcome =
@@ -29,6 +34,10 @@ export interface WaitOptions {
 	videoIntervalMs?: number;
 	defaultPollAfterMs?: number;
 }
+
+export const DEFAULT_QUERY_CONCURRENCY = 16;
+export const DEFAULT_VIDEO_INTERVAL_MS = 4000;
+export const DEFAULT_POLL_AFTER_MS = 3000;
 
 const SAFE_PATH = /^\/v1\/(images\/tasks|image-tasks|images\/generations|images\/edits|tasks)\/[A-Za-z0-9_-]{1,200}$/;
 
@@ -43,57 +52,101 @@ export function queryPath(transport: GatewayTransport, job: WaitJob): string {
 	return `/v1/images/tasks/${job.taskId}`;
 }
 
-export async function waitForTasks(transport: GatewayTransport, jobs: WaitJob[], opts: WaitOptions = {}): Promise<WaitOutcome[]> {
-	const state = new Map<WaitJob, { last?: NormalisedTask; raw?: Record<string, unknown>; lastError?: string; errors: number; polls: number }>();
-	for (const j of jobs) state.set(j, { errors: 0, polls: 0 });
-	return pollAll<WaitJob, WaitOutcome>({
-		jobs,
-		maxConcurrency: opts.maxConcurrency ?? 16,
-		sleep: (ms) => transport.sleep(ms),
-		signal: transport.signal,
-		deadlineOf: (j) => j.deadline,
-		initialDelayMs: (j) => j.initialDelayMs ?? 0,
-		onDeadline: (j) => {
-			const s = state.get(j)!;
-			return { state: 'running', task: s.last, raw: s.raw, polls: s.polls, lastError: s.lastError };
-		},
-		poll: async (j): Promise<PollStep<WaitOutcome>> => {
-			const s = state.get(j)!;
-			s.polls++;
-			const interval = j.kind === 'video' ? (opts.videoIntervalMs ?? 4000) : (s.last?.pollAfterMs ?? j.pollAfterMs ?? opts.defaultPollAfterMs ?? 3000);
-			let body: Record<string, unknown>;
-			try {
-				const res = await transport.getJson<Record<string, unknown>>(queryPath(transport, j), { origin: j.origin, timeout: 'query', deadline: j.deadline, maxAttempts: 1 });
-				body = res.body && typeof res.body === 'object' ? res.body : {};
-			} catch (err) {
-				if (err instanceof GatewayNetworkError && err.cancelled) throw err;
-				if (err instanceof GatewayHttpError && (err.status === 429 || err.status >= 500)) {
-					s.errors++;
-					s.lastError = err.message;
-					const wait = Math.max(interval, backoffDelay(s.errors, DEFAULT_RETRY, err.retryAfterMs));
-					return { done: false, waitMs: wait, rateLimited: err.status === 429 };
-				}
-				if (err instanceof GatewayHttpError) {
-					const why =
-						err.status === 404
-							? 'task not found (404): expired or cleaned up (terminal records are kept about 2 hours), a different key, or a wrong ID'
-							: err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage)
-								? `task not found (${err.status} task_not_exist): wrong ID, or queried on another origin than the one that created it`
-								: err.gatewayMessage;
-					return { done: true, result: { state: 'failed', error: why, httpStatus: err.status, polls: s.polls, task: s.last, raw: s.raw } };
-				}
+/** A finite, positive interval or the fallback; never below once a second. */
+function interval(value: number | undefined, fallback: number): number {
+	const v = value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+	return Math.max(MIN_POLL_INTERVAL_MS, v);
+}
+
+interface JobState {
+	last?: NormalisedTask;
+	raw?: Record<string, unknown>;
+	lastError?: string;
+	errors: number;
+	polls: number;
+}
+
+export class TaskWaiter {
+	private readonly poller: Poller<WaitJob, WaitOutcome>;
+	private readonly states = new WeakMap<WaitJob, JobState>();
+
+	constructor(
+		private readonly transport: GatewayTransport,
+		private readonly opts: WaitOptions = {},
+	) {
+		this.poller = new Poller<WaitJob, WaitOutcome>({
+			maxConcurrency: opts.maxConcurrency ?? DEFAULT_QUERY_CONCURRENCY,
+			sleep: (ms) => transport.sleep(ms),
+			signal: transport.signal,
+			deadlineOf: (j) => j.deadline,
+			initialDelayMs: (j) => (j.initialDelayMs ? interval(j.initialDelayMs, DEFAULT_POLL_AFTER_MS) : 0),
+			onDeadline: (j) => {
+				const s = this.state(j);
+				return { state: 'running', task: s.last, raw: s.raw, polls: s.polls, lastError: s.lastError };
+			},
+			poll: (j) => this.pollOnce(j),
+		});
+	}
+
+	get window(): number {
+		return this.poller.window;
+	}
+
+	/** Queries the task until it ends or its deadline passes. */
+	wait(job: WaitJob): Promise<WaitOutcome> {
+		return this.poller.run(job);
+	}
+
+	private state(j: WaitJob): JobState {
+		let s = this.states.get(j);
+		if (!s) this.states.set(j, (s = { errors: 0, polls: 0 }));
+		return s;
+	}
+
+	private async pollOnce(j: WaitJob): Promise<PollStep<WaitOutcome>> {
+		const { transport, opts } = this;
+		const s = this.state(j);
+		s.polls++;
+		const every =
+			j.kind === 'video'
+				? interval(j.videoIntervalMs ?? opts.videoIntervalMs, DEFAULT_VIDEO_INTERVAL_MS)
+				: interval(s.last?.pollAfterMs ?? j.pollAfterMs, interval(opts.defaultPollAfterMs, DEFAULT_POLL_AFTER_MS));
+		let body: Record<string, unknown>;
+		try {
+			const res = await transport.getJson<Record<string, unknown>>(queryPath(transport, j), { origin: j.origin, timeout: 'query', deadline: j.deadline, maxAttempts: 1 });
+			body = res.body && typeof res.body === 'object' ? res.body : {};
+		} catch (err) {
+			if (err instanceof GatewayNetworkError && err.cancelled) throw err;
+			if (err instanceof GatewayHttpError && (err.status === 429 || err.status >= 500)) {
 				s.errors++;
-				s.lastError = (err as Error).message;
-				return { done: false, waitMs: Math.max(interval, backoffDelay(s.errors, DEFAULT_RETRY)) };
+				s.lastError = err.message;
+				return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY, err.retryAfterMs)), rateLimited: err.status === 429 };
 			}
-			s.errors = 0;
-			const task = j.kind === 'video' ? normaliseVideoTask(body) : normaliseImageTask(body);
-			s.last = task;
-			s.raw = body;
-			if (task.phase === 'succeeded') return { done: true, result: { state: 'completed', task, raw: body, polls: s.polls } };
-			if (task.phase === 'failed') return { done: true, result: { state: 'failed', error: task.error ?? 'task failed', task, raw: body, polls: s.polls } };
-			const next = j.kind === 'video' ? interval : (task.pollAfterMs ?? interval);
-			return { done: false, waitMs: Math.max(50, next) };
-		},
-	});
+			if (err instanceof GatewayHttpError) {
+				const why =
+					err.status === 404
+						? 'task not found (404): expired or cleaned up (terminal records are kept about 2 hours), a different key, or a wrong ID'
+						: err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage)
+							? `task not found (${err.status} task_not_exist): wrong ID, or queried on another origin than the one that created it`
+							: err.gatewayMessage;
+				return { done: true, result: { state: 'failed', error: why, httpStatus: err.status, polls: s.polls, task: s.last, raw: s.raw } };
+			}
+			s.errors++;
+			s.lastError = (err as Error).message;
+			return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
+		}
+		s.errors = 0;
+		const task = j.kind === 'video' ? normaliseVideoTask(body) : normaliseImageTask(body);
+		s.last = task;
+		s.raw = body;
+		if (task.phase === 'succeeded') return { done: true, result: { state: 'completed', task, raw: body, polls: s.polls } };
+		if (task.phase === 'failed') return { done: true, result: { state: 'failed', error: task.error ?? 'task failed', task, raw: body, polls: s.polls } };
+		return { done: false, waitMs: j.kind === 'video' ? every : interval(task.pollAfterMs, every) };
+	}
+}
+
+/** Waits for a fixed list of tasks (the benchmark's pre-submitted baseline). */
+export function waitForTasks(transport: GatewayTransport, jobs: WaitJob[], opts: WaitOptions = {}): Promise<WaitOutcome[]> {
+	const waiter = new TaskWaiter(transport, opts);
+	return Promise.all(jobs.map((j) => waiter.wait(j)));
 }

@@ -1,0 +1,124 @@
+/**
+ * Image Submit's part of the item pipeline: read and check an item, send it once in the chosen mode, and shape what
+ * came back: a task item (optionally waited for and downloaded), the images of a synchronous or native answer, an
+ * uncertain item, or a failure that keeps the task ID.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { PaidBatch } from '../pipeline/batch';
+import { failure, type PaidFailure } from '../pipeline/failures';
+import { expectedPriceHint } from '../pricing';
+import { ResultInvalidError, storeImageResult } from '../results';
+import { normaliseImageTask } from '../status';
+import type { GatewayTransport } from '../transport/http';
+import { WaitAndEmit } from '../wait/emit';
+import { imageFingerprint, loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
+import { explainNoImage, submitImage, type ImageMode, type SubmitResult } from './submit';
+
+const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request. It was not resent: check the usage records before submitting again.';
+/** price look-ups for the execution hint: one per model, a few models at most */
+const HINTED_MODELS = 3;
+
+function taskJson(body: Record<string, unknown>, transport: GatewayTransport, model: string, mode: ImageMode): IDataObject {
+	const t = normaliseImageTask(body);
+	return {
+		task_id: t.taskId ?? null,
+		kind: 'image',
+		model,
+		mode,
+		status: String(body.status ?? 'processing'),
+		state: (body.state as string) ?? null,
+		poll_path: t.pollPath ?? `/v1/images/tasks/${t.taskId}`,
+		poll_after_ms: t.pollAfterMs ?? 3000,
+		request_id: t.requestId ?? null,
+		billing_status: t.billingStatus ?? null,
+		submission_uncertain: t.submissionUncertain ?? false,
+		origin: 'base',
+		origin_url: transport.root('base').root,
+		submitted_at: Date.now(),
+	};
+}
+
+function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model: string): IDataObject {
+	const body = sent.body && typeof sent.body === 'object' && !Array.isArray(sent.body) ? (sent.body as Record<string, unknown>) : undefined;
+	const t = body ? normaliseImageTask(body) : undefined;
+	return {
+		status: 'uncertain',
+		submission_uncertain: true,
+		task_id: t?.taskId ?? null,
+		request_id: t?.requestId ?? null,
+		model,
+		mode: sent.mode,
+		reason: sent.reason,
+		note: UNCERTAIN_NOTE,
+	};
+}
+
+export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, o: { asTool: boolean; binaryProperty: string }): PaidBatch<PreparedImage, SubmitResult> {
+	let waiter: WaitAndEmit | undefined;
+	const prop = (k: number) => (k ? `${o.binaryProperty}_${k}` : o.binaryProperty);
+
+	const images = async (p: PreparedImage, sent: Extract<SubmitResult, { kind: 'images' }>, i: number): Promise<INodeExecutionData | PaidFailure> => {
+		const model = p.input.req.model;
+		const fields = { model, mode: sent.mode };
+		if (!sent.refs.length) {
+			const why = sent.mode === 'native' ? explainNoImage(sent.body) : `HTTP 200 but no image in the answer${sent.body.error ? `: ${JSON.stringify(sent.body.error)}` : ''}; treated as a failure`;
+			return failure(new ResultInvalidError(why), 'answer', true, { fields });
+		}
+		const binary: NonNullable<INodeExecutionData['binary']> = {};
+		const files: IDataObject[] = [];
+		try {
+			for (const [k, ref] of sent.refs.entries()) {
+				const stored = await storeImageResult(ctx, transport, ref, `image_${i}${k ? `_${k}` : ''}`);
+				if (!o.asTool) binary[prop(k)] = stored.binary;
+				files.push({ ...stored.meta, binaryProperty: o.asTool ? null : prop(k) });
+			}
+		} catch (err) {
+			return failure(err, 'download', true, { fields: { ...fields, result_urls: sent.refs.map((r) => r.url ?? null) } });
+		}
+		return { json: { status: 'completed', ...fields, files, ...(sent.text ? { text: sent.text } : {}) }, ...(o.asTool ? {} : { binary }) };
+	};
+
+	return {
+		prepare: (i) => prepareImageItem(ctx, i),
+		fingerprint: imageFingerprint,
+		async beforeSend(prepared) {
+			if (typeof ctx.addExecutionHints !== 'function') return;
+			const models = [...new Set(prepared.filter((p): p is PreparedImage => !!p).map((p) => p.input.req.model))].slice(0, HINTED_MODELS);
+			for (const model of models) {
+				const n = prepared.find((p) => p?.input.req.model === model)!.input.req.n;
+				const hint = await expectedPriceHint(transport, model, n);
+				if (hint) ctx.addExecutionHints({ message: hint, location: 'outputPane' });
+			}
+		},
+		send: async (p) => submitImage(transport, await loadSubmitInput(p)),
+		taskIdOf: (sent) => (sent.kind === 'task' ? normaliseImageTask(sent.body).taskId : undefined),
+		async finish(p, sent, i) {
+			const model = p.input.req.model;
+			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model) };
+			if (sent.kind === 'images') return images(p, sent, i);
+			const json = taskJson(sent.body, transport, model, sent.mode);
+			const taskId = json.task_id as string;
+			if (!p.options.waitForResult) return { json };
+			waiter ??= new WaitAndEmit(ctx, transport);
+			const routed = await waiter.run(
+				{
+					index: i,
+					taskId,
+					kind: 'image',
+					origin: 'base',
+					pollPath: json.poll_path as string,
+					pollUrl: typeof sent.body.poll_url === 'string' ? sent.body.poll_url : undefined,
+					pollAfterMs: json.poll_after_ms as number,
+					deadline: Date.now() + (p.options.deadlineMinutes ?? 30) * 60_000,
+					initialDelayMs: json.poll_after_ms as number,
+				},
+				{ binaryProperty: o.binaryProperty, download: !o.asTool, groupRatio: 1, model },
+			);
+			if (routed.output === 1) {
+				const r = routed.item.json;
+				return failure(new Error(String(r.error)), r.failed_at === 'download' ? 'download' : 'task', true, { taskId, fields: { model, mode: sent.mode, billing_status: (r.billing_status as string) ?? null } });
+			}
+			return { ...routed.item, json: { ...json, ...routed.item.json } };
+		},
+	};
+}

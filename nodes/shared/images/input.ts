@@ -1,0 +1,117 @@
+/**
+ * Reads one Image Submit item into a checked request: parameters, expressions, reference binaries and URLs, every
+ * rule. Nothing is sent. Reference images are checked now and read again when the request is sent, so a batch never
+ * holds every item's images in memory at once.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../binary';
+import { InputRuleError } from '../errors';
+import { readModel } from '../ui';
+import { parseOrThrow } from '../validate';
+import { imageRequestSchema } from './rules';
+import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './submit';
+
+export interface ImageSubmitOptions {
+	binaryPropertyName?: string;
+	deadlineMinutes?: number;
+	submitTimeoutMs?: number;
+	syncTimeoutMs?: number;
+	waitForResult?: boolean;
+	maxConcurrency?: number;
+}
+
+/** A reference binary, checked; its bytes are read again by `load` when the request is sent. */
+export interface ReferenceSource {
+	property: string;
+	mimeType: string;
+	fileName: string;
+	bytes: number;
+	load(): Promise<ReferenceImage>;
+}
+
+/** The checked request of one item: the submit input without the reference bytes. */
+export interface PreparedImage {
+	input: Omit<SubmitInput, 'references'>;
+	references: ReferenceSource[];
+	options: ImageSubmitOptions;
+}
+
+const REFERENCE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/bmp'];
+const FIELD = 'Reference Binary Properties';
+
+async function readReference(ctx: IExecuteFunctions, i: number, property: string): Promise<ReferenceImage> {
+	const { data, meta } = await readInputBinary(ctx, i, property, FIELD, MAX_REFERENCE_IMAGE_BYTES);
+	const info = sniffImage(data);
+	if (!info || !REFERENCE_TYPES.includes(info.mimeType)) {
+		throw new InputRuleError([{ field: FIELD, rule: `binary "${property}" (${meta.fileName ?? 'no name'}) is not a PNG, JPEG, WebP or BMP image (checked from its bytes${info ? `: ${info.mimeType}` : ''})` }]);
+	}
+	return { data, mimeType: info.mimeType, fileName: `${property}.${info.extension}` };
+}
+
+async function readReferences(ctx: IExecuteFunctions, i: number): Promise<ReferenceSource[]> {
+	const props = String(ctx.getNodeParameter('referenceBinaries', i, '') ?? '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean);
+	const refs: ReferenceSource[] = [];
+	for (const property of props) {
+		const checked = await readReference(ctx, i, property);
+		refs.push({ property, mimeType: checked.mimeType, fileName: checked.fileName, bytes: checked.data.length, load: () => readReference(ctx, i, property) });
+	}
+	return refs;
+}
+
+function readUrls(ctx: IExecuteFunctions, i: number): string[] {
+	const raw = ctx.getNodeParameter('referenceUrls', i, '') as unknown;
+	const list = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(/[\n,]/);
+	const urls = list.map((s) => s.trim()).filter(Boolean);
+	for (const [k, u] of urls.entries()) {
+		let ok = false;
+		try {
+			ok = new URL(u).protocol === 'https:';
+		} catch {
+			ok = false;
+		}
+		if (!ok) throw new InputRuleError([{ field: `Reference Image URLs[${k}]`, rule: 'must be a public https:// address' }]);
+	}
+	return urls;
+}
+
+export async function prepareImageItem(ctx: IExecuteFunctions, i: number): Promise<PreparedImage> {
+	const options = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
+	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
+	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
+	const model = readModel(ctx, i);
+	const req = parseOrThrow(imageRequestSchema, {
+		model,
+		prompt: ctx.getNodeParameter('prompt', i),
+		size: mode === 'native' ? undefined : (ctx.getNodeParameter('size', i, '') as string) || undefined,
+		n: mode === 'native' ? 1 : ctx.getNodeParameter('n', i, 1),
+		quality: mode === 'native' ? undefined : (ctx.getNodeParameter('quality', i, '') as string) || undefined,
+	});
+	const references = operation === 'edit' ? await readReferences(ctx, i) : [];
+	const input: Omit<SubmitInput, 'references'> = {
+		operation,
+		mode,
+		req,
+		referenceUrls: operation === 'edit' ? readUrls(ctx, i) : [],
+		editEncoding: operation === 'edit' && mode !== 'native' ? (ctx.getNodeParameter('editEncoding', i) as 'multipart' | 'json') : 'json',
+		aspectRatio: mode === 'native' ? (ctx.getNodeParameter('aspectRatio', i) as string) : '1:1',
+		nativeImageSize: mode === 'native' ? (ctx.getNodeParameter('nativeImageSize', i) as '1K' | '2K' | '4K') : '1K',
+	};
+	// the mode rules need to know how many references there are, not their bytes
+	checkModeFits({ ...input, references: references.map((r) => ({ data: Buffer.alloc(0), mimeType: r.mimeType, fileName: r.fileName })) });
+	return { input, references, options };
+}
+
+/** The request as sent: the references read again (and checked again) now. */
+export async function loadSubmitInput(p: PreparedImage): Promise<SubmitInput> {
+	const references: ReferenceImage[] = [];
+	for (const r of p.references) references.push(await r.load());
+	return { ...p.input, references };
+}
+
+/** What identifies the request of an item (for the retry ledger). */
+export function imageFingerprint(p: PreparedImage): string {
+	return JSON.stringify([p.input, p.references.map((r) => [r.property, r.mimeType, r.bytes])]);
+}

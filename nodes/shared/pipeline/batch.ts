@@ -1,0 +1,147 @@
+/**
+ * The one item pipeline of the paid nodes (Image Submit, Video Create, Chat, Responses):
+ * validate every item → send the paid requests in an adaptive window → record each outcome at once → finish each
+ * item as soon as its request came back (wait, download, read the answer) → emit one item per input, paired.
+ * Nothing is sent when an item is invalid and the node stops on errors; once the batch has spent money the node never
+ * throws (see failures.ts). A POST is sent once, except after a 429, which created nothing.
+ */
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
+import { AdaptiveLimit } from '../limit';
+import type { GatewayTransport } from '../transport/http';
+import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
+import { errorMode, failure, failureHint, failureItem, isFailure, type PaidFailure } from './failures';
+import { retryLedger } from './ledger';
+
+export interface PaidBatch<P, S> {
+	/** reads and checks item `i` (parameters, expressions, binaries, rules); sends nothing; throws what is wrong */
+	prepare(i: number): Promise<P>;
+	/** what identifies the request, so a retry of the node recognises an item it already sent */
+	fingerprint(p: P): string;
+	/** after every item was checked, before the first paid request (e.g. a price look-up) */
+	beforeSend?(prepared: Array<P | undefined>): Promise<void>;
+	/**
+	 * Sends the paid request once and returns what the gateway answered. Throws only when nothing was created: a
+	 * definite rejection (GatewayHttpError; a 429 is sent again by the pipeline), or a request that never left.
+	 */
+	send(p: P, i: number): Promise<S>;
+	/** turns the answer into the item, waiting or downloading as needed; a failure is returned, never thrown */
+	finish(p: P, sent: S, i: number): Promise<INodeExecutionData | PaidFailure>;
+	/** the task ID in an answer, for a failure nobody expected after it */
+	taskIdOf?(sent: S): string | undefined;
+}
+
+export interface BatchOptions {
+	/** the window's upper bound (1 = one request at a time, in item order) */
+	maxConcurrency: number;
+	/** where the window starts (default min(4, max)) */
+	startConcurrency?: number;
+	/** how long after its first attempt a request refused with 429 may be sent again */
+	refusalWindowMs: number;
+	/** texts to redact from errors besides the transport's own key */
+	secrets?: string[];
+}
+
+export const DEFAULT_START_WINDOW = 4;
+
+function cancelled(err: unknown, transport: GatewayTransport): boolean {
+	return !!transport.signal?.aborted || (err instanceof GatewayNetworkError && err.cancelled);
+}
+
+export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: GatewayTransport, batch: PaidBatch<P, S>, opts: BatchOptions): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const mode = errorMode(ctx);
+	const secrets = opts.secrets ?? [];
+
+	const prepared: Array<P | undefined> = [];
+	const results: Array<INodeExecutionData | PaidFailure> = new Array(items.length);
+	for (let i = 0; i < items.length; i++) {
+		try {
+			prepared[i] = await batch.prepare(i);
+		} catch (err) {
+			if (mode === 'stop') throw toNodeError(ctx.getNode(), err, i, secrets);
+			results[i] = failure(err, 'validation', false);
+		}
+	}
+	if (prepared.some((p) => p !== undefined)) await batch.beforeSend?.(prepared);
+
+	const window = new AdaptiveLimit(Math.max(1, opts.maxConcurrency), opts.startConcurrency ?? DEFAULT_START_WINDOW);
+	const ledger = retryLedger<S>(ctx);
+	let spent = false;
+
+	const sendWithRefusals = async (p: P, i: number): Promise<S> => {
+		const first = Date.now();
+		for (let attempt = 1; ; attempt++) {
+			await window.acquire();
+			let sent: S;
+			try {
+				sent = await batch.send(p, i);
+			} catch (err) {
+				window.release();
+				if (!(err instanceof GatewayHttpError) || err.status !== 429) throw err;
+				// refused: nothing was created, so it may go again after its own wait, in a narrower window
+				window.throttle();
+				const wait = backoffDelay(attempt, DEFAULT_RETRY, err.retryAfterMs);
+				if (Date.now() + wait > first + opts.refusalWindowMs) throw err;
+				await transport.sleep(wait);
+				continue;
+			}
+			window.release();
+			window.succeed();
+			return sent;
+		}
+	};
+
+	const runItem = async (i: number): Promise<void> => {
+		const p = prepared[i];
+		if (p === undefined) return;
+		const fingerprint = batch.fingerprint(p);
+		let sent = ledger?.get(i, fingerprint);
+		if (sent === undefined) {
+			try {
+				sent = await sendWithRefusals(p, i);
+			} catch (err) {
+				if (cancelled(err, transport)) throw err;
+				results[i] = failure(err, 'submit', false);
+				return;
+			}
+			ledger?.record(i, fingerprint, sent);
+		}
+		spent = true;
+		try {
+			results[i] = await batch.finish(p, sent, i);
+		} catch (err) {
+			if (cancelled(err, transport)) throw err;
+			results[i] = failure(err, 'answer', true, { taskId: batch.taskIdOf?.(sent) });
+		}
+	};
+	await Promise.all(items.map((_, i) => runItem(i)));
+
+	return emit(ctx, results, { mode, spent, secrets });
+}
+
+function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFailure>, o: { mode: ReturnType<typeof errorMode>; spent: boolean; secrets: string[] }): INodeExecutionData[][] {
+	const failures = results.map((r, i) => ({ r, i })).filter((x): x is { r: PaidFailure; i: number } => isFailure(x.r));
+	const uncertain = results.filter((r) => !isFailure(r) && r.json.submission_uncertain === true).length;
+	const hint = failureHint(
+		ctx,
+		results.length,
+		failures.map(({ r, i }) => ({ f: r, i })),
+		uncertain,
+		o.secrets,
+	);
+	if (failures.length && o.mode === 'stop' && !o.spent) {
+		const first = failures[0];
+		throw toNodeError(ctx.getNode(), first.r.error, first.i, o.secrets);
+	}
+	if (hint && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message: hint, location: 'outputPane' });
+	const paired = (item: INodeExecutionData, i: number): INodeExecutionData => ({ ...item, pairedItem: { item: i } });
+	if (o.mode === 'errorOutput') {
+		// n8n splits this output into success and error items keeping each side's order: successes first keep an
+		// error item out of the first place, where Retry On Fail would read it
+		const ok = results.map((r, i) => (isFailure(r) ? undefined : paired(r, i))).filter((x): x is INodeExecutionData => !!x);
+		const bad = failures.map(({ r, i }) => failureItem(ctx, r, i, 'errorOutput', o.secrets, false));
+		return [[...ok, ...bad]];
+	}
+	return [results.map((r, i) => (isFailure(r) ? failureItem(ctx, r, i, o.mode, o.secrets, i === 0 && o.spent) : paired(r, i)))];
+}

@@ -1,0 +1,35 @@
+/**
+ * Chat's and Responses' part of the item pipeline: read and check an item's body, send it once (a stream is read to
+ * its end within the same exchange), and shape the answer. One request at a time, in item order, so answers stream
+ * to n8n's chat in order. An answer that breaks after the gateway answered 2xx is a failed item, never a throw.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { PaidBatch } from '../pipeline/batch';
+import { failure } from '../pipeline/failures';
+import type { GatewayTransport } from '../transport/http';
+import { readTextOptions } from './description';
+import { sendText, textItem, type TextKind, type TextOutcome } from './run';
+
+export interface PreparedText {
+	body: Record<string, unknown>;
+	model: string;
+	simplify: boolean;
+	idleMs: number;
+}
+
+/** `build` reads the item's own fields (messages or input) into a checked request body. */
+export function textBatch(ctx: IExecuteFunctions, transport: GatewayTransport, kind: TextKind, build: (i: number, extraBody: unknown) => { body: Record<string, unknown>; model: string }): PaidBatch<PreparedText, TextOutcome> {
+	return {
+		prepare: async (i) => {
+			const options = readTextOptions(ctx, i);
+			const { body, model } = build(i, options.extraBody);
+			return { body, model, simplify: options.simplify, idleMs: options.idleMs };
+		},
+		fingerprint: (p) => JSON.stringify(p.body),
+		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs }),
+		async finish(p, outcome) {
+			if (outcome.failed) return failure(outcome.failed.error, 'answer', true, { fields: { model: p.model, endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`, ...outcome.failed.fields } as IDataObject });
+			return { json: textItem(outcome, p.simplify, { kind, model: p.model }) };
+		},
+	};
+}

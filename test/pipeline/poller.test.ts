@@ -1,0 +1,227 @@
+import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
+import { MIN_POLL_INTERVAL_MS, Poller, pollAll, type PollStep } from '../../nodes/shared/poller';
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const instant = async () => undefined;
+
+describe('Limit and AdaptiveLimit', () => {
+	it('a Limit never lets more than its bound run', async () => {
+		const l = new Limit(3);
+		let inFlight = 0;
+		let max = 0;
+		await Promise.all(
+			Array.from({ length: 12 }, () =>
+				l.run(async () => {
+					max = Math.max(max, ++inFlight);
+					await realSleep(2);
+					inFlight--;
+				}),
+			),
+		);
+		expect(max).toBe(3);
+	});
+
+	it('starts at its start value, doubles per round (one per success) up to the maximum, halves on throttle', () => {
+		const l = new AdaptiveLimit(16, 4);
+		expect(l.window).toBe(4);
+		const grown: number[] = [];
+		for (let i = 0; i < 14; i++) {
+			l.succeed();
+			grown.push(l.window);
+		}
+		expect(grown).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 16, 16]);
+		const seen: number[] = [];
+		for (let i = 0; i < 6; i++) {
+			l.throttle();
+			seen.push(l.window);
+		}
+		expect(seen).toEqual([8, 4, 2, 1, 1, 1]);
+	});
+
+	it('after a 429 it grows by one per window of successes (additive increase)', () => {
+		const l = new AdaptiveLimit(16, 8);
+		l.throttle();
+		expect(l.window).toBe(4);
+		const grown: number[] = [];
+		for (let i = 0; i < 9; i++) {
+			l.succeed();
+			grown.push(l.window);
+		}
+		expect(grown).toEqual([4, 4, 4, 5, 5, 5, 5, 5, 6]);
+	});
+
+	it('after a throttle, only the new window may be acquired', async () => {
+		const l = new AdaptiveLimit(4);
+		for (let i = 0; i < 4; i++) await l.acquire();
+		l.throttle();
+		for (let i = 0; i < 4; i++) l.release();
+		const got: number[] = [];
+		const waits = [1, 2, 3].map((n) => l.acquire().then(() => got.push(n)));
+		await realSleep(10);
+		expect(got).toEqual([1, 2]);
+		l.release();
+		await Promise.all(waits);
+		expect(got).toEqual([1, 2, 3]);
+	});
+
+	it('a throttle never pauses requests already allowed by the window', async () => {
+		const l = new AdaptiveLimit(4);
+		l.throttle();
+		const t = Date.now();
+		await l.acquire();
+		await l.acquire();
+		expect(Date.now() - t).toBeLessThan(50);
+	});
+});
+
+describe('Poller', () => {
+	it('the concurrency bound is never exceeded, and every job gets its own result in order', async () => {
+		let inFlight = 0;
+		let maxInFlight = 0;
+		const results = await pollAll<number, string>({
+			jobs: Array.from({ length: 20 }, (_, i) => i),
+			maxConcurrency: 3,
+			deadlineOf: () => Date.now() + 10_000,
+			onDeadline: (j) => `deadline ${j}`,
+			sleep: instant,
+			poll: async (job, round) => {
+				maxInFlight = Math.max(maxInFlight, ++inFlight);
+				await realSleep(3);
+				inFlight--;
+				return round >= 3 ? { done: true, result: `done ${job}` } : { done: false, waitMs: 5 };
+			},
+		});
+		expect(results).toEqual(Array.from({ length: 20 }, (_, i) => `done ${i}`));
+		expect(maxInFlight).toBe(3);
+	});
+
+	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p)', async (waitMs) => {
+		const sleeps: number[] = [];
+		await pollAll<string, string>({
+			jobs: ['a'],
+			deadlineOf: () => Date.now() + 10_000,
+			onDeadline: () => 'deadline',
+			sleep: async (ms) => void sleeps.push(ms),
+			poll: async (_j, round) => (round >= 3 ? { done: true, result: 'ok' } : { done: false, waitMs }),
+		});
+		expect(sleeps).toHaveLength(2);
+		for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(MIN_POLL_INTERVAL_MS);
+	});
+
+	it('on 429 the window shrinks and the bound still holds; all jobs finish', async () => {
+		let inFlight = 0;
+		let maxInFlight = 0;
+		let calls = 0;
+		const limited = new Set<number>();
+		const poller = new Poller<number, number>({
+			maxConcurrency: 4,
+			deadlineOf: () => Date.now() + 10_000,
+			onDeadline: () => -1,
+			sleep: instant,
+			poll: async (job): Promise<PollStep<number>> => {
+				calls++;
+				maxInFlight = Math.max(maxInFlight, ++inFlight);
+				await realSleep(2);
+				inFlight--;
+				if (!limited.has(job)) {
+					limited.add(job);
+					return { done: false, waitMs: 20, rateLimited: true };
+				}
+				return { done: true, result: job };
+			},
+		});
+		const results = await Promise.all(Array.from({ length: 12 }, (_, i) => poller.run(i)));
+		expect(results).toEqual(Array.from({ length: 12 }, (_, i) => i));
+		expect(maxInFlight).toBeLessThanOrEqual(4);
+		expect(poller.window).toBeLessThan(4);
+		expect(calls).toBe(24);
+	});
+
+	it('a Retry-After delays only the task it was given for: the others keep their own pace', async () => {
+		const t0 = Date.now();
+		const doneAt: Record<string, number> = {};
+		const poller = new Poller<string, string>({
+			maxConcurrency: 4,
+			deadlineOf: () => t0 + 3000,
+			onDeadline: (job) => `${job}: deadline`,
+			sleep: realSleep,
+			poll: async (job, round): Promise<PollStep<string>> => {
+				if (job === 'limited' && round === 1) return { done: false, waitMs: 8000, rateLimited: true };
+				if (round >= 2) {
+					doneAt[job] = Date.now() - t0;
+					return { done: true, result: job };
+				}
+				return { done: false, waitMs: 1000 };
+			},
+		});
+		const results = await Promise.all(['limited', 'a', 'b'].map((j) => poller.run(j)));
+		expect(doneAt.a).toBeLessThan(1500);
+		expect(doneAt.b).toBeLessThan(1500);
+		// its own wait is cut at its deadline, not waited out in full
+		expect(results).toEqual(['limited: deadline', 'a', 'b']);
+		expect(Date.now() - t0).toBeLessThan(3500);
+	}, 15_000);
+
+	it('a job still pending at its deadline yields onDeadline(job, rounds)', async () => {
+		const results = await pollAll<string, string>({
+			jobs: ['slow'],
+			deadlineOf: () => Date.now() + 2500,
+			onDeadline: (job, rounds) => `${job} still running after ${rounds} rounds`,
+			sleep: realSleep,
+			poll: async () => ({ done: false, waitMs: 40 }),
+		});
+		expect(results[0]).toMatch(/^slow still running after [23] rounds$/);
+	});
+
+	it('a deadline already past with an initial delay: onDeadline with 0 rounds, no poll', async () => {
+		let polled = 0;
+		const results = await pollAll<string, string>({
+			jobs: ['late'],
+			deadlineOf: () => Date.now() - 1,
+			initialDelayMs: () => 1000,
+			onDeadline: (_j, rounds) => `rounds=${rounds}`,
+			sleep: instant,
+			poll: async () => {
+				polled++;
+				return { done: true, result: 'x' };
+			},
+		});
+		expect(results).toEqual(['rounds=0']);
+		expect(polled).toBe(0);
+	});
+
+	it('waits never run past the deadline: the sleep before the last round is cut to what is left', async () => {
+		const sleeps: number[] = [];
+		const deadline = Date.now() + 1000;
+		await pollAll<string, string>({
+			jobs: ['a'],
+			deadlineOf: () => deadline,
+			initialDelayMs: () => 5000,
+			onDeadline: () => 'deadline',
+			sleep: async (ms) => void sleeps.push(ms),
+			poll: async () => ({ done: true, result: 'ok' }),
+		});
+		expect(sleeps).toHaveLength(1);
+		expect(sleeps[0]).toBeLessThanOrEqual(1000);
+	});
+
+	it('a cancelled signal stops polling, and every other job with it', async () => {
+		const ac = new AbortController();
+		let polled = 0;
+		const p = pollAll<string, string>({
+			jobs: ['a', 'b'],
+			deadlineOf: () => Date.now() + 10_000,
+			onDeadline: () => 'deadline',
+			signal: ac.signal,
+			sleep: instant,
+			poll: async () => {
+				polled++;
+				if (polled === 3) ac.abort();
+				await realSleep(1);
+				return { done: false, waitMs: 5 };
+			},
+		});
+		await expect(p).rejects.toThrow(/cancelled/i);
+		expect(polled).toBeLessThanOrEqual(4);
+	});
+});
