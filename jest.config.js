@@ -4,10 +4,10 @@ const base = {
 	testEnvironment: 'node',
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
-	// no task is queried more often than once a second, so in-process workflows take seconds
-	testTimeout: 30_000,
 };
 module.exports = {
+	// no task is queried more often than once a second, so in-process workflows take seconds
+	testTimeout: 30_000,
 	projects: [
 		{ ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'] },
 		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/select-n8n.test.ts'] },
