@@ -72,7 +72,6 @@ export interface SettleOptions {
 	quotaPerUnit?: number;
 }
 
-
 function unitTableOf(unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, model: string | null): DeltaUnitPrices | undefined {
 	if (!unitPrices) return model ? DELTA_VIDEO_UNIT_PRICES[model] : undefined;
 	if (typeof (unitPrices as DeltaUnitPrices).noReferenceVideo === 'number' && typeof (unitPrices as DeltaUnitPrices).withReferenceVideo === 'number') return unitPrices as DeltaUnitPrices;
