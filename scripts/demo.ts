@@ -15,7 +15,8 @@ import { startSimulator, type Simulator } from '../simulator';
 import { N8N_VERSION, NODE_VERSION, ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
 import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
-import { CRED, INPUT, OUT, REFERENCE_IMAGES, WORKFLOWS } from './demo/workflows';
+import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
+import { CRED, INPUT, OUT, REFERENCE_IMAGES, WORKFLOWS, useKeyTextModels } from './demo/workflows';
 
 export type { SummaryEntry } from './demo/summary';
 
@@ -59,6 +60,28 @@ export function loadExample(folder: string, subst: { outDir: string; inputDir: s
 		}
 	}
 	return wf as unknown as Record<string, unknown>;
+}
+
+/** GET /v1/models with the key: the models this key may call. */
+export async function keyModelIds(baseUrl: string, apiKey: string): Promise<string[]> {
+	const res = await fetch(composeUrl(normaliseBaseUrl(baseUrl), '/v1/models'), { headers: { Authorization: `Bearer ${apiKey}` }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+	if (!res.ok) throw new Error(`HTTP ${res.status}`);
+	const body = (await res.json()) as { data?: Array<{ id?: unknown }> };
+	return (Array.isArray(body.data) ? body.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
+/** The examples name language models the spec does not: where the key lacks one, use one it lists, and say so. */
+export async function textModelsOfKey(baseUrl: string, apiKey: string, say: (line: string) => void): Promise<(wf: Record<string, unknown>, folder: string) => Record<string, unknown>> {
+	let ids: string[] | undefined;
+	try {
+		ids = await keyModelIds(baseUrl, apiKey);
+	} catch (err) {
+		say(`[demo] GET /v1/models failed (${(err as Error).message}): the examples' language models are kept`);
+	}
+	return (wf, folder) => {
+		if (ids) for (const note of useKeyTextModels(wf as Parameters<typeof useKeyTextModels>[0], ids)) say(`[demo] ${folder}: ${note}`);
+		return wf;
+	};
 }
 
 /** A 768x512 landscape for "image edit from a file on disk". */
@@ -143,9 +166,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
 		state = await newState();
 		await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
+		const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
 		await importWorkflows(
 			state,
-			workflows.map((w) => loadExample(w.folder, { outDir, inputDir, referenceImages })),
+			workflows.map((w) => withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder)),
 		);
 		log(`[demo] credential and ${workflows.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
 

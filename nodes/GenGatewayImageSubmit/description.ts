@@ -1,7 +1,11 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
-import { ALPHA_25_SIZES } from '../shared/images/rules';
+import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
 import { concurrencyOption } from '../shared/pipeline/options';
 import { modelLocator } from '../shared/ui';
+
+const TIERS = (['1k', '2k', '4k'] as const).map((t) => `${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`).join(', ');
+const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, value: r }));
+const isFlash = { _cnd: { includes: 'flash' } };
 
 export const imageSubmitDescription: INodeTypeDescription = {
 	displayName: 'GenGateway Image Submit',
@@ -50,16 +54,27 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			type: 'string',
 			default: '1024x1024',
 			description: 'Pixel string WIDTHxHEIGHT. Delivered pixels can differ; the output reports the real size.',
-			hint: `alpha-image-2.5: ${ALPHA_25_SIZES.join(', ')}. alpha-image-2: multiples of 16 within the tier (1K ≤1024, 2K ≤2048, 4K ≤2880 per side). beta: a pixel string (never a ratio like 16:9); without a -1k/-2k/-4k suffix the longest side picks the tier: ≤1024 → 1K, ≤2048 → 2K, larger → 4K.`,
+			hint: `alpha-image-2.5: ${ALPHA_25_SIZES.join(', ')}. alpha-image-2: any WIDTHxHEIGHT within the tier's pixel count (${TIERS}); the gateway rounds it to multiples of 16 keeping the ratio. alpha-image-2-az: any pixel string. beta: a pixel string (never a ratio like 16:9) for the nearest supported ratio; without a -1k/-2k/-4k suffix the longest side picks the tier: ≤1024 → 1K, ≤2048 → 2K, larger → 4K.`,
 			displayOptions: { hide: { mode: ['native'] } },
+		},
+		// the same parameter twice: flash models are offered their four extra ratios, every other model the pro set
+		{
+			displayName: 'Aspect Ratio',
+			name: 'aspectRatio',
+			type: 'options',
+			options: ratioOptions(BETA_PRO_RATIOS),
+			default: '1:1',
+			description: 'Ratios beta pro recognises (flash models also offer 1:4, 1:8, 4:1, 8:1)',
+			displayOptions: { show: { mode: ['native'] }, hide: { model: [isFlash] } },
 		},
 		{
 			displayName: 'Aspect Ratio',
 			name: 'aspectRatio',
 			type: 'options',
-			options: ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9', '1:4', '1:8', '4:1', '8:1'].map((r) => ({ name: r, value: r })),
+			options: ratioOptions([...BETA_PRO_RATIOS, ...BETA_FLASH_ONLY_RATIOS]),
 			default: '1:1',
-			displayOptions: { show: { mode: ['native'] } },
+			description: 'Ratios beta flash recognises: the pro set plus 1:4, 1:8, 4:1, 8:1',
+			displayOptions: { show: { mode: ['native'], model: [isFlash] } },
 		},
 		{
 			displayName: 'Image Size (Unsuffixed Models)',
@@ -84,7 +99,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 				{ name: 'High', value: 'high' },
 			],
 			default: '',
-			description: 'alpha-image-2.5: omit, auto or high (high has no proven extra quality). The beta family does not take it.',
+			description: 'alpha-image-2.5: omit, auto or high (high has no proven extra quality). Other alpha models: as their channel supports. The beta family does not take it.',
 			displayOptions: { hide: { mode: ['native'] } },
 		},
 		{
@@ -92,7 +107,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			name: 'n',
 			type: 'number',
 			default: 1,
-			typeOptions: { minValue: 1, maxValue: 4 },
+			typeOptions: { minValue: 1 },
 			description: 'Keep 1: one image per task. More images can partially fail without a clear hint and with unclear billing.',
 			displayOptions: { hide: { mode: ['native'] } },
 		},

@@ -153,9 +153,10 @@ export class GenGatewayPricing implements INodeType {
 				displayName: 'Group Multiplier',
 				name: 'groupRatio',
 				type: 'number',
-				default: 1,
-				typeOptions: { minValue: 0.0001, numberPrecision: 4 },
-				description: "Your key's group ratio (Get Prices shows group ratios); an unknown multiplier is never 0",
+				default: 0,
+				typeOptions: { minValue: 0, numberPrecision: 4 },
+				description:
+					"Your key's group multiplier (the ratio of the group the key was created in; Get Prices shows the public groups' ratios). 0 = not known: the fee is then given at multiplier 1 and labelled at_multiplier_1, never as settled.",
 				displayOptions: { show: { operation: FEE_OPS } },
 			},
 			{
@@ -195,7 +196,7 @@ export class GenGatewayPricing implements INodeType {
 		} else {
 			out = await forEachItem(this, async (i) => {
 				const options = this.getNodeParameter('options', i, {}) as { groupName?: string };
-				const fee = { groupRatio: this.getNodeParameter('groupRatio', i, 1) as number, groupName: options.groupName };
+				const fee = { groupRatio: this.getNodeParameter('groupRatio', i, 0) as unknown, groupName: options.groupName };
 				const reference = this.getNodeParameter('referenceVideo', i) as ReferenceChoice;
 				if (operation === 'estimateVideoCost') {
 					const json = await estimateVideoCost(transport, {

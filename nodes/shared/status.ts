@@ -100,8 +100,21 @@ export function normaliseImageTask(body: unknown): NormalisedTask {
 	return base;
 }
 
-const VIDEO_SUCCESS = new Set(['completed', 'done', 'succeeded', 'success']);
-const VIDEO_FAILURE = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled', 'expired']);
+/**
+ * The video status vocabulary, one place for every reader (polling, settlement): delta's and gamma's words, `unknown`
+ * (not handed upstream yet), `running` (upstream and Task Wait's own word), and `expired` (a cleaned-up task).
+ */
+export const VIDEO_STATUS_WORDS: Readonly<Record<TaskPhase, readonly string[]>> = {
+	pending: ['queued', 'pending', 'submitted', 'processing', 'in_progress', 'running', 'unknown'],
+	succeeded: ['completed', 'done', 'succeeded', 'success'],
+	failed: ['failed', 'failure', 'error', 'cancelled', 'canceled', 'expired'],
+};
+
+/** The phase of a video status word (any case), or undefined for a word outside the vocabulary. */
+export function videoStatusPhase(word: unknown): TaskPhase | undefined {
+	const w = typeof word === 'string' ? word.trim().toLowerCase() : '';
+	return (Object.keys(VIDEO_STATUS_WORDS) as TaskPhase[]).find((p) => VIDEO_STATUS_WORDS[p].includes(w));
+}
 
 /** Video task object: delta (`status`, `progress`, `usage`) and every gamma variant. */
 export function normaliseVideoTask(body: unknown): NormalisedTask {
@@ -124,7 +137,8 @@ export function normaliseVideoTask(body: unknown): NormalisedTask {
 		error,
 		usage: usage ? { completionTokens: num(usage.completion_tokens), totalTokens: num(usage.total_tokens) } : undefined,
 	};
-	if (VIDEO_FAILURE.has(s)) return { ...base, phase: 'failed', error: error ?? `Task ${s} without an error message (for example a gateway-side timeout)` };
-	if (VIDEO_SUCCESS.has(s)) return { ...base, phase: 'succeeded' };
+	const phase = videoStatusPhase(s);
+	if (phase === 'failed') return { ...base, phase: 'failed', error: error ?? `Task ${s} without an error message (for example a gateway-side timeout)` };
+	if (phase === 'succeeded') return { ...base, phase: 'succeeded' };
 	return base; // pending, `unknown` and any word not seen before keep polling until the deadline
 }

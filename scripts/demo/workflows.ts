@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { familyOf, isRetired } from '../../nodes/shared/models';
 
 export const CRED = 'REPLACE_CREDENTIAL_ID';
 export const OUT = '/tmp/gen-gateway-demo';
@@ -139,7 +140,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				watermark: false,
 				referenceImages: REFERENCE_IMAGES.join('\n'),
 			}),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 1000 } }),
+			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
 			write('Write Video', 'delta-video', '{{ $json.task_id }}.mp4'),
 		],
 		conn: [['Start', 0, 'Video Create'], ['Video Create', 0, 'Task Wait'], ['Task Wait', 0, 'Write Video']],
@@ -158,7 +159,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		nodes: [
 			trigger,
 			ours('Video Create', 'genGatewayVideoCreate', { family: 'gamma', model: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 1000 } }),
+			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
 			write('Write Video', 'gamma-video', '{{ $json.task_id }}.mp4'),
 		],
 		conn: [['Start', 0, 'Video Create'], ['Video Create', 0, 'Task Wait'], ['Task Wait', 0, 'Write Video']],
@@ -233,6 +234,42 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		conn: [['Start', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image'], ['Task Wait', 2, 'Wait'], ['Wait', 0, 'Task Wait']],
 	},
 ];
+
+/** Node types of the examples whose model is a language model (the spec names none: the key's list decides). */
+export const TEXT_MODEL_NODES = [`${PKG}.genGatewayChat`, `${PKG}.genGatewayResponses`];
+const NOT_CHAT = /embed|whisper|tts|speech|audio|transcri|moderation|rerank|realtime/i;
+
+/**
+ * The example's language model if the key lists it, else one the key lists: same vendor stem first, then by name.
+ * Undefined when the key lists no language model.
+ */
+export function pickTextModel(wanted: string, available: string[]): string | undefined {
+	if (available.includes(wanted)) return wanted;
+	const stem = wanted.split('-')[0];
+	const text = available.filter((id) => familyOf(id) === 'language' && !isRetired(id) && !NOT_CHAT.test(id)).sort();
+	return text.find((id) => id.split('-')[0] === stem) ?? text[0];
+}
+
+/**
+ * Points the language-model nodes of a loaded example at models of the key (GET /v1/models is the authority for a
+ * key). Returns one line per node whose model was replaced or could not be.
+ */
+export function useKeyTextModels(wf: { nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }> }, available: string[]): string[] {
+	const notes: string[] = [];
+	for (const n of wf.nodes) {
+		if (!TEXT_MODEL_NODES.includes(n.type)) continue;
+		const rl = n.parameters.model as { value?: unknown } | undefined;
+		const wanted = typeof rl?.value === 'string' ? rl.value : '';
+		const picked = pickTextModel(wanted, available);
+		if (picked === wanted) continue;
+		if (!picked) notes.push(`${n.name}: the key lists no language model; ${wanted} kept`);
+		else {
+			n.parameters.model = { ...rl, value: picked };
+			notes.push(`${n.name}: ${wanted} is not among the key's models, using ${picked}`);
+		}
+	}
+	return notes;
+}
 
 const COL = 240;
 const ROW = 200;

@@ -224,8 +224,8 @@ describe('Estimate Video Cost', () => {
 		expect(String(bad.output('Pricing')[0].json.error)).toMatch(/2 problems: Video Tokens: must be a non-negative number; Request or Task JSON: tells nothing about references/);
 		const promo = await run({ operation: 'estimateVideoCost', videoModel: MINI, tokens: 10, referenceVideo: 'no', groupRatio: 1, options: { groupName: 'promo' } });
 		expect(String(promo.output('Pricing')[0].json.error)).toMatch(/Group: "promo" has no usable ratio in the public group_ratio \(an unknown multiplier is never treated as 0\)/);
-		const zero = await run({ operation: 'settleTask', task: '={{ $json }}', groupRatio: 0 });
-		expect(String(zero.output('Pricing')[0].json.error)).toMatch(/Group Multiplier: must be a positive number/);
+		const negative = await run({ operation: 'settleTask', task: '={{ $json }}', groupRatio: -1.5 });
+		expect(String(negative.output('Pricing')[0].json.error)).toMatch(/Group Multiplier: must be a positive number, or 0 when not known/);
 		const badId = await run({ operation: 'settleTask', taskSource: 'id', taskId: '../etc', groupRatio: 1 });
 		expect(String(badId.output('Pricing')[0].json.error)).toMatch(/Task ID: must be 1 to 200 characters/);
 		expect(nonPublic()).toHaveLength(0);

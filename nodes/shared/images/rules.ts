@@ -1,8 +1,13 @@
-/** Image request rules per model family and tier (checked before any request). */
+/** Image request rules per model family and tier (checked before any request), and what the gateway makes of a size. */
 import { z } from 'zod';
 
+/** alpha-image-2.5 request sizes (targets: a 1024 square may come back as 1024 or 1254). */
 export const ALPHA_25_SIZES = ['1024x1024', '1536x1024', '1024x1536', '1536x864', '864x1536', '1536x1152', '1152x1536', '1680x720'] as const;
-export const ALPHA_2_TIER_CAP: Record<string, number> = { '1k': 1024, '2k': 2048, '4k': 2880 };
+/** alpha-image-2 tiers: the side of the square the spec validates with; the tier's pixel cap is that side squared. */
+export const ALPHA_2_TIER_CAP: Record<'1k' | '2k' | '4k', number> = { '1k': 1024, '2k': 2048, '4k': 2880 };
+/** Aspect ratios the beta pro models recognise; flash adds BETA_FLASH_ONLY_RATIOS. */
+export const BETA_PRO_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
+export const BETA_FLASH_ONLY_RATIOS = ['1:4', '1:8', '4:1', '8:1'] as const;
 
 export type ImageFamily = 'alpha-2.5' | 'alpha-2' | 'alpha-az' | 'beta';
 
@@ -25,15 +30,133 @@ export function betaTierFor(size: string): '1K' | '2K' | '4K' {
 	return long <= 1024 ? '1K' : long <= 2048 ? '2K' : '4K';
 }
 
-const PIXELS = /^(\d{2,5})x(\d{2,5})$/;
+/** Whether a beta model is a flash model (the wider ratio set). */
+export function isBetaFlash(model: string): boolean {
+	return imageFamily(model) === 'beta' && /flash/i.test(model);
+}
+
+/** Aspect ratios a beta model recognises: pro's ten, flash's fourteen. */
+export function betaRatios(model: string): readonly string[] {
+	return isBetaFlash(model) ? [...BETA_PRO_RATIOS, ...BETA_FLASH_ONLY_RATIOS] : BETA_PRO_RATIOS;
+}
+
+/** Why a native aspect ratio does not fit the model, or undefined when it does. */
+export function nativeRatioProblem(model: string, ratio: string): string | undefined {
+	if (imageFamily(model) !== 'beta') return undefined;
+	if (betaRatios(model).includes(ratio)) return undefined;
+	if ((BETA_FLASH_ONLY_RATIOS as readonly string[]).includes(ratio)) return `${ratio} is recognised by the beta flash models only; ${model} takes ${BETA_PRO_RATIOS.join(', ')}`;
+	return `${model} takes ${betaRatios(model).join(', ')}`;
+}
+
+/** A pixel string `<width>x<height>` with positive sides, or undefined. */
+export function parsePixels(size: string): { width: number; height: number } | undefined {
+	const m = /^(\d{1,6})x(\d{1,6})$/.exec(size);
+	if (!m) return undefined;
+	const [width, height] = [Number(m[1]), Number(m[2])];
+	return width > 0 && height > 0 ? { width, height } : undefined;
+}
+
+/** The alpha-image-2 tier of a model ('1k' for the unsuffixed standard model), or undefined for other models. */
+export function alpha2Tier(model: string): '1k' | '2k' | '4k' | undefined {
+	return imageFamily(model) === 'alpha-2' ? (tierSuffix(model) ?? '1k') : undefined;
+}
+
+const TIER_NAME = { '1k': 'standard/1K', '2k': '2K', '4k': '4K' } as const;
+const grouped = (n: number) => n.toLocaleString('en-US');
+
+export interface NormalisedSize {
+	/** the size as given */
+	requested: string;
+	/** what the gateway normalises it to: multiples of 16, the same aspect ratio, within the tier's pixel cap */
+	size: string;
+	width: number;
+	height: number;
+	changed: boolean;
+	tier: '1K' | '2K' | '4K';
+	/** the tier's pixel cap (1024², 2048², 2880²) */
+	pixelCap: number;
+	/** one sentence for an execution hint or the output */
+	note: string;
+}
+
+function toMultiplesOf16(w: number, h: number, cap: number): [number, number] {
+	const snap = (v: number, f: (x: number) => number) => Math.max(16, f(v / 16) * 16);
+	let [nw, nh] = [snap(w, Math.round), snap(h, Math.round)];
+	if (nw * nh <= cap) return [nw, nh];
+	const s = Math.sqrt(cap / (w * h));
+	[nw, nh] = [snap(w * s, Math.floor), snap(h * s, Math.floor)];
+	if (nw * nh > cap) {
+		if (nw >= nh) nw = Math.max(16, Math.floor(cap / nh / 16) * 16);
+		else nh = Math.max(16, Math.floor(cap / nw / 16) * 16);
+	}
+	return [nw, nh];
+}
+
+/**
+ * What an alpha-image-2 family gateway makes of a requested size: sides rounded to multiples of 16 keeping the
+ * aspect ratio, within the tier's pixel cap. Undefined for other models (the normalisation does not apply to
+ * alpha-image-2.5 or alpha-image-2-az), an empty size, a size that is not `WxH`, or one over the cap (refused).
+ * Delivered pixels can still differ by channel: the output reports the real size.
+ */
+export function normalisedSize(model: string, size: string | undefined): NormalisedSize | undefined {
+	const tier = alpha2Tier(model);
+	const px = size ? parsePixels(size) : undefined;
+	if (!tier || !px || !size) return undefined;
+	const side = ALPHA_2_TIER_CAP[tier];
+	const pixelCap = side * side;
+	if (px.width * px.height > pixelCap) return undefined;
+	const [width, height] = toMultiplesOf16(px.width, px.height, pixelCap);
+	const out = `${width}x${height}`;
+	const changed = out !== size;
+	const rule = `multiples of 16, same aspect ratio, at most ${side}x${side} pixels for the ${TIER_NAME[tier]} tier`;
+	const note = changed ? `${model} normalises ${size} to ${out} (${rule}); delivered pixels can still differ, the output reports the real size` : `${model} takes ${size} as it is (${rule}); delivered pixels can still differ`;
+	return { requested: size, size: out, width, height, changed, tier: tier.toUpperCase() as '1K' | '2K' | '4K', pixelCap, note };
+}
+
+/** The recognised ratio nearest to a pixel size (the beta adapter picks the nearest supported aspect ratio). */
+export function nearestBetaRatio(model: string, width: number, height: number): string {
+	const dist = (r: string) => {
+		const [a, b] = r.split(':').map(Number);
+		return Math.abs(Math.log(width / height) - Math.log(a / b));
+	};
+	return betaRatios(model).reduce((best, r) => (dist(r) < dist(best) ? r : best));
+}
+
+/**
+ * One sentence on what the gateway will make of a size, for an execution hint or the output: alpha-image-2's
+ * normalisation, or a beta model's tier and nearest ratio. Undefined when there is nothing to say (other models,
+ * no size, a size that is refused anyway).
+ */
+export function sizeNote(model: string, size: string | undefined): string | undefined {
+	const alpha = normalisedSize(model, size);
+	if (alpha) return alpha.note;
+	const px = size ? parsePixels(size) : undefined;
+	if (imageFamily(model) !== 'beta' || !px || !size) return undefined;
+	const suffix = tierSuffix(model);
+	const tier = suffix ? `${suffix.toUpperCase()} tier (locked by the model suffix)` : `${betaTierFor(size)} tier (from the longest side)`;
+	return `${model}: ${size} asks for the ${tier} at the nearest recognised ratio ${nearestBetaRatio(model, px.width, px.height)}; delivered pixels can differ, the output reports the real size`;
+}
+
+/** Why an alpha-image-2 size is refused (over the tier's pixel cap), or undefined. */
+function alpha2SizeProblem(model: string, px: { width: number; height: number }): string | undefined {
+	const tier = alpha2Tier(model)!;
+	const side = ALPHA_2_TIER_CAP[tier];
+	const pixels = px.width * px.height;
+	if (pixels <= side * side) return undefined;
+	const larger = tier === '1k' ? ' (alpha-image-2-2k and -4k allow more)' : tier === '2k' ? ' (alpha-image-2-4k allows more)' : '';
+	return `${px.width}x${px.height} is ${grouped(pixels)} pixels; the ${TIER_NAME[tier]} tier of ${model} allows at most ${side}x${side} = ${grouped(side * side)} pixels${larger}`;
+}
 
 export const imageRequestSchema = z
 	.object({
 		model: z.string().min(1, 'is required'),
 		prompt: z.string({ invalid_type_error: 'must be text' }).refine((s) => s.trim() !== '', 'must not be empty'),
 		size: z.string().optional(),
-		n: z.number({ invalid_type_error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(4, 'at most 4 (1 is recommended: more images risk partial failure and unclear billing)'),
+		// the spec recommends 1 and sets no maximum
+		n: z.number({ invalid_type_error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1'),
 		quality: z.string().optional(),
+		/** native mode only */
+		aspectRatio: z.string().optional(),
 	})
 	.superRefine((v, ctx) => {
 		const fam = imageFamily(v.model);
@@ -43,29 +166,25 @@ export const imageRequestSchema = z
 		}
 		const size = v.size;
 		if (size !== undefined && size !== '') {
+			const px = parsePixels(size);
 			if (/^\d+:\d+$/.test(size)) {
 				ctx.addIssue({ code: 'custom', path: ['size'], message: `"${size}" is a ratio, not a size: use a pixel string such as 1536x864 (a ratio string falls back to a square)` });
-				return;
-			}
-			const m = PIXELS.exec(size);
-			if (!m && !(fam === 'alpha-2.5' && size === 'auto')) {
+			} else if (!px) {
 				ctx.addIssue({ code: 'custom', path: ['size'], message: 'must be a pixel string <width>x<height>, e.g. 1024x1024' });
-				return;
-			}
-			if (fam === 'alpha-2.5' || fam === 'alpha-az') {
-				if (size !== 'auto' && !(ALPHA_25_SIZES as readonly string[]).includes(size)) ctx.addIssue({ code: 'custom', path: ['size'], message: `${v.model} takes one of ${ALPHA_25_SIZES.join(', ')}` });
-			} else if (fam === 'alpha-2' && m) {
-				const tier = tierSuffix(v.model) ?? '1k';
-				const cap = ALPHA_2_TIER_CAP[tier];
-				const [w, h] = [Number(m[1]), Number(m[2])];
-				if (w % 16 || h % 16) ctx.addIssue({ code: 'custom', path: ['size'], message: `width and height must be multiples of 16 for ${v.model}` });
-				if (w > cap || h > cap || w < 256 || h < 256) ctx.addIssue({ code: 'custom', path: ['size'], message: `each side must be 256 to ${cap} px for the ${tier.toUpperCase()} tier of ${v.model}${tier !== '4k' ? ' (use a larger tier model for more)' : ''}` });
+			} else if (fam === 'alpha-2.5' && !(ALPHA_25_SIZES as readonly string[]).includes(size)) {
+				ctx.addIssue({ code: 'custom', path: ['size'], message: `${v.model} takes one of ${ALPHA_25_SIZES.join(', ')}` });
+			} else if (fam === 'alpha-2') {
+				const why = alpha2SizeProblem(v.model, px);
+				if (why) ctx.addIssue({ code: 'custom', path: ['size'], message: why });
 			}
 		}
 		if (v.quality !== undefined && v.quality !== '') {
 			if (fam === 'alpha-2.5' && !['auto', 'high'].includes(v.quality)) ctx.addIssue({ code: 'custom', path: ['quality'], message: 'alpha-image-2.5 takes auto or high (or leave it out)' });
 			if (fam === 'beta') ctx.addIssue({ code: 'custom', path: ['quality'], message: 'the beta family does not take quality (its adaptation forwards prompt, size, n and references only)' });
-			if (fam === 'alpha-az') ctx.addIssue({ code: 'custom', path: ['quality'], message: 'alpha-image-2-az does not take quality here' });
+		}
+		if (v.aspectRatio !== undefined && v.aspectRatio !== '') {
+			const why = nativeRatioProblem(v.model, v.aspectRatio);
+			if (why) ctx.addIssue({ code: 'custom', path: ['aspectRatio'], message: why });
 		}
 	});
 

@@ -1,4 +1,5 @@
 /** Delta-video: reference-video detection and settlement of a finished task. Pure. */
+import { videoStatusPhase } from '../status';
 import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, numberOf, settlementUsage, videoFeeQuota, type DeltaUnitPrices, type DeltaUnitPriceTable, type TokenSource } from './compute';
 
 type Obj = Record<string, unknown>;
@@ -35,10 +36,12 @@ export function referenceVideoOf(input: unknown, depth = 0): ReferenceVideoInfo 
 	return undefined;
 }
 
-export type SettlementStatus = 'settled' | 'needs_manual_check' | 'refunded' | 'not_finished';
+export type SettlementStatus = 'settled' | 'at_multiplier_1' | 'needs_manual_check' | 'refunded' | 'not_finished';
 
 export interface DeltaSettlement {
-	/** settled: fee from trusted usage; needs_manual_check: no trusted usage or no unit price (never free);
+	/** settled: fee from trusted usage at the key's known group multiplier; at_multiplier_1: the same figure at
+	 * multiplier 1 because the key's multiplier is not known (the charge is this × that multiplier);
+	 * needs_manual_check: no trusted usage, no unit price, an expired or unrecognised task (never free);
 	 * refunded: explicit failure/cancellation (the reservation is returned); not_finished: still running */
 	status: SettlementStatus;
 	task_id: string | null;
@@ -51,7 +54,8 @@ export interface DeltaSettlement {
 	reference_video_source: string | null;
 	/** base units (USD at a default site) per 1M video tokens */
 	unit_price: number | null;
-	group_ratio: number;
+	/** the key's group multiplier; null when not known */
+	group_ratio: number | null;
 	quota_per_unit: number;
 	/** the fee in whole quota units (¤) */
 	fee_quota: number | null;
@@ -68,10 +72,6 @@ export interface SettleOptions {
 	quotaPerUnit?: number;
 }
 
-const SUCCESS = new Set(['completed', 'succeeded', 'success', 'done']);
-const FAILURE = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled']);
-const RUNNING = new Set(['queued', 'pending', 'submitted', 'processing', 'in_progress', 'running', 'unknown', 'uncertain']);
-
 function unitTableOf(unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, model: string | null): DeltaUnitPrices | undefined {
 	if (!unitPrices) return model ? DELTA_VIDEO_UNIT_PRICES[model] : undefined;
 	if (typeof (unitPrices as DeltaUnitPrices).noReferenceVideo === 'number' && typeof (unitPrices as DeltaUnitPrices).withReferenceVideo === 'number') return unitPrices as DeltaUnitPrices;
@@ -80,14 +80,19 @@ function unitTableOf(unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefin
 
 /**
  * The fee of a finished delta-video task: tokens from `usage.completion_tokens`, else a valid
- * `usage.total_tokens`; fee = tokens / 1e6 × unit price × group ratio, in whole quota units.
+ * `usage.total_tokens`; fee = tokens / 1e6 × unit price × group multiplier, in whole quota units.
+ * `groupRatio` is the key's group multiplier when known (an option the user set, or the public group_ratio of the
+ * group the user named); undefined when not known: the fee is then computed at multiplier 1 and labelled
+ * `at_multiplier_1`, never `settled`. No public endpoint tells a key's group, so it is never guessed.
+ * Task states are read with the shared video status vocabulary (status.ts); Task Wait's own JSON is read by its
+ * `gateway_status` (its `status: failed` can mean a failed download of a completed task).
  * With no trusted usage the result is `needs_manual_check` (the reservation is kept; it is never free).
  * `task` may be a gateway task object (`GET /v1/videos/{id}`), Task Wait's output JSON, or either wrapped
  * in `task` / `data`. `unitPrices` is a per-model table (default: the spec's) or one model's pair.
- * Throws only for a group ratio that is not a positive number.
+ * Throws only for a group ratio that is given but not a positive number.
  */
-export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, groupRatio: number, opts: SettleOptions = {}): DeltaSettlement {
-	if (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0) throw new Error('groupRatio: must be a positive number (an unknown multiplier is never 0)');
+export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, groupRatio: number | undefined, opts: SettleOptions = {}): DeltaSettlement {
+	if (groupRatio !== undefined && (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0)) throw new Error('groupRatio: must be a positive number, or undefined when not known (an unknown multiplier is never 0)');
 	const quotaPerUnit = opts.quotaPerUnit ?? DEFAULT_QUOTA_PER_UNIT;
 	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0) throw new Error('quotaPerUnit: must be a positive number');
 	const outer = isObj(task) ? task : {};
@@ -96,8 +101,9 @@ export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | 
 	const str = (v: unknown) => (typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null);
 	const model = opts.model ?? str(pick('model'));
 	const taskId = str(outer.task_id) ?? str(outer.id) ?? str(pick('task_id')) ?? str(pick('id'));
-	const rawStatus = str(pick('status'));
-	const status = rawStatus?.toLowerCase() ?? null;
+	const rawStatus = str(pick('gateway_status')) ?? str(pick('status'));
+	const phase = rawStatus ? videoStatusPhase(rawStatus) : undefined;
+	const word = rawStatus?.trim().toLowerCase();
 	const usage = layers.map((l) => settlementUsage(l)).find((u) => u !== undefined);
 
 	let withRef: boolean | null = null;
@@ -123,19 +129,25 @@ export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | 
 		with_reference_video: withRef,
 		reference_video_source: refSource,
 		unit_price: null,
-		group_ratio: groupRatio,
+		group_ratio: groupRatio ?? null,
 		quota_per_unit: quotaPerUnit,
 		fee_quota: null,
 		fee_base: null,
 		note: '',
 	};
-	if (status && FAILURE.has(status)) {
+	if (pick('submission_uncertain') === true && phase !== 'succeeded') {
+		return { ...base, note: 'the submission outcome is unknown: check the task and usage records before settling or submitting again (it is not free)' };
+	}
+	if (phase === 'failed' && word === 'expired') {
+		return { ...base, note: 'the task expired (its record was cleaned up, possibly after it completed): whether it was charged is not known here, check the usage logs (it is not free)' };
+	}
+	if (phase === 'failed') {
 		return { ...base, status: 'refunded', fee_quota: 0, fee_base: 0, note: 'the task failed or was cancelled: its reservation is returned (check the refund line in the usage logs)' };
 	}
-	if (status && RUNNING.has(status)) {
+	if (phase === 'pending') {
 		return { ...base, status: 'not_finished', note: 'the task has not finished: the estimate stays reserved and is settled to actual usage on completion (wait for it, e.g. with Task Wait)' };
 	}
-	if (status && !SUCCESS.has(status)) {
+	if (rawStatus && !phase) {
 		return { ...base, note: `unrecognised task status "${rawStatus}": the reservation needs a check in the usage logs (it is not free)` };
 	}
 	if (!pair) {
@@ -151,16 +163,20 @@ export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | 
 		assumed = '; whether it had a reference video is not known, so the higher no-reference-video price was used';
 	}
 	const unit = withRef ? pair.withReferenceVideo : pair.noReferenceVideo;
-	const fee = videoFeeQuota(usage.tokens, unit, groupRatio, quotaPerUnit);
+	const fee = videoFeeQuota(usage.tokens, unit, groupRatio ?? 1, quotaPerUnit);
+	const formula = `${usage.tokens} video tokens (${usage.source}) / 1,000,000 × ${unit}`;
 	return {
 		...base,
-		status: 'settled',
+		status: groupRatio === undefined ? 'at_multiplier_1' : 'settled',
 		with_reference_video: withRef,
 		reference_video_source: refSource,
 		unit_price: unit,
 		fee_quota: fee,
 		fee_base: fee / quotaPerUnit,
-		note: `${usage.tokens} video tokens (${usage.source}) / 1,000,000 × ${unit} × group ratio ${groupRatio}, in whole quota units${assumed}`,
+		note:
+			groupRatio === undefined
+				? `${formula} at group multiplier 1, in whole quota units: your key's group multiplier is not known (give it, or your group's name), so this is not the settled fee; the charge is this × that multiplier${assumed}`
+				: `${formula} × group ratio ${groupRatio}, in whole quota units${assumed}`,
 	};
 }
 

@@ -9,13 +9,15 @@
  *   price in the entry). Never throws. Fetches /api/pricing + /api/status without the key, at most once per
  *   transport (a transport lives for one execution, so nodes keep no state between executions), bounded by
  *   PRICE_HINT_BUDGET_MS with at most 2 attempts each so it cannot hold a node.
- * - `settleDeltaFee(task, unitPrices, groupRatio, opts?): DeltaSettlement`  (delta.ts)
+ * - `settleDeltaFee(task, unitPrices, groupRatio: number | undefined, opts?): DeltaSettlement`  (delta.ts)
  *   Fee of a finished delta-video task for Task Wait's JSON. `task`: GET /v1/videos/{id} body or Task Wait
  *   output (also wrapped in task/data). `unitPrices`: undefined (the spec table), a per-model table, or one
- *   model's `{noReferenceVideo, withReferenceVideo}`. `opts`: `{withReferenceVideo?, model?, quotaPerUnit?}`.
- *   Returns snake_case JSON: status settled | needs_manual_check (never free) | refunded | not_finished,
- *   tokens, token_source, unit_price, group_ratio, fee_quota (whole ¤), fee_base, with_reference_video,
- *   reference_video_source, note. Throws only when groupRatio is not a positive number.
+ *   model's `{noReferenceVideo, withReferenceVideo}`. `groupRatio`: the key's group multiplier when the user gave
+ *   it, else undefined. `opts`: `{withReferenceVideo?, model?, quotaPerUnit?}`.
+ *   Returns snake_case JSON: status settled (multiplier known) | at_multiplier_1 (the same figure at multiplier 1,
+ *   multiplier unknown) | needs_manual_check (never free) | refunded | not_finished, tokens, token_source,
+ *   unit_price, group_ratio (null when unknown), fee_quota (whole ¤), fee_base, with_reference_video,
+ *   reference_video_source, note. Throws only when groupRatio is given and not a positive number.
  * - `referenceVideoOf(json)`: whether a Video Create output / delta create body has a reference video.
  * - `loadPricing(transport, opts?)`, `fetchPricing(transport)`: both public endpoints, parsed, cached per transport.
  * - Pure (compute.ts): lowestPrice, toDisplay, quotaToDisplay, formatDisplay, readDisplay, parsePricing,

@@ -61,13 +61,25 @@ export async function listMyModels(transport: GatewayTransport, includeOthers = 
 export type ReferenceChoice = 'no' | 'yes' | 'detect';
 
 export interface FeeInputs {
-	groupRatio: number;
+	/** the key's group multiplier; 0, empty or absent: not known */
+	groupRatio?: unknown;
 	/** look the ratio up by group name in the public group_ratio instead */
 	groupName?: string;
 }
 
-/** The group multiplier to use; a named group missing from group_ratio is refused, never taken as 0. */
-export async function resolveGroupRatio(transport: GatewayTransport, inputs: FeeInputs): Promise<{ ratio: number; source: string }> {
+export interface ResolvedRatio {
+	/** undefined: not known (fees are then given at multiplier 1 and labelled so) */
+	ratio?: number;
+	/** parameter, group_ratio.<name>, or unknown */
+	source: string;
+}
+
+/**
+ * The key's group multiplier, when the user told it: the Group Multiplier they entered, or the public group_ratio
+ * of the group they named (a named group without a positive ratio is refused, never taken as 0). No endpoint of the
+ * spec tells which group a key belongs to, so without either it stays unknown.
+ */
+export async function resolveGroupRatio(transport: GatewayTransport, inputs: FeeInputs): Promise<ResolvedRatio> {
 	const name = inputs.groupName?.trim();
 	if (name) {
 		const pricing = await loadPriceList(transport);
@@ -77,10 +89,15 @@ export async function resolveGroupRatio(transport: GatewayTransport, inputs: Fee
 		}
 		return { ratio, source: `group_ratio.${name}` };
 	}
-	const r = inputs.groupRatio;
-	if (typeof r !== 'number' || !Number.isFinite(r) || r <= 0) throw new InputRuleError([{ field: 'Group Multiplier', rule: 'must be a positive number (an unknown multiplier is never 0)' }]);
+	const raw = inputs.groupRatio;
+	if (raw === undefined || raw === null || raw === '' || raw === 0 || raw === '0') return { source: 'unknown' };
+	const r = typeof raw === 'string' ? Number(raw) : raw;
+	if (typeof r !== 'number' || !Number.isFinite(r) || r <= 0) throw new InputRuleError([{ field: 'Group Multiplier', rule: 'must be a positive number, or 0 when not known (an unknown multiplier is never 0: the fee is then given at multiplier 1)' }]);
 	return { ratio: r, source: 'parameter' };
 }
+
+const UNKNOWN_RATIO_NOTE = "your key's group multiplier is not known (set Group Multiplier, or Options → Group Name): this is the fee at multiplier 1, the charge is this × that multiplier";
+const LOOKED_UP_NOTE = 'the ratio is read from the price list now; a task is charged at the price basis of its acceptance';
 
 /** Display settings for a fee; the default site units when /api/status cannot be read (said in the note). */
 async function displayForFee(transport: GatewayTransport): Promise<{ display: DisplaySettings; note?: string }> {
@@ -123,20 +140,29 @@ export async function estimateVideoCost(transport: GatewayTransport, inp: Estima
 	if (problems.length) throw new InputRuleError(problems);
 	const group = await resolveGroupRatio(transport, inp);
 	const { display, note } = await displayForFee(transport);
-	const fee = deltaVideoFee(inp.model, tokens as number, withRef, group.ratio, display.quotaPerUnit);
+	const fee = deltaVideoFee(inp.model, tokens as number, withRef, group.ratio ?? 1, display.quotaPerUnit);
+	const known = group.ratio !== undefined;
 	return {
 		model: inp.model,
 		tokens: fee.tokens,
 		with_reference_video: withRef,
 		reference_video_source: source,
 		unit_price: fee.unitPrice,
-		group_ratio: group.ratio,
+		group_ratio: group.ratio ?? null,
 		group_ratio_source: group.source,
+		fee_basis: known ? 'group_multiplier' : 'at_multiplier_1',
 		quota_per_unit: display.quotaPerUnit,
 		fee_quota: fee.quota,
 		fee_base: fee.usd,
 		...feeDisplay(fee.quota, display),
-		note: [`${fee.tokens} video tokens / 1,000,000 × ${fee.unitPrice} (${withRef ? 'with' : 'no'} reference video) × group ratio ${group.ratio}, in whole quota units (¤)`, note].filter(Boolean).join('; '),
+		note: [
+			`${fee.tokens} video tokens / 1,000,000 × ${fee.unitPrice} (${withRef ? 'with' : 'no'} reference video) × group ratio ${group.ratio ?? 1}, in whole quota units (¤)`,
+			known ? undefined : UNKNOWN_RATIO_NOTE,
+			group.source.startsWith('group_ratio.') ? LOOKED_UP_NOTE : undefined,
+			note,
+		]
+			.filter(Boolean)
+			.join('; '),
 	};
 }
 
@@ -178,5 +204,6 @@ export async function settleTask(transport: GatewayTransport, inp: SettleInputs)
 	const { display, note } = await displayForFee(transport);
 	const withReferenceVideo = inp.reference === 'yes' ? true : inp.reference === 'no' ? false : undefined;
 	const s = settleDeltaFee(task, DELTA_VIDEO_UNIT_PRICES, group.ratio, { withReferenceVideo, quotaPerUnit: display.quotaPerUnit });
-	return { ...s, group_ratio_source: group.source, ...feeDisplay(s.fee_quota, display), fetched: inp.source === 'id', note: [s.note, note].filter(Boolean).join('; ') } as unknown as IDataObject;
+	const looked = s.fee_quota && group.source.startsWith('group_ratio.') ? LOOKED_UP_NOTE : undefined;
+	return { ...s, group_ratio_source: group.source, ...feeDisplay(s.fee_quota, display), fetched: inp.source === 'id', note: [s.note, looked, note].filter(Boolean).join('; ') } as unknown as IDataObject;
 }

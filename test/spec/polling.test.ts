@@ -1,0 +1,99 @@
+/**
+ * Task Wait's polling as the spec asks, seen only from the gateway's side (request times and overlap), so the tests
+ * hold whatever the poller's design:
+ * - 429 on queries: "No fixed concurrency is promised; start small and adapt to 429": fewer queries in flight after.
+ * - "GET: back off by Retry-After".
+ * - "Unknown statuses and query errors need an overall deadline": the deadline counts from the first wait and is
+ *   carried across Still Running loops (n8n's Wait node sends the item back).
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
+import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
+import { credsFor, imageItem, imageTask, png, startGateway, type FakeGateway } from './support/gateway';
+
+let gw: FakeGateway;
+let b64: string;
+beforeAll(async () => {
+	gw = await startGateway();
+	b64 = (await png()).toString('base64');
+});
+afterAll(async () => {
+	await gw.stop();
+	cleanupBinaryData();
+});
+beforeEach(() => gw.reset());
+
+const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options } });
+const polls = (id = '[^/]+') => gw.hits('GET', new RegExp(`^/v1/images/tasks/${id}$`));
+const TASK = /^\/v1\/images\/tasks\/([^/]+)$/;
+
+describe('Task Wait polling', () => {
+	it('fewer queries are in flight after the gateway answers 429', async () => {
+		const N = 16;
+		const seen = new Map<string, number>();
+		// every query is held 300 ms, so the queries the client has in flight overlap at the gateway
+		gw.on('GET', TASK, (_hit, m) => {
+			const n = (seen.get(m[1]) ?? 0) + 1;
+			seen.set(m[1], n);
+			if (n === 1) return { status: 429, json: { error: { message: 'too many requests' } }, delayMs: 300 };
+			if (n === 2) return { json: imageTask(m[1], 'processing'), delayMs: 300 };
+			return { json: imageTask(m[1], 'completed', { data: [{ b64_json: b64 }] }), delayMs: 300 };
+		});
+		const input = Array.from({ length: N }, (_, k) => imageItem(`win_${k}`));
+		const r = await runWorkflow({ nodes: [wait({ concurrency: N })], input, credentials: credsFor(gw) });
+		expect(r.output('Wait', 0)).toHaveLength(N);
+		const all = polls();
+		const firstRound = all.slice(0, N);
+		const after429 = all.slice(N);
+		expect(firstRound.every((h) => h.status === 429)).toBe(true);
+		expect(gw.peakConcurrency(firstRound)).toBeGreaterThanOrEqual(N - 2);
+		expect(after429.length).toBeGreaterThanOrEqual(2 * N);
+		expect(gw.peakConcurrency(after429)).toBeLessThanOrEqual(N / 2);
+	}, 30_000);
+
+	it('Retry-After on a 429 query is honoured before that task is queried again', async () => {
+		let n = 0;
+		gw.on('GET', TASK, (_hit, m) => (++n === 1 ? { status: 429, headers: { 'retry-after': '3' }, json: { error: { message: 'slow down' } } } : { json: imageTask(m[1], 'completed', { data: [{ b64_json: b64 }] }) }));
+		const r = await runWorkflow({ nodes: [wait()], input: [imageItem('ra_1')], credentials: credsFor(gw) });
+		expect(r.output('Wait', 0)).toHaveLength(1);
+		const [first, second] = polls('ra_1');
+		expect(first.status).toBe(429);
+		// poll_after_ms is 1000: only the Retry-After explains a longer gap
+		expect(second.start - first.start).toBeGreaterThanOrEqual(2950);
+		expect(second.start - first.start).toBeLessThan(6000);
+	}, 20_000);
+
+	it('the deadline counts from the first wait and is carried across Still Running loops', async () => {
+		gw.on('GET', TASK, (_hit, m) => ({ json: imageTask(m[1], 'processing') }));
+		// overall deadline 3 s, each execution hands back Still Running after at most 2 s
+		const options = { deadlineMinutes: 3 / 60, maxWaitSeconds: 2 };
+		const t0 = Date.now();
+		let items: INodeExecutionData[] = [imageItem('loop_1')];
+		const runs: Array<{ ms: number; end: number; polls: number; started: unknown; output: number }> = [];
+		for (let k = 0; k < 3; k++) {
+			const before = polls().length;
+			const t = Date.now();
+			const r = await runWorkflow({ nodes: [wait(options)], input: items, credentials: credsFor(gw) });
+			const output = r.outputs('Wait').findIndex((o) => o.length === 1);
+			const item = r.outputs('Wait')[output][0];
+			expect(item.json.task_id).toBe('loop_1');
+			runs.push({ ms: Date.now() - t, end: Date.now() - t0, polls: polls().length - before, started: item.json.wait_started_at, output });
+			if (output !== 2) break;
+			items = [{ json: item.json }];
+		}
+		// the first execution hands back Still Running after its 2 s, with the time of the first wait
+		expect(runs[0]).toMatchObject({ output: 2 });
+		expect(runs[0].ms).toBeGreaterThanOrEqual(1900);
+		expect(runs[0].started).toBeGreaterThanOrEqual(t0);
+		// the second stops at the overall deadline, 3 s after the first wait, not 2 s after it began
+		expect(runs[1].end).toBeLessThan(3700);
+		expect(runs[1].ms).toBeLessThan(1700);
+		if (runs[1].output === 2) {
+			expect(runs[1].started).toBe(runs[0].started);
+			// past the overall deadline an execution holds nothing: at most one query, then the item comes out
+			expect(runs[2].ms).toBeLessThan(1000);
+			expect(runs[2].polls).toBeLessThanOrEqual(1);
+			if (runs[2].output === 2) expect(runs[2].started).toBe(runs[0].started);
+		}
+	}, 30_000);
+});
