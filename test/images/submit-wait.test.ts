@@ -118,9 +118,8 @@ describe('Image Submit → Task Wait', () => {
 describe('Image Submit modes, sizes and edits', () => {
 	it.each([
 		['alpha-image-2.5', '1000x1000', /alpha-image-2.5 takes one of/],
-		['alpha-image-2', '1000x1008', /multiples of 16/],
-		['alpha-image-2', '2048x2048', /256 to 1024 px for the 1K tier/],
-		['alpha-image-2-4k', '3072x3072', /256 to 2880 px/],
+		['alpha-image-2', '2048x2048', /allows at most 1024x1024 = 1,048,576 pixels/],
+		['alpha-image-2-4k', '3072x3072', /allows at most 2880x2880 = 8,294,400 pixels/],
 		['beta-3-pro-image-preview', '16:9', /is a ratio, not a size/],
 		['beta-3-pro-image-preview', '', /./],
 	])('%s size "%s" is refused before sending', async (m, size, rule) => {
@@ -136,11 +135,11 @@ describe('Image Submit modes, sizes and edits', () => {
 	});
 
 	it('an empty prompt, a bad n and a quality the family refuses are all reported at once', async () => {
-		const r = await runWorkflow({ nodes: [submit({ model: model('beta-3-pro-image-preview'), prompt: '  ', n: 9, quality: 'high' }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		const r = await runWorkflow({ nodes: [submit({ model: model('beta-3-pro-image-preview'), prompt: '  ', n: 0, quality: 'high' }, { onError: 'continueRegularOutput' })], credentials: creds() });
 		const err = String(r.output('Submit')[0].json.error);
 		expect(err).toMatch(/3 problems/);
 		expect(err).toMatch(/prompt: must not be empty/);
-		expect(err).toMatch(/n: at most 4/);
+		expect(err).toMatch(/n: must be at least 1/);
 		expect(err).toMatch(/quality: the beta family/);
 		expect(posts()).toHaveLength(0);
 	});

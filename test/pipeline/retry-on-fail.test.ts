@@ -4,7 +4,7 @@
  * against the simulator. The gateway must see exactly one paid request per item it accepted (or may have), every
  * accepted item's task ID or answer must be in the output, and nothing that spent money may fail the node.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type FaultSpec, type Simulator } from '../../simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
@@ -117,7 +117,7 @@ const paidRequests = () => sim.ledger.filter((l) => l.kind === 'charge' || l.kin
 describe.each(CASES)('$name', (c) => {
 	it.each(SETTINGS)('Retry On Fail with %s: one paid request per accepted item, every accepted item in the output', async (onError) => {
 		for (const f of c.faults ?? []) sim.fault(f);
-		const r = await runWorkflow({ nodes: [c.node({ onError, retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 0 })], input: c.input.map((json) => ({ json })), credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl, videoBaseUrl: sim.altBaseUrl } });
+		const r = await runWorkflow({ nodes: [c.node({ onError, retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 0 })], input: c.input.map((json) => ({ json: json as IDataObject })), credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl, videoBaseUrl: sim.altBaseUrl } });
 
 		const stopsFirst = onError === 'stopWorkflow' && c.badInput;
 		// money: each accepted (or possibly accepted) item was paid for exactly once, whatever n8n retried

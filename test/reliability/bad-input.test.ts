@@ -39,7 +39,7 @@ const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<str
 	['Image Submit: prompt of the wrong type', () => new GenGatewayImageSubmit(), image, { prompt: '={{ 42 }}' }, /^prompt: must be text/],
 	['Image Submit: model expression resolving to null', () => new GenGatewayImageSubmit(), image, { model: m('={{ null }}') }, /^Model: is required/],
 	['Image Submit: a ratio instead of a size', () => new GenGatewayImageSubmit(), image, { size: '16:9' }, /^size: "16:9" is a ratio/],
-	['Image Submit: wrong size for the tier', () => new GenGatewayImageSubmit(), image, { model: m('alpha-image-2-2k'), size: '4096x4096' }, /^size: each side must be 256 to 2048/],
+	['Image Submit: wrong size for the tier', () => new GenGatewayImageSubmit(), image, { model: m('alpha-image-2-2k'), size: '4096x4096' }, /^size: 4096x4096 is 16,777,216 pixels; the 2K tier of alpha-image-2-2k allows at most 2048x2048/],
 	['Image Submit: n out of range', () => new GenGatewayImageSubmit(), image, { n: 0 }, /^n: must be at least 1/],
 	['Image Submit: non-image model', () => new GenGatewayImageSubmit(), image, { model: m('alpha-chat-4o') }, /^model: alpha-chat-4o is not an image model/],
 	['Image Submit: native for an alpha model', () => new GenGatewayImageSubmit(), image, { mode: 'native' }, /^Mode: Native \(generateContent\) is for the beta family only/],

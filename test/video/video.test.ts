@@ -36,7 +36,7 @@ const gamma = (p: Params = {}, extra: Partial<TestNode> = {}): TestNode => ({
 	parameters: { family: 'gamma', model: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9', ...p },
 	...extra,
 });
-const wait = (): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 60 } } });
+const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 1000, ...options } } });
 const posts = () => sim.log.filter((l) => l.method === 'POST');
 const json = (r: RunResult, i = 0) => r.output('Create')[i].json;
 const hintsOf = (r: RunResult) => (r.run.data.resultData.runData.Create?.[0].hints ?? []).map((h) => h.message);
@@ -263,8 +263,18 @@ describe('model picker', () => {
 describe('end to end: create → simulator ledger and log → Task Wait, on both origins', () => {
 	const ledgerOf = (id: unknown) => sim.ledger.filter((l) => l.taskId === id).map((l) => l.kind);
 
+	it('without the key\'s multiplier, Task Wait labels the fee at multiplier 1 instead of calling it settled', async () => {
+		const r = await runWorkflow({ nodes: [delta(), wait()], credentials: creds() });
+		const done = r.output('Wait', 0)[0].json;
+		const fee = done.fee as Record<string, unknown>;
+		expect(fee).toMatchObject({ status: 'at_multiplier_1', group_ratio: null });
+		// the demo key's group is 1.5: the ledger holds 1.5 × the figure shown
+		const charged = sim.ledger.filter((l) => l.taskId === done.task_id && (l.kind === 'reserve' || l.kind === 'settle')).reduce((sum, l) => sum + l.amount, 0);
+		expect(charged / Number(fee.fee_quota)).toBeCloseTo(1.5, 3);
+	});
+
 	it.each([false, true])('delta (alternative origin: %s): reserved at creation, settled on completion, queried and downloaded on the same origin', async (alt) => {
-		const r = await runWorkflow({ nodes: [delta({ referenceImages: 'https://media.example/a.png', ratio: 'adaptive' }), wait()], credentials: creds(alt) });
+		const r = await runWorkflow({ nodes: [delta({ referenceImages: 'https://media.example/a.png', ratio: 'adaptive' }), wait({ groupRatio: 1.5 })], credentials: creds(alt) });
 		expect(r.error).toBeUndefined();
 		const created = json(r);
 		const server = alt ? 'alt' : 'gateway';
@@ -272,7 +282,11 @@ describe('end to end: create → simulator ledger and log → Task Wait, on both
 		expect(sim.state.tasks.get(String(created.task_id))).toMatchObject({ server, family: 'delta', owner: 'demo' });
 		const done = r.output('Wait', 0)[0];
 		expect(done.json).toMatchObject({ status: 'completed', kind: 'video', family: 'delta', task_id: created.task_id });
-		expect((done.json.fee as Record<string, unknown>).status).toBe('settled');
+		// the key's group multiplier (1.5) given: the fee is settled at it and equals the ledger's settlement
+		const fee = done.json.fee as Record<string, unknown>;
+		expect(fee).toMatchObject({ status: 'settled', group_ratio: 1.5 });
+		const charged = sim.ledger.filter((l) => l.taskId === created.task_id && (l.kind === 'reserve' || l.kind === 'settle')).reduce((sum, l) => sum + l.amount, 0);
+		expect(fee.fee_quota).toBe(charged);
 		expect((await r.binaryBuffer(done)).subarray(4, 8).toString('latin1')).toBe('ftyp');
 		expect(ledgerOf(created.task_id)).toEqual(['reserve', 'settle']);
 		const videoCalls = sim.log.filter((l) => l.path.startsWith('/v1/videos'));

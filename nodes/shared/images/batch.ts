@@ -12,19 +12,27 @@ import { normaliseImageTask } from '../status';
 import type { GatewayTransport } from '../transport/http';
 import { WaitAndEmit } from '../wait/emit';
 import { imageFingerprint, loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
+import { normalisedSize, sizeNote } from './rules';
 import { explainNoImage, submitImage, type ImageMode, type SubmitResult } from './submit';
 
 const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request. It was not resent: check the usage records before submitting again.';
 /** price look-ups for the execution hint: one per model, a few models at most */
 const HINTED_MODELS = 3;
 
-function taskJson(body: Record<string, unknown>, transport: GatewayTransport, model: string, mode: ImageMode): IDataObject {
+/** What the gateway will deliver for the requested size, where the spec says (alpha-image-2 normalises it). */
+function expectedSize(p: PreparedImage): IDataObject {
+	const n = normalisedSize(p.input.req.model, p.input.req.size);
+	return n ? { requested_size: n.requested, expected_size: n.size } : {};
+}
+
+function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p: PreparedImage, mode: ImageMode): IDataObject {
 	const t = normaliseImageTask(body);
 	return {
 		task_id: t.taskId ?? null,
 		kind: 'image',
-		model,
+		model: p.input.req.model,
 		mode,
+		...expectedSize(p),
 		status: String(body.status ?? 'processing'),
 		state: (body.state as string) ?? null,
 		poll_path: t.pollPath ?? `/v1/images/tasks/${t.taskId}`,
@@ -59,7 +67,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 
 	const images = async (p: PreparedImage, sent: Extract<SubmitResult, { kind: 'images' }>, i: number): Promise<INodeExecutionData | PaidFailure> => {
 		const model = p.input.req.model;
-		const fields = { model, mode: sent.mode };
+		const fields = { model, mode: sent.mode, ...expectedSize(p) };
 		if (!sent.refs.length) {
 			const why = sent.mode === 'native' ? explainNoImage(sent.body) : `HTTP 200 but no image in the answer${sent.body.error ? `: ${JSON.stringify(sent.body.error)}` : ''}; treated as a failure`;
 			return failure(new ResultInvalidError(why), 'answer', true, { fields });
@@ -85,10 +93,12 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			if (typeof ctx.addExecutionHints !== 'function') return;
 			const models = [...new Set(prepared.filter((p): p is PreparedImage => !!p).map((p) => p.input.req.model))].slice(0, HINTED_MODELS);
 			for (const model of models) {
-				const n = prepared.find((p) => p?.input.req.model === model)!.input.req.n;
-				const hint = await expectedPriceHint(transport, model, n);
+				const first = prepared.find((p) => p?.input.req.model === model)!;
+				const hint = await expectedPriceHint(transport, model, first.input.req.n);
 				if (hint) ctx.addExecutionHints({ message: hint, location: 'outputPane' });
 			}
+			const notes = new Set(prepared.map((p) => p && sizeNote(p.input.req.model, p.input.req.size)).filter((n): n is string => !!n));
+			for (const message of [...notes].slice(0, HINTED_MODELS)) ctx.addExecutionHints({ message, location: 'outputPane' });
 		},
 		send: async (p) => submitImage(transport, await loadSubmitInput(p)),
 		taskIdOf: (sent) => (sent.kind === 'task' ? normaliseImageTask(sent.body).taskId : undefined),
@@ -96,7 +106,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			const model = p.input.req.model;
 			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model) };
 			if (sent.kind === 'images') return images(p, sent, i);
-			const json = taskJson(sent.body, transport, model, sent.mode);
+			const json = taskJson(sent.body, transport, p, sent.mode);
 			const taskId = json.task_id as string;
 			if (!p.options.waitForResult) return { json };
 			waiter ??= new WaitAndEmit(ctx, transport);
@@ -112,7 +122,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 					deadline: Date.now() + (p.options.deadlineMinutes ?? 30) * 60_000,
 					initialDelayMs: json.poll_after_ms as number,
 				},
-				{ binaryProperty: o.binaryProperty, download: !o.asTool, groupRatio: 1, model },
+				{ binaryProperty: o.binaryProperty, download: !o.asTool, model },
 			);
 			if (routed.output === 1) {
 				const r = routed.item.json;

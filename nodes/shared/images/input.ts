@@ -82,12 +82,14 @@ export async function prepareImageItem(ctx: IExecuteFunctions, i: number): Promi
 	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
 	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
 	const model = readModel(ctx, i);
+	const aspectRatio = mode === 'native' ? (ctx.getNodeParameter('aspectRatio', i) as string) : undefined;
 	const req = parseOrThrow(imageRequestSchema, {
 		model,
 		prompt: ctx.getNodeParameter('prompt', i),
 		size: mode === 'native' ? undefined : (ctx.getNodeParameter('size', i, '') as string) || undefined,
 		n: mode === 'native' ? 1 : ctx.getNodeParameter('n', i, 1),
 		quality: mode === 'native' ? undefined : (ctx.getNodeParameter('quality', i, '') as string) || undefined,
+		aspectRatio,
 	});
 	const references = operation === 'edit' ? await readReferences(ctx, i) : [];
 	const input: Omit<SubmitInput, 'references'> = {
@@ -96,7 +98,7 @@ export async function prepareImageItem(ctx: IExecuteFunctions, i: number): Promi
 		req,
 		referenceUrls: operation === 'edit' ? readUrls(ctx, i) : [],
 		editEncoding: operation === 'edit' && mode !== 'native' ? (ctx.getNodeParameter('editEncoding', i) as 'multipart' | 'json') : 'json',
-		aspectRatio: mode === 'native' ? (ctx.getNodeParameter('aspectRatio', i) as string) : '1:1',
+		aspectRatio: aspectRatio ?? '1:1',
 		nativeImageSize: mode === 'native' ? (ctx.getNodeParameter('nativeImageSize', i) as '1K' | '2K' | '4K') : '1K',
 	};
 	// the mode rules need to know how many references there are, not their bytes

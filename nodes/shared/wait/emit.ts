@@ -5,7 +5,7 @@
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { Limit } from '../limit';
-import { deltaVideoFee, settlementTokens } from '../pricing/compute';
+import { settleDeltaFee } from '../pricing/delta';
 import { storeImageResult, storeVideoResult, type StoredResult } from '../results';
 import type { GatewayTransport } from '../transport/http';
 import { TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
@@ -17,7 +17,8 @@ export interface EmitOptions {
 	binaryProperty: string;
 	/** download results into binary data (false: URLs only, e.g. when run as an AI-agent tool) */
 	download: boolean;
-	groupRatio: number;
+	/** the key's group multiplier, when the user gave it */
+	groupRatio?: number;
 	model?: string;
 	family?: 'delta' | 'gamma';
 	withReferenceVideo?: boolean;
@@ -50,14 +51,15 @@ export class WaitAndEmit {
 	}
 }
 
-/** The settled delta-video fee, or why it could not be computed (never a failure of the item: its video is delivered). */
+/**
+ * The delta-video fee from the task's usage: `settled` at the key's multiplier when the user gave it, else labelled
+ * `at_multiplier_1`. Never a failure of the item (its video is delivered): a fee that cannot be computed says why.
+ */
 function feeOf(raw: Record<string, unknown>, opts: EmitOptions): IDataObject {
-	const tokens = settlementTokens(raw);
-	if (tokens === undefined) return { status: 'needs_manual_check', note: 'no trusted usage: the reservation is kept and needs a check (it is not free)' };
 	try {
-		return { status: 'settled', ...(deltaVideoFee(opts.model!, tokens, !!opts.withReferenceVideo, opts.groupRatio) as unknown as IDataObject) };
+		return settleDeltaFee(raw, undefined, opts.groupRatio, { model: opts.model, withReferenceVideo: opts.withReferenceVideo }) as unknown as IDataObject;
 	} catch (err) {
-		return { status: 'not_computed', tokens, reason: (err as Error).message };
+		return { status: 'not_computed', reason: (err as Error).message };
 	}
 }
 

@@ -39,6 +39,6 @@ export function buildJob(index: number, json: IDataObject, taskIdParam: unknown,
 			deadline,
 			initialDelayMs: limits.initialDelayMs,
 		},
-		meta: { family, model, withReferenceVideo: json.with_reference_video === true, waitStartedAt: started },
+		meta: { family, model, withReferenceVideo: typeof json.with_reference_video === 'boolean' ? json.with_reference_video : undefined, waitStartedAt: started },
 	};
 }

@@ -9,7 +9,8 @@ export interface WaitOptionValues {
 	maxWaitMs: number;
 	videoIntervalMs: number;
 	concurrency: number;
-	groupRatio: number;
+	/** undefined: not known (the fee is labelled at multiplier 1) */
+	groupRatio?: number;
 	binaryPropertyName: string;
 	download: boolean;
 }
@@ -48,7 +49,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 	const maxWaitSeconds = num(o.maxWaitSeconds, 'Max Wait per Execution (Seconds)', (n) => (n >= 0 ? undefined : 'must be 0 (until the deadline) or more'), problems) ?? 0;
 	const videoIntervalMs = num(o.videoIntervalMs, 'Video Poll Interval (Ms)', (n) => (n > 0 ? undefined : 'must be more than 0'), problems) ?? DEFAULT_VIDEO_INTERVAL_MS;
 	const concurrency = num(o.concurrency, 'Concurrent Queries', (n) => (Number.isInteger(n) && n >= 1 && n <= 64 ? undefined : 'must be a whole number from 1 to 64'), problems) ?? DEFAULT_QUERY_CONCURRENCY;
-	const groupRatio = num(o.groupRatio, 'Group Multiplier', (n) => (n > 0 ? undefined : 'must be more than 0 (an unknown multiplier is never 0)'), problems) ?? 1;
+	const groupRatio = num(o.groupRatio, 'Group Multiplier', (n) => (n > 0 ? undefined : 'must be more than 0 (an unknown multiplier is never 0)'), problems);
 	if (problems.length) throw new InputRuleError(problems);
 	return {
 		deadlineMs: deadlineMinutes * 60_000,
