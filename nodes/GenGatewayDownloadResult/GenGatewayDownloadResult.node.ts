@@ -1,9 +1,10 @@
 import { NodeConnectionTypes, type IBinaryData, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { createTransport } from '../shared/credentials';
-import { InputRuleError } from '../shared/errors';
+import { GatewayHttpError, InputRuleError } from '../shared/errors';
 import { storeImageResult, storeVideoResult } from '../shared/results';
 import { forEachItem } from '../shared/router';
 import { DOWNLOAD_CONCURRENCY } from '../shared/wait/emit';
+import { isTaskNotFound } from '../shared/wait/waitTasks';
 import { normaliseImageTask, normaliseVideoTask, type ResultRef } from '../shared/status';
 import type { OriginKind } from '../shared/transport/http';
 
@@ -40,7 +41,7 @@ export class GenGatewayDownloadResult implements INodeType {
 				name: 'origin',
 				type: 'options',
 				options: [
-					{ name: 'From Input Item', value: 'auto' },
+					{ name: 'Auto', value: 'auto', description: "The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin" },
 					{ name: 'Base URL', value: 'base' },
 					{ name: 'Video Base URL', value: 'video' },
 				],
@@ -89,8 +90,17 @@ export class GenGatewayDownloadResult implements INodeType {
 					const taskId = String(this.getNodeParameter('taskId', i) ?? '').trim();
 					if (!/^[A-Za-z0-9_-]{1,200}$/.test(taskId)) throw new InputRuleError([{ field: 'Task ID', rule: 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' }]);
 					const originParam = this.getNodeParameter('origin', i) as string;
-					const origin: OriginKind = originParam === 'auto' ? (json.origin === 'video' ? 'video' : 'base') : (originParam as OriginKind);
-					const body = (await transport.getJson<Record<string, unknown>>(`/v1/videos/${taskId}`, { origin })).body ?? {};
+					const hasVideo = transport.root('video') !== transport.root('base');
+					let origin: OriginKind = originParam === 'base' || originParam === 'video' ? originParam : json.origin === 'video' || json.origin === 'base' ? json.origin : hasVideo ? 'video' : 'base';
+					let body: Record<string, unknown>;
+					try {
+						body = (await transport.getJson<Record<string, unknown>>(`/v1/videos/${taskId}`, { origin })).body ?? {};
+					} catch (err) {
+						// auto: a task unknown on one configured origin is asked on the other before anything is declared failed
+						if (originParam !== 'auto' || !hasVideo || !(err instanceof GatewayHttpError) || !isTaskNotFound(err)) throw err;
+						origin = origin === 'video' ? 'base' : 'video';
+						body = (await transport.getJson<Record<string, unknown>>(`/v1/videos/${taskId}`, { origin })).body ?? {};
+					}
 					const task = normaliseVideoTask(body);
 					if (task.phase !== 'succeeded') throw new Error(`video task ${taskId} is ${task.rawStatus ?? 'not finished'}${task.error ? `: ${task.error}` : ''}`);
 					const model = String(body.model ?? json.model ?? '');

@@ -124,7 +124,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			name: 'referenceUrls',
 			type: 'string',
 			default: '',
-			description: 'Beta family only: public HTTPS image addresses the gateway reads itself (comma or newline separated). They must stay reachable during generation.',
+			description: 'Beta family only, async or synchronous mode: public http(s) image addresses the gateway reads itself (comma or newline separated), sent in the JSON form. They must stay reachable during generation; private, loopback or link-local hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
 			displayOptions: { show: { operation: ['edit'] } },
 		},
 		{

@@ -42,6 +42,18 @@ export class GenGatewayTaskWait implements INodeType {
 				description: 'Auto reads kind, family, origin and poll fields from the input item',
 			},
 			{
+				displayName: 'Video Origin',
+				name: 'videoOrigin',
+				type: 'options',
+				options: [
+					{ name: 'Auto', value: 'auto', description: "The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin before it is declared failed" },
+					{ name: 'Base URL', value: 'base' },
+					{ name: 'Video Base URL', value: 'video' },
+				],
+				default: 'auto',
+				description: 'Where video tasks are queried and downloaded: always on the origin that created them',
+			},
+			{
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
@@ -78,7 +90,13 @@ export class GenGatewayTaskWait implements INodeType {
 			}
 			try {
 				const o = readWaitOptions(this, i);
-				const { job, meta } = buildJob(i, item.json, taskIdParam, this.getNodeParameter('taskKind', i) as string, { now, deadlineMs: o.deadlineMs, maxWaitMs: o.maxWaitMs });
+				const { job, meta } = buildJob(i, item.json, taskIdParam, this.getNodeParameter('taskKind', i) as string, {
+					now,
+					deadlineMs: o.deadlineMs,
+					maxWaitMs: o.maxWaitMs,
+					originParam: this.getNodeParameter('videoOrigin', i, 'auto') as string,
+					hasVideoOrigin: transport.root('video') !== transport.root('base'),
+				});
 				return { job: { ...job, videoIntervalMs: o.videoIntervalMs }, meta, o };
 			} catch (err) {
 				return { output: 1, item: errorItem(this, err, i, []) };

@@ -87,7 +87,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 	};
 
 	return {
-		prepare: (i) => prepareImageItem(ctx, i),
+		prepare: (i) => prepareImageItem(ctx, i, (text) => transport.redact(text) !== text),
 		fingerprint: imageFingerprint,
 		async beforeSend(prepared) {
 			if (typeof ctx.addExecutionHints !== 'function') return;

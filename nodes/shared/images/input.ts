@@ -7,6 +7,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../binary';
 import { InputRuleError } from '../errors';
 import { readModel } from '../ui';
+import { mediaUrlProblem } from '../video/mediaUrl';
 import { parseOrThrow } from '../validate';
 import { imageRequestSchema } from './rules';
 import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './submit';
@@ -61,23 +62,19 @@ async function readReferences(ctx: IExecuteFunctions, i: number): Promise<Refere
 	return refs;
 }
 
-function readUrls(ctx: IExecuteFunctions, i: number): string[] {
+/** Public http(s) addresses the gateway reads itself: the same checks as video media addresses (spec: public HTTP/HTTPS). */
+function readUrls(ctx: IExecuteFunctions, i: number, containsSecret: (text: string) => boolean): string[] {
 	const raw = ctx.getNodeParameter('referenceUrls', i, '') as unknown;
 	const list = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(/[\n,]/);
 	const urls = list.map((s) => s.trim()).filter(Boolean);
-	for (const [k, u] of urls.entries()) {
-		let ok = false;
-		try {
-			ok = new URL(u).protocol === 'https:';
-		} catch {
-			ok = false;
-		}
-		if (!ok) throw new InputRuleError([{ field: `Reference Image URLs[${k}]`, rule: 'must be a public https:// address' }]);
-	}
+	const problems = urls.map((u, k) => ({ field: `Reference Image URLs[${k}]`, rule: mediaUrlProblem(u, { allowHttp: true, containsSecret }) }));
+	const bad = problems.filter((p): p is { field: string; rule: string } => !!p.rule);
+	if (bad.length) throw new InputRuleError(bad);
 	return urls;
 }
 
-export async function prepareImageItem(ctx: IExecuteFunctions, i: number): Promise<PreparedImage> {
+/** `containsSecret` tells whether a text holds the credential's key (such an address is never sent). */
+export async function prepareImageItem(ctx: IExecuteFunctions, i: number, containsSecret: (text: string) => boolean): Promise<PreparedImage> {
 	const options = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
 	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
 	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
@@ -96,7 +93,7 @@ export async function prepareImageItem(ctx: IExecuteFunctions, i: number): Promi
 		operation,
 		mode,
 		req,
-		referenceUrls: operation === 'edit' ? readUrls(ctx, i) : [],
+		referenceUrls: operation === 'edit' ? readUrls(ctx, i, containsSecret) : [],
 		editEncoding: operation === 'edit' && mode !== 'native' ? (ctx.getNodeParameter('editEncoding', i) as 'multipart' | 'json') : 'json',
 		aspectRatio: aspectRatio ?? '1:1',
 		nativeImageSize: mode === 'native' ? (ctx.getNodeParameter('nativeImageSize', i) as '1K' | '2K' | '4K') : '1K',

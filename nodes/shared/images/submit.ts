@@ -40,8 +40,11 @@ export function checkModeFits(input: SubmitInput): void {
 	if (input.operation === 'edit') {
 		if (!input.references.length && !input.referenceUrls.length) v.push({ field: 'Reference Images', rule: 'an edit needs at least one reference image (it never falls back to text-to-image)' });
 		if (input.referenceUrls.length && fam !== 'beta') v.push({ field: 'Reference Image URLs', rule: 'public image addresses are read by the gateway for the beta family only' });
+		if (input.referenceUrls.length && input.mode === 'native') v.push({ field: 'Reference Image URLs', rule: 'native mode sends reference images inline (inlineData) and cannot carry addresses: give them as binary properties (e.g. download them first with an HTTP Request node), or use the async or synchronous mode' });
 		if (fam !== 'beta' && input.references.length > 1) v.push({ field: 'Reference Images', rule: `${input.req.model} takes a single reference image (several are for the beta family)` });
-		if (input.editEncoding === 'json' && !jsonEditConfirmed(input.req.model) && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash; use multipart for ${input.req.model}` });
+		// the beta family reads public addresses itself, and those travel only in the JSON form
+		const jsonAllowed = jsonEditConfirmed(input.req.model) || (fam === 'beta' && input.referenceUrls.length > 0);
+		if (input.editEncoding === 'json' && !jsonAllowed && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash (and the beta family with reference addresses); use multipart for ${input.req.model}` });
 		if (input.referenceUrls.length && input.editEncoding === 'multipart' && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: 'reference URLs go in a JSON body: choose JSON' });
 	}
 	if (v.length) throw new InputRuleError(v);

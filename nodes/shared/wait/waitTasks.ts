@@ -22,6 +22,13 @@ export interface WaitJob {
 	initialDelayMs?: number;
 	/** video tasks: this item's query interval (else the waiter's) */
 	videoIntervalMs?: number;
+	/** video tasks, origin auto: the other configured origin, asked once if `origin` does not know the task */
+	otherOrigin?: OriginKind;
+}
+
+/** 404, or 400 task_not_exist: the origin asked does not know the task. */
+export function isTaskNotFound(err: GatewayHttpError): boolean {
+	return err.status === 404 || err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage);
 }
 
 export type WaitOutcome =
@@ -121,6 +128,13 @@ export class TaskWaiter {
 				s.errors++;
 				s.lastError = err.message;
 				return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY, err.retryAfterMs)), rateLimited: err.status === 429 };
+			}
+			if (err instanceof GatewayHttpError && j.otherOrigin && isTaskNotFound(err)) {
+				// a task stored without its origin: ask the other configured origin before declaring anything failed
+				s.lastError = `${err.message} (on the ${j.origin} origin; asking the ${j.otherOrigin} origin)`;
+				j.origin = j.otherOrigin;
+				j.otherOrigin = undefined;
+				return this.pollOnce(j);
 			}
 			if (err instanceof GatewayHttpError) {
 				const why =
