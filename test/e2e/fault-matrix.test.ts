@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { importWorkflows } from '../../scripts/demo/n8n-more';
-import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, chatRow, expectRow, falseSuccesses, imageRow, renderTable, setTaskLatency, type Item, type Row, type Scenario } from '../reliability/scenarios';
+import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, chatRow, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, type Item, type Row, type Scenario } from '../reliability/scenarios';
 import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from './n8n';
 
 jest.setTimeout(600_000);
@@ -23,13 +23,25 @@ const model = (value: string) => ({ __rl: true, mode: 'id', value });
 
 function toWorkflow(sc: Scenario): Record<string, unknown> {
 	const ours = (name: string, type: string, parameters: Record<string, unknown>) => ({ name, type: `${PACKAGE_NAME}.${type}`, typeVersion: 1, parameters, credentials: { genGatewayApi: CRED } });
+	// n8n's Retry On Fail and error setting on the paid node, as the editor stores them
+	const retry = (fallback?: string) => ({ ...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}), ...((sc.retry?.onError ?? fallback) ? { onError: sc.retry?.onError ?? fallback } : {}) });
+	const submit = {
+		...ours('Submit', 'genGatewayImageSubmit', {
+			operation: 'generate',
+			mode: 'async',
+			model: model('alpha-image-2.5'),
+			prompt: '={{ $json.p }}',
+			size: '1024x1024',
+			options: { ...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}), ...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}) },
+		}),
+		...retry(),
+	};
 	const tail =
 		sc.pipeline === 'chat'
-			? [{ ...ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: {} }), onError: 'continueRegularOutput' }]
-			: [
-					ours('Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {} }),
-					ours('Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0 } }),
-				];
+			? [{ ...ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: {} }), ...retry('continueRegularOutput') }]
+			: sc.pipeline === 'image-wait'
+				? [submit]
+				: [submit, ours('Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0 } })];
 	const nodes = [
 		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
 		{ name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: `return ${JSON.stringify(sc.prompts)}.map((p) => ({ json: { p } }));` } },
@@ -140,11 +152,22 @@ describe('fault matrix in real n8n', () => {
 		return imageRow(sc, { log: sim.log, submitted, waitOutputs, falseSuccess, overrunMs, cancelledWith });
 	}
 
+	async function waitedScenario(sc: Scenario, res: ExecuteResult): Promise<Row> {
+		// money was spent: whatever the error setting, the node did not fail the execution
+		checkExecute(res);
+		const outputs = [nodeOutput(res, 'Submit', 0), nodeOutput(res, 'Submit', 1)];
+		const falseSuccess = await falseSuccesses(sortWaited(outputs)[0], storedFile);
+		const chargedTaskIds = sim.ledger.filter((l) => l.kind === 'charge' && l.taskId).map((l) => l.taskId!);
+		return waitedRow(sc, { log: sim.log, outputs, falseSuccess, chargedTaskIds });
+	}
+
 	function chatScenario(sc: Scenario, res: ExecuteResult): Row {
 		checkExecute(res);
 		const out = nodeOutput(res, 'Chat');
 		expect(out).toHaveLength(ITEMS);
-		expect(String(out[sc.prompts.findIndex((p) => p.includes('[cut]'))].json.error)).toMatch(sc.error!);
+		const cut = out[sc.prompts.findIndex((p) => p.includes('[cut]'))].json;
+		expect(isFailedItem({ json: cut })).toBe(true);
+		expect(String(cut.error_message)).toMatch(sc.error!);
 		expect(out.filter((o) => typeof o.json.text === 'string')).toHaveLength(ITEMS - 1);
 		return chatRow(sc, sim.log, out);
 	}
@@ -156,7 +179,7 @@ describe('fault matrix in real n8n', () => {
 		try {
 			const res = await executeWorkflow(state, wfId(sc));
 			expect(res.stdout + res.stderr).not.toContain(sim.keys.demo);
-			row = sc.pipeline === 'chat' ? chatScenario(sc, res) : await imageScenario(sc, res);
+			row = sc.pipeline === 'chat' ? chatScenario(sc, res) : sc.pipeline === 'image-wait' ? await waitedScenario(sc, res) : await imageScenario(sc, res);
 		} finally {
 			restore();
 		}

@@ -12,7 +12,7 @@ import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
-import { ITEMS, POLL_MS, SCENARIOS, TASK_LATENCY_MS, chatRow, expectRow, falseSuccesses, imageRow, renderTable, setTaskLatency, type Row, type Scenario } from './scenarios';
+import { ITEMS, POLL_MS, SCENARIOS, TASK_LATENCY_MS, chatRow, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, type Row, type Scenario } from './scenarios';
 
 jest.setTimeout(300_000);
 
@@ -33,7 +33,13 @@ afterAll(async () => {
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const input = (sc: Scenario) => sc.prompts.map((p) => ({ json: { p } }));
-const submitNode = (sc: Scenario): TestNode => ({ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {} } });
+const retry = (sc: Scenario, fallback?: TestNode['onError']): Partial<TestNode> => ({ onError: sc.retry?.onError ?? fallback, ...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}) });
+const submitNode = (sc: Scenario): TestNode => ({
+	name: 'Submit',
+	type: new GenGatewayImageSubmit(),
+	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: { ...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}), ...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}) } },
+	...retry(sc),
+});
 const waitNode = (sc: Scenario): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0 } } });
 const gets = () => sim.log.filter((l) => l.method === 'GET').length;
 
@@ -70,16 +76,28 @@ async function imageScenario(sc: Scenario): Promise<Row> {
 	return imageRow(sc, { log: sim.log, submitted, waitOutputs, falseSuccess, overrunMs, cancelledWith });
 }
 
+async function waitedScenario(sc: Scenario): Promise<Row> {
+	const r = await runWorkflow({ nodes: [submitNode(sc)], input: input(sc), credentials: creds() });
+	// money was spent: whatever the error setting, the node does not fail
+	expect(r.error).toBeUndefined();
+	const outputs = r.outputs('Submit');
+	const falseSuccess = await falseSuccesses(sortWaited(outputs)[0], (i) => r.binaryBuffer(i as INodeExecutionData));
+	const chargedTaskIds = sim.ledger.filter((l) => l.kind === 'charge' && l.taskId).map((l) => l.taskId!);
+	return waitedRow(sc, { log: sim.log, outputs, falseSuccess, chargedTaskIds });
+}
+
 async function chatScenario(sc: Scenario): Promise<Row> {
 	const r = await runWorkflow({
-		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true }, onError: 'continueRegularOutput' }],
+		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true }, ...retry(sc, 'continueRegularOutput') }],
 		input: input(sc),
 		credentials: creds(),
 	});
 	expect(r.error).toBeUndefined();
 	const out = r.output('Chat');
 	expect(out).toHaveLength(ITEMS);
-	expect(String(out[sc.prompts.findIndex((p) => p.includes('[cut]'))].json.error)).toMatch(sc.error!);
+	const cut = out[sc.prompts.findIndex((p) => p.includes('[cut]'))].json;
+	expect(isFailedItem({ json: cut })).toBe(true);
+	expect(String(cut.error_message)).toMatch(sc.error!);
 	expect(out.filter((o) => typeof o.json.text === 'string')).toHaveLength(ITEMS - 1);
 	return chatRow(sc, sim.log, out);
 }
@@ -92,7 +110,7 @@ describe('fault matrix', () => {
 		const restore = setTaskLatency(sim, sc.taskLatencyMs);
 		let row: Row;
 		try {
-			row = sc.pipeline === 'chat' ? await chatScenario(sc) : await imageScenario(sc);
+			row = sc.pipeline === 'chat' ? await chatScenario(sc) : sc.pipeline === 'image-wait' ? await waitedScenario(sc) : await imageScenario(sc);
 		} finally {
 			restore();
 		}

@@ -13,11 +13,18 @@ export const TASK_LATENCY_MS = 150;
 /** deadline overrun allowed beyond one poll interval: timers and event-loop scheduling */
 export const SCHEDULING_MARGIN_MS = 250;
 
+export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+
 export interface Scenario {
 	name: string;
 	faults: FaultSpec[];
-	/** image: Image Submit (async, alpha-image-2.5, 1024x1024) → Task Wait; chat: GenGateway Chat, streamed, onError continue */
-	pipeline: 'image' | 'chat';
+	/**
+	 * image: Image Submit (async, alpha-image-2.5, 1024x1024) → Task Wait; image-wait: Image Submit with Wait for
+	 * Result alone (its items are sorted into ok / failed / running); chat: GenGateway Chat, streamed
+	 */
+	pipeline: 'image' | 'image-wait' | 'chat';
+	/** n8n's Retry On Fail on the paid node (waitBetweenTries 0) and its error setting (chat default: continueRegularOutput) */
+	retry?: { maxTries: number; onError: OnError };
 	/** one input item per prompt */
 	prompts: string[];
 	/** the table's outcome column */
@@ -41,6 +48,7 @@ const POLLS = 're:^GET /v1/images/tasks/';
 const SUBMIT = 'POST /v1/images/generations/async';
 const image = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'image', prompts: IMAGE_PROMPTS, outcome, ...extra });
 const ALL_OK = /^ok 3, failed 0, running 0$/;
+const retried = (name: string, prompts: string[], retry: Scenario['retry'], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults: [], pipeline: 'image-wait', prompts, retry, outcome, ...extra });
 const ONE_FAILED = /^ok 2, failed 1, running 0$/;
 
 export const SCENARIOS: Scenario[] = [
@@ -59,6 +67,20 @@ export const SCENARIOS: Scenario[] = [
 	image('submit timeout', [{ route: SUBMIT, kind: 'delay', delayMs: 1500 }], ONE_FAILED, { submitTimeoutMs: 400, uncertain: 1 }),
 	image('deadline reached', [], /^ok 0, failed 0, running 3$/, { maxWaitSeconds: 0.5, taskLatencyMs: 5000 }),
 	image('cancel during a wait', [], /^cancelled: Execution cancelled$/, { cancel: true, taskLatencyMs: 60_000 }),
+	retried('Retry On Fail ×3, Stop Workflow: the middle task fails (Wait for Result)', ['item 0', 'item 1 [fail]', 'item 2'], { maxTries: 3, onError: 'stopWorkflow' }, ONE_FAILED),
+	retried('Retry On Fail ×4, Continue: the first task fails (Wait for Result)', ['item 0 [fail]', 'item 1', 'item 2'], { maxTries: 4, onError: 'continueRegularOutput' }, ONE_FAILED),
+	retried('Retry On Fail ×3, error output: the middle task fails (Wait for Result)', ['item 0', 'item 1 [fail]', 'item 2'], { maxTries: 3, onError: 'continueErrorOutput' }, ONE_FAILED),
+	retried('Retry On Fail ×5, error output: every task fails (n8n retries; nothing is sent again)', ['item 0 [fail]', 'item 1 [fail]', 'item 2 [fail]'], { maxTries: 5, onError: 'continueErrorOutput' }, /^ok 0, failed 3, running 0$/),
+	image('Retry On Fail ×3, Stop Workflow: a 429 burst on submits is absorbed', [{ route: SUBMIT, kind: 'rate-limit', retryAfter: 0, times: 4 }], ALL_OK, { retry: { maxTries: 3, onError: 'stopWorkflow' } }),
+	{
+		name: 'Retry On Fail ×3, Stop Workflow: a stream cut on the first item (chat)',
+		faults: [],
+		pipeline: 'chat',
+		prompts: Array.from({ length: ITEMS }, (_, k) => (k === 0 ? 'cut [cut]' : `fine ${k}`)),
+		retry: { maxTries: 3, onError: 'stopWorkflow' },
+		outcome: /^ok 2, error 1$/,
+		error: /ended before \[DONE\]|broke off/,
+	},
 	{
 		name: 'SSE cut mid-stream (chat)',
 		faults: [],
@@ -96,7 +118,7 @@ export function expectedRow(sc: Scenario): Partial<Row> {
 		keyOffOrigin: 0,
 		redirectsFollowed: 0,
 		itemsInOut: `${ITEMS}→${sc.cancel ? 'cancelled' : ITEMS}`,
-		taskIdsKept: sc.pipeline === 'image' && !sc.cancel ? true : '-',
+		taskIdsKept: sc.pipeline !== 'chat' && !sc.cancel ? true : '-',
 		falseSuccess: 0,
 	};
 }
@@ -110,7 +132,8 @@ export function expectRow(row: Row, sc: Scenario): void {
 
 function fromLog(log: RequestLogEntry[]): Pick<Row, 'postsPerItem' | 'keyOffOrigin' | 'redirectsFollowed'> {
 	return {
-		postsPerItem: log.filter((l) => l.method === 'POST').length / ITEMS,
+		// paid POSTs: answered 2xx/5xx or cut off (the gateway may have created something); a 429 refusal created nothing
+		postsPerItem: log.filter((l) => l.method === 'POST' && l.status !== 429).length / ITEMS,
 		keyOffOrigin: log.filter((l) => l.server !== 'gateway' && l.server !== 'alt' && l.auth).length,
 		// the simulator's foreign targets: a redirect's Location and a foreign poll_url both point at the result host
 		redirectsFollowed: log.filter((l) => l.path.startsWith('/elsewhere') || l.path.startsWith('/steal')).length,
@@ -142,9 +165,38 @@ export function imageRow(sc: Scenario, r: { log: RequestLogEntry[]; submitted: I
 	};
 }
 
-/** A chat item is a success when it has no error; a success without text is a false one. */
+/** A failed item of a paid node: `status: failed` on the main output, or `{ error: {…} }` on n8n's error output. */
+export const isFailedItem = (o: Item) => o.json.status === 'failed' || (typeof o.json.error === 'object' && o.json.error !== null);
+
+/** Image Submit with Wait for Result: its items (both outputs) sorted into ok / failed / running like Task Wait's outputs. */
+export function sortWaited(outputs: Item[][]): Item[][] {
+	const all = outputs.flat();
+	return [all.filter((o) => o.json.status === 'completed'), all.filter(isFailedItem), all.filter((o) => o.json.status === 'running')];
+}
+
+/** The task ID of an item, on the main output or inside n8n's error-output item. */
+export const taskIdOf = (o: Item) => (o.json.task_id ?? (o.json.error as { task_id?: unknown } | undefined)?.task_id) as string | undefined;
+
+/** Image Submit with Wait for Result: every input out once, each with the task ID it was given (the ledger's). */
+export function waitedRow(sc: Scenario, r: { log: RequestLogEntry[]; outputs: Item[][]; falseSuccess: number; chargedTaskIds: string[] }): Row {
+	const sorted = sortWaited(r.outputs);
+	const all = r.outputs.flat();
+	const indexes = all.map(pairedIndex).sort();
+	const ids = all.map(taskIdOf);
+	return {
+		scenario: sc.name,
+		...fromLog(r.log),
+		itemsInOut: `${ITEMS}→${all.length}`,
+		taskIdsKept: indexes.join() === Array.from({ length: ITEMS }, (_, k) => k).join() && ids.every((id) => !!id && r.chargedTaskIds.includes(id)) && new Set(ids).size === ITEMS,
+		deadlineOverrunMs: '-',
+		falseSuccess: r.falseSuccess,
+		outcome: [0, 1, 2].map((k) => `${['ok', 'failed', 'running'][k]} ${sorted[k].length}`).join(', '),
+	};
+}
+
+/** A chat item is a success when it did not fail; a success without text is a false one. */
 export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[]): Row {
-	const ok = out.filter((o) => o.json.error === undefined);
+	const ok = out.filter((o) => !isFailedItem(o) && o.json.error === undefined);
 	return {
 		scenario: sc.name,
 		...fromLog(log),
