@@ -4,7 +4,7 @@ import { imageBatch } from '../shared/images/batch';
 import type { ImageSubmitOptions } from '../shared/images/input';
 import { modelSearch } from '../shared/models';
 import { runPaidBatch } from '../shared/pipeline/batch';
-import { readConcurrency } from '../shared/pipeline/options';
+import { readConcurrency, usable } from '../shared/pipeline/options';
 import { imageSubmitDescription } from './description';
 
 export class GenGatewayImageSubmit implements INodeType {
@@ -14,10 +14,10 @@ export class GenGatewayImageSubmit implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const o = this.getNodeParameter('options', 0, {}) as ImageSubmitOptions;
-		const transport = await createTransport(this, { submit: o.submitTimeoutMs, syncImage: o.syncTimeoutMs });
+		const transport = await createTransport(this, { submit: usable(o.submitTimeoutMs), syncImage: usable(o.syncTimeoutMs) });
 		const asTool = typeof this.isToolExecution === 'function' && this.isToolExecution();
 		return runPaidBatch(this, transport, imageBatch(this, transport, { asTool, binaryProperty: o.binaryPropertyName || 'data' }), {
-			maxConcurrency: readConcurrency(this, o.maxConcurrency),
+			maxConcurrency: readConcurrency(o.maxConcurrency),
 			refusalWindowMs: transport.timeouts.submit,
 		});
 	}

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { createTransport } from '../shared/credentials';
 import { runPaidBatch } from '../shared/pipeline/batch';
-import { readConcurrency } from '../shared/pipeline/options';
+import { readConcurrency, usable } from '../shared/pipeline/options';
 import { videoBatch } from '../shared/video/batch';
 import type { VideoCreateOptions } from '../shared/video/create';
 import { searchVideoModels } from '../shared/video/models';
@@ -14,9 +14,9 @@ export class GenGatewayVideoCreate implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const o = this.getNodeParameter('options', 0, {}) as VideoCreateOptions;
-		const transport = await createTransport(this, { videoSubmit: o.submitTimeoutMs && o.submitTimeoutMs > 0 ? o.submitTimeoutMs : undefined });
+		const transport = await createTransport(this, { videoSubmit: usable(o.submitTimeoutMs) });
 		return runPaidBatch(this, transport, videoBatch(this, transport), {
-			maxConcurrency: readConcurrency(this, o.maxConcurrency),
+			maxConcurrency: readConcurrency(o.maxConcurrency),
 			refusalWindowMs: transport.timeouts.videoSubmit,
 		});
 	}

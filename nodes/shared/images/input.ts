@@ -6,6 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../binary';
 import { InputRuleError } from '../errors';
+import { concurrencyProblem, positiveOption } from '../pipeline/options';
 import { readModel } from '../ui';
 import { mediaUrlProblem } from '../video/mediaUrl';
 import { parseOrThrow } from '../validate';
@@ -76,6 +77,13 @@ function readUrls(ctx: IExecuteFunctions, i: number, containsSecret: (text: stri
 /** `containsSecret` tells whether a text holds the credential's key (such an address is never sent). */
 export async function prepareImageItem(ctx: IExecuteFunctions, i: number, containsSecret: (text: string) => boolean): Promise<PreparedImage> {
 	const options = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
+	const problems: Array<{ field: string; rule: string }> = [];
+	positiveOption(options.deadlineMinutes, 'Deadline (Minutes)', problems);
+	positiveOption(options.submitTimeoutMs, 'Submit Timeout (Ms)', problems);
+	positiveOption(options.syncTimeoutMs, 'Synchronous Timeout (Ms)', problems);
+	const concurrency = concurrencyProblem(options.maxConcurrency);
+	if (concurrency) problems.push(concurrency);
+	if (problems.length) throw new InputRuleError(problems);
 	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
 	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
 	const model = readModel(ctx, i);

@@ -7,6 +7,7 @@ import { readInputBinary, sniffImage } from '../binary';
 import { InputRuleError } from '../errors';
 import { pickTaskId } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import { concurrencyProblem, positiveOption } from '../pipeline/options';
 import { readModel } from '../ui';
 import { parseOrThrow } from '../validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './build';
@@ -61,6 +62,11 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 	const family = ctx.getNodeParameter('family', i) as VideoFamily;
 	const model = readModel(ctx, i);
 	const options = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
+	const problems: Array<{ field: string; rule: string }> = [];
+	positiveOption(options.submitTimeoutMs, 'Submit Timeout (Ms)', problems);
+	const concurrency = concurrencyProblem(options.maxConcurrency);
+	if (concurrency) problems.push(concurrency);
+	if (problems.length) throw new InputRuleError(problems);
 	const containsSecret = (text: string) => transport.redact(text) !== text;
 	const hints: string[] = [];
 	if (family === 'delta') {
