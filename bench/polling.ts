@@ -1,14 +1,11 @@
 /**
- * P1 and P2: Task Wait's polling against the simulator.
- * P1: N tasks of latency L waited at once (the Task Wait node's engine) vs one item at a time (submit and wait per
- * item, the common community-node pattern; and pre-submitted tasks polled one by one).
- * P2: polls per task vs the ideal ceil(L / poll_after_ms) + 1; shortest interval vs poll_after_ms and Retry-After.
+ * P2: Task Wait's polling against the simulator (tasks submitted beforehand, so only the polling is measured):
+ * polls per task vs the ideal ceil(L / poll_after_ms) + 1; shortest interval vs poll_after_ms and Retry-After.
  */
 import { request } from 'undici';
 import { startSimulator, type Simulator } from '../simulator';
 import { normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../nodes/shared/transport/http';
-import { normaliseImageTask } from '../nodes/shared/status';
 import { waitForTasks, type WaitJob } from '../nodes/shared/wait/waitTasks';
 
 async function submitMany(sim: Simulator, n: number): Promise<string[]> {
@@ -49,51 +46,9 @@ async function concurrentWait(sim: Simulator, ids: string[]): Promise<number> {
 	return Date.now() - start;
 }
 
-/** Polls one task until it succeeds, then downloads its image. */
-async function pollThenDownload(t: GatewayTransport, id: string): Promise<void> {
-	for (;;) {
-		const task = normaliseImageTask((await t.getJson(`/v1/images/tasks/${id}`)).body);
-		if (task.phase === 'succeeded') {
-			const res = await t.download(task.results[0].url!, { withKey: false });
-			for await (const chunk of res.body) void chunk;
-			return;
-		}
-		await new Promise((r) => setTimeout(r, task.pollAfterMs ?? 3000));
-	}
-}
-
-/** The common community-node pattern: each item submits its task and polls it until done before the next item starts. */
-async function submitAndWaitOneAtATime(sim: Simulator, n: number): Promise<number> {
-	const t = transportFor(sim);
-	const start = Date.now();
-	for (let k = 0; k < n; k++) {
-		const [id] = await submitMany(sim, 1);
-		await pollThenDownload(t, id);
-	}
-	return Date.now() - start;
-}
-
-/** Tasks submitted all at once beforehand, then polled one item at a time. */
-async function oneAtATime(sim: Simulator, ids: string[]): Promise<number> {
-	const t = transportFor(sim);
-	const start = Date.now();
-	for (const id of ids) await pollThenDownload(t, id);
-	return Date.now() - start;
-}
-
 export interface PollingRow {
 	n: number;
 	latencyMs: number;
-	/** Task Wait on N tasks submitted just before */
-	concurrentMs: number;
-	/** submitting the N tasks (50 at a time) plus Task Wait: what Image Submit → Task Wait costs end to end */
-	endToEndMs: number;
-	/** submit-and-wait one item at a time; measured for `sequentialMeasured` items, scaled to N beyond that */
-	sequentialMs: number;
-	sequentialMeasured: number;
-	/** the same pre-submitted tasks polled one item at a time */
-	baselineMs: number;
-	target: number;
 	pollsPerTask: number;
 	idealPolls: number;
 	shortestIntervalMs: number;
@@ -114,40 +69,16 @@ function pollStats(sim: Simulator, ids: string[]): { perTask: number; shortest: 
 	return { perTask: total / Math.max(1, byTask.size), shortest };
 }
 
-/**
- * `sequentialItems`: how many items the submit-and-wait-one-at-a-time baseline really runs (it takes N × ~L);
- * for larger N its time is that measurement scaled to N.
- */
-export async function benchPolling(sizes = [10, 100, 500], latencyMs = 10_000, pollAfterMs = 3000, sequentialItems = 10): Promise<PollingRow[]> {
+/** P2: N tasks submitted at once, waited by the Task Wait engine; polls per task and their spacing. */
+export async function benchPolling(sizes = [10, 100, 500], latencyMs = 10_000, pollAfterMs = 3000): Promise<PollingRow[]> {
 	const rows: PollingRow[] = [];
-	let perItemMs: number | undefined;
 	for (const n of sizes) {
 		const sim = await startSimulator({ quiet: true, taskLatencyMs: latencyMs, pollAfterMs, imageFormat: 'png' });
 		try {
-			const t0 = Date.now();
-			const a = await submitMany(sim, n);
-			const submitMs = Date.now() - t0;
-			const concurrentMs = await concurrentWait(sim, a);
-			const stats = pollStats(sim, a);
-			sim.reset();
-			const b = await submitMany(sim, n);
-			const baselineMs = await oneAtATime(sim, b);
-			sim.reset();
-			const measured = Math.min(n, sequentialItems);
-			if (perItemMs === undefined || measured === n) perItemMs = (await submitAndWaitOneAtATime(sim, measured)) / measured;
-			rows.push({
-				n,
-				latencyMs,
-				concurrentMs,
-				endToEndMs: submitMs + concurrentMs,
-				sequentialMs: perItemMs * n,
-				sequentialMeasured: measured,
-				baselineMs,
-				target: 1.3 * latencyMs + 1000,
-				pollsPerTask: stats.perTask,
-				idealPolls: Math.ceil(latencyMs / pollAfterMs) + 1,
-				shortestIntervalMs: stats.shortest,
-			});
+			const ids = await submitMany(sim, n);
+			await concurrentWait(sim, ids);
+			const stats = pollStats(sim, ids);
+			rows.push({ n, latencyMs, pollsPerTask: stats.perTask, idealPolls: Math.ceil(latencyMs / pollAfterMs) + 1, shortestIntervalMs: stats.shortest });
 		} finally {
 			await sim.stop();
 		}

@@ -1,0 +1,144 @@
+/**
+ * Batches at the gateway's speed, in n8n-core against the simulator's latency and concurrency knobs: submissions in
+ * an adaptive window (bounded, widening, halving on 429, 1 = in order), a 429 refusal sent again after its
+ * Retry-After and never anything else, exact order and pairing, results downloaded as their tasks complete, a
+ * Retry-After delaying only its own task, Download Result working on several items at once.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { startSimulator, type Simulator } from '../../simulator';
+import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
+import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
+import { model } from '../images/fixtures';
+
+type SimOptions = NonNullable<Parameters<typeof startSimulator>[0]> & Record<string, unknown>;
+const sims: Simulator[] = [];
+async function sim(opts: SimOptions): Promise<Simulator> {
+	const s = await startSimulator({ quiet: true, pollAfterMs: 1000, ...opts } as Parameters<typeof startSimulator>[0]);
+	sims.push(s);
+	return s;
+}
+afterAll(async () => {
+	await Promise.all(sims.map((s) => s.stop()));
+	cleanupBinaryData();
+});
+
+const SIZES = ['1024x1024', '1536x1024', '1024x1536', '1536x864', '864x1536', '1536x1152', '1152x1536', '1680x720'];
+const submit = (options: IDataObject = {}): TestNode => ({
+	name: 'Submit',
+	type: new GenGatewayImageSubmit(),
+	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '={{ $json.size }}', options },
+});
+const wait = (): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} } });
+const items = (n: number) => Array.from({ length: n }, (_, k) => ({ json: { p: `prompt ${k}`, size: SIZES[k % SIZES.length] } }));
+const creds = (s: Simulator) => ({ apiKey: s.keys.demo, baseUrl: s.baseUrl });
+const posts = (s: Simulator) => s.log.filter((l) => l.method === 'POST');
+
+/** Most POSTs in flight at once, from the log's start times and the known answer delay. */
+function peakInFlight(s: Simulator, latencyMs: number): number {
+	const starts = posts(s)
+		.filter((l) => l.status !== 429)
+		.map((l) => l.time);
+	return Math.max(...starts.map((t) => starts.filter((u) => u <= t && u > t - latencyMs).length));
+}
+
+describe('the submit window', () => {
+	it('sends a batch concurrently, bounded by Max Concurrent Submissions, and pairs every output with its input', async () => {
+		const s = await sim({ submitLatencyMs: 400, taskLatencyMs: 100 });
+		const t0 = Date.now();
+		const r = await runWorkflow({ nodes: [submit({ maxConcurrency: 6 }), wait()], input: items(24), credentials: creds(s) });
+		const wall = Date.now() - t0;
+		expect(r.error).toBeUndefined();
+		const peak = peakInFlight(s, 400);
+		expect(peak).toBeGreaterThan(3);
+		expect(peak).toBeLessThanOrEqual(6);
+		// 24 × 400 ms one after another would take 9.6 s before any waiting
+		expect(wall).toBeLessThan(24 * 400);
+		const done = r.output('Wait', 0);
+		expect(done).toHaveLength(24);
+		for (const d of done) {
+			const i = (d.pairedItem as { item: number }).item;
+			const [w, h] = SIZES[i % SIZES.length].split('x').map(Number);
+			expect((d.json.files as Array<{ width: number; height: number }>)[0]).toMatchObject({ width: w, height: h });
+		}
+		expect(r.output('Submit').map((o) => (o.pairedItem as { item: number }).item)).toEqual(items(24).map((_, k) => k));
+		expect(posts(s)).toHaveLength(24);
+	});
+
+	it('Max Concurrent Submissions 1 sends one item after another, in item order', async () => {
+		const s = await sim({ submitLatencyMs: 200, taskLatencyMs: 100 });
+		const r = await runWorkflow({ nodes: [submit({ maxConcurrency: 1 })], input: items(5), credentials: creds(s) });
+		expect(r.error).toBeUndefined();
+		const starts = posts(s).map((l) => l.time);
+		for (let k = 1; k < starts.length; k++) expect(starts[k] - starts[k - 1]).toBeGreaterThanOrEqual(190);
+		// in order: the k-th task created is item k's
+		const ids = r.output('Submit').map((o) => o.json.task_id);
+		expect(posts(s).map((l) => l.taskId)).toEqual(ids);
+	});
+
+	it('against a gateway that takes 3 submissions at a time: refused POSTs go again after Retry-After, every item is accepted once', async () => {
+		const s = await sim({ submitLatencyMs: 300, taskLatencyMs: 100, maxConcurrentSubmits: 3, submitRetryAfterSec: 1 });
+		const r = await runWorkflow({ nodes: [submit({ maxConcurrency: 16 }), wait()], input: items(15), credentials: creds(s) });
+		expect(r.error).toBeUndefined();
+		expect(r.output('Wait', 0)).toHaveLength(15);
+		const accepted = posts(s).filter((l) => l.status >= 200 && l.status < 300);
+		const refused = posts(s).filter((l) => l.status === 429);
+		expect(accepted).toHaveLength(15);
+		expect(new Set(accepted.map((l) => l.taskId)).size).toBe(15);
+		expect(refused.length).toBeGreaterThan(0);
+		expect(s.ledger.filter((l) => l.kind === 'charge')).toHaveLength(15);
+		// the window narrowed: refusals are a fraction of the attempts, not one per attempt
+		expect(refused.length).toBeLessThan(accepted.length * 2);
+	});
+
+	it('a 429 whose Retry-After outlasts the submit timeout leaves the item failed, refused, and nothing created', async () => {
+		const s = await sim({ submitLatencyMs: 50, taskLatencyMs: 100 });
+		s.fault({ route: 'POST /v1/images/generations/async', kind: 'rate-limit', retryAfter: 30, times: 1 });
+		const r = await runWorkflow({ nodes: [{ ...submit({ maxConcurrency: 1, submitTimeoutMs: 2000 }), onError: 'continueRegularOutput' }], input: items(2), credentials: creds(s) });
+		const out = r.output('Submit').map((o) => o.json);
+		expect(out[0]).toMatchObject({ status: 'failed', submitted: false, failed_at: 'submit', http_code: '429' });
+		expect(out[1].task_id).toMatch(/^[A-Za-z0-9_-]+$/);
+		expect(posts(s).map((l) => l.status)).toEqual([429, 202]);
+	});
+});
+
+describe('waiting and downloading', () => {
+	it('a result is downloaded as soon as its task completes, not after the last task', async () => {
+		const s = await sim({ taskLatencyMs: 1500, resultTtfbMs: 100 });
+		const early = await runWorkflow({ nodes: [submit()], input: items(1), credentials: creds(s) });
+		await new Promise((res) => setTimeout(res, 3000));
+		const late = await runWorkflow({ nodes: [submit()], input: items(1), credentials: creds(s) });
+		const input = [...early.output('Submit'), ...late.output('Submit')];
+		const r = await runWorkflow({ nodes: [wait()], input, credentials: creds(s) });
+		expect(r.output('Wait', 0)).toHaveLength(2);
+		const lateId = String(late.output('Submit')[0].json.task_id);
+		const firstDownload = s.log.find((l) => l.server === 'result')!;
+		const lateDone = s.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${lateId}`)).at(-1)!;
+		expect(firstDownload.time).toBeLessThan(lateDone.time);
+	});
+
+	it("a Retry-After on one task's query delays that task only", async () => {
+		const s = await sim({ taskLatencyMs: 200 });
+		const sub = await runWorkflow({ nodes: [submit()], input: items(3), credentials: creds(s) });
+		const [limited, ...others] = sub.output('Submit').map((o) => String(o.json.task_id));
+		s.fault({ route: `re:^GET /v1/images/tasks/${limited}$`, kind: 'rate-limit', retryAfter: 4, times: 1 });
+		const t0 = Date.now();
+		const r = await runWorkflow({ nodes: [wait()], input: sub.output('Submit'), credentials: creds(s) });
+		expect(r.output('Wait', 0)).toHaveLength(3);
+		const doneAt = (id: string) => s.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${id}`)).at(-1)!.time - t0;
+		for (const id of others) expect(doneAt(id)).toBeLessThan(2500);
+		expect(doneAt(limited)).toBeGreaterThanOrEqual(4000);
+	});
+
+	it('Download Result works on several items at once, in order', async () => {
+		const s = await sim({ taskLatencyMs: 100, resultTtfbMs: 600 });
+		const w = await runWorkflow({ nodes: [submit(), { ...wait(), parameters: { ...wait().parameters, options: { download: false } } }], input: items(6), credentials: creds(s) });
+		const tasks = w.output('Wait', 0).map((o) => ({ json: { task_id: o.json.task_id, data: [{ url: (o.json.files as Array<{ url: string }>)[0].url }] } }));
+		const dl: TestNode = { name: 'DL', type: new GenGatewayDownloadResult(), parameters: { source: 'imageTask', task: '={{ $json }}' } };
+		const t0 = Date.now();
+		const r = await runWorkflow({ nodes: [dl], input: tasks, credentials: creds(s) });
+		expect(Date.now() - t0).toBeLessThan(6 * 600);
+		expect(r.output('DL').map((o) => o.json.task_id)).toEqual(tasks.map((t) => t.json.task_id));
+	});
+});
