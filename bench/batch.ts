@@ -10,10 +10,12 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../simulator';
-import { GenGatewayImageSubmit } from '../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
-import { GenGatewayTaskWait } from '../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../test/harness/workflow';
 import { PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, removeState } from '../test/e2e/n8n';
+
+// the built package (npm run bench builds it first): the code users install, not the sources beside it
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { GenGatewayImageSubmit, GenGatewayTaskWait } = require('../dist') as typeof import('../index');
 
 export const KNOBS = {
 	submitLatencyMs: 800,
