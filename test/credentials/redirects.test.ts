@@ -47,9 +47,8 @@ describe('credential test', () => {
 		gw.reset((req, res) => {
 			if (req.url === '/v1/models') {
 				res.writeHead(302, { location: '/v1/models/' });
-				return res.end();
-			}
-			json(res, 200, { object: 'list', data: [] });
+				res.end();
+			} else json(res, 200, { object: 'list', data: [] });
 		});
 		const verdict = await testCredential({ apiKey: KEY, baseUrl: gw.origin });
 		expect(verdict.status).toBe('Error');
