@@ -1,0 +1,28 @@
+/** A file that is not a complete, usable image or video: header only, truncated, padded, or broken inside. */
+export class InvalidMediaError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'InvalidMediaError';
+	}
+}
+
+export function invalid(format: string, why: string): InvalidMediaError {
+	return new InvalidMediaError(`not a complete ${format}: ${why}`);
+}
+
+/** Largest picture accepted: generated images are far smaller; a header claiming more is not a real result. */
+export interface ImageLimits {
+	/** longest side in pixels; default 16384 */
+	maxSide: number;
+	/** width × height; default 100 million */
+	maxPixels: number;
+}
+
+export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxSide: 16384, maxPixels: 100_000_000 };
+
+export function checkDimensions(format: string, width: number, height: number, limits: ImageLimits): void {
+	if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw invalid(format, `its size ${width}x${height} is not a picture`);
+	if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
+		throw invalid(format, `its size ${width}x${height} is beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels)`);
+	}
+}
