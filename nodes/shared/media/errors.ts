@@ -26,3 +26,23 @@ export function checkDimensions(format: string, width: number, height: number, l
 		throw invalid(format, `its size ${width}x${height} is beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels)`);
 	}
 }
+
+/** A generated result that is not a usable file (wrong type, broken, too large, gone). */
+export class ResultInvalidError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'ResultInvalidError';
+	}
+}
+
+/**
+ * The result could not be downloaded: the network failed (cut, stalled, refused, 5xx) on every attempt within the
+ * download's time. The task itself succeeded; its result may still be there to download later.
+ */
+export class ResultDownloadError extends ResultInvalidError {
+	readonly retryLater = true;
+	constructor(message: string) {
+		super(message);
+		this.name = 'ResultDownloadError';
+	}
+}
