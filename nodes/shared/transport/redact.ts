@@ -32,6 +32,9 @@ function charToken(ch: string): string {
 /** The longest text one character can be written as: `\\\\u00xx` (a few backslashes deep) or 4 UTF-8 bytes percent-encoded. */
 const MAX_TOKEN_LENGTH = 12;
 
+/** Every encoded form of a character starts with '%' or '\\': a text with neither can only hold raw forms. */
+const onlyRawForms = (s: string) => !s.includes('%') && !s.includes('\\');
+
 export class Redactor {
 	private readonly re?: RegExp;
 	private readonly secrets: string[];
@@ -51,6 +54,12 @@ export class Redactor {
 	/** The text with every form of every secret replaced. */
 	text(s: string): string {
 		if (!this.re || s.length < MIN_SECRET_LENGTH) return s;
+		if (onlyRawForms(s)) {
+			// without '%' or '\\' only the raw form can be there: plain substring search, far faster on large bodies
+			let out = s;
+			for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+			return out;
+		}
 		this.re.lastIndex = 0;
 		return this.re.test(s) ? s.replace(this.re, REDACTED) : s;
 	}
@@ -58,6 +67,7 @@ export class Redactor {
 	/** Whether the text holds a secret in any form. */
 	contains(s: string): boolean {
 		if (!this.re) return false;
+		if (onlyRawForms(s)) return this.secrets.some((secret) => s.includes(secret));
 		this.re.lastIndex = 0;
 		return this.re.test(s);
 	}
