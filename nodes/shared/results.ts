@@ -60,17 +60,20 @@ function decodeBase64(b64: string, maxBytes: number): Buffer {
 	return bytes;
 }
 
-function overallDeadline(transport: GatewayTransport, kind: 'imageDownload' | 'videoDownload', maxDurationMs: number | undefined, deadline: number | undefined): number {
-	const own = Date.now() + (maxDurationMs && maxDurationMs > 0 ? maxDurationMs : transport.timeouts[kind]);
-	return Math.min(own, deadline ?? Infinity);
+/** The download's own time bound: `maxDurationMs` (default: its kind's timeout) from now, retries and resumes included. */
+function ownDeadline(transport: GatewayTransport, kind: 'imageDownload' | 'videoDownload', maxDurationMs: number | undefined): number {
+	return Date.now() + (maxDurationMs && maxDurationMs > 0 ? maxDurationMs : transport.timeouts[kind]);
 }
 
-/** An image result from a hosted URL (fetched without the key) or Base64; stored only when it is a complete image. */
+/**
+ * An image result from a hosted URL (fetched without the key) or Base64; stored only when it is a complete image.
+ * `deadline` (as before): no new attempt starts after it; the download itself is bounded by `opts.maxDurationMs`.
+ */
 export async function storeImageResult(ctx: IExecuteFunctions, transport: GatewayTransport, ref: ResultRef, baseName: string, deadline?: number, opts: ImageResultOptions = {}): Promise<StoredResult> {
 	const maxBytes = opts.maxBytes ?? MAX_IMAGE_BYTES;
 	let bytes: Buffer;
 	if (ref.b64) bytes = decodeBase64(ref.b64, maxBytes);
-	else if (ref.url) bytes = (await downloadImage(transport, ref.url, { deadline: overallDeadline(transport, 'imageDownload', opts.maxDurationMs, deadline), maxBytes })).bytes;
+	else if (ref.url) bytes = (await downloadImage(transport, ref.url, { deadline: ownDeadline(transport, 'imageDownload', opts.maxDurationMs), retryUntil: deadline, maxBytes })).bytes;
 	else throw new ResultInvalidError('result item has neither url nor b64_json');
 	let info: ReturnType<typeof validateImage>;
 	try {
@@ -87,6 +90,7 @@ export async function storeImageResult(ctx: IExecuteFunctions, transport: Gatewa
 /**
  * A video downloaded into a temporary file (checked as MP4 while it streams, resumed after a cut where the host
  * allows it), then streamed into the binary store. Never held whole in memory; the temporary file is always removed.
+ * `deadline` (as before): no new attempt starts after it; the download itself is bounded by `opts.maxDurationMs`.
  */
 export async function storeVideoResult(
 	ctx: IExecuteFunctions,
@@ -98,12 +102,12 @@ export async function storeVideoResult(
 ): Promise<StoredResult> {
 	if (!source.path && !source.url) throw new ResultInvalidError('the video has neither a content path nor a URL');
 	const maxBytes = opts.maxBytes ?? DEFAULT_MAX_VIDEO_BYTES;
-	const until = overallDeadline(transport, 'videoDownload', opts.maxDurationMs, deadline);
+	const until = ownDeadline(transport, 'videoDownload', opts.maxDurationMs);
 	const dir = await mkdtemp(join(opts.tempDir ?? tmpdir(), 'gg-video-'));
 	let reader: ReadStream | undefined;
 	try {
 		const file = join(dir, 'video.mp4');
-		const got = await downloadVideo(transport, source as ResultSource, file, { deadline: until, maxBytes });
+		const got = await downloadVideo(transport, source as ResultSource, file, { deadline: until, retryUntil: deadline, maxBytes });
 		const fileName = `${baseName}.mp4`;
 		reader = createReadStream(file);
 		const binary = await ctx.helpers.prepareBinaryData(reader, fileName, 'video/mp4');

@@ -145,6 +145,17 @@ describe('images: only complete files are stored', () => {
 		expect(r.error!.message).toMatch(/^the image download failed \(.*\) after 6 attempts in .*The task succeeded .*download it later with GenGateway Download Result/);
 	});
 
+	it('the caller\'s deadline (e.g. Task Wait\'s wait window) stops new attempts, not the one under way', async () => {
+		host.reset(serve(png, 'image/png'));
+		const past = await inNode((ctx, t) => storeImageResult(ctx, t, { url: host.url('/r/a.png') }, 'img', Date.now() - 1000));
+		expect(past.error).toBeUndefined();
+		host.reset(cutAfter(png, 40, 'image/png'));
+		const cut = await inNode((ctx, t) => storeImageResult(ctx, t, { url: host.url('/r/a.png') }, 'img', Date.now() - 1000));
+		expect(cut.error).toBeInstanceOf(ResultDownloadError);
+		expect(cut.error!.message).toMatch(/after 1 attempt in/);
+		expect(host.seen).toHaveLength(1);
+	});
+
 	it('a host dripping a byte at a time fails at the download\'s max duration', async () => {
 		host.reset((req, res) => {
 			res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });

@@ -25,6 +25,8 @@ interface Attempting {
 	transport: GatewayTransport;
 	/** epoch ms: the whole download (every attempt and wait) ends by then */
 	deadline: number;
+	/** epoch ms: no new attempt starts after this (the caller's deadline; the attempt under way may finish) */
+	retryUntil?: number;
 	/** "image" / "video", for messages */
 	what: string;
 }
@@ -69,7 +71,7 @@ async function withRetries<T>(a: Attempting, attempt: (n: number) => Promise<T>)
 				throw new ResultInvalidError(`the ${a.what} could not be downloaded: ${reason}`);
 			}
 			const delay = backoffDelay(n, policy, err instanceof GatewayHttpError ? err.retryAfterMs : undefined);
-			if (exhausted || !retryable(err) || n >= policy.maxAttempts || Date.now() + delay >= a.deadline) {
+			if (exhausted || !retryable(err) || n >= policy.maxAttempts || Date.now() + delay >= Math.min(a.deadline, a.retryUntil ?? Infinity)) {
 				throw new ResultDownloadError(
 					`the ${a.what} download failed (${reason}) after ${n} attempt${n === 1 ? '' : 's'} in ${secs(Date.now() - started)}. ` +
 						`The task succeeded and its result may still be available: download it later with GenGateway Download Result.`,
@@ -84,8 +86,8 @@ const IMAGE_TYPE = /^image\//i;
 const VIDEO_TYPE = /^(video\/|application\/octet-stream|binary\/octet-stream)/i;
 
 /** An image from a hosted URL (no key), whole, at most `maxBytes`. */
-export async function downloadImage(transport: GatewayTransport, url: string, opts: { deadline: number; maxBytes: number }): Promise<{ bytes: Buffer; res: StreamResponse }> {
-	return withRetries({ transport, deadline: opts.deadline, what: 'image' }, async () => {
+export async function downloadImage(transport: GatewayTransport, url: string, opts: { deadline: number; retryUntil?: number; maxBytes: number }): Promise<{ bytes: Buffer; res: StreamResponse }> {
+	return withRetries({ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'image' }, async () => {
 		const res = await open(transport.download(url, { withKey: false, timeout: 'imageDownload', deadline: opts.deadline, maxDurationMs: Math.max(1, opts.deadline - Date.now()), maxBytes: opts.maxBytes }));
 		if (!IMAGE_TYPE.test(res.contentType)) {
 			discard(res.body);
@@ -142,7 +144,7 @@ class FileSink {
  * the bytes it has, If-Range with the file's ETag or Last-Modified); a host that sends the whole file again (200)
  * or another range starts it over, truncating the file. Returns the bytes written.
  */
-export async function downloadVideo(transport: GatewayTransport, source: ResultSource, path: string, opts: { deadline: number; maxBytes: number }): Promise<{ bytes: number; resumed: number }> {
+export async function downloadVideo(transport: GatewayTransport, source: ResultSource, path: string, opts: { deadline: number; retryUntil?: number; maxBytes: number }): Promise<{ bytes: number; resumed: number }> {
 	let written = 0;
 	let resumed = 0;
 	let checker = mp4Checker();
@@ -155,7 +157,7 @@ export async function downloadVideo(transport: GatewayTransport, source: ResultS
 		await sink.restart();
 	};
 	try {
-		await withRetries({ transport, deadline: opts.deadline, what: 'video' }, async () => {
+		await withRetries({ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'video' }, async () => {
 			const range = written > 0 ? { start: written, ...(validator ? { ifRange: validator } : {}) } : undefined;
 			const common = { timeout: 'videoDownload' as const, deadline: opts.deadline, maxDurationMs: Math.max(1, opts.deadline - Date.now()), maxBytes: opts.maxBytes, range };
 			const res = await open(source.path ? transport.download(source.path, { withKey: true, origin: source.origin, ...common }) : transport.download(source.url!, { withKey: false, ...common }));
