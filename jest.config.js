@@ -4,6 +4,8 @@ const base = {
 	testEnvironment: 'node',
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	// a test during which an unhandled rejection, uncaught exception or 'error' event without a listener happened fails
+	setupFilesAfterEnv: ['<rootDir>/test/setup-unhandled.ts'],
 };
 module.exports = {
 	// no task is queried more often than once a second, so in-process workflows take seconds

@@ -35,11 +35,6 @@ export function sniffImage(buf: Uint8Array): ImageInfo | undefined {
 	}
 }
 
-/** ISO BMFF (MP4/MOV): the first box is `ftyp`. */
-export function hasMp4Signature(head: Uint8Array): boolean {
-	return head.length >= 8 && Buffer.from(head.subarray(4, 8)).toString('latin1') === 'ftyp';
-}
-
 /**
  * Reads an input binary. Binaries that n8n stores on disk or S3 (they carry an `id`) are read as a
  * stream with the size limit enforced while reading; inline ones come from memory.
@@ -59,7 +54,9 @@ export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number,
 		for await (const chunk of stream) {
 			total += (chunk as Buffer).length;
 			if (total > maxBytes) {
-				(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+				const s = stream as NodeJS.ReadableStream & { destroy?: () => void };
+				s.on('error', () => undefined);
+				s.destroy?.();
 				throw tooBig(total);
 			}
 			chunks.push(chunk as Buffer);

@@ -1,4 +1,5 @@
 import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
+import { redactSecrets } from './transport/redact';
 
 /** The gateway answered with an HTTP error (or a 3xx that was not followed). */
 export class GatewayHttpError extends Error {
@@ -117,12 +118,9 @@ export function adviceFor(status: number, code?: string): string {
 	}
 }
 
+/** Every form of every secret (raw, percent-encoded, JSON-escaped, `Bearer <key>`) in `text` replaced by `***`. */
 export function redact(text: string, secrets: Array<string | undefined>): string {
-	let out = text;
-	for (const s of secrets) {
-		if (s && s.length >= 4) out = out.split(s).join('***');
-	}
-	return out;
+	return redactSecrets(text, secrets);
 }
 
 /** Maps any error to the n8n error a user should see, with the item index and the spec's advice. */
@@ -135,7 +133,7 @@ export function toNodeError(node: INode, err: unknown, itemIndex: number, secret
 			{ message, status: err.status, code: err.code ?? null } as unknown as JsonObject,
 			{
 				message: `${message} [HTTP ${err.status}${err.code ? ` ${err.code}` : ''}]`,
-				description: `${adviceFor(err.status, err.code)} (${err.method} ${err.path})`,
+				description: redact(`${adviceFor(err.status, err.code)} (${err.method} ${err.path})`, secrets),
 				httpCode: String(err.status),
 				itemIndex,
 			},
@@ -144,9 +142,10 @@ export function toNodeError(node: INode, err: unknown, itemIndex: number, secret
 	if (err instanceof InputRuleError) {
 		return new NodeOperationError(node, redact(err.message, secrets), {
 			itemIndex,
-			description: 'Nothing was sent to the gateway. ' + err.violations.map((v) => `• ${v.field}: ${v.rule}`).join('\n'),
+			description: redact('Nothing was sent to the gateway. ' + err.violations.map((v) => `• ${v.field}: ${v.rule}`).join('\n'), secrets),
 		});
 	}
 	const message = redact(err instanceof Error ? err.message : String(err), secrets);
-	return new NodeOperationError(node, message, { itemIndex });
+	const description = (err as { description?: unknown })?.description;
+	return new NodeOperationError(node, message, { itemIndex, ...(typeof description === 'string' ? { description: redact(description, secrets) } : {}) });
 }

@@ -70,11 +70,11 @@ describe('authenticate', () => {
 });
 
 describe('test request', () => {
-	it('is GET /v1/models with a baseURL expression and messages for 401 and 403', () => {
-		expect(cred.test.request).toMatchObject({ method: 'GET', url: '/v1/models' });
+	it('is GET /v1/models with a baseURL expression, never follows a redirect, and has messages for 401, 403 and each redirect status', () => {
+		expect(cred.test.request).toMatchObject({ method: 'GET', url: '/v1/models', disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false });
 		expect(cred.test.request.baseURL).toMatch(/^=\{\{.*\$credentials\.baseUrl.*\}\}$/);
 		const codes = (cred.test.rules ?? []).map((r) => (r as { properties: { value: number } }).properties.value);
-		expect(codes).toEqual([401, 403]);
+		expect(codes).toEqual([401, 403, 301, 302, 303, 307, 308]);
 	});
 
 	it.each([

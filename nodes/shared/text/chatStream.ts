@@ -5,9 +5,16 @@
  * Also reads the non-streaming answer (`choices[].message.content`, `usage`).
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter } from './sse';
+import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter, type SseLimits } from './sse';
 
 export const CHAT_DONE = '[DONE]';
+
+/**
+ * No number from the gateway sizes an array or a loop: choices and tool calls are kept by their `index` in maps
+ * (an index of 1e8 costs what an index of 1 costs), and more distinct ones than these end the answer as unreadable.
+ */
+export const MAX_CHOICES = 128;
+export const MAX_TOOL_CALLS = 256;
 
 export interface ChatToolCall {
 	id?: string;
@@ -48,9 +55,49 @@ function newChoice(index: number): ChatChoice {
 	return { index, role: 'assistant', content: '', reasoning: '', toolCalls: [], finishReason: null };
 }
 
+/** An `index` the gateway sent: a whole number from 0 (not NaN, not negative, not a fraction, not past 2^53). */
+function indexOf(v: unknown, fallback: number, what: string, receivedText: string): number {
+	if (v === undefined || v === null) return fallback;
+	if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+	throw new StreamError(`the answer carried ${what} index ${JSON.stringify(v)?.slice(0, 40)}, which is not a valid index: the answer cannot be read`, 'unreadable', receivedText);
+}
+
+/** Tool calls of one choice by their index; `list()` in index order. */
+class ToolCalls {
+	private readonly byIndex = new Map<number, ChatToolCall>();
+	constructor(private readonly receivedText: () => string) {}
+
+	get size(): number {
+		return this.byIndex.size;
+	}
+
+	/** Tool-call deltas: matched by `index`; `arguments` are concatenated, a name repeated whole is not doubled. */
+	merge(deltas: Array<Record<string, unknown>>): void {
+		for (const [pos, tc] of deltas.entries()) {
+			if (!tc || typeof tc !== 'object') continue;
+			const i = indexOf(tc.index, pos, 'a tool call', this.receivedText());
+			let call = this.byIndex.get(i);
+			if (!call) {
+				if (this.byIndex.size >= MAX_TOOL_CALLS) throw new StreamError(`the answer carried more than ${MAX_TOOL_CALLS} tool calls: the answer cannot be read`, 'unreadable', this.receivedText());
+				this.byIndex.set(i, (call = { type: 'function', function: { name: '', arguments: '' } }));
+			}
+			if (typeof tc.id === 'string' && tc.id) call.id = tc.id;
+			if (typeof tc.type === 'string' && tc.type) call.type = tc.type;
+			const f = (tc.function ?? {}) as Record<string, unknown>;
+			if (typeof f.name === 'string' && f.name && f.name !== call.function.name) call.function.name += f.name;
+			if (typeof f.arguments === 'string') call.function.arguments += f.arguments;
+		}
+	}
+
+	list(): ChatToolCall[] {
+		return [...this.byIndex.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
+	}
+}
+
 /** Interprets chat-completion SSE events (the event layer; `ChatStreamParser` adds bytes and SSE framing). */
 export class ChatStreamAccumulator implements EventInterpreter {
 	private readonly byIndex = new Map<number, ChatChoice>();
+	private readonly calls = new Map<number, ToolCalls>();
 	private meta: Pick<ChatResult, 'id' | 'model' | 'created' | 'systemFingerprint' | 'usage'> = {};
 	private doneSeen = false;
 	private chunkCount = 0;
@@ -64,9 +111,10 @@ export class ChatStreamAccumulator implements EventInterpreter {
 	}
 
 	get result(): ChatResult {
+		for (const [index, calls] of this.calls) this.byIndex.get(index)!.toolCalls = calls.list();
 		const choices = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
 		const first = this.byIndex.get(0) ?? newChoice(0);
-		return { ...this.meta, content: first.content, finishReason: first.finishReason, toolCalls: first.toolCalls.filter(Boolean), choices, done: this.doneSeen, chunks: this.chunkCount };
+		return { ...this.meta, content: first.content, finishReason: first.finishReason, toolCalls: first.toolCalls, choices, done: this.doneSeen, chunks: this.chunkCount };
 	}
 
 	/** Compatibility form: the delta of this event, or 'done' at `[DONE]`. */
@@ -98,9 +146,12 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		const choices = Array.isArray(json.choices) ? (json.choices as Array<Record<string, unknown>>) : [];
 		for (const [pos, c] of choices.entries()) {
 			if (!c || typeof c !== 'object') continue;
-			const index = typeof c.index === 'number' ? c.index : pos;
+			const index = indexOf(c.index, pos, 'a choice', this.receivedText);
 			let choice = this.byIndex.get(index);
-			if (!choice) this.byIndex.set(index, (choice = newChoice(index)));
+			if (!choice) {
+				if (this.byIndex.size >= MAX_CHOICES) throw new StreamError(`the answer carried more than ${MAX_CHOICES} choices: the answer cannot be read`, 'unreadable', this.receivedText);
+				this.byIndex.set(index, (choice = newChoice(index)));
+			}
 			const d = (c.delta ?? c.message ?? {}) as Record<string, unknown>;
 			if (typeof d.role === 'string' && d.role) choice.role = d.role;
 			if (typeof d.content === 'string') {
@@ -108,7 +159,11 @@ export class ChatStreamAccumulator implements EventInterpreter {
 				if (index === 0) delta += d.content;
 			}
 			if (typeof d.reasoning_content === 'string') choice.reasoning += d.reasoning_content;
-			if (Array.isArray(d.tool_calls)) mergeToolCalls(choice.toolCalls, d.tool_calls as Array<Record<string, unknown>>);
+			if (Array.isArray(d.tool_calls)) {
+				let calls = this.calls.get(index);
+				if (!calls) this.calls.set(index, (calls = new ToolCalls(() => this.receivedText)));
+				calls.merge(d.tool_calls as Array<Record<string, unknown>>);
+			}
 			if (typeof c.finish_reason === 'string' && c.finish_reason) choice.finishReason = c.finish_reason;
 		}
 		return delta;
@@ -122,8 +177,7 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		out.choices = r.choices.map((c) => {
 			const message: Record<string, unknown> = { role: c.role, content: c.content };
 			if (c.reasoning) message.reasoning_content = c.reasoning;
-			const calls = c.toolCalls.filter(Boolean);
-			if (calls.length) message.tool_calls = calls;
+			if (c.toolCalls.length) message.tool_calls = c.toolCalls;
 			return { index: c.index, message, finish_reason: c.finishReason };
 		});
 		out.usage = r.usage ?? null;
@@ -131,26 +185,12 @@ export class ChatStreamAccumulator implements EventInterpreter {
 	}
 }
 
-/** Tool-call deltas: matched by `index`; `arguments` are concatenated, a name repeated whole is not doubled. */
-function mergeToolCalls(into: ChatToolCall[], deltas: Array<Record<string, unknown>>): void {
-	for (const [pos, tc] of deltas.entries()) {
-		if (!tc || typeof tc !== 'object') continue;
-		const i = typeof tc.index === 'number' ? tc.index : pos;
-		const call = (into[i] ??= { type: 'function', function: { name: '', arguments: '' } });
-		if (typeof tc.id === 'string' && tc.id) call.id = tc.id;
-		if (typeof tc.type === 'string' && tc.type) call.type = tc.type;
-		const f = (tc.function ?? {}) as Record<string, unknown>;
-		if (typeof f.name === 'string' && f.name && f.name !== call.function.name) call.function.name += f.name;
-		if (typeof f.arguments === 'string') call.function.arguments += f.arguments;
-	}
-}
-
 /** Bytes in, deltas out: the chat stream parser. `onDelta` gets choice 0's text as each event arrives. */
 export class ChatStreamParser extends SseByteParser {
 	readonly accumulator: ChatStreamAccumulator;
 
-	constructor(onDelta?: (text: string) => void, accumulator = new ChatStreamAccumulator()) {
-		super(accumulator, CHAT_DONE, onDelta);
+	constructor(onDelta?: (text: string) => void, accumulator = new ChatStreamAccumulator(), limits: Partial<SseLimits> = {}) {
+		super(accumulator, CHAT_DONE, onDelta, limits);
 		this.accumulator = accumulator;
 	}
 
@@ -165,13 +205,18 @@ export function chatFromJson(body: Record<string, unknown>): ChatResult {
 	if (!Array.isArray(body.choices) || body.choices.length === 0) {
 		throw new StreamError(`the answer holds no choices (${describeKeys(body)})`, 'unreadable');
 	}
+	if (body.choices.length > MAX_CHOICES) throw new StreamError(`the answer carried more than ${MAX_CHOICES} choices`, 'unreadable');
 	const choices: ChatChoice[] = (body.choices as Array<Record<string, unknown>>).map((c, pos) => {
 		const msg = (c?.message ?? {}) as Record<string, unknown>;
-		const choice = newChoice(typeof c?.index === 'number' ? c.index : pos);
+		const choice = newChoice(indexOf(c?.index, pos, 'a choice', ''));
 		if (typeof msg.role === 'string') choice.role = msg.role;
 		choice.content = contentText(msg.content);
 		if (typeof msg.reasoning_content === 'string') choice.reasoning = msg.reasoning_content;
-		if (Array.isArray(msg.tool_calls)) mergeToolCalls(choice.toolCalls, msg.tool_calls as Array<Record<string, unknown>>);
+		if (Array.isArray(msg.tool_calls)) {
+			const calls = new ToolCalls(() => '');
+			calls.merge(msg.tool_calls as Array<Record<string, unknown>>);
+			choice.toolCalls = calls.list();
+		}
 		choice.finishReason = typeof c?.finish_reason === 'string' ? c.finish_reason : null;
 		return choice;
 	});

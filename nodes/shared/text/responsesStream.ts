@@ -5,9 +5,12 @@
  * events (no content_part events, no sequence numbers, output only in `output_item.done`) are handled.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter } from './sse';
+import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter, type SseLimits } from './sse';
 
 export const RESPONSES_END = 'response.completed';
+
+/** Output items and text parts are kept by their indices in maps (never arrays sized by a number from the gateway); more distinct ones than this end the answer as unreadable. */
+export const MAX_OUTPUT_PARTS = 1024;
 
 const USED_EVENTS = new Set(['response.created', 'response.in_progress', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done', 'response.completed', 'response.incomplete', 'response.failed', 'error']);
 
@@ -64,7 +67,7 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 	private final?: Record<string, unknown>;
 	private finalType?: string;
 	/** items from `response.output_item.done`, by output_index */
-	private readonly items: Array<Record<string, unknown>> = [];
+	private readonly items = new Map<number, Record<string, unknown>>();
 	/** texts from `response.output_text.done`, by "output_index:content_index" */
 	private readonly doneTexts = new Map<string, string>();
 
@@ -124,10 +127,18 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 				}
 				return '';
 			case 'response.output_text.done':
-				if (typeof json.text === 'string') this.doneTexts.set(`${num(json.output_index)}:${num(json.content_index)}`, json.text);
+				if (typeof json.text === 'string') {
+					const key = `${this.index(json.output_index, 0)}:${this.index(json.content_index, 0)}`;
+					if (!this.doneTexts.has(key)) this.checkCount(this.doneTexts.size, 'text parts');
+					this.doneTexts.set(key, json.text);
+				}
 				return '';
 			case 'response.output_item.done':
-				if (json.item && typeof json.item === 'object') this.items[typeof json.output_index === 'number' ? json.output_index : this.items.length] = json.item as Record<string, unknown>;
+				if (json.item && typeof json.item === 'object') {
+					const i = this.index(json.output_index, this.items.size);
+					if (!this.items.has(i)) this.checkCount(this.items.size, 'output items');
+					this.items.set(i, json.item as Record<string, unknown>);
+				}
 				return '';
 			case 'response.completed':
 			case 'response.incomplete':
@@ -145,11 +156,22 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 		}
 	}
 
+	/** An index the gateway sent: a whole number from 0; anything else makes the answer unreadable. */
+	private index(v: unknown, fallback: number): number {
+		if (v === undefined || v === null) return fallback;
+		if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+		throw new StreamError(`the stream carried the index ${JSON.stringify(v)?.slice(0, 40)}, which is not a valid index: the answer cannot be read`, 'unreadable', this.deltas);
+	}
+
+	private checkCount(size: number, what: string): void {
+		if (size >= MAX_OUTPUT_PARTS) throw new StreamError(`the stream carried more than ${MAX_OUTPUT_PARTS} ${what}: the answer cannot be read`, 'unreadable', this.deltas);
+	}
+
 	/** The completion event's response, its output filled from the streamed items when a gateway left it out. */
 	private finalResponse(): Record<string, unknown> {
 		const base = { ...this.created, ...this.final };
 		const output = Array.isArray(base.output) ? base.output : [];
-		if (output.length === 0 && this.items.some(Boolean)) base.output = this.items.filter(Boolean);
+		if (output.length === 0 && this.items.size) base.output = [...this.items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
 		return base;
 	}
 
@@ -165,8 +187,8 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 export class ResponsesStreamParser extends SseByteParser {
 	readonly accumulator: ResponsesStreamAccumulator;
 
-	constructor(onDelta?: (text: string) => void, accumulator = new ResponsesStreamAccumulator()) {
-		super(accumulator, `${RESPONSES_END} (or response.incomplete)`, onDelta);
+	constructor(onDelta?: (text: string) => void, accumulator = new ResponsesStreamAccumulator(), limits: Partial<SseLimits> = {}) {
+		super(accumulator, `${RESPONSES_END} (or response.incomplete)`, onDelta, limits);
 		this.accumulator = accumulator;
 	}
 
@@ -176,7 +198,6 @@ export class ResponsesStreamParser extends SseByteParser {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 
 function cmpKey(a: string, b: string): number {
 	const [a1, a2] = a.split(':').map(Number);

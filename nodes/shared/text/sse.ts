@@ -1,11 +1,23 @@
 /**
- * Reading a text/event-stream body: bytes → streaming UTF-8 decoder → eventsource-parser (SSE event
- * boundaries, never network chunks) → an event interpreter (chatStream.ts / responsesStream.ts).
+ * Reading a text/event-stream body: bytes → streaming UTF-8 decoder → lines (split here in one linear pass, each
+ * line and event capped) → eventsource-parser (SSE fields and event boundaries, never network chunks) → an event
+ * interpreter (chatStream.ts / responsesStream.ts).
  * `pumpStream` drives a parser from an HTTP body with an idle timeout and the execution cancel signal.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { Readable } from 'node:stream';
 import { extractGatewayError } from '../errors';
+import { BodyError, mib } from '../transport/body';
+
+/** Bounds of one SSE stream's lines and events, in characters. */
+export interface SseLimits {
+	/** the longest line (a `data:` line holds a whole JSON event); default 8 MiB */
+	maxLineChars: number;
+	/** the longest event (its lines together); default 16 MiB */
+	maxEventChars: number;
+}
+
+export const DEFAULT_SSE_LIMITS: SseLimits = { maxLineChars: 8 * 1024 * 1024, maxEventChars: 16 * 1024 * 1024 };
 
 export type StreamErrorKind =
 	/** the gateway sent an error event (or an error body) */
@@ -55,20 +67,31 @@ export interface StreamParser {
 /**
  * The byte → event layer shared by both parsers. Multi-byte UTF-8 characters split across chunks are
  * decoded by a streaming TextDecoder; comment and keep-alive lines (`: PING`) are dropped by the SSE parser.
+ * Lines are split here, in time linear in the stream (a line without an end is kept as pieces, joined once),
+ * and handed to eventsource-parser one by one; a line or an event past its limit ends the stream as unreadable.
  */
 export class SseByteParser implements StreamParser {
 	private readonly decoder = new TextDecoder('utf-8');
 	private readonly sse: EventSourceParser;
+	private readonly limits: SseLimits;
 	private atEnd = false;
 	private ended = false;
 	private delta: (text: string) => void;
+	/** pieces of the line not ended yet, and their length */
+	private pending: string[] = [];
+	private pendingChars = 0;
+	/** the last chunk ended with CR: an LF at the start of the next one belongs to it */
+	private lastCR = false;
+	private eventChars = 0;
 
 	constructor(
 		private readonly interpreter: EventInterpreter,
 		readonly marker: string,
 		onDelta?: (text: string) => void,
+		limits: Partial<SseLimits> = {},
 	) {
 		this.delta = onDelta ?? (() => {});
+		this.limits = { ...DEFAULT_SSE_LIMITS, ...limits };
 		this.sse = createParser({
 			onEvent: (e) => {
 				if (this.interpreter.finished) return;
@@ -90,7 +113,7 @@ export class SseByteParser implements StreamParser {
 	feed(chunk: Uint8Array | string): void {
 		if (this.ended || this.interpreter.finished) return;
 		const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
-		if (text) this.sse.feed(text);
+		if (text) this.feedText(text);
 	}
 
 	end(): void {
@@ -100,11 +123,78 @@ export class SseByteParser implements StreamParser {
 			// A last event without its blank line (`data: [DONE]` at EOF) still counts; a half event at EOF is
 			// judged by the interpreter with atEnd = true (unreadable JSON there means the stream was cut).
 			this.atEnd = true;
-			this.sse.feed(this.decoder.decode() + '\n\n');
+			const rest = this.decoder.decode();
+			if (rest) this.feedText(rest);
+			if (this.pending.length && !this.interpreter.finished) this.line(this.takePending(''));
+			if (!this.interpreter.finished) this.line('');
 		}
 		if (!this.interpreter.finished) {
 			throw incompleteError(this, 'the stream ended');
 		}
+	}
+
+	private feedText(text: string): void {
+		const n = text.length;
+		let start = 0;
+		if (this.lastCR) {
+			this.lastCR = false;
+			if (text.charCodeAt(0) === 10) start = 1;
+		}
+		let lf = text.indexOf('\n', start);
+		let cr = text.indexOf('\r', start);
+		while (start < n) {
+			if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+			if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+			const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+			if (end === -1) break;
+			const piece = text.slice(start, end);
+			this.line(this.pending.length ? this.takePending(piece) : this.checkLine(piece));
+			start = end + 1;
+			if (end === cr) {
+				if (start < n) {
+					if (text.charCodeAt(start) === 10) start++;
+				} else this.lastCR = true;
+			}
+			if (this.interpreter.finished) return;
+		}
+		if (start < n) {
+			const rest = start === 0 ? text : text.slice(start);
+			this.pendingChars += rest.length;
+			this.checkLine(undefined, this.pendingChars);
+			this.pending.push(rest);
+		}
+	}
+
+	private takePending(last: string): string {
+		this.pending.push(last);
+		const line = this.pending.join('');
+		this.pending = [];
+		this.pendingChars = 0;
+		return this.checkLine(line);
+	}
+
+	private checkLine<T extends string | undefined>(line: T, chars = line?.length ?? 0): T {
+		if (chars > this.limits.maxLineChars) {
+			throw new StreamError(`the stream carried a line longer than ${mib(this.limits.maxLineChars)} (characters): the answer cannot be read`, 'unreadable', this.receivedText);
+		}
+		return line;
+	}
+
+	private line(line: string): void {
+		if (line === '') {
+			// a blank line ends an event; after another blank line (or at the start) there is nothing to end
+			if (this.eventChars === 0) return;
+			this.eventChars = 0;
+			this.sse.feed('\n');
+			return;
+		}
+		// a comment or keep-alive (`: PING`) is not part of any event
+		if (line.charCodeAt(0) === 58) return;
+		this.eventChars += line.length;
+		if (this.eventChars > this.limits.maxEventChars) {
+			throw new StreamError(`the stream carried an event longer than ${mib(this.limits.maxEventChars)} (characters): the answer cannot be read`, 'unreadable', this.receivedText);
+		}
+		this.sse.feed(line + '\n');
 	}
 }
 
@@ -197,7 +287,14 @@ export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs:
 		body.on('error', (err: Error & { code?: string }) => {
 			if (settled) return;
 			if (opts.signal?.aborted) return onAbort();
-			if (err.code === 'UND_ERR_BODY_TIMEOUT') return finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle'));
+			if (err.code === 'UND_ERR_BODY_TIMEOUT' || (err instanceof BodyError && err.failure === 'IDLE')) {
+				return finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle'));
+			}
+			if (err instanceof BodyError) {
+				if (err.failure === 'CANCELLED') return onAbort();
+				if (err.failure === 'DEADLINE') return finish(incompleteError(parser, `the stream was stopped at its time limit (${err.message})`));
+				if (err.failure === 'TOO_LARGE') return finish(incompleteError(parser, `the stream was stopped at its size limit (${err.message})`));
+			}
 			finish(incompleteError(parser, `the stream broke off (${err.message})`));
 		});
 		body.once('close', () => {

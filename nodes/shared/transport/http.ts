@@ -2,19 +2,38 @@
  * The one module that talks HTTP. Every node goes through GatewayTransport:
  * key pinning, no redirects on authenticated calls, per-kind timeouts, GET-only retries,
  * POST outcome classification, proxies from the environment, pooled connections.
+ * Every answer is bounded in time and size, and every text it hands out (JSON bodies, error messages, headers,
+ * text streams) has the key and the other credential secrets redacted already.
  */
 import { EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
-import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError, redact } from '../errors';
+import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
+import { BodyError, GuardedBody, discard, mib, readCapped } from './body';
+import { redactorFor, type Redactor } from './redact';
 import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, shouldWait, type RetryPolicy } from './retry';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
 
 export type OriginKind = 'base' | 'video';
 export type Timeouts = Record<TimeoutKind, number>;
 
+/** Size bounds of what the transport reads. */
+export interface TransportLimits {
+	/** largest JSON answer (2xx) read whole; default 64 MiB (a synchronous 4K image as Base64 fits) */
+	jsonBytes: number;
+	/** how much of an error answer (non-2xx) is read for its message; the rest is dropped; default 64 KiB */
+	errorBytes: number;
+	/** largest streamed text answer (SSE); default 64 MiB */
+	streamBytes: number;
+}
+
+export const DEFAULT_LIMITS: TransportLimits = { jsonBytes: 64 * 1024 * 1024, errorBytes: 64 * 1024, streamBytes: 64 * 1024 * 1024 };
+
 export interface TransportConfig {
 	apiKey: string;
+	/** other credential secrets, redacted like the key */
+	secrets?: string[];
+	limits?: Partial<TransportLimits>;
 	base: GatewayRoot;
 	video?: GatewayRoot;
 	timeouts?: Partial<Timeouts>;
@@ -41,9 +60,31 @@ export interface StreamResponse {
 	status: number;
 	headers: JsonResponse['headers'];
 	contentType: string;
+	/** bytes of this answer's body (Content-Length) */
 	contentLength?: number;
+	/** the body, bounded (deadline, idle, size, Content-Length); it ends with a BodyError when a bound is broken */
 	body: Readable;
 	url: string;
+	/** a 206 answer to a Range request: which bytes of the whole it holds */
+	range?: { start: number; end: number; total?: number };
+}
+
+export interface DownloadOptions {
+	/** send the key: only on a trusted origin, and redirects are then never followed */
+	withKey: boolean;
+	origin?: OriginKind;
+	/** which timeout bounds the whole download (headers and body, retries included); default imageDownload */
+	timeout?: TimeoutKind;
+	/** epoch ms: nothing of this download goes past it */
+	deadline?: number;
+	/** overall time of this download, default `timeouts[timeout]` */
+	maxDurationMs?: number;
+	/** longest gap between two body chunks; default `timeouts.downloadIdle` */
+	idleMs?: number;
+	/** a body (or declared Content-Length) larger than this fails with TOO_LARGE */
+	maxBytes?: number;
+	/** ask for the bytes from `start` on (Range), only if the file is still `ifRange` (an ETag or Last-Modified) */
+	range?: { start: number; ifRange?: string };
 }
 
 let sharedDispatcher: Dispatcher | undefined;
@@ -61,7 +102,6 @@ export function setDispatcher(d: Dispatcher | undefined): void {
 	sharedDispatcher = d;
 }
 
-const MAX_JSON_BYTES = 96 * 1024 * 1024;
 const MAX_PUBLIC_REDIRECTS = 3;
 
 function header(headers: JsonResponse['headers'], name: string): string | undefined {
@@ -106,11 +146,21 @@ const NOT_SENT_CODES = new Set(['UND_ERR_INVALID_ARG', 'ECONNREFUSED', 'ENOTFOUN
 
 export class GatewayTransport {
 	readonly timeouts: Timeouts;
+	readonly limits: TransportLimits;
 	private readonly retry: RetryPolicy;
+	/** the one redaction of the key and the credential's other secrets */
+	readonly redactor: Redactor;
 
 	constructor(private readonly cfg: TransportConfig) {
 		this.timeouts = { ...DEFAULT_TIMEOUTS, ...stripUndefined(cfg.timeouts ?? {}) };
 		this.retry = { ...DEFAULT_RETRY, ...stripUndefined(cfg.retry ?? {}) };
+		this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(cfg.limits ?? {}) };
+		this.redactor = redactorFor([cfg.apiKey, ...(cfg.secrets ?? [])]);
+	}
+
+	/** The back-off policy of GET retries (downloads resumed after a cut use it too). */
+	get retryPolicy(): RetryPolicy {
+		return this.retry;
 	}
 
 	get signal(): AbortSignal | undefined {
@@ -143,17 +193,18 @@ export class GatewayTransport {
 		return target;
 	}
 
+	/** The text with the key and the credential's other secrets redacted in every form they may take. */
 	redact(text: string): string {
-		return redact(text, [this.cfg.apiKey]);
+		return this.redactor.text(text);
 	}
 
-	/** A body handed back in an outcome (nodes may put it in an output item): the key replaced everywhere in it. */
-	private redactBody<T>(body: T): T {
-		if (body === undefined) return body;
-		if (typeof body === 'string') return this.redact(body) as T;
-		const json = JSON.stringify(body);
-		const clean = this.redact(json);
-		return clean === json ? body : (JSON.parse(clean) as T);
+	/** A copy of any JSON-like value with every string in it redacted (the value itself when it holds no secret). */
+	redactValue<T>(value: T): T {
+		return this.redactor.value(value);
+	}
+
+	private redactHeaders(headers: JsonResponse['headers']): JsonResponse['headers'] {
+		return this.redactor.value(headers);
 	}
 
 	/** A POST on an execution that is already cancelled is not sent at all, and must not look uncertain. */
@@ -195,13 +246,22 @@ export class GatewayTransport {
 		});
 	}
 
-	private async readJson(res: Dispatcher.ResponseData, method: string, url: string): Promise<{ json: unknown; text: string; parsed: boolean }> {
-		const len = Number(header(res.headers, 'content-length') ?? 0);
-		if (len > MAX_JSON_BYTES) {
-			res.body.destroy();
-			throw new GatewayNetworkError(`${method} ${pathOf(url)}: response of ${len} bytes is too large for JSON`, 'TOO_LARGE', true);
+	/**
+	 * Reads a JSON answer with a byte cap counted while reading (chunked answers included). A 2xx answer larger
+	 * than the cap fails (TOO_LARGE); of an error answer only the first `limits.errorBytes` are read. The text is
+	 * redacted before it is parsed, so nothing built from it can hold the key.
+	 */
+	private async readJson(res: Dispatcher.ResponseData, method: string, url: string, maxBytes?: number): Promise<{ json: unknown; text: string; parsed: boolean }> {
+		const ok = res.statusCode >= 200 && res.statusCode < 300;
+		const cap = ok ? (maxBytes ?? this.limits.jsonBytes) : this.limits.errorBytes;
+		const what = `${method} ${pathOf(url)}`;
+		const declared = Number(header(res.headers, 'content-length') ?? NaN);
+		if (ok && declared > cap) {
+			discard(res.body);
+			throw new BodyError(`${what}: the answer of ${mib(declared)} is larger than the limit of ${mib(cap)}`, 'TOO_LARGE', 0, declared);
 		}
-		const text = await res.body.text();
+		const { bytes } = await readCapped(res.body, cap, what, !ok);
+		const text = this.redact(bytes.toString('utf8'));
 		if (text.trim() === '') return { json: undefined, text, parsed: false };
 		try {
 			return { json: JSON.parse(text), text, parsed: true };
@@ -223,7 +283,10 @@ export class GatewayTransport {
 	 * Authenticated GET returning JSON. Retried on network failure, 429 and 5xx with back-off and
 	 * Retry-After, within `deadline` (epoch ms). Other statuses throw GatewayHttpError at once.
 	 */
-	async getJson<T = unknown>(target: string, opts: { origin?: OriginKind; timeout?: TimeoutKind; deadline?: number; auth?: boolean; /** 1 = no internal retry (a poller that owns back-off) */ maxAttempts?: number } = {}): Promise<JsonResponse<T>> {
+	async getJson<T = unknown>(
+		target: string,
+		opts: { origin?: OriginKind; timeout?: TimeoutKind; deadline?: number; auth?: boolean; /** 1 = no internal retry (a poller that owns back-off) */ maxAttempts?: number; /** default limits.jsonBytes */ maxBytes?: number } = {},
+	): Promise<JsonResponse<T>> {
 		const maxAttempts = opts.maxAttempts ?? this.retry.maxAttempts;
 		const url = opts.auth === false ? this.resolvePublic(target, opts.origin) : this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'query'];
@@ -233,15 +296,17 @@ export class GatewayTransport {
 			let retryAfterMs: number | undefined;
 			const io = await this.io('GET', url, timeoutMs, async () => {
 				const res = await this.send('GET', url, headers, undefined, remaining(timeoutMs, opts.deadline), attempt);
-				return { res, ...(await this.readJson(res, 'GET', url)) };
+				return { res, ...(await this.readJson(res, 'GET', url, opts.maxBytes)) };
 			});
 			if (!io.ok) {
 				if (io.error.cancelled) throw io.error;
+				// an answer too large is not a network failure: asking again gets the same answer
+				if (io.error instanceof BodyError && io.error.failure === 'TOO_LARGE') throw io.error;
 				lastError = io.error;
 			} else {
 				const { res, json, text, parsed } = io.value;
 				if (res.statusCode >= 200 && res.statusCode < 300) {
-					if (parsed) return { status: res.statusCode, body: json as T, headers: res.headers, url };
+					if (parsed) return { status: res.statusCode, body: json as T, headers: this.redactHeaders(res.headers), url };
 					lastError = new GatewayNetworkError(`GET ${pathOf(url)}: answer is not valid JSON (${describeText(text)})`, 'BAD_JSON', true);
 				} else {
 					const err = this.httpError(res.statusCode, json, text, 'GET', url, res.headers);
@@ -280,7 +345,11 @@ export class GatewayTransport {
 	 * cancellation, 5xx without a task ID, unreadable 2xx, a redirect); throws GatewayHttpError when
 	 * the gateway definitely rejected it, or GatewayNetworkError when it provably never left.
 	 */
-	async submit(target: string, body: { json?: unknown; form?: FormData | globalThis.FormData }, opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string> } = {}): Promise<SubmitOutcome> {
+	async submit(
+		target: string,
+		body: { json?: unknown; form?: FormData | globalThis.FormData },
+		opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string>; /** default limits.jsonBytes */ maxBytes?: number } = {},
+	): Promise<SubmitOutcome> {
 		const url = this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'submit'];
 		const headers: Record<string, string> = { accept: 'application/json', ...this.authHeaders(), ...(opts.headers ?? {}) };
@@ -301,35 +370,44 @@ export class GatewayTransport {
 		}
 		let parsed: { json: unknown; text: string; parsed: boolean };
 		try {
-			parsed = await this.readJson(res, 'POST', url);
+			parsed = await this.readJson(res, 'POST', url, opts.maxBytes);
 		} catch (err) {
 			const ne = this.networkError(err, 'POST', url, timeoutMs, true);
 			return { kind: 'uncertain', reason: `${ne.message} while reading the answer (HTTP ${res.statusCode})`, status: res.statusCode, url };
 		}
 		const status = res.statusCode;
 		const obj = parsed.json && typeof parsed.json === 'object' ? (parsed.json as Record<string, unknown>) : undefined;
+		const answerHeaders = this.redactHeaders(res.headers);
 		if (status >= 200 && status < 300) {
-			if (obj) return { kind: 'accepted', status, body: obj, headers: res.headers, url };
-			return { kind: 'uncertain', reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`, status, body: this.redact(parsed.text).slice(0, 200), url };
+			if (obj) return { kind: 'accepted', status, body: obj, headers: answerHeaders, url };
+			return { kind: 'uncertain', reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`, status, body: parsed.text.slice(0, 200), url };
 		}
 		if (status >= 300 && status < 400) {
 			return { kind: 'uncertain', reason: this.httpError(status, obj, parsed.text, 'POST', url, res.headers).message, status, url };
 		}
 		if (status >= 500) {
-			if (obj && findTaskId(obj)) return { kind: 'accepted', status, body: obj, headers: res.headers, url };
+			if (obj && findTaskId(obj)) return { kind: 'accepted', status, body: obj, headers: answerHeaders, url };
 			const ex = extractGatewayError(obj, status, parsed.text);
-			return { kind: 'uncertain', reason: this.redact(`HTTP ${status} without a task ID: ${ex.message}`), status, body: this.redactBody(obj), url };
+			return { kind: 'uncertain', reason: `HTTP ${status} without a task ID: ${ex.message}`, status, body: obj, url };
 		}
 		throw this.httpError(status, obj, parsed.text, 'POST', url, res.headers);
 	}
 
 	/**
 	 * A POST whose answer is read as a stream (SSE). Same outcome rules as submit. `idleTimeoutMs`
-	 * (default `timeouts.streamIdle`) is the longest gap between two body chunks.
+	 * (default `timeouts.streamIdle`) is the longest gap between two body chunks, `maxDurationMs` (default
+	 * `timeouts.streamTotal`) the longest the whole answer may take, `maxBytes` (default `limits.streamBytes`) its
+	 * size. The body handed out is redacted text: a key split across chunks is caught too.
 	 */
-	async postStream(target: string, json: unknown, opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string>; idleTimeoutMs?: number } = {}): Promise<StreamResponse | Extract<SubmitOutcome, { kind: 'uncertain' }>> {
+	async postStream(
+		target: string,
+		json: unknown,
+		opts: { origin?: OriginKind; timeout?: TimeoutKind; headers?: Record<string, string>; idleTimeoutMs?: number; maxDurationMs?: number; maxBytes?: number } = {},
+	): Promise<StreamResponse | Extract<SubmitOutcome, { kind: 'uncertain' }>> {
 		const url = this.resolve(target, opts.origin);
 		const timeoutMs = this.timeouts[opts.timeout ?? 'text'];
+		const idleMs = opts.idleTimeoutMs && opts.idleTimeoutMs > 0 ? opts.idleTimeoutMs : this.timeouts.streamIdle;
+		const deadline = Date.now() + (opts.maxDurationMs && opts.maxDurationMs > 0 ? opts.maxDurationMs : this.timeouts.streamTotal);
 		const headers = { accept: 'text/event-stream, application/json', 'content-type': 'application/json', ...this.authHeaders(), ...(opts.headers ?? {}) };
 		this.throwIfCancelled();
 		let res: Dispatcher.ResponseData;
@@ -341,8 +419,8 @@ export class GatewayTransport {
 				body: JSON.stringify(json),
 				signal: this.cfg.signal,
 				dispatcher: getDispatcher(),
-				headersTimeout: timeoutMs,
-				bodyTimeout: opts.idleTimeoutMs && opts.idleTimeoutMs > 0 ? opts.idleTimeoutMs : this.timeouts.streamIdle,
+				headersTimeout: Math.min(timeoutMs, Math.max(1, deadline - Date.now())),
+				bodyTimeout: idleMs,
 			});
 		} catch (err) {
 			const ne = this.networkError(err, 'POST', url, timeoutMs, true);
@@ -351,40 +429,58 @@ export class GatewayTransport {
 		}
 		if (res.statusCode >= 200 && res.statusCode < 300) {
 			const contentType = header(res.headers, 'content-type') ?? '';
-			return { status: res.statusCode, headers: res.headers, contentType, body: res.body, url };
+			const body = new GuardedBody(res.body, {
+				what: `POST ${pathOf(url)}`,
+				deadline,
+				idleMs,
+				maxBytes: opts.maxBytes ?? this.limits.streamBytes,
+				signal: this.cfg.signal,
+				map: this.redactor.chunks().asBytes(),
+			});
+			return { status: res.statusCode, headers: this.redactHeaders(res.headers), contentType, body, url };
 		}
 		const parsed = await this.readJson(res, 'POST', url).catch(() => ({ json: undefined, text: '', parsed: false }));
 		if (res.statusCode >= 500 || (res.statusCode >= 300 && res.statusCode < 400)) {
 			const ex = extractGatewayError(parsed.json, res.statusCode, parsed.text);
-			return { kind: 'uncertain', reason: this.redact(`HTTP ${res.statusCode}: ${ex.message}`), status: res.statusCode, body: this.redactBody(parsed.json), url };
+			const reason = res.statusCode < 400 ? this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers).message : `HTTP ${res.statusCode}: ${ex.message}`;
+			return { kind: 'uncertain', reason, status: res.statusCode, body: parsed.json, url };
 		}
 		throw this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers);
 	}
 
 	/**
-	 * Opens a download. `withKey` only on a trusted origin and never following redirects;
-	 * without the key, up to three redirects are followed (the key is never attached).
-	 * GETs are retried on network failure, 429 and 5xx before the body starts.
+	 * Opens a download. `withKey` only on a trusted origin and never following redirects; without the key, up
+	 * to three redirects are followed (http(s) only, the key is never attached). GETs are retried on network
+	 * failure, 429 and 5xx before the body starts. The whole download (these retries and the body) ends by
+	 * `maxDurationMs` (default: its kind's timeout) or `deadline`, whichever comes first; the body also ends after
+	 * `idleMs` without a byte, past `maxBytes`, or short of its Content-Length, with a BodyError.
 	 */
-	async download(target: string, opts: { withKey: boolean; origin?: OriginKind; timeout?: TimeoutKind; deadline?: number }): Promise<StreamResponse> {
+	async download(target: string, opts: DownloadOptions): Promise<StreamResponse> {
 		let url = opts.withKey ? this.resolve(target, opts.origin) : this.resolvePublic(target, opts.origin);
 		if (!/^https?:\/\//i.test(url)) throw new SafetyError(`Result address "${safeOrigin(url)}" is not an http(s) URL`);
-		const timeoutMs = this.timeouts[opts.timeout ?? 'imageDownload'];
+		const timeoutMs = opts.maxDurationMs && opts.maxDurationMs > 0 ? opts.maxDurationMs : this.timeouts[opts.timeout ?? 'imageDownload'];
+		const deadline = Math.min(Date.now() + timeoutMs, opts.deadline ?? Infinity);
+		const idleMs = Math.min(opts.idleMs && opts.idleMs > 0 ? opts.idleMs : this.timeouts.downloadIdle, timeoutMs);
 		let lastError: Error | undefined;
 		for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
 			let retryAfterMs: number | undefined;
 			for (let hop = 0; ; hop++) {
 				const headers: Record<string, string> = opts.withKey ? this.authHeaders() : {};
+				if (opts.range) {
+					headers.range = `bytes=${opts.range.start}-`;
+					if (opts.range.ifRange) headers['if-range'] = opts.range.ifRange;
+				}
 				this.cfg.onAttempt?.({ method: 'GET', url, attempt });
 				const hopUrl = url;
-				const io = await this.io('GET', hopUrl, timeoutMs, () =>
+				const left = Math.max(1, deadline - Date.now());
+				const io = await this.io('GET', hopUrl, left, () =>
 					request(hopUrl, {
 						method: 'GET',
 						headers,
 						signal: this.cfg.signal,
 						dispatcher: getDispatcher(),
-						headersTimeout: timeoutMs,
-						bodyTimeout: timeoutMs,
+						headersTimeout: left,
+						bodyTimeout: idleMs,
 					}),
 				);
 				if (!io.ok) {
@@ -396,7 +492,7 @@ export class GatewayTransport {
 				const status = res.statusCode;
 				if (status >= 300 && status < 400) {
 					const location = header(res.headers, 'location');
-					res.body.resume();
+					discard(res.body);
 					if (opts.withKey || !location || hop >= MAX_PUBLIC_REDIRECTS) {
 						throw this.httpError(status, undefined, '', 'GET', url, res.headers);
 					}
@@ -407,17 +503,7 @@ export class GatewayTransport {
 					url = next.toString();
 					continue;
 				}
-				if (status >= 200 && status < 300) {
-					const len = header(res.headers, 'content-length');
-					return {
-						status,
-						headers: res.headers,
-						contentType: header(res.headers, 'content-type') ?? '',
-						contentLength: len !== undefined ? Number(len) : undefined,
-						body: res.body,
-						url,
-					};
-				}
+				if (status >= 200 && status < 300) return this.openBody(res, url, deadline, idleMs, opts);
 				const { json, text } = await this.readJson(res, 'GET', url).catch(() => ({ json: undefined, text: '' }));
 				const err = this.httpError(status, json, text, 'GET', url, res.headers);
 				if (!isRetryableStatus(status)) throw err;
@@ -427,10 +513,38 @@ export class GatewayTransport {
 			}
 			if (attempt === this.retry.maxAttempts) break;
 			const delay = backoffDelay(attempt, this.retry, retryAfterMs);
-			if (!shouldWait(delay, this.retry, retryAfterMs, opts.deadline)) break;
+			if (!shouldWait(delay, this.retry, retryAfterMs, deadline)) break;
 			await sleep(delay, this.cfg.signal);
 		}
 		throw lastError ?? new Error(`GET ${pathOf(url)} failed`);
+	}
+
+	/** A 2xx download answer: its size checked against the cap at once, its body guarded. */
+	private openBody(res: Dispatcher.ResponseData, url: string, deadline: number, idleMs: number, opts: DownloadOptions): StreamResponse {
+		const len = header(res.headers, 'content-length');
+		const contentLength = len !== undefined && /^\d+$/.test(len.trim()) ? Number(len) : undefined;
+		const what = `GET ${pathOf(url)}`;
+		let range: StreamResponse['range'];
+		if (res.statusCode === 206) {
+			const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(res.headers, 'content-range')?.trim() ?? '');
+			if (m) range = { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };
+		}
+		const total = range?.total ?? contentLength;
+		if (opts.maxBytes !== undefined && total !== undefined && total > opts.maxBytes) {
+			discard(res.body);
+			throw new BodyError(`${what}: the file of ${mib(total)} is larger than the limit of ${mib(opts.maxBytes)}`, 'TOO_LARGE', 0, total);
+		}
+		const maxBytes = opts.maxBytes !== undefined ? opts.maxBytes - (range?.start ?? 0) : undefined;
+		const body = new GuardedBody(res.body, { what, deadline, idleMs, maxBytes, expectedBytes: contentLength, signal: this.cfg.signal });
+		return {
+			status: res.statusCode,
+			headers: this.redactHeaders(res.headers),
+			contentType: header(res.headers, 'content-type') ?? '',
+			contentLength,
+			body,
+			url,
+			...(range ? { range } : {}),
+		};
 	}
 
 	sleep(ms: number): Promise<void> {

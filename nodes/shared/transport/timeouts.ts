@@ -9,6 +9,10 @@ export const DEFAULT_TIMEOUTS = {
 	/** chat/responses: non-streaming calls may take long; streams use an idle timeout instead */
 	text: 600_000,
 	streamIdle: 60_000,
+	/** the whole of a streamed text answer, whatever its idle gaps */
+	streamTotal: 30 * 60_000,
+	/** longest gap between two chunks of a download (image or video); the whole download is bounded by its kind's timeout */
+	downloadIdle: 30_000,
 	/** overall wait for a task */
 	overallWait: 30 * 60_000,
 } as const;

@@ -1,0 +1,233 @@
+/**
+ * The key never comes out of the transport: servers that echo it, raw, percent-encoded, JSON-escaped or as
+ * `Bearer <key>`, in a task's error, a 200 with an error object, an error answer, a stream's error event split
+ * byte by byte, plain JSON where a stream was asked for, and in headers. Plus the one exported redaction.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { text as readText } from 'node:stream/consumers';
+import { NodeOperationError, type INode } from 'n8n-workflow';
+import { GatewayHttpError, redact, toNodeError } from '../../nodes/shared/errors';
+import { Redactor, redactSecrets } from '../../nodes/shared/transport/redact';
+import { ChatStreamParser } from '../../nodes/shared/text/chatStream';
+import { ResponsesStreamParser } from '../../nodes/shared/text/responsesStream';
+import { StreamError, pumpStream } from '../../nodes/shared/text/sse';
+import { json, rejectionOf, startServer, transportFor, withoutProxyEnv, type TestServer } from '../transport/support';
+
+/** A key with characters that every encoding writes differently. */
+const KEY = 'sk-live/AbC+dEf=0123456789_xyz';
+const FORMS: Record<string, string> = {
+	raw: KEY,
+	bearer: `Bearer ${KEY}`,
+	percent: encodeURIComponent(KEY),
+	'percent, lower-case hex': encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+	'percent, every character': [...Buffer.from(KEY)].map((b) => `%${b.toString(16).toUpperCase()}`).join(''),
+	'JSON-escaped slash': KEY.replace(/\//g, '\\/'),
+	'JSON \\u escapes': [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+};
+/** Every form as it appears inside a JSON string of the answer's text. */
+const IN_JSON: Record<string, string> = { ...FORMS, 'JSON inside a JSON string': JSON.stringify(JSON.stringify({ authorization: `Bearer ${KEY}` })).slice(1, -1) };
+
+/** What each form becomes, as a parsed JSON string value. */
+const REDACTED_VALUE = (form: string) => (form === 'bearer' ? 'Bearer ***' : form === 'JSON inside a JSON string' ? '{"authorization":"Bearer ***"}' : '***');
+const leaks = (s: string) => new Redactor([KEY]).contains(s) || s.includes(KEY) || s.includes(encodeURIComponent(KEY));
+
+let gw: TestServer;
+beforeAll(async () => {
+	withoutProxyEnv();
+	gw = await startServer();
+});
+afterAll(() => gw.close());
+const t = (extra: Parameters<typeof transportFor>[1] = {}) => transportFor(gw.origin, { apiKey: KEY, ...extra });
+
+/** The answer's raw text, with `form` written inside a JSON string. */
+const taskWith = (form: string) =>
+	`{"task_id":"t1","status":"failed","error":{"message":"upstream refused key ${form} (request id: 9)"},"poll_url":"https://x.example/v1/tasks/t1?key=${form}","echo":{"authorization":"${form}"}}`;
+
+describe('JSON answers', () => {
+	it.each(Object.keys(IN_JSON))('a task query whose error and fields echo the key (%s): nothing of it comes out', async (form) => {
+		gw.reset((_req, res) => json(res, 200, taskWith(IN_JSON[form])));
+		const r = await t().getJson<Record<string, unknown>>('/v1/images/tasks/t1');
+		const out = JSON.stringify(r.body);
+		expect(leaks(out)).toBe(false);
+		expect((r.body.error as Record<string, string>).message).toBe(`upstream refused key ${REDACTED_VALUE(form)} (request id: 9)`);
+	});
+
+	it.each(Object.keys(IN_JSON))('a 200 to a paid POST carrying an error object with the key (%s)', async (form) => {
+		gw.reset((_req, res) => json(res, 200, `{"created":1,"data":[],"error":{"message":"bad key ${IN_JSON[form]}","type":"x"}}`));
+		const out = await t().submit('/v1/images/generations', { json: {} });
+		expect(out.kind).toBe('accepted');
+		expect(leaks(JSON.stringify(out))).toBe(false);
+	});
+
+	it.each(Object.keys(IN_JSON))('an error answer (400, 503 uncertain, 429) with the key (%s)', async (form) => {
+		const body = `{"error":{"message":"key ${IN_JSON[form]} is not valid for this group","code":"bad_key"}}`;
+		gw.reset((_req, res) => json(res, 400, body));
+		const err = await rejectionOf(t().getJson('/v1/models'));
+		expect(err).toBeInstanceOf(GatewayHttpError);
+		expect(leaks(String(err.message) + JSON.stringify(err))).toBe(false);
+		gw.reset((_req, res) => json(res, 503, body));
+		const out = await t().submit('/v1/images/generations', { json: {} });
+		expect(out.kind).toBe('uncertain');
+		expect(leaks(JSON.stringify(out))).toBe(false);
+		gw.reset((_req, res) => json(res, 429, body));
+		const e429 = await rejectionOf(t().submit('/v1/images/generations', { json: {} }));
+		expect(e429).toBeInstanceOf(GatewayHttpError);
+		expect(leaks(String(e429.message))).toBe(false);
+	});
+
+	it('an answer that echoes the request headers (the Authorization header among them), in its body and its own headers', async () => {
+		gw.reset((req: IncomingMessage, res: ServerResponse) => json(res, 200, { received: req.headers, raw: req.rawHeaders }, { 'x-echo-authorization': String(req.headers.authorization) }));
+		const r = await t().getJson('/v1/models');
+		expect(gw.seen[0].headers.authorization).toBe(`Bearer ${KEY}`);
+		expect(leaks(JSON.stringify(r))).toBe(false);
+		expect(r.headers['x-echo-authorization']).toBe('Bearer ***');
+		expect((r.body as { received: Record<string, string> }).received.authorization).toBe('Bearer ***');
+	});
+
+	it('non-JSON text echoing the key (an HTML or plain-text error) is redacted in the error', async () => {
+		gw.reset((_req, res) => {
+			res.writeHead(401, { 'content-type': 'text/plain' });
+			res.end(`invalid token: ${KEY}`);
+		});
+		const err = await rejectionOf(t().getJson('/v1/models'));
+		expect(err.message).toMatch(/invalid token: \*\*\*/);
+	});
+});
+
+describe('streams', () => {
+	/** Writes `text` one byte per write, so the key is split at every position across chunks. */
+	const byteByByte = (text: string) => async (_req: IncomingMessage, res: ServerResponse) => {
+		res.writeHead(200, { 'content-type': 'text/event-stream' });
+		for (const b of Buffer.from(text)) {
+			res.write(Buffer.from([b]));
+			await new Promise((r) => setImmediate(r));
+		}
+		res.end();
+	};
+
+	it.each(Object.keys(IN_JSON))('a chat stream whose deltas and error event carry the key (%s), split byte by byte: the parser never sees it', async (form) => {
+		const f = IN_JSON[form];
+		const events = [`data: {"choices":[{"index":0,"delta":{"content":"your key is ${f}, "}}]}\n\n`, `event: error\ndata: {"error":{"message":"quota exceeded for ${f}"}}\n\n`];
+		gw.reset(byteByByte(events.join('')));
+		const res = await t().postStream('/v1/chat/completions', { stream: true });
+		if ('kind' in res) throw new Error('uncertain');
+		const deltas: string[] = [];
+		const parser = new ChatStreamParser((d) => deltas.push(d));
+		const err = await rejectionOf(pumpStream(res.body, parser, { idleMs: 5000 }));
+		expect(err).toBeInstanceOf(StreamError);
+		expect(err.message).toBe(`the gateway reported an error in the answer: quota exceeded for ${REDACTED_VALUE(form)}`);
+		expect((err as unknown as StreamError).partialText).toBe(`your key is ${REDACTED_VALUE(form)}, `);
+		expect(leaks(deltas.join(''))).toBe(false);
+	});
+
+	it('a responses stream with the key in an event split across chunks, then the completion: the text is redacted and the stream completes at once', async () => {
+		const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+		gw.reset(
+			byteByByte(
+				ev('response.output_text.delta', { delta: `k=${KEY};` }) +
+					ev('response.completed', { response: { status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: `k=${KEY};` }] }] } }),
+			),
+		);
+		const res = await t().postStream('/v1/responses', { stream: true });
+		if ('kind' in res) throw new Error('uncertain');
+		const parser = new ResponsesStreamParser();
+		await pumpStream(res.body, parser, { idleMs: 5000 });
+		expect(parser.result.text).toBe('k=***;');
+		expect(leaks(JSON.stringify(parser.result))).toBe(false);
+	});
+
+	it('a gateway that ignores stream: true and answers JSON with the key: the body handed out is redacted too', async () => {
+		gw.reset((_req, res) => json(res, 200, `{"choices":[{"message":{"content":"${FORMS['JSON-escaped slash']}"}}]}`));
+		const res = await t().postStream('/v1/chat/completions', { stream: true });
+		if ('kind' in res) throw new Error('uncertain');
+		const body = await readText(res.body);
+		expect(body).toBe('{"choices":[{"message":{"content":"***"}}]}');
+	});
+
+	it('an event that ends its chunk is handed on at once (only a possible start of the key is held back)', async () => {
+		let release!: () => void;
+		const hold = new Promise<void>((r) => (release = r));
+		gw.reset(async (_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n');
+			await hold;
+			res.end();
+		});
+		const res = await t().postStream('/v1/chat/completions', { stream: true });
+		if ('kind' in res) throw new Error('uncertain');
+		const parser = new ChatStreamParser();
+		await pumpStream(res.body, parser, { idleMs: 5000 });
+		release();
+		expect(parser.result.content).toBe('a');
+	});
+});
+
+describe('the one redaction', () => {
+	it.each(Object.keys(FORMS))('redactSecrets finds the %s form inside any text', (form) => {
+		expect(redactSecrets(`before ${FORMS[form]} after`, [KEY])).toBe(form === 'bearer' ? 'before Bearer *** after' : 'before *** after');
+	});
+
+	it('several secrets, the longest first; short or empty ones are ignored', () => {
+		expect(redactSecrets('ab sk-abcdef sk-abcdefgh', ['sk-abcdef', 'sk-abcdefgh', '', undefined, 'ab'])).toBe('ab *** ***');
+	});
+
+	it('a different case is not the key (keys are case-sensitive); hex digits of percent forms are', () => {
+		expect(redactSecrets(KEY.toUpperCase(), [KEY])).toBe(KEY.toUpperCase());
+	});
+
+	it('value() redacts strings and object keys anywhere in a JSON-like value and keeps it when nothing matches', () => {
+		const r = new Redactor([KEY]);
+		const v = { a: [1, { [KEY]: `x ${KEY}` }], b: null, c: true };
+		expect(r.value(v)).toEqual({ a: [1, { '***': 'x ***' }], b: null, c: true });
+		const clean = { a: [1, { b: 'c' }] };
+		expect(r.value(clean)).toBe(clean);
+	});
+
+	it('the stream Transform catches the key split at every position, in every form', async () => {
+		const r = new Redactor([KEY]);
+		for (const [name, form] of Object.entries(FORMS)) {
+			const input = Buffer.from(`<<${form}>>ü`);
+			for (let cut = 1; cut < input.length; cut++) {
+				const s = r.stream();
+				const out = readText(s);
+				s.write(input.subarray(0, cut));
+				s.end(input.subarray(cut));
+				expect(await out).toBe(`<<${REDACTED_VALUE(name)}>>ü`);
+			}
+		}
+	});
+
+	it('toNodeError redacts every form in message and description (secrets passed by the layers above)', () => {
+		const node = { name: 'N', type: 't', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
+		const http = toNodeError(node, new GatewayHttpError(400, `bad ${FORMS.percent}`, undefined, 'GET', '/v1/x'), 0, [KEY]);
+		expect(http.message).not.toContain(FORMS.percent);
+		const other = Object.assign(new Error(`failed for ${FORMS['JSON-escaped slash']}`), { description: `see ${KEY}` });
+		const e = toNodeError(node, other, 0, [KEY]);
+		expect(e).toBeInstanceOf(NodeOperationError);
+		expect(`${e.message} ${e.description}`).toBe('failed for *** see ***');
+		expect(redact(`x ${KEY}`, [KEY])).toBe('x ***');
+	});
+
+	it('is linear: Base64 JSON of 8 and 64 MB (escaped slashes in it, so the full search runs) takes time in proportion', () => {
+		const r = new Redactor([KEY]);
+		const body = (mb: number) => JSON.stringify({ data: [{ b64_json: Buffer.alloc(mb * 750_000, 7).toString('base64') }], url: 'https:\\/\\/x', e: KEY });
+		const time = (s: string) => {
+			const started = performance.now();
+			expect(r.text(s).endsWith('"e":"***"}')).toBe(true);
+			return performance.now() - started;
+		};
+		const small = body(8);
+		const large = body(64);
+		time(small);
+		const t8 = time(small);
+		const t64 = time(large);
+		console.log(`redaction: 8 MB ${t8.toFixed(0)} ms, 64 MB ${t64.toFixed(0)} ms`);
+		// linear is about 8×; a quadratic search would be about 64×
+		expect(t64).toBeLessThan(t8 * 20 + 100);
+		// and the plain-text fast path (no % or \\ in the body): a 64 MB body in a blink
+		const plain = JSON.stringify({ data: [{ b64_json: Buffer.alloc(48e6, 7).toString('base64') }], e: KEY });
+		const started = performance.now();
+		expect(r.text(plain).endsWith('"e":"***"}')).toBe(true);
+		console.log(`redaction, plain 64 MB: ${(performance.now() - started).toFixed(0)} ms`);
+	});
+});
