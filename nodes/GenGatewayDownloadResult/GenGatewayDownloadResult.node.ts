@@ -69,6 +69,7 @@ export class GenGatewayDownloadResult implements INodeType {
 				default: {},
 				options: [
 					{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data' },
+					{ displayName: 'Max Video Size (MiB)', name: 'maxVideoMiB', type: 'number', default: 2048, typeOptions: { minValue: 1 }, description: 'A video larger than this (announced or counted while it downloads) is refused, so a broken host cannot fill the disk' },
 					{ displayName: 'One Item per Image', name: 'splitImages', type: 'boolean', default: false, description: 'Whether to emit one item per image instead of all images on one item (data, data_1, …)' },
 					{ displayName: 'Return URLs Only', name: 'urlsOnly', type: 'boolean', default: false, description: 'Whether to return the result addresses without downloading (automatic when used as an AI-agent tool)' },
 				],
@@ -82,7 +83,10 @@ export class GenGatewayDownloadResult implements INodeType {
 		return [
 			await forEachItem(this, async (i) => {
 				const source = this.getNodeParameter('source', i) as string;
-				const o = this.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean };
+				const o = this.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean; maxVideoMiB?: unknown };
+				const videoMiB = o.maxVideoMiB === undefined || o.maxVideoMiB === '' ? undefined : Number(o.maxVideoMiB);
+				if (videoMiB !== undefined && !(Number.isFinite(videoMiB) && videoMiB > 0)) throw new InputRuleError([{ field: 'Max Video Size (MiB)', rule: `must be more than 0 (got ${JSON.stringify(o.maxVideoMiB)})` }]);
+				const videoOpts = { maxBytes: videoMiB === undefined ? undefined : Math.round(videoMiB * 2 ** 20) };
 				const prop = o.binaryPropertyName || 'data';
 				const urlsOnly = !!o.urlsOnly || asTool;
 				const json = this.getInputData()[i].json;
@@ -109,7 +113,7 @@ export class GenGatewayDownloadResult implements INodeType {
 					if (!isDelta && !gammaUrl) throw new Error(`video task ${taskId} finished without a result URL`);
 					const path = gammaUrl ? undefined : `/v1/videos/${taskId}/content`;
 					if (urlsOnly) return { json: { task_id: taskId, url: task.results[0]?.url ?? null, content_path: path ?? null, origin } };
-					const stored = await storeVideoResult(this, transport, gammaUrl ? { url: gammaUrl } : { path, origin }, taskId);
+					const stored = await storeVideoResult(this, transport, gammaUrl ? { url: gammaUrl } : { path, origin }, taskId, undefined, videoOpts);
 					return { json: { task_id: taskId, ...stored.meta }, binary: { [prop]: stored.binary } };
 				}
 				let refs: ResultRef[];
@@ -119,7 +123,7 @@ export class GenGatewayDownloadResult implements INodeType {
 					if (!/^https?:\/\//i.test(url)) throw new InputRuleError([{ field: 'URL', rule: 'must be an http(s) address' }]);
 					if ((this.getNodeParameter('resultType', i) as string) === 'video') {
 						if (urlsOnly) return { json: { url } };
-						const stored = await storeVideoResult(this, transport, { url }, 'video');
+						const stored = await storeVideoResult(this, transport, { url }, 'video', undefined, videoOpts);
 						return { json: { ...stored.meta }, binary: { [prop]: stored.binary } };
 					}
 					refs = [{ url }];

@@ -6,7 +6,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { Limit } from '../limit';
 import { settleDeltaFee } from '../pricing/delta';
-import { storeImageResult, storeVideoResult, type StoredResult } from '../results';
+import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../results';
 import type { GatewayTransport } from '../transport/http';
 import { TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
 
@@ -22,6 +22,8 @@ export interface EmitOptions {
 	model?: string;
 	family?: 'delta' | 'gamma';
 	withReferenceVideo?: boolean;
+	/** largest video accepted, in bytes (default: the results module's 2 GiB) */
+	maxVideoBytes?: number;
 	/** fields carried from the input item (e.g. wait_started_at) */
 	carry?: IDataObject;
 }
@@ -115,7 +117,7 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		} else if (opts.download) {
 			const source = opts.family === 'gamma' ? { url: task.results[0]?.url } : { path: `/v1/videos/${job.taskId}/content`, origin: job.origin };
 			if (opts.family === 'gamma' && !source.url) throw new Error('video task completed without a result URL');
-			const stored = await storeVideoResult(ctx, transport, source, job.taskId, job.deadline + 10 * 60_000);
+			const stored = await storeVideoResult(ctx, transport, source, job.taskId, job.deadline + 10 * 60_000, { maxBytes: opts.maxVideoBytes });
 			binary[opts.binaryProperty] = stored.binary;
 			files.push({ ...stored.meta, binaryProperty: opts.binaryProperty });
 		} else {
@@ -124,7 +126,18 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 	} catch (err) {
 		return {
 			output: 1,
-			item: { json: { ...common, status: 'failed', failed_at: 'download', error: `the task reported success but its result is not usable: ${(err as Error).message}`, gateway_status: task.rawStatus ?? null, billing_status: task.billingStatus ?? null, result_urls: task.results.map((r) => r.url ?? null) } },
+			item: {
+				json: {
+					...common,
+					status: 'failed',
+					failed_at: 'download',
+					// a download that kept failing says so (and to download later); anything else is a file that is not usable
+					error: err instanceof ResultDownloadError ? err.message : `the task reported success but its result is not usable: ${(err as Error).message}`,
+					...(err instanceof ResultDownloadError ? { download_later: true } : {}), 					gateway_status: task.rawStatus ?? null,
+					billing_status: task.billingStatus ?? null,
+					result_urls: task.results.map((r) => r.url ?? null),
+				},
+			},
 		};
 	}
 	const json: IDataObject = { ...common, status: 'completed', gateway_status: task.rawStatus ?? null, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };

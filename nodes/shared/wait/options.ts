@@ -2,6 +2,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { InputRuleError, type RuleViolation } from '../errors';
 import { MIN_POLL_INTERVAL_MS } from '../poller';
+import { DEFAULT_MAX_VIDEO_BYTES } from '../results';
 import { DEFAULT_QUERY_CONCURRENCY, DEFAULT_VIDEO_INTERVAL_MS } from './waitTasks';
 
 export interface WaitOptionValues {
@@ -13,6 +14,7 @@ export interface WaitOptionValues {
 	groupRatio?: number;
 	binaryPropertyName: string;
 	download: boolean;
+	maxVideoBytes: number;
 }
 
 interface RawOptions {
@@ -23,6 +25,7 @@ interface RawOptions {
 	groupRatio?: unknown;
 	binaryPropertyName?: unknown;
 	download?: unknown;
+	maxVideoMiB?: unknown;
 }
 
 const absent = (v: unknown) => v === undefined || v === null || v === '';
@@ -50,8 +53,10 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 	const videoIntervalMs = num(o.videoIntervalMs, 'Video Poll Interval (Ms)', (n) => (n > 0 ? undefined : 'must be more than 0'), problems) ?? DEFAULT_VIDEO_INTERVAL_MS;
 	const concurrency = num(o.concurrency, 'Concurrent Queries', (n) => (Number.isInteger(n) && n >= 1 && n <= 64 ? undefined : 'must be a whole number from 1 to 64'), problems) ?? DEFAULT_QUERY_CONCURRENCY;
 	const groupRatio = num(o.groupRatio, 'Group Multiplier', (n) => (n > 0 ? undefined : 'must be more than 0 (an unknown multiplier is never 0)'), problems);
+	const maxVideoMiB = num(o.maxVideoMiB, 'Max Video Size (MiB)', (n) => (n > 0 ? undefined : 'must be more than 0'), problems) ?? DEFAULT_MAX_VIDEO_BYTES / 2 ** 20;
 	if (problems.length) throw new InputRuleError(problems);
 	return {
+		maxVideoBytes: Math.round(maxVideoMiB * 2 ** 20),
 		deadlineMs: deadlineMinutes * 60_000,
 		maxWaitMs: maxWaitSeconds * 1000,
 		videoIntervalMs: Math.max(MIN_POLL_INTERVAL_MS, videoIntervalMs),

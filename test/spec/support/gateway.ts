@@ -133,13 +133,22 @@ export function png(width = 32, height = 24): Promise<Buffer> {
 		.toBuffer();
 }
 
-/** A minimal MP4 start: an `ftyp` box, then filler. */
+const box = (type: string, payload: Buffer): Buffer => {
+	const head = Buffer.alloc(8);
+	head.writeUInt32BE(8 + payload.length, 0);
+	head.write(type, 4, 'latin1');
+	return Buffer.concat([head, payload]);
+};
+
+/** A minimal complete MP4: `ftyp`, `moov` with an `mvhd`, and an `mdat` of filler up to `bytes`. */
 export function mp4(bytes = 4096): Buffer {
-	const b = Buffer.alloc(bytes, 0);
-	b.writeUInt32BE(24, 0);
-	b.write('ftypisom', 4, 'latin1');
-	b.write('isomiso2', 16, 'latin1');
-	return b;
+	const ftyp = box('ftyp', Buffer.from('isom\0\0\0\0isomiso2', 'latin1'));
+	const mvhd = Buffer.alloc(100);
+	mvhd.writeUInt32BE(1000, 12);
+	mvhd.writeUInt32BE(5000, 16);
+	mvhd.writeUInt32BE(0x00010000, 20);
+	const moov = box('moov', box('mvhd', mvhd));
+	return Buffer.concat([ftyp, moov, box('mdat', Buffer.alloc(Math.max(8, bytes - ftyp.length - moov.length - 8), 7))]);
 }
 
 /** An image-task input item for Task Wait, as Image Submit emits it. */
