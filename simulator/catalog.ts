@@ -1,4 +1,5 @@
 /** Models, groups, keys and prices the simulator serves. */
+import { add, mul, roundHalfUp } from './decimal';
 export type Billing = 'per_call' | 'per_token' | 'per_video_token';
 
 export interface ModelEntry {
@@ -81,20 +82,20 @@ export function modelsForGroup(group: string): ModelEntry[] {
 	return MODELS.filter((m) => m.groups.includes(group));
 }
 
-/** Quota units charged for one per-call request. */
+/** Quota units charged for one per-call request: model price × group ratio × units per USD, exact and half-up. */
 export function perCallQuota(m: ModelEntry, group: string): number {
-	return Math.round((m.modelPrice ?? 0) * (GROUP_RATIO[group] ?? 1) * QUOTA_PER_UNIT);
+	return roundHalfUp(mul(m.modelPrice ?? 0, GROUP_RATIO[group] ?? 1, QUOTA_PER_UNIT));
 }
 
-/** Quota units for a token-billed request (prompt + completion). */
+/** Quota units for a token-billed request: (prompt + completion × completion ratio) × model ratio × group ratio. */
 export function perTokenQuota(m: ModelEntry, group: string, promptTokens: number, completionTokens: number): number {
-	const ratio = (m.modelRatio ?? 1) * (GROUP_RATIO[group] ?? 1);
-	return Math.round((promptTokens + completionTokens * (m.completionRatio ?? 1)) * ratio);
+	const weighted = add(promptTokens, mul(completionTokens, m.completionRatio ?? 1));
+	return roundHalfUp(mul(weighted, m.modelRatio ?? 1, GROUP_RATIO[group] ?? 1));
 }
 
-/** Delta-video fee in quota units: tokens / 1e6 × unit price × group ratio (unit price in site quota per 1M tokens, here × QUOTA_PER_UNIT / 1 USD). */
+/** Delta-video fee in quota units: tokens / 1e6 × unit price × group ratio (unit price in USD-equivalent per 1M tokens, × QUOTA_PER_UNIT), exact and half-up. */
 export function deltaVideoQuota(model: string, tokens: number, withRefVideo: boolean, group: string): number {
 	const p = DELTA_VIDEO_PRICES[model];
 	const unit = withRefVideo ? p.withRefVideo : p.noRefVideo;
-	return Math.round((tokens / 1_000_000) * unit * (GROUP_RATIO[group] ?? 1) * QUOTA_PER_UNIT);
+	return roundHalfUp(mul(tokens, unit, GROUP_RATIO[group] ?? 1, QUOTA_PER_UNIT, { n: 1n, d: 1_000_000n }));
 }

@@ -17,7 +17,12 @@ function parseArgs(argv: string[]) {
 async function main() {
 	const a = parseArgs(process.argv.slice(2));
 	if (a.help) {
-		console.log('flags: --port N --host H --latency MS --video-latency MS --poll-after MS --seed N --video-bytes N --retention MS --fault JSON (repeatable)');
+		console.log(
+			[
+				'flags: --port N --host H --latency MS --video-latency MS --poll-after MS --seed N --video-bytes N --retention MS --fault JSON (repeatable)',
+				'       --submit-latency MS --result-ttfb MS --result-bandwidth BYTES_PER_SEC --image-bytes N --max-concurrent-submits N --submit-retry-after SEC',
+			].join('\n'),
+		);
 		return;
 	}
 	const num = (k: string) => (a[k] ? Number(a[k][0]) : undefined);
@@ -30,6 +35,12 @@ async function main() {
 		seed: num('seed'),
 		videoBytes: num('video-bytes'),
 		retentionMs: num('retention'),
+		submitLatencyMs: num('submit-latency'),
+		resultTtfbMs: num('result-ttfb'),
+		resultBandwidth: num('result-bandwidth'),
+		imageBytes: num('image-bytes'),
+		maxConcurrentSubmits: num('max-concurrent-submits'),
+		submitRetryAfterSec: num('submit-retry-after'),
 	});
 	for (const f of a.fault ?? []) sim.fault(JSON.parse(f) as FaultSpec);
 	console.log(`gateway simulator\n  base URL:       ${sim.baseUrl}\n  video base URL: ${sim.altBaseUrl}\n  result host:    ${sim.resultBaseUrl}\n  demo key:       ${sim.keys.demo}\n  other keys:     limited=${sim.keys.limited} other=${sim.keys.other} broke=${sim.keys.broke}\n  admin:          ${sim.baseUrl}/__sim/{faults,log,ledger,reset,status}`);

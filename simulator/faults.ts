@@ -18,7 +18,31 @@ export type FaultKind =
 	| 'uncertain-failed'
 	| 'failed-200'
 	| 'ignore-stream'
-	| 'sse-error';
+	| 'sse-error'
+	// hostile and broken answers
+	| 'trickle'
+	| 'endless'
+	| 'oversize-json'
+	| 'echo-key'
+	| 'header-only-image'
+	| 'truncated-image'
+	| 'jpeg-no-scan'
+	| 'padded-image'
+	| 'b64-junk'
+	| 'short-mp4'
+	| 'mp4-no-moov'
+	| 'cut-download'
+	| 'huge-index'
+	| 'sse-stall'
+	| 'sse-endless-line'
+	| 'bad-poll-after'
+	// terminal image task statuses and result forms
+	| 'cancelled'
+	| 'expired'
+	| 'b64-result';
+
+/** Where `echo-key` puts the caller's key. */
+export type EchoWhere = 'task-error' | 'image-error' | 'stream-error' | 'headers';
 
 export interface FaultSpec {
 	/** matched against "METHOD /path" (string: substring match; `re:` prefix or RegExp: regular expression) */
@@ -35,6 +59,16 @@ export interface FaultSpec {
 	polls?: number;
 	/** for redirect: where to */
 	location?: string;
+	/** trickle: pause between bytes (default 500); sse-stall: pause between keep-alives (default 500); endless, sse-endless-line: pause between chunks (default 0) */
+	intervalMs?: number;
+	/** oversize-json: total bytes of the JSON answer (default 200 MB) */
+	bytes?: number;
+	/** echo-key: where the key appears (default task-error) */
+	where?: EchoWhere;
+	/** cut-download: bytes sent before the connection is reset (default half of the body) */
+	afterBytes?: number;
+	/** bad-poll-after: the `poll_after_ms` value to carry (default the string "soon") */
+	value?: unknown;
 }
 
 interface Armed extends FaultSpec {
@@ -56,10 +90,10 @@ export class FaultBook {
 		return this.armed.map(({ left, ...s }) => ({ ...s, times: left }));
 	}
 
-	/** Takes the first armed fault matching the request (and of one of `kinds`, when given). */
-	take(method: string, path: string, kinds?: FaultKind[]): FaultSpec | undefined {
+	/** Takes the first armed fault matching the request (and of one of `kinds`, and passing `accept`, when given). */
+	take(method: string, path: string, kinds?: FaultKind[], accept?: (f: FaultSpec) => boolean): FaultSpec | undefined {
 		const line = `${method} ${path}`;
-		const i = this.armed.findIndex((f) => (!kinds || kinds.includes(f.kind)) && matches(f.route, line));
+		const i = this.armed.findIndex((f) => (!kinds || kinds.includes(f.kind)) && matches(f.route, line) && (!accept || accept(f)));
 		if (i < 0) return undefined;
 		const f = this.armed[i];
 		if (f.left > 0) f.left--;

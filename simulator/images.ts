@@ -1,10 +1,14 @@
 /** Image endpoints: the six async submission forms, synchronous calls, edits, task queries. */
 import { imageSize } from 'image-size';
+import { pngHeaderThenJunk } from './broken-media';
 import { modelById, perCallQuota, perTokenQuota, type KeyInfo } from './catalog';
+import type { FaultKind, FaultSpec } from './faults';
 import { openAiError, sendJson, type Req } from './http';
+import { imageTaskBody, resultExt } from './image-tasks';
 import type { ImageFormat } from './media';
+import { resultImageBuffer } from './padding';
 import { resolveSize } from './sizes';
-import type { ImageTask, RequestLogEntry, SimState } from './state';
+import type { ImageOutcome, ImageTask, RequestLogEntry, SimState } from './state';
 
 const MAX_REF_BYTES = 25 * 1024 * 1024;
 const REF_TYPES = new Set(['png', 'jpg', 'webp', 'bmp']);
@@ -118,12 +122,28 @@ export function publicUrlRefusal(u: string): string | undefined {
 	return undefined;
 }
 
-function markerOutcome(prompt: string): ImageTask['outcome'] {
+/** Task outcome from the prompt's markers (see the README). */
+function markerOutcome(prompt: string): ImageOutcome {
 	if (prompt.includes('[fail]')) return 'fail';
 	if (prompt.includes('[empty]')) return 'empty';
 	if (prompt.includes('[uncertain]')) return 'uncertain-fail';
+	if (prompt.includes('[cancel]')) return 'cancelled';
+	if (prompt.includes('[expire]')) return 'expired';
 	return 'ok';
 }
+
+/** n > 1 may partially fail (spec): with `[partial]` only half of the images (rounded up) arrive, all n are charged. */
+function deliveredCount(prompt: string, n: number): number {
+	return prompt.includes('[partial]') && n > 1 ? Math.ceil(n / 2) : n;
+}
+
+/** Gateway text carrying the caller's own key, as a leaky upstream error does. */
+export function leakedKeyText(req: Req): string {
+	return `upstream rejected the request: Authorization: ${String(req.headers.authorization ?? '')} is not valid for this channel`;
+}
+
+/** A positive integer; anything else is a parameter error. The spec does not cap n (it recommends 1). */
+const MAX_N = 1000;
 
 export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<void> {
 	const { sim, req, key, log } = ctx;
@@ -144,7 +164,8 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 	}
 	if (model === 'alpha-image-2-az' && f.response_format !== undefined) return openAiError(req.res, 400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
 	const n = f.n === undefined ? 1 : Number(f.n);
-	if (!Number.isInteger(n) || n < 1 || n > 4) return openAiError(req.res, 400, "Invalid 'n': must be an integer from 1 to 4", 'invalid_request_error');
+	if (!Number.isInteger(n) || n < 1) return openAiError(req.res, 400, "Invalid 'n': must be a positive integer", 'invalid_request_error');
+	if (n > MAX_N) return openAiError(req.res, 400, `Invalid 'n': at most ${MAX_N} images per request`, 'invalid_request_error');
 	if (f.quality !== undefined && model === 'alpha-image-2.5' && !['auto', 'high'].includes(String(f.quality))) {
 		return openAiError(req.res, 400, `Invalid 'quality' for alpha-image-2.5: use auto or high`, 'invalid_request_error');
 	}
@@ -158,6 +179,8 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 	const format = formatFor(sim, model, seed);
 	const reset = sim.faults.take(req.method, req.path, ['reset-before']);
 	if (reset) return void req.raw.socket.destroy();
+	const delivered = deliveredCount(prompt, n);
+	const take = (kind: FaultKind, accept?: (x: FaultSpec) => boolean) => sim.faults.take(req.method, req.path, [kind], accept);
 
 	if (mode === 'sync') {
 		await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
@@ -165,19 +188,21 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 		if (outcome === 'fail') return openAiError(req.res, 500, 'upstream generation failed', 'upstream_error', 'api_error');
 		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group) * n;
 		sim.charge(key, 'charge', model, amount);
+		const echo = take('echo-key', (x) => x.where === 'image-error');
+		const junk = take('b64-junk');
 		const data: Array<Record<string, string>> = [];
-		if (outcome !== 'empty') {
-			for (let i = 0; i < n; i++) {
+		if (outcome !== 'empty' && !echo) {
+			for (let i = 0; i < delivered; i++) {
 				const id = sim.nextId('img');
 				sim.results.set(id, { kind: 'image', width: size.width, height: size.height, format, seed: seed + i });
-				if (f.response_format === 'b64_json') {
-					const { makeImage } = await import('./media');
-					data.push({ b64_json: (await makeImage(size.width, size.height, format, seed + i)).toString('base64') });
-				} else data.push({ url: `${sim.urls.result}/r/${id}.${format === 'jpeg' ? 'jpg' : format}` });
+				if (junk) data.push({ b64_json: pngHeaderThenJunk(size.width, size.height).toString('base64') });
+				else if (f.response_format === 'b64_json') data.push({ b64_json: (await resultImageBuffer(size.width, size.height, format, (seed + i) % 16, id, sim.opts.imageBytes)).toString('base64') });
+				else data.push({ url: `${sim.urls.result}/r/${id}.${resultExt({ format })}` });
 			}
 		}
-		if (sim.faults.take(req.method, req.path, ['reset-after'])) return void req.raw.socket.destroy();
-		return sendJson(req.res, 200, { created: Math.floor(Date.now() / 1000), data, ...(outcome === 'empty' ? { error: { message: 'no image returned by upstream' } } : {}) });
+		if (take('reset-after')) return void req.raw.socket.destroy();
+		const error = echo ? { message: leakedKeyText(req), type: 'upstream_error' } : outcome === 'empty' ? { message: 'no image returned by upstream' } : undefined;
+		return sendJson(req.res, 200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) });
 	}
 
 	const id = sim.nextId('imgtask');
@@ -190,6 +215,8 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 		createdAt: now,
 		readyAt: now + sim.opts.taskLatencyMs,
 		outcome: markerOutcome(prompt),
+		delivered,
+		b64: prompt.includes('[b64]'),
 		width: size.width,
 		height: size.height,
 		format,
@@ -197,11 +224,21 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 		charged: 0,
 		requestId: sim.nextId('req'),
 	};
-	if (sim.faults.take(req.method, req.path, ['empty-result'])) task.outcome = 'empty';
-	if (sim.faults.take(req.method, req.path, ['uncertain-failed'])) task.outcome = 'uncertain-fail';
-	if (sim.faults.take(req.method, req.path, ['failed-200'])) task.outcome = 'fail';
-	if (sim.faults.take(req.method, req.path, ['foreign-poll-url'])) task.pollUrlForeign = true;
-	const expire = sim.faults.take(req.method, req.path, ['expire']);
+	if (take('empty-result')) task.outcome = 'empty';
+	if (take('uncertain-failed')) task.outcome = 'uncertain-fail';
+	if (take('failed-200')) task.outcome = 'fail';
+	if (take('cancelled')) task.outcome = 'cancelled';
+	if (take('expired')) task.outcome = 'expired';
+	if (take('echo-key', (x) => (x.where ?? 'task-error') === 'task-error')) {
+		task.outcome = 'fail';
+		task.error = leakedKeyText(req);
+	}
+	if (take('b64-result')) task.b64 = true;
+	if (take('b64-junk')) task.b64Junk = true;
+	const bad = take('bad-poll-after');
+	if (bad) task.pollAfter = { value: 'value' in bad ? bad.value : 'soon' };
+	if (take('foreign-poll-url')) task.pollUrlForeign = true;
+	const expire = take('expire');
 	if (expire) task.expireAtMs = now + (expire.delayMs ?? 0);
 	sim.tasks.set(id, task);
 	log.taskId = id;
@@ -209,80 +246,6 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 		task.charged = perCallQuota(entry, key.group) * n;
 		sim.charge(key, 'charge', model, task.charged, id);
 	}
-	if (sim.faults.take(req.method, req.path, ['reset-after'])) return void req.raw.socket.destroy();
-	sendJson(req.res, mode === 'async-202' ? 202 : 200, imageTaskBody(sim, task, key));
-}
-
-function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
-	if (task.finishedAt) return;
-	task.finishedAt = Date.now();
-	if (task.outcome === 'ok') {
-		task.resultIds = [];
-		for (let i = 0; i < task.n; i++) {
-			const rid = sim.nextId('img');
-			sim.results.set(rid, { kind: 'image', width: task.width, height: task.height, format: task.format, seed: sim.opts.seed + i + task.createdAt });
-			task.resultIds.push(rid);
-		}
-	} else if (task.outcome === 'fail' && task.charged) {
-		task.refunded = true;
-		sim.charge(key, 'refund', task.model, -task.charged, task.id);
-	}
-}
-
-export function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo): Record<string, unknown> {
-	const now = Date.now();
-	const done = now >= task.readyAt;
-	if (done) finish(sim, task, key);
-	const created = Math.floor(task.createdAt / 1000);
-	const pollPath = `/v1/images/tasks/${task.id}`;
-	const base: Record<string, unknown> = {
-		id: task.id,
-		task_id: task.id,
-		object: 'image.generation.task',
-		model: task.model,
-		created_at: created,
-		created,
-		updated_at: Math.floor(now / 1000),
-		poll_path: pollPath,
-		poll_url: task.pollUrlForeign ? `${sim.urls.result}/steal${pollPath}` : `${sim.urls.gateway}${pollPath}`,
-		poll_after_ms: sim.opts.pollAfterMs,
-	};
-	if (!done) {
-		const running = now - task.createdAt > (task.readyAt - task.createdAt) / 3;
-		return { ...base, status: 'processing', state: running ? 'running' : 'queued', provider_status: running ? 'in_progress' : 'queued', billing: { status: task.charged ? 'charged' : 'not_charged' } };
-	}
-	const terminal = { ...base, completed_at: Math.floor(task.finishedAt! / 1000), expires_at: Math.floor((task.finishedAt! + sim.opts.retentionMs) / 1000), request_id: task.requestId };
-	switch (task.outcome) {
-		case 'ok': {
-			const data = task.resultIds!.map((rid) => ({ url: `${sim.urls.result}/r/${rid}.${task.format === 'jpeg' ? 'jpg' : task.format}` }));
-			return { ...terminal, status: 'completed', state: 'succeeded', provider_status: 'completed', data, result: { created, data }, billing: { status: 'charged' } };
-		}
-		case 'empty':
-			return { ...terminal, status: 'completed', state: 'succeeded', provider_status: 'completed', data: [], result: { created, data: [] }, billing: { status: 'needs_manual_check' } };
-		case 'uncertain-fail':
-			return { ...terminal, status: 'failed', state: 'failed', provider_status: 'failed', submission_uncertain: true, error: { message: 'upstream connection lost after submission; outcome unknown' }, billing: { status: 'needs_manual_check' } };
-		default:
-			return { ...terminal, status: 'failed', state: 'failed', provider_status: 'failed', error: { message: task.error ?? 'upstream rejected the generation (content policy)' }, billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' } };
-	}
-}
-
-export function handleImageQuery(ctx: ImageCtx, id: string): void {
-	const { sim, req, key, log } = ctx;
-	const task = sim.tasks.get(id);
-	log.taskId = id;
-	const notFound = () => openAiError(req.res, 404, `task not found: ${id}`, 'task_not_found');
-	if (!task || task.kind !== 'image' || task.owner !== key.name) return notFound();
-	const now = Date.now();
-	if (task.expireAtMs !== undefined && now >= task.expireAtMs) return notFound();
-	if (task.finishedAt && now - task.finishedAt > sim.opts.retentionMs) {
-		sim.tasks.delete(id);
-		return notFound();
-	}
-	log.model = task.model;
-	const body = imageTaskBody(sim, task, key);
-	if (sim.faults.take(req.method, req.path, ['malformed-json'])) {
-		req.res.writeHead(200, { 'content-type': 'application/json' });
-		return void req.res.end('{"id":"' + id + '","status":');
-	}
-	sendJson(req.res, 200, body);
+	if (take('reset-after')) return void req.raw.socket.destroy();
+	sendJson(req.res, mode === 'async-202' ? 202 : 200, await imageTaskBody(sim, task, key));
 }

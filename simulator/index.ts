@@ -7,15 +7,18 @@ import type { AddressInfo } from 'node:net';
 import { modelById } from './catalog';
 import type { FaultSpec } from './faults';
 import { openAiError, parseForm, readBody, sendJson, type Req } from './http';
-import { handleImageQuery, handleImageSubmit, type ImageCtx } from './images';
-import { makeImage, mp4Stream } from './media';
+import { handleImageQuery } from './image-tasks';
+import { handleImageSubmit, type ImageCtx } from './images';
+import { addJsonMode, oversizeJson, sendBody } from './delivery';
+import { DOWNLOAD_FAULTS, serveDownload } from './downloads';
 import { handleNative } from './native';
 import { pricingBody, statusBody, type StatusOverrides } from './pricing';
 import { SimState, type LedgerEntry, type RequestLogEntry, type ServerName, type SimulatorOptions } from './state';
+import { admitSubmit, isSubmit } from './submit-gate';
 import { handleChat, handleResponses } from './text';
 import { handleVideoContent, handleVideoCreate, handleVideoQuery } from './videos';
 
-export type { FaultSpec, FaultKind } from './faults';
+export type { EchoWhere, FaultSpec, FaultKind } from './faults';
 export type { LedgerEntry, RequestLogEntry, SimulatorOptions } from './state';
 
 export interface Simulator {
@@ -58,6 +61,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		});
 		try {
 			if (server === 'result') return await serveResult(res, path, method);
+			if (hostileJson(raw, res, method, path)) return;
 			// generic faults first
 			const generic = sim.faults.take(method, path, ['status', 'rate-limit', 'delay', 'redirect']);
 			if (generic) {
@@ -87,6 +91,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			const body = await readBody(raw);
 			if (body === 'too-large') return openAiError(res, 413, 'Request body too large', 'request_too_large');
 			const ct = String(raw.headers['content-type'] ?? '');
+			const submit = isSubmit(method, path);
 			const req: Req = { method, path, query: url.searchParams, headers: raw.headers, raw, body, res };
 			if (ct.startsWith('multipart/form-data')) {
 				req.form = await parseForm(body, ct);
@@ -97,6 +102,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 				} catch {
 					return openAiError(res, 400, 'Malformed JSON body', 'invalid_request_error');
 				}
+			}
+			if (submit) {
+				if (!admitSubmit(sim, res)) {
+					const model = (req.json as { model?: unknown } | undefined)?.model ?? req.form?.get('model');
+					if (typeof model === 'string') entry.model = model;
+					return openAiError(res, 429, `Too many concurrent requests: at most ${sim.opts.maxConcurrentSubmits} submissions at a time`, 'concurrency_limit_exceeded', 'rate_limit_error', undefined, { 'retry-after': String(sim.opts.submitRetryAfterSec) });
+				}
+				if (sim.opts.submitLatencyMs > 0) await new Promise((r) => setTimeout(r, sim.opts.submitLatencyMs));
 			}
 			const ctx: ImageCtx = {
 				sim,
@@ -157,6 +170,20 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		return openAiError(res, 404, `Invalid URL (${method} ${path})`, 'not_found');
 	}
 
+	/** Faults that make any JSON answer of the route hostile: trickled, oversize, or echoing the request headers. True when answered. */
+	function hostileJson(raw: IncomingMessage, res: ServerResponse, method: string, path: string): boolean {
+		const f = sim.faults.take(method, path, ['trickle', 'oversize-json', 'echo-key'], (x) => (x.kind === 'echo-key' ? x.where === 'headers' : x.kind !== 'trickle' || !VIDEO_CONTENT.test(path)));
+		if (!f) return false;
+		if (f.kind === 'echo-key') addJsonMode(res, { kind: 'echo-headers', headers: { ...raw.headers } });
+		else if (f.kind === 'trickle') addJsonMode(res, { kind: 'trickle', intervalMs: f.intervalMs ?? 500 });
+		else if (f.status === undefined) addJsonMode(res, { kind: 'oversize', bytes: f.bytes ?? 200_000_000 });
+		else {
+			void sendBody(res, f.status, { 'content-type': 'application/json' }, oversizeJson(`{"error":{"type":"upstream_error","code":${f.status},"message":"`, '"}}', f.bytes ?? 200_000_000));
+			return true;
+		}
+		return false;
+	}
+
 	async function serveResult(res: ServerResponse, path: string, method: string): Promise<void> {
 		if (method !== 'GET') return openAiError(res, 405, 'method not allowed', 'method_not_allowed');
 		const m = /^\/(r|v)\/([A-Za-z0-9_-]+)\.[a-z0-9]+$/.exec(path);
@@ -165,7 +192,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			res.writeHead(404, { 'content-type': 'text/plain' });
 			return void res.end('not found');
 		}
-		const fault = sim.faults.take(method, path, ['html-result', 'truncate', 'redirect', 'status', 'rate-limit']);
+		const fault = sim.faults.take(method, path, [...DOWNLOAD_FAULTS, 'redirect', 'status', 'rate-limit']);
 		if (fault?.kind === 'status' || fault?.kind === 'rate-limit') {
 			res.writeHead(fault.kind === 'rate-limit' ? 429 : (fault.status ?? 500), fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
 			return void res.end();
@@ -174,26 +201,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			res.writeHead(302, { location: fault.location ?? `${sim.urls.result}${path}` });
 			return void res.end();
 		}
-		if (fault?.kind === 'html-result') {
-			const html = '<!DOCTYPE html><html><body>Error 502: bad gateway</body></html>';
-			res.writeHead(200, { 'content-type': fault.status === 1 ? 'text/html' : 'image/png', 'content-length': Buffer.byteLength(html) });
-			return void res.end(html);
-		}
-		if (r.kind === 'video') {
-			const { stream, length } = mp4Stream(r.bytes ?? sim.opts.videoBytes, r.durationSec ?? 5, fault?.kind === 'truncate' ? Math.floor((r.bytes ?? sim.opts.videoBytes) / 2) : undefined);
-			res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': length });
-			stream.on('error', () => res.socket?.destroy());
-			return void stream.pipe(res);
-		}
-		const img = await makeImage(r.width!, r.height!, r.format!, r.seed);
-		const mime = r.format === 'jpeg' ? 'image/jpeg' : `image/${r.format}`;
-		if (fault?.kind === 'truncate') {
-			res.writeHead(200, { 'content-type': mime, 'content-length': img.length });
-			res.write(img.subarray(0, Math.floor(img.length / 2)));
-			return void setTimeout(() => res.socket?.destroy(), 10);
-		}
-		res.writeHead(200, { 'content-type': mime, 'content-length': img.length });
-		res.end(img);
+		if (r.kind === 'video') return serveDownload(sim, res, { kind: 'video', bytes: r.bytes ?? sim.opts.videoBytes, durationSec: r.durationSec ?? 5 }, fault);
+		return serveDownload(sim, res, { kind: 'image', id: m![2], width: r.width!, height: r.height!, format: r.format!, variant: r.seed % 16 }, fault);
 	}
 
 	async function admin(raw: IncomingMessage, res: ServerResponse, path: string, method: string): Promise<void> {

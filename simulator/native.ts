@@ -1,9 +1,19 @@
 /** `/v1beta/models/{model}:generateContent`: waits and answers content parts; no task ID. */
 import { modelById, perCallQuota } from './catalog';
 import { openAiError, sendJson } from './http';
-import { makeImage } from './media';
+import { pngHeaderThenJunk } from './broken-media';
+import { leakedKeyText, type ImageCtx } from './images';
+import { resultImageBuffer } from './padding';
 import { resolveSize } from './sizes';
-import type { ImageCtx } from './images';
+
+/** The real format of an image from its first bytes (the limits table's PNG, JPEG, WebP, BMP). */
+function sniffImage(head: Buffer): string {
+	if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+	if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+	if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+	if (head.subarray(0, 2).toString('latin1') === 'BM' && head.length >= 18 && head.readUInt32LE(14) >= 12) return 'image/bmp';
+	return '';
+}
 
 const SIZE_FOR_SUFFIX: Record<string, string> = { '1k': '1K', '2k': '2K', '4k': '4K' };
 
@@ -28,8 +38,7 @@ export async function handleNative(ctx: ImageCtx, model: string): Promise<void> 
 			const data = String(inline.data ?? '');
 			if (data.startsWith('data:')) return openAiError(req.res, 400, `parts[${i}].inlineData.data must be plain Base64 without a data: prefix`, 'invalid_request_error');
 			const mime = String(inline.mimeType ?? inline.mime_type ?? '');
-			const head = Buffer.from(data.slice(0, 32), 'base64');
-			const real = head[0] === 0x89 ? 'image/png' : head[0] === 0xff ? 'image/jpeg' : head.subarray(8, 12).toString('latin1') === 'WEBP' ? 'image/webp' : '';
+			const real = sniffImage(Buffer.from(data.slice(0, 32), 'base64'));
 			if (!real || real !== mime) return openAiError(req.res, 400, `parts[${i}].inlineData.mimeType '${mime}' does not match the data (${real || 'unknown format'})`, 'invalid_request_error');
 		}
 	}
@@ -52,8 +61,11 @@ export async function handleNative(ctx: ImageCtx, model: string): Promise<void> 
 	const r = resolveSize(model, size, sim.sequence);
 	if (!r.ok) return openAiError(req.res, 400, r.message, 'invalid_request_error');
 	const responseId = sim.nextId('gen');
-	const png = await makeImage(r.width, r.height, 'png', sim.sequence);
 	sim.charge(key, 'charge', model, perCallQuota(entry, key.group));
+	if (sim.faults.take(req.method, req.path, ['echo-key'], (x) => x.where === 'image-error')) {
+		return sendJson(req.res, 200, { error: { code: 400, message: leakedKeyText(req), status: 'INVALID_ARGUMENT' }, responseId });
+	}
+	const png = sim.faults.take(req.method, req.path, ['b64-junk']) ? pngHeaderThenJunk(r.width, r.height) : await resultImageBuffer(r.width, r.height, 'png', sim.sequence % 16, responseId, sim.opts.imageBytes);
 	const inlineKey = sim.sequence % 2 ? 'inline_data' : 'inlineData';
 	const mimeKey = inlineKey === 'inline_data' ? 'mime_type' : 'mimeType';
 	sendJson(req.res, 200, {

@@ -15,6 +15,18 @@ export interface SimulatorOptions {
 	videoBytes?: number;
 	imageFormat?: ImageFormat;
 	quiet?: boolean;
+	/** every request that creates a task or generates answers only after this delay (default 0) */
+	submitLatencyMs?: number;
+	/** the result host and video `/content` wait this long before the first byte (default 0) */
+	resultTtfbMs?: number;
+	/** bytes per second per connection for result downloads and `/content` (default unlimited) */
+	resultBandwidth?: number;
+	/** result images are padded to at least this many bytes, staying valid files (default 0: natural size) */
+	imageBytes?: number;
+	/** task-creating POSTs in flight beyond this are refused at once with 429 (default unlimited) */
+	maxConcurrentSubmits?: number;
+	/** `Retry-After` of those refusals, in seconds (default 1) */
+	submitRetryAfterSec?: number;
 }
 
 export type ServerName = 'gateway' | 'alt' | 'result';
@@ -50,8 +62,9 @@ export interface HostedResult {
 	seed: number;
 	bytes?: number;
 	durationSec?: number;
-	fault?: 'html' | 'truncate' | 'redirect';
 }
+
+export type ImageOutcome = 'ok' | 'fail' | 'empty' | 'uncertain-fail' | 'cancelled' | 'expired';
 
 export interface ImageTask {
 	kind: 'image';
@@ -60,7 +73,15 @@ export interface ImageTask {
 	model: string;
 	createdAt: number;
 	readyAt: number;
-	outcome: 'ok' | 'fail' | 'empty' | 'uncertain-fail';
+	outcome: ImageOutcome;
+	/** images actually delivered on success (n, or fewer for a partial result) */
+	delivered: number;
+	/** data items as b64_json instead of hosted URLs */
+	b64?: boolean;
+	/** data items carry a valid image header followed by junk */
+	b64Junk?: boolean;
+	/** a nonsensical poll_after_ms carried by every answer about the task */
+	pollAfter?: { value: unknown };
 	width: number;
 	height: number;
 	format: ImageFormat;
@@ -91,6 +112,7 @@ export interface VideoTask {
 	unknownPolls: number;
 	variant: number;
 	reserved: number;
+	/** usage reported on completion (video tokens) */
 	tokens: number;
 	settled?: boolean;
 	resultId?: string;
@@ -99,6 +121,8 @@ export interface VideoTask {
 
 export class SimState {
 	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host'>> & { imageFormat?: ImageFormat };
+	/** task-creating POSTs being answered right now */
+	submitsInFlight = 0;
 	readonly keys: Map<string, KeyInfo>;
 	readonly tasks = new Map<string, ImageTask | VideoTask>();
 	readonly results = new Map<string, HostedResult>();
@@ -119,6 +143,12 @@ export class SimState {
 			videoBytes: o.videoBytes ?? 200_000,
 			imageFormat: o.imageFormat,
 			quiet: o.quiet ?? false,
+			submitLatencyMs: o.submitLatencyMs ?? 0,
+			resultTtfbMs: o.resultTtfbMs ?? 0,
+			resultBandwidth: o.resultBandwidth ?? Infinity,
+			imageBytes: o.imageBytes ?? 0,
+			maxConcurrentSubmits: o.maxConcurrentSubmits ?? Infinity,
+			submitRetryAfterSec: o.submitRetryAfterSec ?? 1,
 		};
 		this.keys = new Map(Object.entries(DEFAULT_KEYS).map(([k, v]) => [k, { ...v }]));
 	}

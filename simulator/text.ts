@@ -1,8 +1,29 @@
 /** `/v1/chat/completions` and `/v1/responses`, plain JSON and SSE. */
 import type { ServerResponse } from 'node:http';
 import { modelById, perTokenQuota } from './catalog';
+import type { FaultSpec } from './faults';
+import { endlessLine, stalledStream } from './hostile-streams';
 import { openAiError, sendJson } from './http';
-import type { ImageCtx } from './images';
+import { leakedKeyText, type ImageCtx } from './images';
+
+/** Index of the tool-call delta (chat) and output item (responses) under `huge-index`. */
+const HUGE_INDEX = 100_000_000;
+
+/** Takes the stream faults of a request: one that replaces the stream, and whether the error event leaks the key. */
+function streamFaults(ctx: ImageCtx): { hostile?: FaultSpec; echo: boolean } {
+	const { sim, req } = ctx;
+	const hostile = sim.faults.take(req.method, req.path, ['sse-stall', 'sse-endless-line', 'huge-index']);
+	const echo = !!sim.faults.take(req.method, req.path, ['echo-key'], (x) => x.where === 'stream-error');
+	return { hostile, echo };
+}
+
+/** Streams that never finish; true when the fault was one of them. */
+async function neverEnding(ctx: ImageCtx, f: FaultSpec | undefined): Promise<boolean> {
+	if (f?.kind === 'sse-stall') await stalledStream(ctx.req.res, f.intervalMs ?? 500);
+	else if (f?.kind === 'sse-endless-line') await endlessLine(ctx.req.res, f.intervalMs ?? 0);
+	else return false;
+	return true;
+}
 
 function answerFor(input: string): string {
 	const text = input.replace(/\[[a-z-]+\]/g, '').trim();
@@ -88,14 +109,22 @@ export async function handleChat(ctx: ImageCtx): Promise<void> {
 	sim.charge(key, 'charge', body.model as string, perTokenQuota(modelById(body.model as string)!, key.group, promptTokens, completionTokens));
 	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
 	const ignore = last.includes('[nostream]') || sim.faults.take(req.method, req.path, ['ignore-stream']);
+	const { hostile, echo } = streamFaults(ctx);
 	if (body.stream !== true || ignore) {
+		if (echo) return openAiError(req.res, 500, leakedKeyText(req), 'upstream_error', 'upstream_error');
 		return sendJson(req.res, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }], usage });
 	}
+	if (await neverEnding(ctx, hostile)) return;
 	const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices, ...extra })}\n\n`;
+	if (hostile?.kind === 'huge-index') {
+		const call = { index: HUGE_INDEX, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } };
+		const events = [chunk([{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }]), chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]), 'data: [DONE]\n\n'];
+		return writeSse(req.res, events, { seed: sim.sequence });
+	}
 	const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
 	for (const w of splitWords(answer)) events.push(chunk([{ index: 0, delta: { content: w }, finish_reason: null }]));
-	if (last.includes('[sse-error]') || sim.faults.take(req.method, req.path, ['sse-error'])) {
-		events.push(`data: ${JSON.stringify({ error: { message: 'upstream stream failed', type: 'upstream_error', code: 'stream_error' } })}\n\n`);
+	if (echo || last.includes('[sse-error]') || sim.faults.take(req.method, req.path, ['sse-error'])) {
+		events.push(`data: ${JSON.stringify({ error: { message: echo ? leakedKeyText(req) : 'upstream stream failed', type: 'upstream_error', code: 'stream_error' } })}\n\n`);
 	} else {
 		events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
 		events.push(chunk([], { usage }));
@@ -124,13 +153,24 @@ export async function handleResponses(ctx: ImageCtx): Promise<void> {
 	const item = { id: msgId, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer, annotations: [] }] };
 	const full = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model, status: 'completed', output: [{ id: sim.nextId('rs'), type: 'reasoning', summary: [] }, item], usage };
 	const ignore = inputText.includes('[nostream]') || sim.faults.take(req.method, req.path, ['ignore-stream']);
-	if (body.stream !== true || ignore) return sendJson(req.res, 200, full);
+	const { hostile, echo } = streamFaults(ctx);
+	if (body.stream !== true || ignore) {
+		if (echo) return openAiError(req.res, 500, leakedKeyText(req), 'upstream_error', 'upstream_error');
+		return sendJson(req.res, 200, full);
+	}
+	if (await neverEnding(ctx, hostile)) return;
 	const ev = (name: string, data: Record<string, unknown>) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
 	const events = [ev('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } })];
+	if (hostile?.kind === 'huge-index') {
+		events.push(ev('response.output_item.added', { output_index: HUGE_INDEX, item: { ...item, status: 'in_progress', content: [] } }));
+		events.push(ev('response.output_text.delta', { item_id: msgId, output_index: HUGE_INDEX, content_index: 0, delta: 'x' }));
+		events.push(ev('response.completed', { response: full }));
+		return writeSse(req.res, events, { seed: sim.sequence });
+	}
 	events.push(ev('response.output_item.added', { output_index: 1, item: { ...item, status: 'in_progress', content: [] } }));
 	for (const w of splitWords(answer)) events.push(ev('response.output_text.delta', { item_id: msgId, output_index: 1, content_index: 0, delta: w }));
-	if (inputText.includes('[sse-error]') || sim.faults.take(req.method, req.path, ['sse-error'])) {
-		events.push(ev('error', { message: 'upstream stream failed', code: 'stream_error' }));
+	if (echo || inputText.includes('[sse-error]') || sim.faults.take(req.method, req.path, ['sse-error'])) {
+		events.push(ev('error', { message: echo ? leakedKeyText(req) : 'upstream stream failed', code: 'stream_error' }));
 	} else {
 		events.push(ev('response.output_text.done', { item_id: msgId, output_index: 1, content_index: 0, text: answer }));
 		events.push(ev('response.output_item.done', { output_index: 1, item }));

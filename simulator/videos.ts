@@ -1,108 +1,20 @@
 /** `/v1/videos` (and `/v1/video/generations`) for delta-video and gamma-video. */
 import { deltaVideoQuota, modelById, perCallQuota } from './catalog';
+import { pause } from './delivery';
+import { DOWNLOAD_FAULTS, serveDownload } from './downloads';
 import { openAiError, sendJson, taskError } from './http';
-import { publicUrlRefusal, type ImageCtx } from './images';
-import { mp4Stream } from './media';
+import { leakedKeyText, type ImageCtx } from './images';
 import type { ServerName, SimState, VideoTask } from './state';
+import { deltaRequest, gammaProblem, isObj } from './video-rules';
 
-const DELTA_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9', 'adaptive'];
-const LIMITS = { reference_image: 9, reference_video: 3, reference_audio: 3 };
+export { deltaProblem, gammaProblem } from './video-rules';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
-function mediaUrlProblem(u: unknown): string | undefined {
-	if (typeof u !== 'string' || !u) return 'missing url';
-	if (!u.startsWith('https://')) return 'media addresses must be HTTPS';
-	if (/[?&](key|api_key|token|access_token)=/i.test(u) || /sk-[A-Za-z0-9]{8,}/.test(u)) return 'media address must not contain an API key';
-	return publicUrlRefusal(u);
-}
-
-/** Spec rules 1–11 for delta-video. Returns the first problem (the gateway reports one at a time). */
-export function deltaProblem(b: Obj): string | undefined {
-	if ('aspect_ratio' in b) return "Unknown parameter 'aspect_ratio': use 'ratio'";
-	const meta = isObj(b.metadata) ? b.metadata : {};
-	for (const k of ['seconds', 'duration', 'resolution', 'size', 'ratio', 'seed']) if (k in meta && k in b) return `'${k}' is given both at top level and in metadata`;
-	if (b.seconds !== undefined && b.duration !== undefined) return "Send one of 'seconds' and 'duration', not both";
-	if (b.resolution !== undefined && b.size !== undefined) return "Send one of 'resolution' and 'size', not both";
-	const content = Array.isArray(meta.content) ? (meta.content as Obj[]) : undefined;
-	if (content && Array.isArray(b.images)) return "Do not mix the 'images' shorthand with metadata.content";
-	const texts = content?.filter((c) => c?.type === 'text') ?? [];
-	if (texts.length > 1) return 'metadata.content holds at most one text item';
-	if (texts.length && typeof b.prompt === 'string' && b.prompt) return "Send either 'prompt' or a text item in metadata.content, not both";
-	const prompt = typeof b.prompt === 'string' ? b.prompt : texts[0] ? String((texts[0].text as string) ?? '') : '';
-	if (!prompt.trim() && !content?.length && !Array.isArray(b.images)) return 'prompt must be a non-empty string';
-	if (prompt.length > 6000) return `prompt is ${prompt.length} characters; the limit is 6000`;
-	const counts = { reference_image: 0, reference_video: 0, reference_audio: 0, first_frame: 0, last_frame: 0 };
-	for (const [i, c] of (content ?? []).entries()) {
-		if (!isObj(c)) return `metadata.content[${i}] is not an object`;
-		if (c.type === 'text') continue;
-		const t = c.type as string;
-		if (!['image_url', 'video_url', 'audio_url'].includes(t)) return `metadata.content[${i}].type '${t}' is not supported`;
-		const inner = c[t];
-		const problem = mediaUrlProblem(isObj(inner) ? inner.url : undefined);
-		if (problem) return `metadata.content[${i}]: ${problem}`;
-		const role = c.role as keyof typeof counts;
-		const expected = t === 'image_url' ? ['reference_image', 'first_frame', 'last_frame'] : t === 'video_url' ? ['reference_video'] : ['reference_audio'];
-		if (!expected.includes(role)) return `metadata.content[${i}].role '${String(role)}' does not fit type ${t}`;
-		counts[role]++;
-	}
-	const images = Array.isArray(b.images) ? b.images : [];
-	for (const [i, u] of images.entries()) {
-		const p = mediaUrlProblem(u);
-		if (p) return `images[${i}]: ${p}`;
-	}
-	counts.reference_image += images.length;
-	for (const [k, max] of Object.entries(LIMITS)) if (counts[k as keyof typeof LIMITS] > max) return `too many ${k.replace('reference_', 'reference ')}s: at most ${max}`;
-	const refs = counts.reference_image + counts.reference_video + counts.reference_audio;
-	if (refs > 12) return `at most 12 references in total (got ${refs})`;
-	if (refs + (prompt ? 1 : 0) > 13) return 'prompt plus materials: at most 13 items';
-	const ff = typeof meta.first_frame_image === 'string' ? 1 : 0;
-	const lf = typeof meta.last_frame_image === 'string' ? 1 : 0;
-	const firsts = counts.first_frame + ff;
-	const lasts = counts.last_frame + lf;
-	if (firsts || lasts) {
-		if (firsts !== 1 || lasts !== 1) return 'first and last frames must both be given, one each';
-		if (refs) return 'first/last frames cannot be mixed with reference images, videos or audio';
-		for (const k of ['first_frame_image', 'last_frame_image']) if (typeof meta[k] === 'string') {
-			const p = mediaUrlProblem(meta[k]);
-			if (p) return `metadata.${k}: ${p}`;
-		}
-	}
-	const edit = b.omni_reference_task_type === 'edit';
-	if (b.omni_reference_task_type !== undefined && !edit) return "omni_reference_task_type must be 'edit'";
-	if (edit && (counts.reference_video !== 1 || counts.reference_image || counts.reference_audio)) return 'edit mode needs exactly one reference video and no other reference material';
-	const secondsRaw = b.seconds ?? b.duration ?? meta.seconds ?? meta.duration;
-	if (secondsRaw !== undefined) {
-		const s = Number(secondsRaw);
-		if (!Number.isInteger(s)) return 'seconds must be a whole number';
-		if (s === -1 && !edit) return 'duration -1 is only allowed in edit mode';
-		if (s !== -1 && (s < 4 || s > 15)) return `seconds ${s} is outside 4 to 15`;
-	}
-	const res = b.resolution ?? b.size;
-	if (res !== undefined && !['480p', '720p'].includes(String(res))) return `resolution '${String(res)}' is not supported (480p or 720p; 1080p, 2K and 4K are not)`;
-	const ratio = b.ratio;
-	if (ratio !== undefined && !DELTA_RATIOS.includes(String(ratio))) return `ratio '${String(ratio)}' is not supported`;
-	if (ratio === 'adaptive' && !(counts.reference_image || counts.reference_video || firsts)) return "ratio 'adaptive' needs at least one image or video input";
-	if (b.seed !== undefined) {
-		const s = Number(b.seed);
-		if (!Number.isInteger(s) || s < -1 || s > 4294967295) return 'seed must be an integer from -1 to 4294967295';
-	}
-	for (const k of ['generate_audio', 'watermark', 'return_last_frame']) if (b[k] !== undefined && typeof b[k] !== 'boolean') return `${k} must be a boolean`;
-	return undefined;
-}
-
-export function gammaProblem(b: Obj, files: number): string | undefined {
-	if (typeof b.prompt !== 'string' || !b.prompt.trim()) return 'prompt must be a non-empty string';
-	const s = b.seconds === undefined ? 8 : Number(b.seconds);
-	if (![4, 6, 8, 10, 12, 15].includes(s)) return `seconds ${String(b.seconds)} is not supported (4, 6, 8, 10, 12, 15)`;
-	const urls = b.image_urls === undefined ? [] : b.image_urls;
-	if (!Array.isArray(urls)) return 'image_urls must be an array of strings';
-	const refs = urls.length + files;
-	if (refs > 7) return `at most 7 reference images (got ${refs})`;
-	if (b.model === 'gamma-video-1.0' && refs > 1 && s > 10) return 'gamma-video-1.0 with several references allows at most 10 seconds';
-	for (const [i, u] of urls.entries()) if (typeof u !== 'string' || publicUrlRefusal(u)) return `image_urls[${i}] is not a readable public address`;
-	return undefined;
+/** `[usage=N]` in a delta prompt: the task reports N video tokens on completion (settlement arithmetic tests). */
+function usageMarker(prompt: string): number | undefined {
+	const m = /\[usage=(\d{1,12})\]/.exec(prompt);
+	return m ? Number(m[1]) : undefined;
 }
 
 function tokensFor(resolution: string, seconds: number, withRefVideo: boolean): number {
@@ -129,15 +41,15 @@ export async function handleVideoCreate(ctx: ImageCtx, server: ServerName): Prom
 	if (entry.kind !== 'video') return taskError(req.res, 400, 'invalid_request', `Model ${model} is not a video model`);
 	const family = model.startsWith('delta-') ? 'delta' : 'gamma';
 	if (family === 'delta' && req.form) return taskError(req.res, 400, 'invalid_request', 'delta-video takes JSON only; give media as HTTPS addresses');
-	const problem = family === 'delta' ? deltaProblem(b) : gammaProblem(b, files);
+	const delta = family === 'delta' ? deltaRequest(b) : undefined;
+	const problem = delta ? ('problem' in delta ? delta.problem : undefined) : gammaProblem(b, files);
 	if (problem) return taskError(req.res, 400, 'invalid_request', problem);
+	const accepted = delta && !('problem' in delta) ? delta : undefined;
 	if (sim.faults.take(req.method, req.path, ['reset-before'])) return void req.raw.socket.destroy();
-	const meta = isObj(b.metadata) ? b.metadata : {};
-	const content = Array.isArray(meta.content) ? (meta.content as Obj[]) : [];
-	const withRefVideo = content.some((c) => c?.type === 'video_url');
-	const seconds = Number(b.seconds ?? b.duration ?? (family === 'delta' ? 5 : 8));
-	const resolution = String(b.resolution ?? b.size ?? '480p');
-	const prompt = typeof b.prompt === 'string' ? b.prompt : String((content.find((c) => c.type === 'text')?.text as string) ?? '');
+	const withRefVideo = accepted?.withRefVideo ?? false;
+	const seconds = accepted ? (accepted.seconds ?? 5) : Number(b.seconds ?? 8);
+	const resolution = accepted?.resolution ?? '480p';
+	const prompt = accepted ? accepted.prompt : String(b.prompt);
 	const id = sim.nextId(family === 'delta' ? 'vid' : 'gvid');
 	const now = Date.now();
 	const unknown = sim.faults.take(req.method, req.path, ['video-unknown']);
@@ -159,9 +71,13 @@ export async function handleVideoCreate(ctx: ImageCtx, server: ServerName): Prom
 		reserved: 0,
 		tokens: 0,
 	};
+	if (sim.faults.take(req.method, req.path, ['echo-key'], (x) => (x.where ?? 'task-error') === 'task-error')) {
+		task.outcome = 'fail';
+		task.error = leakedKeyText(req);
+	}
 	if (family === 'delta') {
 		const estimate = tokensFor(resolution, task.seconds, withRefVideo);
-		task.tokens = Math.round(estimate * 0.9);
+		task.tokens = usageMarker(prompt) ?? Math.round(estimate * 0.9);
 		task.reserved = deltaVideoQuota(model, estimate, withRefVideo, key.group);
 		sim.charge(key, 'reserve', model, task.reserved, id);
 	} else {
@@ -186,7 +102,7 @@ function finishVideo(sim: SimState, task: VideoTask): void {
 			sim.charge(key, 'settle', task.model, actual - task.reserved, task.id);
 		}
 	} else {
-		task.error = task.outcome === 'fail' ? 'upstream rejected the video: content moderation' : undefined;
+		task.error = task.outcome === 'fail' ? (task.error ?? 'upstream rejected the video: content moderation') : undefined;
 		sim.charge(key, 'refund', task.model, -task.reserved, task.id);
 	}
 }
@@ -250,16 +166,16 @@ export function handleVideoQuery(ctx: ImageCtx, id: string, server: ServerName):
 	sendJson(ctx.req.res, 200, videoBody(ctx.sim, task));
 }
 
-export function handleVideoContent(ctx: ImageCtx, id: string, server: ServerName): void {
+export async function handleVideoContent(ctx: ImageCtx, id: string, server: ServerName): Promise<void> {
 	const { sim, req } = ctx;
 	ctx.log.taskId = id;
 	const task = findVideo(ctx, id, server);
 	if (!task) return taskError(req.res, 404, 'task_not_exist', `task not found: ${id}`);
 	if (Date.now() >= task.readyAt) finishVideo(sim, task);
-	if (!task.resultId) return taskError(req.res, 400, 'task_not_finished', `task ${id} has no finished video`);
-	const truncate = sim.faults.take(req.method, req.path, ['truncate']);
-	const { stream, length } = mp4Stream(sim.opts.videoBytes, task.seconds, truncate ? Math.floor(sim.opts.videoBytes / 2) : undefined);
-	req.res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': length });
-	stream.on('error', () => req.res.socket?.destroy());
-	stream.pipe(req.res);
+	if (!task.resultId) {
+		await pause(req.res, sim.opts.resultTtfbMs);
+		return taskError(req.res, 400, 'task_not_finished', `task ${id} has no finished video`);
+	}
+	const fault = sim.faults.take(req.method, req.path, DOWNLOAD_FAULTS);
+	return serveDownload(sim, req.res, { kind: 'video', bytes: sim.opts.videoBytes, durationSec: task.seconds }, fault);
 }

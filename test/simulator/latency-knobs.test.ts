@@ -1,0 +1,118 @@
+/** Realistic-latency knobs: submit latency, result time to first byte, per-connection bandwidth, the submit concurrency limit. */
+import { startSimulator, type Simulator } from '../../simulator';
+import { client, sleep } from './client';
+import { readWire } from './wire';
+
+describe('submitLatencyMs', () => {
+	let sim: Simulator;
+	beforeAll(async () => {
+		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, submitLatencyMs: 400 });
+	});
+	afterAll(() => sim.stop());
+	const { call, gen, delta } = client(() => sim);
+
+	it('every task-creating or generating request answers only after the delay; queries and lists do not wait', async () => {
+		const png = (await gen({}, '/v1/images/generations')).json;
+		expect(png.data).toHaveLength(1);
+		const timed = await Promise.all([
+			gen({}),
+			gen({}, '/v1/images/generations'),
+			gen({}, '/v1/image-tasks/generations'),
+			call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ parts: [{ text: 'x' }] }] } }),
+			delta(),
+			delta({}, { base: sim.altBaseUrl }),
+		]);
+		for (const r of timed) {
+			expect(r.status).toBeLessThan(300);
+			expect(r.ms).toBeGreaterThanOrEqual(380);
+		}
+		const task = timed[0].json.task_id;
+		const quick = await Promise.all([call('GET', `/v1/images/tasks/${task}`), call('GET', '/v1/models'), call('GET', '/api/pricing', { key: null }), call('POST', '/v1/chat/completions', { json: { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'x' }] } })]);
+		for (const r of quick) expect(r.ms).toBeLessThan(300);
+	});
+});
+
+describe('resultTtfbMs and resultBandwidth', () => {
+	let sim: Simulator;
+	beforeAll(async () => {
+		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, resultTtfbMs: 300, resultBandwidth: 400_000, imageBytes: 400_000, videoBytes: 400_000, imageFormat: 'png' });
+	});
+	afterAll(() => sim.stop());
+	const { gen, delta, videoDone } = client(() => sim);
+
+	it('the result host waits before the first byte, then paces the download to the bandwidth', async () => {
+		const url = (await gen({}, '/v1/images/generations')).json.data[0].url;
+		const w = await readWire(url);
+		expect(w.headersAt).toBeGreaterThanOrEqual(290);
+		expect(Number(w.headers['content-length'])).toBe(w.body.length);
+		expect(w.body.length).toBeGreaterThanOrEqual(400_000);
+		const transfer = w.chunks.at(-1)!.at - w.firstByteAt!;
+		// 400 kB at 400 kB/s: about a second, not a burst
+		expect(transfer).toBeGreaterThanOrEqual(850);
+		expect(transfer).toBeLessThan(2500);
+	});
+
+	it('video /content waits and is paced the same way, per connection', async () => {
+		const id = (await delta()).json.id;
+		await videoDone(id);
+		const get = () => readWire(`${sim.baseUrl}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${sim.keys.demo}` } });
+		const t0 = Date.now();
+		const [a, b] = await Promise.all([get(), get()]);
+		for (const w of [a, b]) {
+			expect(w.status).toBe(200);
+			expect(w.headersAt).toBeGreaterThanOrEqual(290);
+			expect(w.body.length).toBe(400_000);
+		}
+		// two connections in parallel each get the full rate
+		expect(Date.now() - t0).toBeLessThan(2800);
+		expect(Date.now() - t0).toBeGreaterThanOrEqual(1100);
+	});
+});
+
+describe('maxConcurrentSubmits', () => {
+	let sim: Simulator;
+	beforeAll(async () => {
+		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, submitLatencyMs: 500, maxConcurrentSubmits: 4, submitRetryAfterSec: 7 });
+	});
+	afterAll(() => sim.stop());
+	beforeEach(() => sim.reset());
+	const { call, gen, delta } = client(() => sim);
+
+	it('beyond the limit, POSTs are refused at once with 429 and Retry-After, creating and charging nothing', async () => {
+		const all = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? delta() : gen({}))));
+		const ok = all.filter((r) => r.status === 202 || r.status === 200);
+		const refused = all.filter((r) => r.status === 429);
+		expect(ok).toHaveLength(4);
+		expect(refused).toHaveLength(26);
+		for (const r of refused) {
+			expect(r.headers['retry-after']).toBe('7');
+			expect(r.json.error).toMatchObject({ type: 'rate_limit_error', code: 'concurrency_limit_exceeded' });
+			expect(r.ms).toBeLessThan(400);
+		}
+		expect(sim.ledger.filter((l) => l.kind === 'charge' || l.kind === 'reserve')).toHaveLength(4);
+		expect(sim.state.tasks.size).toBe(4);
+		const logged = sim.log.filter((l) => l.method === 'POST');
+		expect(logged.filter((l) => l.status === 429)).toHaveLength(26);
+		expect(logged.filter((l) => l.status === 429).every((l) => l.model && !l.taskId)).toBe(true);
+		expect(sim.state.submitsInFlight).toBe(0);
+		// slots are free again; queries were never limited
+		expect((await gen({})).status).toBe(202);
+	});
+
+	it('a slot is released when its answer is dropped (reset-after) or the client goes away', async () => {
+		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after', times: 4 });
+		await Promise.allSettled(Array.from({ length: 4 }, () => gen({})));
+		await sleep(50);
+		expect(sim.state.submitsInFlight).toBe(0);
+		const ac = new AbortController();
+		const { request } = await import('undici');
+		const pending = request(`${sim.baseUrl}/v1/images/generations/async`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${sim.keys.demo}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }) }).catch(() => undefined);
+		await sleep(100);
+		expect(sim.state.submitsInFlight).toBe(1);
+		ac.abort();
+		await pending;
+		await sleep(600);
+		expect(sim.state.submitsInFlight).toBe(0);
+		expect((await call('GET', '/v1/models')).status).toBe(200);
+	});
+});
