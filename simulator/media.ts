@@ -1,4 +1,5 @@
 /** Real media: PNG/JPEG/WebP images encoded with sharp, and MP4 files produced chunk by chunk. */
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
@@ -100,6 +101,12 @@ export function mp4Body(totalBytes: number, durationSec: number, withMoov = true
 			for (let left = mdatSize - 8; left > 0; left -= FILLER.length) yield FILLER.subarray(0, Math.min(FILLER.length, left));
 		},
 	};
+}
+
+/** The same MP4 as a readable stream (tests that feed a client or a validator). */
+export function mp4Stream(totalBytes: number, durationSec: number): { stream: Readable; length: number } {
+	const body = mp4Body(totalBytes, durationSec);
+	return { stream: Readable.from(body.chunks()), length: body.length! };
 }
 
 /** Bytes as a body, in 64 KiB chunks. */
