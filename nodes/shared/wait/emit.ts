@@ -11,7 +11,7 @@ import type { GatewayTransport } from '../transport/http';
 import { TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
 
 /** results downloaded at once (each image is held in memory while it is checked) */
-export const DOWNLOAD_CONCURRENCY = 4;
+export const DOWNLOAD_CONCURRENCY = 8;
 
 export interface EmitOptions {
 	binaryProperty: string;
