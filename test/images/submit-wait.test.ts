@@ -134,6 +134,18 @@ describe('Image Submit modes, sizes and edits', () => {
 		expect(posts()).toHaveLength(0);
 	});
 
+	it('alpha-image-2 takes sizes the spec normalises: the item says what the gateway will deliver, and it does', async () => {
+		const r = await runWorkflow({ nodes: [submit({ model: model('alpha-image-2'), size: '1000x1000' }), wait()], credentials: creds() });
+		expect(r.output('Submit')[0].json).toMatchObject({ requested_size: '1000x1000', expected_size: '1008x1008' });
+		const hints = (r.run.data.resultData.runData.Submit[0].hints ?? []).map((h) => h.message);
+		expect(hints.join(' ')).toMatch(/1008x1008/);
+		// the spec does not say which way a side rounds: the gateway delivered a multiple of 16 next to the estimate
+		const file = (r.output('Wait', 0)[0].json.files as Array<{ width: number; height: number }>)[0];
+		expect(file.width % 16).toBe(0);
+		expect(Math.abs(file.width - 1008)).toBeLessThanOrEqual(16);
+		expect(file.width * file.height).toBeLessThanOrEqual(1024 * 1024);
+	});
+
 	it('an empty prompt, a bad n and a quality the family refuses are all reported at once', async () => {
 		const r = await runWorkflow({ nodes: [submit({ model: model('beta-3-pro-image-preview'), prompt: '  ', n: 0, quality: 'high' }, { onError: 'continueRegularOutput' })], credentials: creds() });
 		const err = String(r.output('Submit')[0].json.error);
