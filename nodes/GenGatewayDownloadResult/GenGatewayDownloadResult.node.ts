@@ -3,6 +3,7 @@ import { createTransport } from '../shared/credentials';
 import { GatewayHttpError, InputRuleError } from '../shared/errors';
 import { storeImageResult, storeVideoResult } from '../shared/results';
 import { forEachItem } from '../shared/router';
+import { videoOriginProperty } from '../shared/ui';
 import { DOWNLOAD_CONCURRENCY } from '../shared/wait/emit';
 import { isTaskNotFound } from '../shared/wait/waitTasks';
 import { normaliseImageTask, normaliseVideoTask, type ResultRef } from '../shared/status';
@@ -36,19 +37,7 @@ export class GenGatewayDownloadResult implements INodeType {
 			},
 			{ displayName: 'Task Object', name: 'task', type: 'json', default: '={{ $json }}', displayOptions: { show: { source: ['imageTask'] } } },
 			{ displayName: 'Task ID', name: 'taskId', type: 'string', default: '={{ $json.task_id }}', displayOptions: { show: { source: ['videoTask'] } } },
-			{
-				displayName: 'Video Origin',
-				name: 'origin',
-				type: 'options',
-				options: [
-					{ name: 'Auto', value: 'auto', description: "The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin" },
-					{ name: 'Base URL', value: 'base' },
-					{ name: 'Video Base URL', value: 'video' },
-				],
-				default: 'auto',
-				description: 'Query and download on the origin that created the task',
-				displayOptions: { show: { source: ['videoTask'] } },
-			},
+			videoOriginProperty('origin', { displayOptions: { show: { source: ['videoTask'] } } }),
 			{ displayName: 'URL', name: 'url', type: 'string', default: '', displayOptions: { show: { source: ['url'] } } },
 			{
 				displayName: 'Result Type',

@@ -1,6 +1,7 @@
 import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { createTransport } from '../shared/credentials';
 import { errorItem } from '../shared/router';
+import { videoOriginProperty } from '../shared/ui';
 import { WaitAndEmit, type Routed } from '../shared/wait/emit';
 import { buildJob, type JobMeta } from '../shared/wait/jobs';
 import { readWaitOptions, type WaitOptionValues } from '../shared/wait/options';
@@ -41,18 +42,7 @@ export class GenGatewayTaskWait implements INodeType {
 				default: 'auto',
 				description: 'Auto reads kind, family, origin and poll fields from the input item',
 			},
-			{
-				displayName: 'Video Origin',
-				name: 'videoOrigin',
-				type: 'options',
-				options: [
-					{ name: 'Auto', value: 'auto', description: "The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin before it is declared failed" },
-					{ name: 'Base URL', value: 'base' },
-					{ name: 'Video Base URL', value: 'video' },
-				],
-				default: 'auto',
-				description: 'Where video tasks are queried and downloaded: always on the origin that created them',
-			},
+			videoOriginProperty('videoOrigin'),
 			{
 				displayName: 'Options',
 				name: 'options',

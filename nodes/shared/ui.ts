@@ -24,3 +24,20 @@ export function readModel(ctx: IExecuteFunctions, i: number): string {
 	if (typeof v !== 'string' || !v.trim()) throw new InputRuleError([{ field: 'Model', rule: 'is required (pick one from the list or enter its exact ID)' }]);
 	return v.trim();
 }
+
+/** Where video tasks are queried and downloaded (Task Wait, Download Result): the origin that created them. */
+export function videoOriginProperty(name: string, extra: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Video Origin',
+		name,
+		type: 'options',
+		options: [
+			{ name: 'Auto', value: 'auto', description: "The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin before it is declared failed" },
+			{ name: 'Base URL', value: 'base' },
+			{ name: 'Video Base URL', value: 'video' },
+		],
+		default: 'auto',
+		description: 'Where video tasks are queried and downloaded: always on the origin that created them',
+		...extra,
+	};
+}
