@@ -17,8 +17,8 @@ const PKG = 'n8n-nodes-gen-gateway';
 const creds = { genGatewayApi: { id: CRED, name: 'GenGateway account' } };
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
 
-type N = { name: string; type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: unknown; at?: [number, number] };
-type Conn = Array<[string, number, string]>;
+export type N = { name: string; type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: unknown; onError?: string; at?: [number, number] };
+export type Conn = Array<[string, number, string]>;
 
 /** What the file-writing step must have written: one file per item of `from`, checked against that node's output. */
 export interface WriteCheck {
@@ -276,7 +276,7 @@ const ROW = 200;
 const TOP = 300;
 
 /** n8n workflow JSON for a demo workflow: nodes in a row (or at their `at` [column, row]), a sticky note above. */
-export function toN8n(w: DemoWorkflow): Record<string, unknown> {
+export function toN8n(w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'note' | 'nodes' | 'conn'>): Record<string, unknown> {
 	const nodes: Array<Record<string, unknown>> = w.nodes.map(({ at, ...n }, k) => ({ id: `${w.id}-n${k}`, position: [(at?.[0] ?? k) * COL, TOP + (at?.[1] ?? 0) * ROW], ...n }));
 	const columns = Math.max(...w.nodes.map((n, k) => n.at?.[0] ?? k)) + 1;
 	nodes.push({

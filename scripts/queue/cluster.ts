@@ -6,7 +6,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { freePort, newState, removeState, type Credential, type N8nEnvOptions } from '../../test/e2e/n8n';
+import { N8N_MAJOR, freePort, newState, removeState, type Credential, type N8nEnvOptions } from '../../test/e2e/n8n';
 import { importWorkflows } from '../demo/n8n-more';
 import { n8nCommand, spawnN8n, type N8nProcess } from './processes';
 import { startPostgres, startRedis, until, type Postgres, type Service } from './services';
@@ -22,6 +22,12 @@ export interface ClusterOptions {
 	fileAccess: string[];
 	/** more environment for every n8n process */
 	env?: Record<string, string>;
+	/** false: n8n's regular mode on the same PostgreSQL (no Redis, no workers); default true */
+	queue?: boolean;
+	/** the workflows start from webhooks: wait until n8n registered one per workflow (default true) */
+	webhooks?: boolean;
+	/** runs once PostgreSQL is up, before n8n starts (e.g. tables the workflows use); may return more credentials */
+	prepare?: (pg: Postgres) => Credential[] | void | Promise<Credential[] | void>;
 }
 
 export interface Cluster {
@@ -34,12 +40,23 @@ export interface Cluster {
 	trigger(path: string, body: unknown): Promise<void>;
 	/** stops the workers (they finish running jobs first), then main */
 	stopN8n(): Promise<void>;
+	/** starts main and the workers again on the same database (after stopN8n) */
+	startN8n(): Promise<void>;
+	/** kills a worker at once (SIGKILL, no graceful shutdown) and starts a new one in its place */
+	killWorker(worker: N8nProcess): Promise<N8nProcess>;
+	/** every process's output so far, including processes stopped or killed */
+	outputs(): Array<{ name: string; output: string }>;
 	/** stops everything and removes every folder */
 	stop(): Promise<void>;
 }
 
 /** n8n's default binary-data mode in queue mode: workers keep binary data in the shared database, not on their own disk */
 export const BINARY_DATA_MODE = 'database';
+
+/** n8n 2 publishes a workflow; n8n 1 activates it */
+export function activateCommand(id: string): string[] {
+	return N8N_MAJOR === '1' ? ['update:workflow', `--id=${id}`, '--active=true'] : ['publish:workflow', `--id=${id}`];
+}
 
 export async function startCluster(opts: ClusterOptions, log: (s: string) => void): Promise<Cluster> {
 	const t0 = Date.now();
@@ -48,8 +65,10 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 	let pg: Postgres | undefined;
 	let state: string | undefined;
 	const processes: N8nProcess[] = [];
+	const gone: N8nProcess[] = [];
 	const stopN8n = async () => {
 		for (const p of [...processes].reverse()) await p.stop();
+		gone.push(...processes.splice(0));
 	};
 	const stop = async () => {
 		await stopN8n().catch(() => undefined);
@@ -58,27 +77,27 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 		await pg?.stop();
 	};
 	try {
-		[redis, pg] = await Promise.all([startRedis(), startPostgres()]);
-		log(`[queue] redis on 127.0.0.1:${redis.port}, postgres on 127.0.0.1:${pg.port}`);
+		const queue = opts.queue ?? true;
+		[redis, pg] = await Promise.all([queue ? startRedis() : undefined, startPostgres()]);
+		log(`[queue] ${redis ? `redis on 127.0.0.1:${redis.port}, ` : ''}postgres on 127.0.0.1:${pg.port}`);
+		const credentials = [...opts.credentials, ...((await opts.prepare?.(pg)) ?? [])];
 		const env: N8nEnvOptions = {
 			fileAccess: opts.fileAccess,
 			extra: {
-				EXECUTIONS_MODE: 'queue',
-				QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-				QUEUE_BULL_REDIS_PORT: String(redis.port),
+				...(redis ? { EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '127.0.0.1', QUEUE_BULL_REDIS_PORT: String(redis.port) } : {}),
 				DB_TYPE: 'postgresdb',
 				DB_POSTGRESDB_HOST: '127.0.0.1',
 				DB_POSTGRESDB_PORT: String(pg.port),
 				DB_POSTGRESDB_DATABASE: pg.database,
 				DB_POSTGRESDB_USER: pg.user,
 				DB_POSTGRESDB_PASSWORD: '',
-				N8N_DEFAULT_BINARY_DATA_MODE: BINARY_DATA_MODE,
+				...(redis ? { N8N_DEFAULT_BINARY_DATA_MODE: BINARY_DATA_MODE } : {}),
 				...opts.env,
 			},
 		};
 		state = await newState();
 		const credFile = join(state, 'queue-credentials.json');
-		writeFileSync(credFile, JSON.stringify(opts.credentials));
+		writeFileSync(credFile, JSON.stringify(credentials));
 		try {
 			await n8nCommand(state, ['import:credentials', `--input=${credFile}`], env);
 		} finally {
@@ -89,26 +108,31 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 			opts.workflows.map((w) => w.json),
 			env,
 		);
-		for (const w of opts.workflows) await n8nCommand(state, ['publish:workflow', `--id=${String(w.json.id)}`], env);
-		log(`[queue] package installed; credential and ${opts.workflows.length} webhook workflows imported into PostgreSQL and published (${since()})`);
+		for (const w of opts.workflows) await n8nCommand(state, activateCommand(String(w.json.id)), env);
+		log(`[queue] package installed; credentials and ${opts.workflows.length} workflows imported into PostgreSQL and activated (${since()})`);
 
 		const port = await freePort();
-		const main = await spawnN8n('main', state, ['start'], { ...env, extra: { ...env.extra, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' } });
-		processes.push(main);
+		let workerSeq = 0;
+		const spawnWorker = async () => spawnN8n(`worker-${++workerSeq}`, state!, ['worker', `--concurrency=${opts.concurrency}`], env);
 		const workers: N8nProcess[] = [];
-		for (let k = 1; k <= opts.workers; k++) workers.push(await spawnN8n(`worker-${k}`, state, ['worker', `--concurrency=${opts.concurrency}`], env));
-		processes.push(...workers);
-		await main.waitFor('Editor is now accessible', 180_000);
-		// n8n registers the webhooks of published workflows in the background, after the editor is up
-		await until('webhook registration', () => pg!.query('select count(*) from webhook_entity')[0] === String(opts.workflows.length), 120_000);
-		for (const w of workers) await w.waitFor('n8n worker is now ready', 180_000);
-		log(`[queue] main on 127.0.0.1:${port} and ${opts.workers} workers (concurrency ${opts.concurrency}) ready (${since()})`);
-
-		return {
+		const startN8n = async () => {
+			const main = await spawnN8n(gone.some((p) => p.name === 'main') ? 'main (restarted)' : 'main', state!, ['start'], { ...env, extra: { ...env.extra, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' } });
+			processes.push(main);
+			workers.splice(0);
+			for (let k = 1; k <= (queue ? opts.workers : 0); k++) workers.push(await spawnWorker());
+			processes.push(...workers);
+			await main.waitFor('Editor is now accessible', 180_000);
+			// n8n registers the webhooks of published workflows in the background, after the editor is up
+			if (opts.webhooks ?? true) await until('webhook registration', () => pg!.query('select count(*) from webhook_entity')[0] === String(opts.workflows.length), 120_000);
+			for (const w of workers) await w.waitFor('n8n worker is now ready', 180_000);
+			cluster.main = main;
+			log(`[queue] main on 127.0.0.1:${port}${queue ? ` and ${workers.length} workers (concurrency ${opts.concurrency})` : ' (regular mode)'} ready (${since()})`);
+		};
+		const cluster: Cluster = {
 			state,
 			pg,
-			redis,
-			main,
+			redis: redis ?? { port: 0, stop: async () => undefined },
+			main: undefined as unknown as N8nProcess,
 			workers,
 			async trigger(path, body) {
 				const res = await request(`http://127.0.0.1:${port}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -116,8 +140,27 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 				if (res.statusCode !== 200) throw new Error(`webhook ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
 			},
 			stopN8n,
+			startN8n,
+			async killWorker(worker) {
+				try {
+					process.kill(-worker.child.pid!, 'SIGKILL');
+				} catch {
+					/* already gone */
+				}
+				await worker.stop();
+				processes.splice(processes.indexOf(worker), 1);
+				gone.push(worker);
+				const next = await spawnWorker();
+				await next.waitFor('n8n worker is now ready', 180_000);
+				processes.push(next);
+				workers.splice(workers.indexOf(worker), 1, next);
+				return next;
+			},
+			outputs: () => [...gone, ...processes].map((p) => ({ name: p.name, output: p.output() })),
 			stop,
 		};
+		await startN8n();
+		return cluster;
 	} catch (err) {
 		await stop();
 		throw err;
