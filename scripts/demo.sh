@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm run demo: the demo workflows in a real n8n against the embedded simulator; files land in out/.
+# npm run demo: the demo workflows in a real n8n against the embedded simulator, then the scheduled pipeline
+# (PostgreSQL from Debian's packages, an S3 store and an SMTP mailbox from npm); files land in out/.
 #   npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]     --n8n 1: the newest n8n 1.x on Node 22
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,6 +17,7 @@ while [ $# -gt 0 ]; do
 done
 case "$major" in 1|2) ;; *) echo "--n8n takes 2 or 1" >&2; exit 2 ;; esac
 setup_node_modules
+setup_system_deps
 setup_n8n "$major"
 setup_build
 export GG_N8N_MAJOR="$major"

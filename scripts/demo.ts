@@ -17,6 +17,10 @@ import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
 import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
 import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
 import { CRED, INPUT, OUT, REFERENCE_IMAGES, WORKFLOWS, useKeyTextModels } from './demo/workflows';
+import { FAILING, demoPrompts, pipelineEntries, runPipeline } from './pipeline/run';
+
+/** the scheduled pipeline (examples/pipeline-*.json), run by `n8n start` rather than `n8n execute` */
+export const PIPELINE_NAME = 'pipeline';
 
 export type { SummaryEntry } from './demo/summary';
 
@@ -128,9 +132,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	const outDir = opts.outDir ?? join(ROOT, 'out');
 	const inputDir = join(outDir, 'demo-input');
 	const runsDir = join(outDir, 'runs');
-	const unknown = (opts.only ?? []).filter((o) => !WORKFLOWS.some((w) => w.folder === o));
-	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${WORKFLOWS.map((w) => w.folder).join(', ')}`);
+	const unknown = (opts.only ?? []).filter((o) => o !== PIPELINE_NAME && !WORKFLOWS.some((w) => w.folder === o));
+	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}`);
 	const workflows = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
+	const withPipeline = !opts.only || opts.only.includes(PIPELINE_NAME);
 
 	if (!n8nInstalled()) log(`[demo] installing a private n8n ${N8N_VERSION} with its own Node ${NODE_VERSION} (once, about 5 minutes)`);
 	ensureN8n();
@@ -163,31 +168,44 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		await writeInputImage(join(inputDir, 'input.png'));
 
 		let t = Date.now();
-		log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
-		state = await newState();
-		await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
-		const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
-		await importWorkflows(
-			state,
-			workflows.map((w) => withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder)),
-		);
-		log(`[demo] credential and ${workflows.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
-
 		const entries: SummaryEntry[] = [];
 		const runs: Record<string, ExecuteResult> = {};
 		let output = '';
-		for (const w of workflows) {
+		if (workflows.length) {
+			log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
+			state = await newState();
+			await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
+			const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
+			await importWorkflows(
+				state,
+				workflows.map((w) => withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder)),
+			);
+			log(`[demo] credential and ${workflows.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
+
+			for (const w of workflows) {
+				t = Date.now();
+				const { res, ms } = await executeWithProgress(state, w.id, w.folder, { fileAccess: [outDir, inputDir], timeoutMs: opts.timeoutMs ?? 15 * 60_000 });
+				runs[w.folder] = res;
+				output += res.stdout + res.stderr;
+				writeFileSync(join(runsDir, `${w.folder}.json`), res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`);
+				const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external });
+				entries.push(...got);
+				log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
+			}
+		}
+		if (withPipeline) {
 			t = Date.now();
-			const { res, ms } = await executeWithProgress(state, w.id, w.folder, { fileAccess: [outDir, inputDir], timeoutMs: opts.timeoutMs ?? 15 * 60_000 });
-			runs[w.folder] = res;
-			output += res.stdout + res.stderr;
-			writeFileSync(join(runsDir, `${w.folder}.json`), res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`);
-			const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external });
+			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox`);
+			// its own simulator (when not against a real gateway), so the other workflows' request log stays theirs
+			const failing = external ? FAILING.filter((p) => !p.prompt.includes('[fail]')) : FAILING;
+			const keepDir = join(outDir, PIPELINE_NAME);
+			const report = await runPipeline({ prompts: [...demoPrompts(4, 1), ...failing], keepDir, log: (l) => log(`  ${l}`) });
+			const got = pipelineEntries(report, failing.length, keepDir, ROOT);
 			entries.push(...got);
-			log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
+			log(`[demo] ${PIPELINE_NAME}       ${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(Date.now() - t)})`);
 		}
 		const ok = entries.every((e) => e.ok);
-		opts.inspectState?.(state, output);
+		if (state) opts.inspectState?.(state, output);
 		const summaryPath = join(outDir, 'summary.json');
 		writeFileSync(summaryPath, JSON.stringify(entries, null, 2) + '\n');
 		log(`\n${table(entries)}\n`);
@@ -208,7 +226,7 @@ function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
 		if (a === '--out') outDir = argv[++k];
 		else if (a.startsWith('--out=')) outDir = a.slice('--out='.length);
 		else if (a === '-h' || a === '--help') {
-			log(`usage: npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]\nworkflows: ${WORKFLOWS.map((w) => w.folder).join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`);
+			log(`usage: npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]\nworkflows: ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`);
 			process.exit(0);
 		} else if (!a.startsWith('-')) only.push(a);
 	}

@@ -29,6 +29,8 @@ export interface PipelineOutcome {
 	posts: { accepted: number; refused: number; other: number };
 	/** tasks charged, and how many of them exactly once */
 	charged: { tasks: number; once: number };
+	/** polls and downloads the gateway answered with a 5xx (retried by the nodes) */
+	getErrors: number;
 	/** places the API key was found */
 	keyFound: string[];
 	/** everything that went wrong, in words (empty: nothing lost, nothing paid, stored or announced twice) */
@@ -126,7 +128,9 @@ export async function judge(input: {
 	// paid once: every accepted POST is a row's task, charged once; no task charged twice; no row without a task was charged
 	let posts = { accepted: 0, refused: 0, other: 0 };
 	let charged = { tasks: 0, once: 0 };
+	let getErrors = 0;
 	if (sim) {
+		getErrors = sim.log.filter((l) => l.method === 'GET' && l.status >= 500).length;
 		const paid = sim.log.filter((l) => l.method === 'POST' && l.server !== 'result');
 		posts = { accepted: paid.filter((l) => l.status >= 200 && l.status < 300).length, refused: paid.filter((l) => l.status === 429).length, other: paid.filter((l) => l.status !== 429 && (l.status < 200 || l.status >= 300)).length };
 		const withTask = rows.filter((r) => r.task_id);
@@ -151,7 +155,7 @@ export async function judge(input: {
 	for (const m of input.mails) if (m.raw.includes(apiKey)) keyFound.push(`mail "${m.subject}"`);
 	if (keyFound.length) problems.push(`the API key was found in ${keyFound.join(', ')}`);
 
-	return { rows, objects, mails: mails.map(({ to, subject }) => ({ to, subject })), posts, charged, keyFound, problems };
+	return { rows, objects, mails: mails.map(({ to, subject }) => ({ to, subject })), posts, charged, getErrors, keyFound, problems };
 }
 
 export function summarise(o: PipelineOutcome & { ms: number; events: string[] }): string {
@@ -160,7 +164,7 @@ export function summarise(o: PipelineOutcome & { ms: number; events: string[] })
 		...o.events.map((e) => `- ${e}`),
 		`rows: ${o.rows.length} (${by('done').length} done, ${by('failed').length} failed${by('failed').length ? `: ${by('failed').map((r) => `#${r.id} ${String(r.error).slice(0, 90)}`).join('; ')}` : ''})`,
 		`bucket: ${Object.keys(o.objects).length} objects (${[...new Set(Object.values(o.objects).map((w) => w.replace(/ \d+ B$/, '')))].join(', ')}); mailbox: ${o.mails.length} mails`,
-		`gateway: ${o.posts.accepted} POSTs accepted, ${o.posts.refused} refused with 429 and sent again, ${o.posts.other} other; ${o.charged.tasks} tasks charged, ${o.charged.once} exactly once`,
+		`gateway: ${o.posts.accepted} POSTs accepted, ${o.posts.refused} refused with 429 and sent again, ${o.posts.other} other; ${o.getErrors} polls or downloads answered 5xx; ${o.charged.tasks} tasks charged, ${o.charged.once} exactly once`,
 		`API key found in: ${o.keyFound.length ? o.keyFound.join(', ') : 'nothing (database dump, n8n logs, objects, mails)'}`,
 		`took ${(o.ms / 1000).toFixed(1)} s`,
 		o.problems.length ? `PROBLEMS:\n- ${o.problems.join('\n- ')}` : 'nothing lost; every prompt charged, stored and announced once',

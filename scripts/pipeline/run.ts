@@ -6,14 +6,15 @@
  * execution polls, n8n restarted between two ticks, bursts of 429 and 5xx. Then judges the outcome from the
  * database, the bucket, the mailbox and the gateway's ledger (scripts/pipeline/judge.ts).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { ROOT, ensureN8n } from '../../test/e2e/n8n';
 import { CREDENTIAL_ID } from '../demo';
 import { CRED } from '../demo/workflows';
 import { startCluster, type Cluster } from '../queue/cluster';
 import { until } from '../queue/services';
+import { filesIn, type SummaryEntry } from '../demo/summary';
 import { judge, rowsOf, type PipelineOutcome } from './judge';
 import { startMailbox, startObjectStore } from './services';
 import { BUCKET, PG_CRED, PIPELINE, RESULTS_URL, S3_CRED, SMTP_CRED } from './workflows';
@@ -39,6 +40,8 @@ export interface PipelineOptions {
 	log?: (line: string) => void;
 	/** how long the rows may take to end done or failed */
 	timeoutMs?: number;
+	/** copies the bucket's objects (objects/<key>), the mails (mail/*.eml) and the table (rows.json) here */
+	keepDir?: string;
 }
 
 export interface PipelineReport extends PipelineOutcome {
@@ -78,6 +81,17 @@ export function pipelineWorkflow(folder: string, subst: { resultsUrl: string; ti
 		for (const n of wf.nodes) if (n.type === 'n8n-nodes-base.scheduleTrigger') n.parameters.rule = { interval: [{ field: 'seconds', secondsInterval: subst.tickSeconds }] };
 	}
 	return wf as unknown as Record<string, unknown>;
+}
+
+function keep(dir: string, objects: Map<string, Buffer>, mails: Array<{ raw: string }>, rows: unknown[]): void {
+	rmSync(dir, { recursive: true, force: true });
+	for (const [key, bytes] of objects) {
+		mkdirSync(dirname(join(dir, 'objects', key)), { recursive: true });
+		writeFileSync(join(dir, 'objects', key), bytes);
+	}
+	mkdirSync(join(dir, 'mail'), { recursive: true });
+	mails.forEach((m, k) => writeFileSync(join(dir, 'mail', `${String(k + 1).padStart(3, '0')}.eml`), m.raw));
+	writeFileSync(join(dir, 'rows.json'), JSON.stringify(rows, null, 2) + '\n');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -174,10 +188,14 @@ export async function runPipeline(opts: PipelineOptions = {}): Promise<PipelineR
 		// a last tick shows nothing more happens (no second mail, no second upload)
 		await sleep(2 * tick * 1000);
 		await cluster.stopN8n();
+		const objects = store.objects();
+		const mails = await mailbox.messages();
+		const rows = rowsOf(pg);
+		if (opts.keepDir) keep(opts.keepDir, objects, mails, rows);
 		const outcome = await judge({
-			rows: rowsOf(pg),
-			objects: store.objects(),
-			mails: await mailbox.messages(),
+			rows,
+			objects,
+			mails,
 			sim,
 			apiKey,
 			dump: pg.dump(),
@@ -213,4 +231,26 @@ export async function crashRun(o: { images: number; videos: number; tickSeconds?
 	} finally {
 		await sim.stop();
 	}
+}
+
+/** The demo's summary lines for the pipeline: the rows, the objects and mails kept under `keepDir`, the checks. */
+export function pipelineEntries(r: PipelineReport, expectFailed: number, keepDir: string, root: string): SummaryEntry[] {
+	const failed = r.rows.filter((x) => x.status === 'failed');
+	const failedAsExpected = failed.length === expectFailed && failed.every((x) => !!x.error);
+	const files = (sub: string) => filesIn(join(keepDir, sub), root);
+	const tasks = r.rows.filter((x) => x.task_id).map((x) => x.task_id).join(',');
+	const rowsOk = failedAsExpected && r.rows.every((x) => x.status === 'done' || x.status === 'failed');
+	return [
+		{
+			workflow: 'pipeline',
+			step: 'Prompts table',
+			ok: rowsOk,
+			task_id: tasks,
+			...(rowsOk ? {} : { error: `rows: ${r.rows.map((x) => `#${x.id} ${x.status}${x.error ? ` (${x.error})` : ''}`).join('; ')}` }),
+			files: [],
+		},
+		{ workflow: 'pipeline', step: 'Upload to S3', ok: !r.problems.some((p) => /object|bucket/.test(p)), files: files('objects/results'), error: r.problems.filter((p) => /object|bucket/.test(p)).join('; ') || undefined },
+		{ workflow: 'pipeline', step: 'Send mail', ok: !r.problems.some((p) => /mail/.test(p)), files: files('mail'), error: r.problems.filter((p) => /mail/.test(p)).join('; ') || undefined },
+		{ workflow: 'pipeline', step: 'Paid once, no key', ok: r.problems.length === 0, task_id: `${r.charged.once}/${r.charged.tasks} tasks charged once`, error: r.problems.join('; ') || undefined, files: [] },
+	];
 }

@@ -66,8 +66,17 @@ describe('demo workflows in real n8n', () => {
 		expect(inspected).toBe(true);
 		expect(entries.filter((e) => !e.ok)).toEqual([]);
 		expect(ok).toBe(true);
-		// one entry per step: each of our nodes plus the step writing files, for all nine workflows
-		expect(entries).toHaveLength(WORKFLOWS.reduce((n, w) => n + w.steps.length + 1, 0));
+		// one entry per step: each of our nodes plus the step writing files, for all nine workflows, and four for the pipeline
+		expect(entries).toHaveLength(WORKFLOWS.reduce((n, w) => n + w.steps.length + 1, 0) + 4);
+		// the scheduled pipeline left its objects and mails in out/pipeline
+		expect(entries.filter((e) => e.workflow === 'pipeline').map((e) => [e.step, e.ok])).toEqual([
+			['Prompts table', true],
+			['Upload to S3', true],
+			['Send mail', true],
+			['Paid once, no key', true],
+		]);
+		expect(step(entries, 'pipeline', 'Upload to S3').files).toHaveLength(5);
+		expect(step(entries, 'pipeline', 'Send mail').files).toHaveLength(5);
 		expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(entries);
 		for (const w of WORKFLOWS) expect(existsSync(join(out, 'runs', `${w.folder}.json`))).toBe(true);
 
