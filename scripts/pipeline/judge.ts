@@ -44,7 +44,7 @@ export function rowsOf(pg: Postgres): Row[] {
 }
 
 /** top-level MP4 boxes must cover the file exactly, and include ftyp, moov and mdat */
-function mp4Problem(b: Buffer): string | undefined {
+export function mp4Problem(b: Buffer): string | undefined {
 	const seen = new Set<string>();
 	let at = 0;
 	while (at < b.length) {

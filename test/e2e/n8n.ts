@@ -105,14 +105,28 @@ export interface CliResult {
 	code: number | null;
 	stdout: string;
 	stderr: string;
+	/** with `sampleRss`: the n8n process's peak resident memory (VmHWM), MiB */
+	peakRssMiB?: number;
 }
 
-export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number } = {}): Promise<CliResult> {
+/** The peak resident memory of a live process (Linux /proc), MiB; undefined once it is gone. */
+function peakRss(pid: number): number | undefined {
+	try {
+		const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+		return m ? Math.round(Number(m[1]) / 1024) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number; sampleRss?: boolean } = {}): Promise<CliResult> {
 	return new Promise(async (resolvePromise) => {
 		const port = opts.brokerPort ?? (await freePort());
 		const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true });
 		let stdout = '';
 		let stderr = '';
+		let peakRssMiB: number | undefined;
+		const sampler = opts.sampleRss ? setInterval(() => (peakRssMiB = Math.max(peakRssMiB ?? 0, peakRss(child.pid!) ?? 0)), 50) : undefined;
 		child.stdout.on('data', (d) => (stdout += d));
 		child.stderr.on('data', (d) => (stderr += d));
 		const timer = setTimeout(() => {
@@ -125,7 +139,8 @@ export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & {
 		}, opts.timeoutMs ?? 180_000);
 		child.on('close', (code) => {
 			clearTimeout(timer);
-			resolvePromise({ code, stdout, stderr });
+			if (sampler) clearInterval(sampler);
+			resolvePromise({ code, stdout, stderr, ...(opts.sampleRss ? { peakRssMiB } : {}) });
 		});
 	});
 }
@@ -201,7 +216,7 @@ export function parseRunOutput(stdout: string): ExecuteResult['data'] | undefine
 	return undefined;
 }
 
-export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnvOptions & { timeoutMs?: number } = {}): Promise<ExecuteResult> {
+export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnvOptions & { timeoutMs?: number; sampleRss?: boolean } = {}): Promise<ExecuteResult> {
 	const r = await runN8n(stateDir, ['execute', `--id=${id}`, '--rawOutput'], opts);
 	return { ...r, data: parseRunOutput(r.stdout) };
 }

@@ -11,15 +11,19 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
+import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { mp4Problem } from '../../scripts/pipeline/judge';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
-import { ITEMS, POLL_MS, SCENARIOS, TASK_LATENCY_MS, chatRow, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, type Row, type Scenario } from './scenarios';
+import { ITEMS, POLL_MS, SCENARIOS, TASK_LATENCY_MS, boundSeconds, chatRow, countKey, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, rssSampler, setTaskLatency, sortWaited, waitedRow, withMeasures, type BaseRow, type Row, type Scenario } from './scenarios';
 
 jest.setTimeout(300_000);
 
 let sim: Simulator;
 const rows: Row[] = [];
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: TASK_LATENCY_MS, pollAfterMs: POLL_MS });
+	sim = await startSimulator({ quiet: true, taskLatencyMs: TASK_LATENCY_MS, pollAfterMs: POLL_MS, videoLatencyMs: 300, videoBytes: 200_000 });
+	// one plain run first, so the first row's memory is not the loading of n8n-core and the nodes
+	await runWorkflow({ nodes: [submitNode(SCENARIOS[0]), waitNode(SCENARIOS[0])], input: [{ json: { p: 'warm-up' } }], credentials: creds() });
 });
 afterAll(async () => {
 	await sim.stop();
@@ -34,25 +38,51 @@ const model = (value: string) => ({ __rl: true, mode: 'id', value });
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const input = (sc: Scenario) => sc.prompts.map((p) => ({ json: { p } }));
 const retry = (sc: Scenario, fallback?: TestNode['onError']): Partial<TestNode> => ({ onError: sc.retry?.onError ?? fallback, ...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}) });
-const submitNode = (sc: Scenario): TestNode => ({
+const videoNode = (): TestNode => ({
+	name: 'Submit',
+	type: new GenGatewayVideoCreate(),
+	parameters: { family: 'delta', model: model('delta-video-2-0-mini-260615'), prompt: '={{ $json.p }}', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false, referenceImages: '' },
+});
+const submitNode = (sc: Scenario): TestNode => (sc.pipeline === 'video' ? videoNode() : {
 	name: 'Submit',
 	type: new GenGatewayImageSubmit(),
 	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: { ...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}), ...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}) } },
 	...retry(sc),
 });
-const waitNode = (sc: Scenario): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0 } } });
+const waitNode = (sc: Scenario): TestNode => ({
+	name: 'Wait',
+	type: new GenGatewayTaskWait(),
+	parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0, ...(sc.deadlineMinutes ? { deadlineMinutes: sc.deadlineMinutes } : {}), ...(sc.maxVideoMiB ? { maxVideoMiB: sc.maxVideoMiB } : {}) } },
+});
+/** everything the run produced: items, errors, hints (the key must appear nowhere in it) */
+const keyLeaks = (r: RunResult) => countKey(JSON.stringify(r.run), sim.keys.demo);
+let leaks = 0;
+/** completed videos whose stored file is not a whole MP4 */
+async function falseVideos(r: RunResult, completed: Array<{ json: Record<string, unknown> }>): Promise<number> {
+	let bad = 0;
+	for (const item of completed) {
+		try {
+			if (mp4Problem(await r.binaryBuffer(item as INodeExecutionData))) bad++;
+		} catch {
+			bad++;
+		}
+	}
+	return bad;
+}
 const gets = () => sim.log.filter((l) => l.method === 'GET').length;
 
-async function imageScenario(sc: Scenario): Promise<Row> {
+async function imageScenario(sc: Scenario): Promise<BaseRow> {
 	let overrunMs: number | undefined;
 	let submit: RunResult;
 	let r: RunResult;
-	if (sc.maxWaitSeconds) {
+	const bound = boundSeconds(sc);
+	if (bound) {
 		// submitted in a run of its own, so the measured time is Task Wait's alone
 		submit = await runWorkflow({ nodes: [submitNode(sc)], input: input(sc), credentials: creds() });
 		const t0 = Date.now();
 		r = await runWorkflow({ nodes: [waitNode(sc)], input: submit.output('Submit'), credentials: creds() });
-		overrunMs = Date.now() - t0 - sc.maxWaitSeconds * 1000;
+		overrunMs = Date.now() - t0 - bound * 1000;
+		leaks += keyLeaks(submit);
 	} else {
 		r = await runWorkflow({ nodes: [submitNode(sc), waitNode(sc)], input: input(sc), credentials: creds(), cancelAfterMs: sc.cancel ? 400 : undefined });
 		submit = r;
@@ -72,12 +102,14 @@ async function imageScenario(sc: Scenario): Promise<Row> {
 	const submitted = submit.output('Submit');
 	expect(submitted.filter((i) => i.json.submission_uncertain === true)).toHaveLength(sc.uncertain ?? 0);
 	const waitOutputs = r.outputs('Wait');
-	const falseSuccess = await falseSuccesses(waitOutputs[0] ?? [], (i) => r.binaryBuffer(i as INodeExecutionData));
+	leaks += keyLeaks(r);
+	const falseSuccess = sc.pipeline === 'video' ? await falseVideos(r, waitOutputs[0] ?? []) : await falseSuccesses(waitOutputs[0] ?? [], (i) => r.binaryBuffer(i as INodeExecutionData));
 	return imageRow(sc, { log: sim.log, submitted, waitOutputs, falseSuccess, overrunMs, cancelledWith });
 }
 
-async function waitedScenario(sc: Scenario): Promise<Row> {
+async function waitedScenario(sc: Scenario): Promise<BaseRow> {
 	const r = await runWorkflow({ nodes: [submitNode(sc)], input: input(sc), credentials: creds() });
+	leaks += keyLeaks(r);
 	// money was spent: whatever the error setting, the node does not fail
 	expect(r.error).toBeUndefined();
 	const outputs = r.outputs('Submit');
@@ -86,20 +118,26 @@ async function waitedScenario(sc: Scenario): Promise<Row> {
 	return waitedRow(sc, { log: sim.log, outputs, falseSuccess, chargedTaskIds });
 }
 
-async function chatScenario(sc: Scenario): Promise<Row> {
+async function chatScenario(sc: Scenario): Promise<BaseRow> {
+	const t0 = Date.now();
 	const r = await runWorkflow({
-		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true }, ...retry(sc, 'continueRegularOutput') }],
+		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.idleTimeoutMs ? { idleTimeoutMs: sc.idleTimeoutMs } : {} }, ...retry(sc, 'continueRegularOutput') }],
 		input: input(sc),
 		credentials: creds(),
 	});
+	const bound = boundSeconds(sc);
+	const overrunMs = bound ? Date.now() - t0 - bound * 1000 : undefined;
+	leaks += keyLeaks(r);
 	expect(r.error).toBeUndefined();
 	const out = r.output('Chat');
 	expect(out).toHaveLength(ITEMS);
-	const cut = out[sc.prompts.findIndex((p) => p.includes('[cut]'))].json;
-	expect(isFailedItem({ json: cut })).toBe(true);
-	expect(String(cut.error_message)).toMatch(sc.error!);
-	expect(out.filter((o) => typeof o.json.text === 'string')).toHaveLength(ITEMS - 1);
-	return chatRow(sc, sim.log, out);
+	if (sc.error) {
+		const failing = out[sc.errorItem ?? sc.prompts.findIndex((p) => p.includes('[cut]'))].json;
+		expect(isFailedItem({ json: failing })).toBe(true);
+		expect(String(failing.error_message)).toMatch(sc.error);
+		expect(out.filter((o) => typeof o.json.text === 'string')).toHaveLength(ITEMS - 1);
+	}
+	return chatRow(sc, sim.log, out, overrunMs);
 }
 
 describe('fault matrix', () => {
@@ -108,10 +146,14 @@ describe('fault matrix', () => {
 	it.each(SCENARIOS.map((sc) => [sc.name, sc] as const))('%s', async (_name, sc) => {
 		sim.fault(sc.faults);
 		const restore = setTaskLatency(sim, sc.taskLatencyMs);
+		leaks = 0;
+		const memory = rssSampler();
 		let row: Row;
 		try {
-			row = sc.pipeline === 'chat' ? await chatScenario(sc) : sc.pipeline === 'image-wait' ? await waitedScenario(sc) : await imageScenario(sc);
+			const base = sc.pipeline === 'chat' ? await chatScenario(sc) : sc.pipeline === 'image-wait' ? await waitedScenario(sc) : await imageScenario(sc);
+			row = withMeasures(base, { keyLeaks: leaks, memoryMiB: memory.stop(), log: sim.log });
 		} finally {
+			memory.stop();
 			restore();
 		}
 		rows.push(row);

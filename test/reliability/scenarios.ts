@@ -3,6 +3,7 @@
  * run (test/e2e/fault-matrix.test.ts): the scenarios with their expected outcome, the row a run yields (from the
  * nodes' output items and the simulator's request log) the markdown table, and the row assertion (jest's global `expect`).
  */
+import sharp from 'sharp';
 import { imageSize } from 'image-size';
 import type { FaultSpec, RequestLogEntry, Simulator } from '../../simulator';
 
@@ -22,7 +23,7 @@ export interface Scenario {
 	 * image: Image Submit (async, alpha-image-2.5, 1024x1024) → Task Wait; image-wait: Image Submit with Wait for
 	 * Result alone (its items are sorted into ok / failed / running); chat: GenGateway Chat, streamed
 	 */
-	pipeline: 'image' | 'image-wait' | 'chat';
+	pipeline: 'image' | 'image-wait' | 'chat' | 'video';
 	/** n8n's Retry On Fail on the paid node (waitBetweenTries 0) and its error setting (chat default: continueRegularOutput) */
 	retry?: { maxTries: number; onError: OnError };
 	/** one input item per prompt */
@@ -39,8 +40,18 @@ export interface Scenario {
 	taskLatencyMs?: number;
 	/** the run is cancelled while Task Wait polls */
 	cancel?: boolean;
-	/** chat: the error the `[cut]` item must carry */
+	/** chat: the error the failing item (`[cut]` in its prompt, else `errorItem`) must carry */
 	error?: RegExp;
+	/** chat: the index of the item the fault hits (default: the prompt with `[cut]`) */
+	errorItem?: number;
+	/** Task Wait's deadlineMinutes; the run measures the overrun past it */
+	deadlineMinutes?: number;
+	/** Chat's Stream Idle Timeout; the run measures the overrun past it */
+	idleTimeoutMs?: number;
+	/** Task Wait's Max Video Size (MiB) */
+	maxVideoMiB?: number;
+	/** the gateway's poll_after_ms is absurd: no task may be queried twice within a second */
+	pollFloor?: boolean;
 }
 
 const IMAGE_PROMPTS = Array.from({ length: ITEMS }, (_, k) => `item ${k}`);
@@ -50,6 +61,10 @@ const image = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partia
 const ALL_OK = /^ok 3, failed 0, running 0$/;
 const retried = (name: string, prompts: string[], retry: Scenario['retry'], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults: [], pipeline: 'image-wait', prompts, retry, outcome, ...extra });
 const ONE_FAILED = /^ok 2, failed 1, running 0$/;
+const VIDEO_CONTENT = 're:^GET /v1/videos/[^/]+/content$';
+const CHAT = 'POST /v1/chat/completions';
+const video = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'video', prompts: IMAGE_PROMPTS.map((p) => `a ${p} video`), outcome, ...extra });
+const chat = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'chat', prompts: Array.from({ length: ITEMS }, (_, k) => `question ${k}`), outcome, ...extra });
 
 export const SCENARIOS: Scenario[] = [
 	image('429 with Retry-After on polls', [{ route: POLLS, kind: 'rate-limit', retryAfter: 1, times: 4 }], ALL_OK),
@@ -89,6 +104,30 @@ export const SCENARIOS: Scenario[] = [
 		outcome: /^ok 2, error 1$/,
 		error: /ended before \[DONE\]|broke off/,
 	},
+	// hostile and broken answers
+	image('key echoed in a task error', [{ route: SUBMIT, kind: 'echo-key', where: 'task-error' }], ONE_FAILED),
+	image('key echoed back in request_headers on a poll', [{ route: POLLS, kind: 'echo-key', where: 'headers', times: 3 }], ALL_OK),
+	image('result host trickles one byte every 500 ms (deadline 6 s)', [{ route: 're:^GET /r/', kind: 'trickle' }], ONE_FAILED, { deadlineMinutes: 0.1 }),
+	image('poll_after_ms "soon"', [{ route: SUBMIT, kind: 'bad-poll-after', times: 3 }], ALL_OK, { pollFloor: true, taskLatencyMs: 2500 }),
+	image('poll_after_ms 0', [{ route: SUBMIT, kind: 'bad-poll-after', value: 0, times: 3 }], ALL_OK, { pollFloor: true, taskLatencyMs: 2500 }),
+	image('200 MB chunked JSON on a poll', [{ route: POLLS, kind: 'oversize-json' }], /^ok [23], failed [01], running 0$/),
+	image('200 MB chunked error body on a submission', [{ route: SUBMIT, kind: 'oversize-json', status: 500 }], ONE_FAILED, { uncertain: 1 }),
+	image('endless result body', [{ route: 're:^GET /r/', kind: 'endless' }], ONE_FAILED),
+	image('PNG header only (33 bytes, 100000x100000)', [{ route: 're:^GET /r/', kind: 'header-only-image' }], ONE_FAILED),
+	image('PNG cut to 60%, matching Content-Length', [{ route: 're:^GET /r/', kind: 'truncated-image' }], ONE_FAILED),
+	image('JPEG without scan data', [{ route: 're:^GET /r/', kind: 'jpeg-no-scan' }], ONE_FAILED),
+	image('PNG followed by 4 KiB of junk', [{ route: 're:^GET /r/', kind: 'padded-image' }], ONE_FAILED),
+	image('b64_json: a valid header, then junk', [{ route: SUBMIT, kind: 'b64-junk' }], ONE_FAILED),
+	image('download cut mid-stream once (retried)', [{ route: 're:^GET /r/', kind: 'cut-download' }], ALL_OK),
+	video('MP4 of 8 bytes', [{ route: VIDEO_CONTENT, kind: 'short-mp4' }], ONE_FAILED),
+	video('MP4 without moov', [{ route: VIDEO_CONTENT, kind: 'mp4-no-moov' }], ONE_FAILED),
+	video('endless video body (Max Video Size 8 MiB)', [{ route: VIDEO_CONTENT, kind: 'endless' }], ONE_FAILED, { maxVideoMiB: 8 }),
+	video('video download cut once (resumed)', [{ route: VIDEO_CONTENT, kind: 'cut-download' }], ALL_OK),
+	video('video download cut on every try', [{ route: VIDEO_CONTENT, kind: 'cut-download', times: -1 }], /^ok 0, failed 3, running 0$/),
+	chat('key echoed in a stream error event (chat)', [{ route: CHAT, kind: 'echo-key', where: 'stream-error' }], /^ok 2, error 1$/, { errorItem: 0, error: /\*\*\*|error/i }),
+	chat('keep-alive comments, never an event (chat, idle 1.5 s)', [{ route: CHAT, kind: 'sse-stall' }], /^ok 2, error 1$/, { errorItem: 0, error: /no (event|data)|idle|arrived/i, idleTimeoutMs: 1500 }),
+	chat('one SSE line without a newline (chat)', [{ route: CHAT, kind: 'sse-endless-line' }], /^ok 2, error 1$/, { errorItem: 0, error: /line|large|cap|exceed/i }),
+	chat('tool-call index 100000000 (chat)', [{ route: CHAT, kind: 'huge-index' }], /^ok 3, error 0$/),
 ];
 
 export interface Row {
@@ -101,6 +140,13 @@ export interface Row {
 	taskIdsKept: boolean | '-';
 	deadlineOverrunMs: number | '-';
 	falseSuccess: number;
+	/** occurrences of the API key in what the run produced (items, errors, hints, logs, stored execution) */
+	keyLeaks: number;
+	/** memory growth during the scenario (MiB): in-process the peak RSS over the start; real n8n the `n8n execute`
+	 * process's peak RSS over that of the first scenario */
+	memoryMiB: number;
+	/** the shortest gap between two queries of one task (ms), '-' with fewer than two */
+	minPollGapMs: number | '-';
 	outcome: string;
 }
 
@@ -111,6 +157,50 @@ export interface Item {
 	pairedItem?: unknown;
 }
 
+export type BaseRow = Omit<Row, 'keyLeaks' | 'memoryMiB' | 'minPollGapMs'>;
+
+/** Growth of memory a scenario may cause (MiB): images are held whole up to their 100 MiB cap; an unbounded read of the 200 MB answers would pass it twice over. */
+export const MEMORY_BOUND_MIB = 200;
+
+const TASK_QUERY = /^\/v1\/(?:images\/tasks|videos)\/([A-Za-z0-9_-]+)$/;
+
+/** The shortest gap between two queries of the same task in the log. */
+export function minPollGap(log: RequestLogEntry[]): number | '-' {
+	const last = new Map<string, number>();
+	let min: number | undefined;
+	for (const l of log) {
+		const m = l.method === 'GET' ? TASK_QUERY.exec(l.path) : null;
+		if (!m) continue;
+		const prev = last.get(m[1]);
+		if (prev !== undefined) min = Math.min(min ?? Infinity, l.time - prev);
+		last.set(m[1], l.time);
+	}
+	return min ?? '-';
+}
+
+export const countKey = (text: string, key: string) => text.split(key).length - 1;
+
+export function withMeasures(base: BaseRow, m: { keyLeaks: number; memoryMiB: number; log: RequestLogEntry[] }): Row {
+	return { ...base, keyLeaks: m.keyLeaks, memoryMiB: m.memoryMiB, minPollGapMs: minPollGap(m.log) };
+}
+
+/** Samples this process's RSS until stopped; returns the peak growth in MiB. */
+export function rssSampler(): { stop(): number } {
+	const start = process.memoryUsage().rss;
+	let peak = start;
+	const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+	return {
+		stop() {
+			clearInterval(t);
+			peak = Math.max(peak, process.memoryUsage().rss);
+			return Math.round((peak - start) / 1048576);
+		},
+	};
+}
+
+/** The time bound a scenario's overrun is measured against (s), if any. */
+export const boundSeconds = (sc: Scenario): number | undefined => sc.maxWaitSeconds ?? (sc.deadlineMinutes ? sc.deadlineMinutes * 60 : sc.idleTimeoutMs ? sc.idleTimeoutMs / 1000 : undefined);
+
 /** What every row must show; the outcome is checked against `scenario.outcome`. */
 export function expectedRow(sc: Scenario): Partial<Row> {
 	return {
@@ -120,6 +210,7 @@ export function expectedRow(sc: Scenario): Partial<Row> {
 		itemsInOut: `${ITEMS}→${sc.cancel ? 'cancelled' : ITEMS}`,
 		taskIdsKept: sc.pipeline !== 'chat' && !sc.cancel ? true : '-',
 		falseSuccess: 0,
+		keyLeaks: 0,
 	};
 }
 
@@ -127,7 +218,9 @@ export function expectedRow(sc: Scenario): Partial<Row> {
 export function expectRow(row: Row, sc: Scenario): void {
 	expect(row).toMatchObject(expectedRow(sc));
 	expect(row.outcome).toMatch(sc.outcome);
-	if (sc.maxWaitSeconds) expect(row.deadlineOverrunMs).toBeLessThanOrEqual(POLL_MS + SCHEDULING_MARGIN_MS);
+	if (boundSeconds(sc)) expect(row.deadlineOverrunMs).toBeLessThanOrEqual(POLL_MS + SCHEDULING_MARGIN_MS);
+	expect(row.memoryMiB).toBeLessThan(MEMORY_BOUND_MIB);
+	if (sc.pollFloor) expect(row.minPollGapMs).toBeGreaterThanOrEqual(900);
 }
 
 function fromLog(log: RequestLogEntry[]): Pick<Row, 'postsPerItem' | 'keyOffOrigin' | 'redirectsFollowed'> {
@@ -152,7 +245,7 @@ function taskIdsKept(submitted: Item[], outs: Item[]): boolean {
 	});
 }
 
-export function imageRow(sc: Scenario, r: { log: RequestLogEntry[]; submitted: Item[]; waitOutputs: Item[][]; falseSuccess: number; overrunMs?: number; cancelledWith?: string }): Row {
+export function imageRow(sc: Scenario, r: { log: RequestLogEntry[]; submitted: Item[]; waitOutputs: Item[][]; falseSuccess: number; overrunMs?: number; cancelledWith?: string }): BaseRow {
 	const all = r.waitOutputs.flat();
 	return {
 		scenario: sc.name,
@@ -178,7 +271,7 @@ export function sortWaited(outputs: Item[][]): Item[][] {
 export const taskIdOf = (o: Item) => (o.json.task_id ?? (o.json.error as { task_id?: unknown } | undefined)?.task_id) as string | undefined;
 
 /** Image Submit with Wait for Result: every input out once, each with the task ID it was given (the ledger's). */
-export function waitedRow(sc: Scenario, r: { log: RequestLogEntry[]; outputs: Item[][]; falseSuccess: number; chargedTaskIds: string[] }): Row {
+export function waitedRow(sc: Scenario, r: { log: RequestLogEntry[]; outputs: Item[][]; falseSuccess: number; chargedTaskIds: string[] }): BaseRow {
 	const sorted = sortWaited(r.outputs);
 	const all = r.outputs.flat();
 	const indexes = all.map(pairedIndex).sort();
@@ -194,16 +287,17 @@ export function waitedRow(sc: Scenario, r: { log: RequestLogEntry[]; outputs: It
 	};
 }
 
-/** A chat item is a success when it did not fail; a success without text is a false one. */
-export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[]): Row {
+/** A chat item is a success when it did not fail; a success without text or tool calls is a false one. */
+export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[], overrunMs?: number): BaseRow {
 	const ok = out.filter((o) => !isFailedItem(o) && o.json.error === undefined);
 	return {
 		scenario: sc.name,
 		...fromLog(log),
 		itemsInOut: `${ITEMS}→${out.length}`,
 		taskIdsKept: '-',
-		deadlineOverrunMs: '-',
-		falseSuccess: ok.filter((o) => typeof o.json.text !== 'string' || !o.json.text.trim()).length,
+		deadlineOverrunMs: overrunMs ?? '-',
+		// an answer is its text or its tool calls; neither is a success that delivered nothing
+		falseSuccess: ok.filter((o) => (typeof o.json.text !== 'string' || !o.json.text.trim()) && !(Array.isArray(o.json.tool_calls) && o.json.tool_calls.length)).length,
 		outcome: `ok ${ok.length}, error ${out.length - ok.length}`,
 	};
 }
@@ -221,6 +315,8 @@ export async function falseSuccesses(completed: Item[], load: (item: Item) => Pr
 			const buf = await load(item);
 			const info = imageSize(buf);
 			if (!info.width || info.width !== reported.width || info.height !== reported.height || buf.length !== reported.bytes || `image/${info.type === 'jpg' ? 'jpeg' : info.type}` !== reported.mimeType) bad++;
+			// decoded to its last pixel by a decoder of its own (sharp/libvips), not the node's checks
+			else await sharp(buf, { failOn: 'truncated' }).raw().toBuffer();
 		} catch {
 			bad++;
 		}
@@ -237,7 +333,7 @@ export function setTaskLatency(sim: Simulator, ms: number | undefined): () => vo
 }
 
 export function renderTable(rows: Row[]): string {
-	const head = '| scenario | POSTs/item | key off-origin | redirects followed | items in→out | task_id kept | deadline overrun (ms) | false success | outcome |';
+	const head = '| scenario | POSTs/item | key off-origin | key leaks | redirects followed | items in→out | task_id kept | overrun (ms) | false success | memory (MiB) | min poll gap (ms) | outcome |';
 	const cell = (v: boolean | string | number) => (v === true ? 'yes' : v === false ? 'NO' : String(v));
-	return [head, '|---|---:|---:|---:|---:|:---:|---:|---:|---|', ...rows.map((r) => `| ${[r.scenario, r.postsPerItem, r.keyOffOrigin, r.redirectsFollowed, r.itemsInOut, r.taskIdsKept, r.deadlineOverrunMs, r.falseSuccess, r.outcome].map(cell).join(' | ')} |`)].join('\n');
+	return [head, '|---|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---|', ...rows.map((r) => `| ${[r.scenario, r.postsPerItem, r.keyOffOrigin, r.keyLeaks, r.redirectsFollowed, r.itemsInOut, r.taskIdsKept, r.deadlineOverrunMs, r.falseSuccess, r.memoryMiB, r.minPollGapMs, r.outcome].map(cell).join(' | ')} |`)].join('\n');
 }

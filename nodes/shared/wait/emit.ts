@@ -110,7 +110,9 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 					files.push({ url: ref.url ?? null, has_b64: !!ref.b64 });
 					continue;
 				}
-				const stored: StoredResult = await storeImageResult(ctx, transport, ref, `${job.taskId}${k ? `_${k}` : ''}`, job.deadline);
+				// a download under way outlives a Max Wait window, not the task's overall deadline (nor the image download timeout)
+				const untilFinal = Math.max(1, (job.finalDeadline ?? job.deadline) - Date.now());
+				const stored: StoredResult = await storeImageResult(ctx, transport, ref, `${job.taskId}${k ? `_${k}` : ''}`, job.deadline, { maxDurationMs: Math.min(untilFinal, transport.timeouts.imageDownload) });
 				binary[propName(opts.binaryProperty, k)] = stored.binary;
 				files.push({ ...stored.meta, binaryProperty: propName(opts.binaryProperty, k) });
 			}
@@ -133,7 +135,8 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 					failed_at: 'download',
 					// a download that kept failing says so (and to download later); anything else is a file that is not usable
 					error: err instanceof ResultDownloadError ? err.message : `the task reported success but its result is not usable: ${(err as Error).message}`,
-					...(err instanceof ResultDownloadError ? { download_later: true } : {}), 					gateway_status: task.rawStatus ?? null,
+					...(err instanceof ResultDownloadError ? { download_later: true } : {}),
+					gateway_status: task.rawStatus ?? null,
 					billing_status: task.billingStatus ?? null,
 					result_urls: task.results.map((r) => r.url ?? null),
 				},

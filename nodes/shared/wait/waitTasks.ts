@@ -17,7 +17,10 @@ export interface WaitJob {
 	pollPath?: string;
 	pollUrl?: string;
 	pollAfterMs?: number;
+	/** the end of this execution's wait: the overall deadline, or sooner with Max Wait per Execution */
 	deadline: number;
+	/** the task's overall deadline (Deadline option, counted from wait_started_at): image downloads end by it */
+	finalDeadline?: number;
 	/** first query right away (Task Wait) or after one interval (right after submitting) */
 	initialDelayMs?: number;
 	/** video tasks: this item's query interval (else the waiter's) */

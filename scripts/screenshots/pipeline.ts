@@ -1,0 +1,113 @@
+/**
+ * Screenshots of the scheduled pipeline for the README: both workflows in the real n8n editor, and a mail the
+ * pipeline delivered (a real run: scripts/pipeline/run.ts), rendered as a mail client shows it.
+ * Manual, not part of CI; needs Debian's chromium and playwright-core (see scripts/screenshots/take.ts):
+ *   PLAYWRIGHT_CORE=/tmp/pw/node_modules/playwright-core npx tsx scripts/screenshots/pipeline.ts
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { request } from 'undici';
+import { N8N_BIN, N8N_NODE, ROOT, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { CREDENTIAL_ID } from '../demo';
+import { demoPrompts, pipelineWorkflow, runPipeline } from '../pipeline/run';
+import { PIPELINE } from '../pipeline/workflows';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+async function main() {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { chromium } = require(process.env.PLAYWRIGHT_CORE ?? 'playwright-core');
+	// a real run first: the mail comes from it
+	const keep = mkdtempSync(join(tmpdir(), 'gg-pipe-keep-'));
+	await runPipeline({ prompts: demoPrompts(1, 0), keepDir: keep, log: () => undefined });
+	const mail = await simpleParser(readFileSync(join(keep, 'mail/001.eml')));
+	const mailPage = join(keep, 'mail.html');
+	writeFileSync(
+		mailPage,
+		`<!doctype html><html><body style="margin:0;font-family:sans-serif;background:#f3f4f6">
+<div style="margin:24px;background:#fff;border:1px solid #d1d5db;border-radius:8px;overflow:hidden">
+<div style="padding:16px 20px;border-bottom:1px solid #e5e7eb;background:#fafafa">
+<div style="font-size:20px;font-weight:600;margin-bottom:10px">${esc(mail.subject ?? '')}</div>
+<div style="color:#374151;line-height:1.6"><b>From:</b> ${esc(mail.from?.text ?? '')}<br><b>To:</b> ${esc([mail.to ?? []].flat().map((a) => a.text).join(', '))}<br><b>Date:</b> ${esc(mail.date?.toUTCString() ?? '')}</div>
+</div>
+<pre style="padding:16px 20px;margin:0;font-size:15px;white-space:pre-wrap">${esc(mail.text ?? '')}</pre>
+</div></body></html>`,
+	);
+
+	const state = await newState();
+	const port = await freePort();
+	await importCredentials(state, [
+		{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: 'sk-screenshot-placeholder', baseUrl: 'https://gateway.example.com' } },
+		{ id: 'ggpipepg', name: 'Pipeline database', type: 'postgres', data: { host: '127.0.0.1', port: 5432, database: 'pipeline', user: 'n8n', password: '', ssl: 'disable' } },
+		{ id: 'ggpipes3', name: 'Object store', type: 's3', data: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', accessKeyId: 'KEY', secretAccessKey: 'SECRET', forcePathStyle: true } },
+		{ id: 'ggpipesmtp', name: 'Mail server', type: 'smtp', data: { host: '127.0.0.1', port: 2525, user: 'pipeline', password: 'x', secure: false } },
+	]);
+	for (const w of PIPELINE) await importWorkflow(state, pipelineWorkflow(w.folder, { resultsUrl: 'https://objects.example.com/gen-results' }));
+	const env = { ...n8nEnv(state, await freePort()), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false' };
+	const n8n = spawn(N8N_NODE, [N8N_BIN, 'start'], { env, cwd: state, detached: true, stdio: 'ignore' });
+	const base = `http://127.0.0.1:${port}`;
+	try {
+		for (let k = 0; ; k++) {
+			const ok = await request(`${base}/healthz/readiness`).then(
+				(r) => r.statusCode === 200,
+				() => false,
+			);
+			if (ok) break;
+			if (k > 120) throw new Error('n8n did not become ready');
+			await new Promise((r) => setTimeout(r, 500));
+		}
+		const setup = await request(`${base}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Demo-Passw0rd!' }),
+		});
+		const cookie = String(setup.headers['set-cookie'] ?? '').split(';')[0];
+		await setup.body.dump();
+		if (!cookie.includes('=')) throw new Error(`owner setup gave no cookie (HTTP ${setup.statusCode})`);
+		const [name, value] = cookie.split('=');
+		const userDir = mkdtempSync(join(tmpdir(), 'gg-chromium-'));
+		const browser = await chromium.launchPersistentContext(userDir, {
+			executablePath: '/usr/bin/chromium',
+			headless: true,
+			viewport: { width: 1600, height: 860 },
+			args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+		});
+		await browser.addCookies([{ name, value, domain: '127.0.0.1', path: '/' }]);
+		const page = browser.pages()[0] ?? (await browser.newPage());
+		for (const w of PIPELINE) {
+			await page.goto(`${base}/workflow/${w.id}`, { waitUntil: 'networkidle' });
+			await page.waitForSelector('[data-test-id="canvas-node"]', { timeout: 90_000 });
+			await page.waitForTimeout(1500);
+			await page.keyboard.press('Escape');
+			await page.keyboard.press('1'); // zoom to fit
+			await page.waitForTimeout(800);
+			await page.screenshot({ path: join(ROOT, 'docs/screenshots', `${w.folder}.png`) });
+		}
+		await page.setViewportSize({ width: 900, height: 420 });
+		await page.goto(`file://${mailPage}`);
+		await page.screenshot({ path: join(ROOT, 'docs/screenshots/pipeline-mail.png') });
+		await browser.close();
+		rmSync(userDir, { recursive: true, force: true });
+		process.stdout.write('screenshots written to docs/screenshots/\n');
+	} finally {
+		try {
+			process.kill(-n8n.pid!, 'SIGTERM');
+		} catch {
+			/* gone */
+		}
+		removeState(state);
+		removeTemplate();
+		rmSync(keep, { recursive: true, force: true });
+	}
+}
+
+main().then(
+	() => process.exit(0),
+	(err) => {
+		console.error(err);
+		process.exit(1);
+	},
+);
