@@ -10,8 +10,9 @@ export class Limit {
 
 	constructor(protected limit: number) {}
 
-	async acquire(): Promise<void> {
-		while (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+	/** `first`: wait at the head of the queue (a request refused with 429 goes before requests not yet sent) */
+	async acquire(first = false): Promise<void> {
+		while (this.active >= this.limit) await new Promise<void>((resolve) => (first ? this.waiters.unshift(resolve) : this.waiters.push(resolve)));
 		this.active++;
 	}
 

@@ -15,6 +15,14 @@ import { CREDENTIAL_ID } from '../demo';
 import { demoPrompts, pipelineWorkflow, runPipeline } from '../pipeline/run';
 import { PIPELINE } from '../pipeline/workflows';
 
+/** in the page: does a node (its box or label) reach down to the Execute workflow button? (a string: no transpiled helpers) */
+const UNDER_BUTTON = `(() => {
+	const button = document.querySelector('[data-test-id="execute-workflow-button"]');
+	if (!button) return false;
+	const top = button.getBoundingClientRect().top - 8;
+	return [...document.querySelectorAll('[data-test-id="canvas-node"], [data-test-id="canvas-node"] *')].some((e) => e.getBoundingClientRect().bottom > top);
+})()`;
+
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 async function main() {
@@ -72,7 +80,8 @@ async function main() {
 		const browser = await chromium.launchPersistentContext(userDir, {
 			executablePath: '/usr/bin/chromium',
 			headless: true,
-			viewport: { width: 1600, height: 860 },
+			viewport: { width: 1400, height: 800 },
+			deviceScaleFactor: 2, // sticky notes stay readable when the README image is opened
 			args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
 		});
 		await browser.addCookies([{ name, value, domain: '127.0.0.1', path: '/' }]);
@@ -82,13 +91,22 @@ async function main() {
 			await page.waitForSelector('[data-test-id="canvas-node"]', { timeout: 90_000 });
 			await page.waitForTimeout(1500);
 			await page.keyboard.press('Escape');
-			await page.keyboard.press('1'); // zoom to fit
+			await page.click('[data-test-id="zoom-to-fit"]');
 			await page.waitForTimeout(800);
+			// zoomed to fit, the lowest node labels can sit under the Execute workflow button: step out until clear
+			for (let k = 0; k < 3 && (await page.evaluate(UNDER_BUTTON)); k++) {
+				await page.click('[data-test-id="zoom-out-button"]');
+				await page.waitForTimeout(800);
+			}
+			await page.mouse.move(1, 400); // no hover highlight on a node
 			await page.screenshot({ path: join(ROOT, 'docs/screenshots', `${w.folder}.png`) });
 		}
-		await page.setViewportSize({ width: 900, height: 420 });
+		await page.setViewportSize({ width: 900, height: 500 });
 		await page.goto(`file://${mailPage}`);
-		await page.screenshot({ path: join(ROOT, 'docs/screenshots/pipeline-mail.png') });
+		// cut below the card (its margin kept), so no empty band under a short mail
+		const card = await page.locator('body > div').boundingBox();
+		const height = Math.min(500, Math.ceil(card ? card.y + card.height + 24 : 500));
+		await page.screenshot({ path: join(ROOT, 'docs/screenshots/pipeline-mail.png'), clip: { x: 0, y: 0, width: 900, height } });
 		await browser.close();
 		rmSync(userDir, { recursive: true, force: true });
 		process.stdout.write('screenshots written to docs/screenshots/\n');

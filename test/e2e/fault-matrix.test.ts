@@ -41,7 +41,7 @@ function toWorkflow(sc: Scenario): Record<string, unknown> {
 	};
 	const tail =
 		sc.pipeline === 'chat'
-			? [{ ...ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.idleTimeoutMs ? { idleTimeoutMs: sc.idleTimeoutMs } : {} }), ...retry('continueRegularOutput') }]
+			? [{ ...ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.streamMaxMs ? { maxDurationMs: sc.streamMaxMs } : {} }), ...retry('continueRegularOutput') }]
 			: sc.pipeline === 'image-wait'
 				? [submit]
 				: [submit, ours('Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: waitOptions })];

@@ -121,7 +121,7 @@ async function waitedScenario(sc: Scenario): Promise<BaseRow> {
 async function chatScenario(sc: Scenario): Promise<BaseRow> {
 	const t0 = Date.now();
 	const r = await runWorkflow({
-		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.idleTimeoutMs ? { idleTimeoutMs: sc.idleTimeoutMs } : {} }, ...retry(sc, 'continueRegularOutput') }],
+		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.streamMaxMs ? { maxDurationMs: sc.streamMaxMs } : {} }, ...retry(sc, 'continueRegularOutput') }],
 		input: input(sc),
 		credentials: creds(),
 	});

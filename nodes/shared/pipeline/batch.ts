@@ -70,9 +70,12 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 	let spent = false;
 
 	const sendWithRefusals = async (p: P, i: number): Promise<S> => {
-		const first = Date.now();
+		let first: number | undefined;
 		for (let attempt = 1; ; attempt++) {
-			await window.acquire();
+			// a refused request goes again before the batch's unsent ones, so a long batch cannot starve it past its window
+			await window.acquire(attempt > 1);
+			// the refusal window counts from the item's first send, not from its wait for a place in the window
+			first ??= Date.now();
 			let sent: S;
 			try {
 				sent = await batch.send(p, i);
@@ -81,7 +84,9 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 				if (!(err instanceof GatewayHttpError) || err.status !== 429) throw err;
 				// refused: nothing was created, so it may go again after its own wait, in a narrower window
 				window.throttle();
-				const wait = backoffDelay(attempt, DEFAULT_RETRY, err.retryAfterMs);
+				// the gateway's Retry-After as given (a little jitter so refused requests do not return together); a
+				// growing back-off only without one: escalating past it would starve a request in a long batch
+				const wait = err.retryAfterMs !== undefined ? err.retryAfterMs + Math.round(Math.random() * 250) : backoffDelay(attempt, DEFAULT_RETRY);
 				if (Date.now() + wait > first + opts.refusalWindowMs) throw err;
 				await transport.sleep(wait);
 				continue;

@@ -15,6 +15,7 @@ export interface PreparedText {
 	model: string;
 	simplify: boolean;
 	idleMs: number;
+	maxDurationMs: number;
 }
 
 /** `build` reads the item's own fields (messages or input) into a checked request body. */
@@ -23,10 +24,10 @@ export function textBatch(ctx: IExecuteFunctions, transport: GatewayTransport, k
 		prepare: async (i) => {
 			const options = readTextOptions(ctx, i);
 			const { body, model } = build(i, options.extraBody);
-			return { body, model, simplify: options.simplify, idleMs: options.idleMs };
+			return { body, model, simplify: options.simplify, idleMs: options.idleMs, maxDurationMs: options.maxDurationMs };
 		},
 		fingerprint: (p) => JSON.stringify(p.body),
-		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs }),
+		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs }),
 		async finish(p, outcome) {
 			if (outcome.failed) return failure(outcome.failed.error, 'answer', true, { fields: { model: p.model, endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`, ...outcome.failed.fields } as IDataObject });
 			return { json: textItem(outcome, p.simplify, { kind, model: p.model }) };

@@ -8,6 +8,8 @@ export interface TextOptions {
 	simplify: boolean;
 	idleMs: number;
 	timeoutMs?: number;
+	/** the whole streamed answer, whatever its pauses and keep-alives */
+	maxDurationMs: number;
 }
 
 export function streamProperty(): INodeProperties {
@@ -59,12 +61,20 @@ export function textOptionsProperty(reserved: string): INodeProperties {
 				default: DEFAULT_TIMEOUTS.streamIdle,
 				description: 'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
 			},
+			{
+				displayName: 'Stream Max Duration (Ms)',
+				name: 'maxDurationMs',
+				type: 'number',
+				typeOptions: { minValue: 1000 },
+				default: DEFAULT_TIMEOUTS.streamTotal,
+				description: 'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
+			},
 		],
 	};
 }
 
 export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions {
-	const o = ctx.getNodeParameter('options', i, {}) as { extraBody?: unknown; simplify?: boolean; idleTimeoutMs?: unknown; timeoutMs?: unknown };
+	const o = ctx.getNodeParameter('options', i, {}) as { extraBody?: unknown; simplify?: boolean; idleTimeoutMs?: unknown; timeoutMs?: unknown; maxDurationMs?: unknown };
 	const positive = (v: unknown, field: string): number | undefined => {
 		if (v === undefined || v === null || v === '') return undefined;
 		if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new InputRuleError([{ field, rule: 'must be a positive number of milliseconds' }]);
@@ -75,6 +85,7 @@ export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions 
 		simplify: o.simplify !== false,
 		idleMs: positive(o.idleTimeoutMs, 'Stream Idle Timeout (Ms)') ?? DEFAULT_TIMEOUTS.streamIdle,
 		timeoutMs: positive(o.timeoutMs, 'Request Timeout (Ms)'),
+		maxDurationMs: positive(o.maxDurationMs, 'Stream Max Duration (Ms)') ?? DEFAULT_TIMEOUTS.streamTotal,
 	};
 }
 

@@ -35,6 +35,8 @@ export interface TextOutcome {
 export interface SendOptions {
 	/** longest gap between two chunks of a stream */
 	idleMs: number;
+	/** the whole streamed answer */
+	maxDurationMs?: number;
 }
 
 /** n8n 2.x streams an execution to a chat or webhook; n8n 1.x has neither method. Tool calls never stream. */
@@ -100,7 +102,7 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		return answerError(ctx, itemIndex, () => fromJson(kind, out.body, false));
 	}
 
-	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs });
+	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs, maxDurationMs: opts.maxDurationMs });
 	if ('kind' in res) return uncertainOrRejected(res, path, true);
 	const forward = new ChunkForwarder(ctx, itemIndex, canStreamToN8n(ctx));
 
