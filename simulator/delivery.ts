@@ -124,3 +124,19 @@ export function paddingAround(text: string): [string, string] {
 	const body = text.slice(0, -1);
 	return [`${body}${body === '{' ? '' : ','}"padding":"`, '"}'];
 }
+
+/** Stands for the b64_json that `oversizeB64` grows (a JSON string value, quoted). */
+export const OVERSIZE_B64_MARK = '\u0000oversize-b64\u0000';
+
+/**
+ * The JSON text `text` with its first `b64_json` placeholder (`OVERSIZE_B64_MARK`) grown so that the whole answer
+ * is `bytes` long: the Base64 of a PNG header (`head`), then Base64 filler, produced lazily and sent chunked. Any
+ * further placeholder (the same data repeated, e.g. `result.data`) holds the header alone.
+ */
+export function oversizeB64(text: string, head: string, bytes: number): Body {
+	const mark = JSON.stringify(OVERSIZE_B64_MARK);
+	const at = text.indexOf(mark);
+	const prefix = `${text.slice(0, at)}"${head}`;
+	const suffix = `"${text.slice(at + mark.length).split(mark).join(JSON.stringify(head))}`;
+	return oversizeJson(prefix, suffix, bytes);
+}

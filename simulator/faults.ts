@@ -36,6 +36,7 @@ export type FaultKind =
 	| 'sse-stall'
 	| 'sse-endless-line'
 	| 'bad-poll-after'
+	| 'oversize-b64'
 	// terminal image task statuses and result forms
 	| 'cancelled'
 	| 'expired'
@@ -61,7 +62,7 @@ export interface FaultSpec {
 	location?: string;
 	/** trickle: pause between bytes (default 500); sse-stall: pause between keep-alives (default 500); endless, sse-endless-line: pause between chunks (default 0) */
 	intervalMs?: number;
-	/** oversize-json: total bytes of the JSON answer (default 200 MB) */
+	/** oversize-json, oversize-b64: total bytes of the JSON answer (default 200 MB) */
 	bytes?: number;
 	/** echo-key: where the key appears (default task-error) */
 	where?: EchoWhere;

@@ -1,6 +1,8 @@
 /** Image tasks: their lifecycle, the task object in every state, and the task query. */
+import type { ServerResponse } from 'node:http';
 import type { KeyInfo } from './catalog';
-import { pngHeaderThenJunk } from './broken-media';
+import { headerOnlyPng, pngHeaderThenJunk } from './broken-media';
+import { OVERSIZE_B64_MARK, oversizeB64, sendBody } from './delivery';
 import { resultImageBuffer } from './padding';
 import { openAiError, sendJson } from './http';
 import type { ImageCtx } from './images';
@@ -42,6 +44,7 @@ function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
 async function dataItems(sim: SimState, task: ImageTask): Promise<Array<Record<string, string>>> {
 	const ids = task.resultIds ?? [];
 	if (task.b64Junk) return ids.map(() => ({ b64_json: pngHeaderThenJunk(task.width, task.height).toString('base64') }));
+	if (task.b64Oversize) return ids.map(() => ({ b64_json: OVERSIZE_B64_MARK }));
 	if (!task.b64) return ids.map((rid) => ({ url: `${sim.urls.result}/r/${rid}.${resultExt(task)}` }));
 	const out: Array<Record<string, string>> = [];
 	for (const rid of ids) {
@@ -113,5 +116,11 @@ export async function handleImageQuery(ctx: ImageCtx, id: string): Promise<void>
 		req.res.writeHead(200, { 'content-type': 'application/json' });
 		return void req.res.end('{"id":"' + id + '","status":');
 	}
+	if (task.b64Oversize && Array.isArray(body.data) && body.data.length) return sendOversizeB64(req.res, 200, body, task.width, task.height, task.b64Oversize);
 	sendJson(req.res, 200, body);
+}
+
+/** An image answer whose first `b64_json` (a placeholder in `body`) is grown to make the answer `bytes` long, sent chunked. */
+export function sendOversizeB64(res: ServerResponse, status: number, body: unknown, width: number, height: number, bytes: number): void {
+	void sendBody(res, status, { 'content-type': 'application/json' }, oversizeB64(JSON.stringify(body), headerOnlyPng(width, height).toString('base64'), bytes));
 }

@@ -4,7 +4,8 @@ import { pngHeaderThenJunk } from './broken-media';
 import { modelById, perCallQuota, perTokenQuota, type KeyInfo } from './catalog';
 import type { FaultKind, FaultSpec } from './faults';
 import { openAiError, sendJson, type Req } from './http';
-import { imageTaskBody, resultExt } from './image-tasks';
+import { OVERSIZE_B64_MARK } from './delivery';
+import { imageTaskBody, resultExt, sendOversizeB64 } from './image-tasks';
 import type { ImageFormat } from './media';
 import { resultImageBuffer } from './padding';
 import { resolveSize } from './sizes';
@@ -190,19 +191,23 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 		sim.charge(key, 'charge', model, amount);
 		const echo = take('echo-key', (x) => x.where === 'image-error');
 		const junk = take('b64-junk');
+		const big = take('oversize-b64');
 		const data: Array<Record<string, string>> = [];
 		if (outcome !== 'empty' && !echo) {
 			for (let i = 0; i < delivered; i++) {
 				const id = sim.nextId('img');
 				sim.results.set(id, { kind: 'image', width: size.width, height: size.height, format, seed: seed + i });
-				if (junk) data.push({ b64_json: pngHeaderThenJunk(size.width, size.height).toString('base64') });
+				if (big) data.push({ b64_json: OVERSIZE_B64_MARK });
+				else if (junk) data.push({ b64_json: pngHeaderThenJunk(size.width, size.height).toString('base64') });
 				else if (f.response_format === 'b64_json') data.push({ b64_json: (await resultImageBuffer(size.width, size.height, format, (seed + i) % 16, id, sim.opts.imageBytes)).toString('base64') });
 				else data.push({ url: `${sim.urls.result}/r/${id}.${resultExt({ format })}` });
 			}
 		}
 		if (take('reset-after')) return void req.raw.socket.destroy();
 		const error = echo ? { message: leakedKeyText(req), type: 'upstream_error' } : outcome === 'empty' ? { message: 'no image returned by upstream' } : undefined;
-		return sendJson(req.res, 200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) });
+		const answer = { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) };
+		if (big && data.length) return sendOversizeB64(req.res, 200, answer, size.width, size.height, big.bytes ?? 200_000_000);
+		return sendJson(req.res, 200, answer);
 	}
 
 	const id = sim.nextId('imgtask');
@@ -235,6 +240,8 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 	}
 	if (take('b64-result')) task.b64 = true;
 	if (take('b64-junk')) task.b64Junk = true;
+	const big = take('oversize-b64');
+	if (big) task.b64Oversize = big.bytes ?? 200_000_000;
 	const bad = take('bad-poll-after');
 	if (bad) task.pollAfter = { value: 'value' in bad ? bad.value : 'soon' };
 	if (take('foreign-poll-url')) task.pollUrlForeign = true;

@@ -80,6 +80,8 @@ export interface ImageTask {
 	b64?: boolean;
 	/** data items carry a valid image header followed by junk */
 	b64Junk?: boolean;
+	/** the first data item's b64_json grows the answer to this many bytes (sent chunked) */
+	b64Oversize?: number;
 	/** a nonsensical poll_after_ms carried by every answer about the task */
 	pollAfter?: { value: unknown };
 	width: number;

@@ -152,3 +152,43 @@ describe('bad-poll-after', () => {
 		expect((await call('GET', `/v1/images/tasks/${id}`)).json.poll_after_ms).toBe(40);
 	});
 });
+
+describe('oversize-b64', () => {
+	const b64Of = (text: string) => /"b64_json":"([^"]*)/.exec(text)![1];
+
+	it('async submission: once done, every answer about the task carries a b64_json that grows it to `bytes`, chunked', async () => {
+		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'oversize-b64', bytes: 3_000_000 });
+		const t = (await gen({})).json;
+		expect(t.status).not.toBe('completed');
+		await sleep(60);
+		for (let k = 0; k < 2; k++) {
+			const w = await readWire(`${sim.baseUrl}/v1/images/tasks/${t.task_id}`, { headers: auth() });
+			expect(w.status).toBe(200);
+			expect(w.headers['content-length']).toBeUndefined();
+			expect(w.headers['transfer-encoding']).toBe('chunked');
+			expect(w.body.length).toBe(3_000_000);
+			const json = JSON.parse(w.body.toString());
+			expect(json).toMatchObject({ task_id: t.task_id, status: 'completed' });
+			const b64 = json.data[0].b64_json as string;
+			expect(b64.length).toBeGreaterThan(2_900_000);
+			expect(b64).toMatch(/^[A-Za-z0-9+/]+$/);
+			// a PNG header of the task's size, then filler
+			const head = Buffer.from(b64.slice(0, 44), 'base64');
+			expect(head.subarray(1, 4).toString()).toBe('PNG');
+			expect([head.readUInt32BE(16), head.readUInt32BE(20)]).toEqual([1024, 1024]);
+			expect(json.result.data[0].b64_json).toBe(b64.slice(0, 44));
+		}
+		// the next task is normal
+		const next = await untilDone((await gen({})).json.task_id);
+		expect(next.json.data[0].url).toMatch(/^http/);
+	});
+
+	it('sync image: the answer is grown the same way (default 200 MB)', async () => {
+		sim.fault({ route: 'POST /v1/images/generations', kind: 'oversize-b64' });
+		const w = await readWire(`${sim.baseUrl}/v1/images/generations`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x', size: '1024x1024' }), maxBytes: 4 * 1024 * 1024 });
+		expect(w.status).toBe(200);
+		expect(w.ended).toBe('limit');
+		expect(w.headers['content-length']).toBeUndefined();
+		expect(b64Of(w.body.toString()).length).toBeGreaterThan(4_000_000 - 200);
+	});
+});
