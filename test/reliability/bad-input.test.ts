@@ -24,6 +24,10 @@ const m = (value: unknown) => ({ __rl: true, mode: 'id', value });
 const image = { operation: 'generate', mode: 'async', model: m('alpha-image-2.5'), prompt: 'x', size: '1024x1024' };
 const delta = { family: 'delta', model: m('delta-video-2-0-mini-260615'), prompt: 'x', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false };
 const chat = { model: m('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'x' }] }, stream: false };
+/** the simulator's demo key (the credential's), for the key-in-the-URL rows */
+const KEY = 'sk-sim-demo-0000000000000000';
+/** a beta JSON edit from reference addresses only */
+const betaEdit = { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', editEncoding: 'json' };
 const many = (n: number, ext = 'png') => Array.from({ length: n }, (_, k) => `https://media.example/${k}.${ext}`);
 
 const withBinary = (data: Buffer, fileName: string, mimeType: string): INodeExecutionData[] => [{ json: {}, binary: { data: { data: data.toString('base64'), mimeType, fileName } } }];
@@ -76,11 +80,54 @@ const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<str
 	['Task Wait: group multiplier 0 (checked before any query, not after the download)', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { groupRatio: 0 } }, {}, /^Group Multiplier: must be more than 0/],
 	['Download Result: not a task object', () => new GenGatewayDownloadResult(), { source: 'imageTask', task: '={{ "oops" }}' }, {}, /^Task Object: must be a task object/],
 	['Download Result: video task ID empty', () => new GenGatewayDownloadResult(), { source: 'videoTask', taskId: '' }, {}, /^Task ID: must be 1 to 200 characters/],
+	// numbers from expressions that are NaN, 0, negative or not finite: refused naming the option, nothing queried or sent
+	['Image Submit: submit timeout 0', () => new GenGatewayImageSubmit(), image, { options: { submitTimeoutMs: 0 } }, /^Submit Timeout \(Ms\): must be a positive number/],
+	['Image Submit: submit timeout Infinity from an expression', () => new GenGatewayImageSubmit(), image, { options: { submitTimeoutMs: '={{ Infinity }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
+	['Image Submit: synchronous timeout NaN from an expression', () => new GenGatewayImageSubmit(), { ...image, mode: 'sync' }, { options: { syncTimeoutMs: '={{ Number("long") }}' } }, /^Synchronous Timeout \(Ms\): must be a positive number/],
+	['Image Submit: synchronous timeout negative', () => new GenGatewayImageSubmit(), { ...image, mode: 'sync' }, { options: { syncTimeoutMs: -1 } }, /^Synchronous Timeout \(Ms\): must be a positive number/],
+	['Image Submit: deadline NaN from an expression (Wait for Result)', () => new GenGatewayImageSubmit(), image, { options: { waitForResult: true, deadlineMinutes: '={{ Number("a while") }}' } }, /^Deadline \(Minutes\): must be a positive number/],
+	['Image Submit: deadline -Infinity from an expression (Wait for Result)', () => new GenGatewayImageSubmit(), image, { options: { waitForResult: true, deadlineMinutes: '={{ -Infinity }}' } }, /^Deadline \(Minutes\): must be a positive number/],
+	['Image Submit: Max Concurrent Submissions NaN from an expression', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: '={{ Number("many") }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
+	['Image Submit: Max Concurrent Submissions negative', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: -3 } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
+	['Image Submit: Max Concurrent Submissions Infinity from an expression', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: '={{ Infinity }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
+	['Video Create: submit timeout NaN from an expression', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: '={{ Number("soon") }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
+	['Video Create: submit timeout 0', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: 0 } }, /^Submit Timeout \(Ms\): must be a positive number/],
+	['Video Create: submit timeout Infinity from an expression', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: '={{ Infinity }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
+	['Video Create: Max Concurrent Submissions 0 from an expression', () => new GenGatewayVideoCreate(), delta, { options: { maxConcurrency: '={{ 0 }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
+	['Task Wait: Concurrent Queries NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: '={{ Number("lots") }}' } }, {}, /^Concurrent Queries: must be a finite number/],
+	['Task Wait: Concurrent Queries 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: 0 } }, {}, /^Concurrent Queries: must be a whole number from 1 to 64/],
+	['Task Wait: Concurrent Queries Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: '={{ Infinity }}' } }, {}, /^Concurrent Queries: must be a finite number/],
+	['Task Wait: video poll interval 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: 0 } }, {}, /^Video Poll Interval \(Ms\): must be more than 0/],
+	['Task Wait: video poll interval negative from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: '={{ -1000 }}' } }, {}, /^Video Poll Interval \(Ms\): must be more than 0/],
+	['Task Wait: video poll interval Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: '={{ Infinity }}' } }, {}, /^Video Poll Interval \(Ms\): must be a finite number/],
+	['Task Wait: deadline NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: '={{ Number("later") }}' } }, {}, /^Deadline \(Minutes\): must be a finite number/],
+	['Task Wait: deadline negative', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: -5 } }, {}, /^Deadline \(Minutes\): must be more than 0/],
+	['Task Wait: deadline Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: '={{ Infinity }}' } }, {}, /^Deadline \(Minutes\): must be a finite number/],
+	['Task Wait: max wait NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { maxWaitSeconds: '={{ Number("1 min") }}' } }, {}, /^Max Wait per Execution \(Seconds\): must be a finite number/],
+	['Task Wait: max wait Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { maxWaitSeconds: '={{ Infinity }}' } }, {}, /^Max Wait per Execution \(Seconds\): must be a finite number/],
+	['Task Wait: Max Video Size 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { maxVideoMiB: 0 } }, {}, /^Max Video Size \(MiB\): must be more than 0/],
+	['Task Wait: Max Video Size NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { maxVideoMiB: '={{ Number("big") }}' } }, {}, /^Max Video Size \(MiB\): must be a finite number/],
+	['Download Result: Max Video Size negative', () => new GenGatewayDownloadResult(), { source: 'videoTask', taskId: 'abc', origin: 'auto', options: { maxVideoMiB: -1 } }, {}, /^Max Video Size \(MiB\): must be more than 0/],
+	// reference image addresses the gateway must not be given: credentials, private and link-local hosts, the key itself
+	['Image Submit: reference URL with user:pass@ (http)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://user:pass@media.example/x.png' }, /^Reference Image URLs\[0\]: must not contain credentials/],
+	['Image Submit: reference URL on a private address (10/8)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://10.0.0.5/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
+	['Image Submit: reference URL on a private address (192.168/16)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://192.168.1.20:8080/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
+	['Image Submit: reference URL on loopback', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://127.0.0.1/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
+	['Image Submit: reference URL on IPv6 link-local', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://[fe80::1]/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
+	['Image Submit: reference URL on IPv6 unique-local', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://[fd12:3456::1]/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
+	['Image Submit: reference URL carrying the key in its query', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: `https://media.example/x.png?sig=${KEY}` }, /^Reference Image URLs\[0\]: must not carry an API key/],
+	['Image Submit: reference URL carrying the key percent-encoded in its path', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: `https://media.example/${encodeURIComponent(KEY).replace(/-/g, '%2D')}/x.png` }, /^Reference Image URLs\[0\]: must not carry an API key/],
+	['Image Submit: second reference URL bad, first fine (the field names the index)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://media.example/a.png\nhttp://169.254.169.254/latest/meta-data' }, /^Reference Image URLs\[1\]: /],
+	['Video Create: reference image on a link-local address', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'https://169.254.169.254/x.png' }, /private, loopback or link-local/],
+	['Video Create: reference image with user:pass@', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'https://me:secret@media.example/x.png' }, /must not contain credentials/],
+	['Video Create: reference image carrying the key', () => new GenGatewayVideoCreate(), delta, { referenceImages: `https://media.example/x.png?t=${KEY}` }, /must not carry an API key/],
 	['Pricing: negative tokens', () => new GenGatewayPricing(), { operation: 'estimateVideoCost', videoModel: 'delta-video-2-0-mini-260615', tokens: '={{ -5 }}', groupRatio: 1 }, {}, /tokens: must be a non-negative number|Video Tokens: must be a non-negative number/],
 ];
 
 describe('bad-input corpus', () => {
 	// a rest parameter: jest would take a sixth named parameter, absent from most rows, for a done callback
+	it('the key of the rows is the simulator\'s demo key', () => expect(sim.keys.demo).toBe(KEY));
+
 	it.each(cases)('%s', async (...row) => {
 		const [, make, base, change, rule, input] = row;
 		const node = make();
