@@ -113,6 +113,7 @@ export const SCENARIOS: Scenario[] = [
 	image('200 MB chunked JSON on a poll', [{ route: POLLS, kind: 'oversize-json' }], /^ok [23], failed [01], running 0$/),
 	image('200 MB chunked error body on a submission', [{ route: SUBMIT, kind: 'oversize-json', status: 500 }], ONE_FAILED, { uncertain: 1 }),
 	image('endless result body', [{ route: 're:^GET /r/', kind: 'endless' }], ONE_FAILED),
+	image('b64_json growing the task answer to 200 MB (chunked; deadline 6 s)', [{ route: SUBMIT, kind: 'oversize-b64' }], /^ok 2, (failed 1, running 0|failed 0, running 1)$/, { deadlineMinutes: 0.1 }),
 	image('PNG header only (33 bytes, 100000x100000)', [{ route: 're:^GET /r/', kind: 'header-only-image' }], ONE_FAILED),
 	image('PNG cut to 60%, matching Content-Length', [{ route: 're:^GET /r/', kind: 'truncated-image' }], ONE_FAILED),
 	image('JPEG without scan data', [{ route: 're:^GET /r/', kind: 'jpeg-no-scan' }], ONE_FAILED),
