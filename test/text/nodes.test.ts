@@ -353,7 +353,7 @@ describe('against a scripted gateway (what the simulator cannot do)', () => {
 		});
 		const r = await runWorkflow({ nodes: [chat('x', true, { options: { idleTimeoutMs: 300 } }, 'continueRegularOutput')], credentials: gwCreds() });
 		expect(r.output('Chat')[0].json).toMatchObject({ stream_error: 'idle', partial_text: 'half an ans' });
-		expect(String(r.output('Chat')[0].json.error_message)).toMatch(/no event arrived for 300 ms \(stream idle timeout; keep-alive comments do not count\) before \[DONE\] after 11 characters/);
+		expect(String(r.output('Chat')[0].json.error_message)).toMatch(/no data arrived for 300 ms \(stream idle timeout\) before \[DONE\] after 11 characters/);
 	});
 
 	it('an idle timeout longer than the default is honoured (keep-alives keep a slow stream open)', async () => {

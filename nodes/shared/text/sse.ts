@@ -62,8 +62,6 @@ export interface StreamParser {
 	readonly receivedText: string;
 	/** how the completion marker is called, for messages: `[DONE]`, `response.completed` */
 	readonly marker: string;
-	/** events read so far (comments and keep-alives are not events) */
-	readonly events: number;
 }
 
 /**
@@ -85,7 +83,6 @@ export class SseByteParser implements StreamParser {
 	/** the last chunk ended with CR: an LF at the start of the next one belongs to it */
 	private lastCR = false;
 	private eventChars = 0;
-	events = 0;
 
 	constructor(
 		private readonly interpreter: EventInterpreter,
@@ -97,7 +94,6 @@ export class SseByteParser implements StreamParser {
 		this.limits = { ...DEFAULT_SSE_LIMITS, ...limits };
 		this.sse = createParser({
 			onEvent: (e) => {
-				this.events++;
 				if (this.interpreter.finished) return;
 				const d = this.interpreter.onEvent(e, this.atEnd);
 				if (d) this.delta(d);
@@ -242,8 +238,7 @@ export function upstreamError(json: Record<string, unknown>, receivedText: strin
 
 /**
  * Reads `body` into `parser` until its completion marker or the end of the body. Rejects with a
- * StreamError on an error event, a cut stream, `idleMs` without an event (keep-alive comments do not count: a
- * gateway that only pings is idle), or the cancel signal.
+ * StreamError on an error event, a cut stream, `idleMs` without a byte, or the cancel signal.
  */
 export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs: number; signal?: AbortSignal }): Promise<void> {
 	return new Promise((resolve, reject) => {
@@ -263,19 +258,18 @@ export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs:
 		const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
 		const armIdle = () => {
 			if (idle) clearTimeout(idle);
-			idle = setTimeout(() => finish(incompleteError(parser, `no event arrived for ${seconds(opts.idleMs)} (stream idle timeout; keep-alive comments do not count)`, 'idle')), opts.idleMs);
+			idle = setTimeout(() => finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle')), opts.idleMs);
 		};
 		const onAbort = () => finish(new StreamError('the execution was cancelled while the answer was streaming', 'cancelled', parser.receivedText));
 		const onData = (chunk: Buffer | string) => {
 			if (settled) return;
-			const before = parser.events;
+			armIdle();
 			try {
 				parser.feed(chunk);
 			} catch (err) {
 				return finish(err as Error);
 			}
-			if (parser.finished) return finish();
-			if (parser.events !== before) armIdle();
+			if (parser.finished) finish();
 		};
 		if (opts.signal?.aborted) return onAbort();
 		opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -340,9 +334,6 @@ export async function readSse(body: Readable, onEvent: (e: EventSourceMessage) =
 		},
 		get finished() {
 			return parser.finished;
-		},
-		get events() {
-			return parser.events;
 		},
 		receivedText: '',
 		marker: parser.marker,
