@@ -10,6 +10,8 @@ const base = {
 module.exports = {
 	// no task is queried more often than once a second, so in-process workflows take seconds
 	testTimeout: 30_000,
+	globalSetup: '<rootDir>/test/global-setup.js',
+	globalTeardown: '<rootDir>/test/global-teardown.js',
 	projects: [
 		{ ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'] },
 		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/select-n8n.test.ts'] },

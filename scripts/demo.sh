@@ -16,9 +16,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$major" in 1|2) ;; *) echo "--n8n takes 2 or 1" >&2; exit 2 ;; esac
-setup_node_modules
-setup_system_deps
-setup_n8n "$major"
-setup_build
+setup_all "$major"
 export GG_N8N_MAJOR="$major"
 exec npx tsx scripts/demo.ts "${args[@]+"${args[@]}"}"

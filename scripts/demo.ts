@@ -11,7 +11,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import sharp from 'sharp';
-import { startSimulator, type Simulator } from '../simulator';
+import type { Simulator } from '../simulator';
+import { scriptGateway } from './gateway';
 import { N8N_VERSION, NODE_VERSION, ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
 import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
@@ -141,20 +142,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	ensureN8n();
 	log(`[demo] n8n ${N8N_VERSION} on Node ${NODE_VERSION}`);
 
-	const external = process.env.GATEWAY_BASE_URL;
-	let sim = opts.sim;
-	let ownSim = false;
-	if (external) {
-		if (!process.env.GATEWAY_API_KEY) throw new Error('GATEWAY_API_KEY is required with GATEWAY_BASE_URL');
-		log(`[demo] gateway ${external}${process.env.GATEWAY_VIDEO_BASE_URL ? ` (videos: ${process.env.GATEWAY_VIDEO_BASE_URL})` : ''}; no simulator`);
-	} else if (!sim) {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 2_000_000 });
-		ownSim = true;
-		log(`[demo] embedded gateway simulator at ${sim.baseUrl} (video origin ${sim.altBaseUrl})`);
-	} else log(`[demo] gateway simulator at ${sim.baseUrl}`);
-	const baseUrl = external ?? sim!.baseUrl;
-	const videoBaseUrl = external ? (process.env.GATEWAY_VIDEO_BASE_URL ?? '') : sim!.altBaseUrl;
-	const apiKey = external ? process.env.GATEWAY_API_KEY! : sim!.keys.demo;
+	const gateway = await scriptGateway(opts.sim, 2_000_000);
+	log(`[demo] ${gateway.describe}`);
+	const { baseUrl, videoBaseUrl, apiKey } = gateway;
+	const external = !gateway.sim;
 	const referenceImages = (process.env.GATEWAY_DEMO_REFERENCE_IMAGES ?? '').split(/[\s,]+/).filter(Boolean);
 
 	let state: string | undefined;
@@ -213,7 +204,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		return { entries, ok, runs };
 	} finally {
 		if (state) removeState(state);
-		if (ownSim) await sim!.stop();
+		await gateway.stop();
 	}
 }
 

@@ -5,8 +5,5 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 source scripts/lib/setup.sh
-setup_node_modules
-setup_system_deps
-setup_n8n 2
-setup_build
+setup_all 2
 exec npx tsx scripts/queue-mode.ts "$@"

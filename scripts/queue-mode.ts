@@ -11,7 +11,8 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { startSimulator, type Simulator } from '../simulator';
+import type { Simulator } from '../simulator';
+import { scriptGateway } from './gateway';
 import { ROOT, ensureN8n, removeTemplate } from '../test/e2e/n8n';
 import { CREDENTIAL_ID } from './demo';
 import { collectExecutions, executionsIn, gatewayView, keyPlaces, problemsOf, writtenFiles, type GatewayView, type QueueExecution } from './queue/check';
@@ -61,15 +62,9 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 	const inputDir = join(outDir, 'input');
 
 	ensureN8n();
-	const external = process.env.GATEWAY_BASE_URL;
-	let sim = opts.sim;
-	const ownSim = !sim && !external;
-	if (ownSim) sim = await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 500_000 });
-	const baseUrl = external ?? sim!.baseUrl;
-	const videoBaseUrl = external ? (process.env.GATEWAY_VIDEO_BASE_URL ?? '') : sim!.altBaseUrl;
-	const apiKey = external ? process.env.GATEWAY_API_KEY : sim!.keys.demo;
-	if (!apiKey) throw new Error('GATEWAY_API_KEY is required with GATEWAY_BASE_URL');
-	log(`[queue] gateway ${baseUrl}${ownSim ? ' (embedded simulator)' : ''}`);
+	const gateway = await scriptGateway(opts.sim, 500_000);
+	const { baseUrl, videoBaseUrl, apiKey, sim } = gateway;
+	log(`[queue] ${gateway.describe}`);
 
 	rmSync(outDir, { recursive: true, force: true });
 	for (const dir of [inputDir, ...Object.keys(plan.calls).map((f) => join(outDir, f))]) mkdirSync(dir, { recursive: true });
@@ -116,7 +111,7 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 			await cluster.stop();
 		}
 	} finally {
-		if (ownSim) await sim!.stop();
+		await gateway.stop();
 	}
 }
 

@@ -1,4 +1,4 @@
-# Sourced by the README's commands (demo.sh, test.sh, bench.sh, queue-mode.sh): everything a fresh clone needs,
+# Sourced by the README's commands (demo.sh, test.sh, bench.sh, queue-mode.sh, pipeline.sh): everything a fresh clone needs,
 # each step named when it fails. Safe under `npm run` and whatever npm configuration it exports.
 source "$ROOT/scripts/lib/npm-env.sh"
 
@@ -25,4 +25,12 @@ setup_n8n() {
 
 setup_build() {
   (cd "$ROOT" && npm run build --silent) || setup_fail "building the package (npm run build)"
+}
+
+# Everything a script running the built package in a real n8n needs: packages, Debian servers, n8n (major 2 or 1), build.
+setup_all() {
+  setup_node_modules
+  setup_system_deps
+  setup_n8n "${1:-2}"
+  setup_build
 }

@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
+import { scriptGateway } from '../gateway';
 import { ROOT, ensureN8n } from '../../test/e2e/n8n';
 import { CREDENTIAL_ID } from '../demo';
 import { CRED } from '../demo/workflows';
@@ -104,16 +105,10 @@ export async function runPipeline(opts: PipelineOptions = {}): Promise<PipelineR
 	const later = opts.later ?? [];
 	const tick = opts.tickSeconds ?? 5;
 	ensureN8n();
-	const external = process.env.GATEWAY_BASE_URL;
-	let sim = opts.sim;
-	const ownSim = !sim && !external;
-	if (ownSim) sim = await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 500_000 });
-	const baseUrl = external ?? sim!.baseUrl;
-	const videoBaseUrl = external ? (process.env.GATEWAY_VIDEO_BASE_URL ?? '') : sim!.altBaseUrl;
-	const apiKey = external ? process.env.GATEWAY_API_KEY : sim!.keys.demo;
-	if (!apiKey) throw new Error('GATEWAY_API_KEY is required with GATEWAY_BASE_URL');
+	const gateway = await scriptGateway(opts.sim, 500_000);
+	const { baseUrl, videoBaseUrl, apiKey, sim } = gateway;
 	const [store, mailbox] = await Promise.all([startObjectStore(BUCKET), startMailbox()]);
-	log(`[pipeline] gateway ${baseUrl}${ownSim ? ' (embedded simulator)' : ''}; S3 store ${store.endpoint} (bucket ${BUCKET}); SMTP 127.0.0.1:${mailbox.port}`);
+	log(`[pipeline] ${gateway.describe}; S3 store ${store.endpoint} (bucket ${BUCKET}); SMTP 127.0.0.1:${mailbox.port}`);
 	const events: string[] = [];
 	const event = (s: string) => {
 		events.push(s);
@@ -166,7 +161,7 @@ export async function runPipeline(opts: PipelineOptions = {}): Promise<PipelineR
 			const deliverId = String(workflows[1].json.id);
 			await until(
 				'a deliver execution polling',
-				() => pg.query(`select count(*) from execution_entity where "workflowId" = '${deliverId}' and status = 'running'`)[0] !== '0' && sim!.log.some((l) => l.method === 'GET' && /\/v1\/(images\/tasks|videos)\//.test(l.path) && Date.now() - l.time < 1500),
+				() => pg.query(`select count(*) from execution_entity where "workflowId" = '${deliverId}' and status = 'running'`)[0] !== '0' && sim.log.some((l) => l.method === 'GET' && /\/v1\/(images\/tasks|videos)\//.test(l.path) && Date.now() - l.time < 1500),
 				180_000,
 			);
 			const running = pg.query(`select id from execution_entity where "workflowId" = '${deliverId}' and status = 'running'`);
@@ -207,7 +202,7 @@ export async function runPipeline(opts: PipelineOptions = {}): Promise<PipelineR
 		await cluster?.stop();
 		await store.stop();
 		await mailbox.stop();
-		if (ownSim) await sim!.stop();
+		await gateway.stop();
 	}
 }
 

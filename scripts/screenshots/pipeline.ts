@@ -4,13 +4,12 @@
  * Manual, not part of CI; needs Debian's chromium and playwright-core (see scripts/screenshots/take.ts):
  *   PLAYWRIGHT_CORE=/tmp/pw/node_modules/playwright-core npx tsx scripts/screenshots/pipeline.ts
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
-import { request } from 'undici';
-import { N8N_BIN, N8N_NODE, ROOT, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { openEditor, type Editor } from './editor';
 import { CREDENTIAL_ID } from '../demo';
 import { demoPrompts, pipelineWorkflow, runPipeline } from '../pipeline/run';
 import { PIPELINE } from '../pipeline/workflows';
@@ -26,8 +25,6 @@ const UNDER_BUTTON = `(() => {
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 async function main() {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { chromium } = require(process.env.PLAYWRIGHT_CORE ?? 'playwright-core');
 	// a real run first: the mail comes from it
 	const keep = mkdtempSync(join(tmpdir(), 'gg-pipe-keep-'));
 	await runPipeline({ prompts: demoPrompts(1, 0), keepDir: keep, log: () => undefined });
@@ -46,7 +43,6 @@ async function main() {
 	);
 
 	const state = await newState();
-	const port = await freePort();
 	await importCredentials(state, [
 		{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: 'sk-screenshot-placeholder', baseUrl: 'https://gateway.example.com' } },
 		{ id: 'ggpipepg', name: 'Pipeline database', type: 'postgres', data: { host: '127.0.0.1', port: 5432, database: 'pipeline', user: 'n8n', password: '', ssl: 'disable' } },
@@ -54,43 +50,13 @@ async function main() {
 		{ id: 'ggpipesmtp', name: 'Mail server', type: 'smtp', data: { host: '127.0.0.1', port: 2525, user: 'pipeline', password: 'x', secure: false } },
 	]);
 	for (const w of PIPELINE) await importWorkflow(state, pipelineWorkflow(w.folder, { resultsUrl: 'https://objects.example.com/gen-results' }));
-	const env = { ...n8nEnv(state, await freePort()), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false' };
-	const n8n = spawn(N8N_NODE, [N8N_BIN, 'start'], { env, cwd: state, detached: true, stdio: 'ignore' });
-	const base = `http://127.0.0.1:${port}`;
+	let editor: Editor | undefined;
 	try {
-		for (let k = 0; ; k++) {
-			const ok = await request(`${base}/healthz/readiness`).then(
-				(r) => r.statusCode === 200,
-				() => false,
-			);
-			if (ok) break;
-			if (k > 120) throw new Error('n8n did not become ready');
-			await new Promise((r) => setTimeout(r, 500));
-		}
-		const setup = await request(`${base}/rest/owner/setup`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Demo-Passw0rd!' }),
-		});
-		const cookie = String(setup.headers['set-cookie'] ?? '').split(';')[0];
-		await setup.body.dump();
-		if (!cookie.includes('=')) throw new Error(`owner setup gave no cookie (HTTP ${setup.statusCode})`);
-		const [name, value] = cookie.split('=');
-		const userDir = mkdtempSync(join(tmpdir(), 'gg-chromium-'));
-		const browser = await chromium.launchPersistentContext(userDir, {
-			executablePath: '/usr/bin/chromium',
-			headless: true,
-			viewport: { width: 1400, height: 800 },
-			deviceScaleFactor: 2, // sticky notes stay readable when the README image is opened
-			args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-		});
-		await browser.addCookies([{ name, value, domain: '127.0.0.1', path: '/' }]);
-		const page = browser.pages()[0] ?? (await browser.newPage());
+		editor = await openEditor(state, { width: 1400, height: 800, scale: 2 }); // scale 2: sticky notes stay readable when the README image is opened
+		const { page } = editor;
+		const open = editor.openWorkflow;
 		for (const w of PIPELINE) {
-			await page.goto(`${base}/workflow/${w.id}`, { waitUntil: 'networkidle' });
-			await page.waitForSelector('[data-test-id="canvas-node"]', { timeout: 90_000 });
-			await page.waitForTimeout(1500);
-			await page.keyboard.press('Escape');
+			await open(w.id);
 			await page.click('[data-test-id="zoom-to-fit"]');
 			await page.waitForTimeout(800);
 			// zoomed to fit, the lowest node labels can sit under the Execute workflow button: step out until clear
@@ -107,15 +73,9 @@ async function main() {
 		const card = await page.locator('body > div').boundingBox();
 		const height = Math.min(500, Math.ceil(card ? card.y + card.height + 24 : 500));
 		await page.screenshot({ path: join(ROOT, 'docs/screenshots/pipeline-mail.png'), clip: { x: 0, y: 0, width: 900, height } });
-		await browser.close();
-		rmSync(userDir, { recursive: true, force: true });
 		process.stdout.write('screenshots written to docs/screenshots/\n');
 	} finally {
-		try {
-			process.kill(-n8n.pid!, 'SIGTERM');
-		} catch {
-			/* gone */
-		}
+		await editor?.close();
 		removeState(state);
 		removeTemplate();
 		rmSync(keep, { recursive: true, force: true });
