@@ -35,16 +35,16 @@ const many = <T>(n: number, f: (k: number) => T) => Array.from({ length: n }, (_
 /** [name, body, rule the message must match, whether the gateway checks it too] */
 type Refused = [string, Obj, RegExp, boolean?];
 const deltaRefused: Refused[] = [
-	['model outside the delta family', d({ model: 'gamma-video-1.0' }), /^model: must be delta-video-2-0-mini-260615 or delta-video-2-0-fast-260128/, false],
+	['model outside the delta family', d({ model: 'gamma-video-1.0' }), /^model: must be delta-video-2-0-mini-260615 or delta-video-2-0-fast-260128/],
 	['aspect_ratio instead of ratio', d({ aspect_ratio: '16:9' }), /^aspect_ratio: use 'ratio', never 'aspect_ratio'/],
-	['aspect_ratio inside metadata', d({ metadata: { aspect_ratio: '16:9' } }), /^metadata\.aspect_ratio: use 'ratio'/, false],
+	['aspect_ratio inside metadata', d({ metadata: { aspect_ratio: '16:9' } }), /^metadata\.aspect_ratio: use 'ratio'/],
 	['seconds and duration, same value', d({ duration: 5 }), /^duration: is given again \(seconds, duration\)/],
 	['seconds and duration, conflicting', d({ duration: 6 }), /^duration: conflicts with seconds \(seconds=5, duration=6\)/],
 	['seconds at top level and in metadata', d({ metadata: { seconds: 5 } }), /^metadata\.seconds: is given again/],
-	['seconds and metadata.duration', d({ metadata: { duration: 8 } }), /^metadata\.duration: conflicts with seconds/, false],
+	['seconds and metadata.duration', d({ metadata: { duration: 8 } }), /^metadata\.duration: conflicts with seconds/],
 	['resolution and size, same value', d({ size: '480p' }), /^size: is given again \(resolution, size\)/],
 	['resolution and size, conflicting', d({ size: '720p' }), /^size: conflicts with resolution/],
-	['a parameter both at top level and in metadata', d({ metadata: { watermark: false } }), /^metadata\.watermark: is also given at top level/, false],
+	['a parameter both at top level and in metadata', d({ metadata: { watermark: false } }), /^metadata\.watermark: is also given at top level/],
 	['ratio not in the list', d({ ratio: '2:1' }), /^ratio: "2:1" must be one of 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, adaptive/],
 	['adaptive with text only', d({ ratio: 'adaptive' }), /^ratio: 'adaptive' needs at least one image or video input/],
 	['adaptive with audio only', d({ ratio: 'adaptive', ...content(aud()) }), /^ratio: 'adaptive' needs at least one image or video/],
@@ -58,7 +58,7 @@ const deltaRefused: Refused[] = [
 	['a text item together with prompt', d(content(text())), /^prompt: cannot be sent together with a text item/],
 	['empty prompt', d({ prompt: '   ' }), /^prompt: must not be empty/],
 	['no prompt at all', d({ prompt: undefined }), /^prompt: must not be empty/],
-	['prompt that is not text', d({ prompt: 42 }), /^prompt: must be text/, false],
+	['prompt that is not text', d({ prompt: 42 }), /^prompt: must be text/],
 	['6001-character prompt', d({ prompt: 'x'.repeat(6001) }), /^prompt: is 6001 characters; at most 6000/],
 	['6001-character text item', d({ prompt: undefined, ...content(text('字'.repeat(6001))) }), /^metadata\.content\[0\]\.text: is 6001 characters/],
 	['10 reference images', d(content(...many(10, img))), /^metadata\.content: 10 reference images: at most 9/],
@@ -128,7 +128,7 @@ const G: Obj = { model: 'gamma-video-1.0', prompt: 'a cat on a sofa', seconds: 8
 const g = (changes: Obj = {}): Obj => Object.fromEntries(Object.entries({ ...G, ...changes }).filter(([, v]) => v !== undefined));
 const urls = (n: number) => many(n, (k) => `https://media.example/${k}.png`);
 const gammaRefused: Refused[] = [
-	['model outside the gamma family', g({ model: MINI }), /^model: must be gamma-video-1\.0 or gamma-video-1\.5/, false],
+	['model outside the gamma family', g({ model: MINI }), /^model: must be gamma-video-1\.0 or gamma-video-1\.5/],
 	['empty prompt', g({ prompt: ' ' }), /^prompt: must not be empty/],
 	['5 seconds', g({ seconds: 5 }), /^seconds: 5: must be 6, 8, 10, 12, 15 \(4 passes validation but is not confirmed upstream\)/],
 	['8 reference images', g({ image_urls: urls(8) }), /^image_urls: 8 reference images: at most 7/],
