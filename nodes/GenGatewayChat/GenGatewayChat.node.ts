@@ -5,7 +5,7 @@ import { runPaidBatch } from '../shared/pipeline/batch';
 import { streamProperty, textOptionsProperty, transportTimeout } from '../shared/text/description';
 import { textBatch } from '../shared/text/batch';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra, messagesFromJson } from '../shared/text/schemas';
-import { modelLocator, readModel } from '../shared/ui';
+import { modelLocator, readModel, SUBTITLE_MODEL } from '../shared/ui';
 import { parseOrThrow } from '../shared/validate';
 
 export class GenGatewayChat implements INodeType {
@@ -15,7 +15,7 @@ export class GenGatewayChat implements INodeType {
 		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{"chat: " + ($parameter["model"].value || $parameter["model"])}}',
+		subtitle: `={{"chat: " + ${SUBTITLE_MODEL}}}`,
 		description: 'Chat completions through the gateway (POST /v1/chat/completions), plain or streamed',
 		defaults: { name: 'GenGateway Chat' },
 		usableAsTool: true,

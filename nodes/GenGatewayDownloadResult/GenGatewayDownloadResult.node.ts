@@ -137,7 +137,7 @@ export class GenGatewayDownloadResult implements INodeType {
 				const binary: Record<string, IBinaryData> = {};
 				stored.forEach((s, k) => (binary[k ? `${prop}_${k}` : prop] = s.binary));
 				return { json: { task_id: taskId ?? null, files: stored.map((s, k) => ({ ...s.meta, binaryProperty: k ? `${prop}_${k}` : prop })) }, binary };
-			}, undefined, { concurrency: DOWNLOAD_CONCURRENCY }),
+			}, () => transport.redactionSecrets, { concurrency: DOWNLOAD_CONCURRENCY }).then((items) => items.map((item) => ({ ...item, json: transport.redactValue(item.json) }))),
 		];
 	}
 }

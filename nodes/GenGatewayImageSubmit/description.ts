@@ -1,7 +1,7 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
 import { concurrencyOption } from '../shared/pipeline/options';
-import { modelLocator } from '../shared/ui';
+import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
 
 const TIERS = (['1k', '2k', '4k'] as const).map((t) => `${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`).join(', ');
 const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, value: r }));
@@ -13,7 +13,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 	icon: { light: 'file:../../icons/imageSubmit.svg', dark: 'file:../../icons/imageSubmit.dark.svg' },
 	group: ['transform'],
 	version: 1,
-	subtitle: '={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ($parameter["model"].value || $parameter["model"])}}',
+	subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
 	description:
 		'Text-to-image and image edits through the gateway. A paid POST is never resent: when its outcome is unknown (timeout, dropped connection) the item is marked submission_uncertain instead of failing, so n8n\'s Retry On Fail cannot pay twice.',
 	defaults: { name: 'GenGateway Image Submit' },

@@ -192,7 +192,7 @@ export class GenGatewayPricing implements INodeType {
 					operation === 'getPrices' ? await getPrices(transport, this.getNodeParameter('modelFilter', i, '') as string) : await listMyModels(transport, this.getNodeParameter('includeOthers', i, true) as boolean);
 				res.hints.forEach((h) => hints.add(h));
 				return res.items.map((json) => ({ json }));
-			});
+			}, () => transport.redactionSecrets);
 		} else {
 			out = await forEachItem(this, async (i) => {
 				const options = this.getNodeParameter('options', i, {}) as { groupName?: string };
@@ -218,9 +218,9 @@ export class GenGatewayPricing implements INodeType {
 					reference,
 				});
 				return { json };
-			});
+			}, () => transport.redactionSecrets);
 		}
 		if (hints.size && typeof this.addExecutionHints === 'function') this.addExecutionHints(...[...hints].map((message) => ({ message, location: 'outputPane' as const })));
-		return [out];
+		return [out.map((item) => ({ ...item, json: transport.redactValue(item.json) }))];
 	}
 }

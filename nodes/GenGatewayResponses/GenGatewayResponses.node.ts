@@ -5,7 +5,7 @@ import { runPaidBatch } from '../shared/pipeline/batch';
 import { streamProperty, textOptionsProperty, transportTimeout } from '../shared/text/description';
 import { textBatch } from '../shared/text/batch';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../shared/text/schemas';
-import { modelLocator, readModel } from '../shared/ui';
+import { modelLocator, readModel, SUBTITLE_MODEL } from '../shared/ui';
 import { parseOrThrow } from '../shared/validate';
 
 export class GenGatewayResponses implements INodeType {
@@ -15,7 +15,7 @@ export class GenGatewayResponses implements INodeType {
 		icon: { light: 'file:../../icons/responses.svg', dark: 'file:../../icons/responses.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{"responses: " + ($parameter["model"].value || $parameter["model"])}}',
+		subtitle: `={{"responses: " + ${SUBTITLE_MODEL}}}`,
 		description: 'The Responses API through the gateway (POST /v1/responses), plain or streamed',
 		defaults: { name: 'GenGateway Responses' },
 		usableAsTool: true,

@@ -90,7 +90,7 @@ export class GenGatewayTaskWait implements INodeType {
 				});
 				return { job: { ...job, videoIntervalMs: o.videoIntervalMs }, meta, o };
 			} catch (err) {
-				return { output: 1, item: errorItem(this, err, i, []) };
+				return { output: 1, item: errorItem(this, err, i, transport.redactionSecrets) };
 			}
 		});
 		const first = planned.find((p): p is Extract<typeof p, { o: WaitOptionValues }> => 'o' in p);
@@ -106,12 +106,13 @@ export class GenGatewayTaskWait implements INodeType {
 							model: p.meta.model,
 							family: p.meta.family,
 							withReferenceVideo: p.meta.withReferenceVideo,
+							imagesExpected: p.meta.imagesExpected,
 							carry: { wait_started_at: p.meta.waitStartedAt, ...(p.meta.family ? { family: p.meta.family } : {}) } as IDataObject,
 						})
 					: Promise.resolve(p),
 			),
 		);
-		for (const [i, r] of routed.entries()) outputs[r.output].push({ ...r.item, pairedItem: { item: i } });
+		for (const [i, r] of routed.entries()) outputs[r.output].push({ ...r.item, json: transport.redactValue(r.item.json), pairedItem: { item: i } });
 		return outputs;
 	}
 }

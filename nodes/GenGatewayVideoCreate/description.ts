@@ -1,6 +1,6 @@
 import { concurrencyOption } from '../shared/pipeline/options';
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
-import { modelLocator } from '../shared/ui';
+import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
@@ -13,7 +13,7 @@ export const videoCreateDescription: INodeTypeDescription = {
 	icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
 	group: ['transform'],
 	version: 1,
-	subtitle: '={{$parameter["family"] + ": " + $parameter["model"].value}}',
+	subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
 	description:
 		'Creates delta-video or gamma-video tasks. Every rule is checked before sending. The POST is never resent: an unknown outcome is marked submission_uncertain instead of failing, so Retry On Fail cannot pay twice.',
 	defaults: { name: 'GenGateway Video Create' },

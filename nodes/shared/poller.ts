@@ -15,6 +15,8 @@ export interface PollerOptions<J, R> {
 	poll: (job: J, round: number) => Promise<PollStep<R>>;
 	/** what a job yields when its deadline passes while still pending */
 	onDeadline: (job: J, rounds: number) => R;
+	/** what a job yields when its query threw something unexpected (an answer nobody foresaw, a bug): that job's end, no other's */
+	onError?: (job: J, err: unknown) => R;
 	deadlineOf: (job: J) => number;
 	initialDelayMs?: (job: J) => number;
 	/** queries in flight at most (default 16) */
@@ -35,13 +37,20 @@ export class Poller<J, R> {
 		return this.limit.window;
 	}
 
-	/** Waits for one job. One job failing for good (cancellation, a bug) stops every other job before its next query. */
+	/**
+	 * Waits for one job. A cancellation stops every other job before its next query; anything else one job's query
+	 * throws ends that job alone, through `onError`.
+	 */
 	async run(job: J): Promise<R> {
 		try {
 			return await this.runOne(job);
 		} catch (err) {
-			this.stopped ??= err;
-			throw err;
+			if (this.opts.signal?.aborted || this.stopped) {
+				this.stopped ??= err;
+				throw err;
+			}
+			if (!this.opts.onError) throw err;
+			return this.opts.onError(job, err);
 		}
 	}
 

@@ -2,6 +2,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { InputRuleError } from './errors';
 
+/** The model ID in a canvas subtitle: a resource locator's value, a plain string from an older workflow, or "no model". */
+export const SUBTITLE_MODEL = '(typeof $parameter["model"] === "object" && $parameter["model"] !== null ? ($parameter["model"].value || "no model") : ($parameter["model"] || "no model"))';
+
 export function modelLocator(searchListMethod: string, placeholder: string, extra: Partial<INodeProperties> = {}): INodeProperties {
 	return {
 		displayName: 'Model',

@@ -117,8 +117,3 @@ export async function loadSubmitInput(p: PreparedImage): Promise<SubmitInput> {
 	for (const r of p.references) references.push(await r.load());
 	return { ...p.input, references };
 }
-
-/** What identifies the request of an item (for the retry ledger). */
-export function imageFingerprint(p: PreparedImage): string {
-	return JSON.stringify([p.input, p.references.map((r) => [r.property, r.mimeType, r.bytes])]);
-}

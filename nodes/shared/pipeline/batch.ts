@@ -4,25 +4,28 @@
  * item as soon as its request came back (wait, download, read the answer) → emit one item per input, paired.
  * Nothing is sent when an item is invalid and the node stops on errors; once the batch has spent money the node never
  * throws (see failures.ts). A POST is sent once, except after a 429, which created nothing.
+ * The spend boundary is the transport's (see transport/spend.ts): an item is unspent only when no paid request left
+ * for it or the transport itself proved that nothing was created; any other exception after the request left makes
+ * the item spent with an unknown outcome. The retry ledger knows an item by its place in the input, so a re-run of
+ * the node reuses what each item got whatever its expressions evaluate to now.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
 import { AdaptiveLimit } from '../limit';
 import type { GatewayTransport } from '../transport/http';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
+import { nothingCreated, withinSpendScope } from '../transport/spend';
 import { errorMode, failure, failureHint, failureItem, isFailure, type PaidFailure } from './failures';
 import { retryLedger } from './ledger';
 
 export interface PaidBatch<P, S> {
 	/** reads and checks item `i` (parameters, expressions, binaries, rules); sends nothing; throws what is wrong */
 	prepare(i: number): Promise<P>;
-	/** what identifies the request, so a retry of the node recognises an item it already sent */
-	fingerprint(p: P): string;
 	/** after every item was checked, before the first paid request (e.g. a price look-up) */
 	beforeSend?(prepared: Array<P | undefined>): Promise<void>;
 	/**
-	 * Sends the paid request once and returns what the gateway answered. Throws only when nothing was created: a
-	 * definite rejection (GatewayHttpError; a 429 is sent again by the pipeline), or a request that never left.
+	 * Sends the paid request once and returns what came back, interpreting as little as it can: interpretation
+	 * belongs in `finish`, after the spend is recorded. What it throws after the request left counts as spent.
 	 */
 	send(p: P, i: number): Promise<S>;
 	/** turns the answer into the item, waiting or downloading as needed; a failure is returned, never thrown */
@@ -43,6 +46,15 @@ export interface BatchOptions {
 }
 
 export const DEFAULT_START_WINDOW = 4;
+/** a 429 without Retry-After is sent again no sooner than this */
+export const MIN_REFUSAL_WAIT_MS = 1000;
+
+/** The request left and something failed after it: the item is spent, its outcome unknown. */
+class SpentError extends Error {
+	constructor(readonly cause: unknown) {
+		super(cause instanceof Error ? cause.message : String(cause));
+	}
+}
 
 function cancelled(err: unknown, transport: GatewayTransport): boolean {
 	return !!transport.signal?.aborted || (err instanceof GatewayNetworkError && err.cancelled);
@@ -51,7 +63,7 @@ function cancelled(err: unknown, transport: GatewayTransport): boolean {
 export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: GatewayTransport, batch: PaidBatch<P, S>, opts: BatchOptions): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const mode = errorMode(ctx);
-	const secrets = opts.secrets ?? [];
+	const secrets = [...transport.redactionSecrets, ...(opts.secrets ?? [])];
 
 	const prepared: Array<P | undefined> = [];
 	const results: Array<INodeExecutionData | PaidFailure> = new Array(items.length);
@@ -77,16 +89,18 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 			// the refusal window counts from the item's first send, not from its wait for a place in the window
 			first ??= Date.now();
 			let sent: S;
+			const attemptScope = withinSpendScope(() => batch.send(p, i));
 			try {
-				sent = await batch.send(p, i);
+				sent = await attemptScope.result;
 			} catch (err) {
 				window.release();
+				if (!nothingCreated(attemptScope.record, err)) throw new SpentError(err);
 				if (!(err instanceof GatewayHttpError) || err.status !== 429) throw err;
 				// refused: nothing was created, so it may go again after its own wait, in a narrower window
 				window.throttle();
 				// the gateway's Retry-After as given (a little jitter so refused requests do not return together); a
 				// growing back-off only without one: escalating past it would starve a request in a long batch
-				const wait = err.retryAfterMs !== undefined ? err.retryAfterMs + Math.round(Math.random() * 250) : backoffDelay(attempt, DEFAULT_RETRY);
+				const wait = err.retryAfterMs !== undefined ? err.retryAfterMs + Math.round(Math.random() * 250) : Math.max(MIN_REFUSAL_WAIT_MS, backoffDelay(attempt, DEFAULT_RETRY));
 				if (Date.now() + wait > first + opts.refusalWindowMs) throw err;
 				await transport.sleep(wait);
 				continue;
@@ -100,29 +114,44 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 	const runItem = async (i: number): Promise<void> => {
 		const p = prepared[i];
 		if (p === undefined) return;
-		const fingerprint = batch.fingerprint(p);
-		let sent = ledger?.get(i, fingerprint);
-		if (sent === undefined) {
+		let entry = ledger?.get(i);
+		if (entry === undefined) {
 			try {
-				sent = await sendWithRefusals(p, i);
+				entry = { sent: await sendWithRefusals(p, i) };
 			} catch (err) {
-				if (cancelled(err, transport)) throw err;
-				results[i] = failure(err, 'submit', false);
-				return;
+				if (!(err instanceof SpentError)) {
+					if (cancelled(err, transport)) throw err;
+					results[i] = failure(err, 'submit', false);
+					return;
+				}
+				entry = { lost: err.cause };
 			}
-			ledger?.record(i, fingerprint, sent);
+			ledger?.record(i, entry);
 		}
 		spent = true;
+		if ('lost' in entry) {
+			if (cancelled(entry.lost, transport)) throw entry.lost;
+			results[i] = failure(entry.lost, 'answer', true, { fields: { submission_uncertain: true } });
+			return;
+		}
+		const sent = entry.sent;
 		try {
 			results[i] = await batch.finish(p, sent, i);
 		} catch (err) {
 			if (cancelled(err, transport)) throw err;
-			results[i] = failure(err, 'answer', true, { taskId: batch.taskIdOf?.(sent) });
+			let taskId: string | undefined;
+			try {
+				taskId = batch.taskIdOf?.(sent);
+			} catch {
+				taskId = undefined;
+			}
+			results[i] = failure(err, 'answer', true, { taskId });
 		}
 	};
 	await Promise.all(items.map((_, i) => runItem(i)));
 
-	return emit(ctx, results, { mode, spent, secrets });
+	// the transport redacted every answer where it entered; this is the last look before anything reaches n8n
+	return emit(ctx, results, { mode, spent, secrets }).map((output) => output.map((item) => ({ ...item, json: transport.redactValue(item.json) })));
 }
 
 function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFailure>, o: { mode: ReturnType<typeof errorMode>; spent: boolean; secrets: string[] }): INodeExecutionData[][] {

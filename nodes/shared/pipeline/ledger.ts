@@ -1,22 +1,21 @@
 /**
  * What each item's paid request got, kept for the rest of one execution so that n8n's Retry On Fail, which runs the
  * whole node again with all its items in the same process, never sends an accepted (or possibly accepted) request
- * twice: a retry reuses the recorded answer. Keyed by the execution's own cancel signal (one object per execution,
- * the same for every try), the node and its run index; it goes when the execution goes. Nothing is kept between
- * executions.
+ * twice: a retry reuses the recorded answer. An item is known by its place in the input (node, run index, item
+ * index), never by the request it builds: expressions such as `{{ $now }}` evaluate differently on every try.
+ * Keyed by the execution's own cancel signal (one object per execution, the same for every try); it goes when the
+ * execution goes. Nothing is kept between executions.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-interface Entry {
-	fingerprint: string;
-	sent: unknown;
-}
+/** What an item's paid request got: the answer, or an exception after it left (spent, outcome unknown). */
+export type LedgerEntry<S> = { sent: S } | { lost: unknown };
 
-const executions = new WeakMap<object, Map<string, Map<number, Entry>>>();
+const executions = new WeakMap<object, Map<string, Map<number, unknown>>>();
 
 export interface RetryLedger<S> {
-	get(index: number, fingerprint: string): S | undefined;
-	record(index: number, fingerprint: string, sent: S): void;
+	get(index: number): LedgerEntry<S> | undefined;
+	record(index: number, entry: LedgerEntry<S>): void;
 }
 
 /** The ledger of this node run, or undefined when the node cannot be retried (Retry On Fail off). */
@@ -32,10 +31,7 @@ export function retryLedger<S>(ctx: IExecuteFunctions): RetryLedger<S> | undefin
 	if (!items) nodes.set(key, (items = new Map()));
 	const entries = items;
 	return {
-		get: (index, fingerprint) => {
-			const e = entries.get(index);
-			return e && e.fingerprint === fingerprint ? (e.sent as S) : undefined;
-		},
-		record: (index, fingerprint, sent) => entries.set(index, { fingerprint, sent }),
+		get: (index) => entries.get(index) as LedgerEntry<S> | undefined,
+		record: (index, entry) => entries.set(index, entry),
 	};
 }

@@ -26,7 +26,6 @@ export function textBatch(ctx: IExecuteFunctions, transport: GatewayTransport, k
 			const { body, model } = build(i, options.extraBody);
 			return { body, model, simplify: options.simplify, idleMs: options.idleMs, maxDurationMs: options.maxDurationMs };
 		},
-		fingerprint: (p) => JSON.stringify(p.body),
 		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs }),
 		async finish(p, outcome) {
 			if (outcome.failed) return failure(outcome.failed.error, 'answer', true, { fields: { model: p.model, endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`, ...outcome.failed.fields } as IDataObject });

@@ -5,8 +5,7 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import { Readable } from 'node:stream';
-import { GatewayHttpError, extractGatewayError } from '../errors';
-import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import type { GatewayTransport } from '../transport/http';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
 import { StreamError, pumpStream } from './sse';
@@ -98,12 +97,12 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 	const path = TEXT_PATHS[kind];
 	if (body.stream !== true) {
 		const out = await transport.submit(path, { json: body }, { timeout: 'text' });
-		if (out.kind === 'uncertain') return uncertainOrRejected(out, path, false);
+		if (out.kind === 'uncertain') return uncertain(out.reason, false);
 		return answerError(ctx, itemIndex, () => fromJson(kind, out.body, false));
 	}
 
 	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs, maxDurationMs: opts.maxDurationMs });
-	if ('kind' in res) return uncertainOrRejected(res, path, true);
+	if ('kind' in res) return uncertain(res.reason, true);
 	const forward = new ChunkForwarder(ctx, itemIndex, canStreamToN8n(ctx));
 
 	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
@@ -168,20 +167,6 @@ async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable
 }
 
 /** 5xx codes that say no model ever saw the request (no channel for it in the key's group). */
-const NOT_PROCESSED_CODES = new Set(['model_not_found']);
-
-/**
- * An uncertain outcome, unless the gateway's 5xx answer says the request never reached a model
- * (503 `model_not_found`): that is a definite rejection and fails like a 4xx.
- */
-function uncertainOrRejected(out: Extract<SubmitOutcome, { kind: 'uncertain' }>, path: string, streamed: boolean): TextOutcome {
-	if (out.status !== undefined && out.status >= 500 && out.body && typeof out.body === 'object') {
-		const ex = extractGatewayError(out.body, out.status);
-		if (ex.code && NOT_PROCESSED_CODES.has(ex.code)) throw new GatewayHttpError(out.status, ex.message, ex.code, 'POST', path);
-	}
-	return uncertain(out.reason, streamed);
-}
-
 function uncertain(reason: string, streamed: boolean): TextOutcome {
 	return { uncertain: reason, text: '', finishReason: null, streamed };
 }
@@ -225,6 +210,9 @@ function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: StreamErr
 	});
 	const fields: IDataObject = { stream_error: err.kind };
 	if (err.partialText) fields.partial_text = err.partialText;
+	if (err.receivedChars > err.partialText.length) {
+		fields.partial_text_cut = `kept the first ${err.partialText.length} of ${err.receivedChars} characters received`;
+	}
 	return { failed: { error, fields }, text: '', finishReason: null, streamed: true };
 }
 

@@ -31,16 +31,25 @@ export type StreamErrorKind =
 	/** the execution was cancelled */
 	| 'cancelled';
 
-/** A text answer that cannot be used. Never a truncated answer: the partial text is kept apart. */
+/** The most of a failed answer's text an item keeps (characters): a failure's leftovers must not fill memory. */
+export const MAX_PARTIAL_TEXT_CHARS = 1024 * 1024;
+
+/** A text answer that cannot be used. Never a truncated answer: the partial text is kept apart, capped. */
 export class StreamError extends Error {
+	/** text received before the failure (not an answer), its first MAX_PARTIAL_TEXT_CHARS characters */
+	public readonly partialText: string;
+	/** how many characters had arrived (more than partialText holds when it was cut) */
+	public readonly receivedChars: number;
+
 	constructor(
 		message: string,
 		public readonly kind: StreamErrorKind = 'incomplete',
-		/** text received before the failure (not an answer) */
-		public readonly partialText = '',
+		partialText = '',
 	) {
 		super(message);
 		this.name = 'StreamError';
+		this.receivedChars = partialText.length;
+		this.partialText = partialText.length > MAX_PARTIAL_TEXT_CHARS ? partialText.slice(0, MAX_PARTIAL_TEXT_CHARS) : partialText;
 	}
 }
 

@@ -11,6 +11,7 @@ import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError
 import { composeUrl, type GatewayRoot } from './baseUrl';
 import { BodyError, GuardedBody, discard, mib, readCapped } from './body';
 import { redactorFor, type Redactor } from './redact';
+import { markDispatched, markRejected } from './spend';
 import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, shouldWait, type RetryPolicy } from './retry';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
 
@@ -193,6 +194,16 @@ export class GatewayTransport {
 		return target;
 	}
 
+	/** The path of an address for a message, redacted (a followed redirect's path may carry the key). */
+	private path(url: string): string {
+		return this.redact(pathOf(url));
+	}
+
+	/** The secrets every text from the gateway is redacted of (for error mappers that take a list). */
+	get redactionSecrets(): string[] {
+		return [this.cfg.apiKey, ...(this.cfg.secrets ?? [])];
+	}
+
 	/** The text with the key and the credential's other secrets redacted in every form they may take. */
 	redact(text: string): string {
 		return this.redactor.text(text);
@@ -227,10 +238,10 @@ export class GatewayTransport {
 		const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
 		const code = e.code ?? e.cause?.code;
 		if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-			return new GatewayNetworkError(`${method} ${pathOf(url)} timed out after ${Math.round(timeoutMs / 1000)} s`, 'TIMEOUT', true);
+			return new GatewayNetworkError(`${method} ${this.path(url)} timed out after ${Math.round(timeoutMs / 1000)} s`, 'TIMEOUT', true);
 		}
 		const maybeDelivered = !(code && NOT_SENT_CODES.has(code));
-		return new GatewayNetworkError(this.redact(`${method} ${pathOf(url)} failed: ${e.message ?? String(err)}${code ? ` (${code})` : ''}`), code, maybeDelivered);
+		return new GatewayNetworkError(this.redact(`${method} ${this.path(url)} failed: ${e.message ?? String(err)}${code ? ` (${code})` : ''}`), code, maybeDelivered);
 	}
 
 	private async send(method: string, url: string, headers: Record<string, string>, body: string | FormData | undefined, timeoutMs: number, attempt: number): Promise<Dispatcher.ResponseData> {
@@ -254,7 +265,7 @@ export class GatewayTransport {
 	private async readJson(res: Dispatcher.ResponseData, method: string, url: string, maxBytes?: number): Promise<{ json: unknown; text: string; parsed: boolean }> {
 		const ok = res.statusCode >= 200 && res.statusCode < 300;
 		const cap = ok ? (maxBytes ?? this.limits.jsonBytes) : this.limits.errorBytes;
-		const what = `${method} ${pathOf(url)}`;
+		const what = `${method} ${this.path(url)}`;
 		const declared = Number(header(res.headers, 'content-length') ?? NaN);
 		if (ok && declared > cap) {
 			discard(res.body);
@@ -276,7 +287,15 @@ export class GatewayTransport {
 		if (status >= 300 && status < 400) {
 			message = `redirect (HTTP ${status}) to ${safeOrigin(header(headers, 'location') ?? '')} was not followed: authenticated calls never follow redirects`;
 		}
-		return new GatewayHttpError(status, this.redact(message), ex.code, method, pathOf(url), parseRetryAfter(headers['retry-after']));
+		return new GatewayHttpError(status, this.redact(message), ex.code, method, this.path(url), parseRetryAfter(headers['retry-after']));
+	}
+
+	/** Refuses a redirect of a keyless download whose target carries the key, another secret or credentials. */
+	private checkRedirectTarget(next: URL): void {
+		if (next.username || next.password) throw new SafetyError('Result address redirected to an address with credentials in it; it was not followed');
+		if (this.redact(next.toString()) !== next.toString() || this.redact(decodeURIComponentSafe(next.toString())) !== decodeURIComponentSafe(next.toString())) {
+			throw new SafetyError('Result address redirected to an address that carries the API key; it was not followed');
+		}
 	}
 
 	/**
@@ -307,7 +326,7 @@ export class GatewayTransport {
 				const { res, json, text, parsed } = io.value;
 				if (res.statusCode >= 200 && res.statusCode < 300) {
 					if (parsed) return { status: res.statusCode, body: json as T, headers: this.redactHeaders(res.headers), url };
-					lastError = new GatewayNetworkError(`GET ${pathOf(url)}: answer is not valid JSON (${describeText(text)})`, 'BAD_JSON', true);
+					lastError = new GatewayNetworkError(`GET ${this.path(url)}: answer is not valid JSON (${describeText(text)})`, 'BAD_JSON', true);
 				} else {
 					const err = this.httpError(res.statusCode, json, text, 'GET', url, res.headers);
 					if (!isRetryableStatus(res.statusCode)) throw err;
@@ -320,7 +339,7 @@ export class GatewayTransport {
 			if (!shouldWait(delay, this.retry, retryAfterMs, opts.deadline)) break;
 			await sleep(delay, this.cfg.signal);
 		}
-		throw lastError ?? new Error(`GET ${pathOf(url)} failed`);
+		throw lastError ?? new Error(`GET ${this.path(url)} failed`);
 	}
 
 	/**
@@ -362,10 +381,11 @@ export class GatewayTransport {
 		this.throwIfCancelled();
 		let res: Dispatcher.ResponseData;
 		try {
+			markDispatched();
 			res = await this.send('POST', url, headers, payload, timeoutMs, 1);
 		} catch (err) {
 			const ne = this.networkError(err, 'POST', url, timeoutMs, true);
-			if (!ne.maybeDelivered) throw ne;
+			if (!ne.maybeDelivered) throw markRejected(ne);
 			return { kind: 'uncertain', reason: `${ne.message}; the gateway may have accepted it`, url };
 		}
 		let parsed: { json: unknown; text: string; parsed: boolean };
@@ -387,10 +407,11 @@ export class GatewayTransport {
 		}
 		if (status >= 500) {
 			if (obj && findTaskId(obj)) return { kind: 'accepted', status, body: obj, headers: answerHeaders, url };
+			if (neverProcessed(obj, status)) throw markRejected(this.httpError(status, obj, parsed.text, 'POST', url, res.headers));
 			const ex = extractGatewayError(obj, status, parsed.text);
 			return { kind: 'uncertain', reason: `HTTP ${status} without a task ID: ${ex.message}`, status, body: obj, url };
 		}
-		throw this.httpError(status, obj, parsed.text, 'POST', url, res.headers);
+		throw markRejected(this.httpError(status, obj, parsed.text, 'POST', url, res.headers));
 	}
 
 	/**
@@ -412,6 +433,7 @@ export class GatewayTransport {
 		this.throwIfCancelled();
 		let res: Dispatcher.ResponseData;
 		try {
+			markDispatched();
 			this.cfg.onAttempt?.({ method: 'POST', url, attempt: 1 });
 			res = await request(url, {
 				method: 'POST',
@@ -424,28 +446,31 @@ export class GatewayTransport {
 			});
 		} catch (err) {
 			const ne = this.networkError(err, 'POST', url, timeoutMs, true);
-			if (!ne.maybeDelivered || ne.cancelled) throw ne;
+			if (!ne.maybeDelivered) throw markRejected(ne);
+			if (ne.cancelled) throw ne;
 			return { kind: 'uncertain', reason: ne.message, url };
 		}
 		if (res.statusCode >= 200 && res.statusCode < 300) {
-			const contentType = header(res.headers, 'content-type') ?? '';
+			const answerHeaders = this.redactHeaders(res.headers);
+			const contentType = header(answerHeaders, 'content-type') ?? '';
 			const body = new GuardedBody(res.body, {
-				what: `POST ${pathOf(url)}`,
+				what: `POST ${this.path(url)}`,
 				deadline,
 				idleMs,
 				maxBytes: opts.maxBytes ?? this.limits.streamBytes,
 				signal: this.cfg.signal,
 				map: this.redactor.chunks().asBytes(),
 			});
-			return { status: res.statusCode, headers: this.redactHeaders(res.headers), contentType, body, url };
+			return { status: res.statusCode, headers: answerHeaders, contentType, body, url: this.redact(url) };
 		}
 		const parsed = await this.readJson(res, 'POST', url).catch(() => ({ json: undefined, text: '', parsed: false }));
+		if (neverProcessed(parsed.json, res.statusCode)) throw markRejected(this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers));
 		if (res.statusCode >= 500 || (res.statusCode >= 300 && res.statusCode < 400)) {
 			const ex = extractGatewayError(parsed.json, res.statusCode, parsed.text);
 			const reason = res.statusCode < 400 ? this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers).message : `HTTP ${res.statusCode}: ${ex.message}`;
 			return { kind: 'uncertain', reason, status: res.statusCode, body: parsed.json, url };
 		}
-		throw this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers);
+		throw markRejected(this.httpError(res.statusCode, parsed.json, parsed.text, 'POST', url, res.headers));
 	}
 
 	/**
@@ -500,6 +525,7 @@ export class GatewayTransport {
 					if (next.protocol !== 'http:' && next.protocol !== 'https:') {
 						throw new SafetyError(`Result address redirected to a ${next.protocol.replace(':', '')} URL; only http(s) is followed`);
 					}
+					this.checkRedirectTarget(next);
 					url = next.toString();
 					continue;
 				}
@@ -516,14 +542,14 @@ export class GatewayTransport {
 			if (!shouldWait(delay, this.retry, retryAfterMs, deadline)) break;
 			await sleep(delay, this.cfg.signal);
 		}
-		throw lastError ?? new Error(`GET ${pathOf(url)} failed`);
+		throw lastError ?? new Error(`GET ${this.path(url)} failed`);
 	}
 
 	/** A 2xx download answer: its size checked against the cap at once, its body guarded. */
 	private openBody(res: Dispatcher.ResponseData, url: string, deadline: number, idleMs: number, opts: DownloadOptions): StreamResponse {
 		const len = header(res.headers, 'content-length');
 		const contentLength = len !== undefined && /^\d+$/.test(len.trim()) ? Number(len) : undefined;
-		const what = `GET ${pathOf(url)}`;
+		const what = `GET ${this.path(url)}`;
 		let range: StreamResponse['range'];
 		if (res.statusCode === 206) {
 			const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(res.headers, 'content-range')?.trim() ?? '');
@@ -536,13 +562,14 @@ export class GatewayTransport {
 		}
 		const maxBytes = opts.maxBytes !== undefined ? opts.maxBytes - (range?.start ?? 0) : undefined;
 		const body = new GuardedBody(res.body, { what, deadline, idleMs, maxBytes, expectedBytes: contentLength, signal: this.cfg.signal });
+		const headers = this.redactHeaders(res.headers);
 		return {
 			status: res.statusCode,
-			headers: this.redactHeaders(res.headers),
-			contentType: header(res.headers, 'content-type') ?? '',
+			headers,
+			contentType: header(headers, 'content-type') ?? '',
 			contentLength,
 			body,
-			url,
+			url: this.redact(url),
 			...(range ? { range } : {}),
 		};
 	}
@@ -550,6 +577,15 @@ export class GatewayTransport {
 	sleep(ms: number): Promise<void> {
 		return sleep(ms, this.cfg.signal);
 	}
+}
+
+/** Error codes of a 5xx answer that say the request never reached a model (no channel for it in the key's group). */
+const NEVER_PROCESSED_CODES = new Set(['model_not_found']);
+
+function neverProcessed(body: unknown, status: number): boolean {
+	if (status < 500 || !body || typeof body !== 'object') return false;
+	const code = extractGatewayError(body, status).code;
+	return code !== undefined && NEVER_PROCESSED_CODES.has(code);
 }
 
 export function findTaskId(body: Record<string, unknown>): string | undefined {
@@ -570,6 +606,14 @@ function pathOf(url: string): string {
 		return new URL(url).pathname;
 	} catch {
 		return '(invalid URL)';
+	}
+}
+
+function decodeURIComponentSafe(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
 	}
 }
 

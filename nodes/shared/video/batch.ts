@@ -17,7 +17,6 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 	};
 	return {
 		prepare: (i) => readVideoRequest(ctx, i, transport),
-		fingerprint: (req) => JSON.stringify([req.family, req.model, req.body, req.materials]),
 		async beforeSend(prepared) {
 			for (const req of prepared) req?.hints.forEach(hint);
 		},
