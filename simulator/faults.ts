@@ -12,6 +12,8 @@ export type FaultKind =
 	| 'foreign-poll-url'
 	| 'expire'
 	| 'video-unknown'
+	| 'video-query-error'
+	| 'content-error'
 	| 'sse-split'
 	| 'sse-cut'
 	| 'malformed-json'
@@ -19,6 +21,7 @@ export type FaultKind =
 	| 'failed-200'
 	| 'ignore-stream'
 	| 'sse-error'
+	| 'sse-final-event'
 	// hostile and broken answers
 	| 'trickle'
 	| 'endless'
@@ -56,7 +59,7 @@ export interface FaultSpec {
 	emptyBody?: boolean;
 	retryAfter?: string | number;
 	delayMs?: number;
-	/** for video-unknown: how many polls answer `unknown` */
+	/** video-unknown: how many polls answer `unknown`; video-query-error: how many queries of the task are answered normally first (default 1) */
 	polls?: number;
 	/** for redirect: where to */
 	location?: string;
@@ -68,7 +71,7 @@ export interface FaultSpec {
 	where?: EchoWhere;
 	/** cut-download: bytes sent before the connection is reset (default half of the body) */
 	afterBytes?: number;
-	/** bad-poll-after: the `poll_after_ms` value to carry (default the string "soon") */
+	/** bad-poll-after: the `poll_after_ms` value to carry (default the string "soon"); sse-final-event: the final event's name (default "response.done") */
 	value?: unknown;
 }
 

@@ -112,6 +112,8 @@ export interface VideoTask {
 	resolution: string;
 	withRefVideo: boolean;
 	unknownPolls: number;
+	/** status queries answered so far (the `video-query-error` fault counts them) */
+	queries: number;
 	variant: number;
 	reserved: number;
 	/** usage reported on completion (video tokens) */

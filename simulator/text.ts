@@ -174,7 +174,9 @@ export async function handleResponses(ctx: ImageCtx): Promise<void> {
 	} else {
 		events.push(ev('response.output_text.done', { item_id: msgId, output_index: 1, content_index: 0, text: answer }));
 		events.push(ev('response.output_item.done', { output_index: 1, item }));
-		events.push(ev(inputText.includes('[incomplete]') ? 'response.incomplete' : 'response.completed', { response: inputText.includes('[incomplete]') ? { ...full, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : full }));
+		const renamed = sim.faults.take(req.method, req.path, ['sse-final-event']);
+		if (renamed) events.push(ev(typeof renamed.value === 'string' ? renamed.value : 'response.done', { response: { ...full, ...(renamed.body && typeof renamed.body === 'object' ? renamed.body : {}) } }));
+		else events.push(ev(inputText.includes('[incomplete]') ? 'response.incomplete' : 'response.completed', { response: inputText.includes('[incomplete]') ? { ...full, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : full }));
 	}
 	const split = inputText.includes('[split]') || !!sim.faults.take(req.method, req.path, ['sse-split']);
 	const cut = inputText.includes('[cut]') || !!sim.faults.take(req.method, req.path, ['sse-cut']);

@@ -130,8 +130,10 @@ export function deltaProblem(b: Obj): string | undefined {
 
 export function gammaProblem(b: Obj, files: number): string | undefined {
 	if (typeof b.prompt !== 'string' || !b.prompt.trim()) return 'prompt must be a non-empty string';
-	const s = b.seconds === undefined ? 8 : Number(b.seconds);
-	if (![4, 6, 8, 10, 12, 15].includes(s)) return `seconds ${String(b.seconds)} is not supported (4, 6, 8, 10, 12, 15)`;
+	// the spec prefers 6, 8, 10, 12, 15 (4 passes validation) and states no other limit: any whole seconds are accepted
+	const s = b.seconds === undefined ? 8 : typeof b.seconds === 'string' && b.seconds.trim() !== '' ? Number(b.seconds) : b.seconds;
+	if (typeof s !== 'number' || !Number.isInteger(s) || s < 1) return `seconds ${String(b.seconds)} is not a whole number of seconds`;
+	if (b.aspect_ratio !== undefined && (typeof b.aspect_ratio !== 'string' || !b.aspect_ratio.trim())) return 'aspect_ratio must be a ratio string';
 	const urls = b.image_urls === undefined ? [] : b.image_urls;
 	if (!Array.isArray(urls)) return 'image_urls must be an array of strings';
 	const refs = urls.length + files;

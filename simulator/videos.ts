@@ -1,4 +1,5 @@
 /** `/v1/videos` (and `/v1/video/generations`) for delta-video and gamma-video. */
+import type { ServerResponse } from 'node:http';
 import { deltaVideoQuota, modelById, perCallQuota } from './catalog';
 import { pause } from './delivery';
 import { DOWNLOAD_FAULTS, serveDownload } from './downloads';
@@ -67,6 +68,7 @@ export async function handleVideoCreate(ctx: ImageCtx, server: ServerName): Prom
 		resolution,
 		withRefVideo,
 		unknownPolls: unknown ? (unknown.polls ?? 2) : 0,
+		queries: 0,
 		variant: sim.sequence % 5,
 		reserved: 0,
 		tokens: 0,
@@ -161,9 +163,21 @@ function findVideo(ctx: ImageCtx, id: string, server: ServerName): VideoTask | u
 export function handleVideoQuery(ctx: ImageCtx, id: string, server: ServerName): void {
 	ctx.log.taskId = id;
 	const task = findVideo(ctx, id, server);
-	if (!task) return taskError(ctx.req.res, 400, 'task_not_exist', `task_not_exist: ${id}`);
+	// unknown, another key's or another origin's task: 404, as the spec says of task queries (some real gateways answer 400 task_not_exist: a `status` fault)
+	if (!task) return taskError(ctx.req.res, 404, 'task_not_exist', `task_not_exist: ${id}`);
 	ctx.log.model = task.model;
-	sendJson(ctx.req.res, 200, videoBody(ctx.sim, task));
+	const { req } = ctx;
+	const fault = ctx.sim.faults.take(req.method, req.path, ['video-query-error'], (f) => task.queries >= (f.polls ?? 1));
+	task.queries++;
+	if (fault) return queryRefusal(req.res, fault.status ?? 403);
+	sendJson(req.res, 200, videoBody(ctx.sim, task));
+}
+
+/** A refused query of an existing task: auth and permission errors in the first envelope (as on real task routes), others in the task-route one. */
+function queryRefusal(res: ServerResponse, status: number): void {
+	if (status === 401) return openAiError(res, 401, 'Invalid token', 'invalid_api_key', 'authentication_error');
+	if (status === 403) return openAiError(res, 403, 'the token has no access to this model group right now', 'access_denied', 'permission_error');
+	return taskError(res, status, 'query_failed', `the task query failed (HTTP ${status})`);
 }
 
 export async function handleVideoContent(ctx: ImageCtx, id: string, server: ServerName): Promise<void> {
@@ -175,6 +189,11 @@ export async function handleVideoContent(ctx: ImageCtx, id: string, server: Serv
 	if (!task.resultId) {
 		await pause(req.res, sim.opts.resultTtfbMs);
 		return taskError(req.res, 400, 'task_not_finished', `task ${id} has no finished video`);
+	}
+	const refused = sim.faults.take(req.method, req.path, ['content-error']);
+	if (refused) {
+		const status = refused.status ?? 404;
+		return status === 401 || status === 403 ? queryRefusal(req.res, status) : taskError(req.res, status, 'content_unavailable', `the video of task ${id} cannot be served right now (HTTP ${status})`);
 	}
 	const fault = sim.faults.take(req.method, req.path, DOWNLOAD_FAULTS);
 	return serveDownload(sim, req.res, { kind: 'video', bytes: sim.opts.videoBytes, durationSec: task.seconds }, fault);

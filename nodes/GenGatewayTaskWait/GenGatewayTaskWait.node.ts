@@ -40,7 +40,7 @@ export class GenGatewayTaskWait implements INodeType {
 					{ name: 'Video Task', value: 'video' },
 				],
 				default: 'auto',
-				description: 'Auto reads kind, family, origin and poll fields from the input item',
+				description: 'Auto reads kind, family, origin and poll fields from the input item; a task ID with nothing else is asked as an image task, then as a video task',
 			},
 			videoOriginProperty('videoOrigin'),
 			{

@@ -7,6 +7,8 @@
  *   keyless download never follows a redirect whose target carries the key;
  * - bounded leftovers: a failed stream keeps at most 1 MiB of its text.
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
@@ -160,5 +162,19 @@ describe('bounded leftovers of a failed answer', () => {
 		expect(String(j.partial_text).length).toBe(MAX_PARTIAL_TEXT_CHARS);
 		expect(j.partial_text_cut).toBe(`kept the first ${MAX_PARTIAL_TEXT_CHARS} of ${piece.length * events} characters received`);
 		expect(server.posts()).toHaveLength(1);
+	});
+});
+
+describe('memory of a stream that never ends', () => {
+	it('600 MB of valid deltas: stopped at the stream cap, the item keeps 1 MiB, the run n8n would store stays small, RSS growth under 200 MiB', () => {
+		const run = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures', 'chat-stream-memory.ts'), String(600 * 1024 * 1024)], { encoding: 'utf8', timeout: 120_000 });
+		expect(run.status).toBe(0);
+		const r = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { growthMiB: number; partialChars: number; savedChars: number; failed: boolean; error: string };
+		console.log(`600 MB endless chat stream in n8n-core (plain Node ${process.version}): RSS growth ${r.growthMiB} MiB, stored run ${r.savedChars} characters`);
+		expect(r.failed).toBe(true);
+		expect(r.error).toMatch(/size limit/);
+		expect(r.partialChars).toBe(MAX_PARTIAL_TEXT_CHARS);
+		expect(r.savedChars).toBeLessThan(3 * MAX_PARTIAL_TEXT_CHARS);
+		expect(r.growthMiB).toBeLessThan(200);
 	});
 });

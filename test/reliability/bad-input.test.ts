@@ -65,7 +65,7 @@ const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<str
 	['Video Create: conflicting aliases', () => new GenGatewayVideoCreate(), delta, { options: { extraBody: '{"duration": 8}' } }, /^duration: conflicts with seconds/],
 	['Video Create: bad URL', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'not a url' }, /metadata\.content\[0\]\.image_url\.url: /],
 	['Video Create: model of another family', () => new GenGatewayVideoCreate(), delta, { model: m('gamma-video-1.0') }, /^(Model|model): .*(gamma-video-1\.0 is not a delta-video model|must be delta-video)/],
-	['Video Create: gamma seconds not offered', () => new GenGatewayVideoCreate(), { ...delta, family: 'gamma', model: m('gamma-video-1.5'), gammaSeconds: 7 }, {}, /^seconds: .*must be 6, 8, 10, 12(,| or) 15/],
+	['Video Create: gamma seconds not whole', () => new GenGatewayVideoCreate(), { ...delta, family: 'gamma', model: m('gamma-video-1.5'), gammaSeconds: 7.5 }, {}, /^seconds: .*must be a whole number of seconds/],
 	['Chat: messages expression resolving to null', () => new GenGatewayChat(), chat, { messagesFrom: 'json', messagesJson: '={{ null }}' }, /^(messages|Messages JSON): /],
 	['Chat: messages of the wrong type', () => new GenGatewayChat(), chat, { messagesFrom: 'json', messagesJson: '={{ "hello" }}' }, /^Messages JSON: must be a JSON array/],
 	['Chat: empty message list', () => new GenGatewayChat(), chat, { messages: { values: [] } }, /^messages: must hold at least one message/],

@@ -237,7 +237,7 @@ describe('videos', () => {
 		expect(Number(mp4.headers['content-length'])).toBe(mp4.buf.length);
 		const kinds = sim.ledger.filter((l) => l.taskId === t.id).map((l) => l.kind);
 		expect(kinds).toEqual(['reserve', 'settle']);
-		expect((await call('GET', '/v1/videos/vid_none')).json).toMatchObject({ code: 'task_not_exist', data: null });
+		expect(await call('GET', '/v1/videos/vid_none')).toMatchObject({ status: 404, json: { code: 'task_not_exist', data: null } });
 		expect((await call('GET', '/v1/videos/vid_none/content')).status).toBe(404);
 	});
 
@@ -289,7 +289,7 @@ describe('videos', () => {
 	it('the alternative origin keeps its own tasks; compat path /v1/video/generations', async () => {
 		const alt = await delta({}, { base: sim.altBaseUrl });
 		expect((await call('GET', `/v1/videos/${alt.json.id}`, { base: sim.altBaseUrl })).status).toBe(200);
-		expect((await call('GET', `/v1/videos/${alt.json.id}`)).status).toBe(400);
+		expect((await call('GET', `/v1/videos/${alt.json.id}`)).status).toBe(404);
 		const compat = await call('POST', '/v1/video/generations', { json: { model: 'gamma-video-1.5', prompt: 'x', seconds: 6 } });
 		expect(compat.status).toBe(200);
 	});

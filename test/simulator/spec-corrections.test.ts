@@ -4,6 +4,8 @@ import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
 import { deltaVideoQuota, perCallQuota, modelById } from '../../simulator/catalog';
 import { resolveSize } from '../../simulator/sizes';
+import { checkMp4Samples, mp4Checker } from '../../nodes/shared/media/mp4';
+import { bufferReader } from '../../nodes/shared/media/nal';
 import { client } from './client';
 
 let sim: Simulator;
@@ -226,5 +228,56 @@ describe('async answers with b64_json', () => {
 			expect([1024, 1254]).toContain(info.width);
 		}
 		expect((await untilDone((await gen({})).json.task_id)).json.data[0].url).toMatch(/^http/);
+	});
+});
+
+describe('video tasks', () => {
+	it('an unknown task, another key’s task and another origin’s task answer 404 on query, as the spec says of task queries', async () => {
+		const t = (await delta()).json;
+		expect(await call('GET', '/v1/videos/vid_none')).toMatchObject({ status: 404, json: { code: 'task_not_exist', data: null } });
+		expect((await call('GET', `/v1/videos/${t.id}`, { key: sim.keys.other })).status).toBe(404);
+		expect((await call('GET', `/v1/videos/${t.id}`, { base: sim.altBaseUrl })).status).toBe(404);
+		expect((await call('GET', `/v1/videos/${t.id}`)).status).toBe(200);
+	});
+
+	it('gamma: seconds and aspect ratios outside the preferred ones are accepted (the spec only prefers them); a broken value is not', async () => {
+		const make = (json: Record<string, unknown>) => call('POST', '/v1/videos', { json: { model: 'gamma-video-1.5', prompt: 'a cat', ...json } });
+		for (const json of [{ seconds: 7 }, { seconds: '20' }, { aspect_ratio: '1:1' }, { aspect_ratio: '4:3' }]) expect((await make(json)).status).toBe(200);
+		for (const json of [{ seconds: 6.5 }, { seconds: 0 }, { aspect_ratio: 16 }]) expect((await make(json)).status).toBe(400);
+	});
+
+	it('fault video-query-error: after `polls` normal answers, the task’s queries answer the status `times` times, then normally again', async () => {
+		const t = (await delta()).json;
+		sim.fault({ route: `GET /v1/videos/${t.id}`, kind: 'video-query-error', status: 401, polls: 2, times: 2 });
+		const statuses = [];
+		for (let k = 0; k < 5; k++) statuses.push((await call('GET', `/v1/videos/${t.id}`)).status);
+		expect(statuses).toEqual([200, 200, 401, 401, 200]);
+		sim.fault({ route: `GET /v1/videos/${t.id}`, kind: 'video-query-error' });
+		expect(await call('GET', `/v1/videos/${t.id}`)).toMatchObject({ status: 403, json: { error: { type: 'permission_error' } } });
+		sim.fault({ route: `GET /v1/videos/${t.id}`, kind: 'video-query-error', status: 409 });
+		expect(await call('GET', `/v1/videos/${t.id}`)).toMatchObject({ status: 409, json: { code: 'query_failed', data: null } });
+	});
+
+	it('fault content-error: a finished video’s /content answers the 4xx (default 404), then serves the MP4', async () => {
+		const t = (await delta()).json;
+		await videoDone(t.id);
+		sim.fault({ route: `GET /v1/videos/${t.id}/content`, kind: 'content-error' });
+		expect(await call('GET', `/v1/videos/${t.id}/content`)).toMatchObject({ status: 404, json: { code: 'content_unavailable', data: null } });
+		sim.fault({ route: `GET /v1/videos/${t.id}/content`, kind: 'content-error', status: 403 });
+		expect((await call('GET', `/v1/videos/${t.id}/content`)).status).toBe(403);
+		const mp4 = await call('GET', `/v1/videos/${t.id}/content`);
+		expect(mp4.status).toBe(200);
+		expect(mp4.buf.subarray(4, 8).toString('latin1')).toBe('ftyp');
+	});
+
+	it('a generated MP4 holds an H.264 video track whose samples cover its media data as length-framed NAL units (a strict MP4 reader accepts it)', async () => {
+		const t = (await delta()).json;
+		await videoDone(t.id);
+		const mp4 = await call('GET', `/v1/videos/${t.id}/content`);
+		const checker = mp4Checker();
+		checker.push(mp4.buf);
+		const checked = checker.end();
+		expect(checked.framed?.count).toBeGreaterThan(0);
+		await expect(checkMp4Samples(checked, { read: bufferReader(mp4.buf) })).resolves.toBeUndefined();
 	});
 });

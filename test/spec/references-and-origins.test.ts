@@ -91,7 +91,7 @@ describe('video origins', () => {
 		expect(done).toHaveLength(1);
 		expect(done[0].json).toMatchObject({ status: 'completed', origin: 'video' });
 		const queries = sim.log.filter((l) => l.method === 'GET' && l.path === `/v1/videos/${input[0].json.task_id}`);
-		expect(queries[0]).toMatchObject({ server: 'gateway', status: 400 });
+		expect(queries[0]).toMatchObject({ server: 'gateway', status: 404 });
 		expect(queries.slice(1).every((q) => q.server === 'alt')).toBe(true);
 		expect(posts()).toHaveLength(1);
 	});

@@ -254,6 +254,24 @@ describe('responses stream parser', () => {
 		for (let cut = end; cut < bytes.length - 2; cut++) expect(failure(makeResp, bytes.subarray(0, cut)).kind).toBe('incomplete');
 	});
 
+	it('the spec names no completion event: any response.* event whose response says completed or incomplete ends the answer, named or typed in its JSON', () => {
+		const named = makeResp();
+		named.feed(respEvent('response.output_text.delta', { delta: 'he' }) + respEvent('response.in_progress', { response: { status: 'in_progress' } }) + respEvent('response.done', { response: { ...RESP_FINAL, id: 'r7' } }));
+		named.end();
+		expect(named.result).toMatchObject({ text: CHAT_TEXT, status: 'completed', id: 'r7', done: true });
+		const typed = makeResp();
+		typed.feed('data: {"type":"response.output_text.delta","delta":"hi"}\n\ndata: {"type":"response.finished","response":{"status":"Incomplete","incomplete_details":{"reason":"max_output_tokens"}}}\n\n');
+		typed.end();
+		expect(typed.result).toMatchObject({ text: 'hi', status: 'Incomplete', incompleteReason: 'max_output_tokens', done: true });
+		// an event that only names an item's status is not the response ending
+		expect(failure(makeResp, respEvent('response.output_item.done', { item: { type: 'message', status: 'completed', content: [] } })).kind).toBe('incomplete');
+	});
+
+	it('a response.* event whose response says cancelled or failed is a failure with the gateway message', () => {
+		expect(failure(makeResp, respEvent('response.output_text.delta', { delta: 'p' }) + respEvent('response.cancelled', { response: { status: 'cancelled' } })).message).toMatch(/ended the answer with status "cancelled" \(event response\.cancelled\)/);
+		expect(failure(makeResp, respEvent('response.ended', { response: { status: 'failed', error: { message: 'quota gone', code: 'insufficient_quota' } } })).message).toMatch(/quota gone \(insufficient_quota\)/);
+	});
+
 	it('error and response.failed events are errors with their message', () => {
 		expect(failure(makeResp, respEvent('response.output_text.delta', { delta: 'p' }) + respEvent('error', { message: 'upstream stream failed', code: 'stream_error' })).message).toBe('the gateway reported an error in the answer: upstream stream failed (stream_error)');
 		expect(failure(makeResp, respEvent('response.failed', { response: { status: 'failed', error: { code: 'server_error', message: 'model crashed' } } })).message).toMatch(/model crashed \(server_error\)/);

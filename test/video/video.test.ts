@@ -203,10 +203,10 @@ describe('Video Create (delta): body, materials and output', () => {
 
 describe('Video Create (gamma)', () => {
 	it.each([
-		['seconds from the allowed set', { gammaSeconds: '={{ 5 }}' }, /seconds: 5: must be 6, 8, 10, 12, 15/, { gammaSeconds: 15 }],
+		['whole seconds', { gammaSeconds: '={{ 7.5 }}' }, /seconds: 7\.5: must be a whole number of seconds/, { gammaSeconds: 15 }],
 		['up to 7 reference images', { imageUrls: urls(8) }, /image_urls: 8 reference images: at most 7/, { imageUrls: urls(7), gammaSeconds: 10 }],
 		['gamma-video-1.0 with several references: at most 10 s', { imageUrls: urls(2).join(','), gammaSeconds: 12 }, /seconds: 12: gamma-video-1\.0 with several reference images allows at most 10 seconds/, { imageUrls: urls(2).join(','), gammaSeconds: 10 }],
-		['aspect ratio from the list', { aspectRatio: '={{ "4:3" }}' }, /aspect_ratio: "4:3" must be 16:9, 9:16, 1:1/, { aspectRatio: '9:16' }],
+		['aspect ratio as text', { aspectRatio: '={{ 16 }}' }, /aspect_ratio: 16: must be a ratio text/, { aspectRatio: '9:16' }],
 		['prompt not empty', { prompt: ' ' }, /prompt: must not be empty/, { prompt: 'a dog' }],
 		['reference addresses public', { imageUrls: 'https://10.0.0.1/a.png' }, /image_urls\[0\]: host 10\.0\.0\.1 is a private/, { imageUrls: 'https://media.example/a.png' }],
 		['a gamma model', { model: model('delta-video-2-0-mini-260615') }, /model: must be gamma-video-1\.0 or gamma-video-1\.5/, { model: model('gamma-video-1.5') }],

@@ -11,9 +11,9 @@ import { ResultInvalidError, storeImageResult } from '../results';
 import { normaliseImageTask } from '../status';
 import type { GatewayTransport } from '../transport/http';
 import { WaitAndEmit } from '../wait/emit';
-import { imageFingerprint, loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
-import { normalisedSize, sizeNote } from './rules';
-import { explainNoImage, submitImage, type ImageMode, type SubmitResult } from './submit';
+import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
+import { normalisedSize, partialImagesWarning, sizeNote } from './rules';
+import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './submit';
 
 const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request. It was not resent: check the usage records before submitting again.';
 /** price look-ups for the execution hint: one per model, a few models at most */
@@ -32,6 +32,7 @@ function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p:
 		kind: 'image',
 		model: p.input.req.model,
 		mode,
+		n: p.input.req.n,
 		...expectedSize(p),
 		status: String(body.status ?? 'processing'),
 		state: (body.state as string) ?? null,
@@ -61,8 +62,9 @@ function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model
 	};
 }
 
-export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, o: { asTool: boolean; binaryProperty: string }): PaidBatch<PreparedImage, SubmitResult> {
+export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, o: { asTool: boolean; binaryProperty: string }): PaidBatch<PreparedImage, ImageAnswer> {
 	let waiter: WaitAndEmit | undefined;
+	let partialHinted = false;
 	const prop = (k: number) => (k ? `${o.binaryProperty}_${k}` : o.binaryProperty);
 
 	const images = async (p: PreparedImage, sent: Extract<SubmitResult, { kind: 'images' }>, i: number): Promise<INodeExecutionData | PaidFailure> => {
@@ -83,12 +85,16 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 		} catch (err) {
 			return failure(err, 'download', true, { fields: { ...fields, result_urls: sent.refs.map((r) => r.url ?? null) } });
 		}
-		return { json: { status: 'completed', ...fields, files, ...(sent.text ? { text: sent.text } : {}) }, ...(o.asTool ? {} : { binary }) };
+		const partial = partialImagesWarning(p.input.req.n, files.length);
+		if (partial.warning && !partialHinted) {
+			partialHinted = true;
+			ctx.addExecutionHints?.({ message: `Fewer images than asked arrived (n > 1): see images_expected, images_received and warning on the items. ${partial.warning}`, type: 'warning', location: 'outputPane' });
+		}
+		return { json: { status: 'completed', ...fields, files, ...partial, ...(sent.text ? { text: sent.text } : {}) }, ...(o.asTool ? {} : { binary }) };
 	};
 
 	return {
 		prepare: (i) => prepareImageItem(ctx, i, (text) => transport.redact(text) !== text),
-		fingerprint: imageFingerprint,
 		async beforeSend(prepared) {
 			if (typeof ctx.addExecutionHints !== 'function') return;
 			const models = [...new Set(prepared.filter((p): p is PreparedImage => !!p).map((p) => p.input.req.model))].slice(0, HINTED_MODELS);
@@ -100,14 +106,21 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			const notes = new Set(prepared.map((p) => p && sizeNote(p.input.req.model, p.input.req.size)).filter((n): n is string => !!n));
 			for (const message of [...notes].slice(0, HINTED_MODELS)) ctx.addExecutionHints({ message, location: 'outputPane' });
 		},
-		send: async (p) => submitImage(transport, await loadSubmitInput(p)),
-		taskIdOf: (sent) => (sent.kind === 'task' ? normaliseImageTask(sent.body).taskId : undefined),
-		async finish(p, sent, i) {
+		send: async (p) => sendImage(transport, await loadSubmitInput(p)),
+		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? normaliseImageTask(answer.out.body).taskId : undefined),
+		async finish(p, answer, i) {
+			const sent = readImageAnswer(answer);
 			const model = p.input.req.model;
 			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model) };
 			if (sent.kind === 'images') return images(p, sent, i);
 			const json = taskJson(sent.body, transport, p, sent.mode);
 			const taskId = json.task_id as string;
+			const ended = sent.mode === 'async' ? undefined : normaliseImageTask(sent.body);
+			// a synchronous 200 that is a task object which already ended: its images now, or a failure that reached the gateway
+			if (ended?.phase === 'succeeded') return images(p, { kind: 'images', refs: ended.results, body: sent.body, mode: sent.mode }, i);
+			if (ended?.phase === 'failed') {
+				return failure(new ResultInvalidError(`HTTP 200: ${ended.error ?? 'the task failed'}`), 'answer', true, { taskId, fields: { model, mode: sent.mode, billing_status: ended.billingStatus ?? null } });
+			}
 			if (!p.options.waitForResult) return { json };
 			waiter ??= new WaitAndEmit(ctx, transport);
 			const routed = await waiter.run(
@@ -122,7 +135,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 					deadline: Date.now() + (p.options.deadlineMinutes ?? 30) * 60_000,
 					initialDelayMs: json.poll_after_ms as number,
 				},
-				{ binaryProperty: o.binaryProperty, download: !o.asTool, model },
+				{ binaryProperty: o.binaryProperty, download: !o.asTool, model, imagesExpected: p.input.req.n },
 			);
 			if (routed.output === 1) {
 				const r = routed.item.json;

@@ -194,3 +194,16 @@ export type ImageRequest = z.infer<typeof imageRequestSchema>;
 export function jsonEditConfirmed(model: string): boolean {
 	return model === 'alpha-image-2.5' || model.startsWith('beta-3.1-flash-image-preview');
 }
+
+/**
+ * The spec: "n>1 can partially fail without full failure hints". Fewer images than asked stay a success (they were
+ * paid for and are kept) that says how many are missing.
+ */
+export function partialImagesWarning(expected: number | undefined, received: number): { images_expected?: number; images_received?: number; warning?: string } {
+	if (expected === undefined || !Number.isInteger(expected) || expected <= received) return {};
+	return {
+		images_expected: expected,
+		images_received: received,
+		warning: `${received} of ${expected} images arrived (n = ${expected}): the gateway completed the request with ${expected - received} missing. The missing images may still have been charged: check the usage records before asking again.`,
+	};
+}

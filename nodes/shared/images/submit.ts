@@ -116,17 +116,30 @@ export function nativeImages(body: Record<string, unknown>): { refs: ResultRef[]
 	return { refs, text };
 }
 
-export async function submitImage(transport: GatewayTransport, input: SubmitInput): Promise<SubmitResult> {
+/** What came back for one paid image request, not yet interpreted. */
+export interface ImageAnswer {
+	mode: ImageMode;
+	out: SubmitOutcome;
+}
+
+/** Sends the image request once; interpretation is `readImageAnswer`'s, after the spend is recorded. */
+export async function sendImage(transport: GatewayTransport, input: SubmitInput): Promise<ImageAnswer> {
 	const mode = effectiveMode(input.req.model, input.mode);
 	const edit = input.operation === 'edit';
-	let out: SubmitOutcome;
 	if (mode === 'native') {
-		out = await transport.submit(`/v1beta/models/${encodeURIComponent(input.req.model)}:generateContent`, { json: nativeBody(input) }, { timeout: 'syncImage' });
-	} else {
-		const path = `/v1/images/${edit ? 'edits' : 'generations'}${mode === 'async' ? '/async' : ''}`;
-		const payload = edit && input.editEncoding === 'multipart' && !input.referenceUrls.length ? { form: multipartBody(input) } : { json: jsonBody(input) };
-		out = await transport.submit(path, payload, { timeout: mode === 'async' ? 'submit' : 'syncImage' });
+		return { mode, out: await transport.submit(`/v1beta/models/${encodeURIComponent(input.req.model)}:generateContent`, { json: nativeBody(input) }, { timeout: 'syncImage' }) };
 	}
+	const path = `/v1/images/${edit ? 'edits' : 'generations'}${mode === 'async' ? '/async' : ''}`;
+	const payload = edit && input.editEncoding === 'multipart' && !input.referenceUrls.length ? { form: multipartBody(input) } : { json: jsonBody(input) };
+	return { mode, out: await transport.submit(path, payload, { timeout: mode === 'async' ? 'submit' : 'syncImage' }) };
+}
+
+export async function submitImage(transport: GatewayTransport, input: SubmitInput): Promise<SubmitResult> {
+	return readImageAnswer(await sendImage(transport, input));
+}
+
+/** What an answer means: a task, images, or an uncertain outcome. May throw on a shape nobody expected. */
+export function readImageAnswer({ mode, out }: ImageAnswer): SubmitResult {
 	if (out.kind === 'uncertain') return { kind: 'uncertain', reason: out.reason, body: out.body, mode };
 	if (mode === 'native') {
 		const { refs, text } = nativeImages(out.body);

@@ -1,6 +1,7 @@
 /**
  * The Responses stream parser (`POST /v1/responses` with `stream: true`): `event: <name>` + `data: {json}`
- * pairs, no `[DONE]`; the stream is complete at `response.completed` or `response.incomplete`. Text is read
+ * pairs, no `[DONE]`; the stream is complete at `response.completed` or `response.incomplete`, or at any other
+ * `response.*` event whose response object has ended (the spec does not name the event types). Text is read
  * by walking `output[].content[]` (never a top-level `output_text`). Gateways that send a reduced set of
  * events (no content_part events, no sequence numbers, output only in `output_item.done`) are handled.
  */
@@ -11,6 +12,8 @@ export const RESPONSES_END = 'response.completed';
 
 /** Output items and text parts are kept by their indices in maps (never arrays sized by a number from the gateway); more distinct ones than this end the answer as unreadable. */
 export const MAX_OUTPUT_PARTS = 1024;
+
+const TERMINAL_FAILURES = new Set(['failed', 'cancelled', 'canceled']);
 
 const USED_EVENTS = new Set(['response.created', 'response.in_progress', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done', 'response.completed', 'response.incomplete', 'response.failed', 'error']);
 
@@ -111,8 +114,9 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 		const errorEvent = errorEventText(e, this.deltas);
 		if (errorEvent) throw errorEvent;
 		const named = e.event && e.event !== 'message' ? e.event : undefined;
-		// named events this parser does not use (content_part, reasoning, ping, …) are not parsed at all
-		if (named && !USED_EVENTS.has(named)) return '';
+		// named events this parser does not use (content_part, reasoning, ping, …) are not parsed, unless a `response.*`
+		// event may carry the response object's status (the spec names no completion event)
+		if (named && !USED_EVENTS.has(named) && !(named.startsWith('response.') && data.includes('"status"'))) return '';
 		const json = eventJson(e, atEnd, { receivedText: this.deltas, marker: RESPONSES_END });
 		const type = named ?? str(json.type);
 		switch (type) {
@@ -152,7 +156,22 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 			case 'error':
 				throw upstreamError(json, this.deltas);
 			default:
+				if (type?.startsWith('response.')) this.endByStatus(type, json);
 				return '';
+		}
+	}
+
+	/** Any `response.*` event whose response object says it ended: completed or incomplete ends the answer; failed or cancelled fails it. */
+	private endByStatus(type: string, json: Record<string, unknown>): void {
+		const resp = json.response && typeof json.response === 'object' && !Array.isArray(json.response) ? (json.response as Record<string, unknown>) : undefined;
+		const status = str(resp?.status)?.toLowerCase();
+		if (!resp || !status) return;
+		if (status === 'completed' || status === 'incomplete') {
+			this.finalType = status === 'incomplete' ? 'response.incomplete' : RESPONSES_END;
+			this.final = resp;
+		} else if (TERMINAL_FAILURES.has(status)) {
+			if (resp.error) throw upstreamError(resp, this.deltas);
+			throw new StreamError(`the gateway ended the answer with status "${status}" (event ${type.slice(0, 80)})`, 'upstream', this.deltas);
 		}
 	}
 

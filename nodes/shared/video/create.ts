@@ -12,7 +12,7 @@ import { readModel } from '../ui';
 import { parseOrThrow } from '../validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './build';
 import { mediaUrlProblem } from './mediaUrl';
-import { GAMMA_UNCONFIRMED_SECONDS, deltaSchema, gammaSchema } from './schemas';
+import { deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
 
 export type VideoFamily = 'delta' | 'gamma';
 
@@ -117,8 +117,7 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 		form = async () => buildGammaForm(body, await readReference());
 		materials.push({ type: 'image', role: 'input_reference', file: fileName });
 	}
-	if (Number(body.seconds) === GAMMA_UNCONFIRMED_SECONDS) hints.push(`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes validation but is not confirmed upstream; 6, 8, 10, 12 or 15 are preferred`);
-	if (model === 'gamma-video-1.5' && body.aspect_ratio === '1:1') hints.push('gamma-video-1.5: 16:9 or 9:16 are preferred over 1:1');
+	hints.push(...gammaPreferenceHints(body));
 	const plain = (body.image_urls as unknown[] | undefined)?.filter((u) => typeof u === 'string' && u.startsWith('http:') && !mediaUrlProblem(u, { allowHttp: true }));
 	if (plain?.length) hints.push(`gamma-video: ${plain.length} reference image address(es) use http://; public HTTPS addresses are recommended`);
 	return { family, model, body, form, materials, hints };

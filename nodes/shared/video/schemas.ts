@@ -15,10 +15,13 @@ export const DELTA_SECONDS = { min: 4, max: 15, default: 5 } as const;
 export const DELTA_PROMPT_MAX = 6000;
 export const DELTA_SEED = { min: -1, max: 4294967295 } as const;
 export const DELTA_LIMITS = { reference_image: 9, reference_video: 3, reference_audio: 3, total: 12, items: 13 } as const;
+/** preferred by the spec, not required: other whole seconds are sent with a hint */
 export const GAMMA_SECONDS = [6, 8, 10, 12, 15] as const;
 /** passes the gateway's validation but is not confirmed upstream */
 export const GAMMA_UNCONFIRMED_SECONDS = 4;
+/** the ratios the spec names as common (1.0) or preferred (1.5: 16:9, 9:16); others are sent with a hint */
 export const GAMMA_ASPECT_RATIOS = ['16:9', '9:16', '1:1'];
+export const GAMMA_15_PREFERRED_RATIOS = ['16:9', '9:16'];
 export const GAMMA_MAX_REFERENCES = 7;
 
 export interface VideoRuleOptions {
@@ -197,6 +200,18 @@ export interface GammaRuleOptions extends VideoRuleOptions {
 	files?: number;
 }
 
+/** What the spec prefers for gamma without requiring it: hints for the execution, never refusals. */
+export function gammaPreferenceHints(body: Obj): string[] {
+	const hints: string[] = [];
+	const s = Number(body.seconds);
+	if (body.seconds !== undefined && s === GAMMA_UNCONFIRMED_SECONDS) hints.push(`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes validation but is not confirmed upstream; ${GAMMA_SECONDS.join(', ')} are preferred`);
+	else if (body.seconds !== undefined && !(GAMMA_SECONDS as readonly number[]).includes(s)) hints.push(`gamma-video: ${s} seconds is sent as asked, but ${GAMMA_SECONDS.join(', ')} are preferred; the gateway may refuse or adjust it`);
+	const ratio = body.aspect_ratio === undefined ? undefined : String(body.aspect_ratio);
+	if (body.model === 'gamma-video-1.5' && ratio !== undefined && !GAMMA_15_PREFERRED_RATIOS.includes(ratio)) hints.push(`gamma-video-1.5: ${GAMMA_15_PREFERRED_RATIOS.join(' or ')} are preferred over ${ratio}`);
+	else if (ratio !== undefined && !GAMMA_ASPECT_RATIOS.includes(ratio)) hints.push(`gamma-video: aspect ratio ${ratio} is sent as asked, but ${GAMMA_ASPECT_RATIOS.join(', ')} are the common ones; the gateway may refuse or adjust it`);
+	return hints;
+}
+
 export function gammaSchema(opts: GammaRuleOptions = {}) {
 	return z.record(z.unknown()).superRefine((b, ctx) => {
 		const add = (path: Path, message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -207,9 +222,7 @@ export function gammaSchema(opts: GammaRuleOptions = {}) {
 		let s: number | undefined;
 		if (b.seconds !== undefined) {
 			s = typeof b.seconds === 'string' && b.seconds.trim() !== '' ? Number(b.seconds) : (b.seconds as number);
-			if (typeof s !== 'number' || !Number.isInteger(s) || (s !== GAMMA_UNCONFIRMED_SECONDS && !(GAMMA_SECONDS as readonly number[]).includes(s))) {
-				add(['seconds'], `${JSON.stringify(b.seconds)}: must be ${GAMMA_SECONDS.join(', ')} (4 passes validation but is not confirmed upstream)`);
-			}
+			if (typeof s !== 'number' || !Number.isInteger(s) || s < 1) add(['seconds'], `${JSON.stringify(b.seconds)}: must be a whole number of seconds (${GAMMA_SECONDS.join(', ')} are preferred)`);
 		}
 		let urls: unknown[] = [];
 		if (b.image_urls !== undefined) {
@@ -224,7 +237,7 @@ export function gammaSchema(opts: GammaRuleOptions = {}) {
 		const count = urls.length + files;
 		if (count > GAMMA_MAX_REFERENCES) add(['image_urls'], `${count} reference images${files ? ` (incl. ${files} input_reference file)` : ''}: at most ${GAMMA_MAX_REFERENCES}`);
 		if (b.model === 'gamma-video-1.0' && count > 1 && s !== undefined && s > 10) add(['seconds'], `${s}: gamma-video-1.0 with several reference images allows at most 10 seconds`);
-		if (b.aspect_ratio !== undefined && !GAMMA_ASPECT_RATIOS.includes(String(b.aspect_ratio))) add(['aspect_ratio'], `"${String(b.aspect_ratio)}" must be ${GAMMA_ASPECT_RATIOS.join(', ')}`);
+		if (b.aspect_ratio !== undefined && (typeof b.aspect_ratio !== 'string' || !b.aspect_ratio.trim())) add(['aspect_ratio'], `${JSON.stringify(b.aspect_ratio)}: must be a ratio text such as 16:9`);
 	});
 }
 

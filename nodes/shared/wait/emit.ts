@@ -8,7 +8,9 @@ import { Limit } from '../limit';
 import { settleDeltaFee } from '../pricing/delta';
 import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../results';
 import type { GatewayTransport } from '../transport/http';
-import { TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
+import { storeDeltaVideo } from '../video/content';
+import { partialImagesWarning } from '../images/rules';
+import { DEFAULT_VIDEO_INTERVAL_MS, TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
 
 /** results downloaded at once (each image is held in memory while it is checked) */
 export const DOWNLOAD_CONCURRENCY = 8;
@@ -26,6 +28,8 @@ export interface EmitOptions {
 	maxVideoBytes?: number;
 	/** fields carried from the input item (e.g. wait_started_at) */
 	carry?: IDataObject;
+	/** image tasks: the `n` asked for; fewer images delivered is said on the Completed item */
+	imagesExpected?: number;
 }
 
 export type Routed = { output: 0 | 1 | 2; item: INodeExecutionData };
@@ -37,6 +41,7 @@ function propName(base: string, k: number): string {
 export class WaitAndEmit {
 	private readonly waiter: TaskWaiter;
 	private readonly downloads = new Limit(DOWNLOAD_CONCURRENCY);
+	private partialHinted = false;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -46,11 +51,58 @@ export class WaitAndEmit {
 		this.waiter = new TaskWaiter(transport, waitOpts);
 	}
 
+	/** One task's wait and results. Whatever this task's handling throws (but a cancellation) is this task's failure alone. */
 	async run(job: WaitJob, opts: EmitOptions): Promise<Routed> {
-		const outcome = await this.waiter.wait(job);
-		if (outcome.state !== 'completed' || !opts.download) return emitOutcome(this.ctx, this.transport, job, outcome, opts);
-		return this.downloads.run(() => emitOutcome(this.ctx, this.transport, job, outcome, opts));
+		try {
+			const outcome = await this.waiter.wait(job);
+			if (outcome.state !== 'completed' || !opts.download) return this.hinted(await emitOutcome(this.ctx, this.transport, job, outcome, opts));
+			return this.hinted(await this.downloads.run(() => emitOutcome(this.ctx, this.transport, job, outcome, opts)));
+		} catch (err) {
+			if (this.transport.signal?.aborted) throw err;
+			return unexpectedFailure(job, err);
+		}
 	}
+
+	/** One execution hint for items that arrived with fewer images than asked. */
+	private hinted(r: Routed): Routed {
+		if (r.item.json.images_expected !== undefined && !this.partialHinted) {
+			this.partialHinted = true;
+			this.ctx.addExecutionHints?.({ message: `Some image tasks completed with fewer images than asked (n > 1): see images_expected, images_received and warning on those items.`, type: 'warning', location: 'outputPane' });
+		}
+		return r;
+	}
+}
+
+/** Why a task came out Still Running: its deadline passed, or Max Wait per Execution handed it back early. */
+function runningNote(job: WaitJob): IDataObject {
+	if (job.finalDeadline !== undefined && job.deadline < job.finalDeadline && Date.now() < job.finalDeadline) {
+		return {
+			handed_back: 'max_wait',
+			deadline_at: new Date(job.finalDeadline).toISOString(),
+			note: 'Still running: handed back by Max Wait per Execution so no worker is held. Loop it through a Wait node back into Task Wait; its deadline is kept.',
+		};
+	}
+	return {
+		handed_back: 'deadline',
+		note: 'Still running at the deadline. The task was not cancelled (there is no cancel API): wait (e.g. n8n Wait node) and run Task Wait again with this task_id.',
+	};
+}
+
+function unexpectedFailure(job: WaitJob, err: unknown): Routed {
+	return {
+		output: 1,
+		item: {
+			json: {
+				task_id: job.taskId,
+				kind: job.kind,
+				origin: job.origin,
+				status: 'failed',
+				failed_at: 'task',
+				error: `handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`,
+				note: 'The task may have completed and be billed: wait for it again with this task_id, or download it with Download Result.',
+			},
+		},
+	};
 }
 
 /**
@@ -66,7 +118,8 @@ function feeOf(raw: Record<string, unknown>, opts: EmitOptions): IDataObject {
 }
 
 export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTransport, job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): Promise<Routed> {
-	const common: IDataObject = { task_id: job.taskId, kind: job.kind, origin: job.origin, ...(opts.model ? { model: opts.model } : {}), ...(opts.carry ?? {}), polls: outcome.polls };
+	const family = opts.family ?? job.family;
+	const common: IDataObject = { task_id: job.taskId, kind: job.kind, origin: job.origin, ...(opts.model ? { model: opts.model } : {}), ...(family ? { family } : {}), ...(opts.carry ?? {}), polls: outcome.polls };
 	if (outcome.state === 'running') {
 		return {
 			output: 2,
@@ -77,7 +130,7 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 					gateway_status: outcome.task?.rawStatus ?? null,
 					progress: outcome.task?.progress ?? null,
 					...(outcome.lastError ? { last_error: outcome.lastError } : {}),
-					note: 'Still running at the deadline. The task was not cancelled (there is no cancel API): wait (e.g. n8n Wait node) and run Task Wait again with this task_id.',
+					...runningNote(job),
 				},
 			},
 		};
@@ -116,14 +169,17 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 				binary[propName(opts.binaryProperty, k)] = stored.binary;
 				files.push({ ...stored.meta, binaryProperty: propName(opts.binaryProperty, k) });
 			}
+		} else if (family === 'gamma' && !task.results[0]?.url) {
+			throw new Error('video task completed without a result URL');
 		} else if (opts.download) {
-			const source = opts.family === 'gamma' ? { url: task.results[0]?.url } : { path: `/v1/videos/${job.taskId}/content`, origin: job.origin };
-			if (opts.family === 'gamma' && !source.url) throw new Error('video task completed without a result URL');
-			const stored = await storeVideoResult(ctx, transport, source, job.taskId, job.deadline + 10 * 60_000, { maxBytes: opts.maxVideoBytes });
+			const stored =
+				family === 'gamma'
+					? await storeVideoResult(ctx, transport, { url: task.results[0]?.url }, job.taskId, job.deadline + 10 * 60_000, { maxBytes: opts.maxVideoBytes })
+					: await storeDeltaVideo(ctx, transport, { taskId: job.taskId, origin: job.origin, deadline: job.deadline, intervalMs: job.videoIntervalMs ?? DEFAULT_VIDEO_INTERVAL_MS }, { maxBytes: opts.maxVideoBytes });
 			binary[opts.binaryProperty] = stored.binary;
 			files.push({ ...stored.meta, binaryProperty: opts.binaryProperty });
 		} else {
-			files.push({ url: task.results[0]?.url ?? null, content_path: opts.family === 'gamma' ? null : `/v1/videos/${job.taskId}/content` });
+			files.push({ url: task.results[0]?.url ?? null, content_path: family === 'gamma' ? null : `/v1/videos/${job.taskId}/content` });
 		}
 	} catch (err) {
 		return {
@@ -144,10 +200,11 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		};
 	}
 	const json: IDataObject = { ...common, status: 'completed', gateway_status: task.rawStatus ?? null, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };
+	if (job.kind === 'image') Object.assign(json, partialImagesWarning(opts.imagesExpected, files.length));
 	if (job.kind === 'video') {
 		json.progress = task.progress ?? 100;
 		json.usage = (task.usage as IDataObject) ?? null;
-		if (opts.family === 'delta' && opts.model) {
+		if (family === 'delta' && opts.model) {
 			json.fee = feeOf(outcome.raw, opts);
 		}
 	}

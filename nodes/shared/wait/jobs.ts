@@ -8,6 +8,8 @@ export interface JobMeta {
 	family?: 'delta' | 'gamma';
 	model?: string;
 	withReferenceVideo?: boolean;
+	/** image tasks: the `n` Image Submit asked for */
+	imagesExpected?: number;
 	waitStartedAt: number;
 }
 
@@ -25,11 +27,13 @@ export function buildJob(index: number, json: IDataObject, taskIdParam: unknown,
 	const model = typeof json.model === 'string' ? json.model : undefined;
 	let kind: 'image' | 'video';
 	if (kindParam === 'image' || kindParam === 'video') kind = kindParam;
-	else kind = json.kind === 'video' || (model && /-video-/.test(model)) ? 'video' : 'image';
+	else kind = json.kind === 'video' || (model && /-video-/.test(model)) || json.family === 'delta' || json.family === 'gamma' ? 'video' : 'image';
+	// nothing on the item says which kind (e.g. a stored task_id alone): ask as an image, then as a video
+	const kindUnknown = kindParam !== 'image' && kindParam !== 'video' && kind === 'image' && json.kind !== 'image' && !model && json.poll_path === undefined && json.poll_url === undefined;
 	const originParam = limits.originParam ?? 'auto';
 	const fromItem: OriginKind | undefined = json.origin === 'video' || json.origin === 'base' ? json.origin : undefined;
-	const origin: OriginKind = originParam === 'base' || originParam === 'video' ? originParam : (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
-	const family = json.family === 'delta' || json.family === 'gamma' ? json.family : model?.startsWith('gamma-') ? 'gamma' : kind === 'video' ? 'delta' : undefined;
+	const origin: OriginKind = kindUnknown ? 'base' : originParam === 'base' || originParam === 'video' ? originParam : (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
+	const family = json.family === 'delta' || json.family === 'gamma' ? json.family : model?.startsWith('gamma-') ? 'gamma' : model?.startsWith('delta-') ? 'delta' : undefined;
 	const started = typeof json.wait_started_at === 'number' && json.wait_started_at > 0 && json.wait_started_at <= limits.now ? json.wait_started_at : limits.now;
 	const overall = started + limits.deadlineMs;
 	const deadline = limits.maxWaitMs > 0 ? Math.min(overall, limits.now + limits.maxWaitMs) : overall;
@@ -46,7 +50,14 @@ export function buildJob(index: number, json: IDataObject, taskIdParam: unknown,
 			deadline,
 			finalDeadline: overall,
 			initialDelayMs: limits.initialDelayMs,
+			...(kindUnknown ? { videoFallback: videoFallback(originParam, fromItem, limits.hasVideoOrigin) } : {}),
 		},
-		meta: { family, model, withReferenceVideo: typeof json.with_reference_video === 'boolean' ? json.with_reference_video : undefined, waitStartedAt: started },
+		meta: { family, model, withReferenceVideo: typeof json.with_reference_video === 'boolean' ? json.with_reference_video : undefined, imagesExpected: kind === 'image' && Number.isSafeInteger(json.n) && (json.n as number) > 1 ? (json.n as number) : undefined, waitStartedAt: started },
 	};
+}
+
+/** Where a task of unknown kind is asked as a video: the origin the item or the node names, else the video origin first. */
+function videoFallback(originParam: string, fromItem: OriginKind | undefined, hasVideoOrigin: boolean | undefined): { origin: OriginKind; otherOrigin?: OriginKind } {
+	const origin: OriginKind = originParam === 'base' || originParam === 'video' ? originParam : (fromItem ?? (hasVideoOrigin ? 'video' : 'base'));
+	return { origin, otherOrigin: originParam === 'auto' && hasVideoOrigin ? (origin === 'video' ? 'base' : 'video') : undefined };
 }

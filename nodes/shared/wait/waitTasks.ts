@@ -27,6 +27,10 @@ export interface WaitJob {
 	videoIntervalMs?: number;
 	/** video tasks, origin auto: the other configured origin, asked once if `origin` does not know the task */
 	otherOrigin?: OriginKind;
+	/** kind not known from the item: asked as an image first, then as this video task if the image endpoint does not know it */
+	videoFallback?: { origin: OriginKind; otherOrigin?: OriginKind };
+	/** video family read from the task object when the item did not say it */
+	family?: 'delta' | 'gamma';
 }
 
 /** 404, or 400 task_not_exist: the origin asked does not know the task. */
@@ -94,6 +98,10 @@ export class TaskWaiter {
 				const s = this.state(j);
 				return { state: 'running', task: s.last, raw: s.raw, polls: s.polls, lastError: s.lastError };
 			},
+			onError: (j, err) => {
+				const s = this.state(j);
+				return { state: 'failed', error: `the task's answer could not be handled: ${(err as Error)?.message ?? String(err)}`, task: s.last, raw: s.raw, polls: s.polls };
+			},
 			poll: (j) => this.pollOnce(j),
 		});
 	}
@@ -139,27 +147,56 @@ export class TaskWaiter {
 				j.otherOrigin = undefined;
 				return this.pollOnce(j);
 			}
+			if (err instanceof GatewayHttpError && j.videoFallback && isTaskNotFound(err)) {
+				s.lastError = `${err.message} (as an image task; asking the video endpoint)`;
+				Object.assign(j, { kind: 'video', origin: j.videoFallback.origin, otherOrigin: j.videoFallback.otherOrigin, videoFallback: undefined, pollPath: undefined, pollUrl: undefined });
+				return this.pollOnce(j);
+			}
+			if (err instanceof GatewayHttpError && j.kind === 'video' && !(isTaskNotFound(err) && !s.last)) {
+				// spec, known case 4: with an ID and a failed query, keep querying the same task (never a new POST)
+				s.errors++;
+				s.lastError = `${err.message} (HTTP ${err.status}; the same task is queried again until the deadline)`;
+				return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
+			}
 			if (err instanceof GatewayHttpError) {
-				const why =
-					err.status === 404
+				const notExist = err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage);
+				const why = notExist
+					? `task not found (${err.status} task_not_exist): wrong ID, a different key, or queried on another origin than the one that created it`
+					: err.status === 404
 						? 'task not found (404): expired or cleaned up (terminal records are kept about 2 hours), a different key, or a wrong ID'
-						: err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage)
-							? `task not found (${err.status} task_not_exist): wrong ID, or queried on another origin than the one that created it`
-							: err.gatewayMessage;
+						: err.gatewayMessage;
 				return { done: true, result: { state: 'failed', error: why, httpStatus: err.status, polls: s.polls, task: s.last, raw: s.raw } };
 			}
 			s.errors++;
 			s.lastError = (err as Error).message;
 			return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
 		}
+		let task: NormalisedTask;
+		try {
+			task = j.kind === 'video' ? normaliseVideoTask(body) : normaliseImageTask(body);
+		} catch (err) {
+			// an answer nobody foresaw: read like an unreadable one, the same task asked again until the deadline
+			s.errors++;
+			s.lastError = `the task's answer could not be read: ${(err as Error)?.message ?? String(err)}`;
+			return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
+		}
 		s.errors = 0;
-		const task = j.kind === 'video' ? normaliseVideoTask(body) : normaliseImageTask(body);
+		if (j.kind === 'video') j.family ??= videoFamilyOf(body);
 		s.last = task;
 		s.raw = body;
 		if (task.phase === 'succeeded') return { done: true, result: { state: 'completed', task, raw: body, polls: s.polls } };
 		if (task.phase === 'failed') return { done: true, result: { state: 'failed', error: task.error ?? 'task failed', task, raw: body, polls: s.polls } };
 		return { done: false, waitMs: j.kind === 'video' ? every : interval(task.pollAfterMs, every) };
 	}
+}
+
+/** The family a video task object shows: its model's stem, else delta's `object: "video"`, else gamma's shapes. */
+function videoFamilyOf(body: Record<string, unknown>): 'delta' | 'gamma' {
+	const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
+	const model = typeof body.model === 'string' ? body.model : typeof data.model === 'string' ? data.model : '';
+	if (model.startsWith('gamma-')) return 'gamma';
+	if (model.startsWith('delta-') || body.object === 'video') return 'delta';
+	return 'gamma';
 }
 
 /** Waits for a fixed list of tasks (the benchmark's pre-submitted baseline). */
