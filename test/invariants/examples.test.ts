@@ -178,3 +178,21 @@ describe('memory of a stream that never ends', () => {
 		expect(r.growthMiB).toBeLessThan(200);
 	});
 });
+
+describe('a refused paid request (429) without Retry-After', () => {
+	it('is sent again no sooner than 1 s after the refusal, and only once it was refused', async () => {
+		let n = 0;
+		server = await scriptedServer((req, res) => {
+			if (req.method !== 'POST') return json(res, 404, {});
+			if (++n === 1) return json(res, 429, { error: { message: 'slow down' } });
+			json(res, 200, { task_id: 'task_after_429', status: 'queued' });
+		});
+		const at: number[] = [];
+		const node: TestNode = { name: 'Image', type: new GenGatewayImageSubmit(), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a cat', size: '1024x1024' } };
+		const r = await runWorkflow({ nodes: [node], credentials: creds() });
+		for (const s of server.posts()) at.push(s.at);
+		expect(r.output('Image')[0].json.task_id).toBe('task_after_429');
+		expect(at).toHaveLength(2);
+		expect(at[1] - at[0]).toBeGreaterThanOrEqual(1000);
+	});
+});

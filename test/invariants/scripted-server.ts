@@ -10,6 +10,8 @@ export interface Seen {
 	path: string;
 	body: string;
 	headers: IncomingMessage['headers'];
+	/** epoch ms the request arrived */
+	at: number;
 }
 
 export type Handler = (req: Seen, res: ServerResponse) => void | Promise<void>;
@@ -24,10 +26,11 @@ export interface ScriptedServer {
 export async function scriptedServer(handler: Handler): Promise<ScriptedServer> {
 	const seen: Seen[] = [];
 	const server: Server = createServer((req, res) => {
+		const at = Date.now();
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			const s: Seen = { method: req.method ?? '', path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
+			const s: Seen = { method: req.method ?? '', path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, at };
 			seen.push(s);
 			Promise.resolve(handler(s, res)).catch(() => res.destroy());
 		});
