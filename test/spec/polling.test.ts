@@ -69,7 +69,7 @@ describe('Task Wait polling', () => {
 		const options = { deadlineMinutes: 3 / 60, maxWaitSeconds: 2 };
 		const t0 = Date.now();
 		let items: INodeExecutionData[] = [imageItem('loop_1')];
-		const runs: Array<{ ms: number; end: number; polls: number; started: unknown; output: number }> = [];
+		const runs: Array<{ ms: number; end: number; polls: number; started: unknown; output: number; handedBack: unknown; note: unknown }> = [];
 		for (let k = 0; k < 3; k++) {
 			const before = polls().length;
 			const t = Date.now();
@@ -77,12 +77,12 @@ describe('Task Wait polling', () => {
 			const output = r.outputs('Wait').findIndex((o) => o.length === 1);
 			const item = r.outputs('Wait')[output][0];
 			expect(item.json.task_id).toBe('loop_1');
-			runs.push({ ms: Date.now() - t, end: Date.now() - t0, polls: polls().length - before, started: item.json.wait_started_at, output });
+			runs.push({ ms: Date.now() - t, end: Date.now() - t0, polls: polls().length - before, started: item.json.wait_started_at, output, handedBack: item.json.handed_back, note: item.json.note });
 			if (output !== 2) break;
 			items = [{ json: item.json }];
 		}
 		// the first execution hands back Still Running after its 2 s, with the time of the first wait
-		expect(runs[0]).toMatchObject({ output: 2 });
+		expect(runs[0]).toMatchObject({ output: 2, handedBack: 'max_wait', note: expect.stringMatching(/handed back by Max Wait per Execution/) });
 		expect(runs[0].ms).toBeGreaterThanOrEqual(1900);
 		expect(runs[0].started).toBeGreaterThanOrEqual(t0);
 		// the second stops at the overall deadline, 3 s after the first wait, not 2 s after it began
@@ -90,6 +90,8 @@ describe('Task Wait polling', () => {
 		expect(runs[1].ms).toBeLessThan(1700);
 		if (runs[1].output === 2) {
 			expect(runs[1].started).toBe(runs[0].started);
+			// a healthy task handed back early never reads as timed out; one past its deadline does
+			expect(runs.at(-1)).toMatchObject({ handedBack: 'deadline', note: expect.stringMatching(/^Still running at the deadline/) });
 			// past the overall deadline an execution holds nothing: at most one query, then the item comes out
 			expect(runs[2].ms).toBeLessThan(1000);
 			expect(runs[2].polls).toBeLessThanOrEqual(1);
