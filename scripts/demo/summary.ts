@@ -68,10 +68,12 @@ function taskIds(items: Item[]): string | undefined {
 	return ids.length ? ids.join(',') : undefined;
 }
 
-function itemProblem(i: Item): string | undefined {
+/** Why an output item is not a success: uncertain, an error, or `status: "failed"` (the first failed item of a spent batch has no `error`). */
+export function itemProblem(i: Item): string | undefined {
 	const j = i.json;
 	if (j.submission_uncertain === true) return `submission uncertain${j.reason ? `: ${String(j.reason)}` : ''}${j.task_id ? ` (task ${String(j.task_id)})` : ''}`;
 	if (j.error) return typeof j.error === 'string' ? j.error : JSON.stringify(j.error);
+	if (j.status === 'failed') return `failed${j.failed_at ? ` at ${String(j.failed_at)}` : ''}: ${String(j.error_message ?? 'no message')}`;
 	return undefined;
 }
 
