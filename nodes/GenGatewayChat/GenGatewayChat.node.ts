@@ -58,7 +58,7 @@ export class GenGatewayChat implements INodeType {
 								],
 								default: 'user',
 							},
-							{ displayName: 'Content', name: 'content', type: 'string', typeOptions: { rows: 3 }, default: '' },
+							{ displayName: 'Content', name: 'content', type: 'string', typeOptions: { rows: 3 }, default: '', placeholder: 'e.g. Summarise this ticket in two sentences: {{ $json.text }}' },
 						],
 					},
 				],

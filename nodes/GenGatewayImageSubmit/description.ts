@@ -34,6 +34,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			default: 'generate',
 		},
 		modelLocator('searchImageModels', 'alpha-image-2.5', {
+			default: { mode: 'list', value: 'alpha-image-2.5' },
 			hint: 'alpha-image-2-az is always sent synchronously and without response_format: its async layer adds that field, which the channel refuses. The retired beta "special" series is not offered.',
 		}),
 		{
@@ -47,7 +48,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			],
 			default: 'async',
 		},
-		{ displayName: 'Prompt', name: 'prompt', type: 'string', typeOptions: { rows: 4 }, default: '', required: true, description: 'What to draw; for edits, what to keep and what to change' },
+		{ displayName: 'Prompt', name: 'prompt', type: 'string', typeOptions: { rows: 4 }, default: '', required: true, placeholder: 'e.g. a watercolour fox in a snowy forest, soft morning light', description: 'What to draw; for edits, what to keep and what to change' },
 		{
 			displayName: 'Size',
 			name: 'size',

@@ -30,6 +30,7 @@ export class GenGatewayResponses implements INodeType {
 				type: 'string',
 				typeOptions: { rows: 4 },
 				default: '',
+				placeholder: 'e.g. Write a product description for {{ $json.name }}',
 				required: true,
 				description: 'The text input. For structured input items, use an expression that returns an array.',
 			},

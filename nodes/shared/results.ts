@@ -75,9 +75,9 @@ export async function storeImageResult(ctx: IExecuteFunctions, transport: Gatewa
 	if (ref.b64) bytes = decodeBase64(ref.b64, maxBytes);
 	else if (ref.url) bytes = (await downloadImage(transport, ref.url, { deadline: ownDeadline(transport, 'imageDownload', opts.maxDurationMs), retryUntil: deadline, maxBytes })).bytes;
 	else throw new ResultInvalidError('result item has neither url nor b64_json');
-	let info: ReturnType<typeof validateImage>;
+	let info: Awaited<ReturnType<typeof validateImage>>;
 	try {
-		info = validateImage(bytes, opts.limits);
+		info = await validateImage(bytes, opts.limits);
 	} catch (err) {
 		if (!(err instanceof InvalidMediaError)) throw err;
 		throw new ResultInvalidError(`result is not a usable image (${bytes.length} bytes): ${err.message}`);

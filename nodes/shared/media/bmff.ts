@@ -1,9 +1,12 @@
 /**
- * ISO base media files (MP4, MOV, AVIF, HEIF) checked while they stream, in constant memory: the top-level boxes
- * must tile the file exactly (from an `ftyp` box to the last byte), the boxes a format needs must be present, and
- * the children of container boxes (e.g. `moov`) must tile them too. A header-only, truncated or padded file fails.
+ * ISO base media files (MP4, MOV, AVIF, HEIF) checked while they stream: the top-level boxes must tile the file
+ * exactly (from an `ftyp` box to the last byte), the boxes a format needs must be present, and the children of
+ * container boxes must tile them too. For MP4 the `moov` box is kept (at most MAX_MOOV_BYTES) and parsed at the end
+ * (moov.ts): every chunk its sample tables point to must lie inside an `mdat` box. Memory: the moov box, a few bytes
+ * per `mdat` box, never the media data. A header-only, truncated or padded file fails.
  */
 import { invalid, type InvalidMediaError } from './errors';
+import { parseMoov, type FramedSamples } from './moov';
 
 export interface BmffRules {
 	/** for messages: "MP4" */
@@ -14,9 +17,16 @@ export interface BmffRules {
 	nonEmpty: string[];
 	/** boxes whose children are walked too, with the children each must hold */
 	containers: Record<string, string[]>;
+	/** keep the top-level `moov` box and hold its sample tables to the `mdat` boxes at the end */
+	sampleTables?: boolean;
 }
 
-export const MP4_RULES: BmffRules = { format: 'MP4', required: ['ftyp', 'moov', 'mdat'], nonEmpty: ['mdat'], containers: { moov: ['mvhd'] } };
+export const MP4_RULES: BmffRules = { format: 'MP4', required: ['ftyp', 'moov', 'mdat'], nonEmpty: ['mdat'], containers: {}, sampleTables: true };
+
+/** the largest `moov` box kept to be parsed (a generated video's is a few KiB to a few MiB) */
+export const MAX_MOOV_BYTES = 64 * 1024 * 1024;
+/** the most top-level `mdat` boxes a file may have */
+const MAX_MDATS = 4096;
 
 interface Level {
 	type: string;
@@ -42,8 +52,11 @@ export class BmffChecker {
 	private current = '';
 	/** where the payload of a box running to the end of the file starts */
 	private toEnd = 0;
-	/** bytes of the current box's payload still to capture (the ftyp brand) */
-	private capture?: { type: string; want: number; got: Buffer[] };
+	/** bytes of the current box's payload still to capture (the ftyp brand, the moov box) */
+	private capture?: { type: string; want: number; got: Buffer[]; at: number };
+	private moov?: { data: Buffer; at: number };
+	/** payload ranges of the top-level `mdat` boxes, in file order (end Infinity: to the end of the file) */
+	private readonly mdats: Array<{ start: number; end: number }> = [];
 
 	constructor(private readonly rules: BmffRules) {}
 
@@ -78,7 +91,8 @@ export class BmffChecker {
 		}
 	}
 
-	end(): { bytes: number; brand?: string } {
+	/** The file's size and brand; for MP4 also its H.264/H.265 samples, for the NAL check of the stored file (nal.ts). */
+	end(): { bytes: number; brand?: string; framed?: FramedSamples } {
 		const f = (why: string) => this.fail(why);
 		if (this.pos === 0) throw f('the file is empty');
 		if (this.headerBytes) throw f(`it ends inside a box header at byte ${this.pos - this.headerBytes} (cut short)`);
@@ -90,7 +104,25 @@ export class BmffChecker {
 		}
 		for (const t of this.rules.required) if (!this.top.has(t)) throw f(`it has no '${t}' box${t === 'mdat' ? ' (no media data): header only' : ''}`);
 		for (const t of this.rules.nonEmpty) if (!this.payload.get(t)) throw f(`its '${t}' box is empty: header only`);
-		return { bytes: this.pos, brand: this.brand };
+		const framed = this.rules.sampleTables ? this.checkSampleTables() : undefined;
+		return { bytes: this.pos, brand: this.brand, ...(framed ? { framed } : {}) };
+	}
+
+	private checkSampleTables(): FramedSamples {
+		const mdats = this.mdats.map((m) => ({ start: m.start, end: Math.min(m.end, this.pos) }));
+		return parseMoov(this.moov?.data ?? Buffer.alloc(0), this.moov?.at ?? 0, (start, end, track) => {
+			let lo = 0;
+			let hi = mdats.length - 1;
+			while (lo < hi) {
+				const mid = (lo + hi + 1) >> 1;
+				if (mdats[mid].start <= start) lo = mid;
+				else hi = mid - 1;
+			}
+			const m = mdats[lo];
+			if (!(start >= m.start && end <= m.end)) {
+				throw this.fail(`a chunk of track ${track} (bytes ${start} to ${end}) lies ${end > this.pos ? 'past the end of the file (cut short)' : 'outside its media data'}`);
+			}
+		}).framed;
 	}
 
 	private fail(why: string): InvalidMediaError {
@@ -128,8 +160,9 @@ export class BmffChecker {
 		if (end > parent.end) throw this.fail(`its '${type}' box runs past the end of its '${parent.type}' box`);
 		if (atTop) {
 			this.boxes++;
-			this.top.add(type);
 			if (type === 'ftyp' && size < 16) throw this.fail(`its 'ftyp' box is too short`);
+			if (this.rules.sampleTables) this.topLevel(type, start, h.length, size);
+			this.top.add(type);
 		} else parent.children.add(type);
 		const length = end - this.pos;
 		this.current = type;
@@ -139,7 +172,8 @@ export class BmffChecker {
 			this.closeLevels();
 			return;
 		}
-		if (type === 'ftyp' && atTop) this.capture = { type, want: 4, got: [] };
+		if (type === 'ftyp' && atTop) this.capture = { type, want: 4, got: [], at: this.pos };
+		if (type === 'moov' && atTop && this.rules.sampleTables) this.capture = { type, want: length, got: [], at: this.pos };
 		this.skip = length;
 		if (size === Infinity) {
 			// a box "to the end of the file": whatever follows is its payload
@@ -150,12 +184,27 @@ export class BmffChecker {
 		if (this.skip === 0) this.closeLevels();
 	}
 
+	/** What MP4 asks of a top-level box as it opens: one `moov` of bounded size, `mdat` ranges noted, no fragments. */
+	private topLevel(type: string, start: number, head: number, size: number): void {
+		if (type === 'moof') throw this.fail(`it is a fragmented MP4 (a 'moof' box at byte ${start}): not accepted`);
+		if (type === 'moov') {
+			if (this.top.has('moov')) throw this.fail(`a second 'moov' box at byte ${start}`);
+			if (size === Infinity || size - head > MAX_MOOV_BYTES) throw this.fail(`its 'moov' box ${size === Infinity ? 'has no size' : `holds ${size - head} bytes, more than the ${MAX_MOOV_BYTES} accepted`}`);
+		}
+		if (type === 'mdat') {
+			if (this.mdats.length >= MAX_MDATS) throw this.fail(`more than ${MAX_MDATS} 'mdat' boxes`);
+			this.mdats.push({ start: start + head, end: start + size });
+		}
+	}
+
 	private captureBytes(bytes: Buffer): void {
 		const c = this.capture!;
 		c.got.push(bytes.subarray(0, c.want));
 		c.want -= Math.min(c.want, bytes.length);
 		if (c.want === 0) {
-			this.brand = Buffer.concat(c.got).toString('latin1');
+			const data = Buffer.concat(c.got);
+			if (c.type === 'moov') this.moov = { data, at: c.at };
+			else this.brand = data.toString('latin1');
 			this.capture = undefined;
 		}
 	}

@@ -11,7 +11,7 @@ import { BodyError, discard, secs } from '../transport/body';
 import type { DownloadOptions, GatewayTransport, StreamResponse } from '../transport/http';
 import { backoffDelay } from '../transport/retry';
 import { InvalidMediaError, ResultDownloadError, ResultInvalidError } from './errors';
-import { mp4Checker } from './mp4';
+import { checkMp4Samples, mp4Checker } from './mp4';
 
 export interface ResultSource {
 	/** an authenticated path on a gateway origin (`/v1/videos/{id}/content`) */
@@ -191,9 +191,10 @@ export async function downloadVideo(transport: GatewayTransport, source: ResultS
 		await sink.close();
 	}
 	try {
-		checker.end();
+		await checkMp4Samples(checker.end(), { path });
 	} catch (err) {
-		throw new ResultInvalidError(`the video is not a usable file: ${(err as Error).message}`);
+		if (!(err instanceof InvalidMediaError)) throw err;
+		throw new ResultInvalidError(`the video is not a usable file: ${err.message}`);
 	}
 	return { bytes: written, resumed };
 }

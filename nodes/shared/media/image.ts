@@ -1,11 +1,13 @@
 /**
- * A result image is accepted only when it is a complete, usable file: its format is read from the bytes, and the
- * whole file is walked (structure, checksums where the format has them, image data present, nothing after its end)
- * with sane dimensions.
+ * A result image is accepted only when it is a complete, usable file: its format is read from the bytes, the whole
+ * file is walked (structure, checksums where the format has them, image data present, nothing after its end) with
+ * sane dimensions, and then every pixel is decoded (decode.ts; BMP is checked exactly in bmp.ts). HEIC is refused:
+ * it cannot be decoded here.
  */
 import { imageSize } from 'image-size';
 import { BmffChecker } from './bmff';
 import { checkBmp } from './bmp';
+import { decodeFully } from './decode';
 import { DEFAULT_IMAGE_LIMITS, InvalidMediaError, checkDimensions, type ImageLimits } from './errors';
 import { checkGif } from './gif';
 import { checkJpeg } from './jpeg';
@@ -20,9 +22,11 @@ export interface ValidImage {
 	height: number;
 }
 
+const NAMES: Record<string, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP', 'image/gif': 'GIF', 'image/tiff': 'TIFF', 'image/avif': 'AVIF' };
+
 const HEIF_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'mif1', 'msf1', 'hevc', 'hevx']);
 
-function checkBmffImage(b: Buffer, format: 'AVIF' | 'HEIF', limits: ImageLimits): { width: number; height: number } {
+function checkBmffImage(b: Buffer, format: 'AVIF', limits: ImageLimits): { width: number; height: number } {
 	const checker = new BmffChecker({ format, required: ['ftyp', 'meta', 'mdat'], nonEmpty: ['mdat'], containers: {} });
 	checker.push(b);
 	checker.end();
@@ -36,9 +40,16 @@ function checkBmffImage(b: Buffer, format: 'AVIF' | 'HEIF', limits: ImageLimits)
 	return { width: size.width!, height: size.height! };
 }
 
-/** The real format and pixel size of a complete image; throws InvalidMediaError saying what is wrong. */
-export function validateImage(b: Buffer, limits: Partial<ImageLimits> = {}): ValidImage {
+/** The real format and pixel size of a complete image that decodes to its last pixel; rejects with InvalidMediaError saying what is wrong. */
+export async function validateImage(b: Buffer, limits: Partial<ImageLimits> = {}): Promise<ValidImage> {
 	const l = { ...DEFAULT_IMAGE_LIMITS, ...limits };
+	const found = checkStructure(b, l);
+	if (found.mimeType !== 'image/bmp') await decodeFully(b, NAMES[found.mimeType], l);
+	return found;
+}
+
+/** The format and size from the first pass over the bytes (structure, no pixels). */
+function checkStructure(b: Buffer, l: ImageLimits): ValidImage {
 	const as = (mimeType: string, extension: string, dims: { width: number; height: number }): ValidImage => ({ mimeType, extension, ...dims });
 	if (!b.length) throw new InvalidMediaError('the file is empty');
 	if (b.subarray(0, 8).equals(PNG_SIGNATURE)) return as('image/png', 'png', checkPng(b, l));
@@ -50,10 +61,12 @@ export function validateImage(b: Buffer, limits: Partial<ImageLimits> = {}): Val
 	if (head.startsWith('II*\0') || head.startsWith('MM\0*')) return as('image/tiff', 'tiff', checkTiff(b, l));
 	if (head.slice(4, 8) === 'ftyp') {
 		const brand = head.slice(8, 12);
-		if (brand === 'avif' || brand === 'avis') return as('image/avif', 'avif', checkBmffImage(b, 'AVIF', l));
-		if (HEIF_BRANDS.has(brand)) return as('image/heic', 'heic', checkBmffImage(b, 'HEIF', l));
+		const ftypEnd = Math.min(b.length, b.readUInt32BE(0));
+		const compatible: string[] = b.toString('latin1', 16, ftypEnd).match(/[\s\S]{4}/g) ?? [];
+		if (brand === 'avif' || brand === 'avis' || ((brand === 'mif1' || brand === 'msf1') && (compatible.includes('avif') || compatible.includes('avis')))) return as('image/avif', 'avif', checkBmffImage(b, 'AVIF', l));
+		if (HEIF_BRANDS.has(brand)) throw new InvalidMediaError('not a usable HEIF: HEIC images cannot be decoded here to check their pixels (PNG, JPEG, WebP, GIF, TIFF, AVIF, BMP are accepted)');
 	}
 	const text = b.subarray(0, 64).toString('utf8').trimStart().toLowerCase();
 	const looks = text.startsWith('<!doctype') || text.startsWith('<html') ? ', it looks like HTML' : text.startsWith('{') ? ', it looks like JSON' : '';
-	throw new InvalidMediaError(`not an image format that can be used (PNG, JPEG, WebP, GIF, BMP, TIFF, AVIF, HEIF)${looks}`);
+	throw new InvalidMediaError(`not an image format that can be used (PNG, JPEG, WebP, GIF, TIFF, AVIF, BMP)${looks}`);
 }
