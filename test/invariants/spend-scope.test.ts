@@ -51,7 +51,7 @@ const SETTINGS: Array<NonNullable<TestNode['onError']>> = ['stopWorkflow', 'cont
 describe.each(SETTINGS)('the spend boundary under %s with Retry On Fail (3 tries)', (onError) => {
 	const run = (step: Step, status = 200) =>
 		(async () => {
-			server = await scriptedServer((req, res) => json(res, status, status < 300 ? { ok: true } : { error: { message: 'refused' } }));
+			server = await scriptedServer((_req, res) => json(res, status, status < 300 ? { ok: true } : { error: { message: 'refused' } }));
 			const node: TestNode = { name: 'Probe', type: new ProbeNode(), parameters: { step }, onError, retryOnFail: true, maxTries: 3 };
 			return runWorkflow({ nodes: [node], credentials: { apiKey: 'sk-probe-key-123456', baseUrl: server.url }, input: [{ json: {} }, { json: {} }] });
 		})();

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { mp4File } from '../../media/mp4-files';
 
 export interface Hit {
 	server: 'gateway' | 'result';
@@ -133,22 +134,11 @@ export function png(width = 32, height = 24): Promise<Buffer> {
 		.toBuffer();
 }
 
-const box = (type: string, payload: Buffer): Buffer => {
-	const head = Buffer.alloc(8);
-	head.writeUInt32BE(8 + payload.length, 0);
-	head.write(type, 4, 'latin1');
-	return Buffer.concat([head, payload]);
-};
 
-/** A minimal complete MP4: `ftyp`, `moov` with an `mvhd`, and an `mdat` of filler up to `bytes`. */
+/** A small complete MP4 of about `bytes`: `ftyp`, a `moov` with one video track, and an `mdat` its samples tile. */
 export function mp4(bytes = 4096): Buffer {
-	const ftyp = box('ftyp', Buffer.from('isom\0\0\0\0isomiso2', 'latin1'));
-	const mvhd = Buffer.alloc(100);
-	mvhd.writeUInt32BE(1000, 12);
-	mvhd.writeUInt32BE(5000, 16);
-	mvhd.writeUInt32BE(0x00010000, 20);
-	const moov = box('moov', box('mvhd', mvhd));
-	return Buffer.concat([ftyp, moov, box('mdat', Buffer.alloc(Math.max(8, bytes - ftyp.length - moov.length - 8), 7))]);
+	const sampleBytes = 256;
+	return mp4File({ samples: Math.max(1, Math.floor((bytes - 400) / sampleBytes)), sampleBytes });
 }
 
 /** An image-task input item for Task Wait, as Image Submit emits it. */

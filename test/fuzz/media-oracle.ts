@@ -1,0 +1,101 @@
+/**
+ * The valid files the media fuzzer starts from, and the oracles it holds the node's verdict to: images decoded in
+ * full by sharp at its strictest (failOn 'warning'; BMP, which libvips cannot read, by ffmpeg), videos by ffprobe and
+ * a full ffmpeg decode. An oracle "decodes" a file when it finishes without reporting any error.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { Format } from './media-mutations';
+
+const noise = (width: number, height: number, pageHeight?: number) =>
+	sharp({ create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 60 }, ...(pageHeight ? { pageHeight } : {}) } });
+
+/** A 24-bit BMP of random-looking pixels. */
+function bmp(width: number, height: number): Buffer {
+	const row = Math.floor((24 * width + 31) / 32) * 4;
+	const b = Buffer.alloc(54 + row * height);
+	for (let i = 54; i < b.length; i++) b[i] = (i * 2654435761) >>> 24;
+	b.write('BM', 0, 'latin1');
+	b.writeUInt32LE(b.length, 2);
+	b.writeUInt32LE(54, 10);
+	b.writeUInt32LE(40, 14);
+	b.writeInt32LE(width, 18);
+	b.writeInt32LE(height, 22);
+	b.writeUInt16LE(1, 26);
+	b.writeUInt16LE(24, 28);
+	b.writeUInt32LE(row * height, 34);
+	return b;
+}
+
+/** A one-second 64x64 H.264 MP4 by ffmpeg, moov first (`faststart`) or last. */
+export function ffmpegMp4(faststart: boolean): Buffer {
+	const dir = mkdtempSync(join(tmpdir(), 'gg-fuzz-mp4-'));
+	try {
+		const out = join(dir, 'v.mp4');
+		execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10', '-t', '1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', ...(faststart ? ['-movflags', '+faststart'] : []), out]);
+		return readFileSync(out);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+export async function seeds(): Promise<Record<Exclude<Format, 'mp4'>, Buffer> & { 'mp4 faststart': Buffer; 'mp4 moov last': Buffer }> {
+	return {
+		png: await noise(96, 64).png({ compressionLevel: 1 }).toBuffer(),
+		jpeg: await noise(64, 48).jpeg({ quality: 80 }).toBuffer(),
+		webp: await noise(64, 48).webp().toBuffer(),
+		gif: await noise(32, 64, 32).gif({ loop: 0 }).toBuffer(),
+		tiff: await noise(48, 32).tiff({ compression: 'lzw' }).toBuffer(),
+		bmp: bmp(16, 12),
+		'mp4 faststart': ffmpegMp4(true),
+		'mp4 moov last': ffmpegMp4(false),
+	};
+}
+
+export async function sharpDecodes(b: Buffer): Promise<boolean> {
+	try {
+		await sharp(b, { failOn: 'warning', animated: true }).raw().toBuffer();
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function run(cmd: string, args: string[]): Promise<{ ok: boolean; stderr: string }> {
+	return new Promise((resolve) => {
+		execFile(cmd, args, { timeout: 30_000, maxBuffer: 4 * 1024 * 1024 }, (err, _stdout, stderr) => resolve({ ok: !err && !stderr.trim(), stderr: String(stderr).trim() }));
+	});
+}
+
+let tmp: string | undefined;
+let n = 0;
+
+/** ffmpeg's complaints about timestamps only (frames decode, but in the wrong order or time: e.g. a B-frame track without ctts) */
+const TIMING = /non monotonically increasing dts|Invalid timestamps|Non-monotonous DTS|pts has no value/i;
+
+/**
+ * ffprobe, then a full decode by ffmpeg: ok when neither reports an error. `timingOnly`: every error was about
+ * timestamps, none about decoding.
+ */
+export async function ffmpegDecodes(b: Buffer, ext: string): Promise<{ ok: boolean; why: string; timingOnly?: boolean }> {
+	tmp ??= mkdtempSync(join(tmpdir(), 'gg-fuzz-'));
+	const file = join(tmp, `f${n++}.${ext}`);
+	writeFileSync(file, b);
+	try {
+		const probe = await run('ffprobe', ['-v', 'error', file]);
+		if (!probe.ok) return { ok: false, why: `ffprobe: ${probe.stderr.split('\n')[0]}` };
+		const decode = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-']);
+		const lines = decode.stderr.split('\n').filter(Boolean);
+		return { ok: decode.ok, why: decode.ok ? '' : `ffmpeg: ${lines[0] ?? 'failed'}`, timingOnly: !decode.ok && lines.length > 0 && lines.every((l) => TIMING.test(l)) };
+	} finally {
+		rmSync(file, { force: true });
+	}
+}
+
+export function cleanupOracle(): void {
+	if (tmp) rmSync(tmp, { recursive: true, force: true });
+	tmp = undefined;
+}
