@@ -12,7 +12,7 @@ import { normaliseImageTask } from '../status';
 import type { GatewayTransport } from '../transport/http';
 import { WaitAndEmit } from '../wait/emit';
 import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
-import { normalisedSize, partialImagesWarning, sizeNote } from './rules';
+import { normalisedSize, partialImagesWarning, sizeNote, unknownModelNote } from './rules';
 import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './submit';
 
 const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request. It was not resent: check the usage records before submitting again.';
@@ -103,7 +103,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 				const hint = await expectedPriceHint(transport, model, first.input.req.n);
 				if (hint) ctx.addExecutionHints({ message: hint, location: 'outputPane' });
 			}
-			const notes = new Set(prepared.map((p) => p && sizeNote(p.input.req.model, p.input.req.size)).filter((n): n is string => !!n));
+			const notes = new Set(prepared.flatMap((p) => (p ? [unknownModelNote(p.input.req.model), sizeNote(p.input.req.model, p.input.req.size)] : [])).filter((n): n is string => !!n));
 			for (const message of [...notes].slice(0, HINTED_MODELS)) ctx.addExecutionHints({ message, location: 'outputPane' });
 		},
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),

@@ -1,5 +1,6 @@
 /** Image request rules per model family and tier (checked before any request), and what the gateway makes of a size. */
 import { z } from 'zod';
+import { familyOf, isRetired } from '../models';
 
 /** alpha-image-2.5 request sizes (targets: a 1024 square may come back as 1024 or 1254). */
 export const ALPHA_25_SIZES = ['1024x1024', '1536x1024', '1024x1536', '1536x864', '864x1536', '1536x1152', '1152x1536', '1680x720'] as const;
@@ -127,6 +128,12 @@ export function nearestBetaRatio(model: string, width: number, height: number): 
  * normalisation, or a beta model's tier and nearest ratio. Undefined when there is nothing to say (other models,
  * no size, a size that is refused anyway).
  */
+/** For a model the package has no rules for: what the execution hint says. */
+export function unknownModelNote(model: string): string | undefined {
+	if (imageFamily(model) || isRetired(model) || familyOf(model) !== 'image') return undefined;
+	return `${model}: this package has no local rules for this model, so size, quality and references are sent as given and the gateway decides; check its answer`;
+}
+
 export function sizeNote(model: string, size: string | undefined): string | undefined {
 	const alpha = normalisedSize(model, size);
 	if (alpha) return alpha.note;
@@ -160,10 +167,16 @@ export const imageRequestSchema = z
 	})
 	.superRefine((v, ctx) => {
 		const fam = imageFamily(v.model);
-		if (!fam) {
-			ctx.addIssue({ code: 'custom', path: ['model'], message: `${v.model} is not an image model this node supports (the retired 'special' beta series is not offered)` });
+		if (isRetired(v.model)) {
+			ctx.addIssue({ code: 'custom', path: ['model'], message: `${v.model} belongs to the retired 'special' beta series, which is no longer in the gateway's catalog` });
 			return;
 		}
+		if (!fam && familyOf(v.model) !== 'image') {
+			ctx.addIssue({ code: 'custom', path: ['model'], message: `${v.model} is not an image model (the list offers the image models your key can call)` });
+			return;
+		}
+		// an image model the package has no rules for goes as given: the catalogue changes, and the gateway is the authority
+		if (!fam) return;
 		const size = v.size;
 		if (size !== undefined && size !== '') {
 			const px = parsePixels(size);
