@@ -1,4 +1,4 @@
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, type IDisplayOptions, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
 import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
 import { concurrencyOption } from '../shared/pipeline/options';
 import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
@@ -6,6 +6,22 @@ import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
 const TIERS = (['1k', '2k', '4k'] as const).map((t) => `${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`).join(', ');
 const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, value: r }));
 const isFlash = { _cnd: { includes: 'flash' } };
+const ALPHA_25 = 'alpha-image-2.5';
+const ALPHA_AZ = 'alpha-image-2-az';
+const isAlpha2 = { _cnd: { regex: '^alpha-image-2(-1k|-2k|-4k)?$' } };
+const isBeta = { _cnd: { startsWith: 'beta-' } };
+const notNative = { mode: ['native'] };
+/** One Size field per model family (the same parameter, shown for one family each), each with its own one-sentence hint. */
+const sizeField = (hint: string, show: IDisplayOptions['show'], hide: IDisplayOptions['hide']): INodeProperties => ({
+	displayName: 'Size',
+	name: 'size',
+	type: 'string',
+	default: '1024x1024',
+	placeholder: 'e.g. 1536x1024',
+	description: 'Pixel string WIDTHxHEIGHT. Delivered pixels can differ; the output reports the real size.',
+	hint,
+	displayOptions: { ...(show ? { show } : {}), hide: { ...notNative, ...hide } },
+});
 
 export const imageSubmitDescription: INodeTypeDescription = {
 	displayName: 'GenGateway Image Submit',
@@ -20,7 +36,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
 	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true }],
+	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Operation',
@@ -33,10 +49,14 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			],
 			default: 'generate',
 		},
-		modelLocator('searchImageModels', 'alpha-image-2.5', {
-			default: { mode: 'list', value: 'alpha-image-2.5' },
-			hint: 'alpha-image-2-az is always sent synchronously and without response_format: its async layer adds that field, which the channel refuses. The retired beta "special" series is not offered.',
-		}),
+		modelLocator('searchImageModels', ALPHA_25, { default: { mode: 'list', value: ALPHA_25 } }),
+		{
+			displayName: 'alpha-image-2-az always runs synchronously, whatever the mode: its channel refuses the asynchronous form.',
+			name: 'azNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { model: [ALPHA_AZ] } },
+		},
 		{
 			displayName: 'Mode',
 			name: 'mode',
@@ -52,12 +72,16 @@ export const imageSubmitDescription: INodeTypeDescription = {
 		{
 			displayName: 'Size',
 			name: 'size',
-			type: 'string',
+			type: 'options',
+			options: ALPHA_25_SIZES.map((v) => ({ name: v, value: v })),
 			default: '1024x1024',
-			description: 'Pixel string WIDTHxHEIGHT. Delivered pixels can differ; the output reports the real size.',
-			hint: `alpha-image-2.5: ${ALPHA_25_SIZES.join(', ')}. alpha-image-2: any WIDTHxHEIGHT within the tier's pixel count (${TIERS}); the gateway rounds it to multiples of 16 keeping the ratio. alpha-image-2-az: any pixel string. beta: a pixel string (never a ratio like 16:9) for the nearest supported ratio; without a -1k/-2k/-4k suffix the longest side picks the tier: ≤1024 → 1K, ≤2048 → 2K, larger → 4K.`,
-			displayOptions: { hide: { mode: ['native'] } },
+			description: 'The sizes alpha-image-2.5 takes (targets: delivered pixels can differ; the output reports the real size)',
+			displayOptions: { show: { model: [ALPHA_25] }, hide: notNative },
 		},
+		sizeField(`Any WIDTHxHEIGHT within the tier's pixel count (${TIERS}); the gateway rounds it to multiples of 16.`, { model: [isAlpha2] }, {}),
+		sizeField('Any pixel string; alpha-image-2-az delivers what its channel makes of it.', { model: [ALPHA_AZ] }, {}),
+		sizeField('A pixel string (never a ratio like 16:9) for the nearest supported ratio; without a -1k/-2k/-4k suffix the longest side picks the tier.', { model: [isBeta] }, {}),
+		sizeField('This package has no size rules for this model: the size is sent as given and the gateway decides.', undefined, { model: [ALPHA_25, ALPHA_AZ, isAlpha2, isBeta] }),
 		// the same parameter twice: flash models are offered their four extra ratios, every other model the pro set
 		{
 			displayName: 'Aspect Ratio',

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ALPHA_25_SIZES } from '../../nodes/shared/images/rules';
 import { NodeHelpers, Workflow, type INode, type INodeParameters, type INodeType, type INodeTypeDescription, type INodeTypes, type INodePropertyOptions } from 'n8n-workflow';
 
 const ROOT = resolve(__dirname, '../..');
@@ -67,5 +68,33 @@ describe.each(CLASSES)('%s in the editor', (cls) => {
 		expect(codex.categories.length).toBeGreaterThan(0);
 		const ai = codex.subcategories?.AI ?? [];
 		expect(ai.filter((s) => SUB_NODE_SUBCATEGORIES.includes(s))).toEqual([]);
+	});
+});
+
+describe('Image Submit shows what the picked model takes', () => {
+	const d = load('GenGatewayImageSubmit').description;
+	const shown = (name: string, model: string, mode = 'async') => {
+		const values: INodeParameters = { operation: 'generate', mode, model: { __rl: true, mode: 'id', value: model } };
+		return d.properties.filter((p) => p.name === name && NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, d));
+	};
+
+	it.each([
+		['alpha-image-2.5', 'options'],
+		['alpha-image-2', 'string'],
+		['alpha-image-2-4k', 'string'],
+		['alpha-image-2-az', 'string'],
+		['beta-3-pro-image-preview', 'string'],
+		['alpha-image-3-preview', 'string'],
+	])('%s: exactly one Size field, a %s', (model, type) => {
+		const fields = shown('size', model);
+		expect(fields.map((f) => f.type)).toEqual([type]);
+		if (type === 'options') expect((fields[0].options as INodePropertyOptions[]).map((o) => o.value)).toEqual([...ALPHA_25_SIZES]);
+		else expect(fields[0].hint?.split(/[.;] /).length).toBeLessThanOrEqual(2);
+	});
+
+	it('no Size field in native mode; the az notice only for alpha-image-2-az', () => {
+		expect(shown('size', 'beta-3-pro-image-preview', 'native')).toEqual([]);
+		expect(shown('azNotice', 'alpha-image-2-az')).toHaveLength(1);
+		expect(shown('azNotice', 'alpha-image-2.5')).toHaveLength(0);
 	});
 });
