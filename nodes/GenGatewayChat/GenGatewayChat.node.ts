@@ -1,5 +1,5 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { modelSearch } from '../shared/models';
 import { runPaidBatch } from '../shared/pipeline/batch';
 import { streamProperty, textOptionsProperty, transportTimeout } from '../shared/text/description';
@@ -16,12 +16,12 @@ export class GenGatewayChat implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: `={{"chat: " + ${SUBTITLE_MODEL}}}`,
-		description: 'Chat completions through the gateway (POST /v1/chat/completions), plain or streamed',
+		description: 'Sends messages to a language model of your gateway account and returns its answer',
 		defaults: { name: 'GenGateway Chat' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'genGatewayApi', required: true }],
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 		properties: [
 			modelLocator('searchLanguageModels', 'alpha-chat-4o'),
 			{
@@ -76,7 +76,7 @@ export class GenGatewayChat implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchLanguageModels: modelSearch('language') } };
+	methods = { listSearch: { searchLanguageModels: modelSearch('language') }, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const transport = await createTransport(this, { text: transportTimeout(this) });

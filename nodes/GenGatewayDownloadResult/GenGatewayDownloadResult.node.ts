@@ -1,5 +1,5 @@
 import { NodeConnectionTypes, type IBinaryData, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { GatewayHttpError, InputRuleError } from '../shared/errors';
 import { storeImageResult, storeVideoResult } from '../shared/results';
 import { forEachItem } from '../shared/router';
@@ -17,12 +17,12 @@ export class GenGatewayDownloadResult implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{"download " + $parameter["source"]}}',
-		description: 'Downloads (again) the images or video of a task into binary data, validated; hosted URLs are fetched without the key',
+		description: 'Downloads the images or video of a finished task as files',
 		defaults: { name: 'GenGateway Download Result' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'genGatewayApi', required: true }],
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 		properties: [
 			{
 				displayName: 'Source',
@@ -65,6 +65,8 @@ export class GenGatewayDownloadResult implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const transport = await createTransport(this);

@@ -30,8 +30,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 	group: ['transform'],
 	version: 1,
 	subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
-	description:
-		'Text-to-image and image edits through the gateway. A paid POST is never resent: when its outcome is unknown (timeout, dropped connection) the item is marked submission_uncertain instead of failing, so n8n\'s Retry On Fail cannot pay twice.',
+	description: 'Creates images from a text prompt, or edits your images, with the image models of your gateway account',
 	defaults: { name: 'GenGateway Image Submit' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],

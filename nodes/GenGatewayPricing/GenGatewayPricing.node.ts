@@ -1,5 +1,5 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { DELTA_VIDEO_UNIT_PRICES } from '../shared/pricing/compute';
 import { estimateVideoCost, getPrices, listMyModels, settleTask, type OperationResult, type ReferenceChoice } from '../shared/pricing/operations';
 import { forEachItem } from '../shared/router';
@@ -16,12 +16,12 @@ export class GenGatewayPricing implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ $parameter["operation"] === "getPrices" ? "Get Prices" : $parameter["operation"] === "listModels" ? "List My Models" : $parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + $parameter["videoModel"] : "Settle Task" }}',
-		description: 'Public prices in the display currency, the models your key can call, delta-video cost estimates and settlement',
+		description: 'Shows model prices in your currency, the models your key can call, and what a video costs',
 		defaults: { name: 'GenGateway Pricing' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'genGatewayApi', required: true }],
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 		properties: [
 			{
 				displayName: 'Operation',
@@ -179,6 +179,8 @@ export class GenGatewayPricing implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0) as string;

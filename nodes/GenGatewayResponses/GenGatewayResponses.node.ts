@@ -1,5 +1,5 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { modelSearch } from '../shared/models';
 import { runPaidBatch } from '../shared/pipeline/batch';
 import { streamProperty, textOptionsProperty, transportTimeout } from '../shared/text/description';
@@ -16,12 +16,12 @@ export class GenGatewayResponses implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: `={{"responses: " + ${SUBTITLE_MODEL}}}`,
-		description: 'The Responses API through the gateway (POST /v1/responses), plain or streamed',
+		description: 'Asks a language model of your gateway account through the Responses API and returns its answer',
 		defaults: { name: 'GenGateway Responses' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'genGatewayApi', required: true }],
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 		properties: [
 			modelLocator('searchLanguageModels', 'alpha-chat-4o'),
 			{
@@ -39,7 +39,7 @@ export class GenGatewayResponses implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchLanguageModels: modelSearch('language') } };
+	methods = { listSearch: { searchLanguageModels: modelSearch('language') }, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const transport = await createTransport(this, { text: transportTimeout(this) });

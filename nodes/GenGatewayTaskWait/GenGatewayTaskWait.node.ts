@@ -1,5 +1,5 @@
 import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { errorItem } from '../shared/router';
 import { videoOriginProperty } from '../shared/ui';
 import { WaitAndEmit, type Routed } from '../shared/wait/emit';
@@ -15,13 +15,13 @@ export class GenGatewayTaskWait implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{"wait for " + ($parameter["taskKind"] === "auto" ? "tasks" : $parameter["taskKind"] + " tasks")}}',
-		description: 'Waits for image and video tasks (many at once, with deadlines) and downloads the results',
+		description: 'Waits for image and video tasks to finish and returns their files',
 		defaults: { name: 'GenGateway Task Wait' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Completed', 'Failed', 'Still Running'],
-		credentials: [{ name: 'genGatewayApi', required: true }],
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 		properties: [
 			{
 				displayName: 'Every input item comes out of exactly one output. Still Running items keep their task_id: loop them through a Wait node back here instead of holding a worker.',
@@ -62,6 +62,8 @@ export class GenGatewayTaskWait implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();

@@ -5,7 +5,7 @@ import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
 
-const MEDIA_NOT_FETCHED = 'The node checks addresses only (HTTPS, no credentials or keys, no private or loopback hosts); it never downloads the media. The gateway reads each file and checks its format, length and size itself.';
+const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and checks each file.';
 
 export const videoCreateDescription: INodeTypeDescription = {
 	displayName: 'GenGateway Video Create',
@@ -14,13 +14,12 @@ export const videoCreateDescription: INodeTypeDescription = {
 	group: ['transform'],
 	version: 1,
 	subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
-	description:
-		'Creates delta-video or gamma-video tasks. Every rule is checked before sending. The POST is never resent: an unknown outcome is marked submission_uncertain instead of failing, so Retry On Fail cannot pay twice.',
+	description: 'Starts a video from a text prompt and optional reference images, videos or audio (delta-video, gamma-video)',
 	defaults: { name: 'GenGateway Video Create' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
 	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true }],
+	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Family',
@@ -34,7 +33,7 @@ export const videoCreateDescription: INodeTypeDescription = {
 			default: 'delta',
 		},
 		modelLocator('searchVideoModels', 'delta-video-2-0-mini-260615', {
-			hint: 'The list shows the video models of the chosen family that your key can call. Tasks go to the credential\'s Video Base URL when it is set, else to its Base URL; the output records which, so Task Wait queries and downloads on the same origin with the same key.',
+			hint: 'Video models of the chosen family that your key can call.',
 		}),
 		{
 			displayName: 'Prompt',
@@ -111,7 +110,7 @@ export const videoCreateDescription: INodeTypeDescription = {
 			type: 'string',
 			default: '',
 			description: 'At most 3 (exactly one in Edit Mode). Tokens @视频1, … Each: MP4 or MOV, H.264 or H.265, ≤ 200 MB, 3 to 10 s, 24 to 60 FPS, 432 to 2160 px per side, at least 407,696 pixels (512x512 fails, 640x640 passes).',
-			hint: `${MEDIA_NOT_FETCHED} A video outside these limits is refused by the gateway, not here.`,
+			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
 		{
@@ -120,7 +119,7 @@ export const videoCreateDescription: INodeTypeDescription = {
 			type: 'string',
 			default: '',
 			description: 'At most 3. Tokens @音频1, … Each: MP3 or PCM WAV, ≤ 15 MB, 2 to 30 s. All references together: at most 12.',
-			hint: `${MEDIA_NOT_FETCHED} Audio outside these limits is refused by the gateway, not here.`,
+			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
 		{

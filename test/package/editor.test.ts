@@ -63,6 +63,13 @@ describe.each(CLASSES)('%s in the editor', (cls) => {
 		expect(seen.length).toBeGreaterThan(0);
 	});
 
+	it('says what it does in user words (its description is also an AI agent\'s tool description), with short hints', () => {
+		expect(d.description.length).toBeLessThanOrEqual(120);
+		expect(d.description).not.toMatch(/POST|\/v1|resent|submission_uncertain|Retry On Fail/);
+		const hints = d.properties.map((p) => p.hint).filter((h): h is string => typeof h === 'string');
+		for (const hint of hints) expect({ hint, long: hint.length > 160 }).toEqual({ hint, long: false });
+	});
+
 	it('is filed where the node creator\'s search finds it: no AI sub-node subcategory on a main→main node', () => {
 		const codex = JSON.parse(readFileSync(join(ROOT, 'nodes', cls, `${cls}.node.json`), 'utf8')) as { categories: string[]; subcategories?: Record<string, string[]> };
 		expect(codex.categories.length).toBeGreaterThan(0);
