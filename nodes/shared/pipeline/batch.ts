@@ -168,7 +168,7 @@ function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFa
 		const first = failures[0];
 		throw toNodeError(ctx.getNode(), first.r.error, first.i, o.secrets);
 	}
-	if (hint && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message: hint, location: 'outputPane' });
+	if (hint && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message: hint, type: 'warning', location: 'outputPane' });
 	const paired = (item: INodeExecutionData, i: number): INodeExecutionData => ({ ...item, pairedItem: { item: i } });
 	if (o.mode === 'errorOutput') {
 		// n8n splits this output into success and error items keeping each side's order: successes first keep an
