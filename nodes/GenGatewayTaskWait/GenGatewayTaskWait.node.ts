@@ -7,6 +7,15 @@ import { buildJob, type JobMeta } from '../shared/wait/jobs';
 import { readWaitOptions, type WaitOptionValues } from '../shared/wait/options';
 import type { WaitJob } from '../shared/wait/waitTasks';
 
+/**
+ * An input item's fields to carry: all but `error` (on a first output item n8n's Retry On Fail would read it as a
+ * failed try) and the submit-time `state`, which a later state would contradict.
+ */
+function inputFields(json: IDataObject): IDataObject {
+	const { error: _error, state: _state, ...rest } = json;
+	return rest;
+}
+
 export class GenGatewayTaskWait implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'GenGateway Task Wait',
@@ -55,6 +64,7 @@ export class GenGatewayTaskWait implements INodeType {
 					{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, typeOptions: { minValue: 0.01 }, description: 'Overall time to wait for a task, counted from the first wait (kept across Still Running loops)' },
 					{ displayName: 'Download Results', name: 'download', type: 'boolean', default: true, description: 'Whether to download results into binary data (off: URLs only). Off automatically when used as an AI-agent tool.' },
 					{ displayName: 'Group Multiplier', name: 'groupRatio', type: 'number', default: 1, typeOptions: { minValue: 0.0001 }, description: "Your key's group multiplier, when you know it: the delta-video fee is then settled at it. Without it the fee is shown at multiplier 1 (fee.status at_multiplier_1)." },
+					{ displayName: 'Keep Input Fields', name: 'keepInputFields', type: 'boolean', default: true, description: "Whether the input item's fields (e.g. a row ID) come along on the output item, so later nodes can use them; the task's own fields win" },
 					{ displayName: 'Max Video Size (MiB)', name: 'maxVideoMiB', type: 'number', default: 2048, typeOptions: { minValue: 1 }, description: 'A video larger than this (announced or counted while it downloads) is refused, so a broken host cannot fill the disk' },
 					{ displayName: 'Max Wait per Execution (Seconds)', name: 'maxWaitSeconds', type: 'number', default: 0, description: 'Hand back Still Running after this long (0 = until the deadline). Use in queue mode so long jobs do not hold a worker.' },
 					{ displayName: 'Video Poll Interval (Ms)', name: 'videoIntervalMs', type: 'number', default: 4000, typeOptions: { minValue: 1000 }, description: 'Videos have no poll_after_ms; the spec suggests 3 to 5 s. No task is queried more often than once a second.' },
@@ -114,7 +124,11 @@ export class GenGatewayTaskWait implements INodeType {
 					: Promise.resolve(p),
 			),
 		);
-		for (const [i, r] of routed.entries()) outputs[r.output].push({ ...r.item, json: transport.redactValue(r.item.json), pairedItem: { item: i } });
+		for (const [i, r] of routed.entries()) {
+			const p = planned[i];
+			const json = 'o' in p && p.o.keepInputFields ? { ...inputFields(items[i].json), ...r.item.json } : r.item.json;
+			outputs[r.output].push({ ...r.item, json: transport.redactValue(json), pairedItem: { item: i } });
+		}
 		return outputs;
 	}
 }

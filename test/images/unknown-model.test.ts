@@ -28,7 +28,7 @@ describe('image models the package has no rules for', () => {
 		const r = await run(submit('alpha-image-3-preview'));
 		expect(server.posts()).toHaveLength(1);
 		expect(JSON.parse(server.posts()[0].body)).toMatchObject({ model: 'alpha-image-3-preview', size: '1344x768' });
-		expect(r.output('Image')[0].json).toMatchObject({ task_id: 'task_new_model', model: 'alpha-image-3-preview' });
+		expect(r.output('Image')[0].json).toMatchObject({ task_id: 'task_new_model', model: 'alpha-image-3-preview', prompt: 'a cat' });
 		const hints = (r.run.data.resultData.runData.Image[0].hints ?? []).map((h) => h.message);
 		expect(hints).toContainEqual(expect.stringMatching(/^alpha-image-3-preview: this package has no local rules for this model/));
 	});

@@ -31,6 +31,7 @@ function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p:
 		task_id: t.taskId ?? null,
 		kind: 'image',
 		model: p.input.req.model,
+		prompt: p.input.req.prompt,
 		mode,
 		n: p.input.req.n,
 		...expectedSize(p),
@@ -47,7 +48,7 @@ function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p:
 	};
 }
 
-function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model: string): IDataObject {
+function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model: string, prompt: string): IDataObject {
 	const body = sent.body && typeof sent.body === 'object' && !Array.isArray(sent.body) ? (sent.body as Record<string, unknown>) : undefined;
 	const t = body ? normaliseImageTask(body) : undefined;
 	return {
@@ -56,6 +57,7 @@ function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model
 		task_id: t?.taskId ?? null,
 		request_id: t?.requestId ?? null,
 		model,
+		prompt,
 		mode: sent.mode,
 		reason: sent.reason,
 		note: UNCERTAIN_NOTE,
@@ -69,7 +71,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 
 	const images = async (p: PreparedImage, sent: Extract<SubmitResult, { kind: 'images' }>, i: number): Promise<INodeExecutionData | PaidFailure> => {
 		const model = p.input.req.model;
-		const fields = { model, mode: sent.mode, ...expectedSize(p) };
+		const fields = { model, prompt: p.input.req.prompt, mode: sent.mode, ...expectedSize(p) };
 		if (!sent.refs.length) {
 			const why = sent.mode === 'native' ? explainNoImage(sent.body) : `HTTP 200 but no image in the answer${sent.body.error ? `: ${JSON.stringify(sent.body.error)}` : ''}; treated as a failure`;
 			return failure(new ResultInvalidError(why), 'answer', true, { fields });
@@ -111,7 +113,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 		async finish(p, answer, i) {
 			const sent = readImageAnswer(answer);
 			const model = p.input.req.model;
-			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model) };
+			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model, p.input.req.prompt) };
 			if (sent.kind === 'images') return images(p, sent, i);
 			const json = taskJson(sent.body, transport, p, sent.mode);
 			const taskId = json.task_id as string;

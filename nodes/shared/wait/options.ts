@@ -15,6 +15,8 @@ export interface WaitOptionValues {
 	binaryPropertyName: string;
 	download: boolean;
 	maxVideoBytes: number;
+	/** the input item's own fields come along on the output item (ours win) */
+	keepInputFields: boolean;
 }
 
 interface RawOptions {
@@ -26,6 +28,7 @@ interface RawOptions {
 	binaryPropertyName?: unknown;
 	download?: unknown;
 	maxVideoMiB?: unknown;
+	keepInputFields?: unknown;
 }
 
 const absent = (v: unknown) => v === undefined || v === null || v === '';
@@ -64,5 +67,6 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 		groupRatio,
 		binaryPropertyName: typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim() ? o.binaryPropertyName.trim() : 'data',
 		download: o.download !== false,
+		keepInputFields: o.keepInputFields !== false,
 	};
 }
