@@ -63,6 +63,8 @@ export class Poller<J, R> {
 				const left = deadline - Date.now();
 				if (left <= 0) return opts.onDeadline(job, round - 1);
 				await opts.sleep(Math.min(wait, left));
+				// slept to the deadline (a timer may fire a millisecond early): no query past it
+				if (wait >= left && round > 1) return opts.onDeadline(job, round - 1);
 			}
 			if (opts.signal?.aborted) throw new Error('Execution cancelled');
 			if (this.stopped) throw this.stopped;

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { text as readText } from 'node:stream/consumers';
 import { NodeOperationError, type INode } from 'n8n-workflow';
 import { GatewayHttpError, redact, toNodeError } from '../../nodes/shared/errors';
-import { Redactor, redactSecrets } from '../../nodes/shared/transport/redact';
+import { Redactor, redactSecrets, redactorFor } from '../../nodes/shared/transport/redact';
 import { ChatStreamParser } from '../../nodes/shared/text/chatStream';
 import { ResponsesStreamParser } from '../../nodes/shared/text/responsesStream';
 import { StreamError, pumpStream } from '../../nodes/shared/text/sse';
@@ -229,5 +229,28 @@ describe('the one redaction', () => {
 		const started = performance.now();
 		expect(r.text(plain).endsWith('"e":"***"}')).toBe(true);
 		console.log(`redaction, plain 64 MB: ${(performance.now() - started).toFixed(0)} ms`);
+	});
+});
+
+describe('Base64 forms of the key', () => {
+	const key = 'sk-b64-KEY-9d8c7b6a5f4e';
+	const r = redactorFor([key]);
+	it.each(['', 'a', 'ab', 'user:', 'Bearer '])('the key Base64-encoded after %j (any alignment, both alphabets) is redacted, whole or streamed in pieces', (before) => {
+		const b64 = Buffer.from(`${before}${key}:tail`).toString('base64');
+		for (const text of [b64, b64.replace(/\+/g, '-').replace(/\//g, '_')]) {
+			const out = r.text(`x=${text};`);
+			expect(out).toContain('***');
+			expect(Buffer.from(out.replace(/^x=|;$/g, '').replace(/\*\*\*/g, ''), 'base64').toString('latin1')).not.toContain(key.slice(4, 16));
+			const c = r.chunks();
+			let streamed = '';
+			for (let i = 0; i < text.length; i += 5) streamed += c.write(text.slice(i, i + 5));
+			streamed += c.end();
+			expect(streamed).toContain('***');
+		}
+	});
+	it('ordinary Base64 and text are left alone', () => {
+		const other = Buffer.from('an ordinary payload, nothing secret in it').toString('base64');
+		expect(r.text(other)).toBe(other);
+		expect(r.contains(other)).toBe(false);
 	});
 });

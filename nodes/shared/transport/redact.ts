@@ -32,12 +32,33 @@ function charToken(ch: string): string {
 /** The longest text one character can be written as: `\\\\u00xx` (a few backslashes deep) or 4 UTF-8 bytes percent-encoded. */
 const MAX_TOKEN_LENGTH = 12;
 
+/**
+ * The parts of a secret's Base64 that do not depend on what surrounds it, for each of the three alignments it can
+ * sit at inside a longer Base64 text (as in `Basic base64(user:key)` or a Base64 blob), in the standard and the URL
+ * alphabet. Too short a part would match ordinary text, so only parts of 8 characters or more are kept.
+ */
+function base64Forms(secret: string): string[] {
+	const bytes = Buffer.from(secret, 'utf8');
+	const forms = new Set<string>();
+	for (let k = 0; k < 3; k++) {
+		const b = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+		const part = b.slice(Math.ceil((k * 8) / 6), Math.floor(((k + bytes.length) * 8) / 6));
+		if (part.length >= 8) {
+			forms.add(part);
+			forms.add(part.replace(/\+/g, '-').replace(/\//g, '_'));
+		}
+	}
+	return [...forms];
+}
+
 /** Every encoded form of a character starts with '%' or '\\': a text with neither can only hold raw forms. */
 const onlyRawForms = (s: string) => !s.includes('%') && !s.includes('\\');
 
 export class Redactor {
 	private readonly re?: RegExp;
 	private readonly secrets: string[];
+	/** the Base64 forms of the secrets (see base64Forms) */
+	private readonly b64: string[];
 	/** the longest text a secret can be written as: the part of a stream that is held back */
 	readonly maxMatchLength: number;
 
@@ -45,6 +66,13 @@ export class Redactor {
 		this.secrets = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 		this.maxMatchLength = Math.max(0, ...this.secrets.map((s) => [...s].length * MAX_TOKEN_LENGTH));
 		if (this.secrets.length) this.re = new RegExp(this.secrets.map((s) => [...s].map(charToken).join('')).join('|'), 'g');
+		this.b64 = [...new Set(this.secrets.flatMap(base64Forms))].sort((a, b) => b.length - a.length);
+	}
+
+	private withoutBase64(s: string): string {
+		let out = s;
+		for (const form of this.b64) if (out.includes(form)) out = out.split(form).join(REDACTED);
+		return out;
 	}
 
 	get active(): boolean {
@@ -55,18 +83,19 @@ export class Redactor {
 	text(s: string): string {
 		if (!this.re || s.length < MIN_SECRET_LENGTH) return s;
 		if (onlyRawForms(s)) {
-			// without '%' or '\\' only the raw form can be there: plain substring search, far faster on large bodies
+			// without '%' or '\\' only the raw and Base64 forms can be there: plain substring search, far faster on large bodies
 			let out = s;
 			for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-			return out;
+			return this.withoutBase64(out);
 		}
 		this.re.lastIndex = 0;
-		return this.re.test(s) ? s.replace(this.re, REDACTED) : s;
+		return this.withoutBase64(this.re.test(s) ? s.replace(this.re, REDACTED) : s);
 	}
 
 	/** Whether the text holds a secret in any form. */
 	contains(s: string): boolean {
 		if (!this.re) return false;
+		if (this.b64.some((form) => s.includes(form))) return true;
 		if (onlyRawForms(s)) return this.secrets.some((secret) => s.includes(secret));
 		this.re.lastIndex = 0;
 		return this.re.test(s);
@@ -120,6 +149,8 @@ export class Redactor {
 		if (!this.re) return s.length;
 		for (let p = Math.max(0, s.length - this.maxMatchLength + 1); p < s.length; p++) {
 			for (const secret of this.secrets) if (isPrefixOfForm(s, p, secret)) return p;
+			const tail = s.slice(p);
+			if (tail.length < (this.b64[0]?.length ?? 0) && this.b64.some((form) => form.startsWith(tail))) return p;
 		}
 		return s.length;
 	}
