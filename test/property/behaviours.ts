@@ -1,0 +1,166 @@
+/**
+ * What the hostile gateway and result host do with one request, as fast-check arbitraries. A script holds, per
+ * route class and per item, the behaviours of that item's successive requests; when it runs out the answer is the
+ * plausible, spec-shaped one. Keyed by item (not by arrival order) so a seed replays the same run.
+ */
+import fc from 'fast-check';
+import { IMAGE_VARIANTS, VIDEO_VARIANTS, type ImageVariant, type VideoVariant } from './media';
+
+export type RouteClass = 'paid' | 'query' | 'result' | 'content' | 'meta';
+export const ROUTE_CLASSES: RouteClass[] = ['paid', 'query', 'result', 'content', 'meta'];
+export type KeyForm = 'raw' | 'url' | 'b64';
+
+/** One field of the plausible answer changed: `pick` chooses the key (modulo the keys there), at the top or in data[0]. */
+export interface Mutation {
+	pick: number;
+	nested: boolean;
+	op: 'delete' | 'set';
+	value?: unknown;
+}
+
+export type Body =
+	/** spec-shaped for the route and the request; `variant` picks among its normal forms (url or b64, task state, media) */
+	| { kind: 'plausible'; variant: number; mutation?: Mutation; keyIn?: KeyForm; taskState?: 'completed' | 'failed' | 'processing' | 'odd' }
+	| { kind: 'json'; value: unknown }
+	| { kind: 'text'; text: string };
+
+export interface Location {
+	target: 'result' | 'gateway' | 'relative' | 'other-origin';
+	keyIn?: { form: KeyForm; where: 'path' | 'query' };
+}
+
+export type Delivery = { kind: 'whole'; chunked: boolean } | { kind: 'reset' } | { kind: 'cut'; at: number };
+
+export interface Behaviour {
+	/** 'normal': the route's usual status (202 async submit, 200 otherwise) */
+	status: number | 'normal';
+	/** null: no Content-Type; undefined: the route's usual one */
+	contentType?: string | null;
+	location?: Location;
+	retryAfter?: string;
+	/** a header that echoes the key (as some proxies echo the request's Authorization) */
+	echoKey?: KeyForm;
+	body: Body;
+	delivery: Delivery;
+	delayMs: number;
+}
+
+export type Script = Record<RouteClass, Behaviour[][]>;
+
+const keyForm = fc.constantFrom<KeyForm>('raw', 'url', 'b64');
+
+const odd = fc.oneof(
+	fc.constant(null),
+	fc.constant(''),
+	fc.integer(),
+	fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, 1e21, -0, 0.1),
+	fc.boolean(),
+	fc.string({ maxLength: 12 }),
+	fc.constant([]),
+	fc.constant({}),
+	fc.array(fc.constant(null), { minLength: 2000, maxLength: 3000 }),
+	fc.jsonValue({ maxDepth: 3 }),
+	fc.constant('bad id!'),
+	fc.constant('x'.repeat(300)),
+);
+
+/** Nesting fast-check's generators rarely reach: 1000 levels of arrays or objects. */
+const deep = fc.constantFrom('array', 'object').map((k) => {
+	let v: unknown = 1;
+	for (let i = 0; i < 1000; i++) v = k === 'array' ? [v] : { a: v };
+	return v;
+});
+
+const anyJson = fc.oneof(
+	{ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+	{ weight: 1, arbitrary: fc.constantFrom(null, true, 0, '', [], {}, 'null', { data: null }, { data: [null] }, { task_id: 7 }, { task_id: null, status: 'completed' }, { choices: null }, { output: [{ content: null }] }) },
+	{ weight: 1, arbitrary: fc.array(fc.integer(), { minLength: 5000, maxLength: 20000 }) },
+	{ weight: 1, arbitrary: deep },
+	{ weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), odd, { maxKeys: 6 }) },
+);
+
+const body: fc.Arbitrary<Body> = fc.oneof(
+	{
+		weight: 12,
+		arbitrary: fc.record(
+			{
+				kind: fc.constant('plausible' as const),
+				variant: fc.nat(15),
+				mutation: fc.option(fc.record({ pick: fc.nat(20), nested: fc.boolean(), op: fc.constantFrom<'delete' | 'set'>('delete', 'set'), value: odd }), { freq: 2, nil: undefined }),
+				keyIn: fc.option(keyForm, { freq: 4, nil: undefined }),
+				taskState: fc.option(fc.constantFrom<'completed' | 'failed' | 'processing' | 'odd'>('failed', 'processing', 'odd'), { freq: 3, nil: undefined }),
+			},
+			{ requiredKeys: ['kind', 'variant'] },
+		),
+	},
+	{ weight: 4, arbitrary: fc.record({ kind: fc.constant('json' as const), value: anyJson }) },
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('text' as const),
+			text: fc.oneof(fc.constant(''), fc.string({ maxLength: 40 }), fc.constantFrom('<html>502 Bad Gateway</html>', '{"task_id":"t1",', 'data: {"choices":[', '\u0000\u0001\u0002', 'nul\u0000l', ')]}\'\n{}')),
+		}),
+	},
+);
+
+const status = fc.oneof(
+	{ weight: 10, arbitrary: fc.constant('normal' as const) },
+	{ weight: 5, arbitrary: fc.constantFrom(200, 201, 202, 204, 206, 301, 302, 303, 307, 308, 400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 503, 504) },
+	{ weight: 1, arbitrary: fc.integer({ min: 200, max: 599 }) },
+);
+
+const contentType = fc.option(
+	fc.oneof(
+		fc.constant(null),
+		fc.constantFrom('', 'application/json', 'application/json; charset=utf-16', 'text/html', 'text/plain', 'text/event-stream', 'image/png', 'video/mp4', 'application/octet-stream', 'multipart/mixed; boundary=x', 'application/problem+json', ';;;', 'image/svg+xml', 'APPLICATION/JSON'),
+	),
+	{ freq: 3, nil: undefined },
+);
+
+/**
+ * Retry-After in every form, except the 3 to 60 s the transport honours by design (a bound on hangs, not a speed
+ * test, would otherwise wait them out): seconds 0 to 2, fractions, negatives, huge, HTTP dates, garbage.
+ */
+export const retryAfter = fc.oneof(
+	fc.constantFrom('0', '1', '2', '0.5', '-1', '-999', '1e3', '99999999999999999999', '  1  ', 'soon', '', 'NaN', 'Infinity', '1, 2', '0x10'),
+	fc.constantFrom(-86_400_000, -1000, 1500, 86_400_000, 1e13).map((d) => new Date(Date.now() + d).toUTCString()),
+	fc.constant('Wed, 21 Oct 2015 07:28:00 GMT'),
+	fc.constant('Mon, 99 Foo 2999 99:99:99 GMT'),
+);
+
+const location: fc.Arbitrary<Location> = fc.record(
+	{
+		target: fc.constantFrom<Location['target']>('result', 'gateway', 'relative', 'other-origin'),
+		keyIn: fc.option(fc.record({ form: keyForm, where: fc.constantFrom<'path' | 'query'>('path', 'query') }), { freq: 2, nil: undefined }),
+	},
+	{ requiredKeys: ['target'] },
+);
+
+const delivery: fc.Arbitrary<Delivery> = fc.oneof(
+	{ weight: 10, arbitrary: fc.record({ kind: fc.constant('whole' as const), chunked: fc.boolean() }) },
+	{ weight: 1, arbitrary: fc.constant({ kind: 'reset' as const }) },
+	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+);
+
+export const behaviour: fc.Arbitrary<Behaviour> = fc.record(
+	{
+		status,
+		contentType,
+		location: fc.option(location, { freq: 4, nil: undefined }),
+		retryAfter: fc.option(retryAfter, { freq: 3, nil: undefined }),
+		echoKey: fc.option(keyForm, { freq: 6, nil: undefined }),
+		body,
+		delivery,
+		delayMs: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }) }),
+	},
+	{ requiredKeys: ['status', 'body', 'delivery', 'delayMs'] },
+);
+
+/** Per item (0..7), the behaviours of its first few requests of each class. */
+export const script = (maxPerItem: Partial<Record<RouteClass, number>> = {}): fc.Arbitrary<Script> => {
+	const perItem = (cls: RouteClass) => fc.array(fc.array(behaviour, { maxLength: maxPerItem[cls] ?? 2 }), { minLength: 8, maxLength: 8 });
+	return fc.record({ paid: perItem('paid'), query: perItem('query'), result: perItem('result'), content: perItem('content'), meta: perItem('meta') });
+};
+
+export const imageVariant = (n: number): ImageVariant => IMAGE_VARIANTS[n % IMAGE_VARIANTS.length];
+export const videoVariant = (n: number): VideoVariant => VIDEO_VARIANTS[n % VIDEO_VARIANTS.length];

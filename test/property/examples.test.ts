@@ -1,0 +1,121 @@
+/**
+ * Readable regression cases: one per class of counterexample the properties found (each names the seed and file
+ * it came from; "on e76db53": found on that commit, before the fixes of 7bab41e and 5db1dcf) and the classes the
+ * suite was written to find. Each runs the same invariants as the properties.
+ */
+import { cleanupBinaryData } from '../harness/workflow';
+import type { Behaviour, RouteClass, Script } from './behaviours';
+import { ROUTE_CLASSES } from './behaviours';
+import { IMAGE_VARIANTS, VIDEO_VARIANTS } from './media';
+import { undecodable } from './oracle';
+import { captureLogs, runOne, startFixture, type Fixture } from './property';
+import type { NodeCase, RunCase } from './runs';
+
+let f: Fixture;
+beforeAll(async () => {
+	captureLogs();
+	f = await startFixture();
+});
+afterAll(async () => {
+	await f?.gw.stop();
+	cleanupBinaryData();
+});
+
+/** A behaviour: the plausible answer, whole, unless said otherwise. */
+const b = (over: Partial<Behaviour> = {}): Behaviour => ({ status: 'normal', body: { kind: 'plausible', variant: 0 }, delivery: { kind: 'whole', chunked: false }, delayMs: 0, ...over });
+/** A script from the behaviours of a few items' requests; everything else gets the plausible answer. */
+function script(parts: Partial<Record<RouteClass, Record<number, Behaviour[]>>>): Script {
+	return Object.fromEntries(ROUTE_CLASSES.map((cls) => [cls, Array.from({ length: 8 }, (_, i) => parts[cls]?.[i] ?? [])])) as Script;
+}
+const run = (node: NodeCase, parts: Parameters<typeof script>[0], over: Partial<RunCase> = {}): RunCase => ({ node, items: 1, onError: 'stopWorkflow', maxTries: 1, changing: false, script: script(parts), ...over });
+
+const KEY_IN_LOCATION_PATH = { target: 'result', keyIn: { form: 'raw', where: 'path' } } as const;
+
+const EXAMPLES: Array<{ name: string; c: RunCase }> = [
+	// found by the properties
+	{
+		name: 'seeds -2099252317 (wait-download) and -1328760823 (paid-nodes, on e76db53): a result host redirects to an address with the key in its path; the keyless download follows it',
+		c: run({ node: 'download', source: 'imageTask' }, { result: { 1: [b({ status: 300, location: KEY_IN_LOCATION_PATH })] } }, { items: 2 }),
+	},
+	{
+		name: 'seed 269368544 (wait-download): a video URL redirects (303) to an address with the key base64-encoded in its path; the download follows it',
+		c: run({ node: 'download', source: 'url-video' }, { content: { 1: [b({ status: 303, location: { target: 'result', keyIn: { form: 'b64', where: 'path' } }, body: { kind: 'json', value: null } })] } }, { items: 2 }),
+	},
+	{
+		name: 'seed -117396966 (paid-nodes): a chat answer carries the key base64-encoded; it reaches the item text',
+		c: run({ node: 'chat', stream: false }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 0, keyIn: 'b64' } })] } }),
+	},
+	{
+		name: 'seed 1625119555 (paid-nodes): a delta video task answer echoes the Authorization header base64-encoded; the item keeps it',
+		c: run({ node: 'video', family: 'delta' }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 0, keyIn: 'b64' } })] } }),
+	},
+	{
+		name: 'seed 1236040285 (wait-download): a 504 to a task query carries the key base64-encoded; Still Running keeps the answer',
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 0: [b({ status: 504, body: { kind: 'plausible', variant: 0, keyIn: 'b64' } })] } }),
+	},
+	// the classes the suite was written to find
+	{
+		name: 'a 202 whose body is null, Retry On Fail ×3: the item is uncertain and never POSTed again',
+		c: run({ node: 'image', mode: 'async', wait: false }, { paid: { 0: [b({ status: 202, body: { kind: 'json', value: null } })] } }, { maxTries: 3 }),
+	},
+	{
+		name: 'a 200 {"data": null} to a synchronous image, Retry On Fail ×3',
+		c: run({ node: 'image', mode: 'sync', wait: false }, { paid: { 0: [b({ body: { kind: 'json', value: { data: null } } })] } }, { maxTries: 3, onError: 'continueErrorOutput' }),
+	},
+	{
+		name: 'a 202 whose task_id is a number, Retry On Fail ×5',
+		c: run({ node: 'image', mode: 'async', wait: false }, { paid: { 0: [b({ status: 202, body: { kind: 'json', value: { task_id: 7, status: 'processing' } } })] } }, { maxTries: 5 }),
+	},
+	{
+		name: 'seed 1934589731 (paid-nodes, on e76db53): Wait for Result, the download refused (402), error output, Retry On Fail ×2, a prompt that changes between tries: POSTed again',
+		c: run({ node: 'image', mode: 'async', wait: true }, { result: { 0: [b({ status: 402 })] } }, { maxTries: 2, changing: true, onError: 'continueErrorOutput' }),
+	},
+	{
+		name: 'Retry On Fail ×3 with a prompt that changes between tries, every task failed (error output): one POST per item',
+		c: run({ node: 'image', mode: 'async', wait: true }, { query: { 0: Array(3).fill(b({ body: { kind: 'plausible', variant: 0, taskState: 'failed' } })), 1: Array(3).fill(b({ body: { kind: 'plausible', variant: 0, taskState: 'failed' } })) } }, { items: 2, maxTries: 3, changing: true, onError: 'continueErrorOutput' }),
+	},
+	{
+		name: "Task Wait: one task's answer is an array of 20000 numbers; the others complete and every item comes out",
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 1: [b({ body: { kind: 'json', value: Array.from({ length: 20000 }, (_, k) => k) } })] } }, { items: 3 }),
+	},
+	{
+		name: 'a paid POST answered 307 to an address with the key (and the key echoed in a header): nothing of it reaches the item',
+		c: run({ node: 'image', mode: 'async', wait: false }, { paid: { 0: [b({ status: 307, echoKey: 'raw', location: { target: 'other-origin', keyIn: { form: 'url', where: 'query' } } })] } }, { onError: 'continueRegularOutput' }),
+	},
+	{
+		name: 'a header-only PNG as the result of a completed task is never Completed',
+		c: run({ node: 'image', mode: 'async', wait: true }, { result: { 0: [b({ body: { kind: 'plausible', variant: 11 } })] } }),
+	},
+	{
+		name: 'a PNG cut at 60% (matching Content-Length) is never Completed',
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { result: { 0: [b({ body: { kind: 'plausible', variant: 10 } })] } }),
+	},
+	{
+		name: 'seeds 1561573057 (wait-download, on e76db53) and 1726363765 (wait-download, Task Wait gamma): the simulator\'s video is Completed only as a file that decodes (its filler frames did not; it now grows a real frame)',
+		c: run({ node: 'download', source: 'url-video' }, { content: { 0: [b({ body: { kind: 'plausible', variant: 10 } })] } }),
+	},
+	{
+		name: 'seed 1064528634 (paid-nodes, on e76db53): a chat stream of 5 MB of valid deltas that never ends: partial_text stays within 1 MiB',
+		c: run({ node: 'chat', stream: true }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 15 } })] } }, { onError: 'continueRegularOutput' }),
+	},
+];
+
+it.each(EXAMPLES)('$name', async ({ c }) => {
+	const { problems } = await runOne(f, c);
+	expect(problems).toEqual([]);
+});
+
+describe('the oracle the invariants trust', () => {
+	it.each(IMAGE_VARIANTS)('image %s: decodes only when it is a whole PNG or JPEG (padding after the end is ignored)', async (v) => {
+		const m = f.media.image(v);
+		const why = await undecodable(m.bytes, m.type);
+		if (v === 'png' || v === 'jpeg' || v === 'padded-png') expect(why).toBeUndefined();
+		else expect(why).toEqual(expect.any(String));
+	});
+	it.each(VIDEO_VARIANTS)('video %s: decodes only when it is a real MP4 (grown or not)', async (v) => {
+		const m = f.media.video(v);
+		const why = await undecodable(m.bytes, m.type);
+		if (v === 'mp4' || v === 'grown') expect(why).toBeUndefined();
+		else expect(why).toEqual(expect.any(String));
+	});
+});

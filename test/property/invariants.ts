@@ -1,0 +1,167 @@
+/**
+ * What must hold after every generated run, whatever the gateway did. Each check returns the violations it found
+ * (empty: it holds), so one failing run names every invariant it broke.
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+import { Redactor } from '../../nodes/shared/transport/redact';
+import type { RunResult } from '../harness/workflow';
+import type { HostileGateway, LoggedRequest } from './hostile-gateway';
+import { ROUTE_CLASSES } from './behaviours';
+import { undecodable } from './oracle';
+import { PAID, inputTaskId, type RunCase } from './runs';
+
+/** A hang, not a speed test: the run's options bound every wait to a few seconds, GET back-off included. */
+export const WALL_BOUND_MS = 20_000;
+/** RSS growth during one run; images are held whole up to 100 MiB, the 5 MB streams are bounded well below. */
+export const RSS_BOUND_MIB = 300;
+/** The lead caps a stream's kept partial text at 1 MiB. */
+export const PARTIAL_TEXT_BOUND = 1024 * 1024;
+
+export interface Measures {
+	wallMs: number;
+	rssGrowthMiB: number;
+	logs: string[];
+}
+
+interface Out {
+	output: number;
+	index: number | undefined;
+	item: INodeExecutionData;
+}
+
+function pairedIndex(item: INodeExecutionData): number | undefined {
+	const p = item.pairedItem;
+	if (typeof p === 'number') return p;
+	if (Array.isArray(p)) return p.length === 1 ? p[0].item : undefined;
+	return p?.item;
+}
+
+export function outputsOf(r: RunResult): Out[] {
+	return r.outputs('Node').flatMap((items, output) => items.map((item) => ({ output, index: pairedIndex(item), item })));
+}
+
+const threw = (r: RunResult) => r.run.status === 'error' || r.run.data.resultData.error !== undefined;
+
+/** (1) POSTs per item that got a 2xx or an unknown outcome, across all tries: at most one. */
+export function onePaidPostPerItem(log: LoggedRequest[]): string[] {
+	const per = new Map<number, LoggedRequest[]>();
+	for (const l of log) if (l.cls === 'paid' && l.mayHaveSpent && l.item !== undefined) per.set(l.item, [...(per.get(l.item) ?? []), l]);
+	return [...per].filter(([, ls]) => ls.length > 1).map(([item, ls]) => `[posts-per-item] item ${item}: ${ls.length} POSTs that may have spent (${ls.map((l) => `${l.status}/${l.delivery}`).join(', ')})`);
+}
+
+/** (2) a throw only before any spend; otherwise every input item exactly once, paired, with its task ID. */
+export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): string[] {
+	const spent = log.filter((l) => l.cls === 'paid' && l.mayHaveSpent);
+	if (threw(r)) {
+		const why = r.run.data.resultData.error?.message ?? r.run.status;
+		if (PAID.has(c.node.node)) return spent.length ? [`[threw-after-spend] the node threw after ${spent.length} POST(s) that may have spent: ${why}`] : [];
+		if (c.node.node === 'download' && c.onError === 'stopWorkflow') return [];
+		return [`[threw] the node threw instead of giving each item its output: ${why}`];
+	}
+	const outs = outputsOf(r);
+	const problems: string[] = [];
+	const seen = outs.map((o) => o.index).sort((a, b) => (a ?? -1) - (b ?? -1));
+	const expected = Array.from({ length: c.items }, (_, i) => i);
+	if (seen.join() !== expected.join()) problems.push(`[items-out] items out (paired indexes) ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
+	for (const o of outs) {
+		if (o.index === undefined) continue;
+		const text = JSON.stringify(o.item.json);
+		const given = log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ?? inputTaskId(c, o.index);
+		if (given && c.node.node !== 'download' && !text.includes(given)) problems.push(`[task-id-lost] item ${o.index} lost its task ID ${given}: ${text.slice(0, 300)}`);
+	}
+	return problems;
+}
+
+/**
+ * (2b) an item the script left alone (every request of it gets the plausible answer) is not harmed by what happened
+ * to the others: it comes out on the first output, not failed, not uncertain.
+ */
+export function untouchedItemsUnharmed(c: RunCase, r: RunResult): string[] {
+	if (threw(r)) return [];
+	const touched = (i: number) => ROUTE_CLASSES.some((cls) => cls !== 'meta' && c.script[cls][i].length > 0);
+	const problems: string[] = [];
+	for (const o of outputsOf(r)) {
+		if (o.index === undefined || o.index >= c.items || touched(o.index)) continue;
+		const j = o.item.json;
+		if (o.output !== 0 || j.status === 'failed' || j.status === 'uncertain' || j.error !== undefined) problems.push(`[untouched-item-harmed] item ${o.index} got only plausible answers but came out on output ${o.output}: ${JSON.stringify(j).slice(0, 300)}`);
+	}
+	return problems;
+}
+
+/** (3) the key, raw, URL-encoded, base64 (or any form the redactor knows), nowhere in the run, its errors, hints or logs; never off its origin. */
+export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures): string[] {
+	const forms = { raw: gw.key, 'url-encoded': encodeURIComponent(gw.key), base64: Buffer.from(gw.key).toString('base64') };
+	const redactor = new Redactor([gw.key]);
+	const err = r.run.data.resultData.error as (Error & { description?: string }) | undefined;
+	const places: Record<string, string> = {
+		'run data': JSON.stringify(r.run),
+		error: err ? `${err.message} ${err.description ?? ''} ${err.stack ?? ''}` : '',
+		logs: m.logs.join('\n'),
+	};
+	const problems: string[] = [];
+	for (const [place, text] of Object.entries(places)) {
+		for (const [form, f] of Object.entries(forms)) if (text.includes(f)) problems.push(`[key-${form}] the key (${form}) is in the ${place}: …${around(text, f)}…`);
+		if (!problems.length && redactor.contains(text)) problems.push(`[key-encoded] an encoded form of the key is in the ${place}`);
+	}
+	for (const l of gw.log) {
+		if (l.server !== 'gateway' && l.authorization?.includes(gw.key)) problems.push(`[key-off-origin] the key went to the ${l.server} host: ${l.method} ${l.path}`);
+		const url = safeDecode(l.path);
+		const held = Object.entries(forms).filter(([, f]) => l.path.includes(f) || url.includes(f)).map(([form]) => form);
+		// a base64 form is tagged key-base64 with the other base64 findings, so FUZZ_IGNORE can look past all of them at once
+		const tag = held.some((form) => form !== 'base64') ? 'key-url-followed' : 'key-base64';
+		if (held.length) problems.push(`[${tag}] a request went to an address holding the key (${held.join(', ')}; a redirect was followed): ${l.server} ${l.method} ${l.path.slice(0, 120)}`);
+	}
+	return problems;
+}
+
+/** (4) nothing counts as done that the oracle cannot decode; (4b) a stream's kept text stays bounded. */
+export async function nothingFalselyCompleted(c: RunCase, r: RunResult): Promise<string[]> {
+	const problems: string[] = [];
+	for (const o of outputsOf(r)) {
+		if (o.output !== 0) continue;
+		const j = o.item.json;
+		if (j.status === 'failed' || j.status === 'uncertain' || j.error !== undefined) continue;
+		for (const [prop, bin] of Object.entries(o.item.binary ?? {})) {
+			const bytes = await r.binaryBuffer(o.item, prop);
+			const why = await undecodable(bytes, bin.mimeType);
+			if (why) problems.push(`[undecodable-completed] item ${o.index} is ${String(j.status ?? 'out')} with an undecodable ${bin.mimeType} (${bytes.length} bytes) in "${prop}": ${why}`);
+		}
+		const needsFile = (c.node.node === 'image' && (c.node.mode === 'sync' || c.node.mode === 'native' || c.node.wait) && j.status === 'completed') || c.node.node === 'wait';
+		if (needsFile && !Object.keys(o.item.binary ?? {}).length) problems.push(`[completed-without-file] item ${o.index} is completed without a file: ${JSON.stringify(j).slice(0, 200)}`);
+	}
+	for (const o of outputsOf(r)) {
+		const partial = (o.item.json.partial_text ?? (o.item.json.error as { partial_text?: unknown } | undefined)?.partial_text) as unknown;
+		if (typeof partial === 'string' && partial.length > PARTIAL_TEXT_BOUND) problems.push(`[partial-text] item ${o.index} keeps ${partial.length} characters of partial_text (bound ${PARTIAL_TEXT_BOUND})`);
+	}
+	return problems;
+}
+
+/** (5) wall time and memory. */
+export function withinBounds(m: Measures): string[] {
+	const problems: string[] = [];
+	if (m.wallMs > WALL_BOUND_MS) problems.push(`[wall-time] the run took ${m.wallMs} ms (bound ${WALL_BOUND_MS})`);
+	if (m.rssGrowthMiB > RSS_BOUND_MIB) problems.push(`[memory] RSS grew ${m.rssGrowthMiB} MiB (bound ${RSS_BOUND_MIB})`);
+	return problems;
+}
+
+/** Violation classes (the tag in brackets) to look past, e.g. FUZZ_IGNORE=key-base64,posts-per-item while a known class is being fixed. */
+const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolean));
+export const tagOf = (problem: string) => /^\[([a-z0-9-]+)\]/.exec(problem)?.[1] ?? 'other';
+
+export async function violations(c: RunCase, gw: HostileGateway, r: RunResult, m: Measures): Promise<string[]> {
+	const all = [...onePaidPostPerItem(gw.log), ...everyItemOnce(c, r, gw.log), ...untouchedItemsUnharmed(c, r), ...keyNowhere(gw, r, m), ...(await nothingFalselyCompleted(c, r)), ...withinBounds(m)];
+	return all.filter((p) => !IGNORED.has(tagOf(p)));
+}
+
+function around(text: string, f: string): string {
+	const i = text.indexOf(f);
+	return text.slice(Math.max(0, i - 80), i + f.length + 40);
+}
+
+function safeDecode(s: string): string {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
+}
