@@ -1,11 +1,6 @@
-import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+import type { IAuthenticateGeneric, ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
 
-const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
-
-function redirectMessage(status: number): string {
-	return `The Base URL answered a redirect (HTTP ${status}), which was not followed: the key is only sent to the gateway origin itself. Enter the address the gateway really answers on (check http vs https, the host name and any path prefix).`;
-}
-
+/** The Test button runs `genGatewayApiTest`, which every node carries (nodes/shared/credentials.ts). */
 export class GenGatewayApi implements ICredentialType {
 	name = 'genGatewayApi';
 
@@ -47,22 +42,5 @@ export class GenGatewayApi implements ICredentialType {
 	authenticate: IAuthenticateGeneric = {
 		type: 'generic',
 		properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
-	};
-
-	test: ICredentialTestRequest = {
-		request: {
-			// Same rule as normaliseBaseUrl: trailing slashes and trailing /v1 or /v1beta segments (any number) removed.
-			baseURL: '={{$credentials.baseUrl.trim().replace(/(\\/+v1(beta)?)*\\/*$/i, "")}}',
-			url: '/v1/models',
-			method: 'GET',
-			// The key must never follow a redirect (spec: authenticated calls are not redirected); a 3xx fails the test.
-			disableFollowRedirect: true,
-			sendCredentialsOnCrossOriginRedirect: false,
-		},
-		rules: [
-			{ type: 'responseCode', properties: { value: 401, message: 'The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.' } },
-			{ type: 'responseCode', properties: { value: 403, message: 'The key is not allowed to list models (HTTP 403): its group, quota or token restriction blocks it.' } },
-			...REDIRECT_STATUSES.map((value) => ({ type: 'responseCode' as const, properties: { value, message: redirectMessage(value) } })),
-		],
 	};
 }

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { imageBatch } from '../shared/images/batch';
 import type { ImageSubmitOptions } from '../shared/images/input';
 import { modelSearch } from '../shared/models';
@@ -10,7 +10,7 @@ import { imageSubmitDescription } from './description';
 export class GenGatewayImageSubmit implements INodeType {
 	description = imageSubmitDescription;
 
-	methods = { listSearch: { searchImageModels: modelSearch('image') } };
+	methods = { listSearch: { searchImageModels: modelSearch('image') }, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const o = this.getNodeParameter('options', 0, {}) as ImageSubmitOptions;

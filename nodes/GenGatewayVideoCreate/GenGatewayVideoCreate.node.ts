@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { createTransport } from '../shared/credentials';
+import { createTransport, credentialTest } from '../shared/credentials';
 import { runPaidBatch } from '../shared/pipeline/batch';
 import { readConcurrency, usable } from '../shared/pipeline/options';
 import { videoBatch } from '../shared/video/batch';
@@ -10,7 +10,7 @@ import { videoCreateDescription } from './description';
 export class GenGatewayVideoCreate implements INodeType {
 	description = videoCreateDescription;
 
-	methods = { listSearch: { searchVideoModels } };
+	methods = { listSearch: { searchVideoModels }, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const o = this.getNodeParameter('options', 0, {}) as VideoCreateOptions;

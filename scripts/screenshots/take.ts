@@ -1,8 +1,8 @@
 /**
  * Screenshots for the README: the demo workflow and a node panel in the real n8n editor.
- * Manual, not part of CI. Needs Debian's chromium and playwright-core (not a dependency of the package):
- *   apt-get install -y chromium && (cd /tmp/pw && npm install --no-save playwright-core@1)
- *   PLAYWRIGHT_CORE=/tmp/pw/node_modules/playwright-core npx tsx scripts/screenshots/take.ts
+ * Manual, not part of CI. Needs Debian's chromium (scripts/install-system-deps.sh installs it) and playwright-core (a
+ * dev dependency):
+ *   npx tsx scripts/screenshots/take.ts
  */
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator';

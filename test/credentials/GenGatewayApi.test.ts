@@ -1,18 +1,14 @@
 /**
- * The credential: its fields, the Authorization header n8n builds from it, and the test request,
- * resolved by n8n's own machinery (RoutingNode inside WorkflowExecute for the test request,
- * n8n-workflow's Expression for the generic header) and sent to a real loopback server.
+ * The credential: its fields, the Authorization header n8n builds from it (n8n-workflow's Expression), and the
+ * Test button as n8n finds and runs it (tester.ts), sent to a real loopback server.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Expression, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { GenGatewayApi } from '../../credentials/GenGatewayApi.credentials';
-import { CREDENTIAL_TYPE, createTransport } from '../../nodes/shared/credentials';
-import { normaliseBaseUrl, composeUrl } from '../../nodes/shared/transport/baseUrl';
+import { CREDENTIAL_TEST, CREDENTIAL_TYPE, createTransport, testGatewayCredential } from '../../nodes/shared/credentials';
 import { setDispatcher } from '../../nodes/shared/transport/http';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
-
-const cred = new GenGatewayApi();
+import { NODE_CLASSES, cred, credentialTestFunction, loadNode, testCredential } from './tester';
 const KEY = 'sk-cred-test-4f9a0c';
 
 /** How n8n resolves a credential expression: the leading "=" marks it, `$credentials` is the decrypted data. */
@@ -69,56 +65,25 @@ describe('authenticate', () => {
 	});
 });
 
-describe('test request', () => {
-	it('is GET /v1/models with a baseURL expression, never follows a redirect, and has messages for 401, 403 and each redirect status', () => {
-		expect(cred.test.request).toMatchObject({ method: 'GET', url: '/v1/models', disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false });
-		expect(cred.test.request.baseURL).toMatch(/^=\{\{.*\$credentials\.baseUrl.*\}\}$/);
-		const codes = (cred.test.rules ?? []).map((r) => (r as { properties: { value: number } }).properties.value);
-		expect(codes).toEqual([401, 403, 301, 302, 303, 307, 308]);
-	});
-
-	it.each([
-		'https://gw.example.com',
-		'https://gw.example.com/',
-		'https://gw.example.com/v1',
-		'https://gw.example.com/v1/',
-		'https://gw.example.com/V1',
-		'https://gw.example.com/v1//',
-		'https://gw.example.com/v1beta',
-		'https://gw.example.com/v1/v1',
-		'  https://gw.example.com/v1/ ',
-		'https://gw.example.com/gw',
-		'https://gw.example.com/gw/v1/',
-		'https://gw.example.com/apiv1',
-	])('the baseURL for %j agrees with the transport (so the test checks what the nodes call)', (baseUrl) => {
-		const resolved = resolve(cred.test.request.baseURL as string, { apiKey: KEY, baseUrl });
-		expect(`${resolved}${cred.test.request.url}`).toBe(composeUrl(normaliseBaseUrl(baseUrl), '/v1/models'));
-	});
-
-	describe('run by n8n (RoutingNode) against a real server', () => {
-		/** A declarative node whose only request is the credential's test request, as n8n's credential tester builds it. */
-		class CredentialTestNode implements INodeType {
-			description: INodeTypeDescription = {
-				displayName: 'Credential Test',
-				name: 'credentialTest',
-				group: ['transform'],
-				version: 1,
-				description: 'runs the credential test request',
-				defaults: { name: 'Credential Test' },
-				inputs: ['main'],
-				outputs: ['main'],
-				credentials: [{ name: 'genGatewayApi', required: true }],
-				requestDefaults: {},
-				properties: [{ displayName: 'Request', name: 'request', type: 'hidden', default: '', routing: { request: cred.test.request as never } }],
-			};
+describe('the Test button', () => {
+	it('has no declarative test request, so n8n asks the nodes: each names genGatewayApiTest and carries that one function', () => {
+		expect((cred as unknown as { test?: unknown }).test).toBeUndefined();
+		for (const cls of NODE_CLASSES) {
+			const node = loadNode(cls);
+			expect(node.description.credentials).toEqual([{ name: 'genGatewayApi', required: true, testedBy: CREDENTIAL_TEST }]);
+			// whichever node n8n looks at first gives the same test
+			expect(credentialTestFunction([node])).toBe(testGatewayCredential);
 		}
+	});
 
+	describe('against a real server', () => {
 		let server: Server;
 		let origin: string;
-		const seen: Array<{ method?: string; url?: string }> = [];
+		const seen: Array<{ method?: string; url?: string; auth?: string }> = [];
 		beforeAll(async () => {
+			setDispatcher(undefined);
 			server = createServer((req, res) => {
-				seen.push({ method: req.method, url: req.url });
+				seen.push({ method: req.method, url: req.url, auth: req.headers.authorization });
 				res.setHeader('content-type', 'application/json');
 				res.end(JSON.stringify({ object: 'list', data: [{ id: 'alpha-image-2.5' }] }));
 			});
@@ -128,7 +93,6 @@ describe('test request', () => {
 		afterAll(async () => {
 			server.closeAllConnections();
 			await new Promise((r) => server.close(r));
-			cleanupBinaryData();
 		});
 		beforeEach(() => {
 			seen.length = 0;
@@ -139,13 +103,14 @@ describe('test request', () => {
 			['/', '/v1/models'],
 			['/v1', '/v1/models'],
 			['/v1/', '/v1/models'],
+			['/V1', '/v1/models'],
+			['/v1beta', '/v1/models'],
 			['/gw', '/gw/v1/models'],
 			['/gw/v1/', '/gw/v1/models'],
-		])('base URL form %j → one GET %s', async (suffix, path) => {
-			const r = await runWorkflow({ nodes: [{ name: 'Credential Test', type: new CredentialTestNode() }], credentials: { apiKey: KEY, baseUrl: origin + suffix } });
-			expect(r.error).toBeUndefined();
-			expect(r.output('Credential Test')[0].json).toMatchObject({ object: 'list' });
-			expect(seen).toEqual([{ method: 'GET', url: path }]);
+		])('base URL form %j → one GET %s with the trimmed key, and success', async (suffix, path) => {
+			const verdict = await testCredential({ apiKey: `  ${KEY}\n`, baseUrl: `  ${origin}${suffix} ` });
+			expect(verdict).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(seen).toEqual([{ method: 'GET', url: path, auth: `Bearer ${KEY}` }]);
 		});
 	});
 });

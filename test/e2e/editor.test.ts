@@ -1,0 +1,283 @@
+/**
+ * What a new user sees in the real n8n editor: `n8n start` (2.41.1) with the package installed the way n8n installs
+ * community packages, driven through Debian's Chromium by playwright-core (scripts/screenshots/editor.ts). The node
+ * panel's search finds every node, on an empty canvas and from a node's "+"; every node's canvas subtitle and
+ * parameter panel show no "undefined" in any of its modes; the credential test shows its advice for a wrong key and
+ * an unreachable host; and an Image Submit → Task Wait run shows the image in the binary preview.
+ * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSimulator, type Simulator } from '../../simulator';
+import { openEditor, type Editor } from '../../scripts/screenshots/editor';
+import { PACKAGE_NAME, ROOT, freePort, importCredentials, newState, removeState, removeTemplate } from './n8n';
+
+jest.setTimeout(600_000);
+
+const OUT = join(ROOT, 'out/editor');
+const CRED = { genGatewayApi: { id: 'ggeditorcred', name: 'GenGateway account' } };
+
+// playwright-core's Page and Locator, as editor.ts hands them out
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Page = any;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Locator = any;
+/** what the test reads of an <img> in the page */
+type ImageElement = { complete: boolean; naturalWidth: number; naturalHeight: number };
+
+/** Each node's display name, and what a user types to find it. */
+const NODES: Array<{ type: string; displayName: string; query: string }> = [
+	{ type: 'genGatewayImageSubmit', displayName: 'GenGateway Image Submit', query: 'GenGateway Image Submit' },
+	{ type: 'genGatewayTaskWait', displayName: 'GenGateway Task Wait', query: 'Task Wait' },
+	{ type: 'genGatewayVideoCreate', displayName: 'GenGateway Video Create', query: 'Video Create' },
+	{ type: 'genGatewayDownloadResult', displayName: 'GenGateway Download Result', query: 'Download Result' },
+	{ type: 'genGatewayChat', displayName: 'GenGateway Chat', query: 'Chat' },
+	{ type: 'genGatewayResponses', displayName: 'GenGateway Responses', query: 'Responses' },
+	{ type: 'genGatewayPricing', displayName: 'GenGateway Pricing', query: 'Pricing' },
+];
+
+/** Every mode, operation and family of each node, and the forms a model takes (picked from the list, a plain ID from an older workflow, not picked yet). */
+function everyMode(): Array<{ type: string; parameters: Record<string, unknown> }> {
+	const models = (picked: string) => [{ __rl: true, mode: 'list', value: picked }, picked, { __rl: true, mode: 'list', value: '' }];
+	const out: Array<{ type: string; parameters: Record<string, unknown> }> = [];
+	for (const operation of ['generate', 'edit'])
+		for (const mode of ['async', 'sync', 'native'])
+			for (const model of models(mode === 'native' ? 'beta-3-pro-image-preview' : 'alpha-image-2.5')) out.push({ type: 'genGatewayImageSubmit', parameters: { operation, mode, model } });
+	for (const taskKind of ['auto', 'image', 'video'])
+		for (const videoOrigin of ['auto', 'base', 'video']) out.push({ type: 'genGatewayTaskWait', parameters: { taskKind, videoOrigin } });
+	for (const family of ['delta', 'gamma'])
+		for (const model of models(family === 'delta' ? 'delta-video-2-0-mini-260615' : 'gamma-video-1.0')) out.push({ type: 'genGatewayVideoCreate', parameters: { family, model } });
+	for (const source of ['imageTask', 'videoTask', 'url']) out.push({ type: 'genGatewayDownloadResult', parameters: { source } });
+	for (const messagesFrom of ['ui', 'json'])
+		for (const model of models('alpha-chat-4o')) out.push({ type: 'genGatewayChat', parameters: { messagesFrom, model } });
+	for (const model of models('alpha-chat-4o')) out.push({ type: 'genGatewayResponses', parameters: { model } });
+	for (const operation of ['estimateVideoCost', 'getPrices', 'listModels', 'settleTask']) out.push({ type: 'genGatewayPricing', parameters: { operation } });
+	return out;
+}
+
+const BAD_TEXT = /\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]/;
+
+describe('the n8n editor in Chromium', () => {
+	let sim: Simulator;
+	let state: string;
+	let editor: Editor;
+	let page: Page;
+
+	/** Runs one step; when it throws, the page as it was is kept in out/editor/<name>.png. */
+	async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+		try {
+			return await fn();
+		} catch (err) {
+			await page?.screenshot({ path: join(OUT, `${name}.png`) }).catch(() => undefined);
+			throw err;
+		}
+	}
+	const passed = (name: string) => page.screenshot({ path: join(OUT, `passed-${name}.png`) });
+
+	async function createWorkflow(name: string, nodes: unknown[], connections: Record<string, unknown> = {}): Promise<string> {
+		const res = await page.request.post(`${editor.base}/rest/workflows`, { data: { name, nodes, connections, settings: { executionOrder: 'v1' } } });
+		if (!res.ok()) throw new Error(`creating workflow ${name}: HTTP ${res.status()} ${await res.text()}`);
+		return (await res.json()).data.id;
+	}
+
+	/** The names the node panel lists for a search, once the list holds `expected` or has settled without it. */
+	async function search(query: string, expected: string[]): Promise<string[]> {
+		const bar = page.locator('[data-test-id="node-creator-search-bar"]');
+		// an empty list first, so that the list of the previous search is never read as this one's
+		await bar.fill('zzqqxx-no-such-node');
+		await page.locator('[data-test-id="node-creator-item-name"]').first().waitFor({ state: 'detached' });
+		await bar.fill(query);
+		let names: string[] = [];
+		for (let k = 0; k < 20; k++) {
+			await page.waitForTimeout(250);
+			names = await page.locator('[data-test-id="node-creator-item-name"]').allInnerTexts();
+			if (expected.every((e) => names.includes(e))) break;
+		}
+		return names;
+	}
+
+	/** Searches for every node; returns what each search missed, and leaves the list of "GenGateway" on screen. */
+	async function searchEveryNode(): Promise<Record<string, string[]>> {
+		const missed: Record<string, string[]> = {};
+		const queries: Array<[string, string[]]> = [['GenGateway', NODES.map((n) => n.displayName)], ...NODES.map((n): [string, string[]] => [n.query, [n.displayName]])];
+		for (const [query, expected] of queries) {
+			const names = await search(query, expected);
+			const missing = expected.filter((e) => !names.includes(e));
+			if (missing.length) missed[query] = missing;
+		}
+		await search('GenGateway', queries[0][1]);
+		return missed;
+	}
+
+	async function closeNdv(): Promise<void> {
+		await page.locator('[data-test-id="ndv-close-button"]').click();
+		await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden' });
+	}
+
+	async function openNode(name: string): Promise<Locator> {
+		await page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).dblclick({ force: true });
+		const params = page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]');
+		await params.waitFor({ state: 'visible' });
+		return params;
+	}
+
+	beforeAll(async () => {
+		rmSync(OUT, { recursive: true, force: true });
+		mkdirSync(OUT, { recursive: true });
+		sim = await startSimulator({ quiet: true });
+		state = await newState();
+		await importCredentials(state, [{ id: CRED.genGatewayApi.id, name: CRED.genGatewayApi.name, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+		editor = await openEditor(state, { width: 1440, height: 900 });
+		page = editor.page;
+		page.setDefaultTimeout(30_000);
+	});
+	afterAll(async () => {
+		await editor?.close();
+		await sim?.stop();
+		if (state) removeState(state);
+		removeTemplate();
+	});
+
+	it('the node panel finds every node: on an empty canvas, and from the "+" of a placed node', async () => {
+		await step('search-empty-canvas', async () => {
+			await page.goto(`${editor.base}/workflow/new`, { waitUntil: 'networkidle' });
+			await page.locator('[data-test-id="node-creator-plus-button"]').click();
+			expect(await searchEveryNode()).toEqual({});
+			await passed('search-empty-canvas');
+		});
+		await step('search-after-node', async () => {
+			await search('Manual Trigger', ['Manual Trigger']);
+			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Manual Trigger' }).first().click();
+			await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+			if (await page.locator('[data-test-id="ndv"]').isVisible()) await closeNdv();
+			await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
+			expect(await searchEveryNode()).toEqual({});
+			await passed('search-after-node');
+			await page.keyboard.press('Escape');
+		});
+	});
+
+	it('every node in every mode: the canvas subtitle and the parameter panel never show undefined', async () => {
+		const modes = everyMode();
+		const names = modes.map((m, i) => `${NODES.find((n) => n.type === m.type)!.displayName.replace('GenGateway ', '')} ${i + 1}`);
+		const id = await createWorkflow(
+			'every mode',
+			modes.map((m, i) => ({ id: `m${i}`, name: names[i], type: `${PACKAGE_NAME}.${m.type}`, typeVersion: 1, position: [(i % 7) * 260, Math.floor(i / 7) * 220], parameters: m.parameters, credentials: CRED })),
+		);
+		const subtitles = await step('subtitles', async () => {
+			await editor.openWorkflow(id);
+			await page.locator('[data-test-id="zoom-to-fit"]').click();
+			const found: Record<string, string | null> = {};
+			for (const name of names) {
+				const sub = page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"] [class*="_subtitle_"]`);
+				found[name] = (await sub.count()) ? await sub.innerText() : null;
+			}
+			const bad = Object.entries(found).filter(([, s]) => !s || BAD_TEXT.test(s));
+			expect(bad).toEqual([]);
+			await passed('subtitles');
+			return found;
+		});
+		expect(subtitles[names[modes.findIndex((m) => m.type === 'genGatewayVideoCreate' && typeof m.parameters.model === 'string')]]).toMatch(/^delta: delta-video-2-0-mini-260615$/);
+
+		const panels: Record<string, string> = {};
+		for (const [i, name] of names.entries()) {
+			await step(`panel-${name.replace(/ /g, '-')}`, async () => {
+				const params = await openNode(name);
+				await page.waitForTimeout(300);
+				const title = await page.locator('[data-test-id="ndv"] [data-test-id="node-title-container"]').innerText();
+				const text = await params.innerText();
+				const fields = await params.locator('input, textarea').evaluateAll((els: Array<{ value: string; placeholder?: string }>) => els.map((e) => `${e.value} ${e.placeholder ?? ''}`));
+				panels[name] = [title, text, ...fields].join('\n');
+				const shown = panels[name].split('\n').filter((line) => /\bundefined\b/.test(line));
+				expect({ node: name, parameters: modes[i].parameters, shown }).toEqual({ node: name, parameters: modes[i].parameters, shown: [] });
+				if (i === 0) await passed('panel-first');
+				await closeNdv();
+			});
+		}
+		expect(Object.keys(panels)).toEqual(names);
+	});
+
+	it('the credential test shows its advice: a wrong key, then an unreachable host, then success', async () => {
+		const id = await createWorkflow('credential', [{ id: 'c1', name: 'Pricing', type: `${PACKAGE_NAME}.genGatewayPricing`, typeVersion: 1, position: [0, 0], parameters: { operation: 'listModels' } }]);
+		const modal = page.locator('[data-test-id="editCredential-modal"]');
+		const logBefore = sim.log.length;
+		const fill = async (apiKey: string, baseUrl: string) => {
+			await modal.locator('[data-test-id="parameter-input-apiKey"] input').fill(apiKey);
+			await modal.locator('[data-test-id="parameter-input-baseUrl"] input').fill(baseUrl);
+			await modal.locator('[data-test-id="credential-save-button"]').click();
+		};
+		const verdict = async (expected: string) => {
+			await modal.getByText('Couldn’t connect with these settings').waitFor();
+			const details = modal.getByText('More details');
+			if (await details.isVisible()) await details.click();
+			await modal.getByText(expected).waitFor();
+			expect(await modal.innerText()).toContain(expected);
+		};
+		await step('credential-wrong-key', async () => {
+			await editor.openWorkflow(id);
+			await openNode('Pricing');
+			await page.locator('[data-test-id="node-credentials-select"]').click();
+			await page.locator('[data-test-id="node-credentials-select-item-new"]').click();
+			await modal.waitFor();
+			await fill('sk-not-a-key-of-this-gateway', sim.baseUrl);
+			await verdict('The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.');
+			await passed('credential-wrong-key');
+		});
+		await step('credential-unreachable', async () => {
+			const port = await freePort();
+			await fill(sim.keys.demo, `http://127.0.0.1:${port}/v1`);
+			await verdict(`Cannot reach http://127.0.0.1:${port}: connection refused (nothing accepts connections on that port). Check the Base URL's host and port, and that n8n can reach it (proxy, firewall).`);
+			await passed('credential-unreachable');
+		});
+		await step('credential-ok', async () => {
+			// a passing test closes the dialog, and the node uses the new credential
+			await fill(sim.keys.demo, sim.baseUrl);
+			await modal.waitFor({ state: 'hidden' });
+			const select = page.locator('[data-test-id="node-credentials-select"]');
+			const values = await select.locator('input').evaluateAll((els: Array<{ value: string }>) => els.map((e) => e.value));
+			expect([await select.innerText(), ...values].join(' ')).toContain('GenGateway account 2');
+			await passed('credential-ok');
+		});
+		expect(sim.log.slice(logBefore).filter((l) => l.path === '/v1/models').map((l) => l.status)).toEqual([401, 200]);
+	});
+
+	it('Image Submit → Task Wait, run from the editor: the image shows in the binary preview', async () => {
+		const id = await createWorkflow(
+			'first image',
+			[
+				{ id: 'r1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'r2',
+					name: 'Image Submit',
+					type: `${PACKAGE_NAME}.genGatewayImageSubmit`,
+					typeVersion: 1,
+					position: [260, 0],
+					parameters: { operation: 'generate', mode: 'async', model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' }, prompt: 'a lighthouse at dawn, watercolor', size: '1024x1024' },
+					credentials: CRED,
+				},
+				{ id: 'r3', name: 'Task Wait', type: `${PACKAGE_NAME}.genGatewayTaskWait`, typeVersion: 1, position: [520, 0], parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }, credentials: CRED },
+			],
+			{ Start: { main: [[{ node: 'Image Submit', type: 'main', index: 0 }]] }, 'Image Submit': { main: [[{ node: 'Task Wait', type: 'main', index: 0 }]] } },
+		);
+		await step('run', async () => {
+			await editor.openWorkflow(id);
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			await page.locator('[data-test-id="canvas-node"][data-node-name="Task Wait"] [data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
+			await passed('run');
+		});
+		const size = await step('binary-preview', async () => {
+			await openNode('Task Wait');
+			const output = page.locator('[data-test-id="output-panel"]');
+			await output.locator('[data-test-id="radio-button-binary"]').click();
+			await output.locator('[data-test-id="ndv-view-binary-data"]').first().click();
+			const img = output.locator('img[src*="/rest/binary-data"]');
+			await img.waitFor();
+			await page.waitForFunction((el: ImageElement) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+			const dims = await img.evaluate((el: ImageElement) => ({ width: el.naturalWidth, height: el.naturalHeight }));
+			await passed('binary-preview');
+			return dims;
+		});
+		expect(size.width).toBeGreaterThan(0);
+		expect(size.height).toBe(size.width);
+	});
+});
