@@ -35,7 +35,8 @@ if [ "${SKIP_E2E:-}" != "1" ]; then
 fi
 ( set -e; setup_build ) || fail_setup "set-up failed: build"
 
-npx jest --selectProjects unit --ci --passWithNoTests --json --outputFile=out/test/unit.json "$@"
+# two workers: most unit tests wait on loopback servers and timers, not on the CPU
+npx jest --selectProjects unit --ci --maxWorkers=2 --passWithNoTests --json --outputFile=out/test/unit.json "$@"
 unit_rc=$?
 e2e_rc=0
 e2e1_rc=0
