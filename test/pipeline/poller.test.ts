@@ -225,3 +225,39 @@ describe('Poller', () => {
 		expect(polled).toBeLessThanOrEqual(4);
 	});
 });
+
+describe('Poller: one job, one outcome', () => {
+	it("an exception in one job's query ends that job through onError; every other job finishes with its own result", async () => {
+		const polls = new Map<string, number>();
+		const results = await pollAll<string, string>({
+			jobs: ['a', 'odd', 'b', 'c'],
+			deadlineOf: () => Date.now() + 10_000,
+			onDeadline: (job) => `${job}: deadline`,
+			onError: (job, err) => `${job}: failed (${(err as Error).message})`,
+			sleep: instant,
+			poll: async (job) => {
+				const n = (polls.get(job) ?? 0) + 1;
+				polls.set(job, n);
+				if (job === 'odd' && n === 2) throw new TypeError("Cannot read properties of null (reading 'status')");
+				return n < 3 ? { done: false, waitMs: 1 } : { done: true, result: `${job}: completed` };
+			},
+		});
+		expect(results).toEqual(['a: completed', "odd: failed (Cannot read properties of null (reading 'status'))", 'b: completed', 'c: completed']);
+		expect(polls.get('a')).toBe(3);
+	});
+
+	it('a cancellation still stops every job', async () => {
+		const controller = new AbortController();
+		const run = pollAll<string, string>({
+			jobs: ['x', 'y'],
+			signal: controller.signal,
+			deadlineOf: () => Date.now() + 10_000,
+			onDeadline: () => 'deadline',
+			onError: () => 'isolated',
+			sleep: realSleep,
+			poll: async () => ({ done: false, waitMs: 1 }),
+		});
+		setTimeout(() => controller.abort(), 50);
+		await expect(run).rejects.toThrow(/cancel/i);
+	});
+});
