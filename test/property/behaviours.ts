@@ -10,11 +10,14 @@ export type RouteClass = 'paid' | 'query' | 'result' | 'content' | 'meta';
 export const ROUTE_CLASSES: RouteClass[] = ['paid', 'query', 'result', 'content', 'meta'];
 export type KeyForm = 'raw' | 'url' | 'b64';
 
-/** One field of the plausible answer changed: `pick` chooses the key (modulo the keys there), at the top or in data[0]. */
+/**
+ * One field of the plausible answer changed: `pick` chooses the key (modulo the keys there), at the top or in data[0];
+ * `element` replaces the first entry of its list (data, choices, output, candidates) itself, e.g. `data: [null]`.
+ */
 export interface Mutation {
 	pick: number;
 	nested: boolean;
-	op: 'delete' | 'set';
+	op: 'delete' | 'set' | 'element';
 	value?: unknown;
 }
 
@@ -86,7 +89,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
 			{
 				kind: fc.constant('plausible' as const),
 				variant: fc.nat(15),
-				mutation: fc.option(fc.record({ pick: fc.nat(20), nested: fc.boolean(), op: fc.constantFrom<'delete' | 'set'>('delete', 'set'), value: odd }), { freq: 2, nil: undefined }),
+				mutation: fc.option(fc.record({ pick: fc.nat(20), nested: fc.boolean(), op: fc.constantFrom<Mutation['op']>('delete', 'set', 'element'), value: odd }), { freq: 2, nil: undefined }),
 				keyIn: fc.option(keyForm, { freq: 4, nil: undefined }),
 				taskState: fc.option(fc.constantFrom<'completed' | 'failed' | 'processing' | 'odd'>('failed', 'processing', 'odd'), { freq: 3, nil: undefined }),
 			},

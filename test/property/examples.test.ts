@@ -34,6 +34,14 @@ const KEY_IN_LOCATION_PATH = { target: 'result', keyIn: { form: 'raw', where: 'p
 const EXAMPLES: Array<{ name: string; c: RunCase }> = [
 	// found by the properties
 	{
+		name: 'seed 1551179286 (paid-nodes, on e76db53): a 2xx native answer whose candidates list holds null; reading it threw after the spend and the node failed',
+		c: run({ node: 'image', mode: 'native', wait: false }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 0, mutation: { pick: 0, nested: false, op: 'element', value: null } } })] } }),
+	},
+	{
+		name: 'the same class with Retry On Fail and each error setting: a synchronous 2xx whose data list holds null is spent once',
+		c: run({ node: 'image', mode: 'sync', wait: false }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 0, mutation: { pick: 0, nested: false, op: 'element', value: null } } })] } }, { maxTries: 3, onError: 'continueErrorOutput' }),
+	},
+	{
 		name: 'seeds -2099252317 (wait-download) and -1328760823 (paid-nodes, on e76db53): a result host redirects to an address with the key in its path; the keyless download follows it',
 		c: run({ node: 'download', source: 'imageTask' }, { result: { 1: [b({ status: 300, location: KEY_IN_LOCATION_PATH })] } }, { items: 2 }),
 	},

@@ -38,6 +38,11 @@ const json = (status: number, value: unknown): Answer => ({ status, type: 'appli
 function mutate(value: unknown, m: Mutation | undefined): unknown {
 	if (!m || !value || typeof value !== 'object' || Array.isArray(value)) return value;
 	const top = value as Record<string, unknown>;
+	if (m.op === 'element') {
+		const list = [top.data, top.choices, top.output, top.candidates].find((v) => Array.isArray(v) && v.length) as unknown[] | undefined;
+		if (list) list[0] = m.value;
+		return value;
+	}
 	let target = top;
 	if (m.nested) {
 		const inner = [top.data, top.choices, top.output, top.candidates, top.result].find((v) => v && typeof v === 'object');
