@@ -30,7 +30,7 @@ export const imageSubmitDescription: INodeTypeDescription = {
 	group: ['transform'],
 	version: 1,
 	subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
-	description: 'Creates images from a text prompt, or edits your images, with the image models of your gateway account',
+	description: 'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs and sizes',
 	defaults: { name: 'GenGateway Image Submit' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],

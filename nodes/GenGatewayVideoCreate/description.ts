@@ -14,7 +14,7 @@ export const videoCreateDescription: INodeTypeDescription = {
 	group: ['transform'],
 	version: 1,
 	subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
-	description: 'Starts a video from a text prompt and optional reference images, videos or audio (delta-video, gamma-video)',
+	description: 'Starts a video from a prompt and optional references; as an AI tool it waits up to 10 minutes and returns its URL',
 	defaults: { name: 'GenGateway Video Create' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],

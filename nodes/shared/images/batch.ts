@@ -15,6 +15,8 @@ import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
 import { normalisedSize, partialImagesWarning, sizeNote, unknownModelNote } from './rules';
 import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './submit';
 
+/** the longest an AI agent's call of the tool waits for its images */
+export const TOOL_WAIT_MINUTES = 5;
 const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request. It was not resent: check the usage records before submitting again.';
 /** price look-ups for the execution hint: one per model, a few models at most */
 const HINTED_MODELS = 3;
@@ -123,7 +125,9 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			if (ended?.phase === 'failed') {
 				return failure(new ResultInvalidError(`HTTP 200: ${ended.error ?? 'the task failed'}`), 'answer', true, { taskId, fields: { model, mode: sent.mode, billing_status: ended.billingStatus ?? null } });
 			}
-			if (!p.options.waitForResult) return { json };
+			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns the images' addresses and sizes
+			if (!p.options.waitForResult && !o.asTool) return { json };
+			const minutes = o.asTool ? Math.min(p.options.deadlineMinutes ?? TOOL_WAIT_MINUTES, TOOL_WAIT_MINUTES) : (p.options.deadlineMinutes ?? 30);
 			waiter ??= new WaitAndEmit(ctx, transport);
 			const routed = await waiter.run(
 				{
@@ -134,16 +138,20 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 					pollPath: json.poll_path as string,
 					pollUrl: typeof sent.body.poll_url === 'string' ? sent.body.poll_url : undefined,
 					pollAfterMs: json.poll_after_ms as number,
-					deadline: Date.now() + (p.options.deadlineMinutes ?? 30) * 60_000,
+					deadline: Date.now() + minutes * 60_000,
 					initialDelayMs: json.poll_after_ms as number,
 				},
-				{ binaryProperty: o.binaryProperty, download: !o.asTool, model, imagesExpected: p.input.req.n },
+				{ binaryProperty: o.binaryProperty, download: true, model, imagesExpected: p.input.req.n },
 			);
 			if (routed.output === 1) {
 				const r = routed.item.json;
 				return failure(new Error(String(r.error)), r.failed_at === 'download' ? 'download' : 'task', true, { taskId, fields: { model, mode: sent.mode, billing_status: (r.billing_status as string) ?? null } });
 			}
-			return { ...routed.item, json: { ...json, ...routed.item.json } };
+			const done = { ...json, ...routed.item.json };
+			if (!o.asTool) return { ...routed.item, json: done };
+			// an agent reads JSON only: the files' addresses, types and real sizes, no binary
+			const files = Array.isArray(done.files) ? (done.files as IDataObject[]).map((f) => ({ ...f, binaryProperty: null })) : done.files;
+			return { json: { ...done, files } };
 		},
 	};
 }

@@ -4,10 +4,17 @@ import type { PaidBatch } from '../pipeline/batch';
 import { pickTaskId } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './create';
+import { DEFAULT_VIDEO_INTERVAL_MS } from '../wait/waitTasks';
+import { WaitAndEmit } from '../wait/emit';
 import { VideoPriceHints } from './price';
+
+/** the longest an AI agent's call of the tool waits for its video */
+export const TOOL_VIDEO_WAIT_MINUTES = 10;
 
 export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport): PaidBatch<VideoRequest, SubmitOutcome> {
 	const origin = videoOrigin(transport);
+	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
+	let waiter: WaitAndEmit | undefined;
 	const prices = new VideoPriceHints(transport);
 	const hinted = new Set<string>();
 	const hint = (message: string | undefined) => {
@@ -29,7 +36,15 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 				json.expected_cost = expected;
 				hint(expected);
 			}
-			return { json };
+			if (!asTool || json.submission_uncertain === true || typeof json.task_id !== 'string') return { json };
+			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns where the video is
+			waiter ??= new WaitAndEmit(ctx, transport);
+			const routed = await waiter.run(
+				{ index: 0, taskId: json.task_id, kind: 'video', origin: origin.origin, deadline: Date.now() + TOOL_VIDEO_WAIT_MINUTES * 60_000, videoIntervalMs: DEFAULT_VIDEO_INTERVAL_MS },
+				{ binaryProperty: 'data', download: false, model: req.model, family: req.family },
+			);
+			const { task: _task, ...rest } = json;
+			return { json: { ...rest, ...routed.item.json } };
 		},
 	};
 }

@@ -1,0 +1,62 @@
+/**
+ * As AI-agent tools (n8n's context says isToolExecution), Image Submit and Video Create wait for their results,
+ * bounded, and return what an agent can use: the images' addresses, types and real pixel sizes (no binary), the
+ * video's address. A task ID alone is of no use to an agent.
+ */
+import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
+import { startSimulator, type Simulator } from '../../simulator';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
+import { model } from './fixtures';
+
+let sim: Simulator;
+beforeAll(async () => {
+	sim = await startSimulator({ quiet: true, taskLatencyMs: 300, pollAfterMs: 40, videoLatencyMs: 300 });
+});
+afterAll(async () => {
+	await sim.stop();
+	cleanupBinaryData();
+});
+beforeEach(() => sim.reset());
+const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
+
+/** Runs a node the way n8n runs it as an AI-agent tool: its context reports isToolExecution() = true. */
+function asTool(node: INodeType): INodeType {
+	return {
+		description: { ...node.description, name: `${node.description.name}AsTool` },
+		methods: node.methods,
+		async execute(this: IExecuteFunctions) {
+			const ctx = new Proxy(this, { get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]) });
+			return node.execute!.call(ctx);
+		},
+	} as INodeType;
+}
+
+describe('as an AI-agent tool', () => {
+	it('Image Submit (async) waits and returns the image: address, type and real size, no binary', async () => {
+		const r = await runWorkflow({ nodes: [{ name: 'Tool', type: asTool(new GenGatewayImageSubmit()), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a fox', size: '1536x1024' } }], credentials: creds() });
+		const [item] = r.output('Tool');
+		expect(item.binary).toBeUndefined();
+		expect(item.json).toMatchObject({ status: 'completed', prompt: 'a fox', task_id: expect.any(String) });
+		const files = item.json.files as Array<Record<string, unknown>>;
+		expect(files).toHaveLength(1);
+		expect(files[0]).toMatchObject({ mimeType: expect.stringMatching(/^image\//), width: expect.any(Number), height: expect.any(Number), binaryProperty: null });
+		expect((files[0].width as number) > 0 && (files[0].height as number) > 0).toBe(true);
+	});
+
+	it('Image Submit outside an agent still hands back the task at once (no wait unless asked)', async () => {
+		const r = await runWorkflow({ nodes: [{ name: 'Plain', type: new GenGatewayImageSubmit(), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a fox', size: '1536x1024' } }], credentials: creds() });
+		expect(r.output('Plain')[0].json).not.toHaveProperty('files');
+	});
+
+	it('Video Create waits and returns where the video is', async () => {
+		const params = { family: 'delta', model: model('delta-video-2-0-mini-260615'), prompt: 'a fox runs', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false };
+		const r = await runWorkflow({ nodes: [{ name: 'Tool', type: asTool(new GenGatewayVideoCreate()), parameters: params }], credentials: creds() });
+		const [item] = r.output('Tool');
+		expect(item.json).toMatchObject({ status: 'completed', task_id: expect.any(String) });
+		expect(item.json).not.toHaveProperty('task');
+		const files = item.json.files as Array<Record<string, unknown>>;
+		expect(files[0].content_path ?? files[0].url).toEqual(expect.any(String));
+	}, 60_000);
+});
