@@ -119,7 +119,7 @@ export class GenGatewayTaskWait implements INodeType {
 							family: p.meta.family,
 							withReferenceVideo: p.meta.withReferenceVideo,
 							imagesExpected: p.meta.imagesExpected,
-							carry: { wait_started_at: p.meta.waitStartedAt, ...(p.meta.family ? { family: p.meta.family } : {}) } as IDataObject,
+							carry: { wait_started_at: p.meta.waitStartedAt, wait_started_at_iso: new Date(p.meta.waitStartedAt).toISOString(), ...(p.meta.family ? { family: p.meta.family } : {}) } as IDataObject,
 						})
 					: Promise.resolve(p),
 			),

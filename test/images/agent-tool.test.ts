@@ -38,7 +38,9 @@ describe('as an AI-agent tool', () => {
 		const r = await runWorkflow({ nodes: [{ name: 'Tool', type: asTool(new GenGatewayImageSubmit()), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a fox', size: '1536x1024' } }], credentials: creds() });
 		const [item] = r.output('Tool');
 		expect(item.binary).toBeUndefined();
-		expect(item.json).toMatchObject({ status: 'completed', prompt: 'a fox', task_id: expect.any(String) });
+		expect(item.json).toMatchObject({ status: 'completed', prompt: 'a fox', task_id: expect.any(String), submitted_at_iso: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+		// the submit-time state ("queued") would contradict the completed wait
+		expect(item.json).not.toHaveProperty('state');
 		const files = item.json.files as Array<Record<string, unknown>>;
 		expect(files).toHaveLength(1);
 		expect(files[0]).toMatchObject({ mimeType: expect.stringMatching(/^image\//), width: expect.any(Number), height: expect.any(Number), binaryProperty: null });

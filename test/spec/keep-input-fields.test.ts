@@ -29,7 +29,7 @@ describe('Task Wait keeps the input item fields', () => {
 		const input = [imageItem('keep_1', { row_id: 7, status: 'processing', state: 'queued', error: 'from an earlier node' })];
 		const r = await runWorkflow({ nodes: [wait()], input, credentials: credsFor(gw) });
 		const [item] = r.output('Wait', 0);
-		expect(item.json).toMatchObject({ row_id: 7, task_id: 'keep_1', status: 'completed' });
+		expect(item.json).toMatchObject({ row_id: 7, task_id: 'keep_1', status: 'completed', wait_started_at_iso: new Date(item.json.wait_started_at as number).toISOString() });
 		expect(item.json).not.toHaveProperty('error');
 		expect(item.json).not.toHaveProperty('state');
 	});

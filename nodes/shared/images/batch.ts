@@ -28,6 +28,7 @@ function expectedSize(p: PreparedImage): IDataObject {
 }
 
 function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p: PreparedImage, mode: ImageMode): IDataObject {
+	const now = Date.now();
 	const t = normaliseImageTask(body);
 	return {
 		task_id: t.taskId ?? null,
@@ -46,7 +47,8 @@ function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p:
 		submission_uncertain: t.submissionUncertain ?? false,
 		origin: 'base',
 		origin_url: transport.root('base').root,
-		submitted_at: Date.now(),
+		submitted_at: now,
+		submitted_at_iso: new Date(now).toISOString(),
 	};
 }
 
@@ -147,7 +149,9 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 				const r = routed.item.json;
 				return failure(new Error(String(r.error)), r.failed_at === 'download' ? 'download' : 'task', true, { taskId, fields: { model, mode: sent.mode, billing_status: (r.billing_status as string) ?? null } });
 			}
-			const done = { ...json, ...routed.item.json };
+			// the submit-time `state` would contradict the state the wait ended in
+			const { state: _submitState, ...submitted } = json;
+			const done = { ...submitted, ...routed.item.json };
 			if (!o.asTool) return { ...routed.item, json: done };
 			// an agent reads JSON only: the files' addresses, types and real sizes, no binary
 			const files = Array.isArray(done.files) ? (done.files as IDataObject[]).map((f) => ({ ...f, binaryProperty: null })) : done.files;
