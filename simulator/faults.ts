@@ -38,6 +38,8 @@ export type FaultKind =
 	| 'huge-index'
 	| 'sse-stall'
 	| 'sse-endless-line'
+	/** chat: valid content deltas for ever, never [DONE] (ends when the client leaves) */
+	| 'sse-endless-deltas'
 	| 'bad-poll-after'
 	| 'oversize-b64'
 	// terminal image task statuses and result forms

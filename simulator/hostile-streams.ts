@@ -1,4 +1,4 @@
-/** Streams that never finish: keep-alives only, or one `data:` line that never ends. */
+/** Streams that never finish: keep-alives only, one `data:` line that never ends, or valid deltas for ever. */
 import type { ServerResponse } from 'node:http';
 import { pause } from './delivery';
 
@@ -12,6 +12,16 @@ export async function stalledStream(res: ServerResponse, intervalMs: number): Pr
 	while (!res.destroyed) {
 		res.write(': PING\n\n');
 		await pause(res, intervalMs);
+	}
+}
+
+/** Valid chat content deltas of 16 KiB each, for ever (paced by backpressure); never `[DONE]`. */
+export async function endlessDeltas(res: ServerResponse): Promise<void> {
+	sseHead(res);
+	const event = Buffer.from(`data: ${JSON.stringify({ id: 'chatcmpl-endless', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'y'.repeat(16 * 1024) } }] })}\n\n`);
+	while (!res.destroyed) {
+		if (!res.write(event)) await new Promise<void>((r) => (res.once('drain', r), res.once('close', r)));
+		else await new Promise((r) => setImmediate(r));
 	}
 }
 

@@ -2,7 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { modelById, perTokenQuota } from './catalog';
 import type { FaultSpec } from './faults';
-import { endlessLine, stalledStream } from './hostile-streams';
+import { endlessDeltas, endlessLine, stalledStream } from './hostile-streams';
 import { openAiError, sendJson } from './http';
 import { leakedKeyText, type ImageCtx } from './images';
 
@@ -12,7 +12,7 @@ const HUGE_INDEX = 100_000_000;
 /** Takes the stream faults of a request: one that replaces the stream, and whether the error event leaks the key. */
 function streamFaults(ctx: ImageCtx): { hostile?: FaultSpec; echo: boolean } {
 	const { sim, req } = ctx;
-	const hostile = sim.faults.take(req.method, req.path, ['sse-stall', 'sse-endless-line', 'huge-index']);
+	const hostile = sim.faults.take(req.method, req.path, ['sse-stall', 'sse-endless-line', 'sse-endless-deltas', 'huge-index']);
 	const echo = !!sim.faults.take(req.method, req.path, ['echo-key'], (x) => x.where === 'stream-error');
 	return { hostile, echo };
 }
@@ -21,6 +21,7 @@ function streamFaults(ctx: ImageCtx): { hostile?: FaultSpec; echo: boolean } {
 async function neverEnding(ctx: ImageCtx, f: FaultSpec | undefined): Promise<boolean> {
 	if (f?.kind === 'sse-stall') await stalledStream(ctx.req.res, f.intervalMs ?? 500);
 	else if (f?.kind === 'sse-endless-line') await endlessLine(ctx.req.res, f.intervalMs ?? 0);
+	else if (f?.kind === 'sse-endless-deltas') await endlessDeltas(ctx.req.res);
 	else return false;
 	return true;
 }

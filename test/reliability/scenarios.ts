@@ -128,6 +128,7 @@ export const SCENARIOS: Scenario[] = [
 	chat('key echoed in a stream error event (chat)', [{ route: CHAT, kind: 'echo-key', where: 'stream-error' }], /^ok 2, error 1$/, { errorItem: 0, error: /\*\*\*|error/i }),
 	chat('keep-alive comments, never an event (chat, Stream Max Duration 2 s)', [{ route: CHAT, kind: 'sse-stall' }], /^ok 2, error 1$/, { errorItem: 0, error: /time limit/i, streamMaxMs: 2000 }),
 	chat('one SSE line without a newline (chat)', [{ route: CHAT, kind: 'sse-endless-line' }], /^ok 2, error 1$/, { errorItem: 0, error: /line|large|cap|exceed/i }),
+	chat('valid deltas that never end (chat; stopped at the 64 MiB stream cap, 1 MiB of partial_text kept)', [{ route: CHAT, kind: 'sse-endless-deltas' }], /^ok 2, error 1$/, { errorItem: 0, error: /size limit/i }),
 	chat('tool-call index 100000000 (chat)', [{ route: CHAT, kind: 'huge-index' }], /^ok 3, error 0$/),
 ];
 
