@@ -16,6 +16,7 @@ import {
 	type ICredentialDataDecryptedObject,
 	type INode,
 	type INodeCredentialsDetails,
+	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypes,
@@ -212,6 +213,18 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 			return Buffer.from(b.data, 'base64');
 		},
 	};
+}
+
+/** Runs a node the way n8n runs it as an AI-agent tool: its context reports isToolExecution() = true. */
+export function asTool(node: INodeType): INodeType {
+	return {
+		description: { ...node.description, name: `${node.description.name}AsTool` },
+		methods: node.methods,
+		async execute(this: IExecuteFunctions) {
+			const ctx = new Proxy(this, { get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]) });
+			return node.execute!.call(ctx);
+		},
+	} as INodeType;
 }
 
 function latestVersion(t: INodeType | IVersionedNodeType): number {

@@ -3,11 +3,10 @@
  * bounded, and return what an agent can use: the images' addresses, types and real pixel sizes (no binary), the
  * video's address. A task ID alone is of no use to an agent.
  */
-import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
-import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
+import { asTool, cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { model } from './fixtures';
 
 let sim: Simulator;
@@ -21,17 +20,6 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 
-/** Runs a node the way n8n runs it as an AI-agent tool: its context reports isToolExecution() = true. */
-function asTool(node: INodeType): INodeType {
-	return {
-		description: { ...node.description, name: `${node.description.name}AsTool` },
-		methods: node.methods,
-		async execute(this: IExecuteFunctions) {
-			const ctx = new Proxy(this, { get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]) });
-			return node.execute!.call(ctx);
-		},
-	} as INodeType;
-}
 
 describe('as an AI-agent tool', () => {
 	it('Image Submit (async) waits and returns the image: address, type and real size, no binary', async () => {

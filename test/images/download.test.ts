@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
-import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
+import { asTool, cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { model } from './fixtures';
 
 let sim: Simulator;
@@ -17,17 +16,6 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 
-/** Runs a node the way n8n runs it as an AI-agent tool: its context reports isToolExecution() = true. */
-function asTool<T extends INodeType>(node: T): INodeType {
-	return {
-		description: { ...node.description, name: `${node.description.name}AsTool` },
-		methods: node.methods,
-		async execute(this: IExecuteFunctions) {
-			const ctx = new Proxy(this, { get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]) });
-			return node.execute!.call(ctx);
-		},
-	} as INodeType;
-}
 
 async function finishedTask(n = 1): Promise<Record<string, unknown>> {
 	const r = await runWorkflow({ nodes: [{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2'), prompt: 'x', size: '512x512', n } }], credentials: creds() });

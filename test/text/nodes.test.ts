@@ -4,11 +4,10 @@
  * forwarding to n8n's streaming, definite rejections vs uncertain outcomes, input rules. A small scripted
  * loopback server covers what the simulator cannot produce (a stream that stalls, the request body as sent).
  */
-import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
-import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
+import { asTool, cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { startServer, type TestServer } from '../transport/support';
 
 const ANSWER = (q: string) => `Simulated answer: ${q} — with a little ünïcödé ✓ and more words to stream.`;
@@ -47,17 +46,6 @@ const both = (q: string, stream: boolean, extra: Record<string, unknown> = {}, o
 	{ node: responses(q, stream, extra, onError), path: '/v1/responses' },
 ];
 
-/** Runs a node the way n8n runs it as an AI-agent tool: its context reports isToolExecution() = true. */
-function asTool(node: INodeType): INodeType {
-	return {
-		description: { ...node.description, name: `${node.description.name}AsTool` },
-		methods: node.methods,
-		async execute(this: IExecuteFunctions) {
-			const ctx = new Proxy(this, { get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]) });
-			return node.execute!.call(ctx);
-		},
-	} as INodeType;
-}
 
 describe('both modes', () => {
 	it.each([false, true])('chat, stream=%s: the whole answer, usage and finish reason; one POST, paired', async (stream) => {
