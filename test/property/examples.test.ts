@@ -3,23 +3,14 @@
  * it came from; "on e76db53": found on that commit, before the fixes of 7bab41e and 5db1dcf) and the classes the
  * suite was written to find. Each runs the same invariants as the properties.
  */
-import { cleanupBinaryData } from '../harness/workflow';
 import type { Behaviour, RouteClass, Script } from './behaviours';
 import { ROUTE_CLASSES } from './behaviours';
 import { IMAGE_VARIANTS, VIDEO_VARIANTS } from './media';
 import { undecodable } from './oracle';
-import { captureLogs, runOne, startFixture, type Fixture } from './property';
+import { runOne, useFixture } from './property';
 import type { NodeCase, RunCase } from './runs';
 
-let f: Fixture;
-beforeAll(async () => {
-	captureLogs();
-	f = await startFixture();
-});
-afterAll(async () => {
-	await f?.gw.stop();
-	cleanupBinaryData();
-});
+const fixture = useFixture();
 
 /** A behaviour: the plausible answer, whole, unless said otherwise. */
 const b = (over: Partial<Behaviour> = {}): Behaviour => ({ status: 'normal', body: { kind: 'plausible', variant: 0 }, delivery: { kind: 'whole', chunked: false }, delayMs: 0, ...over });
@@ -109,19 +100,19 @@ const EXAMPLES: Array<{ name: string; c: RunCase }> = [
 ];
 
 it.each(EXAMPLES)('$name', async ({ c }) => {
-	const { problems } = await runOne(f, c);
+	const { problems } = await runOne(fixture(), c);
 	expect(problems).toEqual([]);
 });
 
 describe('the oracle the invariants trust', () => {
 	it.each(IMAGE_VARIANTS)('image %s: decodes only when it is a whole PNG or JPEG (padding after the end is ignored)', async (v) => {
-		const m = f.media.image(v);
+		const m = fixture().media.image(v);
 		const why = await undecodable(m.bytes, m.type);
 		if (v === 'png' || v === 'jpeg' || v === 'padded-png') expect(why).toBeUndefined();
 		else expect(why).toEqual(expect.any(String));
 	});
 	it.each(VIDEO_VARIANTS)('video %s: decodes only when it is a real MP4 (grown or not)', async (v) => {
-		const m = f.media.video(v);
+		const m = fixture().media.video(v);
 		const why = await undecodable(m.bytes, m.type);
 		if (v === 'mp4' || v === 'grown') expect(why).toBeUndefined();
 		else expect(why).toEqual(expect.any(String));

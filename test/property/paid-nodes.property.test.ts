@@ -4,21 +4,12 @@
  * 1–5 tries and prompts that change between tries, against a gateway whose every answer is generated: the
  * invariants of invariants.ts hold. Replay a failure with the command it prints.
  */
-import { cleanupBinaryData } from '../harness/workflow';
-import { captureLogs, checkProperty, startFixture, type Fixture } from './property';
+import { checkProperty, useFixture } from './property';
 import { paidNode, runCase } from './runs';
 
 const BUDGET = { runs: 100, timeMs: 60_000 };
-let f: Fixture;
-beforeAll(async () => {
-	captureLogs();
-	f = await startFixture();
-});
-afterAll(async () => {
-	await f?.gw.stop();
-	cleanupBinaryData();
-});
+const fixture = useFixture();
 
 it('paid nodes keep their invariants against a generated hostile gateway', async () => {
-	await checkProperty('paid-nodes.property.test.ts', f, runCase(paidNode), BUDGET);
+	await checkProperty('paid-nodes.property.test.ts', fixture(), runCase(paidNode), BUDGET);
 }, 3_600_000);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { LoggerProxy } from 'n8n-workflow';
-import { runWorkflow, type RunResult } from '../harness/workflow';
+import { cleanupBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
 import { rssSampler } from '../reliability/scenarios';
 import { HostileGateway } from './hostile-gateway';
 import { WALL_BOUND_MS, violations, type Measures } from './invariants';
@@ -29,6 +29,20 @@ export async function startFixture(): Promise<Fixture> {
 	const gw = new HostileGateway(KEY, media);
 	await gw.start();
 	return { gw, media, png: media.image('png').bytes };
+}
+
+/** A test file's fixture: logs captured and the hostile gateway started before its tests, stopped after them. */
+export function useFixture(): () => Fixture {
+	let f: Fixture | undefined;
+	beforeAll(async () => {
+		captureLogs();
+		f = await startFixture();
+	});
+	afterAll(async () => {
+		await f?.gw.stop();
+		cleanupBinaryData();
+	});
+	return () => f!;
 }
 
 /** Everything the nodes and n8n write to the console or to n8n's logger during a run. */

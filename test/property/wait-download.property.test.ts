@@ -3,21 +3,12 @@
  * URL), 1–8 items, every error setting, Retry On Fail with 1–5 tries, against a generated hostile gateway and
  * result host: the invariants of invariants.ts hold. Replay a failure with the command it prints.
  */
-import { cleanupBinaryData } from '../harness/workflow';
-import { captureLogs, checkProperty, startFixture, type Fixture } from './property';
+import { checkProperty, useFixture } from './property';
 import { runCase, waitDownloadNode } from './runs';
 
 const BUDGET = { runs: 40, timeMs: 75_000 };
-let f: Fixture;
-beforeAll(async () => {
-	captureLogs();
-	f = await startFixture();
-});
-afterAll(async () => {
-	await f?.gw.stop();
-	cleanupBinaryData();
-});
+const fixture = useFixture();
 
 it('Task Wait and Download Result keep their invariants against a generated hostile gateway and result host', async () => {
-	await checkProperty('wait-download.property.test.ts', f, runCase(waitDownloadNode), BUDGET);
+	await checkProperty('wait-download.property.test.ts', fixture(), runCase(waitDownloadNode), BUDGET);
 }, 3_600_000);
