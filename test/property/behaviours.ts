@@ -52,7 +52,7 @@ export type Script = Record<RouteClass, Behaviour[][]>;
 
 const keyForm = fc.constantFrom<KeyForm>('raw', 'url', 'b64');
 
-const odd = fc.oneof(
+export const odd = fc.oneof(
 	fc.constant(null),
 	fc.constant(''),
 	fc.integer(),
@@ -89,7 +89,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
 			{
 				kind: fc.constant('plausible' as const),
 				variant: fc.nat(15),
-				mutation: fc.option(fc.record({ pick: fc.nat(20), nested: fc.boolean(), op: fc.constantFrom<Mutation['op']>('delete', 'set', 'element'), value: odd }), { freq: 2, nil: undefined }),
+				mutation: fc.option(fc.record({ pick: fc.nat(20), nested: fc.boolean(), op: fc.constantFrom<Mutation['op']>('delete', 'set', 'element'), value: fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: odd }) }), { freq: 2, nil: undefined }),
 				keyIn: fc.option(keyForm, { freq: 4, nil: undefined }),
 				taskState: fc.option(fc.constantFrom<'completed' | 'failed' | 'processing' | 'odd'>('failed', 'processing', 'odd'), { freq: 3, nil: undefined }),
 			},
