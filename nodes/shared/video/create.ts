@@ -5,6 +5,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readInputBinary, sniffImage } from '../binary';
 import { InputRuleError } from '../errors';
+import { submittedItem, uncertainItem } from '../items/shapes';
 import { pickTaskId } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { concurrencyProblem, positiveOption } from '../pipeline/options';
@@ -139,7 +140,6 @@ export async function submitVideo(transport: GatewayTransport, req: VideoRequest
 	return transport.submit('/v1/videos', req.form ? { form: await req.form() } : { json: req.body }, { origin: 'video', timeout: 'videoSubmit' });
 }
 
-const UNCERTAIN_NOTE = 'The gateway may have created this paid task. It was not resent: check the task and usage logs before creating it again.';
 
 /** The output item's JSON (the contract Task Wait reads). */
 export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitOutcome): IDataObject {
@@ -154,14 +154,10 @@ export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitO
 	if (out.kind === 'uncertain') {
 		const task = isObj(out.body) ? out.body : undefined;
 		const id = task ? pickTaskId(task) : undefined;
-		return { task_id: id ?? null, ...base, status: 'uncertain', submission_uncertain: true, reason: out.reason, ...(out.status ? { http_status: out.status } : {}), note: UNCERTAIN_NOTE, task: (task ?? null) as IDataObject };
+		return uncertainItem({ task_id: id ?? null, ...base, ...(out.status ? { http_status: out.status } : {}), task: (task ?? null) as IDataObject }, out.reason);
 	}
 	const taskId = pickTaskId(out.body);
 	const data = isObj(out.body.data) ? out.body.data : {};
-	const rawStatus = out.body.status ?? data.status;
-	const status = typeof rawStatus === 'string' && rawStatus ? rawStatus : 'queued';
-	if (!taskId) {
-		return { task_id: null, ...base, status, submission_uncertain: true, reason: `HTTP ${out.status} without a task ID`, note: UNCERTAIN_NOTE, task: out.body as IDataObject };
-	}
-	return { task_id: taskId, ...base, status, submission_uncertain: false, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject };
+	if (!taskId) return uncertainItem({ ...base, gateway_status: out.body.status ?? data.status ?? null, task: out.body as IDataObject } as IDataObject, `HTTP ${out.status} without a task ID`);
+	return submittedItem({ task_id: taskId, ...base, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject }, { status: out.body.status ?? data.status });
 }
