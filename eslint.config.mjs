@@ -47,19 +47,14 @@ export default defineConfig([
 	},
 
 	// Errors and item pairing have one home each (docs/lint-exceptions.md): nodes throw typed errors that the
-	// single error mapper (nodes/shared/router.ts → errors.ts toNodeError) turns into NodeApiError /
-	// NodeOperationError with the item index, and forEachItem / Task Wait set pairedItem on every item.
-	// Node descriptions kept in a description.ts beside the node carry their icons there.
+	// single error mapper (errors.ts toNodeError) turns into NodeApiError / NodeOperationError with the item
+	// index, and the two item runners (pipeline/batch.ts, pipeline/freeItems.ts) set pairedItem on every item.
 	{
 		files: ['nodes/**/*.ts'],
 		rules: {
 			[`${P}/require-node-api-error`]: 'off',
 			[`${P}/missing-paired-item`]: 'off',
 		},
-	},
-	{
-		files: ['nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node.ts', 'nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node.ts'],
-		rules: { [`${P}/icon-validation`]: 'off' },
 	},
 
 	// Only nodes/shared/transport/ talks HTTP (docs/CONTRIBUTING-NODES.md): no other client, no fetch, no n8n request helpers.

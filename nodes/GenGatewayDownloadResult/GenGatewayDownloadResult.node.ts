@@ -1,12 +1,18 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { credentialTest } from '../shared/credentials';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { plainMethods } from '../shared/methods';
 import { downloadResults } from './actions/download';
 import { downloadResultDescription } from './description';
 
 export class GenGatewayDownloadResult implements INodeType {
-	description = downloadResultDescription;
+	description: INodeTypeDescription = {
+		...downloadResultDescription,
+		icon: { light: 'file:../../icons/downloadResult.svg', dark: 'file:../../icons/downloadResult.dark.svg' },
+		subtitle: '={{ {"imageTask": "download image task", "videoTask": "download video task", "url": "download URL"}[$parameter["source"]] }}',
+		usableAsTool: true,
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
+	};
 
-	methods = { credentialTest };
+	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return downloadResults(this);

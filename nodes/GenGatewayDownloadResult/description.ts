@@ -1,19 +1,9 @@
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
-import { videoOriginProperty } from '../shared/ui';
+import { actionNode, videoOriginProperty } from '../shared/ui';
 
-export const downloadResultDescription: INodeTypeDescription = {
+export const downloadResultDescription = actionNode({
 	displayName: 'GenGateway Download Result',
 	name: 'genGatewayDownloadResult',
-	icon: { light: 'file:../../icons/downloadResult.svg', dark: 'file:../../icons/downloadResult.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: '={{ {"imageTask": "download image task", "videoTask": "download video task", "url": "download URL"}[$parameter["source"]] }}',
 	description: 'Downloads the images or video of a finished task as files',
-	defaults: { name: 'GenGateway Download Result' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Source',
@@ -55,4 +45,4 @@ export const downloadResultDescription: INodeTypeDescription = {
 			],
 		},
 	],
-};
+});

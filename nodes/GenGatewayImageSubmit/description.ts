@@ -1,7 +1,7 @@
-import { NodeConnectionTypes, type IDisplayOptions, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
 import { concurrencyOption } from '../shared/pipeline/options';
-import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { actionNode, modelLocator } from '../shared/ui';
 
 const TIERS = (['1k', '2k', '4k'] as const).map((t) => `${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`).join(', ');
 const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, value: r }));
@@ -23,19 +23,10 @@ const sizeField = (hint: string, show: IDisplayOptions['show'], hide: IDisplayOp
 	displayOptions: { ...(show ? { show } : {}), hide: { ...notNative, ...hide } },
 });
 
-export const imageSubmitDescription: INodeTypeDescription = {
+export const imageSubmitDescription = actionNode({
 	displayName: 'GenGateway Image Submit',
 	name: 'genGatewayImageSubmit',
-	icon: { light: 'file:../../icons/imageSubmit.svg', dark: 'file:../../icons/imageSubmit.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
 	description: 'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs and sizes',
-	defaults: { name: 'GenGateway Image Submit' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Operation',
@@ -178,4 +169,4 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			],
 		},
 	],
-};
+});

@@ -1,12 +1,18 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { credentialTest } from '../shared/credentials';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { plainMethods } from '../shared/methods';
 import { runPricing } from './actions';
 import { pricingDescription } from './description';
 
 export class GenGatewayPricing implements INodeType {
-	description = pricingDescription;
+	description: INodeTypeDescription = {
+		...pricingDescription,
+		icon: { light: 'file:../../icons/pricing.svg', dark: 'file:../../icons/pricing.dark.svg' },
+		subtitle: '={{ $parameter["operation"] === "getPrices" ? "Get Prices" : $parameter["operation"] === "listModels" ? "List My Models" : $parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + $parameter["videoModel"] : "Settle Task" }}',
+		usableAsTool: true,
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
+	};
 
-	methods = { credentialTest };
+	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return runPricing(this);

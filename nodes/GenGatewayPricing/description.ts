@@ -1,22 +1,12 @@
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
+import { actionNode } from '../shared/ui';
 import { DELTA_VIDEO_UNIT_PRICES } from '../shared/pricing/compute';
 
 const FEE_OPS = ['estimateVideoCost', 'settleTask'];
 
-export const pricingDescription: INodeTypeDescription = {
+export const pricingDescription = actionNode({
 	displayName: 'GenGateway Pricing',
 	name: 'genGatewayPricing',
-	icon: { light: 'file:../../icons/pricing.svg', dark: 'file:../../icons/pricing.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle:
-		'={{ $parameter["operation"] === "getPrices" ? "Get Prices" : $parameter["operation"] === "listModels" ? "List My Models" : $parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + $parameter["videoModel"] : "Settle Task" }}',
 	description: 'Shows model prices in your currency, the models your key can call, and what a video costs',
-	defaults: { name: 'GenGateway Pricing' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Operation',
@@ -173,4 +163,4 @@ export const pricingDescription: INodeTypeDescription = {
 			],
 		},
 	],
-};
+});

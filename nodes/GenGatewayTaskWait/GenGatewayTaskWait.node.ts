@@ -1,12 +1,18 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { credentialTest } from '../shared/credentials';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { plainMethods } from '../shared/methods';
 import { waitForTasks } from './actions/wait';
 import { taskWaitDescription } from './description';
 
 export class GenGatewayTaskWait implements INodeType {
-	description = taskWaitDescription;
+	description: INodeTypeDescription = {
+		...taskWaitDescription,
+		icon: { light: 'file:../../icons/taskWait.svg', dark: 'file:../../icons/taskWait.dark.svg' },
+		subtitle: '={{"wait for " + ($parameter["taskKind"] === "auto" ? "tasks" : $parameter["taskKind"] + " tasks")}}',
+		usableAsTool: true,
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
+	};
 
-	methods = { credentialTest };
+	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return waitForTasks(this);

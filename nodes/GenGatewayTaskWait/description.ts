@@ -1,20 +1,10 @@
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
-import { videoOriginProperty } from '../shared/ui';
+import { actionNode, videoOriginProperty } from '../shared/ui';
 
-export const taskWaitDescription: INodeTypeDescription = {
+export const taskWaitDescription = actionNode({
 	displayName: 'GenGateway Task Wait',
 	name: 'genGatewayTaskWait',
-	icon: { light: 'file:../../icons/taskWait.svg', dark: 'file:../../icons/taskWait.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: '={{"wait for " + ($parameter["taskKind"] === "auto" ? "tasks" : $parameter["taskKind"] + " tasks")}}',
 	description: 'Waits for image and video tasks to finish and returns their files',
-	defaults: { name: 'GenGateway Task Wait' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 	outputNames: ['Completed', 'Failed', 'Still Running'],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Every input item comes out of exactly one output. Still Running items keep their task_id: loop them through a Wait node back here instead of holding a worker.',
@@ -55,4 +45,4 @@ export const taskWaitDescription: INodeTypeDescription = {
 			],
 		},
 	],
-};
+});

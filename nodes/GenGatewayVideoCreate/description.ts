@@ -1,25 +1,15 @@
 import { concurrencyOption } from '../shared/pipeline/options';
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
-import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { actionNode, modelLocator } from '../shared/ui';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
 
 const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and checks each file.';
 
-export const videoCreateDescription: INodeTypeDescription = {
+export const videoCreateDescription = actionNode({
 	displayName: 'GenGateway Video Create',
 	name: 'genGatewayVideoCreate',
-	icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
 	description: 'Starts a video from a prompt and optional references; as an AI tool it waits up to 10 minutes and returns its URL',
-	defaults: { name: 'GenGateway Video Create' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Family',
@@ -177,4 +167,4 @@ export const videoCreateDescription: INodeTypeDescription = {
 			],
 		},
 	],
-};
+});

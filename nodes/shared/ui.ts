@@ -1,5 +1,5 @@
 /** UI pieces several nodes share. */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
 import { InputRuleError } from './errors';
 
 /** The model ID in a canvas subtitle: a resource locator's value, a plain string from an older workflow, or "no model". */
@@ -42,5 +42,25 @@ export function videoOriginProperty(name: string, extra: Partial<INodeProperties
 		default: 'auto',
 		description: 'Where video tasks are queried and downloaded: always on the origin that created them',
 		...extra,
+	};
+}
+
+/**
+ * What every GenGateway action node's description shares (one input, defaults, group). The icon, subtitle, tool use
+ * and credential stay in the node class, where n8n's lint rules (and its verification scan) read them.
+ */
+export function actionNode(d: Pick<INodeTypeDescription, 'displayName' | 'name' | 'description' | 'properties'> & { outputNames?: string[] }): Omit<INodeTypeDescription, 'icon' | 'credentials' | 'subtitle' | 'usableAsTool'> {
+	const outputs = d.outputNames?.length ?? 1;
+	return {
+		displayName: d.displayName,
+		name: d.name,
+		group: ['transform'],
+		version: 1,
+		description: d.description,
+		defaults: { name: d.displayName },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: Array.from({ length: outputs }, () => NodeConnectionTypes.Main),
+		...(d.outputNames ? { outputNames: d.outputNames } : {}),
+		properties: d.properties,
 	};
 }

@@ -158,6 +158,6 @@ export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitO
 	}
 	const taskId = pickTaskId(out.body);
 	const data = isObj(out.body.data) ? out.body.data : {};
-	if (!taskId) return uncertainItem({ ...base, gateway_status: out.body.status ?? data.status ?? null, task: out.body as IDataObject } as IDataObject, `HTTP ${out.status} without a task ID`);
+	if (!taskId) return uncertainItem({ task_id: null, ...base, gateway_status: out.body.status ?? data.status ?? null, task: out.body as IDataObject } as IDataObject, `HTTP ${out.status} without a task ID`);
 	return submittedItem({ task_id: taskId, ...base, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject }, { status: out.body.status ?? data.status });
 }
