@@ -1,4 +1,4 @@
-import { actionNode, videoOriginProperty } from '../shared/ui';
+import { actionNode, videoOriginProperty, optionsCollection } from '../shared/ui';
 
 export const downloadResultDescription = actionNode({
 	displayName: 'GenGateway Download Result',
@@ -31,18 +31,11 @@ export const downloadResultDescription = actionNode({
 			default: 'image',
 			displayOptions: { show: { source: ['url'] } },
 		},
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [
-				{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data' },
-				{ displayName: 'Max Video Size (MiB)', name: 'maxVideoMiB', type: 'number', default: 2048, typeOptions: { minValue: 1 }, description: 'A video larger than this (announced or counted while it downloads) is refused, so a broken host cannot fill the disk' },
-				{ displayName: 'One Item per Image', name: 'splitImages', type: 'boolean', default: false, description: 'Whether to emit one item per image instead of all images on one item (data, data_1, …)' },
-				{ displayName: 'Return URLs Only', name: 'urlsOnly', type: 'boolean', default: false, description: 'Whether to return the result addresses without downloading (automatic when used as an AI-agent tool)' },
-			],
-		},
+		optionsCollection([
+			{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data' },
+			{ displayName: 'Max Video Size (MiB)', name: 'maxVideoMiB', type: 'number', default: 2048, typeOptions: { minValue: 1 }, description: 'A video larger than this (announced or counted while it downloads) is refused, so a broken host cannot fill the disk' },
+			{ displayName: 'One Item per Image', name: 'splitImages', type: 'boolean', default: false, description: 'Whether to emit one item per image instead of all images on one item (data, data_1, …)' },
+			{ displayName: 'Return URLs Only', name: 'urlsOnly', type: 'boolean', default: false, description: 'Whether to return the result addresses without downloading (automatic when used as an AI-agent tool)' },
+			]),
 	],
 });

@@ -1,4 +1,4 @@
-import { actionNode } from '../shared/ui';
+import { actionNode, optionsCollection } from '../shared/ui';
 import { DELTA_VIDEO_UNIT_PRICES } from '../shared/pricing/compute';
 
 const FEE_OPS = ['estimateVideoCost', 'settleTask'];
@@ -144,23 +144,15 @@ export const pricingDescription = actionNode({
 				"Your key's group multiplier (the ratio of the group the key was created in; Get Prices shows the public groups' ratios). 0 = not known: the fee is then given at multiplier 1 and labelled at_multiplier_1, never as settled.",
 			displayOptions: { show: { operation: FEE_OPS } },
 		},
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			displayOptions: { show: { operation: FEE_OPS } },
-			options: [
-				{
-					displayName: 'Group Name',
-					name: 'groupName',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. default',
-					description: "Look the multiplier up by your key's group name in the public group_ratio instead (a group without a ratio is refused, never taken as 0)",
-				},
-			],
-		},
+		optionsCollection([
+			{
+				displayName: 'Group Name',
+				name: 'groupName',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. default',
+				description: "Look the multiplier up by your key's group name in the public group_ratio instead (a group without a ratio is refused, never taken as 0)",
+			},
+			], { displayOptions: { show: { operation: FEE_OPS } } }),
 	],
 });

@@ -64,3 +64,8 @@ export function actionNode(d: Pick<INodeTypeDescription, 'displayName' | 'name' 
 		properties: d.properties,
 	};
 }
+
+/** The node's "Options" collection (Add Option). */
+export function optionsCollection(options: INodeProperties[], extra: Partial<INodeProperties> = {}): INodeProperties {
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, ...extra, options };
+}

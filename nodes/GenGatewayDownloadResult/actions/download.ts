@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
+import { completedItem } from '../../shared/items/shapes';
 import { runFreeItems } from '../../shared/pipeline/freeItems';
 import { DOWNLOAD_CONCURRENCY } from '../../shared/wait/emit';
 import { checkImageTask, downloadImages, type ImageSource } from './imageTask';
@@ -21,10 +22,9 @@ export async function downloadResults(ctx: IExecuteFunctions): Promise<INodeExec
 			if (source === 'url') return { o, source, s: checkUrl(ctx, i) };
 			return { o, source: 'imageTask', s: checkImageTask(ctx, i) };
 		},
-		run(c) {
-			if (c.source === 'videoTask') return downloadVideoTask(ctx, transport, c.s, c.o);
-			if (c.source === 'url') return downloadUrl(ctx, transport, c.s, c.o);
-			return downloadImages(ctx, transport, c.s, c.o);
+		async run(c) {
+			const out = c.source === 'videoTask' ? await downloadVideoTask(ctx, transport, c.s, c.o) : c.source === 'url' ? await downloadUrl(ctx, transport, c.s, c.o) : await downloadImages(ctx, transport, c.s, c.o);
+			return (Array.isArray(out) ? out : [out]).map((e) => ({ ...e, item: { ...e.item, json: completedItem(e.item.json) } }));
 		},
 	});
 }

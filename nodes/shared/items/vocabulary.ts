@@ -6,7 +6,7 @@ export const ITEM_STATUSES = {
 	submitted: 'the gateway accepted the task; wait for it with Task Wait (task_id)',
 	completed: 'the result is here: files checked whole, or the text answer',
 	failed: 'the item failed; failed_at says where, submitted whether it reached the gateway',
-	running: 'Task Wait handed the task back before it ended (handed_back says why); loop it back with its task_id',
+	running: "the wait (Task Wait, or Image Submit's Wait for Result) ended before the task did (handed_back says why); wait again with its task_id",
 	uncertain: 'the request may have been accepted and billed, and was not resent; check the usage records',
 } as const;
 

@@ -2,6 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { InputRuleError } from '../errors';
 import { DEFAULT_TIMEOUTS } from '../transport/timeouts';
+import { optionsCollection } from '../ui';
 
 export interface TextOptions {
 	extraBody?: unknown;
@@ -24,53 +25,46 @@ export function streamProperty(): INodeProperties {
 }
 
 export function textOptionsProperty(reserved: string): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Extra Body Fields (JSON)',
-				name: 'extraBody',
-				type: 'json',
-				default: '{}',
-				description: `Request fields the gateway's contract does not list (temperature, max_output_tokens, tools, stream_options, …), as a JSON object. They must not set ${reserved}.`,
-			},
-			{
-				displayName: 'Request Timeout (Ms)',
-				name: 'timeoutMs',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: DEFAULT_TIMEOUTS.text,
-				description: 'How long to wait for the answer to start (non-streaming: for the whole answer)',
-			},
-			{
-				displayName: 'Simplify Output',
-				name: 'simplify',
-				type: 'boolean',
-				default: true,
-				description: 'Whether to return only the text, finish reason and usage (plus model, ID and tool calls) instead of the full response',
-			},
-			{
-				displayName: 'Stream Idle Timeout (Ms)',
-				name: 'idleTimeoutMs',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: DEFAULT_TIMEOUTS.streamIdle,
-				description: 'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
-			},
-			{
-				displayName: 'Stream Max Duration (Ms)',
-				name: 'maxDurationMs',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: DEFAULT_TIMEOUTS.streamTotal,
-				description: 'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
-			},
-		],
-	};
+	return optionsCollection([
+		{
+			displayName: 'Extra Body Fields (JSON)',
+			name: 'extraBody',
+			type: 'json',
+			default: '{}',
+			description: `Request fields the gateway's contract does not list (temperature, max_output_tokens, tools, stream_options, …), as a JSON object. They must not set ${reserved}.`,
+		},
+		{
+			displayName: 'Request Timeout (Ms)',
+			name: 'timeoutMs',
+			type: 'number',
+			typeOptions: { minValue: 1000 },
+			default: DEFAULT_TIMEOUTS.text,
+			description: 'How long to wait for the answer to start (non-streaming: for the whole answer)',
+		},
+		{
+			displayName: 'Simplify Output',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to return only the text, finish reason and usage (plus model, ID and tool calls) instead of the full response',
+		},
+		{
+			displayName: 'Stream Idle Timeout (Ms)',
+			name: 'idleTimeoutMs',
+			type: 'number',
+			typeOptions: { minValue: 1000 },
+			default: DEFAULT_TIMEOUTS.streamIdle,
+			description: 'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
+		},
+		{
+			displayName: 'Stream Max Duration (Ms)',
+			name: 'maxDurationMs',
+			type: 'number',
+			typeOptions: { minValue: 1000 },
+			default: DEFAULT_TIMEOUTS.streamTotal,
+			description: 'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
+		},
+		]);
 }
 
 export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions {
