@@ -8,7 +8,7 @@ import { UNCERTAIN_NOTE, type FailedAt, type ItemStatus } from './vocabulary';
 const word = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 function shaped(status: ItemStatus, fields: IDataObject, extra: IDataObject = {}): IDataObject {
-	return { ...fields, status, ...extra };
+	return { status, ...fields, ...extra };
 }
 
 /**
