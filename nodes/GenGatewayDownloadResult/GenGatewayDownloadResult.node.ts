@@ -1,6 +1,7 @@
 import { NodeConnectionTypes, type IBinaryData, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { createTransport, credentialTest } from '../shared/credentials';
-import { GatewayHttpError, InputRuleError } from '../shared/errors';
+import { DOWNLOAD_IMAGE_TASK_FIELDS, DOWNLOAD_OPTION_FIELDS, DOWNLOAD_URL_FIELDS, DOWNLOAD_VIDEO_TASK_FIELDS } from '../shared/download/fields';
+import { GatewayHttpError } from '../shared/errors';
 import { storeImageResult, storeVideoResult } from '../shared/results';
 import { forEachItem } from '../shared/router';
 import { videoOriginProperty } from '../shared/ui';
@@ -8,6 +9,7 @@ import { DOWNLOAD_CONCURRENCY } from '../shared/wait/emit';
 import { isTaskNotFound } from '../shared/wait/waitTasks';
 import { normaliseImageTask, normaliseVideoTask, type ResultRef } from '../shared/status';
 import type { OriginKind } from '../shared/transport/http';
+import { readFields, refuse } from '../shared/validate';
 
 export class GenGatewayDownloadResult implements INodeType {
 	description: INodeTypeDescription = {
@@ -75,15 +77,13 @@ export class GenGatewayDownloadResult implements INodeType {
 			await forEachItem(this, async (i) => {
 				const source = this.getNodeParameter('source', i) as string;
 				const o = this.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean; maxVideoMiB?: unknown };
-				const videoMiB = o.maxVideoMiB === undefined || o.maxVideoMiB === '' ? undefined : Number(o.maxVideoMiB);
-				if (videoMiB !== undefined && !(Number.isFinite(videoMiB) && videoMiB > 0)) throw new InputRuleError([{ field: 'Max Video Size (MiB)', rule: `must be more than 0 (got ${JSON.stringify(o.maxVideoMiB)})` }]);
+				const videoMiB = readFields(DOWNLOAD_OPTION_FIELDS, o).maxVideoMiB;
 				const videoOpts = { maxBytes: videoMiB === undefined ? undefined : Math.round(videoMiB * 2 ** 20) };
 				const prop = o.binaryPropertyName || 'data';
 				const urlsOnly = !!o.urlsOnly || asTool;
 				const json = this.getInputData()[i].json;
 				if (source === 'videoTask') {
-					const taskId = String(this.getNodeParameter('taskId', i) ?? '').trim();
-					if (!/^[A-Za-z0-9_-]{1,200}$/.test(taskId)) throw new InputRuleError([{ field: 'Task ID', rule: 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' }]);
+					const { taskId } = readFields(DOWNLOAD_VIDEO_TASK_FIELDS, { taskId: this.getNodeParameter('taskId', i) });
 					const originParam = this.getNodeParameter('origin', i) as string;
 					const hasVideo = transport.root('video') !== transport.root('base');
 					let origin: OriginKind = originParam === 'base' || originParam === 'video' ? originParam : json.origin === 'video' || json.origin === 'base' ? json.origin : hasVideo ? 'video' : 'base';
@@ -110,8 +110,7 @@ export class GenGatewayDownloadResult implements INodeType {
 				let refs: ResultRef[];
 				let taskId: string | undefined;
 				if (source === 'url') {
-					const url = String(this.getNodeParameter('url', i) ?? '').trim();
-					if (!/^https?:\/\//i.test(url)) throw new InputRuleError([{ field: 'URL', rule: 'must be an http(s) address' }]);
+					const { url } = readFields(DOWNLOAD_URL_FIELDS, { url: this.getNodeParameter('url', i) });
 					if ((this.getNodeParameter('resultType', i) as string) === 'video') {
 						if (urlsOnly) return { json: { url } };
 						const stored = await storeVideoResult(this, transport, { url }, 'video', undefined, videoOpts);
@@ -119,18 +118,10 @@ export class GenGatewayDownloadResult implements INodeType {
 					}
 					refs = [{ url }];
 				} else {
-					let t = this.getNodeParameter('task', i) as unknown;
-					if (typeof t === 'string') {
-						try {
-							t = JSON.parse(t);
-						} catch {
-							throw new InputRuleError([{ field: 'Task Object', rule: 'must be a task object (JSON)' }]);
-						}
-					}
-					const task = normaliseImageTask(t);
+					const task = normaliseImageTask(readFields(DOWNLOAD_IMAGE_TASK_FIELDS, { task: this.getNodeParameter('task', i) }).task);
 					taskId = task.taskId;
 					refs = task.results;
-					if (!refs.length) throw new InputRuleError([{ field: 'Task Object', rule: 'holds no results (data / result.data is empty): nothing to download' }]);
+					if (!refs.length) refuse([{ field: 'Task Object', rule: 'holds no results (data / result.data is empty): nothing to download' }]);
 				}
 				if (urlsOnly) return { json: { task_id: taskId ?? null, urls: refs.map((r) => r.url ?? null), has_b64: refs.some((r) => !!r.b64) } };
 				const stored = [];

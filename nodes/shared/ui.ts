@@ -1,6 +1,6 @@
 /** UI pieces several nodes share. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { InputRuleError } from './errors';
+import { refuse } from './validate';
 
 /** The model ID in a canvas subtitle: a resource locator's value, a plain string from an older workflow, or "no model". */
 export const SUBTITLE_MODEL = '(typeof $parameter["model"] === "object" && $parameter["model"] !== null ? ($parameter["model"].value || "no model") : ($parameter["model"] || "no model"))';
@@ -24,7 +24,7 @@ export function modelLocator(searchListMethod: string, placeholder: string, extr
 /** Reads the model ID from a resource locator (or a plain string from older workflows). */
 export function readModel(ctx: IExecuteFunctions, i: number): string {
 	const v = ctx.getNodeParameter('model', i, '', { extractValue: true }) as unknown;
-	if (typeof v !== 'string' || !v.trim()) throw new InputRuleError([{ field: 'Model', rule: 'is required (pick one from the list or enter its exact ID)' }]);
+	if (typeof v !== 'string' || !v.trim()) refuse([{ field: 'Model', rule: 'is required (pick one from the list or enter its exact ID)' }]);
 	return v.trim();
 }
 
