@@ -17,7 +17,7 @@ const isUnset = (v: unknown) => v === undefined || v === null || (typeof v === '
 function numberRule(says: string, accepts: (n: number) => boolean, good: unknown[], bad: unknown[], opts: { required?: boolean } = {}): NumberRule {
 	const schema = z.unknown().transform((raw, ctx): number | undefined => {
 		if (isUnset(raw) && !opts.required) return undefined;
-		const n = typeof raw === 'string' ? Number(raw.trim()) : raw;
+		const n = isUnset(raw) ? undefined : typeof raw === 'string' ? Number(raw.trim()) : raw;
 		if (typeof n === 'number' && Number.isFinite(n) && accepts(n)) return n;
 		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${says} (got ${shown(raw)})` });
 		return z.NEVER;
