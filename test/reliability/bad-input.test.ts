@@ -107,6 +107,16 @@ describe('every rule has a case', () => {
 		expect(generated.cases.filter(([title]) => title.startsWith(`${f.set}: ${f.label} = `))).toHaveLength(f.rule.bad.length);
 	});
 
+	it('a node reads numbers from a sheet ("30") and sends the request', async () => {
+		const options = { submitTimeoutMs: '={{ "30000" }}', syncTimeoutMs: '={{ " 600000 " }}', maxConcurrency: '={{ "4" }}', deadlineMinutes: '={{ "30" }}' };
+		const r = await runWorkflow({ nodes: [{ name: 'N', type: new GenGatewayImageSubmit(), parameters: { ...image, options } }], credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const out = r.outputs('N').flat();
+		expect(out).toHaveLength(1);
+		expect(out[0].json.error).toBeUndefined();
+		expect(out[0].json.task_id).toEqual(expect.any(String));
+		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+	});
+
 	it('a number given as text ("30" from a sheet) is that number; empty text is not set', () => {
 		for (const rule of Object.values(OPTION_RULES)) expect(rule.schema.parse(' 30 ')).toBe(30);
 		expect(OPTION_RULES.minutes.schema.parse('')).toBeUndefined();
