@@ -24,6 +24,7 @@ interface Placement {
 }
 
 export const PLACEMENTS: Record<string, Placement> = {
+	Model: { node: () => new GenGatewayImageSubmit(), base: image },
 	'Image Submit options': { node: () => new GenGatewayImageSubmit(), base: image, inOptions: true },
 	'Video Create options': { node: () => new GenGatewayVideoCreate(), base: delta, inOptions: true },
 	'Chat and Responses options': { node: () => new GenGatewayChat(), base: chat, inOptions: true },

@@ -121,10 +121,8 @@ export interface EstimateInputs extends FeeInputs {
 
 /** Estimate Video Cost: fee = tokens / 1e6 × unit price × group multiplier, in whole quota units. */
 export async function estimateVideoCost(transport: GatewayTransport, inp: EstimateInputs): Promise<IDataObject> {
-	const problems = [];
-	if (!DELTA_VIDEO_UNIT_PRICES[inp.model]) problems.push({ field: 'Model', rule: `must be a delta-video model (${Object.keys(DELTA_VIDEO_UNIT_PRICES).join(', ')})` });
-	const checked = checkFields(PRICING_ESTIMATE_FIELDS, { tokens: inp.tokens, groupRatio: inp.groupRatio });
-	problems.push(...checked.violations);
+	const checked = checkFields(PRICING_ESTIMATE_FIELDS, { videoModel: inp.model, tokens: inp.tokens, groupRatio: inp.groupRatio });
+	const problems = [...checked.violations];
 	const tokens = checked.values?.tokens;
 	let withRef = inp.reference === 'yes';
 	let source = 'option';
