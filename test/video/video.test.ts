@@ -123,7 +123,7 @@ describe('Video Create (delta): every rule refused before sending, and accepted 
 	});
 
 	it('Extra Body Fields that are not a JSON object are refused', async () => {
-		expect(await errorOf(delta({ options: { extraBody: '{"seconds": 6' } }))).toMatch(/Extra Body Fields: is not valid JSON/);
+		expect(await errorOf(delta({ options: { extraBody: '{"seconds": 6' } }))).toMatch(/Extra Body Fields: must be a JSON object \(the text is not valid JSON\)/);
 		expect(posts()).toHaveLength(0);
 	});
 

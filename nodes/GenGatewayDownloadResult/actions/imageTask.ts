@@ -1,9 +1,10 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { InputRuleError } from '../../shared/errors';
+import { DOWNLOAD_IMAGE_TASK_FIELDS } from '../../shared/download/fields';
 import type { Emitted } from '../../shared/pipeline/freeItems';
 import { storeImageResult } from '../../shared/results';
 import { normaliseImageTask, type ResultRef } from '../../shared/status';
 import type { GatewayTransport } from '../../shared/transport/http';
+import { readFields, refuse } from '../../shared/validate';
 import type { DownloadOptions } from './options';
 
 export interface ImageSource {
@@ -12,16 +13,8 @@ export interface ImageSource {
 }
 
 export function checkImageTask(ctx: IExecuteFunctions, i: number): ImageSource {
-	let t = ctx.getNodeParameter('task', i) as unknown;
-	if (typeof t === 'string') {
-		try {
-			t = JSON.parse(t);
-		} catch {
-			throw new InputRuleError([{ field: 'Task Object', rule: 'must be a task object (JSON)' }]);
-		}
-	}
-	const task = normaliseImageTask(t);
-	if (!task.results.length) throw new InputRuleError([{ field: 'Task Object', rule: 'holds no results (data / result.data is empty): nothing to download' }]);
+	const task = normaliseImageTask(readFields(DOWNLOAD_IMAGE_TASK_FIELDS, { task: ctx.getNodeParameter('task', i) }).task);
+	if (!task.results.length) refuse([{ field: 'Task Object', rule: 'holds no results (data / result.data is empty): nothing to download' }]);
 	return { refs: task.results, taskId: task.taskId };
 }
 

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { InputRuleError } from '../../shared/errors';
+import { DOWNLOAD_OPTION_FIELDS } from '../../shared/download/fields';
 import type { VideoResultOptions } from '../../shared/results';
+import { readFields } from '../../shared/validate';
 
 export interface DownloadOptions {
 	prop: string;
@@ -12,8 +13,7 @@ export interface DownloadOptions {
 /** The node's Options for one item (as an AI-agent tool, addresses only: an agent reads no binary). */
 export function readDownloadOptions(ctx: IExecuteFunctions, i: number): DownloadOptions {
 	const o = ctx.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean; maxVideoMiB?: unknown };
-	const videoMiB = o.maxVideoMiB === undefined || o.maxVideoMiB === '' ? undefined : Number(o.maxVideoMiB);
-	if (videoMiB !== undefined && !(Number.isFinite(videoMiB) && videoMiB > 0)) throw new InputRuleError([{ field: 'Max Video Size (MiB)', rule: `must be more than 0 (got ${JSON.stringify(o.maxVideoMiB)})` }]);
+	const videoMiB = readFields(DOWNLOAD_OPTION_FIELDS, o).maxVideoMiB;
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	return {
 		prop: o.binaryPropertyName || 'data',

@@ -1,8 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { InputRuleError } from '../../shared/errors';
+import { DOWNLOAD_URL_FIELDS } from '../../shared/download/fields';
 import type { Emitted } from '../../shared/pipeline/freeItems';
 import { storeVideoResult } from '../../shared/results';
 import type { GatewayTransport } from '../../shared/transport/http';
+import { readFields } from '../../shared/validate';
 import { downloadImages } from './imageTask';
 import type { DownloadOptions } from './options';
 
@@ -12,8 +13,7 @@ export interface UrlSource {
 }
 
 export function checkUrl(ctx: IExecuteFunctions, i: number): UrlSource {
-	const url = String(ctx.getNodeParameter('url', i) ?? '').trim();
-	if (!/^https?:\/\//i.test(url)) throw new InputRuleError([{ field: 'URL', rule: 'must be an http(s) address' }]);
+	const { url } = readFields(DOWNLOAD_URL_FIELDS, { url: ctx.getNodeParameter('url', i) });
 	return { url, video: (ctx.getNodeParameter('resultType', i) as string) === 'video' };
 }
 

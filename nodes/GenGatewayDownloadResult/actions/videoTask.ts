@@ -1,9 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { GatewayHttpError, InputRuleError } from '../../shared/errors';
+import { DOWNLOAD_VIDEO_TASK_FIELDS } from '../../shared/download/fields';
+import { GatewayHttpError } from '../../shared/errors';
 import type { Emitted } from '../../shared/pipeline/freeItems';
 import { storeVideoResult } from '../../shared/results';
 import { normaliseVideoTask } from '../../shared/status';
 import type { GatewayTransport, OriginKind } from '../../shared/transport/http';
+import { readFields } from '../../shared/validate';
 import { isTaskNotFound } from '../../shared/wait/waitTasks';
 import type { DownloadOptions } from './options';
 
@@ -14,8 +16,7 @@ export interface VideoTaskSource {
 }
 
 export function checkVideoTask(ctx: IExecuteFunctions, i: number): VideoTaskSource {
-	const taskId = String(ctx.getNodeParameter('taskId', i) ?? '').trim();
-	if (!/^[A-Za-z0-9_-]{1,200}$/.test(taskId)) throw new InputRuleError([{ field: 'Task ID', rule: 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' }]);
+	const { taskId } = readFields(DOWNLOAD_VIDEO_TASK_FIELDS, { taskId: ctx.getNodeParameter('taskId', i) });
 	return { taskId, originParam: ctx.getNodeParameter('origin', i) as string, input: ctx.getInputData()[i].json };
 }
 

@@ -1,6 +1,9 @@
 /** UI pieces and parameter reading shared by the Chat and Responses nodes. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { InputRuleError } from '../errors';
+import { EXTRA_BODY_RULE } from '../rules/json';
+import { OPTION_RULES, readOption } from '../rules/options';
+import { fieldSet } from '../rules/rule';
+import { readFields } from '../validate';
 import { DEFAULT_TIMEOUTS } from '../transport/timeouts';
 import { optionsCollection } from '../ui';
 
@@ -67,24 +70,26 @@ export function textOptionsProperty(reserved: string): INodeProperties {
 		]);
 }
 
+export const TEXT_OPTION_FIELDS = fieldSet('Chat and Responses options', {
+	idleTimeoutMs: { label: 'Stream Idle Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	timeoutMs: { label: 'Request Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	maxDurationMs: { label: 'Stream Max Duration (Ms)', rule: OPTION_RULES.milliseconds },
+	extraBody: { label: 'Extra Body Fields', rule: EXTRA_BODY_RULE },
+});
+
 export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions {
-	const o = ctx.getNodeParameter('options', i, {}) as { extraBody?: unknown; simplify?: boolean; idleTimeoutMs?: unknown; timeoutMs?: unknown; maxDurationMs?: unknown };
-	const positive = (v: unknown, field: string): number | undefined => {
-		if (v === undefined || v === null || v === '') return undefined;
-		if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new InputRuleError([{ field, rule: 'must be a positive number of milliseconds' }]);
-		return v;
-	};
+	const o = ctx.getNodeParameter('options', i, {}) as { simplify?: boolean };
+	const checked = readFields(TEXT_OPTION_FIELDS, o);
 	return {
-		extraBody: o.extraBody,
+		extraBody: checked.extraBody,
 		simplify: o.simplify !== false,
-		idleMs: positive(o.idleTimeoutMs, 'Stream Idle Timeout (Ms)') ?? DEFAULT_TIMEOUTS.streamIdle,
-		timeoutMs: positive(o.timeoutMs, 'Request Timeout (Ms)'),
-		maxDurationMs: positive(o.maxDurationMs, 'Stream Max Duration (Ms)') ?? DEFAULT_TIMEOUTS.streamTotal,
+		idleMs: checked.idleTimeoutMs ?? DEFAULT_TIMEOUTS.streamIdle,
+		timeoutMs: checked.timeoutMs,
+		maxDurationMs: checked.maxDurationMs ?? DEFAULT_TIMEOUTS.streamTotal,
 	};
 }
 
 /** Request timeout of item 0 for the transport (a bad value is reported per item by readTextOptions). */
 export function transportTimeout(ctx: IExecuteFunctions): number | undefined {
-	const v = (ctx.getNodeParameter('options', 0, {}) as { timeoutMs?: unknown }).timeoutMs;
-	return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
+	return readOption(OPTION_RULES.milliseconds, (ctx.getNodeParameter('options', 0, {}) as { timeoutMs?: unknown }).timeoutMs);
 }
