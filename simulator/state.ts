@@ -1,7 +1,8 @@
 /** The simulator's state: options, keys, tasks, hosted results, request log and billing ledger. */
 import type { ImageFormat } from './media';
-import { FaultBook } from './faults';
+import { FaultBook } from './faults/book';
 import { DEFAULT_KEYS, type KeyInfo } from './catalog';
+import type { StatusOverrides } from './pricing';
 
 export interface SimulatorOptions {
 	port?: number;
@@ -78,18 +79,10 @@ export interface ImageTask {
 	delivered: number;
 	/** data items as b64_json instead of hosted URLs */
 	b64?: boolean;
-	/** data items carry a valid image header followed by junk */
-	b64Junk?: boolean;
-	/** the first data item's b64_json grows the answer to this many bytes (sent chunked) */
-	b64Oversize?: number;
-	/** a nonsensical poll_after_ms carried by every answer about the task */
-	pollAfter?: { value: unknown };
 	width: number;
 	height: number;
 	format: ImageFormat;
 	n: number;
-	pollUrlForeign?: boolean;
-	expireAtMs?: number;
 	finishedAt?: number;
 	resultIds?: string[];
 	charged: number;
@@ -111,9 +104,6 @@ export interface VideoTask {
 	seconds: number;
 	resolution: string;
 	withRefVideo: boolean;
-	unknownPolls: number;
-	/** status queries answered so far (the `video-query-error` fault counts them) */
-	queries: number;
 	variant: number;
 	reserved: number;
 	/** usage reported on completion (video tokens) */
@@ -133,6 +123,8 @@ export class SimState {
 	readonly log: RequestLogEntry[] = [];
 	readonly ledger: LedgerEntry[] = [];
 	readonly faults = new FaultBook();
+	/** what /api/status reports (display currency); kept across `reset()` */
+	statusOverrides: StatusOverrides = {};
 	urls = { gateway: '', alt: '', result: '' };
 	private counter = 0;
 
