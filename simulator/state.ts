@@ -15,6 +15,7 @@ export interface SimulatorOptions {
 	syncLatencyMs?: number;
 	videoBytes?: number;
 	imageFormat?: ImageFormat;
+	/** accepted and ignored: the library prints nothing (the CLI prints its banner) */
 	quiet?: boolean;
 	/** every request that creates a task or generates answers only after this delay (default 0) */
 	submitLatencyMs?: number;
@@ -114,7 +115,7 @@ export interface VideoTask {
 }
 
 export class SimState {
-	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host'>> & { imageFormat?: ImageFormat };
+	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host' | 'quiet'>> & { imageFormat?: ImageFormat };
 	/** task-creating POSTs being answered right now */
 	submitsInFlight = 0;
 	readonly keys: Map<string, KeyInfo>;
@@ -138,7 +139,6 @@ export class SimState {
 			syncLatencyMs: o.syncLatencyMs ?? 20,
 			videoBytes: o.videoBytes ?? 200_000,
 			imageFormat: o.imageFormat,
-			quiet: o.quiet ?? false,
 			submitLatencyMs: o.submitLatencyMs ?? 0,
 			resultTtfbMs: o.resultTtfbMs ?? 0,
 			resultBandwidth: o.resultBandwidth ?? Infinity,
@@ -158,11 +158,6 @@ export class SimState {
 
 	get sequence(): number {
 		return this.counter;
-	}
-
-	keyByName(name: string): string | undefined {
-		for (const [secret, info] of this.keys) if (info.name === name) return secret;
-		return undefined;
 	}
 
 	charge(key: KeyInfo, kind: LedgerEntry['kind'], model: string, amount: number, taskId?: string): void {

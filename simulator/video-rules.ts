@@ -122,12 +122,6 @@ export function deltaRequest(b: Obj): DeltaRequest | { problem: string } {
 	return { prompt, seconds, resolution: res === undefined ? undefined : String(res), withRefVideo: counts.reference_video > 0 };
 }
 
-/** The first problem of a delta body, or undefined when it is accepted. */
-export function deltaProblem(b: Obj): string | undefined {
-	const r = deltaRequest(b);
-	return 'problem' in r ? r.problem : undefined;
-}
-
 export function gammaProblem(b: Obj, files: number): string | undefined {
 	if (typeof b.prompt !== 'string' || !b.prompt.trim()) return 'prompt must be a non-empty string';
 	// the spec prefers 6, 8, 10, 12, 15 (4 passes validation) and states no other limit: any whole seconds are accepted

@@ -6,7 +6,7 @@ import { pause, sendBody, type Pace } from '../send';
 import type { SimState } from '../state';
 import { openAiError, plain, type Answer, type Download } from './answer';
 
-export function mimeOf(format: ImageFormat): string {
+function mimeOf(format: ImageFormat): string {
 	return format === 'jpeg' ? 'image/jpeg' : `image/${format}`;
 }
 
@@ -19,17 +19,12 @@ export async function downloadBody(sim: SimState, d: Download): Promise<Body> {
 	return d.kind === 'image' ? bufferBody(await resultImage(d.width, d.height, d.format, d.variant, d.id, sim.opts.imageBytes)) : mp4Body(d.bytes, d.durationSec);
 }
 
-/** The result host's pace for one connection. */
-export function downloadPace(sim: SimState): Pace {
-	return { bytesPerSec: sim.opts.resultBandwidth };
-}
-
 /** Sends a download: `body` (default: its real bytes) after the time to first byte, at the bandwidth. */
 export async function sendDownload(sim: SimState, res: ServerResponse, d: Download, broken?: () => Promise<{ type: string; body: Body; pace?: Pace }>): Promise<void> {
 	await pause(res, sim.opts.resultTtfbMs);
 	if (res.destroyed) return;
 	const { type, body, pace } = broken ? await broken() : { type: downloadMime(d), body: await downloadBody(sim, d), pace: {} };
-	return sendBody(res, 200, { 'content-type': type }, body, { ...downloadPace(sim), ...pace });
+	return sendBody(res, 200, { 'content-type': type }, body, { bytesPerSec: sim.opts.resultBandwidth, ...pace });
 }
 
 /** The result host: hosted images and gamma videos, by the ID in their address. */
