@@ -67,11 +67,10 @@ export async function generateContent(ctx: Ctx, model: string): Promise<Answer> 
 	const png = await resultImageBuffer(r.width, r.height, 'png', sim.sequence % 16, responseId, sim.opts.imageBytes);
 	const inlineKey = sim.sequence % 2 ? 'inline_data' : 'inlineData';
 	const mimeKey = inlineKey === 'inline_data' ? 'mime_type' : 'mimeType';
-	return json(
-		200,
-		{
+	const answer = {
 		candidates: [{ content: { role: 'model', parts: [{ text: 'Here is your image.' }, { [inlineKey]: { [mimeKey]: 'image/png', data: png.toString('base64') } }] }, finishReason: 'STOP' }],
 		usageMetadata: { promptTokenCount: Math.ceil(prompt.length / 4), candidatesTokenCount: 1290 },
 		responseId,
-	}, undefined, { kind: 'native-image', width: r.width, height: r.height });
+	};
+	return json(200, answer, undefined, { kind: 'native-image', width: r.width, height: r.height });
 }
