@@ -31,8 +31,8 @@ export interface Ctx {
 	req: Req;
 	log: RequestLogEntry;
 	upstream: Upstream;
-	/** model permission, channel and quota checks: the refusal, or undefined when the key may use the model */
-	checkModel: (model: unknown) => Answer | undefined;
+	/** the request's model (recorded in the log), or its refusal: missing, unknown, not the key's, no channel, no quota */
+	model: (model: unknown) => string | Answer;
 }
 
 export async function readBody(req: IncomingMessage, cap = 64 * 1024 * 1024): Promise<Buffer | 'too-large'> {
@@ -101,12 +101,23 @@ export async function answerGateway(sim: SimState, server: Exclude<ServerName, '
 		}
 		if (sim.opts.submitLatencyMs > 0) await new Promise((r) => setTimeout(r, sim.opts.submitLatencyMs));
 	}
-	const ctx: Ctx = { sim, key, req, log, upstream, checkModel: (model) => modelRefusal(key, model) };
+	const ctx: Ctx = {
+		sim,
+		key,
+		req,
+		log,
+		upstream,
+		model: (model) => {
+			if (typeof model !== 'string' || !model) return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
+			log.model = model;
+			return modelRefusal(key, model) ?? model;
+		},
+	};
 	if (!found) return server === 'alt' ? openAiError(404, `Invalid URL (${method} ${path}) on the video origin`, 'not_found') : openAiError(404, `Invalid URL (${method} ${path})`, 'not_found');
 	return 'answer' in found.route ? found.route.answer(ctx, found.match, server) : found.route.public(sim);
 }
 
-function modelRefusal(key: KeyInfo, model: unknown): Answer | undefined {
+function modelRefusal(key: KeyInfo, model: string): Answer | undefined {
 	const mm = modelById(String(model));
 	if (!mm || !mm.groups.includes(key.group)) {
 		if (!mm) return openAiError(503, `model ${String(model)} not found: no available channel in group ${key.group}`, 'model_not_found', 'new_api_error');

@@ -132,11 +132,8 @@ const MAX_N = 1000;
 export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 	const { sim, req, key, log } = ctx;
 	const f = fields(req);
-	const model = f.model;
-	if (typeof model !== 'string' || !model) return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
-	log.model = model;
-	const refused = ctx.checkModel(model);
-	if (refused) return refused;
+	const model = ctx.model(f.model);
+	if (typeof model !== 'string') return model;
 	const entry = modelById(model)!;
 	if (entry.kind !== 'image') return openAiError(400, `Model ${model} is not an image model`, 'invalid_request_error');
 	const prompt = f.prompt;

@@ -17,10 +17,9 @@ function sniffImage(head: Buffer): string {
 const SIZE_FOR_SUFFIX: Record<string, string> = { '1k': '1K', '2k': '2K', '4k': '4K' };
 
 export async function generateContent(ctx: Ctx, model: string): Promise<Answer> {
-	const { sim, req, key, log } = ctx;
-	log.model = model;
-	const refused = ctx.checkModel(model);
-	if (refused) return refused;
+	const { sim, req, key } = ctx;
+	const refused = ctx.model(model);
+	if (typeof refused !== 'string') return refused;
 	const entry = modelById(model)!;
 	if (!model.startsWith('beta-') || entry.kind !== 'image') return openAiError(400, `Model ${model} does not support generateContent`, 'invalid_request_error');
 	const body = (req.json ?? {}) as Record<string, unknown>;

@@ -12,7 +12,7 @@ import type { Ctx } from './front';
 import { imageQuery } from './image-tasks';
 import { imageSubmit } from './images';
 import { generateContent } from './native';
-import { chatCompletions, responses } from './text';
+import { chatCompletions, responses, withLanguageModel } from './text';
 import { videoContent, videoCreate, videoQuery } from './videos';
 
 type Origin = Exclude<ServerName, 'result'>;
@@ -48,8 +48,8 @@ export const ROUTES: Route[] = [
 	{ name: 'image generation', method: 'POST', path: /^\/v1\/(?:images\/generations\/async|image-tasks\/generations|images\/generations)$/, origins: GATEWAY, submit: true, answer: (ctx) => imageSubmit(ctx, false) },
 	{ name: 'image edit', method: 'POST', path: /^\/v1\/(?:images\/edits\/async|image-tasks\/edits|images\/edits)$/, origins: GATEWAY, submit: true, answer: (ctx) => imageSubmit(ctx, true) },
 	{ name: 'native generateContent', method: 'POST', path: /^\/v1beta\/models\/([^/:]+):generateContent$/, origins: GATEWAY, submit: true, answer: (ctx, m) => generateContent(ctx, decodeURIComponent(m[1])) },
-	{ name: 'chat completions', method: 'POST', path: /^\/v1\/chat\/completions$/, origins: GATEWAY, answer: (ctx) => chatCompletions(ctx) },
-	{ name: 'responses', method: 'POST', path: /^\/v1\/responses$/, origins: GATEWAY, answer: (ctx) => responses(ctx) },
+	{ name: 'chat completions', method: 'POST', path: /^\/v1\/chat\/completions$/, origins: GATEWAY, answer: (ctx) => withLanguageModel(ctx, chatCompletions) },
+	{ name: 'responses', method: 'POST', path: /^\/v1\/responses$/, origins: GATEWAY, answer: (ctx) => withLanguageModel(ctx, responses) },
 	{ name: 'video create', method: 'POST', path: /^\/v1\/(?:videos|video\/generations)$/, origins: BOTH, submit: true, answer: (ctx, _m, origin) => videoCreate(ctx, origin) },
 	{ name: 'video content', method: 'GET', path: /^\/v1\/videos\/([A-Za-z0-9_-]+)\/content$/, origins: BOTH, answer: (ctx, m, origin) => videoContent(ctx, m[1], origin) },
 	{ name: 'video query', method: 'GET', path: /^\/v1\/(?:videos|video\/generations)\/([A-Za-z0-9_-]+)$/, origins: BOTH, answer: (ctx, m, origin) => videoQuery(ctx, m[1], origin) },

@@ -12,14 +12,15 @@ function splitWords(s: string): string[] {
 	return s.match(/\S+\s*/g) ?? [s];
 }
 
-/** The model's refusal, if any. */
-function checkLanguageModel(ctx: Ctx, model: unknown): Answer | undefined {
-	if (typeof model !== 'string' || !model) return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
-	ctx.log.model = model;
-	const refused = ctx.checkModel(model);
-	if (refused) return refused;
+type Body = Record<string, unknown>;
+
+/** A request to a language model: the model's refusal, or `answer` of its JSON body. */
+export function withLanguageModel(ctx: Ctx, answer: (ctx: Ctx, body: Body) => Promise<Answer>): Answer | Promise<Answer> {
+	const body = (ctx.req.json ?? {}) as Body;
+	const model = ctx.model(body.model);
+	if (typeof model !== 'string') return model;
 	if (modelById(model)!.kind !== 'language') return openAiError(400, `Model ${model} is not a language model`, 'invalid_request_error');
-	return undefined;
+	return answer(ctx, body);
 }
 
 /** One chat completion chunk event. */
@@ -32,11 +33,8 @@ export function responsesEvent(name: string, data: Record<string, unknown>): str
 	return `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
 }
 
-export async function chatCompletions(ctx: Ctx): Promise<Answer> {
-	const { sim, req, key } = ctx;
-	const body = (req.json ?? {}) as Record<string, unknown>;
-	const refused = checkLanguageModel(ctx, body.model);
-	if (refused) return refused;
+export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {
+	const { sim, key } = ctx;
 	const messages = body.messages;
 	if (!Array.isArray(messages) || !messages.length) return openAiError(400, "'messages' must be a non-empty array", 'invalid_request_error');
 	for (const [i, m] of messages.entries()) {
@@ -72,11 +70,8 @@ export async function chatCompletions(ctx: Ctx): Promise<Answer> {
 	return { kind: 'sse', events, about: { kind: 'chat', ...meta, prompt: last } };
 }
 
-export async function responses(ctx: Ctx): Promise<Answer> {
-	const { sim, req, key } = ctx;
-	const body = (req.json ?? {}) as Record<string, unknown>;
-	const refused = checkLanguageModel(ctx, body.model);
-	if (refused) return refused;
+export async function responses(ctx: Ctx, body: Body): Promise<Answer> {
+	const { sim, key } = ctx;
 	const input = body.input;
 	const inputText = typeof input === 'string' ? input : Array.isArray(input) ? JSON.stringify(input) : '';
 	if (!inputText.trim()) return openAiError(400, "'input' must be a non-empty string or array", 'invalid_request_error');

@@ -30,11 +30,8 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 			else files++;
 		}
 	} else b = isObj(req.json) ? req.json : {};
-	const model = b.model;
-	if (typeof model !== 'string' || !model) return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
-	log.model = model;
-	const refused = ctx.checkModel(model);
-	if (refused) return refused;
+	const model = ctx.model(b.model);
+	if (typeof model !== 'string') return model;
 	const entry = modelById(model)!;
 	if (entry.kind !== 'video') return taskError(400, 'invalid_request', `Model ${model} is not a video model`);
 	const family = model.startsWith('delta-') ? 'delta' : 'gamma';
