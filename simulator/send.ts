@@ -27,7 +27,8 @@ export function pause(res: ServerResponse, ms: number): Promise<void> {
 	});
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more (or is closed), leaving no listener behind. */
+export function drained(res: ServerResponse): Promise<void> {
 	return new Promise((resolve) => {
 		const done = () => {
 			res.off('drain', done);

@@ -1,7 +1,7 @@
 /** Hostile streams: events split at arbitrary bytes or cut mid-way; streams that never finish (keep-alives only, one `data:` line that never ends, valid deltas for ever). */
 import type { ServerResponse } from 'node:http';
 import { SSE_HEAD } from '../gateway/answer';
-import { pause } from '../send';
+import { drained, pause } from '../send';
 
 function sseHead(res: ServerResponse): void {
 	res.writeHead(200, SSE_HEAD);
@@ -62,7 +62,7 @@ export async function endlessDeltas(res: ServerResponse): Promise<void> {
 	sseHead(res);
 	const event = Buffer.from(`data: ${JSON.stringify({ id: 'chatcmpl-endless', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'y'.repeat(16 * 1024) } }] })}\n\n`);
 	while (!res.destroyed) {
-		if (!res.write(event)) await new Promise<void>((r) => (res.once('drain', r), res.once('close', r)));
+		if (!res.write(event)) await drained(res);
 		else await new Promise((r) => setImmediate(r));
 	}
 }
@@ -73,7 +73,7 @@ export async function endlessLine(res: ServerResponse, intervalMs: number): Prom
 	res.write('data: {"choices":[{"index":0,"delta":{"content":"');
 	const chunk = Buffer.alloc(64 * 1024, 0x61);
 	while (!res.destroyed) {
-		if (!res.write(chunk)) await new Promise<void>((r) => (res.once('drain', r), res.once('close', r)));
+		if (!res.write(chunk)) await drained(res);
 		if (intervalMs > 0) await pause(res, intervalMs);
 		else await new Promise((r) => setImmediate(r));
 	}
