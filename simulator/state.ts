@@ -160,6 +160,12 @@ export class SimState {
 		return this.counter;
 	}
 
+	/** What every new task starts with: an ID, its owner, its creation time and when it will be ready. */
+	newTask(prefix: string, owner: string, latencyMs: number): { id: string; owner: string; createdAt: number; readyAt: number } {
+		const createdAt = Date.now();
+		return { id: this.nextId(prefix), owner, createdAt, readyAt: createdAt + latencyMs };
+	}
+
 	charge(key: KeyInfo, kind: LedgerEntry['kind'], model: string, amount: number, taskId?: string): void {
 		this.ledger.push({ time: Date.now(), key: key.name, kind, model, amount, taskId });
 		if (Number.isFinite(key.quota)) key.quota -= amount;

@@ -183,15 +183,10 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 		return json(200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) }, undefined, { kind: 'image-answer', width: size.width, height: size.height });
 	}
 
-	const id = sim.nextId('imgtask');
-	const now = Date.now();
 	const task: ImageTask = {
 		kind: 'image',
-		id,
-		owner: key.name,
+		...sim.newTask('imgtask', key.name, sim.opts.taskLatencyMs),
 		model,
-		createdAt: now,
-		readyAt: now + sim.opts.taskLatencyMs,
 		outcome: markerOutcome(prompt),
 		delivered,
 		b64: prompt.includes('[b64]'),
@@ -203,11 +198,11 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 		requestId: sim.nextId('req'),
 	};
 	ctx.upstream.imageTaskCreated(task);
-	sim.tasks.set(id, task);
-	log.taskId = id;
+	sim.tasks.set(task.id, task);
+	log.taskId = task.id;
 	if (entry.billing === 'per_call') {
 		task.charged = perCallQuota(entry, key.group) * n;
-		sim.charge(key, 'charge', model, task.charged, id);
+		sim.charge(key, 'charge', model, task.charged, task.id);
 	}
 	if (ctx.upstream.lostAfterCommit()) return DROP;
 	return json(mode === 'async-202' ? 202 : 200, await imageTaskBody(sim, task, key), undefined, { kind: 'image-task', task, query: false });

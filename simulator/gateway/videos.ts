@@ -45,17 +45,12 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 	const seconds = accepted ? (accepted.seconds ?? 5) : Number(b.seconds ?? 8);
 	const resolution = accepted?.resolution ?? '480p';
 	const prompt = accepted ? accepted.prompt : String(b.prompt);
-	const id = sim.nextId(family === 'delta' ? 'vid' : 'gvid');
-	const now = Date.now();
 	const task: VideoTask = {
 		kind: 'video',
-		id,
-		owner: key.name,
+		...sim.newTask(family === 'delta' ? 'vid' : 'gvid', key.name, sim.opts.videoLatencyMs),
 		family,
 		model,
 		server,
-		createdAt: now,
-		readyAt: now + sim.opts.videoLatencyMs,
 		outcome: prompt.includes('[fail-silent]') ? 'fail-silent' : prompt.includes('[fail]') ? 'fail' : 'ok',
 		seconds: seconds === -1 ? 6 : seconds,
 		resolution,
@@ -69,13 +64,13 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 		const estimate = tokensFor(resolution, task.seconds, withRefVideo);
 		task.tokens = usageMarker(prompt) ?? Math.round(estimate * 0.9);
 		task.reserved = deltaVideoQuota(model, estimate, withRefVideo, key.group);
-		sim.charge(key, 'reserve', model, task.reserved, id);
+		sim.charge(key, 'reserve', model, task.reserved, task.id);
 	} else {
 		task.reserved = perCallQuota(entry, key.group);
-		sim.charge(key, 'charge', model, task.reserved, id);
+		sim.charge(key, 'charge', model, task.reserved, task.id);
 	}
-	sim.tasks.set(id, task);
-	log.taskId = id;
+	sim.tasks.set(task.id, task);
+	log.taskId = task.id;
 	if (ctx.upstream.lostAfterCommit()) return DROP;
 	return json(200, videoBody(sim, task, 'created'), undefined, { kind: 'video-task', task });
 }
