@@ -1,12 +1,9 @@
 /** Image tasks: their lifecycle, the task object in every state, and the task query. */
-import type { ServerResponse } from 'node:http';
-import type { KeyInfo } from './catalog';
-import { headerOnlyPng, pngHeaderThenJunk } from './broken-media';
-import { OVERSIZE_B64_MARK, oversizeB64, sendBody } from './delivery';
-import { resultImageBuffer } from './padding';
-import { openAiError, sendJson } from './http';
-import type { ImageCtx } from './images';
-import type { ImageOutcome, ImageTask, SimState } from './state';
+import type { KeyInfo } from '../catalog';
+import { resultImageBuffer } from '../padding';
+import type { ImageOutcome, ImageTask, SimState } from '../state';
+import { json, openAiError, type Answer } from './answer';
+import type { Ctx } from './front';
 
 /** Terminal `status`, compatibility `state` and `provider_status` of each outcome. */
 const TERMINAL: Record<ImageOutcome, { status: string; state: string; provider: string }> = {
@@ -43,8 +40,6 @@ function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
 /** The result items of a finished task: hosted URLs, or Base64 images when the task answers b64_json. */
 async function dataItems(sim: SimState, task: ImageTask): Promise<Array<Record<string, string>>> {
 	const ids = task.resultIds ?? [];
-	if (task.b64Junk) return ids.map(() => ({ b64_json: pngHeaderThenJunk(task.width, task.height).toString('base64') }));
-	if (task.b64Oversize) return ids.map(() => ({ b64_json: OVERSIZE_B64_MARK }));
 	if (!task.b64) return ids.map((rid) => ({ url: `${sim.urls.result}/r/${rid}.${resultExt(task)}` }));
 	const out: Array<Record<string, string>> = [];
 	for (const rid of ids) {
@@ -55,7 +50,7 @@ async function dataItems(sim: SimState, task: ImageTask): Promise<Array<Record<s
 }
 
 /** The task object as the gateway reports it now (finishing the task when its time has come). */
-export async function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo, pollAfter?: { value: unknown }): Promise<Record<string, unknown>> {
+export async function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo): Promise<Record<string, unknown>> {
 	const now = Date.now();
 	const done = now >= task.readyAt;
 	if (done) finish(sim, task, key);
@@ -70,8 +65,8 @@ export async function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo
 		created,
 		updated_at: Math.floor(now / 1000),
 		poll_path: pollPath,
-		poll_url: task.pollUrlForeign ? `${sim.urls.result}/steal${pollPath}` : `${sim.urls.gateway}${pollPath}`,
-		poll_after_ms: (pollAfter ?? task.pollAfter ?? { value: sim.opts.pollAfterMs }).value,
+		poll_url: `${sim.urls.gateway}${pollPath}`,
+		poll_after_ms: sim.opts.pollAfterMs,
 	};
 	if (!done) {
 		const running = now - task.createdAt > (task.readyAt - task.createdAt) / 3;
@@ -97,30 +92,17 @@ export async function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo
 	}
 }
 
-export async function handleImageQuery(ctx: ImageCtx, id: string): Promise<void> {
-	const { sim, req, key, log } = ctx;
+export async function imageQuery(ctx: Ctx, id: string): Promise<Answer> {
+	const { sim, key, log } = ctx;
 	const task = sim.tasks.get(id);
 	log.taskId = id;
-	const notFound = () => openAiError(req.res, 404, `task not found: ${id}`, 'task_not_found');
+	const notFound = () => openAiError(404, `task not found: ${id}`, 'task_not_found');
 	if (!task || task.kind !== 'image' || task.owner !== key.name) return notFound();
-	const now = Date.now();
-	if (task.expireAtMs !== undefined && now >= task.expireAtMs) return notFound();
-	if (task.finishedAt && now - task.finishedAt > sim.opts.retentionMs) {
+	if (ctx.upstream.imageTaskForgotten(task)) return notFound();
+	if (task.finishedAt && Date.now() - task.finishedAt > sim.opts.retentionMs) {
 		sim.tasks.delete(id);
 		return notFound();
 	}
 	log.model = task.model;
-	const bad = sim.faults.take(req.method, req.path, ['bad-poll-after']);
-	const body = await imageTaskBody(sim, task, key, bad ? { value: 'value' in bad ? bad.value : 'soon' } : undefined);
-	if (sim.faults.take(req.method, req.path, ['malformed-json'])) {
-		req.res.writeHead(200, { 'content-type': 'application/json' });
-		return void req.res.end('{"id":"' + id + '","status":');
-	}
-	if (task.b64Oversize && Array.isArray(body.data) && body.data.length) return sendOversizeB64(req.res, 200, body, task.width, task.height, task.b64Oversize);
-	sendJson(req.res, 200, body);
-}
-
-/** An image answer whose first `b64_json` (a placeholder in `body`) is grown to make the answer `bytes` long, sent chunked. */
-export function sendOversizeB64(res: ServerResponse, status: number, body: unknown, width: number, height: number, bytes: number): void {
-	void sendBody(res, status, { 'content-type': 'application/json' }, oversizeB64(JSON.stringify(body), headerOnlyPng(width, height).toString('base64'), bytes));
+	return json(200, await imageTaskBody(sim, task, key), undefined, { kind: 'image-task', task, query: true });
 }

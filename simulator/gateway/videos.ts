@@ -1,14 +1,10 @@
 /** `/v1/videos` (and `/v1/video/generations`) for delta-video and gamma-video. */
-import type { ServerResponse } from 'node:http';
-import { deltaVideoQuota, modelById, perCallQuota } from './catalog';
-import { pause } from './delivery';
-import { DOWNLOAD_FAULTS, serveDownload } from './downloads';
-import { openAiError, sendJson, taskError } from './http';
-import { leakedKeyText, type ImageCtx } from './images';
-import type { ServerName, SimState, VideoTask } from './state';
-import { deltaRequest, gammaProblem, isObj } from './video-rules';
-
-export { deltaProblem, gammaProblem } from './video-rules';
+import { deltaVideoQuota, modelById, perCallQuota } from '../catalog';
+import { pause } from '../send';
+import type { ServerName, SimState, VideoTask } from '../state';
+import { deltaRequest, gammaProblem, isObj } from '../video-rules';
+import { DROP, json, openAiError, taskError, type Answer } from './answer';
+import type { Ctx } from './front';
 
 type Obj = Record<string, unknown>;
 
@@ -23,7 +19,7 @@ function tokensFor(resolution: string, seconds: number, withRefVideo: boolean): 
 	return Math.round(perSec * seconds * (withRefVideo ? 1.4 : 1));
 }
 
-export async function handleVideoCreate(ctx: ImageCtx, server: ServerName): Promise<void> {
+export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer> {
 	const { sim, req, key, log } = ctx;
 	let b: Obj;
 	let files = 0;
@@ -34,62 +30,49 @@ export async function handleVideoCreate(ctx: ImageCtx, server: ServerName): Prom
 			else files++;
 		}
 	} else b = isObj(req.json) ? req.json : {};
-	const model = b.model;
-	if (typeof model !== 'string' || !model) return openAiError(req.res, 400, "Missing required parameter: 'model'", 'invalid_request_error');
-	log.model = model;
-	if (!ctx.checkModel(model)) return;
+	const model = ctx.model(b.model);
+	if (typeof model !== 'string') return model;
 	const entry = modelById(model)!;
-	if (entry.kind !== 'video') return taskError(req.res, 400, 'invalid_request', `Model ${model} is not a video model`);
+	if (entry.kind !== 'video') return taskError(400, 'invalid_request', `Model ${model} is not a video model`);
 	const family = model.startsWith('delta-') ? 'delta' : 'gamma';
-	if (family === 'delta' && req.form) return taskError(req.res, 400, 'invalid_request', 'delta-video takes JSON only; give media as HTTPS addresses');
+	if (family === 'delta' && req.form) return taskError(400, 'invalid_request', 'delta-video takes JSON only; give media as HTTPS addresses');
 	const delta = family === 'delta' ? deltaRequest(b) : undefined;
 	const problem = delta ? ('problem' in delta ? delta.problem : undefined) : gammaProblem(b, files);
-	if (problem) return taskError(req.res, 400, 'invalid_request', problem);
+	if (problem) return taskError(400, 'invalid_request', problem);
 	const accepted = delta && !('problem' in delta) ? delta : undefined;
-	if (sim.faults.take(req.method, req.path, ['reset-before'])) return void req.raw.socket.destroy();
+	if (ctx.upstream.lostBeforeCommit()) return DROP;
 	const withRefVideo = accepted?.withRefVideo ?? false;
 	const seconds = accepted ? (accepted.seconds ?? 5) : Number(b.seconds ?? 8);
 	const resolution = accepted?.resolution ?? '480p';
 	const prompt = accepted ? accepted.prompt : String(b.prompt);
-	const id = sim.nextId(family === 'delta' ? 'vid' : 'gvid');
-	const now = Date.now();
-	const unknown = sim.faults.take(req.method, req.path, ['video-unknown']);
 	const task: VideoTask = {
 		kind: 'video',
-		id,
-		owner: key.name,
+		...sim.newTask(family === 'delta' ? 'vid' : 'gvid', key.name, sim.opts.videoLatencyMs),
 		family,
 		model,
 		server,
-		createdAt: now,
-		readyAt: now + sim.opts.videoLatencyMs,
 		outcome: prompt.includes('[fail-silent]') ? 'fail-silent' : prompt.includes('[fail]') ? 'fail' : 'ok',
 		seconds: seconds === -1 ? 6 : seconds,
 		resolution,
 		withRefVideo,
-		unknownPolls: unknown ? (unknown.polls ?? 2) : 0,
-		queries: 0,
 		variant: sim.sequence % 5,
 		reserved: 0,
 		tokens: 0,
 	};
-	if (sim.faults.take(req.method, req.path, ['echo-key'], (x) => (x.where ?? 'task-error') === 'task-error')) {
-		task.outcome = 'fail';
-		task.error = leakedKeyText(req);
-	}
+	ctx.upstream.videoTaskCreated(task);
 	if (family === 'delta') {
 		const estimate = tokensFor(resolution, task.seconds, withRefVideo);
 		task.tokens = usageMarker(prompt) ?? Math.round(estimate * 0.9);
 		task.reserved = deltaVideoQuota(model, estimate, withRefVideo, key.group);
-		sim.charge(key, 'reserve', model, task.reserved, id);
+		sim.charge(key, 'reserve', model, task.reserved, task.id);
 	} else {
 		task.reserved = perCallQuota(entry, key.group);
-		sim.charge(key, 'charge', model, task.reserved, id);
+		sim.charge(key, 'charge', model, task.reserved, task.id);
 	}
-	sim.tasks.set(id, task);
-	log.taskId = id;
-	if (sim.faults.take(req.method, req.path, ['reset-after'])) return void req.raw.socket.destroy();
-	sendJson(req.res, 200, videoBody(sim, task, true));
+	sim.tasks.set(task.id, task);
+	log.taskId = task.id;
+	if (ctx.upstream.lostAfterCommit()) return DROP;
+	return json(200, videoBody(sim, task, 'created'), undefined, { kind: 'video-task', task });
 }
 
 function finishVideo(sim: SimState, task: VideoTask): void {
@@ -110,15 +93,13 @@ function finishVideo(sim: SimState, task: VideoTask): void {
 }
 
 /** The task in the family's shape; gamma rotates between the response variants real gateways send. */
-export function videoBody(sim: SimState, task: VideoTask, justCreated = false): Obj {
+export function videoBody(sim: SimState, task: VideoTask, moment: 'created' | 'queried' | 'queried-unknown'): Obj {
 	const now = Date.now();
 	const elapsed = now - task.createdAt;
 	const total = task.readyAt - task.createdAt;
 	let status: 'queued' | 'in_progress' | 'completed' | 'failed' | 'unknown';
-	if (!justCreated && task.unknownPolls > 0) {
-		task.unknownPolls--;
-		status = 'unknown';
-	} else if (justCreated || elapsed < total / 4) status = 'queued';
+	if (moment === 'queried-unknown') status = 'unknown';
+	else if (moment === 'created' || elapsed < total / 4) status = 'queued';
 	else if (now < task.readyAt) status = 'in_progress';
 	else {
 		finishVideo(sim, task);
@@ -154,47 +135,43 @@ export function videoBody(sim: SimState, task: VideoTask, justCreated = false): 
 	}
 }
 
-function findVideo(ctx: ImageCtx, id: string, server: ServerName): VideoTask | undefined {
+function findVideo(ctx: Ctx, id: string, server: ServerName): VideoTask | undefined {
 	const t = ctx.sim.tasks.get(id);
 	if (!t || t.kind !== 'video' || t.owner !== ctx.key.name || t.server !== server) return undefined;
 	return t;
 }
 
-export function handleVideoQuery(ctx: ImageCtx, id: string, server: ServerName): void {
+export function videoQuery(ctx: Ctx, id: string, server: ServerName): Answer {
 	ctx.log.taskId = id;
 	const task = findVideo(ctx, id, server);
 	// unknown, another key's or another origin's task: 404, as the spec says of task queries (some real gateways answer 400 task_not_exist: a `status` fault)
-	if (!task) return taskError(ctx.req.res, 404, 'task_not_exist', `task_not_exist: ${id}`);
+	if (!task) return taskError(404, 'task_not_exist', `task_not_exist: ${id}`);
 	ctx.log.model = task.model;
-	const { req } = ctx;
-	const fault = ctx.sim.faults.take(req.method, req.path, ['video-query-error'], (f) => task.queries >= (f.polls ?? 1));
-	task.queries++;
-	if (fault) return queryRefusal(req.res, fault.status ?? 403);
-	sendJson(req.res, 200, videoBody(ctx.sim, task));
+	const refused = ctx.upstream.videoQueryRefused(task);
+	if (refused !== undefined) return queryRefusal(refused);
+	return json(200, videoBody(ctx.sim, task, ctx.upstream.videoStatusUnknown(task) ? 'queried-unknown' : 'queried'), undefined, { kind: 'video-task', task });
 }
 
 /** A refused query of an existing task: auth and permission errors in the first envelope (as on real task routes), others in the task-route one. */
-function queryRefusal(res: ServerResponse, status: number): void {
-	if (status === 401) return openAiError(res, 401, 'Invalid token', 'invalid_api_key', 'authentication_error');
-	if (status === 403) return openAiError(res, 403, 'the token has no access to this model group right now', 'access_denied', 'permission_error');
-	return taskError(res, status, 'query_failed', `the task query failed (HTTP ${status})`);
+function queryRefusal(status: number): Answer {
+	if (status === 401) return openAiError(401, 'Invalid token', 'invalid_api_key', 'authentication_error');
+	if (status === 403) return openAiError(403, 'the token has no access to this model group right now', 'access_denied', 'permission_error');
+	return taskError(status, 'query_failed', `the task query failed (HTTP ${status})`);
 }
 
-export async function handleVideoContent(ctx: ImageCtx, id: string, server: ServerName): Promise<void> {
+export async function videoContent(ctx: Ctx, id: string, server: ServerName): Promise<Answer> {
 	const { sim, req } = ctx;
 	ctx.log.taskId = id;
 	const task = findVideo(ctx, id, server);
-	if (!task) return taskError(req.res, 404, 'task_not_exist', `task not found: ${id}`);
+	if (!task) return taskError(404, 'task_not_exist', `task not found: ${id}`);
 	if (Date.now() >= task.readyAt) finishVideo(sim, task);
 	if (!task.resultId) {
 		await pause(req.res, sim.opts.resultTtfbMs);
-		return taskError(req.res, 400, 'task_not_finished', `task ${id} has no finished video`);
+		return taskError(400, 'task_not_finished', `task ${id} has no finished video`);
 	}
-	const refused = sim.faults.take(req.method, req.path, ['content-error']);
-	if (refused) {
-		const status = refused.status ?? 404;
-		return status === 401 || status === 403 ? queryRefusal(req.res, status) : taskError(req.res, status, 'content_unavailable', `the video of task ${id} cannot be served right now (HTTP ${status})`);
+	const refused = ctx.upstream.contentRefused(task);
+	if (refused !== undefined) {
+		return refused === 401 || refused === 403 ? queryRefusal(refused) : taskError(refused, 'content_unavailable', `the video of task ${id} cannot be served right now (HTTP ${refused})`);
 	}
-	const fault = sim.faults.take(req.method, req.path, DOWNLOAD_FAULTS);
-	return serveDownload(sim, req.res, { kind: 'video', bytes: sim.opts.videoBytes, durationSec: task.seconds }, fault);
+	return { kind: 'download', download: { kind: 'video', bytes: sim.opts.videoBytes, durationSec: task.seconds } };
 }

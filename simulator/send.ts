@@ -1,4 +1,4 @@
-/** Writing bodies the way slow, hostile or broken peers do: paced, trickled, cut mid-stream, or endless. */
+/** Writing a body at a pace: a connection's bandwidth, one byte at a time (trickle), cut after some bytes, or endless. */
 import type { ServerResponse } from 'node:http';
 import type { Body } from './media';
 
@@ -27,7 +27,8 @@ export function pause(res: ServerResponse, ms: number): Promise<void> {
 	});
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more (or is closed), leaving no listener behind. */
+export function drained(res: ServerResponse): Promise<void> {
 	return new Promise((resolve) => {
 		const done = () => {
 			res.off('drain', done);
@@ -89,54 +90,4 @@ async function cut(res: ServerResponse): Promise<void> {
 	res.flushHeaders();
 	await pause(res, 20);
 	res.destroy();
-}
-
-/** Modes a fault puts on the JSON answer of one request. */
-export type JsonMode = { kind: 'trickle'; intervalMs: number } | { kind: 'oversize'; bytes: number } | { kind: 'echo-headers'; headers: Record<string, unknown> };
-
-const jsonModes = new WeakMap<ServerResponse, JsonMode[]>();
-
-export function addJsonMode(res: ServerResponse, mode: JsonMode): void {
-	jsonModes.set(res, [...(jsonModes.get(res) ?? []), mode]);
-}
-
-export function jsonModesOf(res: ServerResponse): JsonMode[] {
-	return jsonModes.get(res) ?? [];
-}
-
-/** A JSON text grown to `bytes` by a string field of `x`s: still valid JSON, sent chunked, produced lazily. */
-export function oversizeJson(prefix: string, suffix: string, bytes: number): Body {
-	const filler = Buffer.alloc(64 * 1024, 0x78);
-	const head = Buffer.from(prefix, 'utf8');
-	const tail = Buffer.from(suffix, 'utf8');
-	return {
-		*chunks() {
-			yield head;
-			for (let left = bytes - head.length - tail.length; left > 0; left -= filler.length) yield filler.subarray(0, Math.min(filler.length, left));
-			yield tail;
-		},
-	};
-}
-
-/** Splits a JSON object's text so that a `padding` string can be streamed in before its closing brace. */
-export function paddingAround(text: string): [string, string] {
-	if (!text.startsWith('{')) return [`{"value":${text},"padding":"`, '"}'];
-	const body = text.slice(0, -1);
-	return [`${body}${body === '{' ? '' : ','}"padding":"`, '"}'];
-}
-
-/** Stands for the b64_json that `oversizeB64` grows (a JSON string value, quoted). */
-export const OVERSIZE_B64_MARK = '\u0000oversize-b64\u0000';
-
-/**
- * The JSON text `text` with its first `b64_json` placeholder (`OVERSIZE_B64_MARK`) grown so that the whole answer
- * is `bytes` long: the Base64 of a PNG header (`head`), then Base64 filler, produced lazily and sent chunked. Any
- * further placeholder (the same data repeated, e.g. `result.data`) holds the header alone.
- */
-export function oversizeB64(text: string, head: string, bytes: number): Body {
-	const mark = JSON.stringify(OVERSIZE_B64_MARK);
-	const at = text.indexOf(mark);
-	const prefix = `${text.slice(0, at)}"${head}`;
-	const suffix = `"${text.slice(at + mark.length).split(mark).join(JSON.stringify(head))}`;
-	return oversizeJson(prefix, suffix, bytes);
 }

@@ -1,51 +1,56 @@
-/** Fault injection: queued per route, consumed by matching requests. Plain JSON so the admin API can set them. */
-export type FaultKind =
-	| 'status'
-	| 'rate-limit'
-	| 'reset-before'
-	| 'reset-after'
-	| 'delay'
-	| 'empty-result'
-	| 'html-result'
-	| 'truncate'
-	| 'redirect'
-	| 'foreign-poll-url'
-	| 'expire'
-	| 'video-unknown'
-	| 'video-query-error'
-	| 'content-error'
-	| 'sse-split'
-	| 'sse-cut'
-	| 'malformed-json'
-	| 'uncertain-failed'
-	| 'failed-200'
-	| 'ignore-stream'
-	| 'sse-error'
-	| 'sse-final-event'
+/** The fault book: faults queued per route, consumed by matching requests. Plain JSON so the admin API can set them. */
+
+/** Every fault kind (the fault layer, ./layer.ts, handles each; see the README for what each does). */
+export const FAULT_KINDS = [
+	'status',
+	'rate-limit',
+	'reset-before',
+	'reset-after',
+	'delay',
+	'empty-result',
+	'html-result',
+	'truncate',
+	'redirect',
+	'foreign-poll-url',
+	'expire',
+	'video-unknown',
+	'video-query-error',
+	'content-error',
+	'sse-split',
+	'sse-cut',
+	'malformed-json',
+	'uncertain-failed',
+	'failed-200',
+	'ignore-stream',
+	'sse-error',
+	'sse-final-event',
 	// hostile and broken answers
-	| 'trickle'
-	| 'endless'
-	| 'oversize-json'
-	| 'echo-key'
-	| 'header-only-image'
-	| 'truncated-image'
-	| 'jpeg-no-scan'
-	| 'padded-image'
-	| 'b64-junk'
-	| 'short-mp4'
-	| 'mp4-no-moov'
-	| 'cut-download'
-	| 'huge-index'
-	| 'sse-stall'
-	| 'sse-endless-line'
+	'trickle',
+	'endless',
+	'oversize-json',
+	'echo-key',
+	'header-only-image',
+	'truncated-image',
+	'jpeg-no-scan',
+	'padded-image',
+	'b64-junk',
+	'short-mp4',
+	'mp4-no-moov',
+	'cut-download',
+	'huge-index',
+	'sse-stall',
+	'sse-endless-line',
 	/** chat: valid content deltas for ever, never [DONE] (ends when the client leaves) */
-	| 'sse-endless-deltas'
-	| 'bad-poll-after'
-	| 'oversize-b64'
+	'sse-endless-deltas',
+	'bad-poll-after',
+	'oversize-b64',
 	// terminal image task statuses and result forms
-	| 'cancelled'
-	| 'expired'
-	| 'b64-result';
+	'cancelled',
+	'expired',
+	'b64-result',
+] as const;
+
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Where `echo-key` puts the caller's key. */
 export type EchoWhere = 'task-error' | 'image-error' | 'stream-error' | 'headers';

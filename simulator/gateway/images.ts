@@ -1,27 +1,16 @@
-/** Image endpoints: the six async submission forms, synchronous calls, edits, task queries. */
+/** Image endpoints: the six async submission forms, synchronous calls, edits. */
 import { imageSize } from 'image-size';
-import { pngHeaderThenJunk } from './broken-media';
-import { modelById, perCallQuota, perTokenQuota, type KeyInfo } from './catalog';
-import type { FaultKind, FaultSpec } from './faults';
-import { openAiError, sendJson, type Req } from './http';
-import { OVERSIZE_B64_MARK } from './delivery';
-import { imageTaskBody, resultExt, sendOversizeB64 } from './image-tasks';
-import type { ImageFormat } from './media';
-import { resultImageBuffer } from './padding';
-import { resolveSize } from './sizes';
-import type { ImageOutcome, ImageTask, RequestLogEntry, SimState } from './state';
+import { modelById, perCallQuota, perTokenQuota } from '../catalog';
+import type { ImageFormat } from '../media';
+import { resultImageBuffer } from '../padding';
+import { resolveSize } from '../sizes';
+import type { ImageOutcome, ImageTask, SimState } from '../state';
+import { DROP, json, openAiError, type Answer } from './answer';
+import type { Ctx, Req } from './front';
+import { imageTaskBody, resultExt } from './image-tasks';
 
 const MAX_REF_BYTES = 25 * 1024 * 1024;
 const REF_TYPES = new Set(['png', 'jpg', 'webp', 'bmp']);
-
-export interface ImageCtx {
-	sim: SimState;
-	key: KeyInfo;
-	req: Req;
-	log: RequestLogEntry;
-	/** model permission and channel checks, done by the router */
-	checkModel: (model: unknown) => boolean;
-}
 
 function formatFor(sim: SimState, model: string, seed: number): ImageFormat {
 	if (sim.opts.imageFormat) return sim.opts.imageFormat;
@@ -41,7 +30,7 @@ function fields(req: Req): Record<string, unknown> {
 
 type Mode = 'async-202' | 'async-200' | 'sync';
 
-function modeOf(req: Req, edit: boolean): Mode {
+function modeOf(req: Req): Mode {
 	const p = req.path;
 	if (p.endsWith('/async') || p.startsWith('/v1/image-tasks/')) return 'async-202';
 	const f = fields(req);
@@ -49,12 +38,11 @@ function modeOf(req: Req, edit: boolean): Mode {
 	if (bg === true || (req.form && bg === 'true')) return 'async-200';
 	if (f.task_type === 'async') return 'async-200';
 	if (/respond-async/i.test(String(req.headers.prefer ?? ''))) return 'async-200';
-	void edit;
 	return 'sync';
 }
 
 /** Validates reference images of an edit; returns an error message or the count. */
-async function checkReferences(ctx: ImageCtx, model: string): Promise<{ error?: string; count: number }> {
+async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: string; count: number }> {
 	const { req } = ctx;
 	const beta = model.startsWith('beta-');
 	if (req.form) {
@@ -138,87 +126,67 @@ function deliveredCount(prompt: string, n: number): number {
 	return prompt.includes('[partial]') && n > 1 ? Math.ceil(n / 2) : n;
 }
 
-/** Gateway text carrying the caller's own key, as a leaky upstream error does. */
-export function leakedKeyText(req: Req): string {
-	return `upstream rejected the request: Authorization: ${String(req.headers.authorization ?? '')} is not valid for this channel`;
-}
-
 /** A positive integer; anything else is a parameter error. The spec does not cap n (it recommends 1). */
 const MAX_N = 1000;
 
-export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<void> {
+export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 	const { sim, req, key, log } = ctx;
 	const f = fields(req);
-	const model = f.model;
-	if (typeof model !== 'string' || !model) return openAiError(req.res, 400, "Missing required parameter: 'model'", 'invalid_request_error');
-	log.model = model;
-	if (!ctx.checkModel(model)) return;
+	const model = ctx.model(f.model);
+	if (typeof model !== 'string') return model;
 	const entry = modelById(model)!;
-	if (entry.kind !== 'image') return openAiError(req.res, 400, `Model ${model} is not an image model`, 'invalid_request_error');
+	if (entry.kind !== 'image') return openAiError(400, `Model ${model} is not an image model`, 'invalid_request_error');
 	const prompt = f.prompt;
-	if (typeof prompt !== 'string' || !prompt.trim()) return openAiError(req.res, 400, "Invalid 'prompt': must be a non-empty string", 'invalid_request_error');
-	const mode = modeOf(req, edit);
-	if (f.stream === true && mode !== 'sync') return openAiError(req.res, 400, 'stream is not supported for asynchronous image tasks', 'invalid_request_error');
+	if (typeof prompt !== 'string' || !prompt.trim()) return openAiError(400, "Invalid 'prompt': must be a non-empty string", 'invalid_request_error');
+	const mode = modeOf(req);
+	if (f.stream === true && mode !== 'sync') return openAiError(400, 'stream is not supported for asynchronous image tasks', 'invalid_request_error');
 	if (model === 'alpha-image-2-az' && mode !== 'sync') {
 		// The async layer injects response_format, which this channel refuses.
-		return openAiError(req.res, 400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
+		return openAiError(400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
 	}
-	if (model === 'alpha-image-2-az' && f.response_format !== undefined) return openAiError(req.res, 400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
+	if (model === 'alpha-image-2-az' && f.response_format !== undefined) return openAiError(400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
 	const n = f.n === undefined ? 1 : Number(f.n);
-	if (!Number.isInteger(n) || n < 1) return openAiError(req.res, 400, "Invalid 'n': must be a positive integer", 'invalid_request_error');
-	if (n > MAX_N) return openAiError(req.res, 400, `Invalid 'n': at most ${MAX_N} images per request`, 'invalid_request_error');
+	if (!Number.isInteger(n) || n < 1) return openAiError(400, "Invalid 'n': must be a positive integer", 'invalid_request_error');
+	if (n > MAX_N) return openAiError(400, `Invalid 'n': at most ${MAX_N} images per request`, 'invalid_request_error');
 	if (f.quality !== undefined && model === 'alpha-image-2.5' && !['auto', 'high'].includes(String(f.quality))) {
-		return openAiError(req.res, 400, `Invalid 'quality' for alpha-image-2.5: use auto or high`, 'invalid_request_error');
+		return openAiError(400, `Invalid 'quality' for alpha-image-2.5: use auto or high`, 'invalid_request_error');
 	}
 	const seed = sim.opts.seed + sim.sequence;
 	const size = resolveSize(model, f.size, seed);
-	if (!size.ok) return openAiError(req.res, 400, size.message, 'invalid_request_error');
+	if (!size.ok) return openAiError(400, size.message, 'invalid_request_error');
 	if (edit) {
 		const refs = await checkReferences(ctx, model);
-		if (refs.error) return openAiError(req.res, 400, refs.error, 'invalid_request_error');
+		if (refs.error) return openAiError(400, refs.error, 'invalid_request_error');
 	}
 	const format = formatFor(sim, model, seed);
-	const reset = sim.faults.take(req.method, req.path, ['reset-before']);
-	if (reset) return void req.raw.socket.destroy();
+	if (ctx.upstream.lostBeforeCommit()) return DROP;
 	const delivered = deliveredCount(prompt, n);
-	const take = (kind: FaultKind, accept?: (x: FaultSpec) => boolean) => sim.faults.take(req.method, req.path, [kind], accept);
 
 	if (mode === 'sync') {
 		await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
 		const outcome = markerOutcome(prompt);
-		if (outcome === 'fail') return openAiError(req.res, 500, 'upstream generation failed', 'upstream_error', 'api_error');
+		if (outcome === 'fail') return openAiError(500, 'upstream generation failed', 'upstream_error', 'api_error');
 		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group) * n;
 		sim.charge(key, 'charge', model, amount);
-		const echo = take('echo-key', (x) => x.where === 'image-error');
-		const junk = take('b64-junk');
-		const big = take('oversize-b64');
+		const upstreamError = ctx.upstream.generationError('images');
 		const data: Array<Record<string, string>> = [];
-		if (outcome !== 'empty' && !echo) {
+		if (outcome !== 'empty' && upstreamError === undefined) {
 			for (let i = 0; i < delivered; i++) {
 				const id = sim.nextId('img');
 				sim.results.set(id, { kind: 'image', width: size.width, height: size.height, format, seed: seed + i });
-				if (big) data.push({ b64_json: OVERSIZE_B64_MARK });
-				else if (junk) data.push({ b64_json: pngHeaderThenJunk(size.width, size.height).toString('base64') });
-				else if (f.response_format === 'b64_json') data.push({ b64_json: (await resultImageBuffer(size.width, size.height, format, (seed + i) % 16, id, sim.opts.imageBytes)).toString('base64') });
+				if (f.response_format === 'b64_json') data.push({ b64_json: (await resultImageBuffer(size.width, size.height, format, (seed + i) % 16, id, sim.opts.imageBytes)).toString('base64') });
 				else data.push({ url: `${sim.urls.result}/r/${id}.${resultExt({ format })}` });
 			}
 		}
-		if (take('reset-after')) return void req.raw.socket.destroy();
-		const error = echo ? { message: leakedKeyText(req), type: 'upstream_error' } : outcome === 'empty' ? { message: 'no image returned by upstream' } : undefined;
-		const answer = { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) };
-		if (big && data.length) return sendOversizeB64(req.res, 200, answer, size.width, size.height, big.bytes ?? 200_000_000);
-		return sendJson(req.res, 200, answer);
+		if (ctx.upstream.lostAfterCommit()) return DROP;
+		const error = upstreamError !== undefined ? { message: upstreamError, type: 'upstream_error' } : outcome === 'empty' ? { message: 'no image returned by upstream' } : undefined;
+		return json(200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) }, undefined, { kind: 'image-answer', width: size.width, height: size.height });
 	}
 
-	const id = sim.nextId('imgtask');
-	const now = Date.now();
 	const task: ImageTask = {
 		kind: 'image',
-		id,
-		owner: key.name,
+		...sim.newTask('imgtask', key.name, sim.opts.taskLatencyMs),
 		model,
-		createdAt: now,
-		readyAt: now + sim.opts.taskLatencyMs,
 		outcome: markerOutcome(prompt),
 		delivered,
 		b64: prompt.includes('[b64]'),
@@ -229,30 +197,13 @@ export async function handleImageSubmit(ctx: ImageCtx, edit: boolean): Promise<v
 		charged: 0,
 		requestId: sim.nextId('req'),
 	};
-	if (take('empty-result')) task.outcome = 'empty';
-	if (take('uncertain-failed')) task.outcome = 'uncertain-fail';
-	if (take('failed-200')) task.outcome = 'fail';
-	if (take('cancelled')) task.outcome = 'cancelled';
-	if (take('expired')) task.outcome = 'expired';
-	if (take('echo-key', (x) => (x.where ?? 'task-error') === 'task-error')) {
-		task.outcome = 'fail';
-		task.error = leakedKeyText(req);
-	}
-	if (take('b64-result')) task.b64 = true;
-	if (take('b64-junk')) task.b64Junk = true;
-	const big = take('oversize-b64');
-	if (big) task.b64Oversize = big.bytes ?? 200_000_000;
-	const bad = take('bad-poll-after');
-	if (bad) task.pollAfter = { value: 'value' in bad ? bad.value : 'soon' };
-	if (take('foreign-poll-url')) task.pollUrlForeign = true;
-	const expire = take('expire');
-	if (expire) task.expireAtMs = now + (expire.delayMs ?? 0);
-	sim.tasks.set(id, task);
-	log.taskId = id;
+	ctx.upstream.imageTaskCreated(task);
+	sim.tasks.set(task.id, task);
+	log.taskId = task.id;
 	if (entry.billing === 'per_call') {
 		task.charged = perCallQuota(entry, key.group) * n;
-		sim.charge(key, 'charge', model, task.charged, id);
+		sim.charge(key, 'charge', model, task.charged, task.id);
 	}
-	if (take('reset-after')) return void req.raw.socket.destroy();
-	sendJson(req.res, mode === 'async-202' ? 202 : 200, await imageTaskBody(sim, task, key));
+	if (ctx.upstream.lostAfterCommit()) return DROP;
+	return json(mode === 'async-202' ? 202 : 200, await imageTaskBody(sim, task, key), undefined, { kind: 'image-task', task, query: false });
 }
