@@ -8,22 +8,24 @@
  *   npx tsx scripts/demo.ts [--out DIR] [workflow ...]      e.g. `npm run demo -- chat pricing`
  *   (`npm run demo -- --n8n 1 ...` selects the n8n 1.x runtime: scripts/demo.sh sets GG_N8N_MAJOR)
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import sharp from 'sharp';
 import type { Simulator } from '../simulator';
 import { scriptGateway } from './gateway';
-import { N8N_VERSION, NODE_VERSION, ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from '../test/e2e/n8n';
+import { N8N_VERSION, NODE_VERSION, ROOT, ensureN8n, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from './lib/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
 import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
 import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
-import { CRED, INPUT, OUT, REFERENCE_IMAGES, WORKFLOWS, useKeyTextModels } from './demo/workflows';
+import { CREDENTIAL_ID, WORKFLOWS, loadExample, useKeyTextModels } from './demo/workflows';
 import { FAILING, demoPrompts, pipelineEntries, runPipeline } from './pipeline/run';
 
 /** the scheduled pipeline (examples/pipeline-*.json), run by `n8n start` rather than `n8n execute` */
 export const PIPELINE_NAME = 'pipeline';
 
 export type { SummaryEntry } from './demo/summary';
+// where they were before they moved to demo/workflows.ts (which imports no script)
+export { CREDENTIAL_ID, loadExample } from './demo/workflows';
 
 export interface DemoOptions {
 	/** workflow names (folders) to run; all when absent */
@@ -45,26 +47,12 @@ export interface DemoResult {
 	runs: Record<string, ExecuteResult>;
 }
 
-export const CREDENTIAL_ID = 'ggdemocred';
 const out = (s: string) => process.stdout.write(s);
 const log = (s: string) => out(`${s}\n`);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 function mb(bytes: number): string {
 	return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}
-
-/** The example file as shipped, with the credential, folders (and reference images, if given) filled in. */
-export function loadExample(folder: string, subst: { outDir: string; inputDir: string; referenceImages?: string[] }): Record<string, unknown> {
-	let text = readFileSync(join(ROOT, 'examples', `${folder}.json`), 'utf8');
-	text = text.split(CRED).join(CREDENTIAL_ID).split(INPUT).join(subst.inputDir).split(OUT).join(subst.outDir);
-	const wf = JSON.parse(text) as { nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
-	if (subst.referenceImages?.length) {
-		for (const n of wf.nodes) {
-			if (n.type.endsWith('.genGatewayVideoCreate') && n.parameters.referenceImages === REFERENCE_IMAGES.join('\n')) n.parameters.referenceImages = subst.referenceImages.join('\n');
-		}
-	}
-	return wf as unknown as Record<string, unknown>;
 }
 
 /** GET /v1/models with the key: the models this key may call. */

@@ -11,7 +11,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { runDemo, type SummaryEntry } from '../../scripts/demo';
 import { runCount } from '../../scripts/demo/n8n-more';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
-import { N8N_MAJOR, ROOT, removeTemplate } from './n8n';
+import { N8N_MAJOR, ROOT, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
 

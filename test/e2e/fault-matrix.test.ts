@@ -12,7 +12,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { mp4Problem } from '../../scripts/pipeline/judge';
 import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, boundSeconds, chatRow, countKey, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, withMeasures, type BaseRow, type Item, type Row, type Scenario } from '../reliability/scenarios';
-import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from './n8n';
+import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
 

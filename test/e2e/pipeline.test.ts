@@ -11,7 +11,7 @@ import { CRED } from '../../scripts/demo/workflows';
 import { summarise } from '../../scripts/pipeline/judge';
 import { FAILING, crashRun, demoPrompts, runPipeline } from '../../scripts/pipeline/run';
 import { PG_CRED, PIPELINE, S3_CRED, SMTP_CRED, pipelineToN8n } from '../../scripts/pipeline/workflows';
-import { ROOT, removeTemplate } from './n8n';
+import { ROOT, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(900_000);
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SummaryEntry } from '../../scripts/demo';
-import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT } from './n8n';
+import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT } from '../../scripts/lib/n8n';
 
 jest.setTimeout(900_000);
 

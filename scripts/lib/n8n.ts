@@ -1,7 +1,8 @@
 /**
  * Drives a real n8n (2.41.1, or 1.123.x with GG_N8N_MAJOR=1; installed by scripts/install-n8n.sh) as child processes: installs this
  * package the way n8n installs community packages, imports credentials and workflows, executes them.
- * Used by the e2e tests, the demo and the queue-mode script; no jest imports here.
+ * The scripts' library: used by the demo, queue mode, pipeline, screenshots, benchmarks and the e2e tests; no jest
+ * imports here.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
