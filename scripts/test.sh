@@ -10,6 +10,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 source scripts/lib/setup.sh
 mkdir -p out/test
+# one n8n state template (package installed, database migrated) per n8n version and build, shared by every
+# process of the run and by the demo and the tests that follow it (scripts/lib/n8n.ts: stateTemplate)
+export GG_N8N_TEMPLATES="${GG_N8N_TEMPLATES:-$ROOT/out/n8n-templates}"
 rm -f out/test/unit.json out/test/e2e.json out/test/e2e-n8n1.json
 
 count() {
