@@ -248,6 +248,13 @@ export function buildStamp(): string {
 	return h.digest('hex').slice(0, 16);
 }
 
+/** One hash of every file under these folders of the repository (a stamp of what a run used). */
+export function treeHash(dirs: string[]): string {
+	const h = createHash('sha256');
+	for (const d of dirs) for (const f of filesUnder(join(ROOT, d))) h.update(`\0${relative(ROOT, f)}\0`).update(readFileSync(f));
+	return h.digest('hex').slice(0, 16);
+}
+
 async function buildTemplate(dir: string): Promise<void> {
 	mkdirSync(dir, { recursive: true });
 	packAndInstall(dir);
