@@ -1,13 +1,15 @@
 /**
  * Drives a real n8n (2.41.1, or 1.123.x with GG_N8N_MAJOR=1; installed by scripts/install-n8n.sh) as child processes: installs this
  * package the way n8n installs community packages, imports credentials and workflows, executes them.
- * Used by the e2e tests, the demo and the queue-mode script; no jest imports here.
+ * The scripts' library: used by the demo, queue mode, pipeline, screenshots, benchmarks and the e2e tests; no jest
+ * imports here.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../..');
 export const PACKAGE_NAME = 'n8n-nodes-gen-gateway';
@@ -229,21 +231,77 @@ export function nodeOutput(res: ExecuteResult, node: string, output = 0): Array<
 }
 
 let template: string | undefined;
+/** whether `template` is the run's shared one (GG_N8N_TEMPLATES), which removeTemplate() leaves for the next process */
+let templateShared = false;
+
+function filesUnder(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true })
+		.flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]))
+		.sort();
+}
+
+/** What a state template holds, as one hash: the n8n version, the built package (dist/) and its package.json. */
+export function buildStamp(): string {
+	ensureBuilt();
+	const h = createHash('sha256').update(`n8n ${N8N_VERSION}\0`).update(readFileSync(join(ROOT, 'package.json')));
+	for (const f of filesUnder(join(ROOT, 'dist'))) h.update(`\0${relative(ROOT, f)}\0`).update(readFileSync(f));
+	return h.digest('hex').slice(0, 16);
+}
+
+/** One hash of every file under these folders of the repository (a stamp of what a run used). */
+export function treeHash(dirs: string[]): string {
+	const h = createHash('sha256');
+	for (const d of dirs) for (const f of filesUnder(join(ROOT, d))) h.update(`\0${relative(ROOT, f)}\0`).update(readFileSync(f));
+	return h.digest('hex').slice(0, 16);
+}
+
+async function buildTemplate(dir: string): Promise<void> {
+	mkdirSync(dir, { recursive: true });
+	packAndInstall(dir);
+	// runs the migrations; the import itself may complain about the empty input
+	await runN8n(dir, ['import:credentials', '--input=/dev/null']).catch(() => undefined);
+}
 
 /**
- * A fresh n8n state folder with our package installed and the database migrated. The first call in a
- * process does the work (pack, install, migrate); later calls copy that template.
+ * The state template of this n8n version and build. With GG_N8N_TEMPLATES (a folder; scripts/demo.sh and
+ * scripts/test.sh set it to out/n8n-templates) it is shared by every process of a run: built once in
+ * <folder>/n8n-<version>, stamped with buildStamp(), and built again only when the stamp differs (another build, or an
+ * interrupted build without a stamp). Without it each process builds its own in a temporary folder.
+ */
+async function stateTemplate(): Promise<string> {
+	if (template) return template;
+	const shared = process.env.GG_N8N_TEMPLATES;
+	if (!shared) {
+		template = mkdtempSync(join(tmpdir(), 'gg-n8n-template-'));
+		await buildTemplate(template);
+		return template;
+	}
+	const dir = join(resolve(shared), `n8n-${N8N_VERSION}`);
+	const stampFile = join(dir, '.gg-template-stamp');
+	const stamp = buildStamp();
+	if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
+		rmSync(dir, { recursive: true, force: true });
+		const building = `${dir}.building-${process.pid}`;
+		rmSync(building, { recursive: true, force: true });
+		await buildTemplate(building);
+		writeFileSync(join(building, '.gg-template-stamp'), stamp);
+		rmSync(dir, { recursive: true, force: true });
+		renameSync(building, dir);
+	}
+	template = dir;
+	templateShared = true;
+	return template;
+}
+
+/**
+ * A fresh n8n state folder with our package installed and the database migrated: a copy of the state template
+ * (the first call in a process, or the first of a run with GG_N8N_TEMPLATES, packs, installs and migrates).
  */
 export async function newState(): Promise<string> {
 	ensureN8n();
-	if (!template) {
-		template = mkdtempSync(join(tmpdir(), 'gg-n8n-template-'));
-		packAndInstall(template);
-		const r = await runN8n(template, ['import:credentials', '--input=/dev/null']).catch(() => undefined);
-		void r; // runs migrations; the import itself may complain about the empty input
-	}
+	const from = await stateTemplate();
 	const dir = mkdtempSync(join(tmpdir(), 'gg-n8n-state-'));
-	cpSync(template, dir, { recursive: true });
+	cpSync(from, dir, { recursive: true, filter: (src) => !src.endsWith('.gg-template-stamp') });
 	mkdirSync(join(dir, 'files'), { recursive: true });
 	return dir;
 }
@@ -252,7 +310,9 @@ export function removeState(dir: string): void {
 	rmSync(dir, { recursive: true, force: true });
 }
 
+/** Removes this process's own template; a shared one (GG_N8N_TEMPLATES) stays for the run's other processes. */
 export function removeTemplate(): void {
-	if (template) rmSync(template, { recursive: true, force: true });
+	if (template && !templateShared) rmSync(template, { recursive: true, force: true });
 	template = undefined;
+	templateShared = false;
 }
