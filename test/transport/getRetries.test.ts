@@ -169,6 +169,46 @@ describe('deadline', () => {
 		for (const s of gw.seen) expect(s.at).toBeLessThan(deadline);
 	});
 
+	/**
+	 * A back-off sleep that ends past the deadline (its timer fired late: the event loop was busy, the machine
+	 * loaded) must not be followed by another request. The server answers 503, then (50 ms later, when the client
+	 * sleeps its back-off of 100 to 200 ms) keeps the process busy for 600 ms, so that sleep ends well past the deadline.
+	 */
+	const busyAfterAnswer = (ms: number): Handler => (_req, res, _s, i) => {
+		json(res, 503, { error: { message: 'busy' } });
+		if (i === 0)
+			setTimeout(() => {
+				const end = Date.now() + ms;
+				while (Date.now() < end);
+			}, 50);
+	};
+
+	it('a back-off sleep that ends past the deadline starts no further request (getJson)', async () => {
+		gw.reset(busyAfterAnswer(600));
+		const attempts: number[] = [];
+		const deadline = Date.now() + 450;
+		const err = await rejectionOf(
+			transportFor(gw.origin, { retry: { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 200 }, onAttempt: () => attempts.push(Date.now()) }).getJson('/v1/models', { deadline }),
+		);
+		expect((err as unknown as GatewayHttpError).status).toBe(503);
+		expect(Date.now()).toBeGreaterThan(deadline);
+		expect(attempts).toHaveLength(1);
+		for (const at of attempts) expect(at).toBeLessThan(deadline);
+	});
+
+	it('a back-off sleep that ends past the deadline starts no further request (download)', async () => {
+		gw.reset(busyAfterAnswer(600));
+		const attempts: number[] = [];
+		const deadline = Date.now() + 450;
+		const err = await rejectionOf(
+			transportFor(gw.origin, { retry: { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 200 }, onAttempt: () => attempts.push(Date.now()) }).download('/files/a.png', { withKey: true, deadline }),
+		);
+		expect((err as unknown as GatewayHttpError).status).toBe(503);
+		expect(Date.now()).toBeGreaterThan(deadline);
+		expect(attempts).toHaveLength(1);
+		for (const at of attempts) expect(at).toBeLessThan(deadline);
+	});
+
 	it('a deadline already past still makes one attempt (with a tiny timeout) and does not retry', async () => {
 		gw.reset(script(status(500)));
 		const err = await rejectionOf(transportFor(gw.origin).getJson('/v1/models', { deadline: Date.now() - 1 }));
