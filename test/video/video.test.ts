@@ -188,15 +188,18 @@ describe('Video Create (delta): body, materials and output', () => {
 		expect(j.expected_cost).toBeUndefined();
 	});
 
-	it('a price list slower than the budget gives no hint (and is looked up once per model)', async () => {
-		const transport = new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
+	it('a price list slower than the budget gives no hint (and is looked up once per execution)', async () => {
+		// a transport lives for one execution
+		const transport = () => new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
 		sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: 1500 });
-		expect(await new VideoPriceHints(transport, 150).get('delta', 'delta-video-2-0-mini-260615', false)).toBeUndefined();
+		expect(await new VideoPriceHints(transport(), 150).get('delta', 'delta-video-2-0-mini-260615', false)).toBeUndefined();
 		sim.reset();
-		const hints = new VideoPriceHints(transport);
+		const hints = new VideoPriceHints(transport());
 		const [a, b] = await Promise.all([hints.get('gamma', 'gamma-video-1.0', false), hints.get('gamma', 'gamma-video-1.0', false)]);
 		expect(a).toMatch(/^Expected price: \$0\.24 for 1 call\(s\) of gamma-video-1\.0 at the lowest public group \(vip\)/);
 		expect(b).toBe(a);
+		// another model in the same execution reads the same price list
+		expect(await hints.get('delta', 'delta-video-2-0-mini-260615', true)).toMatch(/per 1M video tokens/);
 		expect(sim.log.filter((l) => l.path === '/api/pricing')).toHaveLength(1);
 	});
 });
