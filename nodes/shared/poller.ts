@@ -84,8 +84,3 @@ export class Poller<J, R> {
 		}
 	}
 }
-
-export async function pollAll<J, R>(opts: PollerOptions<J, R> & { jobs: J[] }): Promise<R[]> {
-	const poller = new Poller(opts);
-	return Promise.all(opts.jobs.map((job) => poller.run(job)));
-}

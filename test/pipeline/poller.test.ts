@@ -1,8 +1,13 @@
 import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
-import { MIN_POLL_INTERVAL_MS, Poller, pollAll, type PollStep } from '../../nodes/shared/poller';
+import { MIN_POLL_INTERVAL_MS, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/poller';
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const instant = async () => undefined;
+/** What TaskWaiter does for an execution's tasks: one Poller, each job through its own run(). */
+const runJobs = <J, R>(jobs: J[], opts: PollerOptions<J, R>): Promise<R[]> => {
+	const poller = new Poller<J, R>(opts);
+	return Promise.all(jobs.map((job) => poller.run(job)));
+};
 
 describe('Limit and AdaptiveLimit', () => {
 	it('a Limit never lets more than its bound run', async () => {
@@ -78,8 +83,7 @@ describe('Poller', () => {
 	it('the concurrency bound is never exceeded, and every job gets its own result in order', async () => {
 		let inFlight = 0;
 		let maxInFlight = 0;
-		const results = await pollAll<number, string>({
-			jobs: Array.from({ length: 20 }, (_, i) => i),
+		const results = await runJobs<number, string>(Array.from({ length: 20 }, (_, i) => i), {
 			maxConcurrency: 3,
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: (j) => `deadline ${j}`,
@@ -97,8 +101,7 @@ describe('Poller', () => {
 
 	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p)', async (waitMs) => {
 		const sleeps: number[] = [];
-		await pollAll<string, string>({
-			jobs: ['a'],
+		await runJobs<string, string>(['a'], {
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',
 			sleep: async (ms) => void sleeps.push(ms),
@@ -163,8 +166,7 @@ describe('Poller', () => {
 	}, 15_000);
 
 	it('a job still pending at its deadline yields onDeadline(job, rounds)', async () => {
-		const results = await pollAll<string, string>({
-			jobs: ['slow'],
+		const results = await runJobs<string, string>(['slow'], {
 			deadlineOf: () => Date.now() + 2500,
 			onDeadline: (job, rounds) => `${job} still running after ${rounds} rounds`,
 			sleep: realSleep,
@@ -175,8 +177,7 @@ describe('Poller', () => {
 
 	it('a deadline already past with an initial delay: onDeadline with 0 rounds, no poll', async () => {
 		let polled = 0;
-		const results = await pollAll<string, string>({
-			jobs: ['late'],
+		const results = await runJobs<string, string>(['late'], {
 			deadlineOf: () => Date.now() - 1,
 			initialDelayMs: () => 1000,
 			onDeadline: (_j, rounds) => `rounds=${rounds}`,
@@ -193,8 +194,7 @@ describe('Poller', () => {
 	it('waits never run past the deadline: the sleep before the last round is cut to what is left', async () => {
 		const sleeps: number[] = [];
 		const deadline = Date.now() + 1000;
-		await pollAll<string, string>({
-			jobs: ['a'],
+		await runJobs<string, string>(['a'], {
 			deadlineOf: () => deadline,
 			initialDelayMs: () => 5000,
 			onDeadline: () => 'deadline',
@@ -208,8 +208,7 @@ describe('Poller', () => {
 	it('a cancelled signal stops polling, and every other job with it', async () => {
 		const ac = new AbortController();
 		let polled = 0;
-		const p = pollAll<string, string>({
-			jobs: ['a', 'b'],
+		const p = runJobs<string, string>(['a', 'b'], {
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',
 			signal: ac.signal,
@@ -229,8 +228,7 @@ describe('Poller', () => {
 describe('Poller: one job, one outcome', () => {
 	it("an exception in one job's query ends that job through onError; every other job finishes with its own result", async () => {
 		const polls = new Map<string, number>();
-		const results = await pollAll<string, string>({
-			jobs: ['a', 'odd', 'b', 'c'],
+		const results = await runJobs<string, string>(['a', 'odd', 'b', 'c'], {
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: (job) => `${job}: deadline`,
 			onError: (job, err) => `${job}: failed (${(err as Error).message})`,
@@ -248,8 +246,7 @@ describe('Poller: one job, one outcome', () => {
 
 	it('a cancellation still stops every job', async () => {
 		const controller = new AbortController();
-		const run = pollAll<string, string>({
-			jobs: ['x', 'y'],
+		const run = runJobs<string, string>(['x', 'y'], {
 			signal: controller.signal,
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',

@@ -198,9 +198,3 @@ function videoFamilyOf(body: Record<string, unknown>): 'delta' | 'gamma' {
 	if (model.startsWith('delta-') || body.object === 'video') return 'delta';
 	return 'gamma';
 }
-
-/** Waits for a fixed list of tasks (the benchmark's pre-submitted baseline). */
-export function waitForTasks(transport: GatewayTransport, jobs: WaitJob[], opts: WaitOptions = {}): Promise<WaitOutcome[]> {
-	const waiter = new TaskWaiter(transport, opts);
-	return Promise.all(jobs.map((j) => waiter.wait(j)));
-}
