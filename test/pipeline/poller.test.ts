@@ -1,5 +1,6 @@
 import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
-import { MIN_POLL_INTERVAL_MS, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/poller';
+import { MIN_POLL_INTERVAL_MS, minPollIntervalMs, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/poller';
+import { atRealTime } from '../time-scale';
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const instant = async () => undefined;
@@ -99,7 +100,8 @@ describe('Poller', () => {
 		expect(maxInFlight).toBe(3);
 	});
 
-	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p)', async (waitMs) => {
+	// the one real-time test of the poll floor: the sleeps the poller asks for, never under 1 s (nothing is slept here)
+	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p, real time)', (waitMs) => atRealTime(async () => {
 		const sleeps: number[] = [];
 		await runJobs<string, string>(['a'], {
 			deadlineOf: () => Date.now() + 10_000,
@@ -109,7 +111,7 @@ describe('Poller', () => {
 		});
 		expect(sleeps).toHaveLength(2);
 		for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(MIN_POLL_INTERVAL_MS);
-	});
+	})());
 
 	it('on 429 the window shrinks and the bound still holds; all jobs finish', async () => {
 		let inFlight = 0;
@@ -166,8 +168,9 @@ describe('Poller', () => {
 	}, 15_000);
 
 	it('a job still pending at its deadline yields onDeadline(job, rounds)', async () => {
+		// two and a half poll floors (on the test clock)
 		const results = await runJobs<string, string>(['slow'], {
-			deadlineOf: () => Date.now() + 2500,
+			deadlineOf: () => Date.now() + 2.5 * minPollIntervalMs(),
 			onDeadline: (job, rounds) => `${job} still running after ${rounds} rounds`,
 			sleep: realSleep,
 			poll: async () => ({ done: false, waitMs: 40 }),

@@ -10,6 +10,7 @@ import { searchVideoModels } from '../../nodes/shared/video/models';
 import { VideoPriceHints } from '../../nodes/shared/video/price';
 import { makeImageBytes } from '../images/fixtures';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
+import { atRealTime } from '../time-scale';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -413,7 +414,8 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		expect(sim.log.filter((l) => l.path.startsWith('/v1/videos')).map((l) => l.method)).toEqual(['POST']);
 	});
 
-	it('429 created nothing: the POST goes again after its Retry-After, and the task is created once', async () => {
+	// the one real-time test of "a refused paid request goes again after its Retry-After"
+	it('429 created nothing: the POST goes again after its Retry-After, and the task is created once', atRealTime(async () => {
 		sim.fault({ route: 'POST /v1/videos', kind: 'rate-limit', retryAfter: 1 });
 		const t = Date.now();
 		const r = await runWorkflow({ nodes: [delta({}, { onError: 'continueRegularOutput' })], credentials: creds() });
@@ -421,7 +423,7 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		expect(Date.now() - t).toBeGreaterThanOrEqual(1000);
 		expect(posts().map((p) => p.status)).toEqual([429, 200]);
 		expect(sim.ledger.filter((l) => l.kind === 'reserve')).toHaveLength(1);
-	});
+	}));
 });
 
 describe('Download Result and large videos', () => {

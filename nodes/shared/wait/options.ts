@@ -1,7 +1,7 @@
 /** Task Wait's numeric options, checked before anything is queried: a bad value names its field and is never used. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { InputRuleError, type RuleViolation } from '../errors';
-import { MIN_POLL_INTERVAL_MS } from '../poller';
+import { minPollIntervalMs } from '../poller';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../results';
 import { DEFAULT_QUERY_CONCURRENCY, DEFAULT_VIDEO_INTERVAL_MS } from './waitTasks';
 
@@ -62,7 +62,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 		maxVideoBytes: Math.round(maxVideoMiB * 2 ** 20),
 		deadlineMs: deadlineMinutes * 60_000,
 		maxWaitMs: maxWaitSeconds * 1000,
-		videoIntervalMs: Math.max(MIN_POLL_INTERVAL_MS, videoIntervalMs),
+		videoIntervalMs: Math.max(minPollIntervalMs(), videoIntervalMs),
 		concurrency,
 		groupRatio,
 		binaryPropertyName: typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim() ? o.binaryPropertyName.trim() : 'data',

@@ -3,7 +3,7 @@
  * whole execution: its tasks share one query window, and a task can join as soon as it was accepted.
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
-import { MIN_POLL_INTERVAL_MS, Poller, type PollStep } from '../poller';
+import { minPollIntervalMs, Poller, type PollStep } from '../poller';
 import { normaliseImageTask, normaliseVideoTask, type NormalisedTask } from '../status';
 import type { GatewayTransport, OriginKind } from '../transport/http';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
@@ -69,7 +69,7 @@ export function queryPath(transport: GatewayTransport, job: WaitJob): string {
 /** A finite, positive interval or the fallback; never below once a second. */
 function interval(value: number | undefined, fallback: number): number {
 	const v = value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
-	return Math.max(MIN_POLL_INTERVAL_MS, v);
+	return Math.max(minPollIntervalMs(), v);
 }
 
 interface JobState {
