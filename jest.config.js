@@ -13,7 +13,14 @@ module.exports = {
 	globalSetup: '<rootDir>/test/global-setup.js',
 	globalTeardown: '<rootDir>/test/global-teardown.js',
 	projects: [
-		{ ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'] },
+		{
+			...base,
+			displayName: 'unit',
+			testMatch: ['<rootDir>/test/**/*.test.ts'],
+			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+			// back-offs, Retry-After waits and poll floors on a shorter clock (test/time-scale.ts)
+			setupFilesAfterEnv: [...base.setupFilesAfterEnv, '<rootDir>/test/setup-time-scale.ts'],
+		},
 		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/select-n8n.test.ts'] },
 		// the subset that also runs in n8n 1.x (GG_N8N_MAJOR=1, see scripts/test.sh)
 		{

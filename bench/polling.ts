@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { startSimulator, type Simulator } from '../simulator';
 import { normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../nodes/shared/transport/http';
-import { waitForTasks, type WaitJob } from '../nodes/shared/wait/waitTasks';
+import { TaskWaiter, type WaitJob } from '../nodes/shared/wait/waitTasks';
 
 async function submitMany(sim: Simulator, n: number): Promise<string[]> {
 	const ids: string[] = [];
@@ -35,7 +35,9 @@ async function concurrentWait(sim: Simulator, ids: string[]): Promise<number> {
 	const t = transportFor(sim);
 	const start = Date.now();
 	const jobs: WaitJob[] = ids.map((taskId, index) => ({ index, taskId, kind: 'image', origin: 'base', deadline: start + 10 * 60_000 }));
-	const out = await waitForTasks(t, jobs, { maxConcurrency: 16 });
+	// one waiter for all tasks, each task through wait(): what Task Wait's WaitAndEmit runs
+	const waiter = new TaskWaiter(t, { maxConcurrency: 16 });
+	const out = await Promise.all(jobs.map((j) => waiter.wait(j)));
 	await Promise.all(
 		out.map(async (o) => {
 			if (o.state !== 'completed') throw new Error(`task not completed: ${o.state}`);

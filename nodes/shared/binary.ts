@@ -68,22 +68,4 @@ export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number,
 	return { data, meta };
 }
 
-/** Describes a binary for the item's JSON (file name, MIME, size, dimensions). */
-export function describeBinary(b: IBinaryData, extra: { width?: number; height?: number; bytes?: number } = {}) {
-	return {
-		fileName: b.fileName,
-		mimeType: b.mimeType,
-		bytes: extra.bytes ?? (b.fileSize ? parseFileSize(b.fileSize) : undefined),
-		...(extra.width ? { width: extra.width, height: extra.height } : {}),
-	};
-}
-
-function parseFileSize(s: string | number): number | undefined {
-	if (typeof s === 'number') return s;
-	const m = /^([\d.]+)\s*(B|kB|KB|MB|GB)?$/i.exec(s.trim());
-	if (!m) return undefined;
-	const mult = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9 }[(m[2] ?? 'B').toUpperCase() as 'B'] ?? 1;
-	return Math.round(Number(m[1]) * mult);
-}
-
 export type OutputItem = INodeExecutionData;

@@ -4,11 +4,17 @@
  * was given for. Jobs can join at any time (a task is waited for as soon as it was accepted).
  */
 import { AdaptiveLimit } from './limit';
+import { scaled } from './transport/clock';
 
 export type PollStep<R> = { done: true; result: R } | { done: false; waitMs: number; rateLimited?: boolean };
 
 /** No task is queried more often than once a second, whatever the gateway or an expression says. */
 export const MIN_POLL_INTERVAL_MS = 1000;
+
+/** The poll floor on the clock's time scale (clock.ts): MIN_POLL_INTERVAL_MS outside tests. */
+export function minPollIntervalMs(): number {
+	return scaled(MIN_POLL_INTERVAL_MS);
+}
 
 export interface PollerOptions<J, R> {
 	/** one query for one job; must not throw for retryable conditions (return done:false instead) */
@@ -79,13 +85,8 @@ export class Poller<J, R> {
 			if (step.done) return step.result;
 			if (step.rateLimited) this.limit.throttle();
 			else this.limit.succeed();
-			wait = Math.max(MIN_POLL_INTERVAL_MS, Number.isFinite(step.waitMs) ? step.waitMs : MIN_POLL_INTERVAL_MS);
+			wait = Math.max(minPollIntervalMs(), Number.isFinite(step.waitMs) ? step.waitMs : MIN_POLL_INTERVAL_MS);
 			if (Date.now() >= deadline) return opts.onDeadline(job, round);
 		}
 	}
-}
-
-export async function pollAll<J, R>(opts: PollerOptions<J, R> & { jobs: J[] }): Promise<R[]> {
-	const poller = new Poller(opts);
-	return Promise.all(opts.jobs.map((job) => poller.run(job)));
 }

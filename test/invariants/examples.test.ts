@@ -18,6 +18,7 @@ import { GatewayTransport } from '../../nodes/shared/transport/http';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { model } from '../images/fixtures';
 import { json, scriptedServer, type ScriptedServer } from './scripted-server';
+import { atRealTime } from '../time-scale';
 
 const KEY = 'sk-example-KEY-4f9a2c7e1b';
 const SETTINGS: Array<NonNullable<TestNode['onError']>> = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'];
@@ -180,7 +181,8 @@ describe('memory of a stream that never ends', () => {
 });
 
 describe('a refused paid request (429) without Retry-After', () => {
-	it('is sent again no sooner than 1 s after the refusal, and only once it was refused', async () => {
+	// the one real-time test of "a refused paid request without Retry-After waits at least 1 s"
+	it('is sent again no sooner than 1 s after the refusal, and only once it was refused', atRealTime(async () => {
 		let n = 0;
 		server = await scriptedServer((req, res) => {
 			if (req.method !== 'POST') return json(res, 404, {});
@@ -194,5 +196,5 @@ describe('a refused paid request (429) without Retry-After', () => {
 		expect(r.output('Image')[0].json.task_id).toBe('task_after_429');
 		expect(at).toHaveLength(2);
 		expect(at[1] - at[0]).toBeGreaterThanOrEqual(1000);
-	});
+	}));
 });

@@ -11,6 +11,7 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { model } from '../images/fixtures';
+import { atRealTime } from '../time-scale';
 
 type SimOptions = NonNullable<Parameters<typeof startSimulator>[0]> & Record<string, unknown>;
 const sims: Simulator[] = [];
@@ -102,7 +103,8 @@ describe('the submit window', () => {
 		expect(s.ledger.filter((l) => l.kind === 'charge')).toHaveLength(12);
 	});
 
-	it('a 429 whose Retry-After outlasts the submit timeout leaves the item failed, refused, and nothing created', async () => {
+	// the one real-time test of "a Retry-After that outlasts the refusal window is not waited" (nothing is waited here)
+	it('a 429 whose Retry-After outlasts the submit timeout leaves the item failed, refused, and nothing created', atRealTime(async () => {
 		const s = await sim({ submitLatencyMs: 50, taskLatencyMs: 100 });
 		s.fault({ route: 'POST /v1/images/generations/async', kind: 'rate-limit', retryAfter: 30, times: 1 });
 		const r = await runWorkflow({ nodes: [{ ...submit({ maxConcurrency: 1, submitTimeoutMs: 2000 }), onError: 'continueRegularOutput' }], input: items(2), credentials: creds(s) });
@@ -110,7 +112,7 @@ describe('the submit window', () => {
 		expect(out[0]).toMatchObject({ status: 'failed', submitted: false, failed_at: 'submit', http_code: '429' });
 		expect(out[1].task_id).toMatch(/^[A-Za-z0-9_-]+$/);
 		expect(posts(s).map((l) => l.status)).toEqual([429, 202]);
-	});
+	}));
 });
 
 describe('waiting and downloading', () => {
@@ -128,7 +130,8 @@ describe('waiting and downloading', () => {
 		expect(firstDownload.time).toBeLessThan(lateDone.time);
 	});
 
-	it("a Retry-After on one task's query delays that task only", async () => {
+	// the one real-time test of "a Retry-After on a task query holds back that task only"
+	it("a Retry-After on one task's query delays that task only", atRealTime(async () => {
 		const s = await sim({ taskLatencyMs: 200 });
 		const sub = await runWorkflow({ nodes: [submit()], input: items(3), credentials: creds(s) });
 		const [limited, ...others] = sub.output('Submit').map((o) => String(o.json.task_id));
@@ -141,7 +144,7 @@ describe('waiting and downloading', () => {
 		// each of the others was finished before the limited task was asked again
 		expect(retried - refused).toBeGreaterThanOrEqual(3950);
 		for (const id of others) expect(queries(id).at(-1)!).toBeLessThan(retried);
-	});
+	}));
 
 	it('Download Result works on several items at once, in order', async () => {
 		const s = await sim({ taskLatencyMs: 100, resultTtfbMs: 600 });

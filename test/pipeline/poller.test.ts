@@ -1,8 +1,14 @@
 import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
-import { MIN_POLL_INTERVAL_MS, Poller, pollAll, type PollStep } from '../../nodes/shared/poller';
+import { MIN_POLL_INTERVAL_MS, minPollIntervalMs, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/poller';
+import { atRealTime } from '../time-scale';
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const instant = async () => undefined;
+/** What TaskWaiter does for an execution's tasks: one Poller, each job through its own run(). */
+const runJobs = <J, R>(jobs: J[], opts: PollerOptions<J, R>): Promise<R[]> => {
+	const poller = new Poller<J, R>(opts);
+	return Promise.all(jobs.map((job) => poller.run(job)));
+};
 
 describe('Limit and AdaptiveLimit', () => {
 	it('a Limit never lets more than its bound run', async () => {
@@ -78,8 +84,7 @@ describe('Poller', () => {
 	it('the concurrency bound is never exceeded, and every job gets its own result in order', async () => {
 		let inFlight = 0;
 		let maxInFlight = 0;
-		const results = await pollAll<number, string>({
-			jobs: Array.from({ length: 20 }, (_, i) => i),
+		const results = await runJobs<number, string>(Array.from({ length: 20 }, (_, i) => i), {
 			maxConcurrency: 3,
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: (j) => `deadline ${j}`,
@@ -95,10 +100,10 @@ describe('Poller', () => {
 		expect(maxInFlight).toBe(3);
 	});
 
-	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p)', async (waitMs) => {
+	// the one real-time test of the poll floor: the sleeps the poller asks for, never under 1 s (nothing is slept here)
+	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p, real time)', (waitMs) => atRealTime(async () => {
 		const sleeps: number[] = [];
-		await pollAll<string, string>({
-			jobs: ['a'],
+		await runJobs<string, string>(['a'], {
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',
 			sleep: async (ms) => void sleeps.push(ms),
@@ -106,7 +111,7 @@ describe('Poller', () => {
 		});
 		expect(sleeps).toHaveLength(2);
 		for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(MIN_POLL_INTERVAL_MS);
-	});
+	})());
 
 	it('on 429 the window shrinks and the bound still holds; all jobs finish', async () => {
 		let inFlight = 0;
@@ -163,9 +168,9 @@ describe('Poller', () => {
 	}, 15_000);
 
 	it('a job still pending at its deadline yields onDeadline(job, rounds)', async () => {
-		const results = await pollAll<string, string>({
-			jobs: ['slow'],
-			deadlineOf: () => Date.now() + 2500,
+		// two and a half poll floors (on the test clock)
+		const results = await runJobs<string, string>(['slow'], {
+			deadlineOf: () => Date.now() + 2.5 * minPollIntervalMs(),
 			onDeadline: (job, rounds) => `${job} still running after ${rounds} rounds`,
 			sleep: realSleep,
 			poll: async () => ({ done: false, waitMs: 40 }),
@@ -175,8 +180,7 @@ describe('Poller', () => {
 
 	it('a deadline already past with an initial delay: onDeadline with 0 rounds, no poll', async () => {
 		let polled = 0;
-		const results = await pollAll<string, string>({
-			jobs: ['late'],
+		const results = await runJobs<string, string>(['late'], {
 			deadlineOf: () => Date.now() - 1,
 			initialDelayMs: () => 1000,
 			onDeadline: (_j, rounds) => `rounds=${rounds}`,
@@ -193,8 +197,7 @@ describe('Poller', () => {
 	it('waits never run past the deadline: the sleep before the last round is cut to what is left', async () => {
 		const sleeps: number[] = [];
 		const deadline = Date.now() + 1000;
-		await pollAll<string, string>({
-			jobs: ['a'],
+		await runJobs<string, string>(['a'], {
 			deadlineOf: () => deadline,
 			initialDelayMs: () => 5000,
 			onDeadline: () => 'deadline',
@@ -208,8 +211,7 @@ describe('Poller', () => {
 	it('a cancelled signal stops polling, and every other job with it', async () => {
 		const ac = new AbortController();
 		let polled = 0;
-		const p = pollAll<string, string>({
-			jobs: ['a', 'b'],
+		const p = runJobs<string, string>(['a', 'b'], {
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',
 			signal: ac.signal,
@@ -229,8 +231,7 @@ describe('Poller', () => {
 describe('Poller: one job, one outcome', () => {
 	it("an exception in one job's query ends that job through onError; every other job finishes with its own result", async () => {
 		const polls = new Map<string, number>();
-		const results = await pollAll<string, string>({
-			jobs: ['a', 'odd', 'b', 'c'],
+		const results = await runJobs<string, string>(['a', 'odd', 'b', 'c'], {
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: (job) => `${job}: deadline`,
 			onError: (job, err) => `${job}: failed (${(err as Error).message})`,
@@ -248,8 +249,7 @@ describe('Poller: one job, one outcome', () => {
 
 	it('a cancellation still stops every job', async () => {
 		const controller = new AbortController();
-		const run = pollAll<string, string>({
-			jobs: ['x', 'y'],
+		const run = runJobs<string, string>(['x', 'y'], {
 			signal: controller.signal,
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',

@@ -12,6 +12,7 @@ import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayR
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { model } from '../images/fixtures';
+import { atRealTime } from '../time-scale';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -168,7 +169,8 @@ describe.each(CASES)('$name', (c) => {
 });
 
 describe('the retry ledger', () => {
-	it('when n8n does retry (every item failed after it was paid, error output), the paid request is not sent again', async () => {
+	// real time: one query per try needs the real 1 s poll floor (the task ends within the first interval)
+	it('when n8n does retry (every item failed after it was paid, error output), the paid request is not sent again', atRealTime(async () => {
 		const r = await runWorkflow({
 			nodes: [image({ options: { waitForResult: true } })({ onError: 'continueErrorOutput', retryOnFail: true, maxTries: 3, waitBetweenTries: 0 })],
 			input: [{ json: { p: 'only [fail]' } }],
@@ -181,7 +183,7 @@ describe('the retry ledger', () => {
 		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(1);
 		expect(paidRequests()).toHaveLength(1);
 		expect(r.output('Node', 1)[0].json.error).toMatchObject({ task_id: expect.stringMatching(/^[A-Za-z0-9_-]+$/), submitted: true, failed_at: 'task' });
-	});
+	}));
 
 	it('without Retry On Fail nothing is kept: a new execution sends again', async () => {
 		const node = image({})({});

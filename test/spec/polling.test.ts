@@ -10,6 +10,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { credsFor, imageItem, imageTask, png, startGateway, type FakeGateway } from './support/gateway';
+import { atRealTime } from '../time-scale';
 
 let gw: FakeGateway;
 let b64: string;
@@ -51,7 +52,8 @@ describe('Task Wait polling', () => {
 		expect(gw.peakConcurrency(after429)).toBeLessThanOrEqual(N / 2);
 	}, 30_000);
 
-	it('Retry-After on a 429 query is honoured before that task is queried again', async () => {
+	// the one real-time test of "a task query answered 429 waits out its Retry-After"
+	it('Retry-After on a 429 query is honoured before that task is queried again', atRealTime(async () => {
 		let n = 0;
 		gw.on('GET', TASK, (_hit, m) => (++n === 1 ? { status: 429, headers: { 'retry-after': '3' }, json: { error: { message: 'slow down' } } } : { json: imageTask(m[1], 'completed', { data: [{ b64_json: b64 }] }) }));
 		const r = await runWorkflow({ nodes: [wait()], input: [imageItem('ra_1')], credentials: credsFor(gw) });
@@ -61,7 +63,7 @@ describe('Task Wait polling', () => {
 		// poll_after_ms is 1000: only the Retry-After explains a longer gap
 		expect(second.start - first.start).toBeGreaterThanOrEqual(2950);
 		expect(second.start - first.start).toBeLessThan(6000);
-	}, 20_000);
+	}), 20_000);
 
 	it('the deadline counts from the first wait and is carried across Still Running loops', async () => {
 		gw.on('GET', TASK, (_hit, m) => ({ json: imageTask(m[1], 'processing') }));

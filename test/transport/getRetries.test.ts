@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayHttpError, GatewayNetworkError } from '../../nodes/shared/errors';
 import { json, rejectionOf, reset, startServer, text, transportFor, withoutProxyEnv, type Handler, type TestServer } from './support';
+import { atRealTime, TEST_TIME_SCALE } from '../time-scale';
 
 let gw: TestServer;
 beforeAll(async () => {
@@ -23,23 +24,25 @@ const status = (code: number, body: unknown = { error: { message: `status ${code
 const gaps = () => gw.seen.slice(1).map((s, i) => s.at - gw.seen[i].at);
 
 describe('429', () => {
-	it('honours Retry-After in seconds', async () => {
+	// the one real-time test of "a GET waits out the Retry-After the gateway asked for"
+	it('honours Retry-After in seconds (real time)', atRealTime(async () => {
 		gw.reset(script(status(429, { error: { message: 'slow down' } }, { 'retry-after': '1' }), okModels));
 		const res = await transportFor(gw.origin).getJson<{ data: unknown[] }>('/v1/models');
 		expect(res.body.data).toHaveLength(1);
 		expect(gw.seen).toHaveLength(2);
 		expect(gaps()[0]).toBeGreaterThanOrEqual(950);
-	});
+	}));
 
 	it('honours Retry-After as an HTTP date', async () => {
 		gw.reset(script((res) => status(429, '', { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(res), okModels));
 		await transportFor(gw.origin).getJson('/v1/models');
 		expect(gw.seen).toHaveLength(2);
-		// the date has whole seconds, so the wait is between 1 and 2 s
-		expect(gaps()[0]).toBeGreaterThanOrEqual(900);
+		// the date has whole seconds, so the wait is between 1 and 2 s (on the test clock)
+		expect(gaps()[0]).toBeGreaterThanOrEqual(900 * TEST_TIME_SCALE);
 	});
 
-	it('an empty 429 without Retry-After backs off by itself and then succeeds', async () => {
+	// the one real-time test of "a GET backs off exponentially with jitter"
+	it('an empty 429 without Retry-After backs off by itself and then succeeds (real time)', atRealTime(async () => {
 		gw.reset(script(status(429, ''), status(429, ''), okModels));
 		const res = await transportFor(gw.origin, { retry: { baseDelayMs: 200, maxDelayMs: 400 } }).getJson('/v1/models');
 		expect(res.status).toBe(200);
@@ -47,7 +50,7 @@ describe('429', () => {
 		// full jitter never goes below half of the exponential step (200 ms, then 400 ms)
 		expect(gaps()[0]).toBeGreaterThanOrEqual(90);
 		expect(gaps()[1]).toBeGreaterThanOrEqual(190);
-	});
+	}));
 
 	it('keeps the 429 (status, message, Retry-After) when the attempts run out', async () => {
 		gw.reset(script(status(429, { error: { message: 'rate limited', code: 'rate_limit' } })));
@@ -92,7 +95,7 @@ describe('5xx and network failures', () => {
 		gw.reset(script(status(503, { error: { message: 'model_not_found', code: 'model_not_found' } }, { 'retry-after': '1' }), okModels));
 		await transportFor(gw.origin).getJson('/v1/models');
 		expect(gw.seen).toHaveLength(2);
-		expect(gaps()[0]).toBeGreaterThanOrEqual(950);
+		expect(gaps()[0]).toBeGreaterThanOrEqual(950 * TEST_TIME_SCALE);
 	});
 
 	it('a connection reset then success', async () => {
@@ -148,16 +151,17 @@ describe('statuses that are not retried', () => {
 });
 
 describe('deadline', () => {
-	it('stops when the server asks for a wait beyond the deadline (one request only)', async () => {
+	// the one real-time test of "a wait that would end past the deadline is not waited"
+	it('stops when the server asks for a wait beyond the deadline (one request only, real time)', atRealTime(async () => {
 		gw.reset(script(status(503, '', { 'retry-after': '3' }), okModels));
 		const err = await rejectionOf(transportFor(gw.origin).getJson('/v1/images/tasks/abc', { deadline: Date.now() + 1500 }));
 		expect(err).toBeInstanceOf(GatewayHttpError);
 		expect((err as unknown as GatewayHttpError).status).toBe(503);
 		expect((err as unknown as GatewayHttpError).retryAfterMs).toBe(3000);
 		expect(gw.seen).toHaveLength(1);
-	});
+	}));
 
-	it('with back-off alone: no request starts after the deadline and attempts stop early', async () => {
+	it('with back-off alone: no request starts after the deadline and attempts stop early (real time)', atRealTime(async () => {
 		gw.reset(script(status(503)));
 		const deadline = Date.now() + 800;
 		const err = await rejectionOf(
@@ -167,7 +171,39 @@ describe('deadline', () => {
 		expect(gw.seen.length).toBeGreaterThanOrEqual(2);
 		expect(gw.seen.length).toBeLessThan(50);
 		for (const s of gw.seen) expect(s.at).toBeLessThan(deadline);
-	});
+	}));
+
+	/**
+	 * A back-off sleep that ends past the deadline (its timer fired late: the event loop was busy, the machine
+	 * loaded) must not be followed by another request. The server answers 503, then (50 ms later, when the client
+	 * sleeps its back-off of 100 to 200 ms) keeps the process busy for 600 ms, so that sleep ends well past the deadline.
+	 */
+	const busyAfterAnswer = (ms: number): Handler => (_req, res, _s, i) => {
+		json(res, 503, { error: { message: 'busy' } });
+		if (i === 0)
+			setTimeout(() => {
+				const end = Date.now() + ms;
+				while (Date.now() < end);
+			}, 50);
+	};
+
+	// the one real-time test of "the deadline is checked again after each back-off sleep", on both users of the one loop
+	it('a back-off sleep that ends past the deadline starts no further request (getJson and download, real time)', atRealTime(async () => {
+		const calls = {
+			getJson: (t: ReturnType<typeof transportFor>, deadline: number) => t.getJson('/v1/models', { deadline }),
+			download: (t: ReturnType<typeof transportFor>, deadline: number) => t.download('/files/a.png', { withKey: true, deadline }),
+		};
+		for (const [name, call] of Object.entries(calls)) {
+			gw.reset(busyAfterAnswer(600));
+			const attempts: number[] = [];
+			const deadline = Date.now() + 450;
+			const t = transportFor(gw.origin, { retry: { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 200 }, onAttempt: () => attempts.push(Date.now()) });
+			const err = await rejectionOf(call(t, deadline));
+			expect([name, (err as unknown as GatewayHttpError).status]).toEqual([name, 503]);
+			expect(Date.now()).toBeGreaterThan(deadline);
+			expect([name, attempts.length]).toEqual([name, 1]);
+		}
+	}));
 
 	it('a deadline already past still makes one attempt (with a tiny timeout) and does not retry', async () => {
 		gw.reset(script(status(500)));

@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, shouldWait, type RetryPolicy } from '../../nodes/shared/transport/retry';
+import { useRealTime } from '../time-scale';
 
 const NOW = Date.UTC(2026, 10, 22, 15, 0, 0);
 
@@ -38,6 +39,8 @@ describe('parseRetryAfter', () => {
 });
 
 describe('backoffDelay', () => {
+	// the back-off's numbers themselves, at real scale (nothing is slept here)
+	useRealTime();
 	const policy: RetryPolicy = { maxAttempts: 10, baseDelayMs: 500, maxDelayMs: 20_000 };
 
 	it.each([

@@ -10,6 +10,7 @@ import { searchVideoModels } from '../../nodes/shared/methods/listSearch';
 import { VideoPriceHints } from '../../nodes/shared/video/price';
 import { makeImageBytes } from '../images/fixtures';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
+import { atRealTime } from '../time-scale';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -188,15 +189,18 @@ describe('Video Create (delta): body, materials and output', () => {
 		expect(j.expected_cost).toBeUndefined();
 	});
 
-	it('a price list slower than the budget gives no hint (and is looked up once per model)', async () => {
-		const transport = new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
+	it('a price list slower than the budget gives no hint (and is looked up once per execution)', async () => {
+		// a transport lives for one execution
+		const transport = () => new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
 		sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: 1500 });
-		expect(await new VideoPriceHints(transport, 150).get('delta', 'delta-video-2-0-mini-260615', false)).toBeUndefined();
+		expect(await new VideoPriceHints(transport(), 150).get('delta', 'delta-video-2-0-mini-260615', false)).toBeUndefined();
 		sim.reset();
-		const hints = new VideoPriceHints(transport);
+		const hints = new VideoPriceHints(transport());
 		const [a, b] = await Promise.all([hints.get('gamma', 'gamma-video-1.0', false), hints.get('gamma', 'gamma-video-1.0', false)]);
 		expect(a).toMatch(/^Expected price: \$0\.24 for 1 call\(s\) of gamma-video-1\.0 at the lowest public group \(vip\)/);
 		expect(b).toBe(a);
+		// another model in the same execution reads the same price list
+		expect(await hints.get('delta', 'delta-video-2-0-mini-260615', true)).toMatch(/per 1M video tokens/);
 		expect(sim.log.filter((l) => l.path === '/api/pricing')).toHaveLength(1);
 	});
 });
@@ -410,7 +414,8 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		expect(sim.log.filter((l) => l.path.startsWith('/v1/videos')).map((l) => l.method)).toEqual(['POST']);
 	});
 
-	it('429 created nothing: the POST goes again after its Retry-After, and the task is created once', async () => {
+	// the one real-time test of "a refused paid request goes again after its Retry-After"
+	it('429 created nothing: the POST goes again after its Retry-After, and the task is created once', atRealTime(async () => {
 		sim.fault({ route: 'POST /v1/videos', kind: 'rate-limit', retryAfter: 1 });
 		const t = Date.now();
 		const r = await runWorkflow({ nodes: [delta({}, { onError: 'continueRegularOutput' })], credentials: creds() });
@@ -418,7 +423,7 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		expect(Date.now() - t).toBeGreaterThanOrEqual(1000);
 		expect(posts().map((p) => p.status)).toEqual([429, 200]);
 		expect(sim.ledger.filter((l) => l.kind === 'reserve')).toHaveLength(1);
-	});
+	}));
 });
 
 describe('Download Result and large videos', () => {

@@ -13,6 +13,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
 import { AdaptiveLimit } from '../limit';
 import type { GatewayTransport } from '../transport/http';
+import { scaled } from '../transport/clock';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 import { nothingCreated, withinSpendScope } from '../transport/spend';
 import { errorMode, failure, failureHint, failureItem, isFailure, type PaidFailure } from './failures';
@@ -100,7 +101,7 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 				window.throttle();
 				// the gateway's Retry-After as given (a little jitter so refused requests do not return together); a
 				// growing back-off only without one: escalating past it would starve a request in a long batch
-				const wait = err.retryAfterMs !== undefined ? err.retryAfterMs + Math.round(Math.random() * 250) : Math.max(MIN_REFUSAL_WAIT_MS, backoffDelay(attempt, DEFAULT_RETRY));
+				const wait = scaled(err.retryAfterMs !== undefined ? err.retryAfterMs + Math.round(Math.random() * 250) : Math.max(MIN_REFUSAL_WAIT_MS, backoffDelay(attempt, DEFAULT_RETRY)));
 				if (Date.now() + wait > first + opts.refusalWindowMs) throw err;
 				await transport.sleep(wait);
 				continue;

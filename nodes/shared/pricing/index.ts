@@ -19,7 +19,7 @@
  *   unit_price, group_ratio (null when unknown), fee_quota (whole ¤), fee_base, with_reference_video,
  *   reference_video_source, note. Throws only when groupRatio is given and not a positive number.
  * - `referenceVideoOf(json)`: whether a Video Create output / delta create body has a reference video.
- * - `loadPricing(transport, opts?)`, `fetchPricing(transport)`: both public endpoints, parsed, cached per transport.
+ * - `loadPricing(transport, opts?)`: both public endpoints, parsed, cached per transport.
  * - Pure (compute.ts): lowestPrice, toDisplay, quotaToDisplay, formatDisplay, readDisplay, parsePricing,
  *   deltaVideoFee, videoFeeQuota, deltaUnitPrice, settlementTokens, settlementUsage, DELTA_VIDEO_UNIT_PRICES;
  *   rows.ts priceRow (the Pricing node's output row).
@@ -83,11 +83,6 @@ export function loadDisplay(transport: GatewayTransport, opts: LoadOptions = {})
 export async function loadPricing(transport: GatewayTransport, opts: LoadOptions = {}): Promise<LoadedPricing> {
 	const [pricing, display] = await Promise.all([loadPriceList(transport, opts), loadDisplay(transport, opts)]);
 	return { pricing, display };
-}
-
-/** Same as loadPricing (kept for existing callers). */
-export function fetchPricing(transport: GatewayTransport): Promise<LoadedPricing> {
-	return loadPricing(transport);
 }
 
 /** A base-unit amount in the display currency, e.g. "$0.032". */

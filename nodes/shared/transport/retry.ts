@@ -1,4 +1,6 @@
-/** Retry decisions for idempotent GETs. POSTs are never retried (see http.ts). */
+/** Retry decisions for idempotent GETs. POSTs are never retried (see submit.ts). */
+import { scaled } from './clock';
+
 export interface RetryPolicy {
 	maxAttempts: number;
 	baseDelayMs: number;
@@ -32,9 +34,12 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 	return Math.max(0, date - now);
 }
 
-/** Exponential back-off with full jitter, never below what the server asked for. */
+/**
+ * Exponential back-off with full jitter, never below what the server asked for: the wait before the next attempt
+ * (on the clock's time scale, see clock.ts; 1 outside tests).
+ */
 export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
 	const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
 	const jittered = exp / 2 + random() * (exp / 2);
-	return Math.max(retryAfterMs ?? 0, Math.round(jittered));
+	return scaled(Math.max(retryAfterMs ?? 0, Math.round(jittered)));
 }

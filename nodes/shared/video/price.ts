@@ -1,23 +1,10 @@
 /**
- * Expected-cost hints for video tasks. Best effort: never throws, runs after the POST (never delays it),
- * and gives up after a short budget so an unavailable price list cannot hold the node.
+ * Expected-cost hints for video tasks. Best effort: never throws, looked up beside the POST (never before it), through
+ * the one price look-up of the package (pricing/index.ts `loadPricing`, once per execution, within a short budget so
+ * an unavailable price list cannot hold the node).
  */
-import { DELTA_VIDEO_UNIT_PRICES, deltaVideoFee, formatAmount, lowestPrice, readDisplay, type PricingData } from '../pricing';
+import { DELTA_VIDEO_UNIT_PRICES, PRICE_HINT_BUDGET_MS, deltaVideoFee, formatAmount, loadPricing, lowestPrice } from '../pricing';
 import type { GatewayTransport } from '../transport/http';
-
-/** How long the public price list may take, retries included. */
-export const PRICE_HINT_BUDGET_MS = 8_000;
-
-async function pricingWithin(transport: GatewayTransport, budgetMs: number) {
-	const deadline = Date.now() + budgetMs;
-	const opts = { auth: false, deadline, maxAttempts: 2 } as const;
-	const [p, s] = await Promise.all([transport.getJson<PricingData>('/api/pricing', opts), transport.getJson('/api/status', opts)]);
-	const body = p.body ?? ({} as PricingData);
-	return {
-		pricing: { data: Array.isArray(body.data) ? body.data : [], group_ratio: body.group_ratio ?? {}, usable_group: body.usable_group ?? {} } as PricingData,
-		display: readDisplay(s.body),
-	};
-}
 
 /**
  * delta-video is billed per video token (tokens depend on resolution, duration and reference video): the
@@ -26,7 +13,7 @@ async function pricingWithin(transport: GatewayTransport, budgetMs: number) {
 export async function videoPriceHint(transport: GatewayTransport, family: 'delta' | 'gamma', model: string, withReferenceVideo: boolean, budgetMs = PRICE_HINT_BUDGET_MS): Promise<string | undefined> {
 	try {
 		if (family === 'delta' && !DELTA_VIDEO_UNIT_PRICES[model]) return undefined;
-		const { pricing, display } = await pricingWithin(transport, budgetMs);
+		const { pricing, display } = await loadPricing(transport, { budgetMs });
 		const entry = pricing.data.find((e) => e.model_name === model);
 		if (!entry) return undefined;
 		const price = lowestPrice(entry, pricing);

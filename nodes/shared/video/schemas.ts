@@ -191,9 +191,6 @@ export function deltaSchema(opts: VideoRuleOptions = {}) {
 	});
 }
 
-/** Delta rules without the credential check (use deltaSchema({ containsSecret }) in nodes). */
-export const deltaBodySchema = deltaSchema();
-
 export interface GammaRuleOptions extends VideoRuleOptions {
 	/** files sent beside the body (multipart input_reference); they count as reference images */
 	files?: number;
@@ -239,6 +236,3 @@ export function gammaSchema(opts: GammaRuleOptions = {}) {
 		if (b.aspect_ratio !== undefined && (typeof b.aspect_ratio !== 'string' || !b.aspect_ratio.trim())) add(['aspect_ratio'], `${JSON.stringify(b.aspect_ratio)}: must be a ratio text such as 16:9`);
 	});
 }
-
-/** Gamma rules for a JSON body (no files, no credential check). */
-export const gammaBodySchema = gammaSchema();

@@ -1,6 +1,6 @@
 /** Task Wait's numeric options, checked before anything is queried: a bad value names its field and is never used. */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { MIN_POLL_INTERVAL_MS } from '../poller';
+import { minPollIntervalMs } from '../poller';
 import { OPTION_RULES } from '../rules/options';
 import { fieldSet } from '../rules/rule';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../results';
@@ -49,7 +49,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 		maxVideoBytes: Math.round(maxVideoMiB * 2 ** 20),
 		deadlineMs: deadlineMinutes * 60_000,
 		maxWaitMs: maxWaitSeconds * 1000,
-		videoIntervalMs: Math.max(MIN_POLL_INTERVAL_MS, videoIntervalMs),
+		videoIntervalMs: Math.max(minPollIntervalMs(), videoIntervalMs),
 		concurrency,
 		groupRatio,
 		binaryPropertyName: typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim() ? o.binaryPropertyName.trim() : 'data',

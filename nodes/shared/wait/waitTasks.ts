@@ -3,7 +3,7 @@
  * whole execution: its tasks share one query window, and a task can join as soon as it was accepted.
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
-import { MIN_POLL_INTERVAL_MS, Poller, type PollStep } from '../poller';
+import { minPollIntervalMs, Poller, type PollStep } from '../poller';
 import { TASK_ID_CHARS } from '../rules/taskId';
 import { normaliseImageTask, normaliseVideoTask, type NormalisedTask } from '../status';
 import type { GatewayTransport, OriginKind } from '../transport/http';
@@ -70,7 +70,7 @@ export function queryPath(transport: GatewayTransport, job: WaitJob): string {
 /** A finite, positive interval or the fallback; never below once a second. */
 function interval(value: number | undefined, fallback: number): number {
 	const v = value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
-	return Math.max(MIN_POLL_INTERVAL_MS, v);
+	return Math.max(minPollIntervalMs(), v);
 }
 
 interface JobState {
@@ -198,10 +198,4 @@ function videoFamilyOf(body: Record<string, unknown>): 'delta' | 'gamma' {
 	if (model.startsWith('gamma-')) return 'gamma';
 	if (model.startsWith('delta-') || body.object === 'video') return 'delta';
 	return 'gamma';
-}
-
-/** Waits for a fixed list of tasks (the benchmark's pre-submitted baseline). */
-export function waitForTasks(transport: GatewayTransport, jobs: WaitJob[], opts: WaitOptions = {}): Promise<WaitOutcome[]> {
-	const waiter = new TaskWaiter(transport, opts);
-	return Promise.all(jobs.map((j) => waiter.wait(j)));
 }

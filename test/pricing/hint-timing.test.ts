@@ -1,0 +1,60 @@
+/**
+ * The expected-price hint is looked up beside the first paid request, never before it: with the public price list
+ * hanging, the paid POST of Image Submit and of Video Create still leaves at once, and the hint still arrives (the
+ * one price look-up of the package, once per execution, within its budget).
+ */
+import { startSimulator, type Simulator } from '../../simulator';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
+import { model } from '../images/fixtures';
+
+/** how long the price list hangs: well under the hint's budget (8 s), so the hint still comes */
+const HANG_MS = 2500;
+
+let sim: Simulator;
+beforeAll(async () => {
+	sim = await startSimulator({ quiet: true, seed: 5 });
+});
+afterAll(async () => {
+	await sim.stop();
+	cleanupBinaryData();
+});
+beforeEach(() => sim.reset());
+
+const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
+const hintsOf = (r: RunResult, node: string) => (r.run.data.resultData.runData[node]?.[0].hints ?? []).map((h) => h.message);
+
+async function firstPostDelay(node: TestNode): Promise<{ r: RunResult; postAfterMs: number }> {
+	sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: HANG_MS, times: -1 });
+	const start = Date.now();
+	const r = await runWorkflow({ nodes: [node], credentials: creds() });
+	expect(r.error).toBeUndefined();
+	const post = sim.log.find((l) => l.method === 'POST');
+	const pricing = sim.log.find((l) => l.path === '/api/pricing');
+	expect(post).toBeDefined();
+	// the price list was asked for, and was still hanging when the POST arrived
+	expect(pricing).toBeDefined();
+	expect(post!.time).toBeLessThan(pricing!.time + HANG_MS);
+	return { r, postAfterMs: post!.time - start };
+}
+
+it('Image Submit: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {
+	const { r, postAfterMs } = await firstPostDelay({
+		name: 'Submit',
+		type: new GenGatewayImageSubmit(),
+		parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a red fox', size: '1024x1024' },
+	});
+	expect(postAfterMs).toBeLessThan(1000);
+	expect(hintsOf(r, 'Submit').join(' ')).toMatch(/Expected price: \$0\.032 for 1 call\(s\) of alpha-image-2\.5/);
+});
+
+it('Video Create: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {
+	const { r, postAfterMs } = await firstPostDelay({
+		name: 'Create',
+		type: new GenGatewayVideoCreate(),
+		parameters: { family: 'gamma', model: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9' },
+	});
+	expect(postAfterMs).toBeLessThan(1000);
+	expect(hintsOf(r, 'Create').join(' ')).toMatch(/Expected price: \$0\.24 for 1 call\(s\) of gamma-video-1\.0/);
+});
