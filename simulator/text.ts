@@ -5,6 +5,7 @@ import type { FaultSpec } from './faults';
 import { endlessDeltas, endlessLine, stalledStream } from './hostile-streams';
 import { openAiError, sendJson } from './http';
 import { leakedKeyText, type ImageCtx } from './images';
+import { scriptedChat, scriptedResponses } from './llm/scripted';
 
 /** Index of the tool-call delta (chat) and output item (responses) under `huge-index`. */
 const HUGE_INDEX = 100_000_000;
@@ -93,6 +94,7 @@ function checkLanguageModel(ctx: ImageCtx, model: unknown): model is string {
 export async function handleChat(ctx: ImageCtx): Promise<void> {
 	const { sim, req, key } = ctx;
 	const body = (req.json ?? {}) as Record<string, unknown>;
+	if (await scriptedChat(ctx)) return;
 	if (!checkLanguageModel(ctx, body.model)) return;
 	const messages = body.messages;
 	if (!Array.isArray(messages) || !messages.length) return openAiError(req.res, 400, "'messages' must be a non-empty array", 'invalid_request_error');
@@ -139,6 +141,7 @@ export async function handleChat(ctx: ImageCtx): Promise<void> {
 export async function handleResponses(ctx: ImageCtx): Promise<void> {
 	const { sim, req, key } = ctx;
 	const body = (req.json ?? {}) as Record<string, unknown>;
+	if (await scriptedResponses(ctx)) return;
 	if (!checkLanguageModel(ctx, body.model)) return;
 	const input = body.input;
 	const inputText = typeof input === 'string' ? input : Array.isArray(input) ? JSON.stringify(input) : '';
