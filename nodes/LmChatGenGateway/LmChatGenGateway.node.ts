@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 import { GatewayModelError, GatewayChatCore, type GatewayModelOptions } from '../shared/chatModel/model';
 import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from '../shared/chatModel/sdk';
+import { readGatewayUsage } from '../shared/chatModel/usageTracing';
 import type { WireTool } from '../shared/chatModel/wire';
 import { createTransport, credentialTest } from '../shared/credentials';
 import { modelSearch } from '../shared/models';
@@ -171,6 +172,7 @@ export class LmChatGenGateway implements INodeType {
 			return err instanceof Error ? err : new Error(String(err));
 		};
 		const Model = gatewayModelClass(sdk, toNodeError);
-		return sdk.supplyModel(this, new Model(new GatewayChatCore(transport, opts)));
+		const supplied = sdk.supplyModel(this, new Model(new GatewayChatCore(transport, opts)));
+		return { ...supplied, response: readGatewayUsage(supplied.response) };
 	}
 }
