@@ -4,7 +4,7 @@
  * turn, tool results sent back, the gateway's usage (never an estimate), exactly one POST per model turn.
  */
 import { startSimulator, type Simulator } from '../../simulator';
-import { CALCULATOR, joinStream, newTrace, supplyModel, type LcMessage, type LcModel } from './support';
+import { CALCULATOR, joinStream, supplyModel, type LcMessage, type LcModel } from './support';
 
 jest.setTimeout(30_000);
 

@@ -29,7 +29,7 @@ export function supplyCtx(creds: { apiKey: string; baseUrl: string }, params: Mo
 		getCredentials: async () => creds,
 		getNodeParameter: (name: string, _i: number, fallback?: unknown, opts?: { extractValue?: boolean }) => {
 			const v = values[name] ?? fallback;
-			if (opts?.extractValue && v && typeof v === 'object' && '__rl' in v) return (v as { value: unknown }).value;
+			if (opts?.extractValue && v && typeof v === 'object' && '__rl' in v) return (v as unknown as { value: unknown }).value;
 			return v;
 		},
 		getExecutionCancelSignal: () => signal,
