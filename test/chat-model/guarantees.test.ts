@@ -76,6 +76,31 @@ describe('paid calls', () => {
 		expect(err.description).toMatch(/not sent again/);
 	});
 
+	it("n8n's Retry On Fail on the agent (the same call again in the same execution) does not send a spent call twice", async () => {
+		sim.fault({ route: CHAT, kind: 'status', status: 500, body: { error: { message: 'upstream exploded' } }, times: 3 });
+		const execution = new AbortController();
+		const first = await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal);
+		await failure(first.model.invoke(Q));
+		// the agent runs again: supplyData again, the same messages
+		const again = await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal);
+		const err = await failure(again.model.invoke(Q));
+		expect(posts()).toHaveLength(1);
+		expect(err.message).toMatch(/not sent again/);
+		expect(err.description).toMatch(/upstream exploded \(HTTP 500\)/);
+		// another execution, or other messages, are other calls
+		await failure((await supplyModel(creds(), { options: { streaming: false } }, undefined, new AbortController().signal)).model.invoke(Q));
+		expect(posts()).toHaveLength(2);
+	});
+
+	it('a definite rejection (4xx) is not recorded as spent: the same call may go again', async () => {
+		sim.fault({ route: CHAT, kind: 'status', status: 400, body: { error: { message: 'bad field' } } });
+		const execution = new AbortController();
+		await failure((await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)).model.invoke(Q));
+		const m = await (await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)).model.bindTools([CALCULATOR]).invoke(Q);
+		expect(m.tool_calls).toHaveLength(1);
+		expect(posts()).toHaveLength(2);
+	});
+
 	it('a stream cut before [DONE] fails the call and is not sent again', async () => {
 		sim.fault({ route: CHAT, kind: 'sse-cut' });
 		const { model } = await supplyModel(creds(), { options: { streaming: true } });
