@@ -76,14 +76,14 @@ describe('paid calls', () => {
 		expect(err.description).toMatch(/not sent again/);
 	});
 
-	it("n8n's Retry On Fail on the agent (the same call again in the same execution) does not send a spent call twice", async () => {
+	it.each([false, true])("n8n's Retry On Fail on the agent (the same call again in the same execution) does not send a spent call twice (streaming %s)", async (streaming) => {
 		sim.fault({ route: CHAT, kind: 'status', status: 500, body: { error: { message: 'upstream exploded' } }, times: 3 });
 		const execution = new AbortController();
-		const first = await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal);
-		await failure(first.model.invoke(Q));
+		const first = await supplyModel(creds(), { options: { streaming } }, undefined, execution.signal);
+		await failure(first.model.bindTools([CALCULATOR]).invoke(Q));
 		// the agent runs again: supplyData again, the same messages
-		const again = await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal);
-		const err = await failure(again.model.invoke(Q));
+		const again = await supplyModel(creds(), { options: { streaming } }, undefined, execution.signal);
+		const err = await failure(again.model.bindTools([CALCULATOR]).invoke(Q));
 		expect(posts()).toHaveLength(1);
 		expect(err.message).toMatch(/not sent again/);
 		expect(err.description).toMatch(/upstream exploded \(HTTP 500\)/);

@@ -8,6 +8,7 @@
  * `stream_options.include_usage`); an answer without it has no usage, never an estimate.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { adviceFor, extractGatewayError, GatewayHttpError, GatewayNetworkError, SafetyError } from '../errors';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
@@ -48,6 +49,20 @@ export class GatewayModelError extends Error {
 		super(message);
 		this.name = 'GatewayModelError';
 	}
+}
+
+/**
+ * Calls whose outcome is unknown (they reached the gateway and may be billed), per execution (keyed by n8n's
+ * execution cancel signal, as the action nodes' Retry On Fail ledger is). n8n's Retry On Fail on the agent runs
+ * the agent again, which asks the model the very same thing: that identical call is then not sent a second time.
+ */
+const spentByExecution = new WeakMap<AbortSignal, Map<string, string>>();
+
+export function spentCallsOf(signal: AbortSignal | undefined): Map<string, string> {
+	if (!signal) return new Map();
+	let m = spentByExecution.get(signal);
+	if (!m) spentByExecution.set(signal, (m = new Map()));
+	return m;
 }
 
 interface Turn {
@@ -95,10 +110,11 @@ export class GatewayChatCore {
 		private readonly transport: GatewayTransport,
 		readonly opts: GatewayModelOptions,
 		private readonly tools: WireTool[] = [],
+		private readonly spent: Map<string, string> = spentCallsOf(transport.signal),
 	) {}
 
 	withTools(tools: WireTool[]): GatewayChatCore {
-		return new GatewayChatCore(this.transport, this.opts, tools);
+		return new GatewayChatCore(this.transport, this.opts, tools, this.spent);
 	}
 
 	get path(): string {
@@ -192,12 +208,24 @@ export class GatewayChatCore {
 	private async turn(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
 		this.turns++;
 		const body = this.body(messages, config);
+		const fingerprint = createHash('sha256').update(`${this.path}\u0000${JSON.stringify(body)}`).digest('hex');
+		const earlier = this.spent.get(fingerprint);
+		if (earlier !== undefined) {
+			throw new GatewayModelError(
+				'GenGateway: not sent again: this same model call reached the gateway earlier in this execution and failed with an unknown outcome',
+				this.transport.redact(`Earlier: ${earlier}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail runs the agent again with the same messages). Check the gateway's usage records, then run the workflow again.`),
+			);
+		}
 		const first = Date.now();
 		for (let attempt = 1; ; attempt++) {
 			try {
 				return this.opts.streaming ? await this.sendStream(body, onDelta) : await this.sendPlain(body);
 			} catch (err) {
-				if (!(err instanceof GatewayHttpError) || err.status !== 429 || attempt > 1) throw this.explain(err);
+				if (!(err instanceof GatewayHttpError) || err.status !== 429 || attempt > 1) {
+					const explained = this.explain(err);
+					if (mayBeBilled(err)) this.spent.set(fingerprint, explained.message);
+					throw explained;
+				}
 				const wait = err.retryAfterMs ?? MIN_REFUSAL_WAIT_MS;
 				if (Date.now() + wait > first + this.opts.timeoutMs) throw this.explain(err, `It was not sent again: its Retry-After (${Math.ceil(wait / 1000)} s) is longer than the request timeout.`);
 				await this.transport.sleep(wait);
@@ -286,6 +314,13 @@ export class GatewayChatCore {
 		const message = err instanceof Error ? err.message : String(err);
 		return new GatewayModelError(redact(`GenGateway: ${message}`), redact(`POST ${this.path}, model ${this.opts.model}.`));
 	}
+}
+
+/** The call reached the gateway and may have been billed (not a definite rejection, not a call that never left). */
+function mayBeBilled(err: unknown): boolean {
+	if (err instanceof GatewayHttpError || err instanceof SafetyError) return false;
+	if (err instanceof GatewayNetworkError) return err.maybeDelivered && !err.cancelled;
+	return true;
 }
 
 /** A whole (bounded) body as UTF-8. */
