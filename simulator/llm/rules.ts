@@ -58,10 +58,29 @@ export function quirksIn(text: string): Set<Quirk> {
 	return new Set(QUIRKS.filter((q) => text.includes(`[llm:${q}]`)));
 }
 
+/** A tool result as text: JSON results (n8n wraps them, e.g. `[{"response":"84"}]`) give their values. */
+export function resultValue(raw: string): string {
+	const t = raw.trim();
+	let v: unknown;
+	try {
+		v = JSON.parse(t);
+	} catch {
+		return t;
+	}
+	const leaves: string[] = [];
+	const walk = (x: unknown): void => {
+		if (x === null || x === undefined) return;
+		if (typeof x === 'object') for (const y of Array.isArray(x) ? x : Object.values(x as object)) walk(y);
+		else leaves.push(String(x));
+	};
+	walk(v);
+	return leaves.join(', ');
+}
+
 /** What the model answers: tool calls, or text. `ids` makes the call IDs (deterministic per simulator). */
 export function plan(opts: { tools: OfferedTool[]; lastUser: string; toolResults: string[] | undefined; ids: () => string }): Plan {
 	if (opts.toolResults) {
-		const results = opts.toolResults.map((r) => r.trim()).filter(Boolean);
+		const results = opts.toolResults.map(resultValue).filter(Boolean);
 		return { kind: 'text', text: results.length ? `The result is ${results.join(' and ')}.` : 'The tool returned nothing.' };
 	}
 	const calc = calculatorTool(opts.tools);

@@ -76,10 +76,10 @@ export async function scriptedChat(ctx: ImageCtx): Promise<boolean> {
 		.map((t) => (t?.function ?? {}) as Json)
 		.filter((f) => typeof f.name === 'string')
 		.map((f) => ({ name: f.name as string, argName: argNameOf(f.parameters) }));
-	// the trailing tool results answer the last assistant turn
-	let i = messages.length;
-	while (i > 0 && messages[i - 1]?.role === 'tool') i--;
-	const toolResults = i < messages.length ? messages.slice(i).map((m) => textOf(m.content)) : undefined;
+	// the tool results since the last user message (a client may send each call as its own assistant turn)
+	const lastUserAt = messages.map((m) => m?.role).lastIndexOf('user');
+	const since = messages.slice(lastUserAt + 1);
+	const toolResults = messages[messages.length - 1]?.role === 'tool' ? since.filter((m) => m?.role === 'tool').map((m) => textOf(m.content)) : undefined;
 	const lastUser = textOf([...messages].reverse().find((m) => m?.role === 'user')?.content);
 	const quirks = quirksFor(ctx, conversation);
 	const p = plan({ tools, lastUser, toolResults, ids: () => sim.nextId('call') });
@@ -169,9 +169,9 @@ export async function scriptedResponses(ctx: ImageCtx): Promise<boolean> {
 		return true;
 	}
 	const tools: OfferedTool[] = rawTools.filter((t) => typeof t?.name === 'string').map((t) => ({ name: t.name as string, argName: argNameOf(t.parameters) }));
-	let i = items.length;
-	while (i > 0 && items[i - 1]?.type === 'function_call_output') i--;
-	const toolResults = i < items.length ? items.slice(i).map((m) => textOf(m.output)) : undefined;
+	const lastUserAt = items.map((m) => m?.role).lastIndexOf('user');
+	const since = items.slice(lastUserAt + 1);
+	const toolResults = items[items.length - 1]?.type === 'function_call_output' ? since.filter((m) => m?.type === 'function_call_output').map((m) => textOf(m.output)) : undefined;
 	const lastUser = textOf([...items].reverse().find((m) => m?.role === 'user')?.content);
 	const quirks = quirksFor(ctx, conversation);
 	const p = plan({ tools, lastUser, toolResults, ids: () => sim.nextId('call') });

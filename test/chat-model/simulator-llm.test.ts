@@ -64,3 +64,15 @@ it('without tools or markers the plain text simulator answers as before', async 
 	const a = JSON.parse((await post('/v1/chat/completions', { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'What is 2 + 2?' }] })).text);
 	expect(a.choices[0].message.content).toMatch(/^Simulated answer: What is 2 \+ 2\?/);
 });
+
+it('tool results: every result since the last user message counts (one call per assistant turn too); JSON results give their values', async () => {
+	const m = [
+		{ role: 'user', content: 'What is 12 * 7 and 3 + 4?' },
+		{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'calculator', arguments: '{"input":"12 * 7"}' } }] },
+		{ role: 'tool', tool_call_id: 'a', content: '[{"response":"84"}]' },
+		{ role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'calculator', arguments: '{"input":"3 + 4"}' } }] },
+		{ role: 'tool', tool_call_id: 'b', content: '7' },
+	];
+	const a = JSON.parse((await post('/v1/chat/completions', { model: 'alpha-chat-4o', messages: m, tools: TOOLS })).text);
+	expect(a.choices[0].message.content).toBe('The result is 84 and 7.');
+});
