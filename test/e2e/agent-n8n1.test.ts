@@ -37,7 +37,9 @@ describe(`the package on n8n ${N8N_MAJOR}.x`, () => {
 			settings: { executionOrder: 'v1' },
 		});
 		const res = await executeWorkflow(state, 'ggn1models');
-		if (res.code !== 0) throw new Error(`n8n execute failed: ${res.stderr.slice(-3000)}\n${res.stdout.slice(-2000)}`);
+		// (measured: n8n 1.123.81's `n8n execute` of a Chat workflow sometimes ends by a signal after a successful run, with
+		// or without this package's changes: the run data's status is what counts here)
+		expect(res.data?.status).toBe('success');
 		expect(String(nodeOutput(res, 'Chat')[0].json.text)).toMatch(/^Simulated answer: hello/);
 		expect(res.stdout + res.stderr).not.toMatch(/LmChatGenGateway.*(error|fail)/i);
 	});

@@ -3,15 +3,14 @@
  * metadata (n8n 2.x `accumulateTokenUsage`). Feature-detected: a host without it (n8n 1.x) gets only the
  * `usage` field the nodes already output. Never estimated: an answer without usage reports nothing.
  */
-import * as workflow from 'n8n-workflow';
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { accumulateTokenUsage, type IExecuteFunctions } from 'n8n-workflow';
 
 type Accumulate = (ctx: IExecuteFunctions, inputTokens: number, outputTokens: number) => void;
 
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 
 /** true when the tokens were reported to n8n */
-export function reportTokenUsage(ctx: IExecuteFunctions, usage: unknown, accumulate: unknown = (workflow as { accumulateTokenUsage?: unknown }).accumulateTokenUsage): boolean {
+export function reportTokenUsage(ctx: IExecuteFunctions, usage: unknown, accumulate: unknown = accumulateTokenUsage): boolean {
 	if (typeof accumulate !== 'function' || typeof ctx.setMetadata !== 'function' || typeof ctx.getExecuteData !== 'function') return false;
 	if (!usage || typeof usage !== 'object') return false;
 	const u = usage as Record<string, unknown>;
