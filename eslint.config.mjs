@@ -2,12 +2,12 @@
 // (@n8n/eslint-plugin-community-nodes, the `recommended` preset that n8n's verification scan uses),
 // plus `no-console` as the scan adds it, plus the design rule that only the shared transport talks HTTP.
 //
-// Disabled rules, and why, are listed in docs/lint-exceptions.md. Only Cloud-restriction rules that this
-// design cannot satisfy are off, and only where they cannot hold:
-//   - no-runtime-dependencies   package.json (undici, zod, image-size, eventsource-parser are runtime deps)
-//   - no-restricted-imports     nodes/shared/** only (undici, node:stream, image-size, eventsource-parser)
-//   - no-restricted-globals     nodes/shared/** only (setTimeout/clearTimeout for abortable waits)
-// Node folders (nodes/GenGateway*/) and credentials/ keep every rule on.
+// Disabled rules, and why, are listed in docs/lint-exceptions.md, each only where it cannot hold:
+//   - no-runtime-dependencies   package.json (undici, zod, eventsource-parser, image-size, sharp are runtime deps)
+//   - no-restricted-imports     nodes/shared/** (those dependencies and node: modules)
+//   - no-restricted-globals     nodes/shared/** (setTimeout/clearTimeout for abortable waits)
+//   - require-node-api-error, missing-paired-item   nodes/** (one error mapper, pairing by the item runners)
+//   - icon-validation           the two node files whose description lives in description.ts
 import { defineConfig } from 'eslint/config';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import tseslint from 'typescript-eslint';
@@ -47,9 +47,8 @@ export default defineConfig([
 	},
 
 	// Errors and item pairing have one home each (docs/lint-exceptions.md): nodes throw typed errors that the
-	// single error mapper (nodes/shared/router.ts → errors.ts toNodeError) turns into NodeApiError /
-	// NodeOperationError with the item index, and forEachItem / Task Wait set pairedItem on every item.
-	// Node descriptions kept in a description.ts beside the node carry their icons there.
+	// single error mapper (errors.ts toNodeError) turns into NodeApiError / NodeOperationError with the item
+	// index, and the two item runners (pipeline/batch.ts, pipeline/freeItems.ts) set pairedItem on every item.
 	{
 		files: ['nodes/**/*.ts'],
 		rules: {
@@ -57,12 +56,8 @@ export default defineConfig([
 			[`${P}/missing-paired-item`]: 'off',
 		},
 	},
-	{
-		files: ['nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node.ts', 'nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node.ts'],
-		rules: { [`${P}/icon-validation`]: 'off' },
-	},
 
-	// Only nodes/shared/transport/ talks HTTP (docs/CONTRIBUTING-NODES.md): no other client, no fetch, no n8n request helpers.
+	// Only nodes/shared/transport/ talks HTTP (docs/development.md, docs/lint-exceptions.md): no other client, no fetch, no n8n request helpers.
 	{
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
 		ignores: ['nodes/shared/transport/**'],

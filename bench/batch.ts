@@ -11,7 +11,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../simulator';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../test/harness/workflow';
-import { PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, removeState } from '../test/e2e/n8n';
+import { PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, removeState } from '../scripts/lib/n8n';
 
 // the built package (npm run bench builds it first): the code users install, not the sources beside it
 // eslint-disable-next-line @typescript-eslint/no-require-imports

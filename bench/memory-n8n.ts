@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startSimulator, type Simulator } from '../simulator';
-import { N8N_BIN, N8N_NODE, ROOT, ensureN8n, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../test/e2e/n8n';
+import { N8N_BIN, N8N_NODE, ROOT, ensureN8n, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../scripts/lib/n8n';
 
 function rssKiB(pid: number): number {
 	try {

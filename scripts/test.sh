@@ -9,7 +9,12 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 source scripts/lib/setup.sh
+phase_start=$(date +%s)
+phase() { echo "== $1 took $(( $(date +%s) - phase_start )) s"; phase_start=$(date +%s); }
 mkdir -p out/test
+# one n8n state template (package installed, database migrated) per n8n version and build, shared by every
+# process of the run and by the demo and the tests that follow it (scripts/lib/n8n.ts: stateTemplate)
+export GG_N8N_TEMPLATES="${GG_N8N_TEMPLATES:-$ROOT/out/n8n-templates}"
 rm -f out/test/unit.json out/test/e2e.json out/test/e2e-n8n1.json
 
 count() {
@@ -35,17 +40,23 @@ if [ "${SKIP_E2E:-}" != "1" ]; then
 fi
 ( set -e; setup_build ) || fail_setup "set-up failed: build"
 
-# two workers: most unit tests wait on loopback servers and timers, not on the CPU
-npx jest --selectProjects unit --ci --maxWorkers=2 --passWithNoTests --json --outputFile=out/test/unit.json "$@"
+phase "set-up"
+
+# three workers on two cores: the unit files need about 370 CPU-seconds and kept two workers busy 360 s, so the
+# cores were idle half the time (most tests wait on loopback servers and timers); UNIT_WORKERS overrides (docs/ci.md)
+npx jest --selectProjects unit --ci --maxWorkers="${UNIT_WORKERS:-3}" --passWithNoTests --json --outputFile=out/test/unit.json "$@"
 unit_rc=$?
+phase "unit"
 e2e_rc=0
 e2e1_rc=0
 if [ "${SKIP_E2E:-}" != "1" ]; then
   npx jest --selectProjects e2e --ci --runInBand --passWithNoTests --json --outputFile=out/test/e2e.json "$@"
   e2e_rc=$?
+  phase "e2e (n8n 2)"
   if [ "${SKIP_N8N1:-}" != "1" ]; then
     GG_N8N_MAJOR=1 npx jest --selectProjects e2e-n8n1 --ci --runInBand --passWithNoTests --json --outputFile=out/test/e2e-n8n1.json "$@"
     e2e1_rc=$?
+    phase "e2e-n8n1 (n8n 1)"
   fi
 fi
 count 0

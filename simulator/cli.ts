@@ -1,6 +1,6 @@
 /** `npm run simulator -- --port 8787 --latency 2000 --fault '{"route":"POST /v1/images","kind":"rate-limit"}'` */
 import { startSimulator } from './index';
-import type { FaultSpec } from './faults';
+import type { FaultSpec } from './faults/book';
 
 function parseArgs(argv: string[]) {
 	const out: Record<string, string[]> = {};

@@ -1,7 +1,8 @@
 /** The simulator's state: options, keys, tasks, hosted results, request log and billing ledger. */
 import type { ImageFormat } from './media';
-import { FaultBook } from './faults';
+import { FaultBook } from './faults/book';
 import { DEFAULT_KEYS, type KeyInfo } from './catalog';
+import type { StatusOverrides } from './pricing';
 
 export interface SimulatorOptions {
 	port?: number;
@@ -14,6 +15,7 @@ export interface SimulatorOptions {
 	syncLatencyMs?: number;
 	videoBytes?: number;
 	imageFormat?: ImageFormat;
+	/** accepted and ignored: the library prints nothing (the CLI prints its banner) */
 	quiet?: boolean;
 	/** every request that creates a task or generates answers only after this delay (default 0) */
 	submitLatencyMs?: number;
@@ -78,18 +80,10 @@ export interface ImageTask {
 	delivered: number;
 	/** data items as b64_json instead of hosted URLs */
 	b64?: boolean;
-	/** data items carry a valid image header followed by junk */
-	b64Junk?: boolean;
-	/** the first data item's b64_json grows the answer to this many bytes (sent chunked) */
-	b64Oversize?: number;
-	/** a nonsensical poll_after_ms carried by every answer about the task */
-	pollAfter?: { value: unknown };
 	width: number;
 	height: number;
 	format: ImageFormat;
 	n: number;
-	pollUrlForeign?: boolean;
-	expireAtMs?: number;
 	finishedAt?: number;
 	resultIds?: string[];
 	charged: number;
@@ -111,9 +105,6 @@ export interface VideoTask {
 	seconds: number;
 	resolution: string;
 	withRefVideo: boolean;
-	unknownPolls: number;
-	/** status queries answered so far (the `video-query-error` fault counts them) */
-	queries: number;
 	variant: number;
 	reserved: number;
 	/** usage reported on completion (video tokens) */
@@ -124,7 +115,7 @@ export interface VideoTask {
 }
 
 export class SimState {
-	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host'>> & { imageFormat?: ImageFormat };
+	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host' | 'quiet'>> & { imageFormat?: ImageFormat };
 	/** task-creating POSTs being answered right now */
 	submitsInFlight = 0;
 	readonly keys: Map<string, KeyInfo>;
@@ -133,6 +124,8 @@ export class SimState {
 	readonly log: RequestLogEntry[] = [];
 	readonly ledger: LedgerEntry[] = [];
 	readonly faults = new FaultBook();
+	/** what /api/status reports (display currency); kept across `reset()` */
+	statusOverrides: StatusOverrides = {};
 	urls = { gateway: '', alt: '', result: '' };
 	private counter = 0;
 
@@ -146,7 +139,6 @@ export class SimState {
 			syncLatencyMs: o.syncLatencyMs ?? 20,
 			videoBytes: o.videoBytes ?? 200_000,
 			imageFormat: o.imageFormat,
-			quiet: o.quiet ?? false,
 			submitLatencyMs: o.submitLatencyMs ?? 0,
 			resultTtfbMs: o.resultTtfbMs ?? 0,
 			resultBandwidth: o.resultBandwidth ?? Infinity,
@@ -168,9 +160,10 @@ export class SimState {
 		return this.counter;
 	}
 
-	keyByName(name: string): string | undefined {
-		for (const [secret, info] of this.keys) if (info.name === name) return secret;
-		return undefined;
+	/** What every new task starts with: an ID, its owner, its creation time and when it will be ready. */
+	newTask(prefix: string, owner: string, latencyMs: number): { id: string; owner: string; createdAt: number; readyAt: number } {
+		const createdAt = Date.now();
+		return { id: this.nextId(prefix), owner, createdAt, readyAt: createdAt + latencyMs };
 	}
 
 	charge(key: KeyInfo, kind: LedgerEntry['kind'], model: string, amount: number, taskId?: string): void {

@@ -1,5 +1,5 @@
 /** The spec's validation rules for video create bodies (delta rules 1–11, gamma). */
-import { publicUrlRefusal } from './images';
+import { publicUrlRefusal } from './gateway/images';
 
 const DELTA_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9', 'adaptive'];
 const LIMITS = { reference_image: 9, reference_video: 3, reference_audio: 3 };
@@ -120,12 +120,6 @@ export function deltaRequest(b: Obj): DeltaRequest | { problem: string } {
 	}
 	for (const k of ['generate_audio', 'watermark', 'return_last_frame']) if (p[k] !== undefined && typeof p[k] !== 'boolean') return { problem: `${k} must be a boolean` };
 	return { prompt, seconds, resolution: res === undefined ? undefined : String(res), withRefVideo: counts.reference_video > 0 };
-}
-
-/** The first problem of a delta body, or undefined when it is accepted. */
-export function deltaProblem(b: Obj): string | undefined {
-	const r = deltaRequest(b);
-	return 'problem' in r ? r.problem : undefined;
 }
 
 export function gammaProblem(b: Obj, files: number): string | undefined {

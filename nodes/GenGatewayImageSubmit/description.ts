@@ -1,7 +1,7 @@
-import { NodeConnectionTypes, type IDisplayOptions, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
 import { concurrencyOption } from '../shared/pipeline/options';
-import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
 
 const TIERS = (['1k', '2k', '4k'] as const).map((t) => `${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`).join(', ');
 const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, value: r }));
@@ -23,19 +23,10 @@ const sizeField = (hint: string, show: IDisplayOptions['show'], hide: IDisplayOp
 	displayOptions: { ...(show ? { show } : {}), hide: { ...notNative, ...hide } },
 });
 
-export const imageSubmitDescription: INodeTypeDescription = {
+export const imageSubmitDescription = actionNode({
 	displayName: 'GenGateway Image Submit',
 	name: 'genGatewayImageSubmit',
-	icon: { light: 'file:../../icons/imageSubmit.svg', dark: 'file:../../icons/imageSubmit.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
 	description: 'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs and sizes',
-	defaults: { name: 'GenGateway Image Submit' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Operation',
@@ -162,20 +153,13 @@ export const imageSubmitDescription: INodeTypeDescription = {
 			default: 'multipart',
 			displayOptions: { show: { operation: ['edit'], mode: ['async', 'sync'] } },
 		},
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [
-				{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data', description: 'Where images go (synchronous, native, or waited); further images get _1, _2, …' },
-				concurrencyOption(),
-				{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, description: 'With Wait for Result: how long to wait before handing back status running' },
-				{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', default: 60000 },
-				{ displayName: 'Synchronous Timeout (Ms)', name: 'syncTimeoutMs', type: 'number', default: 600000 },
-				{ displayName: 'Wait for Result', name: 'waitForResult', type: 'boolean', default: false, description: 'Whether to wait for async tasks like Task Wait does and emit the images (holds the execution meanwhile)' },
-			],
-		},
+		optionsCollection([
+			{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data', description: 'Where images go (synchronous, native, or waited); further images get _1, _2, …' },
+			concurrencyOption(),
+			{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, description: 'With Wait for Result: how long to wait before handing back status running' },
+			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', default: 60000 },
+			{ displayName: 'Synchronous Timeout (Ms)', name: 'syncTimeoutMs', type: 'number', default: 600000 },
+			{ displayName: 'Wait for Result', name: 'waitForResult', type: 'boolean', default: false, description: 'Whether to wait for async tasks like Task Wait does and emit the images (holds the execution meanwhile)' },
+			]),
 	],
-};
+});

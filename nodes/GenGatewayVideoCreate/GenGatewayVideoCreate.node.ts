@@ -1,23 +1,21 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { createTransport, credentialTest } from '../shared/credentials';
-import { runPaidBatch } from '../shared/pipeline/batch';
-import { readConcurrency, usable } from '../shared/pipeline/options';
-import { videoBatch } from '../shared/video/batch';
-import type { VideoCreateOptions } from '../shared/video/create';
-import { searchVideoModels } from '../shared/video/models';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { videoModelMethods } from '../shared/methods';
+import { SUBTITLE_MODEL } from '../shared/ui';
+import { createVideos } from './actions/create';
 import { videoCreateDescription } from './description';
 
 export class GenGatewayVideoCreate implements INodeType {
-	description = videoCreateDescription;
+	description: INodeTypeDescription = {
+		...videoCreateDescription,
+		icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
+		subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
+		usableAsTool: true,
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
+	};
 
-	methods = { listSearch: { searchVideoModels }, credentialTest };
+	methods = videoModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const o = this.getNodeParameter('options', 0, {}) as VideoCreateOptions;
-		const transport = await createTransport(this, { videoSubmit: usable(o.submitTimeoutMs) });
-		return runPaidBatch(this, transport, videoBatch(this, transport), {
-			maxConcurrency: readConcurrency(o.maxConcurrency),
-			refusalWindowMs: transport.timeouts.videoSubmit,
-		});
+		return createVideos(this);
 	}
 }

@@ -1,25 +1,15 @@
 import { concurrencyOption } from '../shared/pipeline/options';
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
-import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
 
 const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and checks each file.';
 
-export const videoCreateDescription: INodeTypeDescription = {
+export const videoCreateDescription = actionNode({
 	displayName: 'GenGateway Video Create',
 	name: 'genGatewayVideoCreate',
-	icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
 	description: 'Starts a video from a prompt and optional references; as an AI tool it waits up to 10 minutes and returns its URL',
-	defaults: { name: 'GenGateway Video Create' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	properties: [
 		{
 			displayName: 'Family',
@@ -149,32 +139,25 @@ export const videoCreateDescription: INodeTypeDescription = {
 			description: 'Optional: the binary property of the input item holding an image, sent as the input_reference file (multipart). Counts towards the 7 reference images.',
 			displayOptions: gamma,
 		},
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [
-				{
-					displayName: 'Edit Mode',
-					name: 'editMode',
-					type: 'boolean',
-					default: false,
-					description: 'Whether to edit one reference video (delta, omni_reference_task_type: edit): exactly one reference video and no other material; Seconds -1 follows its length',
-				},
-				{
-					displayName: 'Extra Body Fields (JSON)',
-					name: 'extraBody',
-					type: 'json',
-					default: '{}',
-					description: 'Delta: raw fields merged into the body. Top-level fields replace the node\'s field of the same name (null removes it); metadata is merged and metadata.content items are appended after the node\'s materials. They are checked by the same rules (alias pairs, no aspect_ratio, one text item, …).',
-				},
-				concurrencyOption(),
-				{ displayName: 'Return Last Frame', name: 'returnLastFrame', type: 'boolean', default: false, description: 'Whether to ask for a last-frame artifact (delta)' },
-				{ displayName: 'Seed', name: 'seed', type: 'number', default: -1, description: 'Delta: 0 to 4294967295 to fix the seed (-1: random, not sent). Identical output is not guaranteed.' },
-				{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', typeOptions: { minValue: 1 }, default: 120000, description: 'After this the outcome is unknown: the item is marked submission_uncertain and the POST is not resent' },
-			],
-		},
+		optionsCollection([
+			{
+				displayName: 'Edit Mode',
+				name: 'editMode',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to edit one reference video (delta, omni_reference_task_type: edit): exactly one reference video and no other material; Seconds -1 follows its length',
+			},
+			{
+				displayName: 'Extra Body Fields (JSON)',
+				name: 'extraBody',
+				type: 'json',
+				default: '{}',
+				description: 'Delta: raw fields merged into the body. Top-level fields replace the node\'s field of the same name (null removes it); metadata is merged and metadata.content items are appended after the node\'s materials. They are checked by the same rules (alias pairs, no aspect_ratio, one text item, …).',
+			},
+			concurrencyOption(),
+			{ displayName: 'Return Last Frame', name: 'returnLastFrame', type: 'boolean', default: false, description: 'Whether to ask for a last-frame artifact (delta)' },
+			{ displayName: 'Seed', name: 'seed', type: 'number', default: -1, description: 'Delta: 0 to 4294967295 to fix the seed (-1: random, not sent). Identical output is not guaranteed.' },
+			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', typeOptions: { minValue: 1 }, default: 120000, description: 'After this the outcome is unknown: the item is marked submission_uncertain and the POST is not resent' },
+			]),
 	],
-};
+});

@@ -11,8 +11,8 @@ import { GatewayModelError, GatewayChatCore, type GatewayModelOptions } from '..
 import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from '../shared/chatModel/sdk';
 import { readGatewayUsage } from '../shared/chatModel/usageTracing';
 import type { WireTool } from '../shared/chatModel/wire';
-import { createTransport, credentialTest } from '../shared/credentials';
-import { modelSearch } from '../shared/models';
+import { createTransport } from '../shared/credentials';
+import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
 import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
 
@@ -137,7 +137,7 @@ export class LmChatGenGateway implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchLanguageModels: modelSearch('language') }, credentialTest };
+	methods = languageModelMethods;
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
 		let sdk: AiNodeSdk;

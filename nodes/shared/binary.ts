@@ -1,6 +1,6 @@
 import { imageSize } from 'image-size';
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { InputRuleError } from './errors';
+import { refuse } from './validate';
 
 export const MAX_REFERENCE_IMAGE_BYTES = 25 * 1024 * 1024;
 
@@ -44,9 +44,9 @@ export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number,
 	const meta = items[itemIndex]?.binary?.[property];
 	if (!meta) {
 		const have = Object.keys(items[itemIndex]?.binary ?? {});
-		throw new InputRuleError([{ field, rule: `input item has no binary property "${property}"${have.length ? ` (it has: ${have.join(', ')})` : ' (it has no binary data)'}` }]);
+		refuse([{ field, rule: `input item has no binary property "${property}"${have.length ? ` (it has: ${have.join(', ')})` : ' (it has no binary data)'}` }]);
 	}
-	const tooBig = (n: number) => new InputRuleError([{ field, rule: `binary "${property}" is ${(n / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(0)} MiB per image` }]);
+	const refuseTooBig = (n: number): never => refuse([{ field, rule: `binary "${property}" is ${(n / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(0)} MiB per image` }]);
 	if (meta.id) {
 		const stream = await ctx.helpers.getBinaryStream(meta.id);
 		const chunks: Buffer[] = [];
@@ -57,14 +57,14 @@ export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number,
 				const s = stream as NodeJS.ReadableStream & { destroy?: () => void };
 				s.on('error', () => undefined);
 				s.destroy?.();
-				throw tooBig(total);
+				return refuseTooBig(total);
 			}
 			chunks.push(chunk as Buffer);
 		}
 		return { data: Buffer.concat(chunks), meta };
 	}
 	const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
-	if (data.length > maxBytes) throw tooBig(data.length);
+	if (data.length > maxBytes) return refuseTooBig(data.length);
 	return { data, meta };
 }
 

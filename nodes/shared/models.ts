@@ -1,5 +1,3 @@
-import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { createTransport } from './credentials';
 import type { GatewayTransport } from './transport/http';
 
 export type ModelFamily = 'image' | 'video' | 'language';
@@ -19,19 +17,4 @@ export async function listModelIds(transport: GatewayTransport): Promise<string[
 	const res = await transport.getJson<{ data?: Array<{ id?: unknown }> }>('/v1/models', { timeout: 'query' });
 	const data = Array.isArray(res.body?.data) ? res.body.data : [];
 	return data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id !== '');
-}
-
-/** listSearch method for a resource locator, filtered to one family; IDs stay exact. */
-export function modelSearch(family: ModelFamily) {
-	return async function (this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-		const transport = await createTransport(this);
-		const ids = (await listModelIds(transport)).filter((id) => familyOf(id) === family && !isRetired(id));
-		const f = filter?.toLowerCase();
-		return {
-			results: ids
-				.filter((id) => !f || id.toLowerCase().includes(f))
-				.sort()
-				.map((id) => ({ name: id, value: id })),
-		};
-	};
 }

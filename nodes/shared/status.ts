@@ -1,4 +1,6 @@
 /** One place that turns the gateway's many status shapes into a single phase. */
+import { isObj, type Obj } from './jsonObject';
+import { isTaskId } from './rules/taskId';
 export type TaskPhase = 'pending' | 'succeeded' | 'failed';
 
 export interface ResultRef {
@@ -25,15 +27,12 @@ export interface NormalisedTask {
 	expiresAt?: number;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
-const TASK_ID = /^[A-Za-z0-9_-]{1,200}$/;
 export function pickTaskId(body: Obj): string | undefined {
 	const data = isObj(body.data) ? body.data : undefined;
-	for (const v of [body.task_id, body.id, data?.task_id, data?.id]) if (typeof v === 'string' && TASK_ID.test(v)) return v;
+	for (const v of [body.task_id, body.id, data?.task_id, data?.id]) if (isTaskId(v)) return v;
 	return undefined;
 }
 

@@ -1,6 +1,8 @@
 /** UI pieces several nodes share. */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { InputRuleError } from './errors';
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+import { z } from 'zod';
+import { fieldSet, type Rule } from './rules/rule';
+import { readFields } from './validate';
 
 /** The model ID in a canvas subtitle: a resource locator's value, a plain string from an older workflow, or "no model". */
 export const SUBTITLE_MODEL = '(typeof $parameter["model"] === "object" && $parameter["model"] !== null ? ($parameter["model"].value || "no model") : ($parameter["model"] || "no model"))';
@@ -21,11 +23,24 @@ export function modelLocator(searchListMethod: string, placeholder: string, extr
 	};
 }
 
+const MODEL_REQUIRED = 'is required (pick one from the list or enter its exact ID)';
+
+export const MODEL_RULE: Rule<string> = {
+	schema: z.string({ errorMap: () => ({ message: MODEL_REQUIRED }) }).trim().min(1, MODEL_REQUIRED),
+	good: ['alpha-image-2.5', ' delta-video-2-0-mini-260615 '],
+	bad: [
+		{ value: '', says: MODEL_REQUIRED },
+		{ value: '  ', says: MODEL_REQUIRED },
+		{ value: null, says: MODEL_REQUIRED },
+		{ value: 42, says: MODEL_REQUIRED },
+	],
+};
+
+export const MODEL_FIELDS = fieldSet('Model', { model: { label: 'Model', rule: MODEL_RULE } });
+
 /** Reads the model ID from a resource locator (or a plain string from older workflows). */
 export function readModel(ctx: IExecuteFunctions, i: number): string {
-	const v = ctx.getNodeParameter('model', i, '', { extractValue: true }) as unknown;
-	if (typeof v !== 'string' || !v.trim()) throw new InputRuleError([{ field: 'Model', rule: 'is required (pick one from the list or enter its exact ID)' }]);
-	return v.trim();
+	return readFields(MODEL_FIELDS, { model: ctx.getNodeParameter('model', i, '', { extractValue: true }) }).model;
 }
 
 /** Where video tasks are queried and downloaded (Task Wait, Download Result): the origin that created them. */
@@ -43,4 +58,29 @@ export function videoOriginProperty(name: string, extra: Partial<INodeProperties
 		description: 'Where video tasks are queried and downloaded: always on the origin that created them',
 		...extra,
 	};
+}
+
+/**
+ * What every GenGateway action node's description shares (one input, defaults, group). The icon, subtitle, tool use
+ * and credential stay in the node class, where n8n's lint rules (and its verification scan) read them.
+ */
+export function actionNode(d: Pick<INodeTypeDescription, 'displayName' | 'name' | 'description' | 'properties'> & { outputNames?: string[] }): Omit<INodeTypeDescription, 'icon' | 'credentials' | 'subtitle' | 'usableAsTool'> {
+	const outputs = d.outputNames?.length ?? 1;
+	return {
+		displayName: d.displayName,
+		name: d.name,
+		group: ['transform'],
+		version: 1,
+		description: d.description,
+		defaults: { name: d.displayName },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: Array.from({ length: outputs }, () => NodeConnectionTypes.Main),
+		...(d.outputNames ? { outputNames: d.outputNames } : {}),
+		properties: d.properties,
+	};
+}
+
+/** The node's "Options" collection (Add Option). */
+export function optionsCollection(options: INodeProperties[], extra: Partial<INodeProperties> = {}): INodeProperties {
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, ...extra, options };
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { imageSize } from 'image-size';
-import { nodeOutput, type ExecuteResult } from '../../test/e2e/n8n';
+import { nodeOutput, type ExecuteResult } from '../lib/n8n';
 import { nodeError, runCount } from './n8n-more';
 import type { DemoWorkflow } from './workflows';
 

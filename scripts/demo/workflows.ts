@@ -4,7 +4,7 @@
  * Placeholders in the files: credential id REPLACE_CREDENTIAL_ID, output folder /tmp/gen-gateway-demo, input
  * folder /tmp/gen-gateway-demo-input. Besides the workflows, this file says what each run must produce.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { familyOf, isRetired } from '../../nodes/shared/models';
 
@@ -299,4 +299,20 @@ export function toN8n(w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'not
 if (require.main === module) {
 	for (const w of WORKFLOWS) writeFileSync(join(__dirname, '../../examples', `${w.folder}.json`), JSON.stringify(toN8n(w), null, 2) + '\n');
 	console.log(`wrote ${WORKFLOWS.length} workflows to examples/`);
+}
+
+/** The id the demo, queue mode and pipeline give the gateway credential they import. */
+export const CREDENTIAL_ID = 'ggdemocred';
+
+/** The example file as shipped, with the credential, folders (and reference images, if given) filled in. */
+export function loadExample(folder: string, subst: { outDir: string; inputDir: string; referenceImages?: string[] }): Record<string, unknown> {
+	let text = readFileSync(join(__dirname, '../../examples', `${folder}.json`), 'utf8');
+	text = text.split(CRED).join(CREDENTIAL_ID).split(INPUT).join(subst.inputDir).split(OUT).join(subst.outDir);
+	const wf = JSON.parse(text) as { nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
+	if (subst.referenceImages?.length) {
+		for (const n of wf.nodes) {
+			if (n.type.endsWith('.genGatewayVideoCreate') && n.parameters.referenceImages === REFERENCE_IMAGES.join('\n')) n.parameters.referenceImages = subst.referenceImages.join('\n');
+		}
+	}
+	return wf as unknown as Record<string, unknown>;
 }

@@ -10,9 +10,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { scriptGateway } from '../gateway';
-import { ROOT, ensureN8n } from '../../test/e2e/n8n';
-import { CREDENTIAL_ID } from '../demo';
-import { CRED } from '../demo/workflows';
+import { ROOT, ensureN8n } from '../lib/n8n';
+import { CRED, CREDENTIAL_ID } from '../demo/workflows';
 import { startCluster, type Cluster } from '../queue/cluster';
 import { until } from '../queue/services';
 import { filesIn, type SummaryEntry } from '../demo/summary';
@@ -180,6 +179,10 @@ export async function runPipeline(opts: PipelineOptions = {}): Promise<PipelineR
 		}
 		await waitAll('every row done or failed');
 		event('every row is done or failed');
+		// the execution that marked a row done mails it and then stamps mailed_at: let those executions end before
+		// n8n is stopped (on a loaded machine they can outlast the last tick); a mail that never comes is the judge's
+		const unmailed = () => Number(pg.query(`select count(*) from gen_prompts where status = 'done' and mailed_at is null`)[0]);
+		await until('every done row mailed', () => unmailed() === 0, 60_000).catch(() => event(`${unmailed()} done row(s) still not mailed after 60 s`));
 		// a last tick shows nothing more happens (no second mail, no second upload)
 		await sleep(2 * tick * 1000);
 		await cluster.stopN8n();

@@ -6,7 +6,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { N8N_MAJOR, freePort, newState, removeState, type Credential, type N8nEnvOptions } from '../../test/e2e/n8n';
+import { N8N_MAJOR, freePort, newState, removeState, type Credential, type N8nEnvOptions } from '../lib/n8n';
 import { importWorkflows } from '../demo/n8n-more';
 import { n8nCommand, spawnN8n, type N8nProcess } from './processes';
 import { startPostgres, startRedis, until, type Postgres, type Service } from './services';

@@ -1,9 +1,9 @@
 /**
  * Long-running n8n processes (`n8n start`, `n8n worker`) for queue mode, with their output kept for
- * inspection; test/e2e/n8n.ts has the one-shot commands.
+ * inspection; scripts/lib/n8n.ts has the one-shot commands.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { N8N_BIN, N8N_NODE, freePort, n8nEnv, runN8n, type N8nEnvOptions } from '../../test/e2e/n8n';
+import { N8N_BIN, N8N_NODE, freePort, n8nEnv, runN8n, type N8nEnvOptions } from '../lib/n8n';
 
 export interface N8nProcess {
 	name: string;

@@ -5,7 +5,7 @@
  * sleeping inside the worker (n8n's Wait node does that only from 65 s on).
  */
 import { randomUUID } from 'node:crypto';
-import { loadExample } from '../demo';
+import { loadExample } from '../demo/workflows';
 
 export const PARKING_WAIT_SECONDS = 65;
 

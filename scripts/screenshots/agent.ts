@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
-import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../lib/n8n';
 import { openEditor, type Editor } from './editor';
 
 async function main() {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { N8N_BIN, N8N_NODE, freePort, n8nEnv } from '../../test/e2e/n8n';
+import { N8N_BIN, N8N_NODE, freePort, n8nEnv } from '../lib/n8n';
 
 // playwright-core's types are not installed with the project
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

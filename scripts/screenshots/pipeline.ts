@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
-import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../lib/n8n';
 import { openEditor, type Editor } from './editor';
-import { CREDENTIAL_ID } from '../demo';
+import { CREDENTIAL_ID } from '../demo/workflows';
 import { demoPrompts, pipelineWorkflow, runPipeline } from '../pipeline/run';
 import { PIPELINE } from '../pipeline/workflows';
 

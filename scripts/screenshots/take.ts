@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../demo/workflows';
-import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../../test/e2e/n8n';
+import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../lib/n8n';
 import { openEditor, type Editor } from './editor';
 
 async function main() {

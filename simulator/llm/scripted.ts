@@ -6,12 +6,10 @@
  * (a chat stream: in its last chunk when `stream_options.include_usage` is true, as OpenAI does).
  * HTTP faults (a 429 with Retry-After, a 500) come from the simulator's generic faults, before this runs.
  */
-import type { ServerResponse } from 'node:http';
 import { modelById, perTokenQuota } from '../catalog';
-import type { FaultKind } from '../faults';
-import { openAiError, sendJson } from '../http';
-import type { ImageCtx } from '../images';
-import { argNameOf, argumentsOf, oddPieces, plan, quirksIn, QUIRKS, tokensOf, type OfferedTool, type Plan, type Quirk } from './rules';
+import { json, type Answer } from '../gateway/answer';
+import type { Ctx } from '../gateway/front';
+import { argNameOf, argumentsOf, oddPieces, plan, quirksIn, tokensOf, type OfferedTool, type Plan, type Quirk } from './rules';
 
 type Json = Record<string, unknown>;
 
@@ -22,56 +20,18 @@ function textOf(content: unknown): string {
 	return '';
 }
 
-/** Quirks from markers in the conversation, and from armed faults named `llm-<quirk>`. */
-function quirksFor(ctx: ImageCtx, conversation: string): Set<Quirk> {
-	const q = quirksIn(conversation);
-	for (const name of QUIRKS) {
-		if (ctx.sim.faults.take(ctx.req.method, ctx.req.path, [`llm-${name}` as FaultKind])) q.add(name);
-	}
-	return q;
-}
-
-function modelOk(ctx: ImageCtx, model: unknown): model is string {
-	if (typeof model !== 'string' || !model) {
-		openAiError(ctx.req.res, 400, "Missing required parameter: 'model'", 'invalid_request_error');
-		return false;
-	}
-	ctx.log.model = model;
-	if (!ctx.checkModel(model)) return false;
-	if (modelById(model)!.kind !== 'language') {
-		openAiError(ctx.req.res, 400, `Model ${model} is not a language model`, 'invalid_request_error');
-		return false;
-	}
-	return true;
-}
-
-function charge(ctx: ImageCtx, model: string, promptTokens: number, completionTokens: number): void {
+function charge(ctx: Ctx, model: string, promptTokens: number, completionTokens: number): void {
 	ctx.sim.charge(ctx.key, 'charge', model, perTokenQuota(modelById(model)!, ctx.key.group, promptTokens, completionTokens));
 }
 
-async function writeEvents(res: ServerResponse, events: string[]): Promise<void> {
-	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-	for (const e of events) {
-		res.write(e);
-		await new Promise((r) => setImmediate(r));
-	}
-	res.end();
-}
-
-/** Chat completions. Returns false when the request is not for the scripted model. */
-export async function scriptedChat(ctx: ImageCtx): Promise<boolean> {
-	const { req, sim } = ctx;
-	const body = (req.json ?? {}) as Json;
+/** Chat completions (model and messages already checked). Undefined when the request is not for the scripted model. */
+export function scriptedChat(ctx: Ctx, body: Json): Answer | undefined {
+	const { sim } = ctx;
 	const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
 	const conversation = messages.map((m) => textOf(m?.content)).join('\n');
 	const hasToolTraffic = messages.some((m) => m?.role === 'tool' || Array.isArray(m?.tool_calls));
-	if (!rawTools.length && !hasToolTraffic && !conversation.includes('[llm')) return false;
-	if (!modelOk(ctx, body.model)) return true;
-	if (!messages.length) {
-		openAiError(req.res, 400, "'messages' must be a non-empty array", 'invalid_request_error');
-		return true;
-	}
+	if (!rawTools.length && !hasToolTraffic && !conversation.includes('[llm')) return undefined;
 	const tools: OfferedTool[] = rawTools
 		.map((t) => (t?.function ?? {}) as Json)
 		.filter((f) => typeof f.name === 'string')
@@ -81,7 +41,7 @@ export async function scriptedChat(ctx: ImageCtx): Promise<boolean> {
 	const since = messages.slice(lastUserAt + 1);
 	const toolResults = messages[messages.length - 1]?.role === 'tool' ? since.filter((m) => m?.role === 'tool').map((m) => textOf(m.content)) : undefined;
 	const lastUser = textOf([...messages].reverse().find((m) => m?.role === 'user')?.content);
-	const quirks = quirksFor(ctx, conversation);
+	const quirks = quirksIn(conversation);
 	const p = plan({ tools, lastUser, toolResults, ids: () => sim.nextId('call') });
 
 	const model = body.model as string;
@@ -98,8 +58,7 @@ export async function scriptedChat(ctx: ImageCtx): Promise<boolean> {
 		if (p.kind === 'tools') message.tool_calls = p.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsOf(c, quirks) } }));
 		const answer: Json = { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish }] };
 		if (!quirks.has('no-usage')) answer.usage = usage;
-		sendJson(req.res, 200, answer);
-		return true;
+		return json(200, answer);
 	}
 	const chunk = (choices: unknown[], extra: Json = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
 	const delta = (d: Json, finishReason: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finishReason }]);
@@ -109,8 +68,7 @@ export async function scriptedChat(ctx: ImageCtx): Promise<boolean> {
 	const include = (body.stream_options as Json | undefined)?.include_usage === true;
 	if (include && !quirks.has('no-usage')) events.push(chunk([], { usage }));
 	events.push('data: [DONE]\n\n');
-	await writeEvents(req.res, events);
-	return true;
+	return { kind: 'sse', events };
 }
 
 function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): string[] {
@@ -153,27 +111,21 @@ interface InputItem {
 	output?: unknown;
 }
 
-/** Responses API. Returns false when the request is not for the scripted model. */
-export async function scriptedResponses(ctx: ImageCtx): Promise<boolean> {
-	const { req, sim } = ctx;
-	const body = (req.json ?? {}) as Json;
+/** Responses API (model and input already checked). Undefined when the request is not for the scripted model. */
+export function scriptedResponses(ctx: Ctx, body: Json): Answer | undefined {
+	const { sim } = ctx;
 	const items: InputItem[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as InputItem[]) : [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
 	const instructions = typeof body.instructions === 'string' ? body.instructions : '';
 	const conversation = [instructions, ...items.map((m) => textOf(m?.content))].join('\n');
 	const hasToolTraffic = items.some((m) => m?.type === 'function_call' || m?.type === 'function_call_output');
-	if (!rawTools.length && !hasToolTraffic && !conversation.includes('[llm')) return false;
-	if (!modelOk(ctx, body.model)) return true;
-	if (!items.length) {
-		openAiError(req.res, 400, "'input' must be a non-empty string or array", 'invalid_request_error');
-		return true;
-	}
+	if (!rawTools.length && !hasToolTraffic && !conversation.includes('[llm')) return undefined;
 	const tools: OfferedTool[] = rawTools.filter((t) => typeof t?.name === 'string').map((t) => ({ name: t.name as string, argName: argNameOf(t.parameters) }));
 	const lastUserAt = items.map((m) => m?.role).lastIndexOf('user');
 	const since = items.slice(lastUserAt + 1);
 	const toolResults = items[items.length - 1]?.type === 'function_call_output' ? since.filter((m) => m?.type === 'function_call_output').map((m) => textOf(m.output)) : undefined;
 	const lastUser = textOf([...items].reverse().find((m) => m?.role === 'user')?.content);
-	const quirks = quirksFor(ctx, conversation);
+	const quirks = quirksIn(conversation);
 	const p = plan({ tools, lastUser, toolResults, ids: () => sim.nextId('call') });
 
 	const model = body.model as string;
@@ -189,8 +141,7 @@ export async function scriptedResponses(ctx: ImageCtx): Promise<boolean> {
 	const full: Json = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'completed', output };
 	if (!quirks.has('no-usage')) full.usage = usage;
 	if (body.stream !== true) {
-		sendJson(req.res, 200, full);
-		return true;
+		return json(200, full);
 	}
 	const ev = (name: string, data: Json) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
 	const events = [ev('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } })];
@@ -210,6 +161,5 @@ export async function scriptedResponses(ctx: ImageCtx): Promise<boolean> {
 		events.push(ev('response.output_item.done', { output_index: index, item }));
 	});
 	events.push(ev('response.completed', { response: full }));
-	await writeEvents(req.res, events);
-	return true;
+	return { kind: 'sse', events };
 }

@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
-import { familyOf, isRetired, modelSearch } from '../../nodes/shared/models';
+import { familyOf, isRetired } from '../../nodes/shared/models';
+import { modelSearch } from '../../nodes/shared/methods/listSearch';
 
 describe('model pickers (resource locator list search) fed by GET /v1/models', () => {
 	let sim: Simulator;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { N8N_MAJOR, ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from './n8n';
+import { N8N_MAJOR, ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(900_000);
 

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from './n8n';
+import { ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
 
 jest.setTimeout(900_000);
 

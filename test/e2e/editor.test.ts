@@ -10,7 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { openEditor, type Editor } from '../../scripts/screenshots/editor';
-import { PACKAGE_NAME, ROOT, freePort, importCredentials, newState, removeState, removeTemplate } from './n8n';
+import { PACKAGE_NAME, ROOT, freePort, importCredentials, newState, removeState, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
 

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { N8N_HOME, N8N_NODE, NODE_HOME, ROOT, n8nInstalled } from './n8n';
+import { N8N_HOME, N8N_NODE, NODE_HOME, ROOT, n8nInstalled } from '../../scripts/lib/n8n';
 
 jest.setTimeout(300_000);
 

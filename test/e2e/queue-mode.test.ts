@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imageSize } from 'image-size';
 import { startSimulator, type Simulator } from '../../simulator';
-import { CREDENTIAL_ID } from '../../scripts/demo';
+import { CREDENTIAL_ID } from '../../scripts/demo/workflows';
 import { executionsIn } from '../../scripts/queue/check';
 import { startCluster } from '../../scripts/queue/cluster';
 import { until } from '../../scripts/queue/services';
 import { asWebhookWorkflow } from '../../scripts/queue/workflows';
 import { runQueueMode, type QueueModeReport } from '../../scripts/queue-mode';
-import { ROOT, removeTemplate } from './n8n';
+import { ROOT, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(900_000);
 

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { N8N_NODE, PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from './n8n';
+import { N8N_NODE, PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
 

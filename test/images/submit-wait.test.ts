@@ -31,7 +31,7 @@ describe('Image Submit → Task Wait', () => {
 		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
 		expect(r.error).toBeUndefined();
 		const sub = r.output('Submit')[0].json;
-		expect(sub).toMatchObject({ kind: 'image', status: 'processing', submission_uncertain: false, origin: 'base', poll_after_ms: 40 });
+		expect(sub).toMatchObject({ kind: 'image', status: 'submitted', gateway_status: 'processing', gateway_state: 'queued', submission_uncertain: false, origin: 'base', poll_after_ms: 40 });
 		expect(sub.task_id).toMatch(/^[A-Za-z0-9_-]+$/);
 		const done = r.output('Wait', 0);
 		expect(done).toHaveLength(1);

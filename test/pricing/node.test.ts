@@ -221,7 +221,7 @@ describe('Estimate Video Cost', () => {
 
 	it('refuses bad input before any keyed request; a named group without a ratio is never 0', async () => {
 		const bad = await run({ operation: 'estimateVideoCost', videoModel: MINI, tokens: -5, referenceVideo: 'detect', referenceJson: '={{ {} }}', groupRatio: 1 });
-		expect(String(bad.output('Pricing')[0].json.error)).toMatch(/2 problems: Video Tokens: must be a non-negative number; Request or Task JSON: tells nothing about references/);
+		expect(String(bad.output('Pricing')[0].json.error)).toMatch(/2 problems: Video Tokens: must be a number of 0 or more \(got -5\); Request or Task JSON: tells nothing about references/);
 		const promo = await run({ operation: 'estimateVideoCost', videoModel: MINI, tokens: 10, referenceVideo: 'no', groupRatio: 1, options: { groupName: 'promo' } });
 		expect(String(promo.output('Pricing')[0].json.error)).toMatch(/Group: "promo" has no usable ratio in the public group_ratio \(an unknown multiplier is never treated as 0\)/);
 		const negative = await run({ operation: 'settleTask', task: '={{ $json }}', groupRatio: -1.5 });

@@ -3,6 +3,7 @@
  * (empty: it holds), so one failing run names every invariant it broke.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
+import { FAILED_AT, ITEM_STATUSES } from '../../nodes/shared/items/vocabulary';
 import { Redactor } from '../../nodes/shared/transport/redact';
 import type { RunResult } from '../harness/workflow';
 import type { HostileGateway, LoggedRequest } from './hostile-gateway';
@@ -136,6 +137,37 @@ export async function nothingFalselyCompleted(c: RunCase, r: RunResult): Promise
 	return problems;
 }
 
+/** The statuses each output of a node may carry (Task Wait: Completed, Failed, Still Running; the others: one output). */
+const STATUS_BY_OUTPUT: Record<RunCase['node']['node'], string[][]> = {
+	image: [['submitted', 'completed', 'failed', 'uncertain', 'running']],
+	video: [['submitted', 'failed', 'uncertain']],
+	chat: [['completed', 'failed', 'uncertain']],
+	responses: [['completed', 'failed', 'uncertain']],
+	wait: [['completed'], ['failed', 'uncertain'], ['running']],
+	download: [['completed']],
+};
+
+/**
+ * (6) every item speaks the output contract: `status` is one of ours and fits the output it is on, `failed_at` one of
+ * ours, the gateway's word only ever in `gateway_status`; the only items without `status` are n8n's error items
+ * (Continue: `error` text; error output: an `error` object).
+ */
+export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
+	if (threw(r)) return [];
+	const problems: string[] = [];
+	const allowed = STATUS_BY_OUTPUT[c.node.node];
+	for (const o of outputsOf(r)) {
+		const j = o.item.json;
+		const errorItem = j.status === undefined && j.error !== undefined;
+		if (errorItem || o.output >= allowed.length) continue;
+		const status = String(j.status);
+		if (!(status in ITEM_STATUSES)) problems.push(`[contract-status] item ${o.index} has status ${JSON.stringify(j.status)}, not one of ${Object.keys(ITEM_STATUSES).join(', ')}`);
+		else if (!allowed[o.output].includes(status)) problems.push(`[contract-output] item ${o.index} is "${status}" on output ${o.output}, which carries ${allowed[o.output].join(', ')}`);
+		if (status === 'failed' && !(String(j.failed_at) in FAILED_AT)) problems.push(`[contract-failed-at] failed item ${o.index} has failed_at ${JSON.stringify(j.failed_at)}`);
+	}
+	return problems;
+}
+
 /** (5) wall time and memory. */
 export function withinBounds(m: Measures): string[] {
 	const problems: string[] = [];
@@ -149,7 +181,7 @@ const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolea
 export const tagOf = (problem: string) => /^\[([a-z0-9-]+)\]/.exec(problem)?.[1] ?? 'other';
 
 export async function violations(c: RunCase, gw: HostileGateway, r: RunResult, m: Measures): Promise<string[]> {
-	const all = [...onePaidPostPerItem(gw.log), ...everyItemOnce(c, r, gw.log), ...untouchedItemsUnharmed(c, r), ...keyNowhere(gw, r, m), ...(await nothingFalselyCompleted(c, r)), ...withinBounds(m)];
+	const all = [...onePaidPostPerItem(gw.log), ...everyItemOnce(c, r, gw.log), ...untouchedItemsUnharmed(c, r), ...keyNowhere(gw, r, m), ...(await nothingFalselyCompleted(c, r)), ...itemsSpeakTheContract(c, r), ...withinBounds(m)];
 	return all.filter((p) => !IGNORED.has(tagOf(p)));
 }
 

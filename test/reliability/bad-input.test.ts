@@ -1,14 +1,18 @@
-/** Bad-input corpus for every node: each case is refused with an error naming the field and the rule, and nothing is sent. */
-import type { INodeExecutionData, INodeType } from 'n8n-workflow';
+/**
+ * Bad-input corpus for every node: each case is refused with an error naming the field and the rule, and nothing is
+ * sent. The cases of the field rules (options, task IDs, URLs, JSON fields) are generated from the rules' own bad
+ * examples (./corpus.ts); the rows written here are the body rules and the rules across fields and binaries.
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
-import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
-import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
-import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
+import { OPTION_RULES } from '../../nodes/shared/rules/options';
+import { registeredFieldSets } from '../../nodes/shared/rules/rule';
+import { chat, delta, generatedCases, image, m, type Case } from './corpus';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -20,10 +24,6 @@ afterAll(async () => {
 });
 beforeEach(() => sim.reset());
 
-const m = (value: unknown) => ({ __rl: true, mode: 'id', value });
-const image = { operation: 'generate', mode: 'async', model: m('alpha-image-2.5'), prompt: 'x', size: '1024x1024' };
-const delta = { family: 'delta', model: m('delta-video-2-0-mini-260615'), prompt: 'x', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false };
-const chat = { model: m('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'x' }] }, stream: false };
 /** the simulator's demo key (the credential's), for the key-in-the-URL rows */
 const KEY = 'sk-sim-demo-0000000000000000';
 /** a beta JSON edit from reference addresses only */
@@ -37,7 +37,7 @@ const hugePng = () => {
 	return withBinary(b, 'huge.png', 'image/png');
 };
 
-const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<string, unknown>, RegExp, (() => INodeExecutionData[])?]> = [
+const written: Array<[...Case, (() => INodeExecutionData[])?]> = [
 	['Image Submit: blank prompt', () => new GenGatewayImageSubmit(), image, { prompt: '   ' }, /^prompt: must not be empty/],
 	['Image Submit: prompt expression resolving to null', () => new GenGatewayImageSubmit(), image, { prompt: '={{ null }}' }, /^prompt: /],
 	['Image Submit: prompt of the wrong type', () => new GenGatewayImageSubmit(), image, { prompt: '={{ 42 }}' }, /^prompt: must be text/],
@@ -54,11 +54,6 @@ const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<str
 	['Image Submit: reference URL with credentials', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://me:secret@media.example/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: must not contain credentials/],
 	['Image Submit: reference URL on a link-local address', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'http://169.254.169.254/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: /],
 	['Image Submit: reference URL in native mode', () => new GenGatewayImageSubmit(), image, { operation: 'edit', mode: 'native', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://media.example/x.png' }, /^Reference Image URLs: native mode sends reference images inline/],
-	['Image Submit: submit timeout NaN from an expression', () => new GenGatewayImageSubmit(), image, { options: { submitTimeoutMs: '={{ Number("soon") }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Image Submit: deadline 0', () => new GenGatewayImageSubmit(), image, { options: { waitForResult: true, deadlineMinutes: 0 } }, /^Deadline \(Minutes\): must be a positive number/],
-	['Image Submit: Max Concurrent Submissions 0', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: '={{ 0 }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
-	['Video Create: submit timeout negative', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: -5 } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Video Create: Max Concurrent Submissions not whole', () => new GenGatewayVideoCreate(), delta, { options: { maxConcurrency: 1.5 } }, /^Max Concurrent Submissions: must be a whole number/],
 	['Video Create: 6001-character prompt', () => new GenGatewayVideoCreate(), delta, { prompt: 'p'.repeat(6001) }, /^prompt: is 6001 characters/],
 	['Video Create: seconds of the wrong type', () => new GenGatewayVideoCreate(), delta, { seconds: '={{ "five" }}' }, /seconds: .*whole number/],
 	['Video Create: too many references', () => new GenGatewayVideoCreate(), delta, { referenceImages: many(9), referenceVideos: many(3, 'mp4'), referenceAudios: many(1, 'mp3') }, /13 references: at most 12/],
@@ -66,48 +61,8 @@ const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<str
 	['Video Create: bad URL', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'not a url' }, /metadata\.content\[0\]\.image_url\.url: /],
 	['Video Create: model of another family', () => new GenGatewayVideoCreate(), delta, { model: m('gamma-video-1.0') }, /^(Model|model): .*(gamma-video-1\.0 is not a delta-video model|must be delta-video)/],
 	['Video Create: gamma seconds not whole', () => new GenGatewayVideoCreate(), { ...delta, family: 'gamma', model: m('gamma-video-1.5'), gammaSeconds: 7.5 }, {}, /^seconds: .*must be a whole number of seconds/],
-	['Chat: messages expression resolving to null', () => new GenGatewayChat(), chat, { messagesFrom: 'json', messagesJson: '={{ null }}' }, /^(messages|Messages JSON): /],
-	['Chat: messages of the wrong type', () => new GenGatewayChat(), chat, { messagesFrom: 'json', messagesJson: '={{ "hello" }}' }, /^Messages JSON: must be a JSON array/],
 	['Chat: empty message list', () => new GenGatewayChat(), chat, { messages: { values: [] } }, /^messages: must hold at least one message/],
-	['Chat: extra body not an object', () => new GenGatewayChat(), chat, { options: { extraBody: '[1,2]' } }, /^Extra Body Fields: must be a JSON object/],
 	['Responses: empty input', () => new GenGatewayResponses(), { model: m('alpha-chat-4o'), input: ' ', stream: false }, {}, /^input: /],
-	['Task Wait: task ID resolving to null', () => new GenGatewayTaskWait(), { taskId: '={{ null }}', taskKind: 'auto' }, {}, /^Task ID: is empty/],
-	['Task Wait: task ID with bad characters', () => new GenGatewayTaskWait(), { taskId: 'abc/../x', taskKind: 'auto' }, {}, /^Task ID: must be 1 to 200 characters/],
-	['Task Wait: Concurrent Queries -1 from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: '={{ -1 }}' } }, {}, /^Concurrent Queries: must be a whole number from 1 to 64/],
-	['Task Wait: video poll interval NaN', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: '={{ Number("often") }}' } }, {}, /^Video Poll Interval \(Ms\): must be a finite number/],
-	['Task Wait: deadline 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: 0 } }, {}, /^Deadline \(Minutes\): must be more than 0/],
-	['Task Wait: negative max wait', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { maxWaitSeconds: -1 } }, {}, /^Max Wait per Execution \(Seconds\): must be 0/],
-	['Task Wait: group multiplier 0 (checked before any query, not after the download)', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { groupRatio: 0 } }, {}, /^Group Multiplier: must be more than 0/],
-	['Download Result: not a task object', () => new GenGatewayDownloadResult(), { source: 'imageTask', task: '={{ "oops" }}' }, {}, /^Task Object: must be a task object/],
-	['Download Result: video task ID empty', () => new GenGatewayDownloadResult(), { source: 'videoTask', taskId: '' }, {}, /^Task ID: must be 1 to 200 characters/],
-	// numbers from expressions that are NaN, 0, negative or not finite: refused naming the option, nothing queried or sent
-	['Image Submit: submit timeout 0', () => new GenGatewayImageSubmit(), image, { options: { submitTimeoutMs: 0 } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Image Submit: submit timeout Infinity from an expression', () => new GenGatewayImageSubmit(), image, { options: { submitTimeoutMs: '={{ Infinity }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Image Submit: synchronous timeout NaN from an expression', () => new GenGatewayImageSubmit(), { ...image, mode: 'sync' }, { options: { syncTimeoutMs: '={{ Number("long") }}' } }, /^Synchronous Timeout \(Ms\): must be a positive number/],
-	['Image Submit: synchronous timeout negative', () => new GenGatewayImageSubmit(), { ...image, mode: 'sync' }, { options: { syncTimeoutMs: -1 } }, /^Synchronous Timeout \(Ms\): must be a positive number/],
-	['Image Submit: deadline NaN from an expression (Wait for Result)', () => new GenGatewayImageSubmit(), image, { options: { waitForResult: true, deadlineMinutes: '={{ Number("a while") }}' } }, /^Deadline \(Minutes\): must be a positive number/],
-	['Image Submit: deadline -Infinity from an expression (Wait for Result)', () => new GenGatewayImageSubmit(), image, { options: { waitForResult: true, deadlineMinutes: '={{ -Infinity }}' } }, /^Deadline \(Minutes\): must be a positive number/],
-	['Image Submit: Max Concurrent Submissions NaN from an expression', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: '={{ Number("many") }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
-	['Image Submit: Max Concurrent Submissions negative', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: -3 } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
-	['Image Submit: Max Concurrent Submissions Infinity from an expression', () => new GenGatewayImageSubmit(), image, { options: { maxConcurrency: '={{ Infinity }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
-	['Video Create: submit timeout NaN from an expression', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: '={{ Number("soon") }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Video Create: submit timeout 0', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: 0 } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Video Create: submit timeout Infinity from an expression', () => new GenGatewayVideoCreate(), delta, { options: { submitTimeoutMs: '={{ Infinity }}' } }, /^Submit Timeout \(Ms\): must be a positive number/],
-	['Video Create: Max Concurrent Submissions 0 from an expression', () => new GenGatewayVideoCreate(), delta, { options: { maxConcurrency: '={{ 0 }}' } }, /^Max Concurrent Submissions: must be a whole number from 1 to 64/],
-	['Task Wait: Concurrent Queries NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: '={{ Number("lots") }}' } }, {}, /^Concurrent Queries: must be a finite number/],
-	['Task Wait: Concurrent Queries 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: 0 } }, {}, /^Concurrent Queries: must be a whole number from 1 to 64/],
-	['Task Wait: Concurrent Queries Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { concurrency: '={{ Infinity }}' } }, {}, /^Concurrent Queries: must be a finite number/],
-	['Task Wait: video poll interval 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: 0 } }, {}, /^Video Poll Interval \(Ms\): must be more than 0/],
-	['Task Wait: video poll interval negative from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: '={{ -1000 }}' } }, {}, /^Video Poll Interval \(Ms\): must be more than 0/],
-	['Task Wait: video poll interval Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { videoIntervalMs: '={{ Infinity }}' } }, {}, /^Video Poll Interval \(Ms\): must be a finite number/],
-	['Task Wait: deadline NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: '={{ Number("later") }}' } }, {}, /^Deadline \(Minutes\): must be a finite number/],
-	['Task Wait: deadline negative', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: -5 } }, {}, /^Deadline \(Minutes\): must be more than 0/],
-	['Task Wait: deadline Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { deadlineMinutes: '={{ Infinity }}' } }, {}, /^Deadline \(Minutes\): must be a finite number/],
-	['Task Wait: max wait NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { maxWaitSeconds: '={{ Number("1 min") }}' } }, {}, /^Max Wait per Execution \(Seconds\): must be a finite number/],
-	['Task Wait: max wait Infinity from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'auto', options: { maxWaitSeconds: '={{ Infinity }}' } }, {}, /^Max Wait per Execution \(Seconds\): must be a finite number/],
-	['Task Wait: Max Video Size 0', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { maxVideoMiB: 0 } }, {}, /^Max Video Size \(MiB\): must be more than 0/],
-	['Task Wait: Max Video Size NaN from an expression', () => new GenGatewayTaskWait(), { taskId: 'abc', taskKind: 'video', options: { maxVideoMiB: '={{ Number("big") }}' } }, {}, /^Max Video Size \(MiB\): must be a finite number/],
-	['Download Result: Max Video Size negative', () => new GenGatewayDownloadResult(), { source: 'videoTask', taskId: 'abc', origin: 'auto', options: { maxVideoMiB: -1 } }, {}, /^Max Video Size \(MiB\): must be more than 0/],
 	// reference image addresses the gateway must not be given: credentials, private and link-local hosts, the key itself
 	['Image Submit: reference URL with user:pass@ (http)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://user:pass@media.example/x.png' }, /^Reference Image URLs\[0\]: must not contain credentials/],
 	['Image Submit: reference URL on a private address (10/8)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://10.0.0.5/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
@@ -121,8 +76,53 @@ const cases: Array<[string, () => INodeType, Record<string, unknown>, Record<str
 	['Video Create: reference image on a link-local address', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'https://169.254.169.254/x.png' }, /private, loopback or link-local/],
 	['Video Create: reference image with user:pass@', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'https://me:secret@media.example/x.png' }, /must not contain credentials/],
 	['Video Create: reference image carrying the key', () => new GenGatewayVideoCreate(), delta, { referenceImages: `https://media.example/x.png?t=${KEY}` }, /must not carry an API key/],
-	['Pricing: negative tokens', () => new GenGatewayPricing(), { operation: 'estimateVideoCost', videoModel: 'delta-video-2-0-mini-260615', tokens: '={{ -5 }}', groupRatio: 1 }, {}, /tokens: must be a non-negative number|Video Tokens: must be a non-negative number/],
 ];
+
+const generated = generatedCases();
+const cases: Array<[...Case, (() => INodeExecutionData[])?]> = [...generated.cases, ...written];
+
+describe('every rule has a case', () => {
+	const sets = [...registeredFieldSets()];
+	const fields = sets.flatMap(([set, f]) => Object.entries(f).map(([name, field]) => ({ set, name, ...field })));
+
+	it('every field set of the nodes is placed in the corpus', () => {
+		expect(sets.length).toBeGreaterThan(10);
+		expect(generated.unplaced).toEqual([]);
+	});
+
+	it('every shared option rule is used by a field (a rule no field uses has no case)', () => {
+		const used = new Set(fields.map((f) => f.rule));
+		expect(Object.entries(OPTION_RULES).filter(([, rule]) => !used.has(rule)).map(([name]) => name)).toEqual([]);
+	});
+
+	it.each(fields.map((f) => [`${f.set}: ${f.label}`, f] as const))('%s: has good and bad examples, and its schema agrees with them', (_, f) => {
+		expect(f.rule.good.length).toBeGreaterThan(0);
+		expect(f.rule.bad.length).toBeGreaterThan(0);
+		for (const v of f.rule.good) expect([v, f.rule.schema.safeParse(v).success]).toEqual([v, true]);
+		for (const b of f.rule.bad) {
+			const r = f.rule.schema.safeParse(b.value);
+			expect([b.value, r.success]).toEqual([b.value, false]);
+			if (!r.success) expect(r.error.issues[0].message.startsWith(b.says)).toBe(true);
+		}
+		expect(generated.cases.filter(([title]) => title.startsWith(`${f.set}: ${f.label} = `))).toHaveLength(f.rule.bad.length);
+	});
+
+	it('a node reads numbers from a sheet ("30") and sends the request', async () => {
+		const options = { submitTimeoutMs: '={{ "30000" }}', syncTimeoutMs: '={{ " 600000 " }}', maxConcurrency: '={{ "4" }}', deadlineMinutes: '={{ "30" }}' };
+		const r = await runWorkflow({ nodes: [{ name: 'N', type: new GenGatewayImageSubmit(), parameters: { ...image, options } }], credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const out = r.outputs('N').flat();
+		expect(out).toHaveLength(1);
+		expect(out[0].json.error).toBeUndefined();
+		expect(out[0].json.task_id).toEqual(expect.any(String));
+		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(1);
+	});
+
+	it('a number given as text ("30" from a sheet) is that number; empty text is not set', () => {
+		for (const rule of Object.values(OPTION_RULES)) expect(rule.schema.parse(' 30 ')).toBe(30);
+		expect(OPTION_RULES.minutes.schema.parse('')).toBeUndefined();
+		expect(OPTION_RULES.minutes.schema.safeParse('abc').error?.issues[0].message).toBe('must be a positive number of minutes (got "abc")');
+	});
+});
 
 describe('bad-input corpus', () => {
 	// a rest parameter: jest would take a sixth named parameter, absent from most rows, for a done callback

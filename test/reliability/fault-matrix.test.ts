@@ -84,7 +84,23 @@ async function imageScenario(sc: Scenario): Promise<BaseRow> {
 		overrunMs = Date.now() - t0 - bound * 1000;
 		leaks += keyLeaks(submit);
 	} else {
-		r = await runWorkflow({ nodes: [submitNode(sc), waitNode(sc)], input: input(sc), credentials: creds(), cancelAfterMs: sc.cancel ? 400 : undefined });
+		// the cancel comes once every item's task was accepted and Task Wait polls (not after a fixed time: on a loaded
+		// machine a timer could fire while a paid POST is in flight, and that item would rightly come out uncertain)
+		let watch: NodeJS.Timeout | undefined;
+		const onStart = (p: { cancel: () => void }) => {
+			watch = setInterval(() => {
+				const accepted = sim.log.filter((l) => l.method === 'POST' && l.status < 300).length;
+				if (accepted >= sc.prompts.length && sim.log.some((l) => l.method === 'GET' && l.path.startsWith('/v1/images/tasks/'))) {
+					clearInterval(watch);
+					p.cancel();
+				}
+			}, 20);
+		};
+		try {
+			r = await runWorkflow({ nodes: [submitNode(sc), waitNode(sc)], input: input(sc), credentials: creds(), ...(sc.cancel ? { onStart } : {}) });
+		} finally {
+			clearInterval(watch);
+		}
 		submit = r;
 	}
 	let cancelledWith: string | undefined;

@@ -217,7 +217,7 @@ describe('as an AI-agent tool', () => {
 		expect(new GenGatewayChat().description.usableAsTool).toBe(true);
 		expect(new GenGatewayResponses().description.usableAsTool).toBe(true);
 		const r = await runWorkflow({ nodes: [{ ...responses('tool call', false), type: asTool(new GenGatewayResponses()) }], credentials: creds() });
-		expect(Object.keys(r.output('Responses')[0].json).sort()).toEqual(['finish_reason', 'id', 'model', 'streamed', 'text', 'usage']);
+		expect(Object.keys(r.output('Responses')[0].json).sort()).toEqual(['finish_reason', 'id', 'model', 'status', 'streamed', 'text', 'usage']);
 	});
 });
 

@@ -106,7 +106,7 @@ describe('Extra Body Fields', () => {
 		expect(parseExtraBody('')).toBeUndefined();
 		expect(parseExtraBody({ a: 1 })).toEqual({ a: 1 });
 		expect(parseExtraBody('{"a":1}')).toEqual({ a: 1 });
-		expect(() => parseExtraBody('{a:1}')).toThrow(/Extra Body Fields: is not valid JSON/);
+		expect(() => parseExtraBody('{a:1}')).toThrow(/Extra Body Fields: must be a JSON object \(the text is not valid JSON\)/);
 		expect(() => parseExtraBody('[1]')).toThrow(/must be a JSON object/);
 	});
 });

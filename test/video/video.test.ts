@@ -6,7 +6,7 @@ import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTas
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport/http';
-import { searchVideoModels } from '../../nodes/shared/video/models';
+import { searchVideoModels } from '../../nodes/shared/methods/listSearch';
 import { VideoPriceHints } from '../../nodes/shared/video/price';
 import { makeImageBytes } from '../images/fixtures';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
@@ -123,7 +123,7 @@ describe('Video Create (delta): every rule refused before sending, and accepted 
 	});
 
 	it('Extra Body Fields that are not a JSON object are refused', async () => {
-		expect(await errorOf(delta({ options: { extraBody: '{"seconds": 6' } }))).toMatch(/Extra Body Fields: is not valid JSON/);
+		expect(await errorOf(delta({ options: { extraBody: '{"seconds": 6' } }))).toMatch(/Extra Body Fields: must be a JSON object \(the text is not valid JSON\)/);
 		expect(posts()).toHaveLength(0);
 	});
 
@@ -167,7 +167,7 @@ describe('Video Create (delta): body, materials and output', () => {
 
 	it('the output contract Task Wait reads', async () => {
 		const { j } = await accepted(delta({ seconds: 8, resolution: '720p' }));
-		expect(j).toMatchObject({ kind: 'video', family: 'delta', model: 'delta-video-2-0-mini-260615', status: 'queued', origin: 'base', origin_url: sim.baseUrl, submission_uncertain: false, materials: [], with_reference_video: false });
+		expect(j).toMatchObject({ kind: 'video', family: 'delta', model: 'delta-video-2-0-mini-260615', status: 'submitted', gateway_status: 'queued', origin: 'base', origin_url: sim.baseUrl, submission_uncertain: false, materials: [], with_reference_video: false });
 		expect(j.task_id).toMatch(/^[A-Za-z0-9_-]{1,200}$/);
 		expect(j.task).toMatchObject({ id: j.task_id, object: 'video', status: 'queued', seconds: '8', size: '720p' });
 	});
@@ -336,7 +336,7 @@ describe('end to end: create → simulator ledger and log → Task Wait, on both
 });
 
 describe('no duplicate POST under faults: an uncertain outcome is an item, never a throw', () => {
-	const uncertain = (j: INodeExecutionData['json']) => expect(j).toMatchObject({ submission_uncertain: true, status: 'uncertain', kind: 'video', note: expect.stringMatching(/not resent: check the task and usage logs/) });
+	const uncertain = (j: INodeExecutionData['json']) => expect(j).toMatchObject({ submission_uncertain: true, status: 'uncertain', kind: 'video', note: expect.stringMatching(/not resent: check the usage records/) });
 
 	it('reset after the task was created and charged', async () => {
 		sim.fault({ route: 'POST /v1/videos', kind: 'reset-after' });

@@ -5,6 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { PaidBatch } from '../pipeline/batch';
+import { completedItem, submittedItem, uncertainItem } from '../items/shapes';
 import { failure, type PaidFailure } from '../pipeline/failures';
 import { expectedPriceHint } from '../pricing';
 import { ResultInvalidError, storeImageResult } from '../results';
@@ -17,7 +18,6 @@ import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type Imag
 
 /** the longest an AI agent's call of the tool waits for its images */
 export const TOOL_WAIT_MINUTES = 5;
-const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request. It was not resent: check the usage records before submitting again.';
 /** price look-ups for the execution hint: one per model, a few models at most */
 const HINTED_MODELS = 3;
 
@@ -30,42 +30,32 @@ function expectedSize(p: PreparedImage): IDataObject {
 function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p: PreparedImage, mode: ImageMode): IDataObject {
 	const now = Date.now();
 	const t = normaliseImageTask(body);
-	return {
-		task_id: t.taskId ?? null,
-		kind: 'image',
-		model: p.input.req.model,
-		prompt: p.input.req.prompt,
-		mode,
-		n: p.input.req.n,
-		...expectedSize(p),
-		status: String(body.status ?? 'processing'),
-		state: (body.state as string) ?? null,
-		poll_path: t.pollPath ?? `/v1/images/tasks/${t.taskId}`,
-		poll_after_ms: t.pollAfterMs ?? 3000,
-		request_id: t.requestId ?? null,
-		billing_status: t.billingStatus ?? null,
-		submission_uncertain: t.submissionUncertain ?? false,
-		origin: 'base',
-		origin_url: transport.root('base').root,
-		submitted_at: now,
-		submitted_at_iso: new Date(now).toISOString(),
-	};
+	return submittedItem(
+		{
+			task_id: t.taskId ?? null,
+			kind: 'image',
+			model: p.input.req.model,
+			prompt: p.input.req.prompt,
+			mode,
+			n: p.input.req.n,
+			...expectedSize(p),
+			poll_path: t.pollPath ?? `/v1/images/tasks/${t.taskId}`,
+			poll_after_ms: t.pollAfterMs ?? 3000,
+			request_id: t.requestId ?? null,
+			billing_status: t.billingStatus ?? null,
+			origin: 'base',
+			origin_url: transport.root('base').root,
+			submitted_at: now,
+			submitted_at_iso: new Date(now).toISOString(),
+		},
+		{ status: body.status, state: body.state ?? null },
+	);
 }
 
 function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model: string, prompt: string): IDataObject {
 	const body = sent.body && typeof sent.body === 'object' && !Array.isArray(sent.body) ? (sent.body as Record<string, unknown>) : undefined;
 	const t = body ? normaliseImageTask(body) : undefined;
-	return {
-		status: 'uncertain',
-		submission_uncertain: true,
-		task_id: t?.taskId ?? null,
-		request_id: t?.requestId ?? null,
-		model,
-		prompt,
-		mode: sent.mode,
-		reason: sent.reason,
-		note: UNCERTAIN_NOTE,
-	};
+	return uncertainItem({ task_id: t?.taskId ?? null, request_id: t?.requestId ?? null, kind: 'image', model, prompt, mode: sent.mode }, sent.reason);
 }
 
 export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, o: { asTool: boolean; binaryProperty: string }): PaidBatch<PreparedImage, ImageAnswer> {
@@ -96,7 +86,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			partialHinted = true;
 			ctx.addExecutionHints?.({ message: `Fewer images than asked arrived (n > 1): see images_expected, images_received and warning on the items. ${partial.warning}`, type: 'warning', location: 'outputPane' });
 		}
-		return { json: { status: 'completed', ...fields, files, ...partial, ...(sent.text ? { text: sent.text } : {}) }, ...(o.asTool ? {} : { binary }) };
+		return { json: completedItem({ ...fields, files, ...partial, ...(sent.text ? { text: sent.text } : {}) }), ...(o.asTool ? {} : { binary }) };
 	};
 
 	return {
@@ -146,11 +136,11 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 				{ binaryProperty: o.binaryProperty, download: true, model, imagesExpected: p.input.req.n },
 			);
 			if (routed.output === 1) {
-				const r = routed.item.json;
-				return failure(new Error(String(r.error)), r.failed_at === 'download' ? 'download' : 'task', true, { taskId, fields: { model, mode: sent.mode, billing_status: (r.billing_status as string) ?? null } });
+				const { error: _text, status: _status, failed_at: _at, task_id: _id, ...waited } = routed.item.json;
+				return failure(routed.failure.error, routed.failure.failedAt, true, { taskId, fields: { model, prompt: p.input.req.prompt, mode: sent.mode, ...waited } });
 			}
-			// the submit-time `state` would contradict the state the wait ended in
-			const { state: _submitState, ...submitted } = json;
+			// the submit-time state words would contradict the state the wait ended in
+			const { state: _submitState, gateway_state: _gatewayState, ...submitted } = json;
 			const done = { ...submitted, ...routed.item.json };
 			if (!o.asTool) return { ...routed.item, json: done };
 			// an agent reads JSON only: the files' addresses, types and real sizes, no binary

@@ -5,11 +5,13 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../binary';
-import { InputRuleError } from '../errors';
-import { concurrencyProblem, positiveOption } from '../pipeline/options';
+import { z } from 'zod';
+import { SUBMIT_OPTION_FIELDS } from '../pipeline/options';
+import { OPTION_RULES } from '../rules/options';
+import { fieldSet } from '../rules/rule';
 import { readModel } from '../ui';
 import { mediaUrlProblem } from '../video/mediaUrl';
-import { parseOrThrow } from '../validate';
+import { parseOrThrow, readFields, refuse } from '../validate';
 import { imageRequestSchema } from './rules';
 import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './submit';
 
@@ -38,6 +40,12 @@ export interface PreparedImage {
 	options: ImageSubmitOptions;
 }
 
+export const IMAGE_OPTION_FIELDS = fieldSet('Image Submit options', {
+	deadlineMinutes: { label: 'Deadline (Minutes)', rule: OPTION_RULES.minutes },
+	syncTimeoutMs: { label: 'Synchronous Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	...SUBMIT_OPTION_FIELDS,
+});
+
 const REFERENCE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/bmp'];
 const FIELD = 'Reference Binary Properties';
 
@@ -45,7 +53,7 @@ async function readReference(ctx: IExecuteFunctions, i: number, property: string
 	const { data, meta } = await readInputBinary(ctx, i, property, FIELD, MAX_REFERENCE_IMAGE_BYTES);
 	const info = sniffImage(data);
 	if (!info || !REFERENCE_TYPES.includes(info.mimeType)) {
-		throw new InputRuleError([{ field: FIELD, rule: `binary "${property}" (${meta.fileName ?? 'no name'}) is not a PNG, JPEG, WebP or BMP image (checked from its bytes${info ? `: ${info.mimeType}` : ''})` }]);
+		refuse([{ field: FIELD, rule: `binary "${property}" (${meta.fileName ?? 'no name'}) is not a PNG, JPEG, WebP or BMP image (checked from its bytes${info ? `: ${info.mimeType}` : ''})` }]);
 	}
 	return { data, mimeType: info.mimeType, fileName: `${property}.${info.extension}` };
 }
@@ -68,22 +76,17 @@ function readUrls(ctx: IExecuteFunctions, i: number, containsSecret: (text: stri
 	const raw = ctx.getNodeParameter('referenceUrls', i, '') as unknown;
 	const list = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(/[\n,]/);
 	const urls = list.map((s) => s.trim()).filter(Boolean);
-	const problems = urls.map((u, k) => ({ field: `Reference Image URLs[${k}]`, rule: mediaUrlProblem(u, { allowHttp: true, containsSecret }) }));
-	const bad = problems.filter((p): p is { field: string; rule: string } => !!p.rule);
-	if (bad.length) throw new InputRuleError(bad);
-	return urls;
+	const address = z.string().superRefine((u, ctx) => {
+		const why = mediaUrlProblem(u, { allowHttp: true, containsSecret });
+		if (why) ctx.addIssue({ code: z.ZodIssueCode.custom, message: why });
+	});
+	return parseOrThrow(z.object({ 'Reference Image URLs': z.array(address) }), { 'Reference Image URLs': urls })['Reference Image URLs'];
 }
 
 /** `containsSecret` tells whether a text holds the credential's key (such an address is never sent). */
 export async function prepareImageItem(ctx: IExecuteFunctions, i: number, containsSecret: (text: string) => boolean): Promise<PreparedImage> {
-	const options = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
-	const problems: Array<{ field: string; rule: string }> = [];
-	positiveOption(options.deadlineMinutes, 'Deadline (Minutes)', problems);
-	positiveOption(options.submitTimeoutMs, 'Submit Timeout (Ms)', problems);
-	positiveOption(options.syncTimeoutMs, 'Synchronous Timeout (Ms)', problems);
-	const concurrency = concurrencyProblem(options.maxConcurrency);
-	if (concurrency) problems.push(concurrency);
-	if (problems.length) throw new InputRuleError(problems);
+	const raw = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
+	const options: ImageSubmitOptions = { ...raw, ...readFields(IMAGE_OPTION_FIELDS, raw as Record<string, unknown>) };
 	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
 	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
 	const model = readModel(ctx, i);

@@ -1,7 +1,7 @@
 /** Builds and sends one image request in the chosen mode: async task, synchronous, or native content parts. */
-import { InputRuleError } from '../errors';
 import { pickTaskId, type ResultRef } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import { refuse } from '../validate';
 import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from './rules';
 
 export type ImageMode = 'async' | 'sync' | 'native';
@@ -47,7 +47,7 @@ export function checkModeFits(input: SubmitInput): void {
 		if (input.editEncoding === 'json' && !jsonAllowed && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash (and the beta family with reference addresses); use multipart for ${input.req.model}` });
 		if (input.referenceUrls.length && input.editEncoding === 'multipart' && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: 'reference URLs go in a JSON body: choose JSON' });
 	}
-	if (v.length) throw new InputRuleError(v);
+	if (v.length) refuse(v);
 }
 
 function jsonBody(input: SubmitInput): Record<string, unknown> {

@@ -6,18 +6,10 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { toNodeError } from '../errors';
+import { failedItem } from '../items/shapes';
+import type { FailedAt } from '../items/vocabulary';
 
-export type FailedAt =
-	/** the item's parameters, expressions, binaries or rules: nothing was sent */
-	| 'validation'
-	/** the gateway refused the request (4xx, 429 until the submit window closed) or it never left: nothing was created */
-	| 'submit'
-	/** the task was created and then failed */
-	| 'task'
-	/** the task succeeded but its result could not be downloaded or is not a usable file */
-	| 'download'
-	/** the gateway answered 2xx, but the answer is unusable (no image, a stream cut or ended by an error) */
-	| 'answer';
+export type { FailedAt };
 
 export interface PaidFailure {
 	failed: true;
@@ -74,13 +66,8 @@ export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: n
 	if (mode === 'errorOutput') {
 		return { json: { error: { message: d.message, ...(d.description ? { description: d.description } : {}), ...facts, ...(f.fields ?? {}) } }, pairedItem: { item: itemIndex } };
 	}
-	const json: IDataObject = {
-		...(f.fields ?? {}),
-		status: 'failed',
-		...facts,
-		error_message: d.message,
-		...(d.description ? { error_description: d.description } : {}),
-	};
+	const { failed_at: _at, ...rest } = facts;
+	const json = failedItem(f.fields ?? {}, f.failedAt, { ...rest, error_message: d.message, ...(d.description ? { error_description: d.description } : {}) });
 	if (!firstOfSpentBatch) json.error = d.message;
 	return { json, pairedItem: { item: itemIndex } };
 }

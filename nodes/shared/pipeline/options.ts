@@ -1,8 +1,8 @@
-/** Options every paid node shares: how many paid requests may be in flight at once. */
+/** Options every paid node shares: how many paid requests may be in flight at once, and their timeouts. */
 import type { INodeProperties } from 'n8n-workflow';
+import { MAX_CONCURRENCY_CAP, OPTION_RULES, readOption } from '../rules/options';
 
 export const DEFAULT_MAX_CONCURRENCY = 16;
-export const MAX_CONCURRENCY_CAP = 64;
 
 export function concurrencyOption(): INodeProperties {
 	return {
@@ -16,27 +16,18 @@ export function concurrencyOption(): INodeProperties {
 	};
 }
 
-/** A whole number from 1 to 64, or empty (the default); anything else is a rule violation of the item. */
-export function concurrencyProblem(v: unknown, field = 'Max Concurrent Submissions'): { field: string; rule: string } | undefined {
-	if (v === undefined || v === null || v === '') return undefined;
-	if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_CONCURRENCY_CAP) return { field, rule: `must be a whole number from 1 to ${MAX_CONCURRENCY_CAP} (got ${JSON.stringify(v)})` };
-	return undefined;
-}
+/** The options of the paid submit nodes that every item checks before anything is sent. */
+export const SUBMIT_OPTION_FIELDS = {
+	submitTimeoutMs: { label: 'Submit Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	maxConcurrency: { label: 'Max Concurrent Submissions', rule: OPTION_RULES.concurrency },
+};
 
 /** The window's bound for the batch: item 0's value when it is valid (every item's own is checked with its item). */
 export function readConcurrency(v: unknown): number {
-	return v === undefined || v === null || v === '' || concurrencyProblem(v) ? DEFAULT_MAX_CONCURRENCY : (v as number);
-}
-
-/** An optional positive, finite number (a timeout, a deadline): empty means the default; anything else is a rule violation. */
-export function positiveOption(v: unknown, field: string, problems: Array<{ field: string; rule: string }>): number | undefined {
-	if (v === undefined || v === null || v === '') return undefined;
-	if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) problems.push({ field, rule: `must be a positive number (got ${JSON.stringify(v)})` });
-	else return v;
-	return undefined;
+	return readOption(OPTION_RULES.concurrency, v) ?? DEFAULT_MAX_CONCURRENCY;
 }
 
 /** For the transport, built once per execution: item 0's value when it is usable (each item's own is checked per item). */
 export function usable(v: unknown): number | undefined {
-	return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
+	return readOption(OPTION_RULES.milliseconds, v);
 }

@@ -7,6 +7,7 @@
  * is read in the same base unit, so fee in ¤ = tokens / 1e6 × unit price × group ratio × quota_per_unit,
  * rounded to whole ¤ (the site's quota precision).
  */
+import { isObj } from '../jsonObject';
 import { roundedProduct } from './decimal';
 
 export interface PriceEntry {
@@ -40,7 +41,6 @@ export interface DisplaySettings {
 
 export const DEFAULT_QUOTA_PER_UNIT = 500_000;
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** A finite number, also from a numeric string; undefined otherwise. */
 export function numberOf(v: unknown): number | undefined {

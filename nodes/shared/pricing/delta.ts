@@ -1,9 +1,7 @@
 /** Delta-video: reference-video detection and settlement of a finished task. Pure. */
+import { isObj } from '../jsonObject';
 import { videoStatusPhase } from '../status';
 import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, numberOf, settlementUsage, videoFeeQuota, type DeltaUnitPrices, type DeltaUnitPriceTable, type TokenSource } from './compute';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 export interface ReferenceVideoInfo {
 	withReferenceVideo: boolean;

@@ -1,12 +1,13 @@
 /** The Pricing node's operations: fetch, then the pure functions of this folder. */
 import type { IDataObject } from 'n8n-workflow';
-import { InputRuleError } from '../errors';
 import { listModelIds } from '../models';
+import { PRICING_ESTIMATE_FIELDS, PRICING_FEE_FIELDS, PRICING_TASK_FIELDS, PRICING_TASK_ID_FIELDS } from './fields';
 import type { GatewayTransport, OriginKind } from '../transport/http';
 import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, deltaVideoFee, lowestPrice, quotaToDisplay, readDisplay, type DisplaySettings } from './compute';
 import { groupRatioOf, referenceVideoOf, settleDeltaFee } from './delta';
 import { loadDisplay, loadPriceList, loadPricing } from './index';
 import { priceRow } from './rows';
+import { checkFields, readFields, refuse } from '../validate';
 
 export interface OperationResult {
 	items: IDataObject[];
@@ -85,15 +86,12 @@ export async function resolveGroupRatio(transport: GatewayTransport, inputs: Fee
 		const pricing = await loadPriceList(transport);
 		const ratio = groupRatioOf(pricing.group_ratio, name);
 		if (ratio === undefined) {
-			throw new InputRuleError([{ field: 'Group', rule: `"${name}" has no usable ratio in the public group_ratio (an unknown multiplier is never treated as 0): enter the Group Multiplier instead` }]);
+			refuse([{ field: 'Group', rule: `"${name}" has no usable ratio in the public group_ratio (an unknown multiplier is never treated as 0): enter the Group Multiplier instead` }]);
 		}
 		return { ratio, source: `group_ratio.${name}` };
 	}
-	const raw = inputs.groupRatio;
-	if (raw === undefined || raw === null || raw === '' || raw === 0 || raw === '0') return { source: 'unknown' };
-	const r = typeof raw === 'string' ? Number(raw) : raw;
-	if (typeof r !== 'number' || !Number.isFinite(r) || r <= 0) throw new InputRuleError([{ field: 'Group Multiplier', rule: 'must be a positive number, or 0 when not known (an unknown multiplier is never 0: the fee is then given at multiplier 1)' }]);
-	return { ratio: r, source: 'parameter' };
+	const { groupRatio } = readFields(PRICING_FEE_FIELDS, { groupRatio: inputs.groupRatio });
+	return groupRatio ? { ratio: groupRatio, source: 'parameter' } : { source: 'unknown' };
 }
 
 const UNKNOWN_RATIO_NOTE = "your key's group multiplier is not known (set Group Multiplier, or Options → Group Name): this is the fee at multiplier 1, the charge is this × that multiplier";
@@ -123,10 +121,9 @@ export interface EstimateInputs extends FeeInputs {
 
 /** Estimate Video Cost: fee = tokens / 1e6 × unit price × group multiplier, in whole quota units. */
 export async function estimateVideoCost(transport: GatewayTransport, inp: EstimateInputs): Promise<IDataObject> {
-	const problems = [];
-	if (!DELTA_VIDEO_UNIT_PRICES[inp.model]) problems.push({ field: 'Model', rule: `must be a delta-video model (${Object.keys(DELTA_VIDEO_UNIT_PRICES).join(', ')})` });
-	const tokens = typeof inp.tokens === 'string' && inp.tokens.trim() !== '' ? Number(inp.tokens) : inp.tokens;
-	if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) problems.push({ field: 'Video Tokens', rule: 'must be a non-negative number' });
+	const checked = checkFields(PRICING_ESTIMATE_FIELDS, { videoModel: inp.model, tokens: inp.tokens, groupRatio: inp.groupRatio });
+	const problems = [...checked.violations];
+	const tokens = checked.values?.tokens;
 	let withRef = inp.reference === 'yes';
 	let source = 'option';
 	if (inp.reference === 'detect') {
@@ -137,7 +134,7 @@ export async function estimateVideoCost(transport: GatewayTransport, inp: Estima
 			source = found.source;
 		}
 	}
-	if (problems.length) throw new InputRuleError(problems);
+	if (problems.length) refuse(problems);
 	const group = await resolveGroupRatio(transport, inp);
 	const { display, note } = await displayForFee(transport);
 	const fee = deltaVideoFee(inp.model, tokens as number, withRef, group.ratio ?? 1, display.quotaPerUnit);
@@ -175,8 +172,6 @@ export interface SettleInputs extends FeeInputs {
 	reference: ReferenceChoice;
 }
 
-const TASK_ID = /^[A-Za-z0-9_-]{1,200}$/;
-
 function parseMaybeJson(v: unknown): unknown {
 	if (typeof v !== 'string') return v;
 	const t = v.trim();
@@ -193,11 +188,9 @@ export async function settleTask(transport: GatewayTransport, inp: SettleInputs)
 	let task: unknown;
 	let id = '';
 	if (inp.source === 'id') {
-		id = typeof inp.taskId === 'string' ? inp.taskId.trim() : typeof inp.taskId === 'number' ? String(inp.taskId) : '';
-		if (!TASK_ID.test(id)) throw new InputRuleError([{ field: 'Task ID', rule: id ? 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' : 'is empty' }]);
+		id = readFields(PRICING_TASK_ID_FIELDS, { taskId: inp.taskId }).taskId;
 	} else {
-		task = parseMaybeJson(inp.task);
-		if (!task || typeof task !== 'object' || Array.isArray(task)) throw new InputRuleError([{ field: 'Task', rule: 'must be a task object (e.g. the JSON of Task Wait or of GET /v1/videos/{id}); use Task Source "Task ID" for an ID' }]);
+		task = readFields(PRICING_TASK_FIELDS, { task: inp.task }).task;
 	}
 	const group = await resolveGroupRatio(transport, inp);
 	if (inp.source === 'id') task = (await transport.getJson(`/v1/videos/${id}`, { origin: inp.origin, timeout: 'query' })).body;

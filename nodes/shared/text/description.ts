@@ -1,7 +1,11 @@
 /** UI pieces and parameter reading shared by the Chat and Responses nodes. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { InputRuleError } from '../errors';
+import { EXTRA_BODY_RULE } from '../rules/json';
+import { OPTION_RULES, readOption } from '../rules/options';
+import { fieldSet } from '../rules/rule';
+import { readFields } from '../validate';
 import { DEFAULT_TIMEOUTS } from '../transport/timeouts';
+import { optionsCollection } from '../ui';
 
 export interface TextOptions {
 	extraBody?: unknown;
@@ -24,73 +28,68 @@ export function streamProperty(): INodeProperties {
 }
 
 export function textOptionsProperty(reserved: string): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Extra Body Fields (JSON)',
-				name: 'extraBody',
-				type: 'json',
-				default: '{}',
-				description: `Request fields the gateway's contract does not list (temperature, max_output_tokens, tools, stream_options, …), as a JSON object. They must not set ${reserved}.`,
-			},
-			{
-				displayName: 'Request Timeout (Ms)',
-				name: 'timeoutMs',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: DEFAULT_TIMEOUTS.text,
-				description: 'How long to wait for the answer to start (non-streaming: for the whole answer)',
-			},
-			{
-				displayName: 'Simplify Output',
-				name: 'simplify',
-				type: 'boolean',
-				default: true,
-				description: 'Whether to return only the text, finish reason and usage (plus model, ID and tool calls) instead of the full response',
-			},
-			{
-				displayName: 'Stream Idle Timeout (Ms)',
-				name: 'idleTimeoutMs',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: DEFAULT_TIMEOUTS.streamIdle,
-				description: 'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
-			},
-			{
-				displayName: 'Stream Max Duration (Ms)',
-				name: 'maxDurationMs',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: DEFAULT_TIMEOUTS.streamTotal,
-				description: 'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
-			},
-		],
-	};
+	return optionsCollection([
+		{
+			displayName: 'Extra Body Fields (JSON)',
+			name: 'extraBody',
+			type: 'json',
+			default: '{}',
+			description: `Request fields the gateway's contract does not list (temperature, max_output_tokens, tools, stream_options, …), as a JSON object. They must not set ${reserved}.`,
+		},
+		{
+			displayName: 'Request Timeout (Ms)',
+			name: 'timeoutMs',
+			type: 'number',
+			typeOptions: { minValue: 1000 },
+			default: DEFAULT_TIMEOUTS.text,
+			description: 'How long to wait for the answer to start (non-streaming: for the whole answer)',
+		},
+		{
+			displayName: 'Simplify Output',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to return only the text, finish reason and usage (plus model, ID and tool calls) instead of the full response',
+		},
+		{
+			displayName: 'Stream Idle Timeout (Ms)',
+			name: 'idleTimeoutMs',
+			type: 'number',
+			typeOptions: { minValue: 1000 },
+			default: DEFAULT_TIMEOUTS.streamIdle,
+			description: 'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
+		},
+		{
+			displayName: 'Stream Max Duration (Ms)',
+			name: 'maxDurationMs',
+			type: 'number',
+			typeOptions: { minValue: 1000 },
+			default: DEFAULT_TIMEOUTS.streamTotal,
+			description: 'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
+		},
+		]);
 }
 
+export const TEXT_OPTION_FIELDS = fieldSet('Chat and Responses options', {
+	idleTimeoutMs: { label: 'Stream Idle Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	timeoutMs: { label: 'Request Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	maxDurationMs: { label: 'Stream Max Duration (Ms)', rule: OPTION_RULES.milliseconds },
+	extraBody: { label: 'Extra Body Fields', rule: EXTRA_BODY_RULE },
+});
+
 export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions {
-	const o = ctx.getNodeParameter('options', i, {}) as { extraBody?: unknown; simplify?: boolean; idleTimeoutMs?: unknown; timeoutMs?: unknown; maxDurationMs?: unknown };
-	const positive = (v: unknown, field: string): number | undefined => {
-		if (v === undefined || v === null || v === '') return undefined;
-		if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new InputRuleError([{ field, rule: 'must be a positive number of milliseconds' }]);
-		return v;
-	};
+	const o = ctx.getNodeParameter('options', i, {}) as { simplify?: boolean };
+	const checked = readFields(TEXT_OPTION_FIELDS, o);
 	return {
-		extraBody: o.extraBody,
+		extraBody: checked.extraBody,
 		simplify: o.simplify !== false,
-		idleMs: positive(o.idleTimeoutMs, 'Stream Idle Timeout (Ms)') ?? DEFAULT_TIMEOUTS.streamIdle,
-		timeoutMs: positive(o.timeoutMs, 'Request Timeout (Ms)'),
-		maxDurationMs: positive(o.maxDurationMs, 'Stream Max Duration (Ms)') ?? DEFAULT_TIMEOUTS.streamTotal,
+		idleMs: checked.idleTimeoutMs ?? DEFAULT_TIMEOUTS.streamIdle,
+		timeoutMs: checked.timeoutMs,
+		maxDurationMs: checked.maxDurationMs ?? DEFAULT_TIMEOUTS.streamTotal,
 	};
 }
 
 /** Request timeout of item 0 for the transport (a bad value is reported per item by readTextOptions). */
 export function transportTimeout(ctx: IExecuteFunctions): number | undefined {
-	const v = (ctx.getNodeParameter('options', 0, {}) as { timeoutMs?: unknown }).timeoutMs;
-	return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
+	return readOption(OPTION_RULES.milliseconds, (ctx.getNodeParameter('options', 0, {}) as { timeoutMs?: unknown }).timeoutMs);
 }

@@ -5,6 +5,7 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import { Readable } from 'node:stream';
+import { completedItem, uncertainItem } from '../items/shapes';
 import type { GatewayTransport } from '../transport/http';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
@@ -264,19 +265,15 @@ function describe(text: string): string {
 /** The output item for a text outcome: simplified (text, finish reason, usage) or the full answer. */
 export function textItem(o: TextOutcome, simplify: boolean, ctx: { kind: TextKind; model: string }): IDataObject {
 	if (o.uncertain !== undefined) {
-		return {
-			submission_uncertain: true,
-			reason: o.uncertain,
-			endpoint: `POST ${TEXT_PATHS[ctx.kind]}`,
-			model: ctx.model,
-			note: 'The request may have reached the gateway and been processed and billed; it was not resent. Check the usage records before sending it again.',
-		};
+		return uncertainItem({ endpoint: `POST ${TEXT_PATHS[ctx.kind]}`, model: ctx.model }, o.uncertain);
 	}
 	if (simplify || !o.full) {
 		const simple: IDataObject = { text: o.text, finish_reason: o.finishReason ?? null, usage: o.usage ?? null, model: o.model ?? ctx.model, id: o.id ?? null, streamed: o.streamed };
 		if (o.toolCalls?.length) simple.tool_calls = o.toolCalls as unknown as IDataObject[];
-		return simple;
+		return completedItem(simple);
 	}
-	// the full answer, with the joined text beside it (the answer itself never carries a reliable top-level text)
-	return { ...o.full, text: o.text, streamed: o.streamed };
+	// the full answer, with the joined text beside it (the answer itself never carries a reliable top-level text);
+	// a Responses answer's own `status` word moves to gateway_status
+	const { status: gatewayStatus, ...full } = o.full as IDataObject;
+	return completedItem({ ...full, text: o.text, streamed: o.streamed }, gatewayStatus);
 }

@@ -1,6 +1,8 @@
 /** Request rules for chat completions and responses, checked before anything is sent. */
 import { z } from 'zod';
-import { InputRuleError } from '../errors';
+import { EXTRA_BODY_RULE } from '../rules/json';
+import { fieldSet, type Rule } from '../rules/rule';
+import { readField, refuse } from '../validate';
 
 export const CHAT_ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] as const;
 
@@ -57,38 +59,47 @@ export const RESERVED_FIELDS = { chat: ['model', 'messages', 'stream'], response
  * into the body. Setting a field the node sets itself is refused rather than silently dropped.
  */
 export function mergeExtra(body: Record<string, unknown>, extra: unknown, field: string, reserved: readonly string[] = Object.keys(body)): Record<string, unknown> {
-	if (extra === undefined || extra === null || (typeof extra === 'string' && extra.trim() === '')) return body;
-	let obj = extra;
-	if (typeof extra === 'string') {
-		try {
-			obj = JSON.parse(extra);
-		} catch {
-			throw new InputRuleError([{ field, rule: 'must be a JSON object (the text is not valid JSON)' }]);
-		}
-	}
-	if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new InputRuleError([{ field, rule: `must be a JSON object, not ${Array.isArray(obj) ? 'an array' : typeof obj}` }]);
+	const obj = readField(field, EXTRA_BODY_RULE, extra);
+	if (!obj) return body;
 	const clash = Object.keys(obj).filter((k) => reserved.includes(k));
-	if (clash.length) throw new InputRuleError([{ field, rule: `must not set ${clash.join(', ')}: the node's own fields set ${clash.length === 1 ? 'it' : 'them'}` }]);
-	return { ...body, ...(obj as Record<string, unknown>) };
+	if (clash.length) refuse([{ field, rule: `must not set ${clash.join(', ')}: the node's own fields set ${clash.length === 1 ? 'it' : 'them'}` }]);
+	return { ...body, ...obj };
 }
 
-/**
- * Messages given as JSON (text, or an array from an expression). A value that is not an array is
- * refused naming `field`, before any request.
- */
-export function messagesFromJson(value: unknown, field: string): unknown[] {
-	let v = value;
-	if (typeof v === 'string') {
-		if (v.trim() === '') throw new InputRuleError([{ field, rule: 'is empty: give a JSON array of {role, content} messages' }]);
-		try {
-			v = JSON.parse(v);
-		} catch {
-			throw new InputRuleError([{ field, rule: 'must be a JSON array of {role, content} messages (the text is not valid JSON)' }]);
+const MESSAGES = 'must be a JSON array of {role, content} messages';
+const kindOf = (v: unknown) => (v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/** Messages given as JSON (text, or an array from an expression); the messages themselves are checked with the body. */
+export const MESSAGES_JSON_RULE: Rule<unknown[]> = {
+	schema: z.unknown().transform((raw, ctx): unknown[] => {
+		let v = raw;
+		const fail = (message: string) => {
+			ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+			return z.NEVER;
+		};
+		if (typeof v === 'string') {
+			if (v.trim() === '') return fail('is empty: give a JSON array of {role, content} messages');
+			try {
+				v = JSON.parse(v);
+			} catch {
+				return fail(`${MESSAGES} (the text is not valid JSON)`);
+			}
 		}
-	}
-	if (!Array.isArray(v)) {
-		const got = v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-		throw new InputRuleError([{ field, rule: `must be a JSON array of {role, content} messages, but the value is ${got}` }]);
-	}
-	return v;
+		return Array.isArray(v) ? v : fail(`${MESSAGES}, but the value is ${kindOf(v)}`);
+	}),
+	good: ['[{"role":"user","content":"x"}]', [{ role: 'user', content: 'x' }]],
+	bad: [
+		{ value: ' ', says: 'is empty' },
+		{ value: '[{"role":', says: `${MESSAGES} (the text is not valid JSON)` },
+		{ value: 'hello', says: `${MESSAGES} (the text is not valid JSON)` },
+		{ value: { role: 'user' }, says: `${MESSAGES}, but the value is an object` },
+		{ value: null, says: `${MESSAGES}, but the value is null` },
+	],
+};
+
+export const CHAT_MESSAGE_FIELDS = fieldSet('Chat messages', { messagesJson: { label: 'Messages JSON', rule: MESSAGES_JSON_RULE } });
+
+/** Messages given as JSON; a value that is not an array is refused naming `field`, before any request. */
+export function messagesFromJson(value: unknown, field: string): unknown[] {
+	return readField(field, MESSAGES_JSON_RULE, value);
 }

@@ -1,4 +1,5 @@
 /** Turns Video Create's fields into a request body and names each material's prompt token. */
+import { isObj, type Obj } from '../jsonObject';
 
 export type MaterialType = 'image' | 'video' | 'audio';
 
@@ -20,9 +21,6 @@ const ITEM: Record<MaterialType, { itemType: string; role: string }> = {
 	audio: { itemType: 'audio_url', role: 'reference_audio' },
 };
 const TYPE_OF_ROLE: Record<string, MaterialType> = { reference_image: 'image', reference_video: 'video', reference_audio: 'audio' };
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Splits at commas that start a new address (so commas inside one address, e.g. CDN transforms, stay). */
 const SEPARATOR = /\s*,\s*(?=[a-z][a-z0-9+.-]*:)/i;

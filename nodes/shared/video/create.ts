@@ -4,12 +4,15 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readInputBinary, sniffImage } from '../binary';
-import { InputRuleError } from '../errors';
+import { submittedItem, uncertainItem } from '../items/shapes';
+import { isObj, type Obj } from '../jsonObject';
+import { SUBMIT_OPTION_FIELDS } from '../pipeline/options';
+import { EXTRA_BODY_RULE } from '../rules/json';
+import { fieldSet } from '../rules/rule';
 import { pickTaskId } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
-import { concurrencyProblem, positiveOption } from '../pipeline/options';
 import { readModel } from '../ui';
-import { parseOrThrow } from '../validate';
+import { parseOrThrow, readField, readFields, refuse } from '../validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './build';
 import { mediaUrlProblem } from './mediaUrl';
 import { deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
@@ -36,37 +39,24 @@ export interface VideoRequest {
 	hints: string[];
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+export const VIDEO_OPTION_FIELDS = fieldSet('Video Create options', {
+	...SUBMIT_OPTION_FIELDS,
+	extraBody: { label: 'Extra Body Fields', rule: EXTRA_BODY_RULE },
+});
 
 /** Extra Body Fields: a JSON object (text or value); empty means none. */
 export function parseExtraBody(v: unknown): Obj | undefined {
-	if (v === undefined || v === null) return undefined;
-	if (typeof v === 'string') {
-		const t = v.trim();
-		if (t === '' || t === '{}') return undefined;
-		let o: unknown;
-		try {
-			o = JSON.parse(t);
-		} catch (err) {
-			throw new InputRuleError([{ field: 'Extra Body Fields', rule: `is not valid JSON (${(err as Error).message})` }]);
-		}
-		v = o;
-	}
-	if (!isObj(v)) throw new InputRuleError([{ field: 'Extra Body Fields', rule: 'must be a JSON object' }]);
-	return Object.keys(v).length ? v : undefined;
+	const o = readField(VIDEO_OPTION_FIELDS.extraBody.label, EXTRA_BODY_RULE, v);
+	return o && Object.keys(o).length ? o : undefined;
 }
 
 /** Reads and checks the request of item `i`. Throws InputRuleError with every violated rule. */
 export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transport: GatewayTransport): Promise<VideoRequest> {
 	const family = ctx.getNodeParameter('family', i) as VideoFamily;
 	const model = readModel(ctx, i);
-	const options = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
-	const problems: Array<{ field: string; rule: string }> = [];
-	positiveOption(options.submitTimeoutMs, 'Submit Timeout (Ms)', problems);
-	const concurrency = concurrencyProblem(options.maxConcurrency);
-	if (concurrency) problems.push(concurrency);
-	if (problems.length) throw new InputRuleError(problems);
+	const raw = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
+	const checked = readFields(VIDEO_OPTION_FIELDS, raw as Record<string, unknown>);
+	const options: VideoCreateOptions = { ...raw, ...checked, extraBody: checked.extraBody && Object.keys(checked.extraBody).length ? checked.extraBody : undefined };
 	const containsSecret = (text: string) => transport.redact(text) !== text;
 	const hints: string[] = [];
 	if (family === 'delta') {
@@ -88,12 +78,12 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 			seed: seed === undefined || seed === -1 ? undefined : seed,
 			returnLastFrame: options.returnLastFrame === true,
 			editMode: options.editMode === true,
-			extraBody: parseExtraBody(options.extraBody),
+			extraBody: options.extraBody as Obj | undefined,
 		});
 		parseOrThrow(deltaSchema({ containsSecret }), body);
 		return { family, model, body, materials, hints };
 	}
-	if (family !== 'gamma') throw new InputRuleError([{ field: 'Family', rule: 'must be delta or gamma' }]);
+	if (family !== 'gamma') refuse([{ field: 'Family', rule: 'must be delta or gamma' }]);
 	const { body, materials } = buildGammaBody({
 		model,
 		prompt: ctx.getNodeParameter('prompt', i, ''),
@@ -109,7 +99,7 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 		const readReference = async () => {
 			const { data, meta } = await readInputBinary(ctx, i, refProp, field);
 			const info = sniffImage(data);
-			if (!info) throw new InputRuleError([{ field, rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})` }]);
+			if (!info) refuse([{ field, rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})` }]);
 			return { data, mimeType: info.mimeType, fileName: meta.fileName || `input_reference.${info.extension}` };
 		};
 		// checked now, read again when sent: a batch never holds every item's file at once
@@ -139,7 +129,6 @@ export async function submitVideo(transport: GatewayTransport, req: VideoRequest
 	return transport.submit('/v1/videos', req.form ? { form: await req.form() } : { json: req.body }, { origin: 'video', timeout: 'videoSubmit' });
 }
 
-const UNCERTAIN_NOTE = 'The gateway may have created this paid task. It was not resent: check the task and usage logs before creating it again.';
 
 /** The output item's JSON (the contract Task Wait reads). */
 export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitOutcome): IDataObject {
@@ -154,14 +143,10 @@ export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitO
 	if (out.kind === 'uncertain') {
 		const task = isObj(out.body) ? out.body : undefined;
 		const id = task ? pickTaskId(task) : undefined;
-		return { task_id: id ?? null, ...base, status: 'uncertain', submission_uncertain: true, reason: out.reason, ...(out.status ? { http_status: out.status } : {}), note: UNCERTAIN_NOTE, task: (task ?? null) as IDataObject };
+		return uncertainItem({ task_id: id ?? null, ...base, ...(out.status ? { http_status: out.status } : {}), task: (task ?? null) as IDataObject }, out.reason);
 	}
 	const taskId = pickTaskId(out.body);
 	const data = isObj(out.body.data) ? out.body.data : {};
-	const rawStatus = out.body.status ?? data.status;
-	const status = typeof rawStatus === 'string' && rawStatus ? rawStatus : 'queued';
-	if (!taskId) {
-		return { task_id: null, ...base, status, submission_uncertain: true, reason: `HTTP ${out.status} without a task ID`, note: UNCERTAIN_NOTE, task: out.body as IDataObject };
-	}
-	return { task_id: taskId, ...base, status, submission_uncertain: false, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject };
+	if (!taskId) return uncertainItem({ task_id: null, ...base, gateway_status: out.body.status ?? data.status ?? null, task: out.body as IDataObject } as IDataObject, `HTTP ${out.status} without a task ID`);
+	return submittedItem({ task_id: taskId, ...base, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject }, { status: out.body.status ?? data.status });
 }

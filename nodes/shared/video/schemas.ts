@@ -5,6 +5,7 @@
  * checks them; nothing here fetches a media address.
  */
 import { z } from 'zod';
+import { isObj, type Obj } from '../jsonObject';
 import { mediaUrlProblem } from './mediaUrl';
 
 export const DELTA_MODELS = ['delta-video-2-0-mini-260615', 'delta-video-2-0-fast-260128'] as const;
@@ -29,9 +30,7 @@ export interface VideoRuleOptions {
 	containsSecret?: (text: string) => boolean;
 }
 
-type Obj = Record<string, unknown>;
 type Path = Array<string | number>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const codePoints = (s: string) => [...s].length;
 const MEDIA_TYPES = { image_url: ['reference_image', 'first_frame', 'last_frame'], video_url: ['reference_video'], audio_url: ['reference_audio'] } as const;
 /** top-level parameters that must not be repeated inside metadata */

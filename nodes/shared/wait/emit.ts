@@ -4,6 +4,8 @@
  * outputs: Completed (validated binaries), Failed, Still Running.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { completedItem, failedItem, runningItem } from '../items/shapes';
+import { UNCERTAIN_NOTE, type FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
 import { settleDeltaFee } from '../pricing/delta';
 import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../results';
@@ -32,7 +34,18 @@ export interface EmitOptions {
 	imagesExpected?: number;
 }
 
-export type Routed = { output: 0 | 1 | 2; item: INodeExecutionData };
+/** Where a task's item goes: Completed (0), Failed (1, with the typed failure), Still Running (2). */
+export type Routed = { output: 0 | 2; item: INodeExecutionData } | { output: 1; item: INodeExecutionData; failure: WaitFailure };
+
+export interface WaitFailure {
+	error: Error;
+	failedAt: FailedAt;
+}
+
+/** A Failed item and its typed failure, from the same words. */
+export function failedRoute(common: IDataObject, failedAt: FailedAt, error: string, extra: IDataObject = {}): Routed {
+	return { output: 1, item: { json: failedItem(common, failedAt, { error, ...extra }) }, failure: { error: new Error(error), failedAt } };
+}
 
 function propName(base: string, k: number): string {
 	return k === 0 ? base : `${base}_${k}`;
@@ -89,20 +102,9 @@ function runningNote(job: WaitJob): IDataObject {
 }
 
 function unexpectedFailure(job: WaitJob, err: unknown): Routed {
-	return {
-		output: 1,
-		item: {
-			json: {
-				task_id: job.taskId,
-				kind: job.kind,
-				origin: job.origin,
-				status: 'failed',
-				failed_at: 'task',
-				error: `handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`,
-				note: 'The task may have completed and be billed: wait for it again with this task_id, or download it with Download Result.',
-			},
-		},
-	};
+	return failedRoute({ task_id: job.taskId, kind: job.kind, origin: job.origin }, 'task', `handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`, {
+		note: 'The task may have completed and be billed: wait for it again with this task_id, or download it with Download Result.',
+	});
 }
 
 /**
@@ -124,34 +126,22 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		return {
 			output: 2,
 			item: {
-				json: {
-					...common,
-					status: 'running',
-					gateway_status: outcome.task?.rawStatus ?? null,
+				json: runningItem(common, outcome.task?.rawStatus, {
 					progress: outcome.task?.progress ?? null,
 					...(outcome.lastError ? { last_error: outcome.lastError } : {}),
 					...runningNote(job),
-				},
+				}),
 			},
 		};
 	}
 	if (outcome.state === 'failed') {
-		return {
-			output: 1,
-			item: {
-				json: {
-					...common,
-					status: 'failed',
-					failed_at: 'task',
-					error: outcome.error,
-					...(outcome.httpStatus ? { http_status: outcome.httpStatus } : {}),
-					gateway_status: outcome.task?.rawStatus ?? null,
-					billing_status: outcome.task?.billingStatus ?? null,
-					submission_uncertain: outcome.task?.submissionUncertain ?? false,
-					...(outcome.task?.submissionUncertain ? { note: 'Submission outcome unknown: check usage records and billing before any new POST.' } : {}),
-				},
-			},
-		};
+		return failedRoute(common, 'task', outcome.error, {
+			...(outcome.httpStatus ? { http_status: outcome.httpStatus } : {}),
+			gateway_status: outcome.task?.rawStatus ?? null,
+			billing_status: outcome.task?.billingStatus ?? null,
+			submission_uncertain: outcome.task?.submissionUncertain ?? false,
+			...(outcome.task?.submissionUncertain ? { note: UNCERTAIN_NOTE } : {}),
+		});
 	}
 	const task = outcome.task;
 	const files: IDataObject[] = [];
@@ -182,24 +172,16 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 			files.push({ url: task.results[0]?.url ?? null, content_path: family === 'gamma' ? null : `/v1/videos/${job.taskId}/content` });
 		}
 	} catch (err) {
-		return {
-			output: 1,
-			item: {
-				json: {
-					...common,
-					status: 'failed',
-					failed_at: 'download',
-					// a download that kept failing says so (and to download later); anything else is a file that is not usable
-					error: err instanceof ResultDownloadError ? err.message : `the task reported success but its result is not usable: ${(err as Error).message}`,
-					...(err instanceof ResultDownloadError ? { download_later: true } : {}),
-					gateway_status: task.rawStatus ?? null,
-					billing_status: task.billingStatus ?? null,
-					result_urls: task.results.map((r) => r.url ?? null),
-				},
-			},
-		};
+		// a download that kept failing says so (and to download later); anything else is a file that is not usable
+		const error = err instanceof ResultDownloadError ? err.message : `the task reported success but its result is not usable: ${(err as Error).message}`;
+		return failedRoute(common, 'download', error, {
+			...(err instanceof ResultDownloadError ? { download_later: true } : {}),
+			gateway_status: task.rawStatus ?? null,
+			billing_status: task.billingStatus ?? null,
+			result_urls: task.results.map((r) => r.url ?? null),
+		});
 	}
-	const json: IDataObject = { ...common, status: 'completed', gateway_status: task.rawStatus ?? null, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };
+	const json: IDataObject = completedItem({ ...common, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null }, task.rawStatus ?? null);
 	if (job.kind === 'image') Object.assign(json, partialImagesWarning(opts.imagesExpected, files.length));
 	if (job.kind === 'video') {
 		json.progress = task.progress ?? 100;

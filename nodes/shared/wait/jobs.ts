@@ -1,8 +1,12 @@
 /** Builds wait jobs from input items (Image Submit / Video Create output, or expressions). */
 import type { IDataObject } from 'n8n-workflow';
-import { InputRuleError } from '../errors';
+import { fieldSet } from '../rules/rule';
+import { TASK_ID_RULE } from '../rules/taskId';
 import type { OriginKind } from '../transport/http';
+import { readFields } from '../validate';
 import type { WaitJob } from './waitTasks';
+
+export const WAIT_TASK_FIELDS = fieldSet('Task Wait task', { taskId: { label: 'Task ID', rule: TASK_ID_RULE } });
 
 export interface JobMeta {
 	family?: 'delta' | 'gamma';
@@ -13,17 +17,12 @@ export interface JobMeta {
 	waitStartedAt: number;
 }
 
-const TASK_ID = /^[A-Za-z0-9_-]{1,200}$/;
-
 /**
  * `originParam`: `base` / `video` force the origin of a video task; `auto` takes the input item's origin (else the video
  * origin when the credential has one) and, if the task is unknown there, asks the other origin before failing it.
  */
 export function buildJob(index: number, json: IDataObject, taskIdParam: unknown, kindParam: string, limits: { deadlineMs: number; maxWaitMs: number; now: number; initialDelayMs?: number; originParam?: string; hasVideoOrigin?: boolean }): { job: WaitJob; meta: JobMeta } {
-	if (typeof taskIdParam !== 'string' || !TASK_ID.test(taskIdParam.trim())) {
-		throw new InputRuleError([{ field: 'Task ID', rule: taskIdParam === undefined || taskIdParam === null || taskIdParam === '' ? 'is empty: map the task_id of the submitting node' : 'must be 1 to 200 characters of A-Z a-z 0-9 _ -' }]);
-	}
-	const taskId = taskIdParam.trim();
+	const { taskId } = readFields(WAIT_TASK_FIELDS, { taskId: taskIdParam });
 	const model = typeof json.model === 'string' ? json.model : undefined;
 	let kind: 'image' | 'video';
 	if (kindParam === 'image' || kindParam === 'video') kind = kindParam;

@@ -4,6 +4,7 @@
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
 import { MIN_POLL_INTERVAL_MS, Poller, type PollStep } from '../poller';
+import { TASK_ID_CHARS } from '../rules/taskId';
 import { normaliseImageTask, normaliseVideoTask, type NormalisedTask } from '../status';
 import type { GatewayTransport, OriginKind } from '../transport/http';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
@@ -53,7 +54,7 @@ export const DEFAULT_QUERY_CONCURRENCY = 16;
 export const DEFAULT_VIDEO_INTERVAL_MS = 4000;
 export const DEFAULT_POLL_AFTER_MS = 3000;
 
-const SAFE_PATH = /^\/v1\/(images\/tasks|image-tasks|images\/generations|images\/edits|tasks)\/[A-Za-z0-9_-]{1,200}$/;
+const SAFE_PATH = new RegExp(`^/v1/(images/tasks|image-tasks|images/generations|images/edits|tasks)/${TASK_ID_CHARS}$`);
 
 /** Where to query a task: a safe relative poll path, a poll_url only on a trusted origin, else the standard path. */
 export function queryPath(transport: GatewayTransport, job: WaitJob): string {

@@ -1,0 +1,60 @@
+import { streamProperty, textOptionsProperty } from '../shared/text/description';
+import { actionNode, modelLocator } from '../shared/ui';
+
+export const chatDescription = actionNode({
+	displayName: 'GenGateway Chat',
+	name: 'genGatewayChat',
+	description: 'Sends messages to a language model of your gateway account and returns its answer',
+	properties: [
+		modelLocator('searchLanguageModels', 'alpha-chat-4o'),
+		{
+			displayName: 'Messages From',
+			name: 'messagesFrom',
+			type: 'options',
+			options: [
+				{ name: 'List Below', value: 'ui', description: 'System, user and assistant messages entered here' },
+				{ name: 'JSON Array', value: 'json', description: 'An array of {role, content} messages, e.g. from an expression' },
+			],
+			default: 'ui',
+		},
+		{
+			displayName: 'Messages',
+			name: 'messages',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true, sortable: true },
+			placeholder: 'Add Message',
+			default: { values: [{ role: 'user', content: '' }] },
+			displayOptions: { show: { messagesFrom: ['ui'] } },
+			options: [
+				{
+					displayName: 'Message',
+					name: 'values',
+					values: [
+						{
+							displayName: 'Role',
+							name: 'role',
+							type: 'options',
+							options: [
+								{ name: 'System', value: 'system' },
+								{ name: 'User', value: 'user' },
+								{ name: 'Assistant', value: 'assistant' },
+							],
+							default: 'user',
+						},
+						{ displayName: 'Content', name: 'content', type: 'string', typeOptions: { rows: 3 }, default: '', placeholder: 'e.g. Summarise this ticket in two sentences: {{ $json.text }}' },
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Messages JSON',
+			name: 'messagesJson',
+			type: 'json',
+			default: '[{"role":"user","content":"Hello"}]',
+			description: 'An array of {role, content} messages (roles: system, user, assistant, tool, developer), e.g. <code>{{ $json.messages }}</code>',
+			displayOptions: { show: { messagesFrom: ['json'] } },
+		},
+		streamProperty(),
+		textOptionsProperty('model, messages or stream'),
+	],
+});

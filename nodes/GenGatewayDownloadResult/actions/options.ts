@@ -1,0 +1,24 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { DOWNLOAD_OPTION_FIELDS } from '../../shared/download/fields';
+import type { VideoResultOptions } from '../../shared/results';
+import { readFields } from '../../shared/validate';
+
+export interface DownloadOptions {
+	prop: string;
+	urlsOnly: boolean;
+	splitImages: boolean;
+	video: VideoResultOptions;
+}
+
+/** The node's Options for one item (as an AI-agent tool, addresses only: an agent reads no binary). */
+export function readDownloadOptions(ctx: IExecuteFunctions, i: number): DownloadOptions {
+	const o = ctx.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean; maxVideoMiB?: unknown };
+	const videoMiB = readFields(DOWNLOAD_OPTION_FIELDS, o).maxVideoMiB;
+	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
+	return {
+		prop: o.binaryPropertyName || 'data',
+		urlsOnly: !!o.urlsOnly || asTool,
+		splitImages: !!o.splitImages,
+		video: { maxBytes: videoMiB === undefined ? undefined : Math.round(videoMiB * 2 ** 20) },
+	};
+}

@@ -1,0 +1,17 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { createTransport } from '../../shared/credentials';
+import { imageBatch } from '../../shared/images/batch';
+import type { ImageSubmitOptions } from '../../shared/images/input';
+import { runPaidBatch } from '../../shared/pipeline/batch';
+import { readConcurrency, usable } from '../../shared/pipeline/options';
+
+/** Image Submit (Generate and Edit): every item checked, then each sent once on the paid pipeline. */
+export async function submitImages(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const o = ctx.getNodeParameter('options', 0, {}) as ImageSubmitOptions;
+	const transport = await createTransport(ctx, { submit: usable(o.submitTimeoutMs), syncImage: usable(o.syncTimeoutMs) });
+	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
+	return runPaidBatch(ctx, transport, imageBatch(ctx, transport, { asTool, binaryProperty: o.binaryPropertyName || 'data' }), {
+		maxConcurrency: readConcurrency(o.maxConcurrency),
+		refusalWindowMs: transport.timeouts.submit,
+	});
+}

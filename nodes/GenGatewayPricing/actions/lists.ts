@@ -1,0 +1,23 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import type { FreeOperation } from '../../shared/pipeline/freeItems';
+import { getPrices, listMyModels, type OperationResult } from '../../shared/pricing/operations';
+import type { GatewayTransport } from '../../shared/transport/http';
+
+/** A list that does not depend on the input item: read once (first item), its rows paired to that item. */
+function listOperation(ctx: IExecuteFunctions, read: (i: number) => Promise<OperationResult>): FreeOperation<null> {
+	return {
+		firstItemOnly: true,
+		check: () => null,
+		async run(_, i) {
+			const res = await read(i);
+			if (res.hints.length && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints(...[...new Set(res.hints)].map((message) => ({ message, location: 'outputPane' as const })));
+			return res.items.map((json) => ({ item: { json } }));
+		},
+	};
+}
+
+/** Get Prices: the public price list in the display currency, optionally filtered by model. */
+export const getPricesOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) => listOperation(ctx, (i) => getPrices(transport, ctx.getNodeParameter('modelFilter', i, '') as string));
+
+/** List My Models: the models this key can call, with their prices. */
+export const listModelsOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) => listOperation(ctx, (i) => listMyModels(transport, ctx.getNodeParameter('includeOthers', i, true) as boolean));

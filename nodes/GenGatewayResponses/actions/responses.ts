@@ -1,0 +1,23 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { createTransport } from '../../shared/credentials';
+import { runPaidBatch } from '../../shared/pipeline/batch';
+import { transportTimeout } from '../../shared/text/description';
+import { textBatch } from '../../shared/text/batch';
+import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
+import { readModel } from '../../shared/ui';
+import { parseOrThrow } from '../../shared/validate';
+
+/** Responses: each item's input sent once on the paid pipeline (one at a time), plain or streamed. */
+export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const transport = await createTransport(ctx, { text: transportTimeout(ctx) });
+	return runPaidBatch(
+		ctx,
+		transport,
+		textBatch(ctx, transport, 'responses', (i, extraBody) => {
+			const model = readModel(ctx, i);
+			const body = mergeExtra({ model, input: ctx.getNodeParameter('input', i, ''), stream: ctx.getNodeParameter('stream', i, false) }, extraBody, 'Extra Body Fields', RESERVED_FIELDS.responses);
+			return { body: parseOrThrow(responsesBodySchema, body), model };
+		}),
+		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },
+	);
+}

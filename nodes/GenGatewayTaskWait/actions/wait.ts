@@ -1,0 +1,67 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { createTransport } from '../../shared/credentials';
+import { SUPERSEDED_FIELDS, uncertainItem } from '../../shared/items/shapes';
+import { runFreeItems, type Emitted } from '../../shared/pipeline/freeItems';
+import { WaitAndEmit } from '../../shared/wait/emit';
+import { buildJob, type JobMeta } from '../../shared/wait/jobs';
+import { readWaitOptions, type WaitOptionValues } from '../../shared/wait/options';
+import type { WaitJob } from '../../shared/wait/waitTasks';
+
+type Checked = { job: WaitJob; meta: JobMeta; o: WaitOptionValues } | { routed: Emitted };
+
+/** The input item's fields to carry: all but those a later state contradicts (and `error`, which Retry On Fail reads). */
+function inputFields(json: IDataObject): IDataObject {
+	const rest = { ...json };
+	for (const k of SUPERSEDED_FIELDS) delete rest[k];
+	return rest;
+}
+
+/** Task Wait: every task is queried until it ends (or its wait is handed back) and comes out of exactly one output. */
+export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const transport = await createTransport(ctx);
+	const items = ctx.getInputData();
+	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
+	const now = Date.now();
+	let waiter: WaitAndEmit | undefined;
+	return runFreeItems<Checked>(ctx, transport, {
+		outputs: 3,
+		failedOutput: 1,
+		check(i) {
+			const taskIdParam = ctx.getNodeParameter('taskId', i, '') as unknown;
+			if (items[i].json.submission_uncertain === true && (taskIdParam === null || taskIdParam === undefined || taskIdParam === '')) {
+				// nothing to poll, and it must not be submitted again
+				const reason = `submission outcome unknown and no task ID: ${String(items[i].json.reason ?? '')}`.trim();
+				return { routed: { output: 1, item: { json: uncertainItem({ task_id: null, error: reason }, reason) } } };
+			}
+			const o = readWaitOptions(ctx, i);
+			const { job, meta } = buildJob(i, items[i].json, taskIdParam, ctx.getNodeParameter('taskKind', i) as string, {
+				now,
+				deadlineMs: o.deadlineMs,
+				maxWaitMs: o.maxWaitMs,
+				originParam: ctx.getNodeParameter('videoOrigin', i, 'auto') as string,
+				hasVideoOrigin: transport.root('video') !== transport.root('base'),
+			});
+			return { job: { ...job, videoIntervalMs: o.videoIntervalMs }, meta, o };
+		},
+		// every task is queried at once; the waiter bounds the queries in flight
+		concurrency: () => Number.MAX_SAFE_INTEGER,
+		async run(checked, i): Promise<Emitted> {
+			if ('routed' in checked) return checked.routed;
+			const { job, meta, o } = checked;
+			waiter ??= new WaitAndEmit(ctx, transport, { maxConcurrency: o.concurrency });
+			const r = await waiter.run(job, {
+				binaryProperty: o.binaryPropertyName,
+				download: o.download && !asTool,
+				groupRatio: o.groupRatio,
+				maxVideoBytes: o.maxVideoBytes,
+				model: meta.model,
+				family: meta.family,
+				withReferenceVideo: meta.withReferenceVideo,
+				imagesExpected: meta.imagesExpected,
+				carry: { wait_started_at: meta.waitStartedAt, wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(), ...(meta.family ? { family: meta.family } : {}) },
+			});
+			const json = o.keepInputFields ? { ...inputFields(items[i].json), ...r.item.json } : r.item.json;
+			return { output: r.output, item: { ...r.item, json } };
+		},
+	});
+}

@@ -1,0 +1,16 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { createTransport } from '../../shared/credentials';
+import { runPaidBatch } from '../../shared/pipeline/batch';
+import { readConcurrency, usable } from '../../shared/pipeline/options';
+import { videoBatch } from '../../shared/video/batch';
+import type { VideoCreateOptions } from '../../shared/video/create';
+
+/** Video Create (delta and gamma): every item checked, then each sent once on the paid pipeline. */
+export async function createVideos(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const o = ctx.getNodeParameter('options', 0, {}) as VideoCreateOptions;
+	const transport = await createTransport(ctx, { videoSubmit: usable(o.submitTimeoutMs) });
+	return runPaidBatch(ctx, transport, videoBatch(ctx, transport), {
+		maxConcurrency: readConcurrency(o.maxConcurrency),
+		refusalWindowMs: transport.timeouts.videoSubmit,
+	});
+}

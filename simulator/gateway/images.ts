@@ -1,0 +1,209 @@
+/** Image endpoints: the six async submission forms, synchronous calls, edits. */
+import { imageSize } from 'image-size';
+import { modelById, perCallQuota, perTokenQuota } from '../catalog';
+import type { ImageFormat } from '../media';
+import { resultImageBuffer } from '../padding';
+import { resolveSize } from '../sizes';
+import type { ImageOutcome, ImageTask, SimState } from '../state';
+import { DROP, json, openAiError, type Answer } from './answer';
+import type { Ctx, Req } from './front';
+import { imageTaskBody, resultExt } from './image-tasks';
+
+const MAX_REF_BYTES = 25 * 1024 * 1024;
+const REF_TYPES = new Set(['png', 'jpg', 'webp', 'bmp']);
+
+function formatFor(sim: SimState, model: string, seed: number): ImageFormat {
+	if (sim.opts.imageFormat) return sim.opts.imageFormat;
+	if (model.startsWith('beta-')) return seed % 3 === 0 ? 'webp' : seed % 3 === 1 ? 'jpeg' : 'png';
+	return model.startsWith('alpha-image-2.5') ? 'png' : seed % 2 ? 'jpeg' : 'png';
+}
+
+/** Reads model/prompt/size/n/... from JSON or multipart alike. */
+function fields(req: Req): Record<string, unknown> {
+	if (req.form) {
+		const o: Record<string, unknown> = {};
+		for (const [k, v] of req.form.entries()) if (typeof v === 'string' && !(k in o)) o[k] = v;
+		return o;
+	}
+	return req.json && typeof req.json === 'object' ? (req.json as Record<string, unknown>) : {};
+}
+
+type Mode = 'async-202' | 'async-200' | 'sync';
+
+function modeOf(req: Req): Mode {
+	const p = req.path;
+	if (p.endsWith('/async') || p.startsWith('/v1/image-tasks/')) return 'async-202';
+	const f = fields(req);
+	const bg = req.form ? req.form.get('background') : f.background;
+	if (bg === true || (req.form && bg === 'true')) return 'async-200';
+	if (f.task_type === 'async') return 'async-200';
+	if (/respond-async/i.test(String(req.headers.prefer ?? ''))) return 'async-200';
+	return 'sync';
+}
+
+/** Validates reference images of an edit; returns an error message or the count. */
+async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: string; count: number }> {
+	const { req } = ctx;
+	const beta = model.startsWith('beta-');
+	if (req.form) {
+		const files = [...req.form.getAll('image'), ...req.form.getAll('image[]')].filter((v): v is File => typeof v !== 'string');
+		if (!files.length) return { error: "Missing required field 'image' (multipart file)", count: 0 };
+		if (!beta && files.length > 1) return { error: `${model} accepts a single reference image`, count: 0 };
+		for (const f of files) {
+			if (f.size > MAX_REF_BYTES) return { error: `Reference image ${f.name || ''} is larger than 25 MiB`, count: 0 };
+			const buf = Buffer.from(await f.arrayBuffer());
+			let type: string | undefined;
+			try {
+				type = imageSize(buf).type;
+			} catch {
+				type = undefined;
+			}
+			if (!type || !REF_TYPES.has(type)) return { error: `Reference image ${f.name || ''} is not a PNG, JPEG, WebP or BMP image`, count: 0 };
+		}
+		return { count: files.length };
+	}
+	const f = fields(req);
+	const images = f.images;
+	if (!Array.isArray(images) || !images.length) return { error: "Missing 'images' (array of {image_url})", count: 0 };
+	if (!(model === 'alpha-image-2.5' || model.startsWith('beta-3.1-flash') || beta)) {
+		return { error: `JSON image edits are not supported on the channel of ${model}; use multipart`, count: 0 };
+	}
+	for (const [i, item] of images.entries()) {
+		const url = item && typeof item === 'object' ? (item as Record<string, unknown>).image_url : undefined;
+		const u = typeof url === 'string' ? url : url && typeof url === 'object' ? (url as Record<string, unknown>).url : undefined;
+		if (typeof u !== 'string') return { error: `images[${i}].image_url is missing`, count: 0 };
+		if (u.startsWith('data:')) {
+			const m = /^data:(image\/[a-z+.-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(u);
+			if (!m || u.includes('...')) return { error: `images[${i}].image_url is not a complete Data URL`, count: 0 };
+			const buf = Buffer.from(m[2], 'base64');
+			if (buf.length > MAX_REF_BYTES) return { error: `images[${i}] is larger than 25 MiB`, count: 0 };
+			let type: string | undefined;
+			try {
+				type = imageSize(buf).type;
+			} catch {
+				type = undefined;
+			}
+			if (!type || !REF_TYPES.has(type)) return { error: `images[${i}] is not a decodable PNG, JPEG, WebP or BMP image`, count: 0 };
+			continue;
+		}
+		if (!beta) return { error: `images[${i}]: ${model} accepts Data URLs only`, count: 0 };
+		const refusal = publicUrlRefusal(u);
+		if (refusal) return { error: `images[${i}]: ${refusal}`, count: 0 };
+	}
+	return { count: images.length };
+}
+
+/** The gateway reads public references itself; hosts under .example/.test stand for "public and readable". */
+export function publicUrlRefusal(u: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(u);
+	} catch {
+		return 'reference is not a valid URL';
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'reference must be an HTTP/HTTPS address';
+	const h = url.hostname;
+	if (h === 'localhost' || /^127\./.test(h) || /^10\./.test(h) || /^192\.168\./.test(h) || /^172\.(1[6-9]|2\d|3[01])\./.test(h) || /^169\.254\./.test(h) || h === '[::1]' || h === '0.0.0.0') {
+		return `reference host ${h} is a private address and was refused`;
+	}
+	if (!/\.(example|test)$/i.test(h)) return `reference host ${h} could not be resolved`;
+	if (/login|cookie/i.test(url.pathname)) return 'reference needs a login and could not be read';
+	return undefined;
+}
+
+/** Task outcome from the prompt's markers (see the README). */
+function markerOutcome(prompt: string): ImageOutcome {
+	if (prompt.includes('[fail]')) return 'fail';
+	if (prompt.includes('[empty]')) return 'empty';
+	if (prompt.includes('[uncertain]')) return 'uncertain-fail';
+	if (prompt.includes('[cancel]')) return 'cancelled';
+	if (prompt.includes('[expire]')) return 'expired';
+	return 'ok';
+}
+
+/** n > 1 may partially fail (spec): with `[partial]` only half of the images (rounded up) arrive, all n are charged. */
+function deliveredCount(prompt: string, n: number): number {
+	return prompt.includes('[partial]') && n > 1 ? Math.ceil(n / 2) : n;
+}
+
+/** A positive integer; anything else is a parameter error. The spec does not cap n (it recommends 1). */
+const MAX_N = 1000;
+
+export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
+	const { sim, req, key, log } = ctx;
+	const f = fields(req);
+	const model = ctx.model(f.model);
+	if (typeof model !== 'string') return model;
+	const entry = modelById(model)!;
+	if (entry.kind !== 'image') return openAiError(400, `Model ${model} is not an image model`, 'invalid_request_error');
+	const prompt = f.prompt;
+	if (typeof prompt !== 'string' || !prompt.trim()) return openAiError(400, "Invalid 'prompt': must be a non-empty string", 'invalid_request_error');
+	const mode = modeOf(req);
+	if (f.stream === true && mode !== 'sync') return openAiError(400, 'stream is not supported for asynchronous image tasks', 'invalid_request_error');
+	if (model === 'alpha-image-2-az' && mode !== 'sync') {
+		// The async layer injects response_format, which this channel refuses.
+		return openAiError(400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
+	}
+	if (model === 'alpha-image-2-az' && f.response_format !== undefined) return openAiError(400, "Unknown parameter: 'response_format'.", 'invalid_request_error');
+	const n = f.n === undefined ? 1 : Number(f.n);
+	if (!Number.isInteger(n) || n < 1) return openAiError(400, "Invalid 'n': must be a positive integer", 'invalid_request_error');
+	if (n > MAX_N) return openAiError(400, `Invalid 'n': at most ${MAX_N} images per request`, 'invalid_request_error');
+	if (f.quality !== undefined && model === 'alpha-image-2.5' && !['auto', 'high'].includes(String(f.quality))) {
+		return openAiError(400, `Invalid 'quality' for alpha-image-2.5: use auto or high`, 'invalid_request_error');
+	}
+	const seed = sim.opts.seed + sim.sequence;
+	const size = resolveSize(model, f.size, seed);
+	if (!size.ok) return openAiError(400, size.message, 'invalid_request_error');
+	if (edit) {
+		const refs = await checkReferences(ctx, model);
+		if (refs.error) return openAiError(400, refs.error, 'invalid_request_error');
+	}
+	const format = formatFor(sim, model, seed);
+	if (ctx.upstream.lostBeforeCommit()) return DROP;
+	const delivered = deliveredCount(prompt, n);
+
+	if (mode === 'sync') {
+		await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
+		const outcome = markerOutcome(prompt);
+		if (outcome === 'fail') return openAiError(500, 'upstream generation failed', 'upstream_error', 'api_error');
+		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group) * n;
+		sim.charge(key, 'charge', model, amount);
+		const upstreamError = ctx.upstream.generationError('images');
+		const data: Array<Record<string, string>> = [];
+		if (outcome !== 'empty' && upstreamError === undefined) {
+			for (let i = 0; i < delivered; i++) {
+				const id = sim.nextId('img');
+				sim.results.set(id, { kind: 'image', width: size.width, height: size.height, format, seed: seed + i });
+				if (f.response_format === 'b64_json') data.push({ b64_json: (await resultImageBuffer(size.width, size.height, format, (seed + i) % 16, id, sim.opts.imageBytes)).toString('base64') });
+				else data.push({ url: `${sim.urls.result}/r/${id}.${resultExt({ format })}` });
+			}
+		}
+		if (ctx.upstream.lostAfterCommit()) return DROP;
+		const error = upstreamError !== undefined ? { message: upstreamError, type: 'upstream_error' } : outcome === 'empty' ? { message: 'no image returned by upstream' } : undefined;
+		return json(200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) }, undefined, { kind: 'image-answer', width: size.width, height: size.height });
+	}
+
+	const task: ImageTask = {
+		kind: 'image',
+		...sim.newTask('imgtask', key.name, sim.opts.taskLatencyMs),
+		model,
+		outcome: markerOutcome(prompt),
+		delivered,
+		b64: prompt.includes('[b64]'),
+		width: size.width,
+		height: size.height,
+		format,
+		n,
+		charged: 0,
+		requestId: sim.nextId('req'),
+	};
+	ctx.upstream.imageTaskCreated(task);
+	sim.tasks.set(task.id, task);
+	log.taskId = task.id;
+	if (entry.billing === 'per_call') {
+		task.charged = perCallQuota(entry, key.group) * n;
+		sim.charge(key, 'charge', model, task.charged, task.id);
+	}
+	if (ctx.upstream.lostAfterCommit()) return DROP;
+	return json(mode === 'async-202' ? 202 : 200, await imageTaskBody(sim, task, key), undefined, { kind: 'image-task', task, query: false });
+}
