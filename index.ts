@@ -7,4 +7,5 @@ export { GenGatewayDownloadResult } from './nodes/GenGatewayDownloadResult/GenGa
 export { GenGatewayChat } from './nodes/GenGatewayChat/GenGatewayChat.node';
 export { GenGatewayResponses } from './nodes/GenGatewayResponses/GenGatewayResponses.node';
 export { GenGatewayPricing } from './nodes/GenGatewayPricing/GenGatewayPricing.node';
+export { LmChatGenGateway } from './nodes/LmChatGenGateway/LmChatGenGateway.node';
 export { GenGatewayApi } from './credentials/GenGatewayApi.credentials';

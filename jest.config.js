@@ -26,7 +26,7 @@ module.exports = {
 		{
 			...base,
 			displayName: 'e2e-n8n1',
-			testMatch: ['smoke', 'install-native', 'demo', 'select-n8n'].map((f) => `<rootDir>/test/e2e/${f}.test.ts`),
+			testMatch: ['smoke', 'install-native', 'demo', 'select-n8n', 'agent-n8n1'].map((f) => `<rootDir>/test/e2e/${f}.test.ts`),
 		},
 	],
 };

@@ -1,5 +1,6 @@
 /** `/v1/chat/completions` and `/v1/responses`, plain JSON and SSE. */
 import { modelById, perTokenQuota } from '../catalog';
+import { scriptedChat, scriptedResponses } from '../llm/scripted';
 import { json, openAiError, type Answer } from './answer';
 import type { Ctx } from './front';
 
@@ -41,7 +42,8 @@ export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {
 		const msg = m as Record<string, unknown>;
 		if (!msg || typeof msg.role !== 'string' || !['system', 'user', 'assistant', 'tool', 'developer'].includes(msg.role)) return openAiError(400, `messages[${i}].role is invalid`, 'invalid_request_error');
 	}
-	// (a scripted language model, when there is one, answers here, from the validated request)
+	const scripted = scriptedChat(ctx, body);
+	if (scripted) return scripted;
 	const last = String((messages[messages.length - 1] as Record<string, unknown>).content ?? '');
 	const answer = answerFor(last);
 	const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
@@ -75,7 +77,8 @@ export async function responses(ctx: Ctx, body: Body): Promise<Answer> {
 	const input = body.input;
 	const inputText = typeof input === 'string' ? input : Array.isArray(input) ? JSON.stringify(input) : '';
 	if (!inputText.trim()) return openAiError(400, "'input' must be a non-empty string or array", 'invalid_request_error');
-	// (a scripted language model, when there is one, answers here, from the validated request)
+	const scripted = scriptedResponses(ctx, body);
+	if (scripted) return scripted;
 	const answer = answerFor(inputText);
 	const inTok = Math.ceil(inputText.length / 4);
 	const outTok = Math.ceil(answer.length / 4);

@@ -9,6 +9,7 @@ import { failure } from '../pipeline/failures';
 import type { GatewayTransport } from '../transport/http';
 import { readTextOptions } from './description';
 import { sendText, textItem, type TextKind, type TextOutcome } from './run';
+import { reportTokenUsage } from './tokenUsage';
 
 export interface PreparedText {
 	body: Record<string, unknown>;
@@ -29,6 +30,7 @@ export function textBatch(ctx: IExecuteFunctions, transport: GatewayTransport, k
 		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs }),
 		async finish(p, outcome) {
 			if (outcome.failed) return failure(outcome.failed.error, 'answer', true, { fields: { model: p.model, endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`, ...outcome.failed.fields } as IDataObject });
+			if (outcome.uncertain === undefined) reportTokenUsage(ctx, outcome.usage);
 			return { json: textItem(outcome, p.simplify, { kind, model: p.model }) };
 		},
 	};

@@ -1,0 +1,178 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type ISupplyDataFunctions,
+	type SupplyData,
+} from 'n8n-workflow';
+import { GatewayModelError, GatewayChatCore, type GatewayModelOptions } from '../shared/chatModel/model';
+import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from '../shared/chatModel/sdk';
+import { readGatewayUsage } from '../shared/chatModel/usageTracing';
+import type { WireTool } from '../shared/chatModel/wire';
+import { createTransport } from '../shared/credentials';
+import { languageModelMethods } from '../shared/methods';
+import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
+import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
+
+interface ModelOptions {
+	temperature?: number;
+	maxTokens?: number;
+	topP?: number;
+	responseFormat?: 'text' | 'json_object';
+	timeout?: number;
+	idleTimeout?: number;
+	useResponsesApi?: boolean;
+	streaming?: boolean;
+}
+
+/**
+ * The SDK's BaseChatModel, extended once per host SDK (the class is made from the SDK that `supplyData` loaded,
+ * never from a module-level import, so the package loads where there is no SDK).
+ */
+function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error) {
+	const toWire = (tools: Tool[]): WireTool[] =>
+		tools.filter((t) => t.type === 'function').map((t) => ({ name: t.name, description: t.description, parameters: sdk.getParametersJsonSchema(t) }));
+	class GenGatewayChatModel extends sdk.BaseChatModel {
+		constructor(private readonly core: GatewayChatCore) {
+			super('gen-gateway', core.opts.model, {});
+		}
+		async generate(messages: Message[], config?: ChatModelConfig) {
+			try {
+				return await this.core.generate(messages, config);
+			} catch (err) {
+				throw toNodeError(err);
+			}
+		}
+		async *stream(messages: Message[], config?: ChatModelConfig): AsyncIterable<StreamChunk> {
+			try {
+				yield* this.core.stream(messages, config);
+			} catch (err) {
+				throw toNodeError(err);
+			}
+		}
+		override withTools(tools: Tool[]) {
+			return new GenGatewayChatModel(this.core.withTools(toWire(tools)));
+		}
+	}
+	return GenGatewayChatModel;
+}
+
+export class LmChatGenGateway implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'GenGateway Chat Model',
+		name: 'lmChatGenGateway',
+		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: `={{${SUBTITLE_MODEL}}}`,
+		description: "A language model of your gateway account for the AI Agent and chains (needs n8n 2.16 or newer)",
+		defaults: { name: 'GenGateway Chat Model' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiLanguageModel],
+		outputNames: ['Model'],
+		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
+		properties: [
+			modelLocator('searchLanguageModels', 'alpha-chat-4o'),
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{ displayName: 'Maximum Number of Tokens', name: 'maxTokens', type: 'number', typeOptions: { minValue: 1 }, default: 1024, description: 'The most tokens the answer may have' },
+					{
+						displayName: 'Request Timeout (Ms)',
+						name: 'timeout',
+						type: 'number',
+						typeOptions: { minValue: 1000 },
+						default: 120_000,
+						description: 'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 is sent again once after its Retry-After only within this time.',
+					},
+					{
+						displayName: 'Response Format',
+						name: 'responseFormat',
+						type: 'options',
+						options: [
+							{ name: 'Text', value: 'text' },
+							{ name: 'JSON', value: 'json_object', description: 'JSON mode: the model answers with a JSON object (say so in the prompt too)' },
+						],
+						default: 'text',
+					},
+					{
+						displayName: 'Sampling Temperature',
+						name: 'temperature',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+						default: 0.7,
+						description: 'Higher values make the answer more random',
+					},
+					{
+						displayName: 'Stream Idle Timeout (Ms)',
+						name: 'idleTimeout',
+						type: 'number',
+						typeOptions: { minValue: 1000 },
+						default: DEFAULT_TIMEOUTS.streamIdle,
+						description: 'With streaming, fail when the gateway sends nothing for this long',
+					},
+					{
+						displayName: 'Streaming',
+						name: 'streaming',
+						type: 'boolean',
+						default: true,
+						description: 'Whether to ask the gateway for a streamed answer (SSE). Turn it off for gateways whose streams break tool calls.',
+					},
+					{ displayName: 'Top P', name: 'topP', type: 'number', typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 }, default: 1, description: 'Nucleus sampling: only the tokens of this probability mass are considered' },
+					{
+						displayName: 'Use Responses API',
+						name: 'useResponsesApi',
+						type: 'boolean',
+						default: false,
+						description: 'Whether to call POST /v1/responses instead of POST /v1/chat/completions',
+					},
+				],
+			},
+		],
+	};
+
+	methods = languageModelMethods;
+
+	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+		let sdk: AiNodeSdk;
+		try {
+			sdk = loadAiNodeSdk();
+		} catch (err) {
+			throw new NodeOperationError(this.getNode(), (err as Error).message, { itemIndex });
+		}
+		const model = this.getNodeParameter('model', itemIndex, '', { extractValue: true }) as unknown;
+		if (typeof model !== 'string' || !model.trim()) {
+			throw new NodeOperationError(this.getNode(), 'Model: is required (pick one from the list or enter its exact ID)', { itemIndex });
+		}
+		const o = this.getNodeParameter('options', itemIndex, {}) as ModelOptions;
+		const timeoutMs = typeof o.timeout === 'number' && o.timeout > 0 ? o.timeout : 120_000;
+		const opts: GatewayModelOptions = {
+			model: model.trim(),
+			streaming: o.streaming !== false,
+			useResponsesApi: o.useResponsesApi === true,
+			temperature: o.temperature,
+			maxTokens: o.maxTokens,
+			topP: o.topP,
+			responseFormat: o.responseFormat,
+			timeoutMs,
+			idleMs: typeof o.idleTimeout === 'number' && o.idleTimeout > 0 ? o.idleTimeout : DEFAULT_TIMEOUTS.streamIdle,
+		};
+		const transport = await createTransport(this as unknown as IExecuteFunctions, { text: timeoutMs });
+		const node = this.getNode();
+		const toNodeError = (err: unknown): Error => {
+			if (err instanceof GatewayModelError) {
+				return new NodeOperationError(node, err.message, { description: err.description, itemIndex });
+			}
+			return err instanceof Error ? err : new Error(String(err));
+		};
+		const Model = gatewayModelClass(sdk, toNodeError);
+		const supplied = sdk.supplyModel(this, new Model(new GatewayChatCore(transport, opts)));
+		return { ...supplied, response: readGatewayUsage(supplied.response) };
+	}
+}

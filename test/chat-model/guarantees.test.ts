@@ -1,0 +1,222 @@
+/**
+ * The package's guarantees for the GenGateway Chat Model, over real HTTP against the simulator, and the gateway
+ * quirks of tool calls: a paid call is never resent (a 500, a cut stream), a 429 goes again once after its
+ * Retry-After, no redirect is followed, the key never appears in an error, errors carry the gateway's message,
+ * the HTTP status and advice; tool-call arguments empty, as an object, or split oddly; the model list; the
+ * clear message on a host without the SDK; the request body.
+ */
+import { startSimulator, type Simulator } from '../../simulator';
+import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
+import { GatewayChatCore } from '../../nodes/shared/chatModel/model';
+import { loadAiNodeSdk, SDK_MISSING_MESSAGE } from '../../nodes/shared/chatModel/sdk';
+import { GatewayTransport } from '../../nodes/shared/transport/http';
+import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
+import type { ILoadOptionsFunctions } from 'n8n-workflow';
+import { CALCULATOR, joinStream, supplyModel, type LcMessage } from './support';
+
+jest.setTimeout(30_000);
+
+let sim: Simulator;
+beforeAll(async () => {
+	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
+});
+afterAll(() => sim.stop());
+beforeEach(() => sim.reset());
+
+const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
+const posts = () => sim.log.filter((l) => l.method === 'POST');
+const Q = [{ role: 'user', content: 'What is 12 * 7?' }];
+const CHAT = '/v1/chat/completions';
+
+async function failure(p: Promise<unknown>): Promise<Error & { description?: string }> {
+	try {
+		await p;
+	} catch (err) {
+		return err as Error & { description?: string };
+	}
+	throw new Error('expected the call to fail');
+}
+
+describe('paid calls', () => {
+	it.each([false, true])('a 429 with Retry-After is sent again once after it, and the turn succeeds (streaming %s)', async (streaming) => {
+		sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 1 });
+		const { model } = await supplyModel(creds(), { options: { streaming } });
+		const t0 = Date.now();
+		const m = await model.bindTools([CALCULATOR]).invoke(Q);
+		expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+		expect(m.tool_calls![0].args).toEqual({ input: '12 * 7' });
+		// (a streamed answer's log status is set when the server's response finishes, after the client has read [DONE])
+		expect(posts()).toHaveLength(2);
+		expect(posts()[0].status).toBe(429);
+	});
+
+	it('a second 429 is not sent a third time: the agent gets the gateway message, the status and advice', async () => {
+		sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 1, times: 2 });
+		const { model } = await supplyModel(creds(), { options: { streaming: false } });
+		const err = await failure(model.invoke(Q));
+		expect(posts()).toHaveLength(2);
+		expect(err.message).toBe('GenGateway: Too many requests (HTTP 429)');
+		expect(err.description).toMatch(/Rate, concurrency or queue limit/);
+	});
+
+	it('a 429 whose Retry-After does not fit in the request timeout is not sent again', async () => {
+		sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 30 });
+		const { model } = await supplyModel(creds(), { options: { streaming: false, timeout: 5000 } });
+		const err = await failure(model.invoke(Q));
+		expect(posts()).toHaveLength(1);
+		expect(err.description).toMatch(/longer than the request timeout/);
+	});
+
+	it.each([false, true])('a 500 is never sent again and fails the call with the gateway message first (streaming %s)', async (streaming) => {
+		sim.fault({ route: CHAT, kind: 'status', status: 500, body: { error: { message: 'upstream exploded', type: 'upstream_error' } } });
+		const { model } = await supplyModel(creds(), { options: { streaming } });
+		const err = await failure(model.invoke(Q));
+		expect(posts()).toHaveLength(1);
+		expect(err.message).toBe('GenGateway: upstream exploded (HTTP 500)');
+		expect(err.description).toMatch(/not sent again/);
+	});
+
+	it.each([false, true])("n8n's Retry On Fail on the agent (the same call again in the same execution) does not send a spent call twice (streaming %s)", async (streaming) => {
+		sim.fault({ route: CHAT, kind: 'status', status: 500, body: { error: { message: 'upstream exploded' } }, times: 3 });
+		const execution = new AbortController();
+		const first = await supplyModel(creds(), { options: { streaming } }, undefined, execution.signal);
+		await failure(first.model.bindTools([CALCULATOR]).invoke(Q));
+		// the agent runs again: supplyData again, the same messages
+		const again = await supplyModel(creds(), { options: { streaming } }, undefined, execution.signal);
+		const err = await failure(again.model.bindTools([CALCULATOR]).invoke(Q));
+		expect(posts()).toHaveLength(1);
+		expect(err.message).toMatch(/not sent again/);
+		expect(err.description).toMatch(/upstream exploded \(HTTP 500\)/);
+		// another execution, or other messages, are other calls
+		await failure((await supplyModel(creds(), { options: { streaming: false } }, undefined, new AbortController().signal)).model.invoke(Q));
+		expect(posts()).toHaveLength(2);
+	});
+
+	it('a definite rejection (4xx) is not recorded as spent: the same call may go again', async () => {
+		sim.fault({ route: CHAT, kind: 'status', status: 400, body: { error: { message: 'bad field' } } });
+		const execution = new AbortController();
+		await failure((await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)).model.invoke(Q));
+		const m = await (await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)).model.bindTools([CALCULATOR]).invoke(Q);
+		expect(m.tool_calls).toHaveLength(1);
+		expect(posts()).toHaveLength(2);
+	});
+
+	it('a stream cut before [DONE] fails the call and is not sent again', async () => {
+		sim.fault({ route: CHAT, kind: 'sse-cut' });
+		const { model } = await supplyModel(creds(), { options: { streaming: true } });
+		const err = await failure(model.invoke([{ role: 'user', content: 'hello' }]));
+		expect(posts()).toHaveLength(1);
+		expect(err.message).toMatch(/^GenGateway: /);
+	});
+
+	it('a redirect is not followed: one request, to the gateway only', async () => {
+		sim.fault({ route: CHAT, kind: 'redirect', status: 307 });
+		const { model } = await supplyModel(creds(), { options: { streaming: false } });
+		const err = await failure(model.invoke(Q));
+		expect(err.message).toMatch(/redirect \(HTTP 307\).*not followed/);
+		expect(sim.log.filter((l) => l.server !== 'gateway')).toHaveLength(0);
+		expect(posts()).toHaveLength(1);
+	});
+
+	it.each([false, true])('the key is redacted from an error that carries it (streaming %s)', async (streaming) => {
+		sim.fault({ route: CHAT, kind: 'status', status: 400, body: { error: { message: `bad request for key ${sim.keys.demo}` } } });
+		const { model, traced } = await supplyModel(creds(), { options: { streaming } });
+		const err = await failure(model.invoke(Q));
+		expect(err.message).toMatch(/bad request for key/);
+		const everything = JSON.stringify([err.message, err.description, String(err.stack), traced.outputs.map((o) => o.error?.message)]);
+		expect(everything).not.toContain(sim.keys.demo);
+		expect(err.message).toContain('(HTTP 400)');
+	});
+
+	it('an unknown model ID is sent exactly and the gateway message reaches the agent', async () => {
+		const { model } = await supplyModel(creds(), { model: 'alpha-chat-4O', options: { streaming: false } });
+		const err = await failure(model.invoke(Q));
+		expect(posts()[0].model).toBe('alpha-chat-4O');
+		expect(err.message).toMatch(/model alpha-chat-4O not found.*\(HTTP 503\)/);
+		expect(err.description).toMatch(/No channel serves this model/);
+	});
+});
+
+describe('tool-call quirks', () => {
+	const run = async (marker: string, streaming: boolean, how: 'invoke' | 'stream', question = 'What is 12 * 7?'): Promise<LcMessage> => {
+		const { model } = await supplyModel(creds(), { options: { streaming } });
+		const bound = model.bindTools([CALCULATOR]);
+		const input = [{ role: 'system', content: marker }, { role: 'user', content: question }];
+		return how === 'invoke' ? bound.invoke(input) : joinStream(await bound.stream(input));
+	};
+	const cases: Array<[boolean, 'invoke' | 'stream']> = [
+		[false, 'invoke'],
+		[true, 'invoke'],
+		[true, 'stream'],
+	];
+
+	it.each(cases)('empty arguments become {} (streaming %s, %s)', async (streaming, how) => {
+		const m = await run('[llm:empty-args]', streaming, how);
+		expect(m.tool_calls).toEqual([expect.objectContaining({ name: 'calculator', args: {} })]);
+		expect(m.invalid_tool_calls ?? []).toHaveLength(0);
+	});
+
+	it.each(cases)('arguments sent as an object are read as the object (streaming %s, %s)', async (streaming, how) => {
+		const m = await run('[llm:object-args]', streaming, how);
+		expect(m.tool_calls).toEqual([expect.objectContaining({ name: 'calculator', args: { input: '12 * 7' } })]);
+	});
+
+	it.each([['invoke'], ['stream']] as const)('oddly split, interleaved deltas of two calls are assembled by index (%s)', async (how) => {
+		const m = await run('[llm:odd-split]', true, how, 'What is 12 * 7 and 3 + 4?');
+		expect(m.tool_calls!.map((c) => [c.name, c.args])).toEqual([
+			['calculator', { input: '12 * 7' }],
+			['calculator', { input: '3 + 4' }],
+		]);
+		expect(posts()).toHaveLength(1);
+	});
+
+	it('arguments that are not a JSON object are an invalid tool call, not a guess', async () => {
+		const { parseArgs } = { parseArgs: (await import('../../nodes/shared/chatModel/wire')).repairArguments };
+		expect(parseArgs('{"input":')).toMatchObject({ ok: false });
+		expect(parseArgs('[1]')).toMatchObject({ ok: false });
+		expect(parseArgs('  ')).toEqual({ ok: true, json: '{}' });
+		expect(parseArgs({ a: 1 })).toEqual({ ok: true, json: '{"a":1}' });
+	});
+});
+
+describe('the node', () => {
+	it('lists the key\'s language models only (GET /v1/models), IDs exact', async () => {
+		const ctx = { getCredentials: async () => creds(), getNode: () => ({ name: 'm' }) } as unknown as ILoadOptionsFunctions;
+		const { results } = await new LmChatGenGateway().methods.listSearch.searchLanguageModels.call(ctx);
+		const ids = results.map((r) => r.value);
+		expect(ids).toContain('alpha-chat-4o');
+		expect(ids).toContain('alpha-chat-4o-mini');
+		expect(ids.some((id) => /image|video/.test(String(id)))).toBe(false);
+		expect(sim.log.map((l) => `${l.method} ${l.path}`)).toEqual(['GET /v1/models']);
+	});
+
+	it('says clearly that it needs n8n 2.16 or newer when the host has no SDK', () => {
+		expect(() =>
+			loadAiNodeSdk(() => {
+				throw Object.assign(new Error("Cannot find module '@n8n/ai-node-sdk'"), { code: 'MODULE_NOT_FOUND' });
+			}),
+		).toThrow(SDK_MISSING_MESSAGE);
+		expect(() => loadAiNodeSdk(() => ({}))).toThrow(/needs n8n 2.16 or newer/);
+	});
+
+	it('builds the body OpenAI-style: options, tools, stream_options on streamed chat, model exact', () => {
+		const t = new GatewayTransport({ apiKey: 'k', base: normaliseBaseUrl('http://127.0.0.1:1', 'Base URL') });
+		const core = new GatewayChatCore(t, { model: 'alpha-chat-4o-mini', streaming: true, useResponsesApi: false, temperature: 0.2, topP: 0.9, maxTokens: 77, responseFormat: 'json_object', timeoutMs: 1000, idleMs: 1000 }).withTools([
+			{ name: 'calculator', description: 'd', parameters: { type: 'object' } },
+		]);
+		const msgs = [{ role: 'user' as const, content: [{ type: 'text', text: 'hi' }] }];
+		expect(core.body(msgs)).toEqual({
+			model: 'alpha-chat-4o-mini',
+			messages: [{ role: 'user', content: 'hi' }],
+			stream: true,
+			stream_options: { include_usage: true },
+			tools: [{ type: 'function', function: { name: 'calculator', description: 'd', parameters: { type: 'object' } } }],
+			temperature: 0.2,
+			top_p: 0.9,
+			max_tokens: 77,
+			response_format: { type: 'json_object' },
+		});
+		const r = new GatewayChatCore(t, { ...core.opts, useResponsesApi: true, streaming: false }).withTools([{ name: 'calculator', parameters: {} }]);
+		expect(r.body(msgs)).toMatchObject({ model: 'alpha-chat-4o-mini', input: [{ role: 'user', content: 'hi' }], stream: false, max_output_tokens: 77, text: { format: { type: 'json_object' } }, tools: [{ type: 'function', name: 'calculator' }] });
+	});
+});
