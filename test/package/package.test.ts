@@ -30,6 +30,7 @@ const NODES = [
 	{ cls: 'GenGatewayChat', name: 'genGatewayChat', icon: 'chat' },
 	{ cls: 'GenGatewayResponses', name: 'genGatewayResponses', icon: 'responses' },
 	{ cls: 'GenGatewayPricing', name: 'genGatewayPricing', icon: 'pricing' },
+	{ cls: 'LmChatGenGateway', name: 'lmChatGenGateway', icon: 'chat' },
 ];
 const CREDENTIAL = { cls: 'GenGatewayApi', name: 'genGatewayApi', icon: 'genGateway' };
 
@@ -44,7 +45,7 @@ const iconFile = (ref: unknown, distDir: string) => {
 };
 
 describe('package.json', () => {
-	it('registers exactly the seven nodes and the credential, under dist/', () => {
+	it('registers exactly the eight nodes (seven action nodes and the Chat Model) and the credential, under dist/', () => {
 		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
 		expect([...pkg.n8n.nodes].sort()).toEqual(NODES.map((n) => `dist/nodes/${n.cls}/${n.cls}.node.js`).sort());
 		expect(new Set(pkg.n8n.nodes).size).toBe(pkg.n8n.nodes.length);
@@ -58,8 +59,8 @@ describe('package.json', () => {
 		expect(pkg.main).toBe('dist/index.js');
 	});
 
-	it('n8n-workflow is a peer dependency "*" and nothing else is', () => {
-		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+	it('n8n-workflow and the AI node SDK of the host are peer dependencies "*" and nothing else is', () => {
+		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*', '@n8n/ai-node-sdk': '*' });
 		expect(pkg.dependencies?.['n8n-workflow']).toBeUndefined();
 	});
 
@@ -149,7 +150,8 @@ describe.each(NODES)('node $cls', ({ cls, name, icon }) => {
 	it('uses the genGatewayApi credential and is usable as a tool', () => {
 		const d = load();
 		expect(d.credentials?.map((c) => c.name)).toEqual(['genGatewayApi']);
-		expect(d.usableAsTool).toBe(true);
+		// a sub-node is plugged into the AI Agent; the action nodes are tools
+		expect(d.usableAsTool).toBe(cls === 'LmChatGenGateway' ? undefined : true);
 	});
 
 	it('has a codex file beside it', () => {
@@ -184,7 +186,7 @@ describe('credential GenGatewayApi', () => {
 
 describe('icons/', () => {
 	it('holds a light and a dark SVG for every node and the credential, and nothing unused', () => {
-		const expected = [...NODES.map((n) => n.icon), CREDENTIAL.icon].flatMap((i) => [`${i}.svg`, `${i}.dark.svg`]).sort();
+		const expected = [...new Set([...NODES.map((n) => n.icon), CREDENTIAL.icon])].flatMap((i) => [`${i}.svg`, `${i}.dark.svg`]).sort();
 		expect(readdirSync(join(ROOT, 'icons')).filter((f) => f.endsWith('.svg')).sort()).toEqual(expected);
 	});
 
