@@ -10,6 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { openEditor, type Editor } from '../../scripts/screenshots/editor';
+import { firstImageByHand } from './walkthrough';
 import { PACKAGE_NAME, ROOT, freePort, importCredentials, newState, removeState, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
@@ -277,6 +278,12 @@ describe('the n8n editor in Chromium', () => {
 			await passed('binary-preview');
 			return dims;
 		});
+		expect(size.width).toBeGreaterThan(0);
+		expect(size.height).toBe(size.width);
+	});
+
+	it('the README walkthrough, by hand: nodes found by search, a credential made in its dialog, the model picked from the list, the image in the binary preview', async () => {
+		const size = await firstImageByHand({ page, base: editor.base, apiKey: sim.keys.demo, gatewayUrl: sim.baseUrl, out: OUT }, step);
 		expect(size.width).toBeGreaterThan(0);
 		expect(size.height).toBe(size.width);
 	});

@@ -36,8 +36,13 @@ export async function firstImageByHand(w: Walkthrough, step: <T>(name: string, f
 		await shot('1-image-submit-added');
 	});
 	await step('walkthrough-credential', async () => {
-		// with no credential yet, the node offers to make one
-		await page.getByText('Connect to GenGateway').click();
+		// with no credential yet, the node offers to make one; with one, the credential list offers a new one
+		const connect = page.getByText('Connect to GenGateway');
+		if (await connect.isVisible()) await connect.click();
+		else {
+			await page.locator('[data-test-id="node-credentials-select"]').click();
+			await page.locator('[data-test-id="node-credentials-select-item-new"]').click();
+		}
 		const modal = page.locator('[data-test-id="editCredential-modal"]');
 		await modal.waitFor();
 		await modal.locator('[data-test-id="parameter-input-apiKey"] input').fill(w.apiKey);
