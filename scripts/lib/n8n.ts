@@ -284,9 +284,14 @@ async function stateTemplate(): Promise<string> {
 		const building = `${dir}.building-${process.pid}`;
 		rmSync(building, { recursive: true, force: true });
 		await buildTemplate(building);
-		writeFileSync(join(building, '.gg-template-stamp'), stamp);
-		rmSync(dir, { recursive: true, force: true });
-		renameSync(building, dir);
+		if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
+			// another process of the run (a second jest worker) finished first and may be copying from it: keep theirs
+			rmSync(building, { recursive: true, force: true });
+		} else {
+			writeFileSync(join(building, '.gg-template-stamp'), stamp);
+			rmSync(dir, { recursive: true, force: true });
+			renameSync(building, dir);
+		}
 	}
 	template = dir;
 	templateShared = true;

@@ -67,7 +67,9 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 	const processes: N8nProcess[] = [];
 	const gone: N8nProcess[] = [];
 	const stopN8n = async () => {
-		for (const p of [...processes].reverse()) await p.stop();
+		// the workers together (each may wait out its running jobs), then main
+		await Promise.all(processes.filter((p) => p.name.startsWith('worker')).map((p) => p.stop()));
+		for (const p of processes) await p.stop();
 		gone.push(...processes.splice(0));
 	};
 	const stop = async () => {
