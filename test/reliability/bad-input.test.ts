@@ -1,18 +1,23 @@
 /**
  * Bad-input corpus for every node: each case is refused with an error naming the field and the rule, and nothing is
- * sent. The cases of the field rules (options, task IDs, URLs, JSON fields) are generated from the rules' own bad
- * examples (./corpus.ts); the rows written here are the body rules and the rules across fields and binaries.
+ * sent. The cases of the field rules (options, task IDs, URLs, JSON fields) and of the body rules (image, video, chat
+ * and responses requests) are generated from the rules' own examples (./corpus.ts); the rows written here are the
+ * rules across fields and binaries, reference addresses, and two body rules reached through the fields a user fills.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
-import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
-import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputRuleError } from '../../nodes/shared/errors';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
+import { registeredBodyRuleSets, withChanges } from '../../nodes/shared/rules/body';
 import { OPTION_RULES } from '../../nodes/shared/rules/options';
 import { registeredFieldSets } from '../../nodes/shared/rules/rule';
-import { chat, delta, generatedCases, image, m, type Case } from './corpus';
+import { parseOrThrow } from '../../nodes/shared/validate';
+import { BODY_PLACEMENTS, delta, generatedBodyCases, generatedCases, image, m, type Case } from './corpus';
+import { checkMessages } from './schemaChecks';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -38,14 +43,8 @@ const hugePng = () => {
 };
 
 const written: Array<[...Case, (() => INodeExecutionData[])?]> = [
-	['Image Submit: blank prompt', () => new GenGatewayImageSubmit(), image, { prompt: '   ' }, /^prompt: must not be empty/],
-	['Image Submit: prompt expression resolving to null', () => new GenGatewayImageSubmit(), image, { prompt: '={{ null }}' }, /^prompt: /],
-	['Image Submit: prompt of the wrong type', () => new GenGatewayImageSubmit(), image, { prompt: '={{ 42 }}' }, /^prompt: must be text/],
 	['Image Submit: model expression resolving to null', () => new GenGatewayImageSubmit(), image, { model: m('={{ null }}') }, /^Model: is required/],
-	['Image Submit: a ratio instead of a size', () => new GenGatewayImageSubmit(), image, { size: '16:9' }, /^size: "16:9" is a ratio/],
 	['Image Submit: wrong size for the tier', () => new GenGatewayImageSubmit(), image, { model: m('alpha-image-2-2k'), size: '4096x4096' }, /^size: 4096x4096 is 16,777,216 pixels; the 2K tier of alpha-image-2-2k allows at most 2048x2048/],
-	['Image Submit: n out of range', () => new GenGatewayImageSubmit(), image, { n: 0 }, /^n: must be at least 1/],
-	['Image Submit: non-image model', () => new GenGatewayImageSubmit(), image, { model: m('alpha-chat-4o') }, /^model: alpha-chat-4o is not an image model/],
 	['Image Submit: native for an alpha model', () => new GenGatewayImageSubmit(), image, { mode: 'native' }, /^Mode: Native \(generateContent\) is for the beta family only/],
 	['Image Submit: edit without references', () => new GenGatewayImageSubmit(), image, { operation: 'edit', referenceBinaries: '', referenceUrls: '' }, /^Reference Images: an edit needs at least one reference image/],
 	['Image Submit: reference image over 25 MiB', () => new GenGatewayImageSubmit(), image, { operation: 'edit' }, /^Reference Binary Properties: binary "data" is 26\.0 MiB; the limit is 25 MiB per image/, hugePng],
@@ -54,15 +53,8 @@ const written: Array<[...Case, (() => INodeExecutionData[])?]> = [
 	['Image Submit: reference URL with credentials', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://me:secret@media.example/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: must not contain credentials/],
 	['Image Submit: reference URL on a link-local address', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'http://169.254.169.254/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: /],
 	['Image Submit: reference URL in native mode', () => new GenGatewayImageSubmit(), image, { operation: 'edit', mode: 'native', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://media.example/x.png' }, /^Reference Image URLs: native mode sends reference images inline/],
-	['Video Create: 6001-character prompt', () => new GenGatewayVideoCreate(), delta, { prompt: 'p'.repeat(6001) }, /^prompt: is 6001 characters/],
-	['Video Create: seconds of the wrong type', () => new GenGatewayVideoCreate(), delta, { seconds: '={{ "five" }}' }, /seconds: .*whole number/],
 	['Video Create: too many references', () => new GenGatewayVideoCreate(), delta, { referenceImages: many(9), referenceVideos: many(3, 'mp4'), referenceAudios: many(1, 'mp3') }, /13 references: at most 12/],
-	['Video Create: conflicting aliases', () => new GenGatewayVideoCreate(), delta, { options: { extraBody: '{"duration": 8}' } }, /^duration: conflicts with seconds/],
 	['Video Create: bad URL', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'not a url' }, /metadata\.content\[0\]\.image_url\.url: /],
-	['Video Create: model of another family', () => new GenGatewayVideoCreate(), delta, { model: m('gamma-video-1.0') }, /^(Model|model): .*(gamma-video-1\.0 is not a delta-video model|must be delta-video)/],
-	['Video Create: gamma seconds not whole', () => new GenGatewayVideoCreate(), { ...delta, family: 'gamma', model: m('gamma-video-1.5'), gammaSeconds: 7.5 }, {}, /^seconds: .*must be a whole number of seconds/],
-	['Chat: empty message list', () => new GenGatewayChat(), chat, { messages: { values: [] } }, /^messages: must hold at least one message/],
-	['Responses: empty input', () => new GenGatewayResponses(), { model: m('alpha-chat-4o'), input: ' ', stream: false }, {}, /^input: /],
 	// reference image addresses the gateway must not be given: credentials, private and link-local hosts, the key itself
 	['Image Submit: reference URL with user:pass@ (http)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://user:pass@media.example/x.png' }, /^Reference Image URLs\[0\]: must not contain credentials/],
 	['Image Submit: reference URL on a private address (10/8)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://10.0.0.5/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
@@ -79,7 +71,22 @@ const written: Array<[...Case, (() => INodeExecutionData[])?]> = [
 ];
 
 const generated = generatedCases();
-const cases: Array<[...Case, (() => INodeExecutionData[])?]> = [...generated.cases, ...written];
+const body = generatedBodyCases();
+const cases: Array<[...Case, (() => INodeExecutionData[])?]> = [...generated.cases, ...body.cases, ...written];
+
+const bodySets = [...registeredBodyRuleSets()];
+const bodyRules = bodySets.flatMap(([set, s]) => Object.entries(s.rules).map(([id, rule]) => ({ set, id, rule, valid: s.valid, schema: s.schema() })));
+
+/** What a schema refuses in a body, as the node reports it: field and rule. */
+function violations(schema: Parameters<typeof parseOrThrow>[0], value: unknown): Array<{ field: string; rule: string }> {
+	try {
+		parseOrThrow(schema, value);
+		return [];
+	} catch (err) {
+		if (!(err instanceof InputRuleError)) throw err;
+		return err.violations;
+	}
+}
 
 describe('every rule has a case', () => {
 	const sets = [...registeredFieldSets()];
@@ -88,6 +95,12 @@ describe('every rule has a case', () => {
 	it('every field set of the nodes is placed in the corpus', () => {
 		expect(sets.length).toBeGreaterThan(10);
 		expect(generated.unplaced).toEqual([]);
+	});
+
+	it('every body rule set is placed in the corpus, and every example of a reached rule is given through the node', () => {
+		expect(body.unplaced).toEqual([]);
+		expect(bodySets.map(([set]) => set)).toEqual(expect.arrayContaining(Object.keys(BODY_PLACEMENTS)));
+		for (const [set, { rules }] of bodySets) expect([set, Object.keys(BODY_PLACEMENTS[set]?.unreachable ?? {}).filter((id) => !rules[id])]).toEqual([set, []]);
 	});
 
 	it('every shared option rule is used by a field (a rule no field uses has no case)', () => {
@@ -121,6 +134,44 @@ describe('every rule has a case', () => {
 		for (const rule of Object.values(OPTION_RULES)) expect(rule.schema.parse(' 30 ')).toBe(30);
 		expect(OPTION_RULES.minutes.schema.parse('')).toBeUndefined();
 		expect(OPTION_RULES.minutes.schema.safeParse('abc').error?.issues[0].message).toBe('must be a positive number of minutes (got "abc")');
+	});
+});
+
+describe('every body rule has a case', () => {
+	const schemaFiles = ['nodes/shared/images/rules.ts', 'nodes/shared/video/schemas.ts', 'nodes/shared/text/schemas.ts'];
+
+	it.each(bodyRules.map((r) => [`${r.set}: ${r.id} (${r.rule.field})`, r] as const))('%s: has bad examples its schema refuses by this rule, and good ones it accepts', (_, { rule, valid, schema }) => {
+		expect(rule.bad.length).toBeGreaterThan(0);
+		expect(rule.good.length).toBeGreaterThan(0);
+		for (const bad of rule.bad) {
+			const said = violations(schema, withChanges(valid, bad));
+			expect([bad, said.some((v) => v.field === rule.field && v.rule.includes(rule.says))]).toEqual([bad, true]);
+		}
+		for (const good of rule.good) expect([good, violations(schema, withChanges(valid, good))]).toEqual([good, []]);
+	});
+
+	it.each(bodySets.map(([set, s]) => [set, s] as const))('%s: every message of its zod checks is a declared rule', (_, s) => {
+		const declared = new Set(Object.values(s.rules).map((r) => r.says));
+		expect(checkMessages(s.schema()).filter((m) => !declared.has(m))).toEqual([]);
+	});
+
+	it.each(schemaFiles)('%s refuses only through its declared rules (no addIssue or refine of its own)', (file) => {
+		const text = readFileSync(join(__dirname, '../..', file), 'utf8');
+		expect(text.match(/\.addIssue\(|\.refine\(/g) ?? []).toEqual([]);
+		expect(text).toMatch(/bodyRuleSet\(/);
+	});
+
+	it('every reached body rule has as many cases as bad examples', () => {
+		const expected = bodyRules.filter((r) => !BODY_PLACEMENTS[r.set]?.unreachable?.[r.id]).reduce((n, r) => n + r.rule.bad.length, 0);
+		expect(body.cases).toHaveLength(expected);
+	});
+
+	it.each(body.accepted)('accepted: %s', async (_, make, parameters) => {
+		const r = await runWorkflow({ nodes: [{ name: 'N', type: make(), parameters, onError: 'continueRegularOutput' }], credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const out = r.outputs('N').flat();
+		expect(out).toHaveLength(1);
+		// sent once: every rule passed (nothing is sent on a refusal); the gateway may still refuse, e.g. a model it lacks
+		expect(sim.log.filter((l) => l.method === 'POST' && !l.path.startsWith('/api/'))).toHaveLength(1);
 	});
 });
 

@@ -3,7 +3,8 @@ import { createTransport } from '../../shared/credentials';
 import { runPaidBatch } from '../../shared/pipeline/batch';
 import { transportTimeout } from '../../shared/text/description';
 import { textBatch } from '../../shared/text/batch';
-import { RESERVED_FIELDS, chatBodySchema, mergeExtra, messagesFromJson } from '../../shared/text/schemas';
+import { messagesFromJson } from '../../shared/text/messagesJson';
+import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow } from '../../shared/validate';
 

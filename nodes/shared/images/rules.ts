@@ -1,6 +1,7 @@
 /** Image request rules per model family and tier (checked before any request), and what the gateway makes of a size. */
-import { z } from 'zod';
+import { z, type ZodTypeAny } from 'zod';
 import { familyOf, isRetired } from '../models';
+import { bodyRuleSet, violate } from '../rules/body';
 
 /** alpha-image-2.5 request sizes (targets: a 1024 square may come back as 1024 or 1254). */
 export const ALPHA_25_SIZES = ['1024x1024', '1536x1024', '1024x1536', '1536x864', '864x1536', '1536x1152', '1152x1536', '1680x720'] as const;
@@ -154,13 +155,51 @@ function alpha2SizeProblem(model: string, px: { width: number; height: number })
 	return `${px.width}x${px.height} is ${grouped(pixels)} pixels; the ${TIER_NAME[tier]} tier of ${model} allows at most ${side}x${side} = ${grouped(side * side)} pixels${larger}`;
 }
 
+const RATIO_LIST = `takes ${BETA_PRO_RATIOS.join(', ')}`;
+
+/** The image request's rules; `model` changes pick the family a rule is about. */
+export const IMAGE_REQUEST_RULES = bodyRuleSet('Image request', {
+	schema: (): ZodTypeAny => imageRequestSchema,
+	valid: { model: 'alpha-image-2.5', prompt: 'a red fox', size: '1024x1024', n: 1 },
+	rules: {
+		modelRequired: { field: 'model', says: 'is required', good: [{ model: 'alpha-image-2' }], bad: [{ model: '' }] },
+		promptText: { field: 'prompt', says: 'must be text', good: [{ prompt: 'a fox, 42 times' }], bad: [{ prompt: 42 }, { prompt: ['a fox'] }] },
+		promptNotEmpty: { field: 'prompt', says: 'must not be empty', good: [{ prompt: ' a fox ' }], bad: [{ prompt: '   ' }, { prompt: '' }] },
+		nNumber: { field: 'n', says: 'must be a number', good: [{ n: 4 }], bad: [{ n: 'two' }] },
+		nWhole: { field: 'n', says: 'must be a whole number', good: [{ n: 2 }], bad: [{ n: 1.5 }] },
+		nAtLeastOne: { field: 'n', says: 'must be at least 1', good: [{ n: 1 }], bad: [{ n: 0 }, { n: -2 }] },
+		retired: { field: 'model', says: "belongs to the retired 'special' beta series", good: [{ model: 'beta-3-pro-image-preview' }], bad: [{ model: 'beta-2-special-image' }] },
+		imageModel: { field: 'model', says: 'is not an image model', good: [{ model: 'omega-image-9' }], bad: [{ model: 'alpha-chat-4o' }] },
+		sizeNotRatio: { field: 'size', says: 'is a ratio, not a size', good: [{ size: '1536x864' }], bad: [{ size: '16:9' }] },
+		sizePixels: { field: 'size', says: 'must be a pixel string <width>x<height>', good: [{ model: 'beta-3-pro-image-preview', size: '1000x700' }], bad: [{ size: 'large' }, { model: 'beta-3-pro-image-preview', size: '0x512' }] },
+		alpha25Size: { field: 'size', says: `takes one of ${ALPHA_25_SIZES.join(', ')}`, good: ALPHA_25_SIZES.map((size) => ({ size })), bad: [{ size: '1000x1000' }, { size: '2048x2048' }] },
+		alpha2TierCap: {
+			field: 'size',
+			says: 'pixels; the',
+			good: [{ model: 'alpha-image-2', size: '1024x1024' }, { model: 'alpha-image-2-2k', size: '2048x2048' }, { model: 'alpha-image-2-4k', size: '2880x2880' }, { model: 'alpha-image-2-1k', size: '1000x1000' }],
+			bad: [{ model: 'alpha-image-2', size: '1536x1024' }, { model: 'alpha-image-2-2k', size: '4096x4096' }, { model: 'alpha-image-2-4k', size: '2896x2896' }],
+		},
+		alpha25Quality: { field: 'quality', says: 'alpha-image-2.5 takes auto or high', good: [{ quality: 'auto' }, { quality: 'high' }], bad: [{ quality: 'low' }] },
+		betaNoQuality: { field: 'quality', says: 'the beta family does not take quality', good: [{ model: 'beta-3-pro-image-preview' }], bad: [{ model: 'beta-3-pro-image-preview', quality: 'high' }] },
+		nativeRatio: {
+			field: 'aspectRatio',
+			says: RATIO_LIST,
+			good: [{ model: 'beta-3-pro-image-preview', aspectRatio: '21:9' }, { model: 'beta-3.1-flash-image-preview', aspectRatio: '1:8' }],
+			bad: [{ model: 'beta-3-pro-image-preview', aspectRatio: '1:4' }, { model: 'beta-3.1-flash-image-preview', aspectRatio: '7:3' }],
+		},
+	},
+});
+const R = IMAGE_REQUEST_RULES;
+
 export const imageRequestSchema = z
 	.object({
-		model: z.string().min(1, 'is required'),
-		prompt: z.string({ invalid_type_error: 'must be text' }).refine((s) => s.trim() !== '', 'must not be empty'),
+		model: z.string().min(1, R.modelRequired.says),
+		prompt: z.string({ invalid_type_error: R.promptText.says }).superRefine((s, ctx) => {
+			if (s.trim() === '') violate(ctx, R.promptNotEmpty, []);
+		}),
 		size: z.string().optional(),
 		// the spec recommends 1 and sets no maximum
-		n: z.number({ invalid_type_error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1'),
+		n: z.number({ invalid_type_error: R.nNumber.says }).int(R.nWhole.says).min(1, R.nAtLeastOne.says),
 		quality: z.string().optional(),
 		/** native mode only */
 		aspectRatio: z.string().optional(),
@@ -168,11 +207,11 @@ export const imageRequestSchema = z
 	.superRefine((v, ctx) => {
 		const fam = imageFamily(v.model);
 		if (isRetired(v.model)) {
-			ctx.addIssue({ code: 'custom', path: ['model'], message: `${v.model} belongs to the retired 'special' beta series, which is no longer in the gateway's catalog` });
+			violate(ctx, R.retired, ['model'], `${v.model} ${R.retired.says}, which is no longer in the gateway's catalog`);
 			return;
 		}
 		if (!fam && familyOf(v.model) !== 'image') {
-			ctx.addIssue({ code: 'custom', path: ['model'], message: `${v.model} is not an image model (the list offers the image models your key can call)` });
+			violate(ctx, R.imageModel, ['model'], `${v.model} ${R.imageModel.says} (the list offers the image models your key can call)`);
 			return;
 		}
 		// an image model the package has no rules for goes as given: the catalogue changes, and the gateway is the authority
@@ -181,23 +220,23 @@ export const imageRequestSchema = z
 		if (size !== undefined && size !== '') {
 			const px = parsePixels(size);
 			if (/^\d+:\d+$/.test(size)) {
-				ctx.addIssue({ code: 'custom', path: ['size'], message: `"${size}" is a ratio, not a size: use a pixel string such as 1536x864 (a ratio string falls back to a square)` });
+				violate(ctx, R.sizeNotRatio, ['size'], `"${size}" ${R.sizeNotRatio.says}: use a pixel string such as 1536x864 (a ratio string falls back to a square)`);
 			} else if (!px) {
-				ctx.addIssue({ code: 'custom', path: ['size'], message: 'must be a pixel string <width>x<height>, e.g. 1024x1024' });
+				violate(ctx, R.sizePixels, ['size'], `${R.sizePixels.says}, e.g. 1024x1024`);
 			} else if (fam === 'alpha-2.5' && !(ALPHA_25_SIZES as readonly string[]).includes(size)) {
-				ctx.addIssue({ code: 'custom', path: ['size'], message: `${v.model} takes one of ${ALPHA_25_SIZES.join(', ')}` });
+				violate(ctx, R.alpha25Size, ['size'], `${v.model} ${R.alpha25Size.says}`);
 			} else if (fam === 'alpha-2') {
 				const why = alpha2SizeProblem(v.model, px);
-				if (why) ctx.addIssue({ code: 'custom', path: ['size'], message: why });
+				if (why) violate(ctx, R.alpha2TierCap, ['size'], why);
 			}
 		}
 		if (v.quality !== undefined && v.quality !== '') {
-			if (fam === 'alpha-2.5' && !['auto', 'high'].includes(v.quality)) ctx.addIssue({ code: 'custom', path: ['quality'], message: 'alpha-image-2.5 takes auto or high (or leave it out)' });
-			if (fam === 'beta') ctx.addIssue({ code: 'custom', path: ['quality'], message: 'the beta family does not take quality (its adaptation forwards prompt, size, n and references only)' });
+			if (fam === 'alpha-2.5' && !['auto', 'high'].includes(v.quality)) violate(ctx, R.alpha25Quality, ['quality'], `${R.alpha25Quality.says} (or leave it out)`);
+			if (fam === 'beta') violate(ctx, R.betaNoQuality, ['quality'], `${R.betaNoQuality.says} (its adaptation forwards prompt, size, n and references only)`);
 		}
 		if (v.aspectRatio !== undefined && v.aspectRatio !== '') {
 			const why = nativeRatioProblem(v.model, v.aspectRatio);
-			if (why) ctx.addIssue({ code: 'custom', path: ['aspectRatio'], message: why });
+			if (why) violate(ctx, R.nativeRatio, ['aspectRatio'], why);
 		}
 	});
 
