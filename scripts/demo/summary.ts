@@ -81,7 +81,7 @@ export function itemProblem(i: Item): string | undefined {
 export function runErrorOf(res: ExecuteResult): string | undefined {
 	const e = res.data?.data?.resultData?.error?.message;
 	if (e) return e;
-	if (res.code !== 0) return `n8n execute exited ${res.code}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}`;
+	if (res.code !== 0) return `n8n execute ${res.code === null ? `was ended by ${res.signal ?? 'a signal'}` : `exited ${res.code}`}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}`;
 	if (!res.data) return 'n8n execute printed no run data';
 	return undefined;
 }

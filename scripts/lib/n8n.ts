@@ -105,6 +105,8 @@ export function n8nEnv(stateDir: string, brokerPort: number, opts: N8nEnvOptions
 
 export interface CliResult {
 	code: number | null;
+	/** the signal that ended the process, when one did (code is then null) */
+	signal?: string | null;
 	stdout: string;
 	stderr: string;
 	/** with `sampleRss`: the n8n process's peak resident memory (VmHWM), MiB */
@@ -139,10 +141,10 @@ export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & {
 			}
 			stderr += `\n[killed after ${opts.timeoutMs} ms]`;
 		}, opts.timeoutMs ?? 180_000);
-		child.on('close', (code) => {
+		child.on('close', (code, signal) => {
 			clearTimeout(timer);
 			if (sampler) clearInterval(sampler);
-			resolvePromise({ code, stdout, stderr, ...(opts.sampleRss ? { peakRssMiB } : {}) });
+			resolvePromise({ code, signal, stdout, stderr, ...(opts.sampleRss ? { peakRssMiB } : {}) });
 		});
 	});
 }

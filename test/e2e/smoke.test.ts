@@ -45,7 +45,7 @@ describe('real n8n smoke test', () => {
 			settings: { executionOrder: 'v1' },
 		});
 		const res = await executeWorkflow(state, 'ggsmoke1');
-		if (res.code !== 0) throw new Error(`n8n execute failed: ${res.stderr.slice(-3000)}\n${res.stdout.slice(-2000)}`);
+		if (res.code !== 0) throw new Error(`n8n execute failed (exit ${res.code}, signal ${res.signal}): ${res.stderr.slice(-3000)}\n${res.stdout.slice(-2000)}`);
 		const items = nodeOutput(res, 'Models');
 		expect(items.find((i) => i.json.model === 'alpha-image-2-4k')?.json.callable).toBe(true);
 		const calls = sim.log.filter((l) => l.path === '/v1/models');
