@@ -14,7 +14,9 @@ export const MONEY_OPTION_FIELDS = fieldSet('Spend options', {
 	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
 });
 
-export function groupOptions(): INodeProperties[] {
+const PAID_NOT_ADDED = 'Not added: Group Name, else the lowest publicly selectable group.';
+
+export function groupOptions(notAdded = PAID_NOT_ADDED): INodeProperties[] {
 	return [
 		{
 			displayName: 'Group Multiplier',
@@ -22,8 +24,7 @@ export function groupOptions(): INodeProperties[] {
 			type: 'number',
 			default: 0,
 			typeOptions: { minValue: 0, numberPrecision: 4 },
-			description:
-				"Your key's group multiplier (Pricing → Get Prices shows the public groups' ratios). Added but empty or 0: not known, and costs are then labelled at_multiplier_1, never taken as 1. Not added: Group Name, else the lowest publicly selectable group.",
+			description: `Your key's group multiplier (Pricing → Get Prices shows the public groups' ratios). Added but empty or 0: not known, and costs are then labelled at_multiplier_1, never taken as 1. ${notAdded}`,
 		},
 		{
 			displayName: 'Group Name',
