@@ -76,6 +76,14 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 		}
 	});
 
+	it("the site's published quota_per_unit: per-call costs in its units, equal to the charge", async () => {
+		sim.setStatus({ quota_per_unit: 1_000_000 });
+		const r = await runWorkflow({ nodes: [image({ groupName: 'hd' })], credentials: creds(sim) });
+		const json = r.output('Image')[0].json;
+		expect(cost(json)).toMatchObject({ status: 'expected', quota: 60000, amount: 0.06, currency: 'USD' });
+		expect(chargeOf(json.task_id as string)).toBe(60000);
+	});
+
 	it('n images asked: n calls', async () => {
 		const r = await runWorkflow({ nodes: [image({}, { n: 2 })], credentials: creds(sim) });
 		const json = r.output('Image')[0].json;
@@ -167,13 +175,14 @@ describe('per video token (delta Video Create, Task Wait)', () => {
 		expect(customData(r).gengateway_spent).toBe('0');
 	});
 
-	it("Task Wait's fee uses the site's quota_per_unit and display currency (TOKENS: whole ¤)", async () => {
-		sim.setStatus({ quota_display_type: 'TOKENS' });
+	it("Task Wait's fee uses the site's published quota_per_unit and display currency (TOKENS: whole ¤), equal to the ledger", async () => {
+		sim.setStatus({ quota_display_type: 'TOKENS', quota_per_unit: 1_000_000 });
 		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupRatio: 1.5 })], credentials: creds(sim) });
 		const done = r.output('Wait')[0].json;
 		const fee = done.fee as Record<string, unknown>;
-		expect(fee).toMatchObject({ quota_per_unit: 500000, currency: 'quota', symbol: '¤', fee_display: fee.fee_quota });
-		expect(cost(done)).toMatchObject({ currency: 'quota', amount: fee.fee_quota });
+		expect(fee).toMatchObject({ status: 'settled', quota_per_unit: 1_000_000, currency: 'quota', symbol: '¤', fee_display: fee.fee_quota });
+		expect(fee.fee_quota).toBe(chargeOf(done.task_id as string));
+		expect(cost(done)).toMatchObject({ currency: 'quota', amount: fee.fee_quota, quota: fee.fee_quota });
 	});
 });
 
