@@ -109,7 +109,7 @@ export class BatchMoney {
 		const money = (q: number) => (display ? `${formatDisplay(quotaToDisplay(q, display))} (¤${q})` : `¤${q}`);
 		const message =
 			`This node expects to spend ${money(quota)} for ${known.length} item(s)` +
-			(unpriced ? ` plus ${unpriced} item(s) with no price yet (see each item's cost)` : '') +
+			(unpriced ? ` plus ${unpriced} item(s) with no figure (see each item's cost)` : '') +
 			`; this execution's GenGateway nodes have spent ${money(r.total)} so far.` +
 			(r.kept ? '' : ' The execution-wide record could not be kept (n8n keeps at most 10 custom data keys per execution).');
 		this.ctx.addExecutionHints?.({ message, location: 'outputPane' });
