@@ -83,6 +83,18 @@ describe('one node: at, just under and just over the limit (2 images × ¤16000 
 		expect(customData(r).gengateway_spent).toBe('32000');
 	});
 
+	it('the price list cannot be read: every item counts as unpriced, so the cap refuses (fail closed) unless Allow Unpriced Models is on', async () => {
+		sim.fault({ route: 'GET /api/pricing', kind: 'status', status: 503, times: -1 });
+		const refused = await runWorkflow({ nodes: [image({ maxExpectedSpend: 1_000_000 })], credentials: creds(sim) });
+		expect(runError(refused)?.message).toMatch(/1 item\(s\) have no price before the call/);
+		expect(runError(refused)?.description).toMatch(/price list could not be read/);
+		expect(posts(sim)).toHaveLength(0);
+		const allowed = await runWorkflow({ nodes: [image({ maxExpectedSpend: 1_000_000, allowUnpriced: true })], credentials: creds(sim) });
+		expect(allowed.error).toBeUndefined();
+		expect(paidRequests(sim)).toHaveLength(1);
+		expect(cost(allowed.output('Image')[0].json)).toMatchObject({ status: 'unknown', quota: null });
+	});
+
 	it('a bad cap is refused naming the field and its rule before any request', async () => {
 		const r = await runWorkflow({ nodes: [image({ maxExpectedSpend: -5 })], credentials: creds(sim) });
 		expect(r.error).toMatch(/^Max Expected Spend \(¤\): must be a positive number of ¤/);
