@@ -196,4 +196,16 @@ describe('the execution-wide record', () => {
 		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [16000, 0], 'Image 2#0': [16000, 0] });
 		expect(hints(r, 'Image 2')).toContainEqual(expect.stringMatching(/expects to spend \$0\.032 .* spent \$0\.064 \(¤32000\) so far/));
 	});
+
+	it("many paid nodes with long names: the total stays exact and the shares' text stays within n8n's 255 characters", async () => {
+		const names = Array.from({ length: 8 }, (_, k) => `Generate the hero image for section ${k} of the page`);
+		const r = await runWorkflow({ nodes: names.map((name) => image({}, {}, { name })), input: items(1), credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		expect(customData(r).gengateway_spent).toBe(String(8 * 16000));
+		expect(customData(r).gengateway_nodes.length).toBeLessThanOrEqual(255);
+		const shares = JSON.parse(customData(r).gengateway_nodes) as Record<string, unknown>;
+		// the oldest shares went first; the last node's is kept (a retry of it replaces it)
+		expect(shares[`${names[7].slice(0, 40)}#0`]).toEqual([16000, 0]);
+		expect(Object.keys(customData(r))).toHaveLength(3);
+	});
 });
