@@ -4,10 +4,10 @@
  * the budget); under each error setting, with Retry On Fail; unpriced models; and the simulator's ledger showing no
  * paid request whenever the cap refuses.
  */
-import type { IConnections } from 'n8n-workflow';
+import { NodeConnectionTypes, type IConnections, type IExecuteFunctions, type INodeType, type INodeTypeDescription, type IWorkflowExecutionCustomData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
-import { chat, cost, creds, customData, deltaVideo, image, items, paidRequests, posts, responses } from './support';
+import { chat, cost, creds, customData, deltaVideo, hints, image, items, paidRequests, posts, responses } from './support';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -160,3 +160,29 @@ describe('Retry On Fail: a re-run of the node never counts its spend twice', () 
 		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'First#0': [16000, 0], 'Second#0': [16000, 0] });
 	});
 });
+
+/** A node of the user's that fills the execution's custom data with its own ten keys (n8n keeps no more). */
+class FillCustomData implements INodeType {
+	description: INodeTypeDescription = { displayName: 'Fill', name: 'fillCustomData', group: ['transform'], version: 1, description: 'sets ten custom data keys', defaults: { name: 'Fill' }, inputs: [NodeConnectionTypes.Main], outputs: [NodeConnectionTypes.Main], properties: [] };
+	async execute(this: IExecuteFunctions) {
+		const data = (this.getWorkflowDataProxy(0).$execution as { customData: IWorkflowExecutionCustomData }).customData;
+		for (let k = 0; k < 10; k++) data.set(`mine_${k}`, 'x');
+		return [this.getInputData()];
+	}
+}
+
+describe("n8n's custom data already full (10 keys of the user's)", () => {
+	it('the cap refuses (what the execution spent cannot be known); without a cap the node runs and its hint says the record was not kept', async () => {
+		const fill: TestNode = { name: 'Fill', type: new FillCustomData() };
+		const refused = await runWorkflow({ nodes: [fill, image({ maxExpectedSpend: 1_000_000 })], credentials: creds(sim) });
+		expect(runError(refused)?.message).toMatch(/custom data already holds 10 keys without gengateway_spent/);
+		expect(posts(sim)).toHaveLength(0);
+
+		const r = await runWorkflow({ nodes: [fill, image()], credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		expect(paidRequests(sim)).toHaveLength(1);
+		expect(Object.keys(customData(r))).toHaveLength(10);
+		expect(hints(r, 'Image')).toContainEqual(expect.stringMatching(/record could not be kept/));
+	});
+});
+

@@ -14,7 +14,7 @@ import { formatDisplay, quotaToDisplay, type DisplaySettings, type PricingData }
 import type { GatewayTransport } from '../transport/http';
 import { capCounts, costJson, costOf, quote, quoteText, type PricedAs, type Quote, type TokenCount } from './cost';
 import type { MoneyOptions } from './options';
-import { recordSpend, spentSoFar } from './record';
+import { MAX_CUSTOM_DATA_KEYS, recordSpend, spentSoFar } from './record';
 
 /** The batch is over Max Expected Spend: nothing was sent. */
 export class BudgetError extends Error {
@@ -74,12 +74,15 @@ export class BatchMoney {
 		const priced = quotes.filter(capCounts);
 		const unpriced = quotes.filter((q) => !capCounts(q));
 		const expected = priced.reduce((n, q) => n + q.quota!, 0);
-		const spent = spentSoFar(this.ctx).quota;
+		const so = spentSoFar(this.ctx);
+		const spent = so.quota;
 		const blockedUnpriced = unpriced.length > 0 && !this.options.allowUnpriced;
-		if (!blockedUnpriced && expected + spent <= cap) return undefined;
+		if (!blockedUnpriced && !so.full && expected + spent <= cap) return undefined;
 		const money = (quota: number) => (display ? `${formatDisplay(quotaToDisplay(quota, display))} (¤${quota})` : `¤${quota}`);
 		const perItem = [...new Set(quotes.map((q) => quoteText(q, display)))].join('; ');
-		const why = blockedUnpriced
+		const why = so.full
+			? `the execution's custom data already holds ${MAX_CUSTOM_DATA_KEYS} keys without gengateway_spent, so what this execution has spent cannot be known`
+			: blockedUnpriced
 			? `${unpriced.length} item(s) have no price before the call and Allow Unpriced Models is off`
 			: `expected ${money(expected)} + spent so far ${money(spent)} = ${money(expected + spent)} is over the cap`;
 		return new BudgetError(

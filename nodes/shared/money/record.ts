@@ -17,6 +17,8 @@ export const SPENT_KEY = 'gengateway_spent';
 export const SPENT_TEXT_KEY = 'gengateway_spent_text';
 export const NODES_KEY = 'gengateway_nodes';
 const MAX_VALUE = 255;
+/** n8n-core's KV_LIMIT: a new key past this many is dropped without a word */
+export const MAX_CUSTOM_DATA_KEYS = 10;
 
 type Shares = Record<string, [number, number]>;
 
@@ -53,16 +55,19 @@ export interface SpentSoFar {
 	unpriced: number;
 	/** whether the record can be read at all */
 	available: boolean;
+	/** the execution's custom data is full without our keys: what GenGateway nodes spent before cannot be known */
+	full: boolean;
 }
 
 /** What the execution has spent so far, without this node run's own share (a Retry On Fail re-run replaces it). */
 export function spentSoFar(ctx: IExecuteFunctions): SpentSoFar {
 	const data = customData(ctx);
-	if (!data) return { quota: 0, unpriced: 0, available: false };
+	if (!data) return { quota: 0, unpriced: 0, available: false, full: false };
 	const all = data.getAll();
 	const own = readShares(data)[shareKey(ctx)];
 	const unpriced = Object.values(readShares(data)).reduce((n, s) => n + wholeOrZero(s?.[1]), 0);
-	return { quota: Math.max(0, wholeOrZero(all[SPENT_KEY]) - wholeOrZero(own?.[0])), unpriced: Math.max(0, unpriced - wholeOrZero(own?.[1])), available: true };
+	const full = !(SPENT_KEY in all) && Object.keys(all).length >= MAX_CUSTOM_DATA_KEYS;
+	return { quota: Math.max(0, wholeOrZero(all[SPENT_KEY]) - wholeOrZero(own?.[0])), unpriced: Math.max(0, unpriced - wholeOrZero(own?.[1])), available: true, full };
 }
 
 export interface RecordResult {
