@@ -8,6 +8,9 @@
  * for it or the transport itself proved that nothing was created; any other exception after the request left makes
  * the item spent with an unknown outcome. The retry ledger knows an item by its place in the input, so a re-run of
  * the node reuses what each item got whatever its expressions evaluate to now.
+ * Money (../money/): every item is priced once all are checked; Max Expected Spend may refuse the whole batch there,
+ * before the first paid request; every item that reached the gateway gets its `cost`, and the node's share goes to the
+ * execution's custom data.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
@@ -77,11 +80,14 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 	const results: Array<INodeExecutionData | PaidFailure> = new Array(items.length);
 	let money: BatchMoney | undefined;
 	let moneyError: unknown;
-	try {
-		money = new BatchMoney(ctx, transport, readMoneyOptions(ctx.getNodeParameter('options', 0, {}) as Record<string, unknown>));
-	} catch (err) {
-		if (mode === 'stop') throw toNodeError(ctx.getNode(), err, 0, secrets);
-		moneyError = err;
+	// the money options are the batch's: read from its first item
+	if (items.length) {
+		try {
+			money = new BatchMoney(ctx, transport, readMoneyOptions(ctx.getNodeParameter('options', 0, {}) as Record<string, unknown>));
+		} catch (err) {
+			if (mode === 'stop') throw toNodeError(ctx.getNode(), err, 0, secrets);
+			moneyError = err;
+		}
 	}
 	for (let i = 0; i < items.length; i++) {
 		try {
