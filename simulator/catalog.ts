@@ -83,8 +83,8 @@ export function modelsForGroup(group: string): ModelEntry[] {
 }
 
 /** Quota units charged for one per-call request: model price × group ratio × units per USD, exact and half-up. */
-export function perCallQuota(m: ModelEntry, group: string): number {
-	return roundHalfUp(mul(m.modelPrice ?? 0, GROUP_RATIO[group] ?? 1, QUOTA_PER_UNIT));
+export function perCallQuota(m: ModelEntry, group: string, quotaPerUnit = QUOTA_PER_UNIT): number {
+	return roundHalfUp(mul(m.modelPrice ?? 0, GROUP_RATIO[group] ?? 1, quotaPerUnit));
 }
 
 /** Quota units for a token-billed request: (prompt + completion × completion ratio) × model ratio × group ratio. */
@@ -94,8 +94,8 @@ export function perTokenQuota(m: ModelEntry, group: string, promptTokens: number
 }
 
 /** Delta-video fee in quota units: tokens / 1e6 × unit price × group ratio (unit price in USD-equivalent per 1M tokens, × QUOTA_PER_UNIT), exact and half-up. */
-export function deltaVideoQuota(model: string, tokens: number, withRefVideo: boolean, group: string): number {
+export function deltaVideoQuota(model: string, tokens: number, withRefVideo: boolean, group: string, quotaPerUnit = QUOTA_PER_UNIT): number {
 	const p = DELTA_VIDEO_PRICES[model];
 	const unit = withRefVideo ? p.withRefVideo : p.noRefVideo;
-	return roundHalfUp(mul(tokens, unit, GROUP_RATIO[group] ?? 1, QUOTA_PER_UNIT, { n: 1n, d: 1_000_000n }));
+	return roundHalfUp(mul(tokens, unit, GROUP_RATIO[group] ?? 1, quotaPerUnit, { n: 1n, d: 1_000_000n }));
 }

@@ -6,6 +6,8 @@ export interface StatusOverrides {
 	custom_currency_symbol?: string;
 	custom_currency_exchange_rate?: number;
 	usd_exchange_rate?: number;
+	/** the site's quota units per base unit: what it shows and what it bills per-call and per-video-token prices with */
+	quota_per_unit?: number;
 }
 
 export function pricingBody(): Record<string, unknown> {
@@ -38,7 +40,7 @@ export function statusBody(o: StatusOverrides = {}): Record<string, unknown> {
 		message: '',
 		data: {
 			system_name: 'GenGateway Simulator',
-			quota_per_unit: QUOTA_PER_UNIT,
+			quota_per_unit: o.quota_per_unit ?? QUOTA_PER_UNIT,
 			quota_display_type: o.quota_display_type ?? 'USD',
 			display_in_currency: true,
 			usd_exchange_rate: o.usd_exchange_rate ?? 7.3,

@@ -1,7 +1,7 @@
 /** The simulator's state: options, keys, tasks, hosted results, request log and billing ledger. */
 import type { ImageFormat } from './media';
 import { FaultBook } from './faults/book';
-import { DEFAULT_KEYS, type KeyInfo } from './catalog';
+import { DEFAULT_KEYS, QUOTA_PER_UNIT, type KeyInfo } from './catalog';
 import type { StatusOverrides } from './pricing';
 
 export interface SimulatorOptions {
@@ -126,6 +126,10 @@ export class SimState {
 	readonly faults = new FaultBook();
 	/** what /api/status reports (display currency); kept across `reset()` */
 	statusOverrides: StatusOverrides = {};
+	/** the site's quota units per base unit (its /api/status setting), which per-call and video fees are billed in */
+	get quotaPerUnit(): number {
+		return this.statusOverrides.quota_per_unit ?? QUOTA_PER_UNIT;
+	}
 	urls = { gateway: '', alt: '', result: '' };
 	private counter = 0;
 

@@ -1,5 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
+import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/pipeline/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
 
@@ -156,6 +157,7 @@ export const imageSubmitDescription = actionNode({
 		optionsCollection([
 			{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data', description: 'Where images go (synchronous, native, or waited); further images get _1, _2, …' },
 			concurrencyOption(),
+			...spendOptions(),
 			{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, description: 'With Wait for Result: how long to wait before handing back status running' },
 			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', default: 60000 },
 			{ displayName: 'Synchronous Timeout (Ms)', name: 'syncTimeoutMs', type: 'number', default: 600000 },

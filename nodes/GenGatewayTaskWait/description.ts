@@ -1,3 +1,4 @@
+import { groupOptions } from '../shared/money/options';
 import { actionNode, videoOriginProperty, optionsCollection } from '../shared/ui';
 
 export const taskWaitDescription = actionNode({
@@ -31,7 +32,7 @@ export const taskWaitDescription = actionNode({
 			{ displayName: 'Concurrent Queries', name: 'concurrency', type: 'number', default: 16, typeOptions: { minValue: 1, maxValue: 64 }, description: 'Upper bound of queries in flight; it halves when the gateway answers 429' },
 			{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, typeOptions: { minValue: 0.01 }, description: 'Overall time to wait for a task, counted from the first wait (kept across Still Running loops)' },
 			{ displayName: 'Download Results', name: 'download', type: 'boolean', default: true, description: 'Whether to download results into binary data (off: URLs only). Off automatically when used as an AI-agent tool.' },
-			{ displayName: 'Group Multiplier', name: 'groupRatio', type: 'number', default: 1, typeOptions: { minValue: 0.0001 }, description: "Your key's group multiplier, when you know it: the delta-video fee is then settled at it. Without it the fee is shown at multiplier 1 (fee.status at_multiplier_1)." },
+			...groupOptions('Not added: Group Name, else not known (a delta fee is then labelled at_multiplier_1, never settled).'),
 			{ displayName: 'Keep Input Fields', name: 'keepInputFields', type: 'boolean', default: true, description: "Whether the input item's fields (e.g. a row ID) come along on the output item, so later nodes can use them; the task's own fields win" },
 			{ displayName: 'Max Video Size (MiB)', name: 'maxVideoMiB', type: 'number', default: 2048, typeOptions: { minValue: 1 }, description: 'A video larger than this (announced or counted while it downloads) is refused, so a broken host cannot fill the disk' },
 			{ displayName: 'Max Wait per Execution (Seconds)', name: 'maxWaitSeconds', type: 'number', default: 0, description: 'Hand back Still Running after this long (0 = until the deadline). Use in queue mode so long jobs do not hold a worker.' },

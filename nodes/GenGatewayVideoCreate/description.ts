@@ -1,3 +1,4 @@
+import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/pipeline/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
 
@@ -155,6 +156,7 @@ export const videoCreateDescription = actionNode({
 				description: 'Delta: raw fields merged into the body. Top-level fields replace the node\'s field of the same name (null removes it); metadata is merged and metadata.content items are appended after the node\'s materials. They are checked by the same rules (alias pairs, no aspect_ratio, one text item, …).',
 			},
 			concurrencyOption(),
+			...spendOptions(),
 			{ displayName: 'Return Last Frame', name: 'returnLastFrame', type: 'boolean', default: false, description: 'Whether to ask for a last-frame artifact (delta)' },
 			{ displayName: 'Seed', name: 'seed', type: 'number', default: -1, description: 'Delta: 0 to 4294967295 to fix the seed (-1: random, not sent). Identical output is not guaranteed.' },
 			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', typeOptions: { minValue: 1 }, default: 120000, description: 'After this the outcome is unknown: the item is marked submission_uncertain and the POST is not resent' },

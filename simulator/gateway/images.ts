@@ -166,7 +166,7 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 		await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
 		const outcome = markerOutcome(prompt);
 		if (outcome === 'fail') return openAiError(500, 'upstream generation failed', 'upstream_error', 'api_error');
-		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group) * n;
+		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group, sim.quotaPerUnit) * n;
 		sim.charge(key, 'charge', model, amount);
 		const upstreamError = ctx.upstream.generationError('images');
 		const data: Array<Record<string, string>> = [];
@@ -201,7 +201,7 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 	sim.tasks.set(task.id, task);
 	log.taskId = task.id;
 	if (entry.billing === 'per_call') {
-		task.charged = perCallQuota(entry, key.group) * n;
+		task.charged = perCallQuota(entry, key.group, sim.quotaPerUnit) * n;
 		sim.charge(key, 'charge', model, task.charged, task.id);
 	}
 	if (ctx.upstream.lostAfterCommit()) return DROP;

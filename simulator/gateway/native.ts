@@ -60,7 +60,7 @@ export async function generateContent(ctx: Ctx, model: string): Promise<Answer> 
 	const r = resolveSize(model, size, sim.sequence);
 	if (!r.ok) return openAiError(400, r.message, 'invalid_request_error');
 	const responseId = sim.nextId('gen');
-	sim.charge(key, 'charge', model, perCallQuota(entry, key.group));
+	sim.charge(key, 'charge', model, perCallQuota(entry, key.group, sim.quotaPerUnit));
 	const upstreamError = ctx.upstream.generationError('native');
 	if (upstreamError !== undefined) return json(200, { error: { code: 400, message: upstreamError, status: 'INVALID_ARGUMENT' }, responseId });
 	const png = await resultImageBuffer(r.width, r.height, 'png', sim.sequence % 16, responseId, sim.opts.imageBytes);

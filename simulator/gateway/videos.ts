@@ -63,10 +63,10 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 	if (family === 'delta') {
 		const estimate = tokensFor(resolution, task.seconds, withRefVideo);
 		task.tokens = usageMarker(prompt) ?? Math.round(estimate * 0.9);
-		task.reserved = deltaVideoQuota(model, estimate, withRefVideo, key.group);
+		task.reserved = deltaVideoQuota(model, estimate, withRefVideo, key.group, sim.quotaPerUnit);
 		sim.charge(key, 'reserve', model, task.reserved, task.id);
 	} else {
-		task.reserved = perCallQuota(entry, key.group);
+		task.reserved = perCallQuota(entry, key.group, sim.quotaPerUnit);
 		sim.charge(key, 'charge', model, task.reserved, task.id);
 	}
 	sim.tasks.set(task.id, task);
@@ -83,7 +83,7 @@ function finishVideo(sim: SimState, task: VideoTask): void {
 		task.resultId = sim.nextId('mp4');
 		sim.results.set(task.resultId, { kind: 'video', seed: 1, bytes: sim.opts.videoBytes, durationSec: task.seconds });
 		if (task.family === 'delta') {
-			const actual = deltaVideoQuota(task.model, task.tokens, task.withRefVideo, key.group);
+			const actual = deltaVideoQuota(task.model, task.tokens, task.withRefVideo, key.group, sim.quotaPerUnit);
 			sim.charge(key, 'settle', task.model, actual - task.reserved, task.id);
 		}
 	} else {

@@ -38,6 +38,7 @@ class ProbeNode implements INodeType {
 				return out;
 			},
 			finish: async (_p, out) => ({ json: { status: 'completed', kind: out.kind } }),
+			pricedAs: () => ({ model: 'probe', calls: 1 }),
 		}, { maxConcurrency: 4, refusalWindowMs: 5_000 });
 	}
 }

@@ -34,6 +34,7 @@ export const PLACEMENTS: Record<string, Placement> = {
 	'Image Submit options': { node: () => new GenGatewayImageSubmit(), base: image, inOptions: true },
 	'Video Create options': { node: () => new GenGatewayVideoCreate(), base: delta, inOptions: true },
 	'Chat and Responses options': { node: () => new GenGatewayChat(), base: chat, inOptions: true },
+	'Spend options': { node: () => new GenGatewayImageSubmit(), base: image, inOptions: true },
 	'Chat messages': { node: () => new GenGatewayChat(), base: { ...chat, messagesFrom: 'json' } },
 	'Task Wait options': { node: () => new GenGatewayTaskWait(), base: { taskId: 'abc', taskKind: 'video' }, inOptions: true },
 	'Task Wait task': { node: () => new GenGatewayTaskWait(), base: { taskKind: 'auto' } },

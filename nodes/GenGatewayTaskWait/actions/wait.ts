@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { createTransport } from '../../shared/credentials';
 import { SUPERSEDED_FIELDS, uncertainItem } from '../../shared/items/shapes';
 import { runFreeItems, type Emitted } from '../../shared/pipeline/freeItems';
+import { recordSettled } from '../../shared/money/settle';
 import { WaitAndEmit } from '../../shared/wait/emit';
 import { buildJob, type JobMeta } from '../../shared/wait/jobs';
 import { readWaitOptions, type WaitOptionValues } from '../../shared/wait/options';
@@ -23,7 +24,8 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	const now = Date.now();
 	let waiter: WaitAndEmit | undefined;
-	return runFreeItems<Checked>(ctx, transport, {
+	const settled: IDataObject[] = [];
+	const out = await runFreeItems<Checked>(ctx, transport, {
 		outputs: 3,
 		failedOutput: 1,
 		check(i) {
@@ -52,7 +54,7 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 			const r = await waiter.run(job, {
 				binaryProperty: o.binaryPropertyName,
 				download: o.download && !asTool,
-				groupRatio: o.groupRatio,
+				group: o.group,
 				maxVideoBytes: o.maxVideoBytes,
 				model: meta.model,
 				family: meta.family,
@@ -60,8 +62,11 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 				imagesExpected: meta.imagesExpected,
 				carry: { wait_started_at: meta.waitStartedAt, wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(), ...(meta.family ? { family: meta.family } : {}) },
 			});
+			if (r.item.json.cost && typeof r.item.json.cost === 'object') settled.push(r.item.json.cost as IDataObject);
 			const json = o.keepInputFields ? { ...inputFields(items[i].json), ...r.item.json } : r.item.json;
 			return { output: r.output, item: { ...r.item, json } };
 		},
 	});
+	await recordSettled(ctx, transport, settled);
+	return out;
 }

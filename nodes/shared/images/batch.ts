@@ -108,6 +108,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			const notes = new Set(prepared.flatMap((p) => (p ? [unknownModelNote(p.input.req.model), sizeNote(p.input.req.model, p.input.req.size)] : [])).filter((n): n is string => !!n));
 			for (const message of [...notes].slice(0, HINTED_MODELS)) ctx.addExecutionHints({ message, location: 'outputPane' });
 		},
+		pricedAs: (p) => ({ model: p.input.req.model, calls: p.input.req.n ?? 1 }),
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),
 		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? normaliseImageTask(answer.out.body).taskId : undefined),
 		async finish(p, answer, i) {

@@ -14,6 +14,7 @@ export type ItemStatus = keyof typeof ITEM_STATUSES;
 
 export const FAILED_AT = {
 	validation: "the item's parameters, expressions, binaries or rules: nothing was sent",
+	budget: "Max Expected Spend refused the batch before its first paid request: nothing was sent",
 	submit: 'the gateway refused the request (4xx, 429 until the submit window closed) or it never left: nothing was created',
 	task: 'the task was created and then failed',
 	download: 'the task succeeded but its result could not be downloaded or is not a usable file',

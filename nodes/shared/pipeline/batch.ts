@@ -8,6 +8,9 @@
  * for it or the transport itself proved that nothing was created; any other exception after the request left makes
  * the item spent with an unknown outcome. The retry ledger knows an item by its place in the input, so a re-run of
  * the node reuses what each item got whatever its expressions evaluate to now.
+ * Money (../money/): every item is priced once all are checked; Max Expected Spend may refuse the whole batch there,
+ * before the first paid request; every item that reached the gateway gets its `cost`, and the node's share goes to the
+ * execution's custom data.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
@@ -17,7 +20,10 @@ import { scaled } from '../transport/clock';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 import { nothingCreated, withinSpendScope } from '../transport/spend';
 import { errorMode, failure, failureHint, failureItem, isFailure, type PaidFailure } from './failures';
-import { retryLedger } from './ledger';
+import { retryLedger, type LedgerEntry } from './ledger';
+import { BatchMoney } from '../money/batchMoney';
+import type { PricedAs, TokenCount } from '../money/cost';
+import { readMoneyOptions } from '../money/options';
 
 export interface PaidBatch<P, S> {
 	/** reads and checks item `i` (parameters, expressions, binaries, rules); sends nothing; throws what is wrong */
@@ -33,6 +39,10 @@ export interface PaidBatch<P, S> {
 	finish(p: P, sent: S, i: number): Promise<INodeExecutionData | PaidFailure>;
 	/** the task ID in an answer, for a failure nobody expected after it */
 	taskIdOf?(sent: S): string | undefined;
+	/** what the item is priced by: its model and the calls billed per call */
+	pricedAs(p: P): PricedAs;
+	/** the token usage of an answer (per-token models) */
+	usageOf?(sent: S): TokenCount | undefined;
 }
 
 export interface BatchOptions {
@@ -68,18 +78,44 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 
 	const prepared: Array<P | undefined> = [];
 	const results: Array<INodeExecutionData | PaidFailure> = new Array(items.length);
+	let money: BatchMoney | undefined;
+	let moneyError: unknown;
+	// the money options are the batch's: read from its first item
+	if (items.length) {
+		try {
+			money = new BatchMoney(ctx, transport, readMoneyOptions(ctx.getNodeParameter('options', 0, {}) as Record<string, unknown>));
+		} catch (err) {
+			if (mode === 'stop') throw toNodeError(ctx.getNode(), err, 0, secrets);
+			moneyError = err;
+		}
+	}
 	for (let i = 0; i < items.length; i++) {
 		try {
+			if (moneyError) throw moneyError;
 			prepared[i] = await batch.prepare(i);
 		} catch (err) {
 			if (mode === 'stop') throw toNodeError(ctx.getNode(), err, i, secrets);
 			results[i] = failure(err, 'validation', false);
 		}
 	}
+	const ledger = retryLedger<S>(ctx);
+	if (money && prepared.some((p) => p !== undefined)) {
+		await money.price(prepared.map((p) => (p === undefined ? undefined : batch.pricedAs(p))));
+		// a re-run of the node (Retry On Fail) whose earlier try already sent items passed the cap then
+		const rerun = !!ledger && items.some((_, i) => ledger.get(i) !== undefined);
+		const refused = rerun ? undefined : await money.refusal();
+		if (refused) {
+			if (mode === 'stop') throw toNodeError(ctx.getNode(), refused, 0, secrets);
+			prepared.forEach((p, i) => {
+				if (p !== undefined) results[i] = failure(refused, 'budget', false);
+			});
+			prepared.length = 0;
+		}
+	}
 	if (prepared.some((p) => p !== undefined)) await batch.beforeSend?.(prepared);
 
 	const window = new AdaptiveLimit(Math.max(1, opts.maxConcurrency), opts.startConcurrency ?? DEFAULT_START_WINDOW);
-	const ledger = retryLedger<S>(ctx);
+	const answers: Array<LedgerEntry<S> | undefined> = [];
 	let spent = false;
 
 	const sendWithRefusals = async (p: P, i: number): Promise<S> => {
@@ -129,6 +165,7 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 			}
 			ledger?.record(i, entry);
 		}
+		answers[i] = entry;
 		spent = true;
 		if ('lost' in entry) {
 			if (cancelled(entry.lost, transport)) throw entry.lost;
@@ -150,9 +187,34 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 		}
 	};
 	await Promise.all(items.map((_, i) => runItem(i)));
+	if (money) await withCosts(money, results, answers, batch);
 
 	// the transport redacted every answer where it entered; this is the last look before anything reaches n8n
 	return emit(ctx, results, { mode, spent, secrets }).map((output) => output.map((item) => ({ ...item, json: transport.redactValue(item.json) })));
+}
+
+/** Every item that reached the gateway gets its `cost` (a failed one too: it may be billed); then the node's share is recorded. */
+async function withCosts<P, S>(money: BatchMoney, results: Array<INodeExecutionData | PaidFailure>, answers: Array<LedgerEntry<S> | undefined>, batch: PaidBatch<P, S>): Promise<void> {
+	const costs = await Promise.all(
+		results.map(async (r, i) => {
+			if (isFailure(r) && !r.submitted) return undefined;
+			const entry = answers[i];
+			let usage: TokenCount | undefined;
+			try {
+				usage = entry && 'sent' in entry ? batch.usageOf?.(entry.sent) : undefined;
+			} catch {
+				usage = undefined;
+			}
+			return money.costFor(i, usage);
+		}),
+	);
+	costs.forEach((cost, i) => {
+		const r = results[i];
+		if (!cost) return;
+		if (isFailure(r)) r.fields = { ...(r.fields ?? {}), cost };
+		else results[i] = { ...r, json: { ...r.json, cost } };
+	});
+	await money.record(costs);
 }
 
 function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFailure>, o: { mode: ReturnType<typeof errorMode>; spent: boolean; secrets: string[] }): INodeExecutionData[][] {

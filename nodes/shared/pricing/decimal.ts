@@ -46,3 +46,24 @@ export function roundedProduct(factors: number[], divisor = 1): number {
 	const rounded = (abs * 2n + den) / (den * 2n);
 	return Number(negative ? -rounded : rounded);
 }
+
+/** Sum of products of decimals, rounded once to an integer half away from zero (e.g. (a + b × c) × d = a×d + b×c×d). */
+export function roundedSumOfProducts(terms: number[][]): number {
+	let num = 0n;
+	let den = 1n;
+	for (const factors of terms) {
+		let n = 1n;
+		let d = 1n;
+		for (const f of factors) {
+			const q = toFraction(f);
+			n *= q.num;
+			d *= q.den;
+		}
+		num = num * d + n * den;
+		den *= d;
+	}
+	const negative = num < 0n;
+	const abs = negative ? -num : num;
+	const rounded = (abs * 2n + den) / (den * 2n);
+	return Number(negative ? -rounded : rounded);
+}

@@ -58,15 +58,19 @@ function slot(transport: GatewayTransport): Cached {
 	return c;
 }
 
-function getOpts(opts: LoadOptions) {
-	return opts.budgetMs === undefined ? { auth: false } : { auth: false, deadline: Date.now() + opts.budgetMs, maxAttempts: 2 };
+/** The public answers are small (a real price list is a few hundred KB): a larger one is not read to the JSON cap. */
+export const PRICE_LIST_MAX_BYTES = 8 * 1024 * 1024;
+export const STATUS_MAX_BYTES = 1024 * 1024;
+
+function getOpts(opts: LoadOptions, maxBytes: number) {
+	return opts.budgetMs === undefined ? { auth: false, maxBytes } : { auth: false, maxBytes, deadline: Date.now() + opts.budgetMs, maxAttempts: 2 };
 }
 
 /** GET /api/pricing (no key), parsed; once per transport (a failure too, so an unreachable list costs one budget per execution). */
 export function loadPriceList(transport: GatewayTransport, opts: LoadOptions = {}): Promise<PricingData> {
 	const c = slot(transport);
 	if (!c.pricing) {
-		c.pricing = transport.getJson('/api/pricing', getOpts(opts)).then((r) => parsePricing(r.body));
+		c.pricing = transport.getJson('/api/pricing', getOpts(opts, PRICE_LIST_MAX_BYTES)).then((r) => parsePricing(r.body));
 	}
 	return c.pricing;
 }
@@ -75,7 +79,7 @@ export function loadPriceList(transport: GatewayTransport, opts: LoadOptions = {
 export function loadDisplay(transport: GatewayTransport, opts: LoadOptions = {}): Promise<DisplaySettings> {
 	const c = slot(transport);
 	if (!c.status) {
-		c.status = transport.getJson('/api/status', getOpts(opts)).then((r) => readDisplay(r.body));
+		c.status = transport.getJson('/api/status', getOpts(opts, STATUS_MAX_BYTES)).then((r) => readDisplay(r.body));
 	}
 	return c.status;
 }

@@ -31,8 +31,9 @@ export const OPTION_RULES = {
 	milliseconds: numberRule('must be a positive number of milliseconds', (n) => n > 0, [120_000, '5000'], [0, -1000, 'soon', Number.NaN, Number.POSITIVE_INFINITY]),
 	mebibytes: numberRule('must be a positive number of MiB', (n) => n > 0, [2048, '512', 0.5], [0, -1, 'big', Number.NaN]),
 	concurrency: numberRule(`must be a whole number from 1 to ${MAX_CONCURRENCY_CAP}`, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY_CAP, [1, 16, '8', MAX_CONCURRENCY_CAP], [0, -3, 1.5, MAX_CONCURRENCY_CAP + 1, 'many', Number.NaN, Number.POSITIVE_INFINITY]),
-	multiplier: numberRule('must be a positive number (leave it empty when not known: an unknown multiplier is never 0)', (n) => n > 0, [1, '0.8', 2.5], [0, -1, 'x1', Number.NaN]),
 	multiplierOrZero: numberRule('must be a positive number, or 0 when not known (an unknown multiplier is never 0: the fee is then given at multiplier 1)', (n) => n >= 0, [0, '0', 1, '1.5'], [-1, 'double', Number.POSITIVE_INFINITY]),
+	/** a spend cap, in the site's quota units */
+	quota: numberRule('must be a positive number of ¤ (site quota units)', (n) => n > 0, [16000, '500000', 0.5], [0, -1, 'lots', Number.NaN, Number.POSITIVE_INFINITY]),
 	/** a count the fee is computed from: required */
 	tokens: numberRule('must be a number of 0 or more', (n) => n >= 0, [0, 1_000_000, '250000'], [-5, 'many', Number.NaN, ''], { required: true }),
 } satisfies Record<string, NumberRule>;

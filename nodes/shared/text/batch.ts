@@ -10,6 +10,7 @@ import type { GatewayTransport } from '../transport/http';
 import { readTextOptions } from './description';
 import { sendText, textItem, type TextKind, type TextOutcome } from './run';
 import { reportTokenUsage } from './tokenUsage';
+import { tokenCountOf } from '../money/cost';
 
 export interface PreparedText {
 	body: Record<string, unknown>;
@@ -27,6 +28,8 @@ export function textBatch(ctx: IExecuteFunctions, transport: GatewayTransport, k
 			const { body, model } = build(i, options.extraBody);
 			return { body, model, simplify: options.simplify, idleMs: options.idleMs, maxDurationMs: options.maxDurationMs };
 		},
+		pricedAs: (p) => ({ model: p.model, calls: 1 }),
+		usageOf: (outcome) => (outcome.uncertain === undefined ? tokenCountOf(outcome.usage) : undefined),
 		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs }),
 		async finish(p, outcome) {
 			if (outcome.failed) return failure(outcome.failed.error, 'answer', true, { fields: { model: p.model, endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`, ...outcome.failed.fields } as IDataObject });

@@ -6,6 +6,7 @@ import { fieldSet } from '../rules/rule';
 import { readFields } from '../validate';
 import { DEFAULT_TIMEOUTS } from '../transport/timeouts';
 import { optionsCollection } from '../ui';
+import { spendOptions } from '../money/options';
 
 export interface TextOptions {
 	extraBody?: unknown;
@@ -29,6 +30,7 @@ export function streamProperty(): INodeProperties {
 
 export function textOptionsProperty(reserved: string): INodeProperties {
 	return optionsCollection([
+		...spendOptions(),
 		{
 			displayName: 'Extra Body Fields (JSON)',
 			name: 'extraBody',

@@ -27,6 +27,7 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 		async beforeSend(prepared) {
 			for (const req of prepared) req?.hints.forEach(hint);
 		},
+		pricedAs: (req) => ({ model: req.model, calls: 1 }),
 		send: (req) => submitVideo(transport, req),
 		taskIdOf: (out) => (out.kind === 'accepted' ? pickTaskId(out.body) : undefined),
 		async finish(req, out) {

@@ -7,7 +7,8 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 import { completedItem, failedItem, runningItem } from '../items/shapes';
 import { UNCERTAIN_NOTE, type FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
-import { settleDeltaFee } from '../pricing/delta';
+import type { GroupChoice } from '../money/cost';
+import { settleVideo } from '../money/settle';
 import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../results';
 import type { GatewayTransport } from '../transport/http';
 import { storeDeltaVideo } from '../video/content';
@@ -21,8 +22,8 @@ export interface EmitOptions {
 	binaryProperty: string;
 	/** download results into binary data (false: URLs only, e.g. when run as an AI-agent tool) */
 	download: boolean;
-	/** the key's group multiplier, when the user gave it */
-	groupRatio?: number;
+	/** what the user said about the key's group multiplier (Task Wait's options); undefined: not known */
+	group?: GroupChoice;
 	model?: string;
 	family?: 'delta' | 'gamma';
 	withReferenceVideo?: boolean;
@@ -108,14 +109,14 @@ function unexpectedFailure(job: WaitJob, err: unknown): Routed {
 }
 
 /**
- * The delta-video fee from the task's usage: `settled` at the key's multiplier when the user gave it, else labelled
- * `at_multiplier_1`. Never a failure of the item (its video is delivered): a fee that cannot be computed says why.
+ * The delta-video fee and cost from the task's usage: `settled` at the key's multiplier when the user gave it, else
+ * labelled `at_multiplier_1`. Never a failure of the item (its video is delivered): a fee that cannot be computed says why.
  */
-function feeOf(raw: Record<string, unknown>, opts: EmitOptions): IDataObject {
+async function feeOf(transport: GatewayTransport, raw: Record<string, unknown>, opts: EmitOptions): Promise<IDataObject> {
 	try {
-		return settleDeltaFee(raw, undefined, opts.groupRatio, { model: opts.model, withReferenceVideo: opts.withReferenceVideo }) as unknown as IDataObject;
+		return await settleVideo(transport, raw, { model: opts.model, withReferenceVideo: opts.withReferenceVideo, group: opts.group ?? {} });
 	} catch (err) {
-		return { status: 'not_computed', reason: (err as Error).message };
+		return { fee: { status: 'not_computed', reason: (err as Error).message } };
 	}
 }
 
@@ -187,7 +188,7 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		json.progress = task.progress ?? 100;
 		json.usage = (task.usage as IDataObject) ?? null;
 		if (family === 'delta' && opts.model) {
-			json.fee = feeOf(outcome.raw, opts);
+			Object.assign(json, await feeOf(transport, outcome.raw, opts));
 		}
 	}
 	return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json } };

@@ -1,5 +1,7 @@
 /** Task Wait's numeric options, checked before anything is queried: a bad value names its field and is never used. */
 import type { IExecuteFunctions } from 'n8n-workflow';
+import type { GroupChoice } from '../money/cost';
+import { groupChoice } from '../money/options';
 import { minPollIntervalMs } from '../poller';
 import { OPTION_RULES } from '../rules/options';
 import { fieldSet } from '../rules/rule';
@@ -12,8 +14,8 @@ export interface WaitOptionValues {
 	maxWaitMs: number;
 	videoIntervalMs: number;
 	concurrency: number;
-	/** undefined: not known (the fee is labelled at multiplier 1) */
-	groupRatio?: number;
+	/** the key's group multiplier as the user gave it (a number or a group name); nothing: not known (the fee is labelled at multiplier 1) */
+	group: GroupChoice;
 	binaryPropertyName: string;
 	download: boolean;
 	maxVideoBytes: number;
@@ -26,11 +28,13 @@ export const WAIT_OPTION_FIELDS = fieldSet('Task Wait options', {
 	maxWaitSeconds: { label: 'Max Wait per Execution (Seconds)', rule: OPTION_RULES.seconds },
 	videoIntervalMs: { label: 'Video Poll Interval (Ms)', rule: OPTION_RULES.milliseconds },
 	concurrency: { label: 'Concurrent Queries', rule: OPTION_RULES.concurrency },
-	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplier },
+	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
 	maxVideoMiB: { label: 'Max Video Size (MiB)', rule: OPTION_RULES.mebibytes },
 });
 
 interface RawOptions {
+	groupRatio?: unknown;
+	groupName?: unknown;
 	binaryPropertyName?: unknown;
 	download?: unknown;
 	keepInputFields?: unknown;
@@ -43,7 +47,6 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 	const maxWaitSeconds = checked.maxWaitSeconds ?? 0;
 	const videoIntervalMs = checked.videoIntervalMs ?? DEFAULT_VIDEO_INTERVAL_MS;
 	const concurrency = checked.concurrency ?? DEFAULT_QUERY_CONCURRENCY;
-	const groupRatio = checked.groupRatio;
 	const maxVideoMiB = checked.maxVideoMiB ?? DEFAULT_MAX_VIDEO_BYTES / 2 ** 20;
 	return {
 		maxVideoBytes: Math.round(maxVideoMiB * 2 ** 20),
@@ -51,7 +54,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 		maxWaitMs: maxWaitSeconds * 1000,
 		videoIntervalMs: Math.max(minPollIntervalMs(), videoIntervalMs),
 		concurrency,
-		groupRatio,
+		group: groupChoice(o, checked.groupRatio),
 		binaryPropertyName: typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim() ? o.binaryPropertyName.trim() : 'data',
 		download: o.download !== false,
 		keepInputFields: o.keepInputFields !== false,

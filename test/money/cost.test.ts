@@ -1,0 +1,211 @@
+/**
+ * Issue 25, bullets 1, 3 and 4: the `cost` of every paid item (each basis and status), in ¤ and in the display
+ * currency of /api/status by the Pricing node's rules; the execution-wide record in n8n's custom data; Task Wait's
+ * settled delta fee. In-process n8n (WorkflowExecute) against the simulator over real HTTP; every figure is checked
+ * against what the simulator charged or against the Pricing node.
+ */
+import { startSimulator, type Simulator } from '../../simulator';
+import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
+import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
+import { model } from '../images/fixtures';
+import { chat, cost, creds, customData, deltaVideo, gammaVideo, hints, image, items, paidRequests, responses, taskWait } from './support';
+
+let sim: Simulator;
+beforeAll(async () => {
+	sim = await startSimulator({ quiet: true, taskLatencyMs: 100, pollAfterMs: 40, videoLatencyMs: 150, syncLatencyMs: 10, seed: 3 });
+});
+afterAll(async () => {
+	await sim.stop();
+	cleanupBinaryData();
+});
+beforeEach(() => {
+	sim.reset();
+	sim.setStatus({});
+});
+
+/** the simulator's charge for a request, by the task it created or by its order */
+const chargeOf = (taskId: string) => sim.ledger.filter((l) => l.taskId === taskId).reduce((n, l) => n + (l.kind === 'refund' ? -l.amount : l.amount), 0);
+
+describe('per call (Image Submit, gamma Video Create)', () => {
+	it('no group option: expected at the lowest public group, in ¤ and in USD; the record and the hint say so', async () => {
+		const r = await runWorkflow({ nodes: [image()], input: items(2), credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		const out = r.output('Image');
+		// alpha-image-2.5: model_price 0.04 × vip 0.8 × quota_per_unit 500000
+		for (const it of out) {
+			expect(cost(it.json)).toMatchObject({ status: 'expected', basis: 'per call', quota: 16000, amount: 0.032, currency: 'USD', symbol: '$', text: '$0.032 (¤16000)', group_multiplier: 0.8, group_multiplier_source: 'lowest_public_group', group: 'vip', calls: 1 });
+		}
+		expect(customData(r)).toMatchObject({ gengateway_spent: '32000', gengateway_spent_text: '$0.064 (¤32000)' });
+		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [32000, 0] });
+		expect(hints(r, 'Image')).toContainEqual(expect.stringMatching(/expects to spend \$0\.064 \(¤32000\) for 2 item\(s\).*spent \$0\.064 \(¤32000\) so far/));
+	});
+
+	it("Group Name: the group's public ratio, equal to what the gateway charged the key (group hd)", async () => {
+		const r = await runWorkflow({ nodes: [image({ groupName: 'hd' })], credentials: creds(sim) });
+		const json = r.output('Image')[0].json;
+		expect(cost(json)).toMatchObject({ status: 'expected', quota: 30000, group_multiplier: 1.5, group_multiplier_source: 'group_name', group: 'hd' });
+		expect(chargeOf(json.task_id as string)).toBe(30000);
+	});
+
+	it('Group Multiplier option: that multiplier, equal to the charge', async () => {
+		const r = await runWorkflow({ nodes: [image({ groupRatio: 1.5 })], credentials: creds(sim) });
+		const json = r.output('Image')[0].json;
+		expect(cost(json)).toMatchObject({ status: 'expected', quota: 30000, group_multiplier: 1.5, group_multiplier_source: 'group_multiplier_option' });
+		expect(chargeOf(json.task_id as string)).toBe(30000);
+	});
+
+	it.each([['0', 0], ['empty', '']])('Group Multiplier added but left %s: at_multiplier_1, never a multiplier of 1 presented as known', async (_, v) => {
+		const r = await runWorkflow({ nodes: [image({ groupRatio: v })], credentials: creds(sim) });
+		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'at_multiplier_1', quota: 20000, group_multiplier: null, group_multiplier_source: null, note: expect.stringMatching(/Group Multiplier option is empty/) });
+		// a figure at multiplier 1 is not counted as spent
+		expect(customData(r)).toMatchObject({ gengateway_spent: '0', gengateway_spent_text: expect.stringMatching(/1 item\(s\) with no price not included/) });
+	});
+
+	it('a group name the public ratios do not know: at_multiplier_1, saying why', async () => {
+		const r = await runWorkflow({ nodes: [image({ groupName: 'promo' })], credentials: creds(sim) });
+		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'at_multiplier_1', group: 'promo', note: expect.stringMatching(/"promo" has no ratio/) });
+	});
+
+	it('display currency CNY and TOKENS: the same amounts as the Pricing node shows', async () => {
+		for (const type of ['CNY', 'TOKENS', 'CUSTOM'] as const) {
+			sim.setStatus({ quota_display_type: type });
+			const r = await runWorkflow({ nodes: [image()], credentials: creds(sim) });
+			const p = await runWorkflow({ nodes: [{ name: 'Pricing', type: new GenGatewayPricing(), parameters: { operation: 'getPrices', modelFilter: 'alpha-image-2.5' } }], credentials: creds(sim) });
+			const row = p.output('Pricing').find((i) => i.json.model === 'alpha-image-2.5')!.json;
+			expect([type, cost(r.output('Image')[0].json)]).toEqual([type, expect.objectContaining({ amount: row.price_per_call, currency: row.currency, symbol: row.symbol, quota: 16000 })]);
+		}
+	});
+
+	it("the site's published quota_per_unit: per-call costs in its units, equal to the charge", async () => {
+		sim.setStatus({ quota_per_unit: 1_000_000 });
+		const r = await runWorkflow({ nodes: [image({ groupName: 'hd' })], credentials: creds(sim) });
+		const json = r.output('Image')[0].json;
+		expect(cost(json)).toMatchObject({ status: 'expected', quota: 60000, amount: 0.06, currency: 'USD' });
+		expect(chargeOf(json.task_id as string)).toBe(60000);
+	});
+
+	it('n images asked: n calls', async () => {
+		const r = await runWorkflow({ nodes: [image({}, { n: 2 })], credentials: creds(sim) });
+		const json = r.output('Image')[0].json;
+		expect(cost(json)).toMatchObject({ status: 'expected', quota: 32000, calls: 2 });
+	});
+
+	it('gamma video: per call', async () => {
+		const r = await runWorkflow({ nodes: [gammaVideo({ groupName: 'hd' })], credentials: creds(sim) });
+		const json = r.output('Video')[0].json;
+		expect(cost(json)).toMatchObject({ status: 'expected', basis: 'per call', quota: 225000 });
+		expect(chargeOf(json.task_id as string)).toBe(225000);
+	});
+
+	it('a failed item that reached the gateway carries its cost (it may be billed); one that never left has none', async () => {
+		const r = await runWorkflow({
+			nodes: [image({ waitForResult: true }, { size: '={{ $json.size }}' }, { onError: 'continueRegularOutput' })],
+			input: [{ json: { p: 'a [fail]', size: '1536x1024' } }, { json: { p: 'b', size: '999x999' } }],
+			credentials: creds(sim),
+		});
+		const [failed, invalid] = r.output('Image');
+		expect(failed.json).toMatchObject({ status: 'failed', failed_at: 'task', submitted: true });
+		expect(cost(failed.json)).toMatchObject({ status: 'expected', quota: 16000 });
+		expect(invalid.json).toMatchObject({ status: 'failed', failed_at: 'validation', submitted: false });
+		expect(invalid.json.cost).toBeUndefined();
+	});
+
+	it('the price list cannot be read: unknown, never 0', async () => {
+		sim.fault({ route: 'GET /api/pricing', kind: 'status', status: 503, times: -1 });
+		const r = await runWorkflow({ nodes: [image()], credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'unknown', quota: null, amount: null, note: expect.stringMatching(/price list could not be read/) });
+		expect(paidRequests(sim)).toHaveLength(1);
+	});
+});
+
+describe('per token (Chat, Responses)', () => {
+	it.each([
+		['Chat', chat],
+		['Responses', responses],
+	] as const)('%s: the answer usage × the published token prices, equal to the charge with the key group', async (name, node) => {
+		const r = await runWorkflow({ nodes: [node({ groupName: 'hd' })], credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		const c = cost(r.output(name)[0].json);
+		expect(c).toMatchObject({ status: 'expected', basis: 'per token', group_multiplier: 1.5, prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
+		expect(c.quota).toBeGreaterThan(0);
+		expect(c.quota).toBe(paidRequests(sim)[0].amount);
+	});
+
+	it('a dynamically priced model: unknown, with no figure', async () => {
+		const r = await runWorkflow({ nodes: [chat({}, { model: model('delta-chat-tiered') })], credentials: creds(sim) });
+		expect(cost(r.output('Chat')[0].json)).toMatchObject({ status: 'unknown', basis: 'per token', quota: null, note: expect.stringMatching(/dynamic/) });
+	});
+
+	it('a stream cut after the model ran: the failed item carries cost unknown (no usage), not 0', async () => {
+		const r = await runWorkflow({ nodes: [chat({}, { stream: true }, { onError: 'continueRegularOutput' })], input: [{ json: { p: 'cut [cut]' } }], credentials: creds(sim) });
+		const json = r.output('Chat')[0].json;
+		expect(json).toMatchObject({ status: 'failed', submitted: true });
+		expect(cost(json)).toMatchObject({ status: 'unknown', quota: null, basis: 'per token' });
+	});
+});
+
+describe('per video token (delta Video Create, Task Wait)', () => {
+	it('Video Create: unknown before completion (never 0); Task Wait settles it at the Group Multiplier, equal to the ledger', async () => {
+		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupRatio: 1.5 })], credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		const created = r.output('Video')[0].json;
+		expect(cost(created)).toMatchObject({ status: 'unknown', basis: 'per video token', quota: null });
+		const done = r.output('Wait')[0].json;
+		const taskId = done.task_id as string;
+		expect(cost(done)).toMatchObject({ status: 'settled', basis: 'per video token', group_multiplier: 1.5, group_multiplier_source: 'group_multiplier_option', video_tokens: expect.any(Number) });
+		expect(cost(done).quota).toBe(chargeOf(taskId));
+		expect((done.fee as Record<string, unknown>).fee_quota).toBe(chargeOf(taskId));
+		expect(customData(r).gengateway_spent).toBe(String(chargeOf(taskId)));
+		expect(hints(r, 'Wait')).toContainEqual(expect.stringMatching(/settled .* for 1 video/));
+	});
+
+	it('Task Wait with Group Name: settled at the public ratio', async () => {
+		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupName: 'hd' })], credentials: creds(sim) });
+		const done = r.output('Wait')[0].json;
+		expect(cost(done)).toMatchObject({ status: 'settled', group_multiplier_source: 'group_name' });
+		expect(cost(done).quota).toBe(chargeOf(done.task_id as string));
+	});
+
+	it('Task Wait with Group Multiplier added but empty: at_multiplier_1, not settled and not counted', async () => {
+		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupRatio: '' })], credentials: creds(sim) });
+		const done = r.output('Wait')[0].json;
+		expect(cost(done)).toMatchObject({ status: 'at_multiplier_1', group_multiplier: null });
+		expect(done.fee).toMatchObject({ status: 'at_multiplier_1', group_ratio: null });
+		expect(customData(r).gengateway_spent).toBe('0');
+	});
+
+	it("Task Wait's fee uses the site's published quota_per_unit and display currency (TOKENS: whole ¤), equal to the ledger", async () => {
+		sim.setStatus({ quota_display_type: 'TOKENS', quota_per_unit: 1_000_000 });
+		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupRatio: 1.5 })], credentials: creds(sim) });
+		const done = r.output('Wait')[0].json;
+		const fee = done.fee as Record<string, unknown>;
+		expect(fee).toMatchObject({ status: 'settled', quota_per_unit: 1_000_000, currency: 'quota', symbol: '¤', fee_display: fee.fee_quota });
+		expect(fee.fee_quota).toBe(chargeOf(done.task_id as string));
+		expect(cost(done)).toMatchObject({ currency: 'quota', amount: fee.fee_quota, quota: fee.fee_quota });
+	});
+});
+
+describe('the execution-wide record', () => {
+	it('two paid nodes add up; an expression reads the running total', async () => {
+		const second = image({}, { prompt: '={{ "spent so far " + $execution.customData.get("gengateway_spent") }}' }, { name: 'Image 2' });
+		const r = await runWorkflow({ nodes: [image(), second], input: items(1), credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		expect(r.output('Image 2')[0].json.prompt).toBe('spent so far 16000');
+		expect(customData(r)).toMatchObject({ gengateway_spent: '32000' });
+		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [16000, 0], 'Image 2#0': [16000, 0] });
+		expect(hints(r, 'Image 2')).toContainEqual(expect.stringMatching(/expects to spend \$0\.032 .* spent \$0\.064 \(¤32000\) so far/));
+	});
+
+	it("many paid nodes with long names: the total stays exact and the shares' text stays within n8n's 255 characters", async () => {
+		const names = Array.from({ length: 8 }, (_, k) => `Generate the hero image for section ${k} of the page`);
+		const r = await runWorkflow({ nodes: names.map((name) => image({}, {}, { name })), input: items(1), credentials: creds(sim) });
+		expect(r.error).toBeUndefined();
+		expect(customData(r).gengateway_spent).toBe(String(8 * 16000));
+		expect(customData(r).gengateway_nodes.length).toBeLessThanOrEqual(255);
+		const shares = JSON.parse(customData(r).gengateway_nodes) as Record<string, unknown>;
+		// the oldest shares went first; the last node's is kept (a retry of it replaces it)
+		expect(shares[`${names[7].slice(0, 40)}#0`]).toEqual([16000, 0]);
+		expect(Object.keys(customData(r))).toHaveLength(3);
+	});
+});
