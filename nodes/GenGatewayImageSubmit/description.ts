@@ -27,7 +27,7 @@ const sizeField = (hint: string, show: IDisplayOptions['show'], hide: IDisplayOp
 export const imageSubmitDescription = actionNode({
 	displayName: 'GenGateway Image Submit',
 	name: 'genGatewayImageSubmit',
-	description: 'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs and sizes',
+	description: 'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs, sizes and cost',
 	properties: [
 		{
 			displayName: 'Operation',

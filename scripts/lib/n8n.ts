@@ -323,3 +323,18 @@ export function removeTemplate(): void {
 	template = undefined;
 	templateShared = false;
 }
+
+/**
+ * The custom data (`$execution.customData`) n8n stored for the last execution of a workflow, read from the state's
+ * database (table execution_metadata), as n8n's executions list shows it.
+ */
+export function storedCustomData(stateDir: string, workflowId: string): Record<string, string> {
+	const mods = join(N8N_HOME, 'app/node_modules');
+	const script = `
+const { Database } = require(${JSON.stringify(join(mods, 'sqlite3'))});
+new Database(process.argv[1]).all('select m.key, m.value from execution_metadata m where m.executionId = (select max(id) from execution_entity where workflowId = ?) order by m.id', [process.argv[2]], (err, rows) => {
+	if (err) throw err;
+	process.stdout.write(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, r.value]))));
+});`;
+	return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' }));
+}
