@@ -10,7 +10,7 @@ const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and chec
 export const videoCreateDescription = actionNode({
 	displayName: 'GenGateway Video Create',
 	name: 'genGatewayVideoCreate',
-	description: 'Starts a video from a prompt and optional references; as an AI tool it waits up to 10 minutes and returns its URL and cost',
+	description: 'Starts a video from a prompt and references; as an AI tool it waits up to 10 minutes and returns its URL and cost',
 	properties: [
 		{
 			displayName: 'Family',
