@@ -14,11 +14,11 @@ import sharp from 'sharp';
 import type { Simulator } from '../simulator';
 import type { LedgerEntry, RequestLogEntry } from '../simulator/state';
 import { scriptGateway } from './gateway';
-import { N8N_VERSION, NODE_VERSION, ROOT, buildStamp, ensureN8n, treeHash, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from './lib/n8n';
+import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT, buildStamp, ensureN8n, treeHash, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from './lib/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
-import { checkWorkflow, table, type SummaryEntry } from './demo/summary';
+import { checkWorkflow, skippedEntry, table, type SummaryEntry } from './demo/summary';
 import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
-import { CREDENTIAL_ID, WORKFLOWS, loadExample, useKeyTextModels } from './demo/workflows';
+import { CREDENTIAL_ID, WORKFLOWS, loadExample, runsOnN8n, useKeyTextModels } from './demo/workflows';
 import { FAILING, demoPrompts, pipelineEntries, runPipeline, type PipelineReport } from './pipeline/run';
 
 /** the scheduled pipeline (examples/pipeline-*.json), run by `n8n start` rather than `n8n execute` */
@@ -63,7 +63,10 @@ export interface DemoProof {
 	nodeVersion: string;
 	/** the embedded simulator, a simulator a caller handed in, or a real gateway (GATEWAY_*) */
 	gateway: 'embedded' | 'given' | 'external';
+	/** the workflows that ran */
 	workflows: string[];
+	/** the workflows chosen that this n8n cannot run (summary.json says why) */
+	skipped: string[];
 	pipeline: boolean;
 	/** the summary's entries (as summary.json) */
 	entries: SummaryEntry[];
@@ -181,7 +184,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	const runsDir = join(outDir, 'runs');
 	const unknown = (opts.only ?? []).filter((o) => o !== PIPELINE_NAME && !WORKFLOWS.some((w) => w.folder === o));
 	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}`);
-	const workflows = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
+	const chosen = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
+	const workflows = chosen.filter((w) => runsOnN8n(w, N8N_MAJOR));
+	const skipped = chosen.filter((w) => !runsOnN8n(w, N8N_MAJOR));
 	const withPipeline = !opts.only || opts.only.includes(PIPELINE_NAME);
 
 	if (!n8nInstalled()) log(`[demo] installing a private n8n ${N8N_VERSION} with its own Node ${NODE_VERSION} (once, about 5 minutes)`);
@@ -198,10 +203,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	try {
 		// a run that stops half-way leaves no proof of an earlier one behind
 		rmSync(join(outDir, 'demo-proof.json'), { force: true });
-		for (const w of workflows) {
-			rmSync(join(outDir, w.folder), { recursive: true, force: true });
-			mkdirSync(join(outDir, w.folder), { recursive: true });
-		}
+		// a skipped workflow keeps no files of an earlier run either
+		for (const w of chosen) rmSync(join(outDir, w.folder), { recursive: true, force: true });
+		for (const w of workflows) mkdirSync(join(outDir, w.folder), { recursive: true });
 		mkdirSync(inputDir, { recursive: true });
 		mkdirSync(runsDir, { recursive: true });
 		await writeInputImage(join(inputDir, 'input.png'));
@@ -234,6 +238,11 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 				log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
 			}
 		}
+		for (const w of skipped) {
+			const e = skippedEntry(w, N8N_VERSION);
+			entries.push(e);
+			log(`[demo] ${w.folder.padEnd(14)} skipped: ${e.skipped}`);
+		}
 		if (withPipeline) {
 			t = Date.now();
 			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox`);
@@ -257,6 +266,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			nodeVersion: NODE_VERSION,
 			gateway: external ? 'external' : opts.sim ? 'given' : 'embedded',
 			workflows: workflows.map((w) => w.folder),
+			skipped: skipped.map((w) => w.folder),
 			pipeline: withPipeline,
 			entries,
 			...(gateway.sim ? { log: gateway.sim.log, ledger: gateway.sim.ledger } : {}),

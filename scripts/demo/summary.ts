@@ -26,6 +26,8 @@ export interface SummaryEntry {
 	/** the task ID, or several separated by commas when the step handled several items */
 	task_id?: string;
 	error?: string;
+	/** why the workflow did not run here (it needs a newer n8n): the entry is its only one, and ok */
+	skipped?: string;
 	files: SummaryFile[];
 }
 
@@ -92,11 +94,22 @@ function reportedFiles(i: Item): Array<{ bytes?: number; width?: number; height?
 	return Array.isArray(f) ? (f as Array<Record<string, unknown>>).map((m) => ({ bytes: m.bytes as number, width: m.width as number, height: m.height as number, mimeType: m.mimeType as string })) : [];
 }
 
+/** The one entry of a workflow this n8n cannot run. */
+export function skippedEntry(w: DemoWorkflow, n8nVersion: string): SummaryEntry {
+	return { workflow: w.folder, step: 'not run', ok: true, skipped: `${w.needs?.why ?? 'not for this n8n'}; this is n8n ${n8nVersion}`, files: [] };
+}
+
+/** What an AI sub-node handed its root node in each run (one run per model turn), as items. */
+function subNodeTurns(res: ExecuteResult, node: string): Item[] {
+	const runs = (res.data?.data?.resultData?.runData?.[node] ?? []) as Array<{ data?: Record<string, Item[][] | undefined> }>;
+	return runs.flatMap((r) => Object.entries(r.data ?? {}).flatMap(([type, outs]) => (type.startsWith('ai_') ? (outs?.[0] ?? []).slice(0, 1) : [])));
+}
+
 export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: string, root: string, opts: { checkLoop: boolean }): SummaryEntry[] {
 	const entries: SummaryEntry[] = [];
 	const runError = runErrorOf(res);
 	for (const step of w.steps) {
-		const ok0 = nodeOutput(res, step.node, 0) as Item[];
+		const ok0 = step.turns ? subNodeTurns(res, step.node) : (nodeOutput(res, step.node, 0) as Item[]);
 		const others = [1, 2, 3].flatMap((o) => nodeOutput(res, step.node, o) as Item[]);
 		const problems: string[] = [];
 		const err = nodeError(res, step.node);
@@ -105,7 +118,8 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 			const p = itemProblem(i);
 			if (p && !problems.includes(p)) problems.push(p);
 		}
-		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items) problems.push(`expected ${step.atLeast ? 'at least ' : ''}${step.items} item(s) on its first output, got ${ok0.length}`);
+		const counted = step.turns ? 'model turn(s)' : 'item(s) on its first output';
+		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items) problems.push(`expected ${step.atLeast ? 'at least ' : ''}${step.items} ${counted}, got ${ok0.length}`);
 		if (others.length && !others.some(itemProblem)) problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
 		if (step.streamed && ok0.some((i) => i.json.streamed !== true)) problems.push('the answer did not come as a stream');
 		if (w.loop?.node === step.node && opts.checkLoop) {
@@ -116,8 +130,8 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		const tid = taskIds([...ok0, ...others]);
 		const error = problems.length ? problems.join('; ') : ok0.length === 0 && runError ? runError : undefined;
 		const entry: SummaryEntry = { workflow: w.folder, step: step.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files: [] };
-		const text = ok0.map((i) => i.json.text).find((x): x is string => typeof x === 'string');
-		notes.set(entry, tid ? tid.split(',').join(', ') : text ? `"${short(text.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} item(s)`);
+		const answer = ok0.map((i) => i.json[w.write.from === step.node ? (w.write.field ?? 'text') : 'text']).find((x): x is string => typeof x === 'string');
+		notes.set(entry, tid ? tid.split(',').join(', ') : answer ? `"${short(answer.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`);
 		entries.push(entry);
 	}
 
@@ -143,7 +157,7 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		}
 		if (!source.some((i) => reportedFiles(i).length)) problems.push(`${wr.from} reported no file`);
 	} else if (wr.kind === 'text') {
-		const want = source.map((i) => i.json.text).filter((t): t is string => typeof t === 'string');
+		const want = source.map((i) => i.json[wr.field ?? 'text']).filter((t): t is string => typeof t === 'string');
 		for (const f of files) {
 			const text = readFileSync(join(root, f.path), 'utf8');
 			if (!text.trim()) problems.push(`${f.path} holds no text`);
@@ -171,10 +185,10 @@ function human(bytes: number): string {
 export function table(entries: SummaryEntry[]): string {
 	const rows: string[][] = [];
 	for (const e of entries) {
-		const first = e.ok ? (notes.get(e) ?? e.task_id ?? '') : short(e.error ?? 'failed', 160);
+		const first = e.ok ? (notes.get(e) ?? (e.skipped ? `skipped: ${e.skipped}` : undefined) ?? e.task_id ?? '') : short(e.error ?? 'failed', 160);
 		const fileLines = e.files.map((f) => `${f.path}  ${f.mime}${f.width ? ` ${f.width}x${f.height}` : ''}  ${human(f.bytes)}`);
 		const lines = e.ok && fileLines.length ? fileLines : [first, ...(e.ok ? [] : fileLines)];
-		lines.forEach((l, k) => rows.push(k === 0 ? [e.ok ? 'ok' : 'FAIL', e.workflow, e.step, l] : ['', '', '', l]));
+		lines.forEach((l, k) => rows.push(k === 0 ? [e.skipped ? 'skip' : e.ok ? 'ok' : 'FAIL', e.workflow, e.step, l] : ['', '', '', l]));
 	}
 	const head = ['', 'workflow', 'step', 'task IDs / files / error'];
 	const widths = [0, 1, 2].map((k) => Math.max(head[k].length, ...rows.map((r) => r[k].length)));

@@ -17,8 +17,22 @@ const PKG = 'n8n-nodes-gen-gateway';
 const creds = { genGatewayApi: { id: CRED, name: 'GenGateway account' } };
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
 
-export type N = { name: string; type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: unknown; onError?: string; at?: [number, number] };
-export type Conn = Array<[string, number, string]>;
+export type N = {
+	name: string;
+	type: string;
+	typeVersion: number;
+	parameters: Record<string, unknown>;
+	credentials?: unknown;
+	onError?: string;
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
+	at?: [number, number];
+};
+/** AI sub-nodes connect to their root node by these types instead of `main` */
+export type ConnType = 'main' | 'ai_languageModel' | 'ai_tool';
+/** [from, output, to] (main), or [from, 0, to, type] for a sub-node */
+export type Conn = Array<[string, number, string] | [string, number, string, ConnType]>;
 
 /** What the file-writing step must have written: one file per item of `from`, checked against that node's output. */
 export interface WriteCheck {
@@ -29,6 +43,8 @@ export interface WriteCheck {
 	/** image/video: sizes and pixels as the node reported them; text: the node's `text`; csv: one row per item */
 	kind: 'image' | 'video' | 'text' | 'csv';
 	files: number;
+	/** text: the JSON field of `from` that holds the text (default `text`) */
+	field?: string;
 }
 
 export interface DemoWorkflow {
@@ -38,11 +54,14 @@ export interface DemoWorkflow {
 	/** subfolder of OUT the workflow writes into, and the workflow's name in out/summary.json */
 	folder: string;
 	/** our nodes, in order, and how many items each must put on its first output (`atLeast`: or more; none on
-	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream */
-	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean }>;
+	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream;
+	 * `turns`: an AI sub-node, whose runs (one per model turn) are counted instead of items */
+	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean }>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
+	/** the oldest n8n major version that can run it, and what the demo's summary says elsewhere */
+	needs?: { n8nMajor: number; why: string };
 	/** sticky note shown in the editor */
 	note: string;
 	nodes: N[];
@@ -58,6 +77,7 @@ const write = (name: string, folder: string, fileExpr: string): N => ({
 });
 const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({ name, type: `${PKG}.${type}`, typeVersion: 1, parameters, credentials: creds });
 const toText = (name: string, prop: string, fileName: string): N => ({ name, type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } } });
+const CHAT_MODEL = 'GenGateway Chat Model';
 const writesTo = (folder: string) => `Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
 
 export const WORKFLOWS: DemoWorkflow[] = [
@@ -233,10 +253,52 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		],
 		conn: [['Start', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image'], ['Task Wait', 2, 'Wait'], ['Wait', 0, 'Task Wait']],
 	},
+	{
+		id: 'ggdemo20',
+		name: 'GenGateway: AI Agent + GenGateway Chat Model + Calculator → answer.txt',
+		description: "n8n's AI Agent asks the GenGateway Chat Model, uses the Calculator tool and writes its answer to a file.",
+		folder: 'agent',
+		steps: [
+			// the question needs the tool: one turn asks for it, one answers from its result
+			{ node: CHAT_MODEL, items: 2, atLeast: true, turns: true },
+			{ node: 'AI Agent', items: 1 },
+		],
+		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
+		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
+		note: `## AI Agent with the GenGateway Chat Model\nThe **AI Agent** asks the **GenGateway Chat Model** (one paid call per model turn, never resent; a 429 goes again once after its Retry-After) and uses n8n's **Calculator** tool for the arithmetic; the answer goes to \`answer.txt\`. Token usage is the gateway's own (see the Chat Model's run data).\n\nNeeds n8n 2.16 or newer. ${writesTo('agent')}`,
+		nodes: [
+			trigger,
+			{
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				retryOnFail: true,
+				maxTries: 2,
+				waitBetweenTries: 1000,
+				parameters: { promptType: 'define', text: 'What is 12 * 7?', options: { systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.' } },
+			},
+			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-chat-4o'), options: { streaming: true, temperature: 0 } }), at: [0.5, 1.1] },
+			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [1.5, 1.1] },
+			{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] },
+			{ ...write('Write Answer', 'agent', 'answer.txt'), at: [3.5, 0] },
+		],
+		conn: [
+			['Start', 0, 'AI Agent'],
+			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+			['Calculator', 0, 'AI Agent', 'ai_tool'],
+			['AI Agent', 0, 'To Text'],
+			['To Text', 0, 'Write Answer'],
+		],
+	},
 ];
 
+/** Whether an n8n of this major version can run the workflow. */
+export function runsOnN8n(w: Pick<DemoWorkflow, 'needs'>, major: number | string): boolean {
+	return !w.needs || Number(major) >= w.needs.n8nMajor;
+}
+
 /** Node types of the examples whose model is a language model (the spec names none: the key's list decides). */
-export const TEXT_MODEL_NODES = [`${PKG}.genGatewayChat`, `${PKG}.genGatewayResponses`];
+export const TEXT_MODEL_NODES = [`${PKG}.genGatewayChat`, `${PKG}.genGatewayResponses`, `${PKG}.lmChatGenGateway`];
 const NOT_CHAT = /embed|whisper|tts|speech|audio|transcri|moderation|rerank|realtime/i;
 
 /**
@@ -277,8 +339,8 @@ const TOP = 300;
 
 /** n8n workflow JSON for a demo workflow: nodes in a row (or at their `at` [column, row]), a sticky note above. */
 export function toN8n(w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'note' | 'nodes' | 'conn'>): Record<string, unknown> {
-	const nodes: Array<Record<string, unknown>> = w.nodes.map(({ at, ...n }, k) => ({ id: `${w.id}-n${k}`, position: [(at?.[0] ?? k) * COL, TOP + (at?.[1] ?? 0) * ROW], ...n }));
-	const columns = Math.max(...w.nodes.map((n, k) => n.at?.[0] ?? k)) + 1;
+	const nodes: Array<Record<string, unknown>> = w.nodes.map(({ at, ...n }, k) => ({ id: `${w.id}-n${k}`, position: [Math.round((at?.[0] ?? k) * COL), Math.round(TOP + (at?.[1] ?? 0) * ROW)], ...n }));
+	const columns = Math.ceil(Math.max(...w.nodes.map((n, k) => n.at?.[0] ?? k))) + 1;
 	nodes.push({
 		id: `${w.id}-note`,
 		name: 'About this workflow',
@@ -287,11 +349,11 @@ export function toN8n(w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'not
 		position: [-40, 0],
 		parameters: { content: w.note, width: Math.max(560, columns * COL - 20), height: 260, color: 7 },
 	});
-	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {};
-	for (const [from, out, to] of w.conn) {
-		connections[from] ??= { main: [] };
-		while (connections[from].main.length <= out) connections[from].main.push([]);
-		connections[from].main[out].push({ node: to, type: 'main', index: 0 });
+	const connections: Record<string, Partial<Record<ConnType, Array<Array<{ node: string; type: ConnType; index: number }>>>>> = {};
+	for (const [from, out, to, type = 'main'] of w.conn) {
+		const outputs = ((connections[from] ??= {})[type] ??= []);
+		while (outputs.length <= out) outputs.push([]);
+		outputs[out].push({ node: to, type, index: 0 });
 	}
 	return { id: w.id, name: w.name, active: false, nodes, connections, settings: { executionOrder: 'v1' }, meta: { description: w.description }, pinData: {} };
 }

@@ -2,7 +2,8 @@
  * What a new user sees in the real n8n editor: `n8n start` (2.41.1) with the package installed the way n8n installs
  * community packages, driven through Debian's Chromium by playwright-core (scripts/screenshots/editor.ts). The node
  * panel's search finds every node, on an empty canvas and from a node's "+"; every node's canvas subtitle and
- * parameter panel show no "undefined" in any of its modes; the credential test shows its advice for a wrong key and
+ * parameter panel show no "undefined" in any of its modes; the Chat Model is found and added from an AI Agent's
+ * Chat Model connector and connects to it; the credential test shows its advice for a wrong key and
  * an unreachable host; and an Image Submit → Task Wait run shows the image in the binary preview.
  * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
  */
@@ -156,6 +157,60 @@ describe('the n8n editor in Chromium', () => {
 			await passed('search-after-node');
 			await page.keyboard.press('Escape');
 		});
+	});
+
+	it('the Chat Model: found in the node panel and under an AI Agent\'s Chat Model connector, added from there with a model of the key, connected', async () => {
+		const names = await step('chat-model-main-panel', async () => {
+			await page.goto(`${editor.base}/workflow/new`, { waitUntil: 'networkidle' });
+			await page.locator('[data-test-id="node-creator-plus-button"]').click();
+			const found = await search('GenGateway Chat Model', ['GenGateway Chat Model']);
+			await search('AI Agent', ['AI Agent']);
+			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^AI Agent$/ }).first().click();
+			await page.locator('[data-test-id="canvas-node"][data-node-name="AI Agent"]').waitFor();
+			if (await page.locator('[data-test-id="ndv"]').isVisible()) await closeNdv();
+			return found;
+		});
+		expect(names).toContain('GenGateway Chat Model');
+		// the "+" under the agent's Chat Model connector lists language models only: of the package, just the Chat Model
+		const inSlot = await step('chat-model-slot', async () => {
+			await page.locator('[data-test-id="canvas-node-input-handle"][data-connection-type="ai_languageModel"][data-node-name="AI Agent"] [data-test-id="canvas-handle-plus"]').click();
+			const all = await search('Chat Model', ['GenGateway Chat Model', 'OpenAI Chat Model']);
+			const ours = await search('GenGateway', ['GenGateway Chat Model']);
+			await passed('chat-model-slot');
+			return { all, ours };
+		});
+		expect(inSlot.all).toEqual(expect.arrayContaining(['GenGateway Chat Model', 'OpenAI Chat Model']));
+		expect(inSlot.ours).toEqual(['GenGateway Chat Model']);
+		const edge = page.locator('[data-test-id="edge"][data-source-node-name="GenGateway Chat Model"][data-target-node-name="AI Agent"]');
+		await step('chat-model-connected', async () => {
+			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'GenGateway Chat Model' }).first().click();
+			// n8n shows an installed community node's details first
+			const add = page.getByRole('button', { name: 'Add to workflow' });
+			if (await add.isVisible()) await add.click();
+			await page.locator('[data-test-id="ndv"]').waitFor();
+			// the credential is the only one there is; the model comes from the key's list
+			const model = page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"] [data-test-id="resource-locator-model"]').first();
+			await model.locator('input').nth(1).click();
+			await page.locator('[data-test-id="rlc-item"]').first().waitFor({ timeout: 90_000 });
+			await page.locator('[data-test-id="rlc-item"]').filter({ hasText: /^\s*alpha-chat-4o\s*$/ }).first().click();
+			await closeNdv();
+			await edge.waitFor();
+			await passed('chat-model-connected');
+		});
+		expect(await edge.count()).toBe(1);
+		expect(await page.locator('[data-test-id="canvas-node"][data-node-name="GenGateway Chat Model"] [class*="_subtitle_"]').innerText()).toBe('alpha-chat-4o');
+		// the workflow as n8n saves it: the Chat Model, with its credential and model, feeds the agent's language-model input
+		const id = new URL(page.url()).pathname.split('/').pop();
+		await page.keyboard.press('Control+s');
+		let saved: { nodes: Array<{ name: string; parameters: Record<string, unknown>; credentials?: unknown }>; connections: Record<string, unknown> } | undefined;
+		for (let k = 0; k < 20 && !saved?.connections['GenGateway Chat Model']; k++) {
+			await page.waitForTimeout(500);
+			saved = (await (await page.request.get(`${editor.base}/rest/workflows/${id}`)).json()).data;
+		}
+		expect(saved!.connections['GenGateway Chat Model']).toEqual({ ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] });
+		const chatModel = saved!.nodes.find((n) => n.name === 'GenGateway Chat Model')!;
+		expect(chatModel.credentials).toEqual({ genGatewayApi: { id: CRED.genGatewayApi.id, name: CRED.genGatewayApi.name } });
+		expect(chatModel.parameters.model).toMatchObject({ value: 'alpha-chat-4o' });
 	});
 
 	it('every node in every mode: the canvas subtitle and the parameter panel never show undefined', async () => {

@@ -1,5 +1,11 @@
-/** The demo's judge of a step's items: a failed item is a failed step, whatever fields it carries. */
-import { itemProblem } from '../../scripts/demo/summary';
+/** The demo's judge of a step's items: a failed item is a failed step, whatever fields it carries; the AI Agent
+ * workflow's summary counts model turns, and says why it did not run on n8n 1.x. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkWorkflow, itemProblem, skippedEntry, table } from '../../scripts/demo/summary';
+import { WORKFLOWS } from '../../scripts/demo/workflows';
+import type { ExecuteResult } from '../../scripts/lib/n8n';
 
 describe('the demo summary judges each item', () => {
 	it('a failed item without an `error` field (the first of a spent batch) is a problem', () => {
@@ -9,5 +15,56 @@ describe('the demo summary judges each item', () => {
 		expect(itemProblem({ json: { error: 'boom' } })).toBe('boom');
 		expect(itemProblem({ json: { submission_uncertain: true, reason: 'timeout', task_id: 't1' } })).toBe('submission uncertain: timeout (task t1)');
 		expect(itemProblem({ json: { status: 'completed', task_id: 't2' } })).toBeUndefined();
+	});
+});
+
+describe('the demo summary of the AI Agent workflow', () => {
+	const agent = WORKFLOWS.find((w) => w.folder === 'agent')!;
+	let root: string;
+	beforeAll(() => {
+		root = mkdtempSync(join(tmpdir(), 'gg-summary-'));
+		mkdirSync(join(root, 'agent'));
+		writeFileSync(join(root, 'agent/answer.txt'), 'The result is 84.');
+	});
+	afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+	/** n8n's run data of the workflow: the Chat Model ran `turns` times, the agent answered */
+	const run = (turns: number): ExecuteResult => ({
+		code: 0,
+		stdout: '',
+		stderr: '',
+		data: {
+			data: {
+				resultData: {
+					runData: {
+						'GenGateway Chat Model': Array.from({ length: turns }, () => ({ data: { ai_languageModel: [[{ json: { response: {}, tokenUsage: { completionTokens: 5 } } }]] } })),
+						'AI Agent': [{ data: { main: [[{ json: { output: 'The result is 84.' } }]] } }],
+						'Write Answer': [{ data: { main: [[{ json: {} }]] } }],
+					},
+				},
+			},
+		} as unknown as ExecuteResult['data'],
+	});
+
+	it("counts the Chat Model's turns and checks the file against the agent's `output`", () => {
+		const entries = checkWorkflow(agent, run(2), root, root, { checkLoop: true });
+		expect(entries.map((e) => [e.step, e.ok, e.error])).toEqual([
+			['GenGateway Chat Model', true, undefined],
+			['AI Agent', true, undefined],
+			['Write Answer', true, undefined],
+		]);
+		expect(table(entries)).toMatch(/^ok\s+agent\s+GenGateway Chat Model\s+2 model turn\(s\)$/m);
+		expect(table(entries)).toMatch(/^ok\s+agent\s+AI Agent\s+"The result is 84\."$/m);
+	});
+
+	it('an answer without the tool (one model turn) fails the Chat Model step', () => {
+		const [model] = checkWorkflow(agent, run(1), root, root, { checkLoop: true });
+		expect(model).toMatchObject({ ok: false, error: 'expected at least 2 model turn(s), got 1' });
+	});
+
+	it('on n8n 1.x: one entry, ok, saying why, shown as skip', () => {
+		const entry = skippedEntry(agent, '1.123.81');
+		expect(entry).toEqual({ workflow: 'agent', step: 'not run', ok: true, skipped: "needs n8n 2.16 or newer (n8n's AI node SDK); this is n8n 1.123.81", files: [] });
+		expect(table([entry])).toMatch(/^skip\s+agent\s+not run\s+skipped: needs n8n 2\.16 or newer/m);
 	});
 });

@@ -3,12 +3,13 @@
  * a deadline"), and the demo takes its language models from the key's list ("GET /v1/models is the authority for a
  * key"; the spec names no language model).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeProperties } from 'n8n-workflow';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { keyModelIds, loadExample, textModelsOfKey } from '../../scripts/demo';
 import { pickTextModel, toN8n, useKeyTextModels, WORKFLOWS } from '../../scripts/demo/workflows';
+import { PIPELINE } from '../../scripts/pipeline/workflows';
 import { startGateway, type FakeGateway } from './support/gateway';
 
 const ROOT = join(__dirname, '../..');
@@ -18,6 +19,11 @@ const example = (folder: string) => JSON.parse(readFileSync(join(ROOT, 'examples
 describe('the shipped examples', () => {
 	it('are the generated demo workflows', () => {
 		for (const w of WORKFLOWS) expect(example(w.folder)).toEqual(JSON.parse(JSON.stringify(toN8n(w))));
+	});
+
+	it('are all generated: each workflow file of examples/ is a demo or pipeline workflow', () => {
+		const files = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));
+		expect(files.sort()).toEqual([...WORKFLOWS, ...PIPELINE].map((w) => `${w.folder}.json`).sort());
 	});
 
 	it('poll videos every 3 to 5 s (an unset option is Task Wait\'s default)', () => {
@@ -40,12 +46,14 @@ describe("the demo's language models come from the key's list", () => {
 		expect(pickTextModel('alpha-chat-4o', ['alpha-image-2', 'tts-1'])).toBeUndefined();
 	});
 
-	it('useKeyTextModels replaces only the missing models of Chat and Responses, and says which it picked', () => {
+	it('useKeyTextModels replaces only the missing models of Chat, Responses and the Chat Model, and says which it picked', () => {
 		const subst = { outDir: '/tmp/o', inputDir: '/tmp/i' };
 		const chat = loadExample('chat', subst) as unknown as Wf;
 		expect(useKeyTextModels(chat, ['alpha-chat-4o'])).toEqual([]);
 		expect(useKeyTextModels(chat, ['omega-large', 'omega-small'])).toEqual(["Chat: alpha-chat-4o is not among the key's models, using omega-large"]);
 		expect(chat.nodes.find((n) => n.name === 'Chat')!.parameters.model).toEqual({ __rl: true, mode: 'id', value: 'omega-large' });
+		const agent = loadExample('agent', subst) as unknown as Wf;
+		expect(useKeyTextModels(agent, ['omega-large'])).toEqual(["GenGateway Chat Model: alpha-chat-4o is not among the key's models, using omega-large"]);
 		const images = loadExample('text-to-image', subst) as unknown as Wf;
 		const before = JSON.stringify(images);
 		expect(useKeyTextModels(images, ['omega-large'])).toEqual([]);
