@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import type { Simulator } from '../simulator';
 import type { LedgerEntry, RequestLogEntry } from '../simulator/state';
 import { scriptGateway } from './gateway';
-import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT, buildStamp, ensureN8n, treeHash, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, type ExecuteResult } from './lib/n8n';
+import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT, buildStamp, ensureN8n, treeHash, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, storedCustomData, type ExecuteResult } from './lib/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
 import { checkWorkflow, skippedEntry, table, type SummaryEntry } from './demo/summary';
 import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
@@ -76,6 +76,8 @@ export interface DemoProof {
 	/** the API key in n8n's state folder (database included) and in everything n8n printed */
 	keyScan?: { files: number; database: boolean; foundIn: string[]; inOutput: boolean };
 	pipelineReport?: PipelineReport;
+	/** per workflow with a spend check: the execution's custom data as n8n stored it in its database */
+	customData?: Record<string, Record<string, string>>;
 	ok: boolean;
 }
 
@@ -213,6 +215,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		let t = Date.now();
 		const entries: SummaryEntry[] = [];
 		const runs: Record<string, ExecuteResult> = {};
+		const spent: Record<string, Record<string, string>> = {};
 		let output = '';
 		let keyScan: DemoProof['keyScan'];
 		let pipelineReport: PipelineReport | undefined;
@@ -233,7 +236,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 				runs[w.folder] = res;
 				output += res.stdout + res.stderr;
 				writeFileSync(join(runsDir, `${w.folder}.json`), res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`);
-				const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external });
+				const customData = w.spend ? storedCustomData(state, w.id) : undefined;
+				if (customData) spent[w.folder] = customData;
+				const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external, customData });
 				entries.push(...got);
 				log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
 			}
@@ -272,6 +277,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			...(gateway.sim ? { log: gateway.sim.log, ledger: gateway.sim.ledger } : {}),
 			keyScan,
 			pipelineReport,
+			customData: spent,
 			ok,
 		};
 		writeFileSync(join(outDir, 'demo-proof.json'), JSON.stringify(proof) + '\n');

@@ -28,6 +28,8 @@ export interface SummaryEntry {
 	error?: string;
 	/** why the workflow did not run here (it needs a newer n8n): the entry is its only one, and ok */
 	skipped?: string;
+	/** something n8n did that is not the workflow's outcome, e.g. its process crashing after a complete, printed run */
+	warning?: string;
 	files: SummaryFile[];
 }
 
@@ -79,10 +81,21 @@ export function itemProblem(i: Item): string | undefined {
 	return undefined;
 }
 
+/**
+ * n8n's process ended by a signal (seen: SIGSEGV, on a loaded machine) after it finished the run and printed it whole:
+ * the run's outcome is what it printed, which the checks judge; the summary says what happened to the process.
+ */
+export function crashedAfterRun(res: ExecuteResult): string | undefined {
+	const d = res.data as { finished?: boolean; status?: string } | undefined;
+	if (res.code !== null || !res.signal || !d || d.finished !== true || d.status !== 'success') return undefined;
+	return `n8n execute was ended by ${res.signal} after it had finished the run and printed it`;
+}
+
 /** The whole run's error: n8n's own error, or the exit code and the end of stderr when stdout held no run data. */
 export function runErrorOf(res: ExecuteResult): string | undefined {
 	const e = res.data?.data?.resultData?.error?.message;
 	if (e) return e;
+	if (crashedAfterRun(res)) return undefined;
 	if (res.code !== 0) return `n8n execute ${res.code === null ? `was ended by ${res.signal ?? 'a signal'}` : `exited ${res.code}`}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}`;
 	if (!res.data) return 'n8n execute printed no run data';
 	return undefined;
@@ -105,7 +118,29 @@ function subNodeTurns(res: ExecuteResult, node: string): Item[] {
 	return runs.flatMap((r) => Object.entries(r.data ?? {}).flatMap(([type, outs]) => (type.startsWith('ai_') ? (outs?.[0] ?? []).slice(0, 1) : [])));
 }
 
-export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: string, root: string, opts: { checkLoop: boolean }): SummaryEntry[] {
+/** Why an item of a step that Max Expected Spend must refuse is not that refusal. */
+export function refusalProblem(i: Item): string | undefined {
+	const j = i.json;
+	if (j.status === 'failed' && j.failed_at === 'budget' && j.submitted === false && !j.task_id) return undefined;
+	return `expected a refusal by Max Expected Spend before any request (failed_at budget, submitted false), got ${short(JSON.stringify({ status: j.status, failed_at: j.failed_at, submitted: j.submitted, task_id: j.task_id, error: j.error_message ?? j.error }), 300)}`;
+}
+
+/** The execution's custom data must hold what the node's items cost: gengateway_spent = the sum of their `cost.quota`. */
+function spendEntry(w: DemoWorkflow, res: ExecuteResult, customData: Record<string, string> | undefined): SummaryEntry {
+	const node = w.spend!.node;
+	const costs = (nodeOutput(res, node, 0) as Item[]).map((i) => i.json.cost as { status?: string; quota?: number } | undefined);
+	const expected = costs.reduce((n, c) => n + (c?.status === 'expected' || c?.status === 'settled' ? Number(c.quota) : 0), 0);
+	const problems: string[] = [];
+	if (!costs.length || costs.some((c) => !c || typeof c.quota !== 'number' || c.quota <= 0)) problems.push(`every item of ${node} must carry a cost with a figure, got ${short(JSON.stringify(costs), 300)}`);
+	if (!customData) problems.push("the execution's custom data was not read");
+	else if (customData.gengateway_spent !== String(expected)) problems.push(`custom data gengateway_spent is ${customData.gengateway_spent ?? 'missing'}, expected ${expected} (the sum of ${node}'s costs)`);
+	const error = problems.length ? problems.join('; ') : undefined;
+	const entry: SummaryEntry = { workflow: w.folder, step: 'Custom data', ok: !error, ...(error ? { error } : {}), files: [] };
+	notes.set(entry, `gengateway_spent ${customData?.gengateway_spent ?? '?'} (${customData?.gengateway_spent_text ?? '?'})`);
+	return entry;
+}
+
+export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: string, root: string, opts: { checkLoop: boolean; customData?: Record<string, string> }): SummaryEntry[] {
 	const entries: SummaryEntry[] = [];
 	const runError = runErrorOf(res);
 	for (const step of w.steps) {
@@ -115,12 +150,12 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		const err = nodeError(res, step.node);
 		if (err) problems.push(err);
 		for (const i of [...ok0, ...others]) {
-			const p = itemProblem(i);
+			const p = step.refused ? refusalProblem(i) : itemProblem(i);
 			if (p && !problems.includes(p)) problems.push(p);
 		}
 		const counted = step.turns ? 'model turn(s)' : 'item(s) on its first output';
 		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items) problems.push(`expected ${step.atLeast ? 'at least ' : ''}${step.items} ${counted}, got ${ok0.length}`);
-		if (others.length && !others.some(itemProblem)) problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
+		if (others.length && (step.refused || !others.some(itemProblem))) problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
 		if (step.streamed && ok0.some((i) => i.json.streamed !== true)) problems.push('the answer did not come as a stream');
 		if (w.loop?.node === step.node && opts.checkLoop) {
 			const rounds = runCount(res, step.node);
@@ -131,9 +166,12 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		const error = problems.length ? problems.join('; ') : ok0.length === 0 && runError ? runError : undefined;
 		const entry: SummaryEntry = { workflow: w.folder, step: step.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files: [] };
 		const answer = ok0.map((i) => i.json[w.write.from === step.node ? (w.write.field ?? 'text') : 'text']).find((x): x is string => typeof x === 'string');
-		notes.set(entry, tid ? tid.split(',').join(', ') : answer ? `"${short(answer.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`);
+		const refusal = step.refused && !error ? ok0.map((i) => i.json.error_message ?? i.json.error).find((x): x is string => typeof x === 'string') : undefined;
+		notes.set(entry, refusal ? `refused as planned: ${short(refusal.replace(/^.*?before any paid request: /, ''), 100)}` : tid ? tid.split(',').join(', ') : answer ? `"${short(answer.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`);
 		entries.push(entry);
 	}
+
+	if (w.spend) entries.push(spendEntry(w, res, opts.customData));
 
 	const wr = w.write;
 	const files = filesIn(join(outDir, w.folder), root);
@@ -171,7 +209,8 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 	}
 	const tid = taskIds(source);
 	const error = problems.length ? problems.join('; ') : runError;
-	entries.push({ workflow: w.folder, step: wr.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files });
+	const warning = crashedAfterRun(res);
+	entries.push({ workflow: w.folder, step: wr.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), ...(warning ? { warning } : {}), files });
 	return entries;
 }
 
@@ -187,7 +226,7 @@ export function table(entries: SummaryEntry[]): string {
 	for (const e of entries) {
 		const first = e.ok ? (notes.get(e) ?? (e.skipped ? `skipped: ${e.skipped}` : undefined) ?? e.task_id ?? '') : short(e.error ?? 'failed', 160);
 		const fileLines = e.files.map((f) => `${f.path}  ${f.mime}${f.width ? ` ${f.width}x${f.height}` : ''}  ${human(f.bytes)}`);
-		const lines = e.ok && fileLines.length ? fileLines : [first, ...(e.ok ? [] : fileLines)];
+		const lines = [...(e.ok && fileLines.length ? fileLines : [first, ...(e.ok ? [] : fileLines)]), ...(e.warning ? [`note: ${e.warning}`] : [])];
 		lines.forEach((l, k) => rows.push(k === 0 ? [e.skipped ? 'skip' : e.ok ? 'ok' : 'FAIL', e.workflow, e.step, l] : ['', '', '', l]));
 	}
 	const head = ['', 'workflow', 'step', 'task IDs / files / error'];

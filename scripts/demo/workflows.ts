@@ -55,11 +55,14 @@ export interface DemoWorkflow {
 	folder: string;
 	/** our nodes, in order, and how many items each must put on its first output (`atLeast`: or more; none on
 	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream;
-	 * `turns`: an AI sub-node, whose runs (one per model turn) are counted instead of items */
-	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean }>;
+	 * `turns`: an AI sub-node, whose runs (one per model turn) are counted instead of items; `refused`: every item must
+	 * come out refused by Max Expected Spend before any request (failed_at "budget", submitted false) */
+	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget' }>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
+	/** the execution's custom data (read from n8n's database) must record what this node's items cost */
+	spend?: { node: string };
 	/** the oldest n8n major version that can run it, and what the demo's summary says elsewhere */
 	needs?: { n8nMajor: number; why: string };
 	/** sticky note shown in the editor */
@@ -252,6 +255,32 @@ export const WORKFLOWS: DemoWorkflow[] = [
 			{ ...write('Write Image', 'wait-loop', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'), at: [4, 0] },
 		],
 		conn: [['Start', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image'], ['Task Wait', 2, 'Wait'], ['Wait', 0, 'Task Wait']],
+	},
+	{
+		id: 'ggdemo10',
+		name: 'GenGateway: an execution budget across two paid nodes',
+		description: 'Two batches of images under one Max Expected Spend: the first fits and is paid, the second would go over what the execution already spent and is refused before any request.',
+		folder: 'budget',
+		steps: [
+			{ node: 'First batch', items: 2 },
+			{ node: 'Second batch', items: 2, refused: 'budget' },
+		],
+		write: { node: 'Write Image', from: 'First batch', kind: 'image', files: 2 },
+		spend: { node: 'First batch' },
+		note: `## An execution budget\nBoth **Image Submit** nodes have *Max Expected Spend (¤)* 100000 and *Group Name* \`hd\` (the demo key's group: put your key's group there, or its *Group Multiplier*). The first batch (2 images, ¤30000 each) fits and is paid; each item carries its \`cost\`, and the execution's custom data \`gengateway_spent\` says ¤60000. The second batch would bring the execution to ¤120000, so it is refused before any request: with *Continue*, each item comes out with \`failed_at: "budget"\` and \`submitted: false\`. Any expression can read the running total: \`{{ $execution.customData.get('gengateway_spent') }}\`.\n\n${writesTo('budget')}`,
+		nodes: [
+			trigger,
+			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a paper boat on a pond'}},{json:{prompt:'a paper plane over a city'}}];" } },
+			ours('First batch', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { waitForResult: true, maxExpectedSpend: 100000, groupName: 'hd' } }),
+			write('Write Image', 'budget', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
+			{ ...ours('Second batch', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { maxExpectedSpend: 100000, groupName: 'hd' } }), onError: 'continueRegularOutput' },
+		],
+		conn: [
+			['Start', 0, 'Prompts'],
+			['Prompts', 0, 'First batch'],
+			['First batch', 0, 'Write Image'],
+			['Write Image', 0, 'Second batch'],
+		],
 	},
 	{
 		id: 'ggdemo20',

@@ -13,7 +13,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { freshDemoProof, runDemo, type SummaryEntry } from '../../scripts/demo';
 import { runCount } from '../../scripts/demo/n8n-more';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
-import { N8N_MAJOR, ROOT, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
+import { N8N_MAJOR, ROOT, nodeOutput, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
 
@@ -80,7 +80,7 @@ describe('demo workflows in real n8n', () => {
 		expect(proof.ok).toBe(true);
 		// one entry per step: each of our nodes plus the step writing files, for the workflows that ran, one per skipped
 		// workflow, and four for the pipeline
-		expect(entries).toHaveLength(RAN.reduce((n, w) => n + w.steps.length + 1, 0) + SKIPPED.length + (proof.pipeline ? 4 : 0));
+		expect(entries).toHaveLength(RAN.reduce((n, w) => n + w.steps.length + 1 + (w.spend ? 1 : 0), 0) + SKIPPED.length + (proof.pipeline ? 4 : 0));
 		if (proof.pipeline) {
 			// the scheduled pipeline left its objects and mails in <out>/pipeline
 			expect(entries.filter((e) => e.workflow === 'pipeline').map((e) => [e.step, e.ok])).toEqual([
@@ -143,6 +143,32 @@ describe('demo workflows in real n8n', () => {
 			expect(existsSync(join(outDir, 'agent'))).toBe(false);
 		}
 
+		// the execution budget: the first batch was paid (two POSTs, two charges), the second was refused by Max Expected
+		// Spend before any request, and n8n's database holds the execution's custom data: what the gateway charged
+		{
+			const { startedAt, stoppedAt } = runs.budget.data as unknown as { startedAt: string; stoppedAt: string };
+			const during = (time: number) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => `${l.path} ${l.status < 300}`)).toEqual(Array(2).fill('/v1/images/generations/async true'));
+			const charges = ledger.filter((l) => during(l.time) && l.kind === 'charge');
+			expect(charges).toHaveLength(2);
+			const charged = charges.reduce((n, l) => n + l.amount, 0);
+			const first = nodeOutput(runs.budget, 'First batch').map((i) => i.json.cost as Record<string, unknown>);
+			expect(first).toEqual(Array(2).fill(expect.objectContaining({ status: 'expected', basis: 'per call', group: 'hd', group_multiplier_source: 'group_name' })));
+			expect(first.reduce((n, c) => n + Number(c.quota), 0)).toBe(charged);
+			expect(proof.customData?.budget).toMatchObject({ gengateway_spent: String(charged), gengateway_spent_text: expect.stringContaining(`¤${charged}`) });
+			expect(JSON.parse(proof.customData!.budget.gengateway_nodes)).toEqual({ 'First batch#0': [charged, 0] });
+			const second = nodeOutput(runs.budget, 'Second batch').map((i) => i.json);
+			expect(second).toHaveLength(2);
+			for (const j of second) {
+				expect(j).toMatchObject({ status: 'failed', failed_at: 'budget', submitted: false });
+				expect(j).not.toHaveProperty('task_id');
+				expect(String(j.error_message ?? j.error)).toContain(`Max Expected Spend (¤) 100000 refused the batch before any paid request: expected`);
+				expect(String(j.error_message ?? j.error)).toContain(`spent so far`);
+			}
+			expect(step(entries, 'budget', 'Second batch').ok).toBe(true);
+			expect(step(entries, 'budget', 'Custom data').ok).toBe(true);
+		}
+
 		// the gateway's view: one paid POST per item, on the right endpoints and origins, each charged once
 		const posts = log.filter((l) => l.method === 'POST');
 		expect(posts.map((l) => `${l.server} ${l.path}`).sort()).toEqual(
@@ -153,6 +179,9 @@ describe('demo workflows in real n8n', () => {
 				...Array(1 + agentTurns).fill('gateway /v1/chat/completions'),
 				'gateway /v1/images/edits/async',
 				'gateway /v1/images/generations/async',
+				'gateway /v1/images/generations/async',
+				'gateway /v1/images/generations/async',
+				// the budget workflow's first batch; its second batch sent nothing
 				'gateway /v1/images/generations/async',
 				'gateway /v1/images/generations/async',
 				'gateway /v1/responses',

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkWorkflow, itemProblem, skippedEntry, table } from '../../scripts/demo/summary';
+import { checkWorkflow, crashedAfterRun, itemProblem, refusalProblem, runErrorOf, skippedEntry, table } from '../../scripts/demo/summary';
 import { WORKFLOWS } from '../../scripts/demo/workflows';
 import type { ExecuteResult } from '../../scripts/lib/n8n';
 
@@ -66,5 +66,28 @@ describe('the demo summary of the AI Agent workflow', () => {
 		const entry = skippedEntry(agent, '1.123.81');
 		expect(entry).toEqual({ workflow: 'agent', step: 'not run', ok: true, skipped: "needs n8n 2.16 or newer (n8n's AI node SDK); this is n8n 1.123.81", files: [] });
 		expect(table([entry])).toMatch(/^skip\s+agent\s+not run\s+skipped: needs n8n 2\.16 or newer/m);
+	});
+});
+
+describe('n8n ended by a signal', () => {
+	const printed = (status: string) => ({ data: { resultData: { runData: {} } }, status, finished: status === 'success' });
+	it('after a complete, successful run it printed: the run is judged by what it printed, and the summary notes the crash', () => {
+		const res = { code: null, signal: 'SIGSEGV', stdout: '', stderr: '', data: printed('success') } as unknown as ExecuteResult;
+		expect(runErrorOf(res)).toBeUndefined();
+		expect(crashedAfterRun(res)).toBe('n8n execute was ended by SIGSEGV after it had finished the run and printed it');
+	});
+	it('before it finished or printed the run, or with a failed run: a failure', () => {
+		expect(runErrorOf({ code: null, signal: 'SIGSEGV', stdout: '', stderr: 'x' } as unknown as ExecuteResult)).toMatch(/^n8n execute was ended by SIGSEGV/);
+		expect(runErrorOf({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', data: printed('error') } as unknown as ExecuteResult)).toMatch(/^n8n execute was ended by SIGKILL/);
+		expect(runErrorOf({ code: 1, signal: null, stdout: '', stderr: '', data: printed('success') } as unknown as ExecuteResult)).toMatch(/^n8n execute exited 1/);
+	});
+});
+
+describe('a step the spend cap must refuse', () => {
+	it('is ok only for a refusal before any request', () => {
+		expect(refusalProblem({ json: { status: 'failed', failed_at: 'budget', submitted: false, error_message: 'Max Expected Spend …' } })).toBeUndefined();
+		expect(refusalProblem({ json: { status: 'completed', task_id: 't1' } })).toMatch(/^expected a refusal by Max Expected Spend/);
+		expect(refusalProblem({ json: { status: 'failed', failed_at: 'submit', submitted: false } })).toMatch(/^expected a refusal/);
+		expect(refusalProblem({ json: { status: 'failed', failed_at: 'budget', submitted: true, task_id: 't2' } })).toMatch(/^expected a refusal/);
 	});
 });
