@@ -202,6 +202,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	const referenceImages = (process.env.GATEWAY_DEMO_REFERENCE_IMAGES ?? '').split(/[\s,]+/).filter(Boolean);
 
 	let state: string | undefined;
+	let pipelineRun: Promise<PipelineReport> | undefined;
 	try {
 		// a run that stops half-way leaves no proof of an earlier one behind
 		rmSync(join(outDir, 'demo-proof.json'), { force: true });
@@ -219,6 +220,14 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		let output = '';
 		let keyScan: DemoProof['keyScan'];
 		let pipelineReport: PipelineReport | undefined;
+		// the scheduled pipeline runs beside the workflows (its own simulator, n8n and services); its lines are printed
+		// when the workflows are done, so the two never interleave
+		const pipelineStart = Date.now();
+		const pipelineLines: string[] = [];
+		const failing = external ? FAILING.filter((p) => !p.prompt.includes('[fail]')) : FAILING;
+		const keepDir = join(outDir, PIPELINE_NAME);
+		pipelineRun = withPipeline ? runPipeline({ prompts: [...demoPrompts(4, 1), ...failing], keepDir, log: (l) => pipelineLines.push(`  ${l}`) }) : undefined;
+		pipelineRun?.catch(() => undefined);
 		if (workflows.length) {
 			log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
 			state = await newState();
@@ -248,17 +257,14 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			entries.push(e);
 			log(`[demo] ${w.folder.padEnd(14)} skipped: ${e.skipped}`);
 		}
-		if (withPipeline) {
-			t = Date.now();
-			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox`);
-			// its own simulator (when not against a real gateway), so the other workflows' request log stays theirs
-			const failing = external ? FAILING.filter((p) => !p.prompt.includes('[fail]')) : FAILING;
-			const keepDir = join(outDir, PIPELINE_NAME);
-			const report = await runPipeline({ prompts: [...demoPrompts(4, 1), ...failing], keepDir, log: (l) => log(`  ${l}`) });
+		if (pipelineRun) {
+			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox (run beside the workflows above)`);
+			const report = await pipelineRun;
+			for (const l of pipelineLines) log(l);
 			pipelineReport = report;
 			const got = pipelineEntries(report, failing.length, keepDir, ROOT);
 			entries.push(...got);
-			log(`[demo] ${PIPELINE_NAME}       ${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(Date.now() - t)})`);
+			log(`[demo] ${PIPELINE_NAME}       ${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(Date.now() - pipelineStart)})`);
 		}
 		const ok = entries.every((e) => e.ok);
 		if (state) {
@@ -287,6 +293,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		log(`[demo] ${ok ? 'every step did what it should' : `${entries.filter((e) => !e.ok).length} step(s) failed`} (${secs(Date.now() - t0)}); summary in ${relative(process.cwd(), summaryPath)}, n8n run data in ${relative(process.cwd(), runsDir)}/`);
 		return { entries, ok, runs, proof };
 	} finally {
+		// a run that stopped early still lets the pipeline stop its own n8n and services
+		await pipelineRun?.catch(() => undefined);
 		if (state) removeState(state);
 		await gateway.stop();
 	}

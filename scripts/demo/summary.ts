@@ -167,7 +167,7 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		const entry: SummaryEntry = { workflow: w.folder, step: step.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files: [] };
 		const answer = ok0.map((i) => i.json[w.write.from === step.node ? (w.write.field ?? 'text') : 'text']).find((x): x is string => typeof x === 'string');
 		const refusal = step.refused && !error ? ok0.map((i) => i.json.error_message ?? i.json.error).find((x): x is string => typeof x === 'string') : undefined;
-		notes.set(entry, refusal ? `refused as planned: ${short(refusal.replace(/^.*?before any paid request: /, ''), 100)}` : tid ? tid.split(',').join(', ') : answer ? `"${short(answer.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`);
+		notes.set(entry, refusal ? `refused as planned: ${short(refusal.replace(/^.*?before any paid request: /, ''), 130)}` : tid ? tid.split(',').join(', ') : answer ? `"${short(answer.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`);
 		entries.push(entry);
 	}
 

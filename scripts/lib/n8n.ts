@@ -270,7 +270,16 @@ async function buildTemplate(dir: string): Promise<void> {
  * <folder>/n8n-<version>, stamped with buildStamp(), and built again only when the stamp differs (another build, or an
  * interrupted build without a stamp). Without it each process builds its own in a temporary folder.
  */
-async function stateTemplate(): Promise<string> {
+let templateBuilding: Promise<string> | undefined;
+
+/** One build at a time in a process (the demo's workflows and its pipeline ask for a state at the same time). */
+function stateTemplate(): Promise<string> {
+	if (template) return Promise.resolve(template);
+	templateBuilding ??= buildOrShareTemplate().finally(() => (templateBuilding = undefined));
+	return templateBuilding;
+}
+
+async function buildOrShareTemplate(): Promise<string> {
 	if (template) return template;
 	const shared = process.env.GG_N8N_TEMPLATES;
 	if (!shared) {

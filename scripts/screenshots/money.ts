@@ -6,49 +6,23 @@
  * Manual, not part of CI (needs Debian's chromium and playwright-core, see take.ts):
  *   npx tsx scripts/screenshots/money.ts            (GG_SHOT_DEBUG=/some/dir also saves every step there)
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
-import { toN8n, type N } from '../demo/workflows';
+import { OUT } from '../demo/workflows';
 import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../lib/n8n';
 import { openEditor, type Editor } from './editor';
 
-const PKG = 'n8n-nodes-gen-gateway';
 const CRED_ID = 'ggdemocred';
-const WF_ID = 'ggmoney01';
-const model = (value: string) => ({ __rl: true, mode: 'id', value });
-const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({
-	name,
-	type: `${PKG}.${type}`,
-	typeVersion: 1,
-	parameters,
-	credentials: { genGatewayApi: { id: CRED_ID, name: 'GenGateway account' } },
-});
 
-/** the budget workflow (two Image Submit nodes under one Max Expected Spend), files written into the state's allowed folder */
+/** examples/budget.json as shipped, writing into `outDir`, with one more node: a Code node returning the custom data */
 function budgetWorkflow(outDir: string) {
-	return toN8n({
-		id: WF_ID,
-		name: 'GenGateway: an execution budget across two paid nodes',
-		description: 'Two batches of images under one Max Expected Spend: the first fits and is paid, the second would go over what the execution already spent and is refused before any request.',
-		note: "## An execution budget\nBoth **Image Submit** nodes have *Max Expected Spend (¤)* 40000. The first batch (2 images, ¤16000 each at the lowest public group) fits and is paid; the second would bring the execution to ¤64000, so it is refused before any request (`failed_at: \"budget\"`). Running total: `{{ $execution.customData.get('gengateway_spent') }}`.",
-		nodes: [
-			{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a paper boat on a pond'}},{json:{prompt:'a paper plane over a city'}}];" } },
-			ours('First batch', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { waitForResult: true, maxExpectedSpend: 40000 } }),
-			{ name: 'Write Image', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, parameters: { operation: 'write', fileName: `=${outDir}/{{ $json.task_id }}.{{ $binary.data.fileExtension }}`, dataPropertyName: 'data', options: {} } },
-			{ ...ours('Second batch', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: "={{ $('Prompts').item.json.prompt }}", size: '1024x1024', options: { maxExpectedSpend: 40000 } }), onError: 'continueRegularOutput' },
-			// not in the draft: the community edition's editor shows custom data nowhere (no "Highlighted data" without a licence), so a node reads it
-			{ name: 'Custom data', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: 'return [{ json: $execution.customData.getAll() }];' } },
-		],
-		conn: [
-			['Start', 0, 'Prompts'],
-			['Prompts', 0, 'First batch'],
-			['First batch', 0, 'Write Image'],
-			['Write Image', 0, 'Second batch'],
-			['Second batch', 0, 'Custom data'],
-		],
-	});
+	const wf = JSON.parse(readFileSync(join(ROOT, 'examples/budget.json'), 'utf8').split('REPLACE_CREDENTIAL_ID').join(CRED_ID).split(`${OUT}/budget`).join(outDir));
+	const last = wf.nodes.find((n: { name: string }) => n.name === 'Second batch');
+	// the community edition's editor shows custom data nowhere (no "Highlighted data" without a licence), so a node reads it
+	wf.nodes.push({ id: 'ggmoney-custom', name: 'Custom data', type: 'n8n-nodes-base.code', typeVersion: 2, position: [last.position[0] + 240, last.position[1]], parameters: { jsCode: 'return [{ json: $execution.customData.getAll() }];' } });
+	wf.connections['Second batch'] = { main: [[{ node: 'Custom data', type: 'main', index: 0 }]] };
+	return wf as Record<string, unknown> & { id: string };
 }
 
 async function main() {
@@ -60,7 +34,8 @@ async function main() {
 	const outDir = join(state, 'files', 'budget');
 	mkdirSync(outDir, { recursive: true });
 	await importCredentials(state, [{ id: CRED_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
-	await importWorkflow(state, budgetWorkflow(outDir));
+	const wf = budgetWorkflow(outDir);
+	await importWorkflow(state, wf);
 	let editor: Editor | undefined;
 	try {
 		editor = await openEditor(state, { width: 1440, height: 900 });
@@ -74,7 +49,7 @@ async function main() {
 			process.stdout.write(`docs/screenshots/${file} written\n`);
 		};
 		const closeToasts = () => page.locator('.el-notification__closeBtn').evaluateAll((els: Array<{ click(): void }>) => els.forEach((e) => e.click()));
-		await editor.openWorkflow(WF_ID);
+		await editor.openWorkflow(wf.id);
 		await debug('opened');
 		// run it as a user does, so n8n stores the execution (the Executions tab shows it)
 		await page.locator('[data-test-id="execute-workflow-button"]').first().click();
@@ -92,7 +67,7 @@ async function main() {
 		await out.getByText('JSON', { exact: true }).first().click();
 		await page.waitForTimeout(1500);
 		await out.getByText('"cost"').first().scrollIntoViewIfNeeded();
-		await out.getByText('This node expects to spend').first().waitFor();
+		await out.getByText('This node:').first().waitFor();
 		await page.waitForTimeout(500);
 		await shot('execution-cost.png');
 		await page.keyboard.press('Escape');

@@ -37,7 +37,7 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 		}
 		expect(customData(r)).toMatchObject({ gengateway_spent: '32000', gengateway_spent_text: '$0.064 (¤32000)' });
 		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [32000, 0] });
-		expect(hints(r, 'Image')).toContainEqual(expect.stringMatching(/expects to spend \$0\.064 \(¤32000\) for 2 item\(s\).*spent \$0\.064 \(¤32000\) so far/));
+		expect(hints(r, 'Image')).toContainEqual(expect.stringMatching(/This node: \$0\.064 \(¤32000\) expected for 2 item\(s\).*spent \$0\.064 \(¤32000\) so far/));
 	});
 
 	it("Group Name: the group's public ratio, equal to what the gateway charged the key (group hd)", async () => {
@@ -194,7 +194,7 @@ describe('the execution-wide record', () => {
 		expect(r.output('Image 2')[0].json.prompt).toBe('spent so far 16000');
 		expect(customData(r)).toMatchObject({ gengateway_spent: '32000' });
 		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [16000, 0], 'Image 2#0': [16000, 0] });
-		expect(hints(r, 'Image 2')).toContainEqual(expect.stringMatching(/expects to spend \$0\.032 .* spent \$0\.064 \(¤32000\) so far/));
+		expect(hints(r, 'Image 2')).toContainEqual(expect.stringMatching(/This node: \$0\.032 .* spent \$0\.064 \(¤32000\) so far/));
 	});
 
 	it("many paid nodes with long names: the total stays exact and the shares' text stays within n8n's 255 characters", async () => {

@@ -57,7 +57,7 @@ describe('one node: at, just under and just over the limit (2 images × ¤16000 
 		const r = await runWorkflow({ nodes: [image({ maxExpectedSpend: 31999 })], input: items(2), credentials: creds(sim) });
 		const e = runError(r)!;
 		expect(e.message).toBe(
-			'Max Expected Spend (¤) 31999 refused the batch before any paid request: expected $0.064 (¤32000) + spent so far $0 (¤0) = $0.064 (¤32000) is over the cap (expected total $0.064 (¤32000) for 2 item(s), spent so far by this execution $0 (¤0), cap ¤31999)',
+			'Max Expected Spend (¤) 31999 refused the batch before any paid request: expected $0.064 (¤32000) + spent so far $0 (¤0) = $0.064 (¤32000) is over the cap $0.063998 (¤31999)',
 		);
 		expect(e.description).toMatch(/^Nothing was sent to the gateway\. Per item: alpha-image-2\.5: \$0\.032 \(¤16000\) per item\./);
 		expect(posts(sim)).toHaveLength(0);
@@ -117,7 +117,7 @@ describe('two paid nodes in one workflow: the second refuses when the first spen
 		it('one item each; a cap of ¤24000: the second refuses: the message counts what the first spent; the ledger holds the first node only', async () => {
 			const r = await runWorkflow({ nodes: [first(), second(24000, { onError, retryOnFail: true, maxTries: 2, waitBetweenTries: 0 })], input: items(1), credentials: creds(sim) });
 			expectRefused(r, 'Second', onError, 1);
-			if (onError === 'stopWorkflow') expect(runError(r)!.message).toMatch(/expected \$0\.032 \(¤16000\) \+ spent so far \$0\.032 \(¤16000\) = \$0\.064 \(¤32000\) is over the cap.*cap ¤24000/);
+			if (onError === 'stopWorkflow') expect(runError(r)!.message).toMatch(/expected \$0\.032 \(¤16000\) \+ spent so far \$0\.032 \(¤16000\) = \$0\.064 \(¤32000\) is over the cap \$0\.048 \(¤24000\)/);
 			else expect(JSON.stringify(r.outputs('Second'))).toContain('spent so far $0.032 (¤16000)');
 			expect(paidRequests(sim)).toHaveLength(1);
 			expect(posts(sim)).toHaveLength(1);

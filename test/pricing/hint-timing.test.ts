@@ -46,7 +46,7 @@ it('Image Submit: the paid POST leaves at once while the price list hangs; the h
 		parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a red fox', size: '1024x1024' },
 	});
 	expect(postAfterMs).toBeLessThan(1000);
-	expect(hintsOf(r, 'Submit').join(' ')).toMatch(/Expected price: \$0\.032 for 1 call\(s\) of alpha-image-2\.5/);
+	expect(hintsOf(r, 'Submit').join(' ')).toMatch(/This node: \$0\.032 \(¤16000\) expected for 1 item\(s\)/);
 });
 
 it('Video Create: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {

@@ -7,7 +7,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { PaidBatch } from '../pipeline/batch';
 import { completedItem, submittedItem, uncertainItem } from '../items/shapes';
 import { failure, type PaidFailure } from '../pipeline/failures';
-import { expectedPriceHint } from '../pricing';
 import { ResultInvalidError, storeImageResult } from '../results';
 import { normaliseImageTask } from '../status';
 import type { GatewayTransport } from '../transport/http';
@@ -61,7 +60,6 @@ function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model
 export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, o: { asTool: boolean; binaryProperty: string }): PaidBatch<PreparedImage, ImageAnswer> {
 	let waiter: WaitAndEmit | undefined;
 	let partialHinted = false;
-	let priceHints: Promise<void> | undefined;
 	const prop = (k: number) => (k ? `${o.binaryProperty}_${k}` : o.binaryProperty);
 
 	const images = async (p: PreparedImage, sent: Extract<SubmitResult, { kind: 'images' }>, i: number): Promise<INodeExecutionData | PaidFailure> => {
@@ -94,17 +92,6 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 		prepare: (i) => prepareImageItem(ctx, i, (text) => transport.redact(text) !== text),
 		async beforeSend(prepared) {
 			if (typeof ctx.addExecutionHints !== 'function') return;
-			const addHint = ctx.addExecutionHints.bind(ctx);
-			const models = [...new Set(prepared.filter((p): p is PreparedImage => !!p).map((p) => p.input.req.model))].slice(0, HINTED_MODELS);
-			// looked up beside the paid requests, never before them; each item's finish waits for it (bounded by the hint's budget)
-			priceHints = Promise.all(
-				models.map(async (model) => {
-					const first = prepared.find((p) => p?.input.req.model === model)!;
-					return expectedPriceHint(transport, model, first.input.req.n);
-				}),
-			).then((hints) => {
-				for (const message of hints) if (message) addHint({ message, location: 'outputPane' });
-			});
 			const notes = new Set(prepared.flatMap((p) => (p ? [unknownModelNote(p.input.req.model), sizeNote(p.input.req.model, p.input.req.size)] : [])).filter((n): n is string => !!n));
 			for (const message of [...notes].slice(0, HINTED_MODELS)) ctx.addExecutionHints({ message, location: 'outputPane' });
 		},
@@ -112,7 +99,6 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),
 		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? normaliseImageTask(answer.out.body).taskId : undefined),
 		async finish(p, answer, i) {
-			await priceHints;
 			const sent = readImageAnswer(answer);
 			const model = p.input.req.model;
 			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model, p.input.req.prompt) };

@@ -86,7 +86,7 @@ export class BatchMoney {
 			? `${unpriced.length} item(s) have no price before the call and Allow Unpriced Models is off`
 			: `expected ${money(expected)} + spent so far ${money(spent)} = ${money(expected + spent)} is over the cap`;
 		return new BudgetError(
-			`Max Expected Spend (¤) ${cap} refused the batch before any paid request: ${why} (expected total ${money(expected)} for ${quotes.length} item(s), spent so far by this execution ${money(spent)}, cap ¤${cap})`,
+			`Max Expected Spend (¤) ${cap} refused the batch before any paid request: ${why}${blockedUnpriced || so.full ? ` (expected ${money(expected)} + spent so far ${money(spent)}, cap ${money(cap)})` : ` ${money(cap)}`}`,
 			`Nothing was sent to the gateway. Per item: ${perItem}. Raise Max Expected Spend, turn on Allow Unpriced Models, or split the batch.`,
 		);
 	}
@@ -111,7 +111,7 @@ export class BatchMoney {
 		const r = recordSpend(this.ctx, quota, unpriced, display);
 		const money = (q: number) => (display ? `${formatDisplay(quotaToDisplay(q, display))} (¤${q})` : `¤${q}`);
 		const message =
-			`This node expects to spend ${money(quota)} for ${known.length} item(s)` +
+			`This node: ${money(quota)} expected for ${known.length} item(s)` +
 			(unpriced ? ` plus ${unpriced} item(s) with no figure (see each item's cost)` : '') +
 			`; this execution's GenGateway nodes have spent ${money(r.total)} so far.` +
 			(r.kept ? '' : ' The execution-wide record could not be kept (n8n keeps at most 10 custom data keys per execution).');
