@@ -161,7 +161,7 @@ describe('demo workflows in real n8n', () => {
 			expect(second).toHaveLength(2);
 			for (const j of second) {
 				expect(j).toMatchObject({ status: 'failed', failed_at: 'budget', submitted: false });
-				expect(j).not.toHaveProperty('task_id');
+				expect(j.task_id ?? null).toBeNull();
 				expect(String(j.error_message ?? j.error)).toContain(`Max Expected Spend (¤) 100000 refused the batch before any paid request: expected`);
 				expect(String(j.error_message ?? j.error)).toContain(`spent so far`);
 			}
