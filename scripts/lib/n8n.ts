@@ -222,7 +222,29 @@ export function parseRunOutput(stdout: string): ExecuteResult['data'] | undefine
 
 export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnvOptions & { timeoutMs?: number; sampleRss?: boolean } = {}): Promise<ExecuteResult> {
 	const r = await runN8n(stateDir, ['execute', `--id=${id}`, '--rawOutput'], opts);
-	return { ...r, data: parseRunOutput(r.stdout) };
+	const printed = parseRunOutput(r.stdout);
+	// n8n's process ended by a signal (seen: SIGSEGV on a loaded machine, after the run) before or while it printed
+	// the run: the run as n8n stored it in its database, when it stored one
+	if (r.code === null && r.signal && !printed) return { ...r, data: storedRun(stateDir, id) };
+	return { ...r, data: printed };
+}
+
+/** The last execution of a workflow as n8n stored it (status, times and run data), in the shape `execute --rawOutput` prints. */
+export function storedRun(stateDir: string, workflowId: string): ExecuteResult['data'] | undefined {
+	const mods = join(N8N_HOME, 'app/node_modules');
+	const script = `
+const { Database } = require(${JSON.stringify(join(mods, 'sqlite3'))});
+const { parse } = require(${JSON.stringify(join(mods, 'flatted'))});
+new Database(process.argv[1]).get('select e.status, e.finished, e.mode, e.startedAt, e.stoppedAt, d.data from execution_entity e join execution_data d on d.executionId = e.id where e.workflowId = ? order by e.id desc limit 1', [process.argv[2]], (err, row) => {
+	if (err) throw err;
+	const iso = (t) => (t ? new Date(String(t).replace(' ', 'T') + (/[zZ]|[+-]\\d\\d:?\\d\\d$/.test(String(t)) ? '' : 'Z')).toISOString() : undefined);
+	process.stdout.write(JSON.stringify(row ? { data: parse(row.data), status: row.status, finished: !!row.finished, mode: row.mode, startedAt: iso(row.startedAt), stoppedAt: iso(row.stoppedAt) } : null));
+});`;
+	try {
+		return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' })) ?? undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Items of a node's output in an execute result. */
