@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -126,13 +126,16 @@ function peakRss(pid: number): number | undefined {
 export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number; sampleRss?: boolean } = {}): Promise<CliResult> {
 	return new Promise(async (resolvePromise) => {
 		const port = opts.brokerPort ?? (await freePort());
-		const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true });
-		let stdout = '';
+		// stdout goes to a file, not a pipe: n8n 1.x's `execute` exits as soon as it wrote its run data, and what a slow
+		// reader had not taken from a pipe by then was lost (a video run's output cut at a few hundred kB on a loaded machine)
+		const outDir = mkdtempSync(join(tmpdir(), 'gg-n8n-out-'));
+		const outFd = openSync(join(outDir, 'stdout'), 'w');
+		const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true, stdio: ['ignore', outFd, 'pipe'] });
+		closeSync(outFd);
 		let stderr = '';
 		let peakRssMiB: number | undefined;
 		const sampler = opts.sampleRss ? setInterval(() => (peakRssMiB = Math.max(peakRssMiB ?? 0, peakRss(child.pid!) ?? 0)), 50) : undefined;
-		child.stdout.on('data', (d) => (stdout += d));
-		child.stderr.on('data', (d) => (stderr += d));
+		child.stderr!.on('data', (d) => (stderr += d));
 		const timer = setTimeout(() => {
 			try {
 				process.kill(-child.pid!, 'SIGKILL');
@@ -144,6 +147,8 @@ export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & {
 		child.on('close', (code, signal) => {
 			clearTimeout(timer);
 			if (sampler) clearInterval(sampler);
+			const stdout = readFileSync(join(outDir, 'stdout'), 'utf8');
+			rmSync(outDir, { recursive: true, force: true });
 			resolvePromise({ code, signal, stdout, stderr, ...(opts.sampleRss ? { peakRssMiB } : {}) });
 		});
 	});
@@ -241,7 +246,7 @@ new Database(process.argv[1]).get('select e.status, e.finished, e.mode, e.starte
 	process.stdout.write(JSON.stringify(row ? { data: parse(row.data), status: row.status, finished: !!row.finished, mode: row.mode, startedAt: iso(row.startedAt), stoppedAt: iso(row.stoppedAt) } : null));
 });`;
 	try {
-		return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' })) ?? undefined;
+		return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8', maxBuffer: 1 << 30 })) ?? undefined;
 	} catch {
 		return undefined;
 	}
