@@ -6,7 +6,6 @@ import {
 	formatDisplay,
 	lowestPrice,
 	parsePricing,
-	priceHintText,
 	priceRow,
 	quotaToDisplay,
 	readDisplay,
@@ -186,19 +185,5 @@ describe('delta-video fees', () => {
 		expect(() => deltaVideoFee('delta-video-2-0-mini-260615', -1, false, 1)).toThrow(/tokens: must be a non-negative number/);
 		expect(() => deltaVideoFee('delta-video-2-0-mini-260615', 100, false, 0)).toThrow(/never 0/);
 		expect(() => deltaVideoFee('delta-video-2-0-mini-260615', 100, false, NaN)).toThrow(/never 0/);
-	});
-});
-
-describe('expected-price hint text', () => {
-	const loaded = { pricing: sim, display: usd };
-	it('per call (× calls), per token, per video token, dynamic, unknown or unpriced', () => {
-		expect(priceHintText('alpha-image-2.5', loaded)).toBe("Expected price: $0.032 for 1 call(s) of alpha-image-2.5 at the lowest public group (vip); your key's group may cost more");
-		expect(priceHintText('alpha-image-2.5', loaded, 3)).toMatch(/^Expected price: \$0\.096 for 3 call\(s\)/);
-		expect(priceHintText('alpha-image-2-az', loaded)).toMatch(/^Expected price: \$4 per 1M input tokens and \$16 per 1M output tokens for alpha-image-2-az \(billed per token\)/);
-		expect(priceHintText('delta-video-2-0-fast-260128', loaded)).toMatch(/^Expected price: \$19\.536 per 1M video tokens for delta-video-2-0-fast-260128 \(\$11\.616 with a reference video\)/);
-		expect(priceHintText('delta-chat-tiered', loaded)).toBe('delta-chat-tiered uses dynamic pricing: no fixed price is shown');
-		expect(priceHintText('gamma-reasoner-1', loaded)).toBeUndefined();
-		expect(priceHintText('no-such-model', loaded)).toBeUndefined();
-		expect(priceHintText('alpha-image-2.5', { pricing: sim, display: readDisplay(statusBody({ quota_display_type: 'TOKENS' })) })).toMatch(/^Expected price: ¤16000 for 1 call/);
 	});
 });

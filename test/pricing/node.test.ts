@@ -5,7 +5,7 @@ import { modelsForGroup, MODELS } from '../../simulator/catalog';
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
-import { expectedPriceHint } from '../../nodes/shared/pricing';
+import { PRICE_HINT_BUDGET_MS, loadPricing } from '../../nodes/shared/pricing';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport/http';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
@@ -240,31 +240,29 @@ describe('Estimate Video Cost', () => {
 	});
 });
 
-describe('expectedPriceHint (for Image Submit and Video Create)', () => {
+describe('loadPricing: the one price look-up of the paid nodes (cost, cap, hints)', () => {
 	const transport = () => new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl, 'Base URL') });
 
 	it('fetches the price list and status once per transport (execution), without the key', async () => {
 		const t = transport();
-		expect(await expectedPriceHint(t, 'alpha-image-2.5')).toMatch(/^Expected price: \$0\.032 for 1 call\(s\) of alpha-image-2\.5 at the lowest public group \(vip\)/);
-		expect(await expectedPriceHint(t, 'alpha-image-2-4k', 2)).toMatch(/^Expected price: \$0\.36 for 2 call\(s\)/);
-		expect(await expectedPriceHint(t, MINI)).toMatch(/per 1M video tokens/);
+		const first = await loadPricing(t, { budgetMs: PRICE_HINT_BUDGET_MS });
+		expect(first.pricing.data.some((e) => e.model_name === 'alpha-image-2.5')).toBe(true);
+		expect(first.display.quotaPerUnit).toBeGreaterThan(0);
+		await loadPricing(t, { budgetMs: PRICE_HINT_BUDGET_MS });
 		expect(sim.log.map((l) => [l.path, l.auth]).sort()).toEqual([
 			['/api/pricing', false],
 			['/api/status', false],
 		]);
-		await expectedPriceHint(transport(), 'alpha-image-2.5');
+		await loadPricing(transport(), { budgetMs: PRICE_HINT_BUDGET_MS });
 		expect(sim.log).toHaveLength(4);
 	});
 
-	it('never throws: unknown model, non-public model, unreachable list → undefined', async () => {
-		expect(await expectedPriceHint(transport(), 'no-such-model')).toBeUndefined();
-		expect(await expectedPriceHint(transport(), 'gamma-reasoner-1')).toBeUndefined();
+	it('an unreachable list fails once per execution: one look-up, not one per item', async () => {
 		sim.reset();
 		sim.fault({ route: 'GET /api/pricing', kind: 'status', status: 404, times: -1 });
 		const t = transport();
-		expect(await expectedPriceHint(t, 'alpha-image-2.5')).toBeUndefined();
-		expect(await expectedPriceHint(t, 'alpha-image-2')).toBeUndefined();
-		// the failure is remembered for the execution: one look-up, not one per item
+		await expect(loadPricing(t, { budgetMs: PRICE_HINT_BUDGET_MS })).rejects.toThrow();
+		await expect(loadPricing(t, { budgetMs: PRICE_HINT_BUDGET_MS })).rejects.toThrow();
 		expect(sim.log.filter((l) => l.path === '/api/pricing')).toHaveLength(1);
 	});
 });

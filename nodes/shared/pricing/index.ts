@@ -3,12 +3,10 @@
  * 1 base unit = quota_per_unit quota units ¤; the delta-video table is in base units per 1M video tokens).
  *
  * For other nodes:
- * - `expectedPriceHint(transport, model, calls = 1): Promise<string | undefined>`
- *   One line for `this.addExecutionHints` ("Expected price: $0.032 for 1 call(s) of alpha-image-2.5 at the
- *   lowest public group (vip); …"), or undefined when no price is known (unknown model, no public group, no
- *   price in the entry). Never throws. Fetches /api/pricing + /api/status without the key, at most once per
- *   transport (a transport lives for one execution, so nodes keep no state between executions), bounded by
- *   PRICE_HINT_BUDGET_MS with at most 2 attempts each so it cannot hold a node.
+ * - `loadPricing(transport, { budgetMs })`: /api/pricing + /api/status without the key, at most once per transport (a
+ *   transport lives for one execution, so nodes keep no state between executions; a failure is remembered too);
+ *   with `budgetMs` (PRICE_HINT_BUDGET_MS for the paid nodes' cost and cap) at most 2 attempts each, so it cannot
+ *   hold a node.
  * - `settleDeltaFee(task, unitPrices, groupRatio: number | undefined, opts?): DeltaSettlement`  (delta.ts)
  *   Fee of a finished delta-video task for Task Wait's JSON. `task`: GET /v1/videos/{id} body or Task Wait
  *   output (also wrapped in task/data). `unitPrices`: undefined (the spec table), a per-model table, or one
@@ -19,13 +17,12 @@
  *   unit_price, group_ratio (null when unknown), fee_quota (whole ¤), fee_base, with_reference_video,
  *   reference_video_source, note. Throws only when groupRatio is given and not a positive number.
  * - `referenceVideoOf(json)`: whether a Video Create output / delta create body has a reference video.
- * - `loadPricing(transport, opts?)`: both public endpoints, parsed, cached per transport.
  * - Pure (compute.ts): lowestPrice, toDisplay, quotaToDisplay, formatDisplay, readDisplay, parsePricing,
  *   deltaVideoFee, videoFeeQuota, deltaUnitPrice, settlementTokens, settlementUsage, DELTA_VIDEO_UNIT_PRICES;
  *   rows.ts priceRow (the Pricing node's output row).
  */
 import type { GatewayTransport } from '../transport/http';
-import { DELTA_VIDEO_UNIT_PRICES, formatDisplay, lowestPrice, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './compute';
+import { formatDisplay, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './compute';
 
 export * from './compute';
 export * from './delta';
@@ -92,31 +89,4 @@ export async function loadPricing(transport: GatewayTransport, opts: LoadOptions
 /** A base-unit amount in the display currency, e.g. "$0.032". */
 export function formatAmount(usd: number, display: DisplaySettings): string {
 	return formatDisplay(toDisplay(usd, display));
-}
-
-/** The hint text for one model, from loaded data (pure). */
-export function priceHintText(model: string, { pricing, display }: LoadedPricing, calls = 1): string | undefined {
-	const entry = pricing.data.find((e) => e.model_name === model);
-	if (!entry) return undefined;
-	const price = lowestPrice(entry, pricing, DELTA_VIDEO_UNIT_PRICES);
-	if (price.dynamic) return `${model} uses dynamic pricing: no fixed price is shown`;
-	const at = `at the lowest public group (${price.group}); your key's group may cost more`;
-	const n = Number.isFinite(calls) && calls > 0 ? calls : 1;
-	if (price.perCallUsd !== undefined) return `Expected price: ${formatAmount(price.perCallUsd * n, display)} for ${n} call(s) of ${model} ${at}`;
-	if (price.inputPer1MUsd !== undefined && price.outputPer1MUsd !== undefined) {
-		return `Expected price: ${formatAmount(price.inputPer1MUsd, display)} per 1M input tokens and ${formatAmount(price.outputPer1MUsd, display)} per 1M output tokens for ${model} (billed per token) ${at}`;
-	}
-	if (price.videoPer1MUsd !== undefined && price.videoWithReferencePer1MUsd !== undefined) {
-		return `Expected price: ${formatAmount(price.videoPer1MUsd, display)} per 1M video tokens for ${model} (${formatAmount(price.videoWithReferencePer1MUsd, display)} with a reference video) ${at}`;
-	}
-	return undefined;
-}
-
-/** Best effort: never throws; undefined when no price is known. */
-export async function expectedPriceHint(transport: GatewayTransport, model: string, calls = 1): Promise<string | undefined> {
-	try {
-		return priceHintText(model, await loadPricing(transport, { budgetMs: PRICE_HINT_BUDGET_MS }), calls);
-	} catch {
-		return undefined;
-	}
 }
