@@ -67,7 +67,7 @@ export function unitsOf(format: Format, b: Buffer): Unit[] {
 		}
 	} else if (format === 'bmp') {
 		for (const [name, at] of [['bfSize', 2], ['bfOffBits', 10], ['biSize', 14], ['biWidth', 18], ['biHeight', 22], ['biSizeImage', 34], ['biClrUsed', 46]] as const) {
-			out.push({ name, start: at, end: at, lenAt: at, lenBytes: 4, le: true });
+			if (at + 4 <= b.length) out.push({ name, start: at, end: at, lenAt: at, lenBytes: 4, le: true });
 		}
 	} else if (format === 'mp4') bmffUnits(b, 0, b.length, [], out);
 	return out;

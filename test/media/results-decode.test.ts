@@ -75,6 +75,14 @@ function withoutSecondIdat(b: Buffer): Buffer {
 	return Buffer.concat([b.subarray(0, idats[1][0]), b.subarray(idats[1][1])]);
 }
 
+/** The avcC's first picture parameter set made 4 bytes shorter in its length field (its bytes left in place). */
+function shortenPps(b: Buffer): void {
+	const avcC = b.indexOf('avcC') + 4;
+	const spsLength = b.readUInt16BE(avcC + 6);
+	const ppsLength = avcC + 8 + spsLength + 1;
+	b.writeUInt16BE(b.readUInt16BE(ppsLength) - 4, ppsLength);
+}
+
 const serveMp4 = (body: Buffer) => (_req: IncomingMessage, res: ServerResponse) => {
 	res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length });
 	res.end(body);
@@ -101,5 +109,19 @@ describe('a result is stored only when it decodes', () => {
 		const bad = await inNode((ctx, t) => storeVideoResult(ctx, t, { path: '/v1/videos/v/content' }, 'vid', undefined, { tempDir: temp }));
 		expect(bad.error).toBeInstanceOf(ResultInvalidError);
 		expect(bad.error!.message).toMatch(/the video is not a usable file: .*NAL unit of \d+ bytes runs past the end of sample 1/);
+	});
+
+	// two files the media fuzzer found (test/fuzz/media.test.ts), kept as readable examples: ffprobe refuses both
+	it.each([
+		['a sync-sample table (stss) counting more entries than its box holds', (b: Buffer) => b.writeUInt32BE(b.readUInt32BE(b.indexOf('stss') + 8) | 0x1000000, b.indexOf('stss') + 8), /'stss' box .* holds 4 bytes for 16777217 entries of 4/],
+		['a picture parameter set whose length in avcC was shortened', (b: Buffer) => shortenPps(b), /'avcC' box of track 1 is damaged/],
+	])('an ffmpeg MP4 with %s is not stored', async (_what, damage, why) => {
+		const damaged = Buffer.from(mp4);
+		damage(damaged);
+		expect(execFileSync('bash', ['-c', 'ffprobe -v error -i pipe:0 2>&1 || true'], { input: damaged, encoding: 'utf8' })).not.toBe('');
+		gw.reset(serveMp4(damaged));
+		const bad = await inNode((ctx, t) => storeVideoResult(ctx, t, { path: '/v1/videos/v/content' }, 'vid', undefined, { tempDir: temp }));
+		expect(bad.error).toBeInstanceOf(ResultInvalidError);
+		expect(bad.error!.message).toMatch(why);
 	});
 });

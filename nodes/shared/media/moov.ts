@@ -1,6 +1,7 @@
 /**
  * An MP4 `moov` box, parsed whole from memory: its children tile it, down through trak/mdia/minf/stbl; each track's
- * sample tables (stsd, stts, stsc, stsz or stz2, stco or co64) are complete and agree on the sample count; and the
+ * sample tables (stsd, stts, stsc, stsz or stz2, stco or co64) are complete and agree on the sample count, and its
+ * optional tables (stss, stps, ctts, sbgp, elst) hold the entries they count; and the
  * byte range of every chunk (its offset, and the sizes of the samples stsc puts in it) is returned so the caller can
  * hold it to the file's media data. Fragmented files (`mvex`) are refused: their samples are not in these tables.
  */
@@ -170,7 +171,14 @@ function nalLengthSize(entry: Box, track: number): number | undefined {
 	return size;
 }
 
-/** NAL unit types of an avcC's parameter sets (SPS 7, PPS 8), or undefined when they do not tile their fields. */
+/** the AVC profiles whose avcC may carry the chroma and bit-depth extension after its picture parameter sets */
+const AVC_EXTENDED_PROFILES = [100, 110, 122, 144];
+
+/**
+ * NAL unit types of an avcC's parameter sets (SPS 7, PPS 8), or undefined when they do not tile the box: each set
+ * ends in its RBSP stop bit (a non-zero last byte), and after the picture parameter sets comes either the box's end or,
+ * for the High profiles, the extension (chroma format, bit depths, and SPS extensions that fill the rest exactly).
+ */
 function avcParameterSets(d: Buffer): number[] | undefined {
 	if (d[0] !== 1 || d.length < 7) return undefined;
 	const types: number[] = [];
@@ -180,7 +188,7 @@ function avcParameterSets(d: Buffer): number[] | undefined {
 			if (p + 2 > d.length) return false;
 			const len = d.readUInt16BE(p);
 			p += 2;
-			if (!len || p + len > d.length || (d[p] & 0x1f) !== want || d[p] & 0x80) return false;
+			if (!len || p + len > d.length || (d[p] & 0x1f) !== want || d[p] & 0x80 || d[p + len - 1] === 0) return false;
 			types.push(want);
 			p += len;
 		}
@@ -188,10 +196,32 @@ function avcParameterSets(d: Buffer): number[] | undefined {
 	};
 	if (!sets(d[5] & 0x1f, 7) || p >= d.length) return undefined;
 	const pps = d[p++];
-	return sets(pps, 8) ? types : undefined;
+	if (!sets(pps, 8)) return undefined;
+	if (p === d.length) return types;
+	if (!AVC_EXTENDED_PROFILES.includes(d[1]) || p + 4 > d.length) return undefined;
+	const extensions = d[p + 3];
+	p += 4;
+	return sets(extensions, 13) && p === d.length ? types : undefined;
 }
 
-/** NAL unit types of an hvcC's arrays (VPS 32, SPS 33, PPS 34, SEI…), or undefined when they do not tile the box. */
+/** NAL unit types of an hvcC's arrays (VPS 32, SPS 33, PPS 34, SEI…), or undefined when they do not tile the box (each unit ending in a non-zero byte). */
+/** The optional tables a decoder reads by their entry count (bytes per entry, and where the count sits after version and flags). */
+const OPTIONAL_TABLES: Record<string, (version: number) => { from: number; size: number }> = {
+	stss: () => ({ from: 0, size: 4 }),
+	stps: () => ({ from: 0, size: 4 }),
+	ctts: () => ({ from: 0, size: 8 }),
+	sbgp: (version) => ({ from: version === 1 ? 8 : 4, size: 8 }),
+	elst: (version) => ({ from: 0, size: version === 1 ? 20 : 12 }),
+};
+
+/** Each optional table present holds exactly the entries its count says (a count past its box makes a decoder read on into the file). */
+function checkOptionalTables(boxes: Box[]): void {
+	for (const box of boxes) {
+		const layout = OPTIONAL_TABLES[box.type]?.(box.data[0]);
+		if (layout) table(box, full(box, layout.from + 4), layout.from, layout.size);
+	}
+}
+
 function hevcParameterSets(d: Buffer): number[] | undefined {
 	if (d[0] !== 1 || d.length < 23) return undefined;
 	const types: number[] = [];
@@ -205,7 +235,7 @@ function hevcParameterSets(d: Buffer): number[] | undefined {
 			if (p + 2 > d.length) return undefined;
 			const len = d.readUInt16BE(p);
 			p += 2;
-			if (len < 2 || p + len > d.length || ((d[p] >> 1) & 0x3f) !== type || d[p] & 0x80) return undefined;
+			if (len < 2 || p + len > d.length || ((d[p] >> 1) & 0x3f) !== type || d[p] & 0x80 || d[p + len - 1] === 0) return undefined;
 			types.push(type);
 			p += len;
 		}
@@ -238,6 +268,8 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 	const stsc = one(stbl, st, 'stsc');
 	const sc = full(stsc, 4);
 	const runs = table(stsc, sc, 0, 12);
+	const edts = tk.find((k) => k.type === 'edts');
+	checkOptionalTables([...st, ...(edts ? children(edts) : [])]);
 	if (timed !== sizes.count) throw fail(`track ${index} times ${timed} samples and sizes ${sizes.count}`);
 	if (sizes.count && (!runs || sc.readUInt32BE(4) !== 1)) throw fail(`the sample-to-chunk table of track ${index} does not start at chunk 1`);
 	let sample = 0;
