@@ -231,7 +231,24 @@ export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnv
 	// n8n's process ended by a signal (seen: SIGSEGV on a loaded machine, after the run) before or while it printed
 	// the run: the run as n8n stored it in its database, when it stored one
 	if (r.code === null && r.signal && !printed) return { ...r, data: storedRun(stateDir, id) };
+	// a failed run is printed only at n8n's info log level: the run as n8n stored it
+	if (r.code !== 0 && !printed) return { ...r, data: storedRun(stateDir, id) };
 	return { ...r, data: printed };
+}
+
+/** What went wrong in a run, for a test's failure message: the workflow's error and each node's, with their first stack lines. */
+export function runFailure(res: ExecuteResult): string {
+	type Failure = { message?: string; description?: string; name?: string; stack?: string; node?: { name?: string } };
+	const line = (where: string, e: Failure) => `${where}: ${e.name ?? 'Error'}: ${e.message ?? '(no message)'}${e.description ? ` — ${e.description}` : ''}\n${(e.stack ?? '').split('\n').slice(1, 9).join('\n')}`;
+	const result = res.data?.data?.resultData as { error?: Failure; runData?: Record<string, Array<{ error?: Failure }>> } | undefined;
+	const parts = [`exit ${res.code}, signal ${res.signal ?? 'none'}, status ${res.data?.status ?? 'unknown'}`];
+	if (result?.error) parts.push(line(`workflow (node ${result.error.node?.name ?? '?'})`, result.error));
+	for (const [node, runs] of Object.entries(result?.runData ?? {})) {
+		const error = runs.at(-1)?.error;
+		if (error) parts.push(line(`node ${node}`, error));
+	}
+	if (!result) parts.push('no run data printed or stored');
+	return `${parts.join('\n')}\n--- stderr (head) ---\n${res.stderr.slice(0, 1500)}\n--- stderr (tail) ---\n${res.stderr.slice(-1500)}`;
 }
 
 /** The last execution of a workflow as n8n stored it (status, times and run data), in the shape `execute --rawOutput` prints. */

@@ -17,7 +17,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { mp4Problem } from '../../scripts/pipeline/judge';
 import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, boundSeconds, chatRow, countKey, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, withMeasures, type BaseRow, type Item, type Row, type Scenario } from '../reliability/scenarios';
-import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
+import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, runFailure, type ExecuteResult } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
 
@@ -145,7 +145,7 @@ describe('fault matrix in real n8n', () => {
 	};
 
 	function checkExecute(res: ExecuteResult): void {
-		if (res.code !== 0 || res.data?.status !== 'success') throw new Error(`n8n execute failed (${res.code}): ${res.stderr.slice(-3000)}\n${res.stdout.slice(-2000)}`);
+		if (res.code !== 0 || res.data?.status !== 'success') throw new Error(`n8n execute failed: ${runFailure(res)}`);
 	}
 
 	/** completed videos whose stored file is not a whole MP4 */
