@@ -111,14 +111,15 @@ describe('a result is stored only when it decodes', () => {
 		expect(bad.error!.message).toMatch(/the video is not a usable file: .*NAL unit of \d+ bytes runs past the end of sample 1/);
 	});
 
-	// two files the media fuzzer found (test/fuzz/media.test.ts), kept as readable examples: ffprobe refuses both
+	// files the media fuzzer found (test/fuzz/media.test.ts), kept as readable examples: ffmpeg reports errors on each
 	it.each([
 		['a sync-sample table (stss) counting more entries than its box holds', (b: Buffer) => b.writeUInt32BE(b.readUInt32BE(b.indexOf('stss') + 8) | 0x1000000, b.indexOf('stss') + 8), /'stss' box .* holds 4 bytes for 16777217 entries of 4/],
 		['a picture parameter set whose length in avcC was shortened', (b: Buffer) => shortenPps(b), /'avcC' box of track 1 is damaged/],
+		['a pixel aspect ratio (pasp) whose spacing has its top bit set', (b: Buffer) => (b[b.indexOf('pasp') + 4] ^= 0x80), /pixel aspect ratio \('pasp'\) of track 1 is damaged/],
 	])('an ffmpeg MP4 with %s is not stored', async (_what, damage, why) => {
 		const damaged = Buffer.from(mp4);
 		damage(damaged);
-		expect(execFileSync('bash', ['-c', 'ffprobe -v error -i pipe:0 2>&1 || true'], { input: damaged, encoding: 'utf8' })).not.toBe('');
+		expect(execFileSync('bash', ['-c', 'ffmpeg -v error -i pipe:0 -f null - 2>&1 || true'], { input: damaged, encoding: 'utf8' })).not.toBe('');
 		gw.reset(serveMp4(damaged));
 		const bad = await inNode((ctx, t) => storeVideoResult(ctx, t, { path: '/v1/videos/v/content' }, 'vid', undefined, { tempDir: temp }));
 		expect(bad.error).toBeInstanceOf(ResultInvalidError);

@@ -171,6 +171,18 @@ function nalLengthSize(entry: Box, track: number): number | undefined {
 	return size;
 }
 
+/** A visual sample entry's pixel aspect ratio (`pasp`), when it has one: two spacings a decoder can read as positive 32-bit numbers. */
+function checkPixelAspect(entry: Box, track: number): void {
+	let pasp: Box | undefined;
+	try {
+		pasp = children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 86 }).find((k) => k.type === 'pasp');
+	} catch {
+		return; // a sample entry whose tail is not boxes (AVC and HEVC entries are held to boxes in nalLengthSize)
+	}
+	if (!pasp) return;
+	if (pasp.data.length !== 8 || pasp.data.readUInt32BE(0) > 0x7fffffff || pasp.data.readUInt32BE(4) > 0x7fffffff) throw fail(`the pixel aspect ratio ('pasp') of track ${track} is damaged`);
+}
+
 /** the AVC profiles whose avcC may carry the chroma and bit-depth extension after its picture parameter sets */
 const AVC_EXTENDED_PROFILES = [100, 110, 122, 144];
 
@@ -259,6 +271,7 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 	const entries = children({ type: 'stsd', data: sd.subarray(4), at: stsd.at + 8 });
 	if (!descriptions || entries.length !== descriptions) throw fail(`its 'stsd' box of track ${index} says ${descriptions} sample descriptions and holds ${entries.length}`);
 	const lengthSizes = handler === 'vide' ? entries.map((e) => nalLengthSize(e, index)) : [];
+	if (handler === 'vide') entries.forEach((e) => checkPixelAspect(e, index));
 	const stts = one(stbl, st, 'stts');
 	const td = full(stts, 4);
 	let timed = 0;
