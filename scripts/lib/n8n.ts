@@ -240,9 +240,9 @@ export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnv
 export function runFailure(res: ExecuteResult): string {
 	type Failure = { message?: string; description?: string; name?: string; stack?: string; node?: { name?: string } };
 	const line = (where: string, e: Failure) => `${where}: ${e.name ?? 'Error'}: ${e.message ?? '(no message)'}${e.description ? ` — ${e.description}` : ''}\n${(e.stack ?? '').split('\n').slice(1, 9).join('\n')}`;
-	const result = res.data?.data?.resultData as { error?: Failure; runData?: Record<string, Array<{ error?: Failure }>> } | undefined;
+	const result = res.data?.data?.resultData as { error?: Failure; lastNodeExecuted?: string; runData?: Record<string, Array<{ error?: Failure }>> } | undefined;
 	const parts = [`exit ${res.code}, signal ${res.signal ?? 'none'}, status ${res.data?.status ?? 'unknown'}`];
-	if (result?.error) parts.push(line(`workflow (node ${result.error.node?.name ?? '?'})`, result.error));
+	if (result?.error) parts.push(line(`workflow (node ${result.error.node?.name ?? result.lastNodeExecuted ?? '?'})`, result.error));
 	for (const [node, runs] of Object.entries(result?.runData ?? {})) {
 		const error = runs.at(-1)?.error;
 		if (error) parts.push(line(`node ${node}`, error));
