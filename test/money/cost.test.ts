@@ -90,11 +90,18 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 		expect(cost(json)).toMatchObject({ status: 'expected', quota: 32000, calls: 2 });
 	});
 
-	it('gamma video: per call', async () => {
+	it('gamma video: per call; the price hint at the same multiplier as the cost', async () => {
 		const r = await runWorkflow({ nodes: [gammaVideo({ groupName: 'hd' })], credentials: creds(sim) });
 		const json = r.output('Video')[0].json;
 		expect(cost(json)).toMatchObject({ status: 'expected', basis: 'per call', quota: 225000 });
 		expect(chargeOf(json.task_id as string)).toBe(225000);
+		// the node's price hint states the same multiplier as the item's cost
+		expect(json.expected_cost).toBe('Expected price: $0.45 for 1 call(s) of gamma-video-1.0 at group hd (Group Name)');
+		expect(hints(r, 'Video')).toContain(json.expected_cost);
+		const byRatio = await runWorkflow({ nodes: [gammaVideo({ groupRatio: 2 })], credentials: creds(sim) });
+		const ratioJson = byRatio.output('Video')[0].json;
+		expect(cost(ratioJson)).toMatchObject({ quota: 300000, group_multiplier_source: 'group_multiplier_option' });
+		expect(ratioJson.expected_cost).toBe('Expected price: $0.6 for 1 call(s) of gamma-video-1.0 at Group Multiplier 2');
 	});
 
 	it('a failed item that reached the gateway carries its cost (it may be billed); one that never left has none', async () => {

@@ -7,15 +7,26 @@ import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequ
 import { DEFAULT_VIDEO_INTERVAL_MS } from '../wait/waitTasks';
 import { WaitAndEmit } from '../wait/emit';
 import { VideoPriceHints } from './price';
+import type { GroupChoice } from '../money/cost';
+import { readMoneyOptions } from '../money/options';
 
 /** the longest an AI agent's call of the tool waits for its video */
 export const TOOL_VIDEO_WAIT_MINUTES = 10;
+
+/** The batch's group options, as its money reads them (item 0); a bad value fails the batch there, not here. */
+function batchGroup(ctx: IExecuteFunctions): GroupChoice {
+	try {
+		return readMoneyOptions(ctx.getNodeParameter('options', 0, {}) as Record<string, unknown>).group;
+	} catch {
+		return {};
+	}
+}
 
 export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport): PaidBatch<VideoRequest, SubmitOutcome> {
 	const origin = videoOrigin(transport);
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	let waiter: WaitAndEmit | undefined;
-	const prices = new VideoPriceHints(transport);
+	const prices = new VideoPriceHints(transport, undefined, batchGroup(ctx));
 	const hinted = new Set<string>();
 	const hint = (message: string | undefined) => {
 		if (!message || hinted.has(message)) return;
