@@ -67,7 +67,7 @@ export function unitsOf(format: Format, b: Buffer): Unit[] {
 		}
 	} else if (format === 'bmp') {
 		for (const [name, at] of [['bfSize', 2], ['bfOffBits', 10], ['biSize', 14], ['biWidth', 18], ['biHeight', 22], ['biSizeImage', 34], ['biClrUsed', 46]] as const) {
-			if (at + 4 <= b.length) out.push({ name, start: at, end: at, lenAt: at, lenBytes: 4, le: true });
+			out.push({ name, start: at, end: at, lenAt: at, lenBytes: 4, le: true });
 		}
 	} else if (format === 'mp4') bmffUnits(b, 0, b.length, [], out);
 	return out;
@@ -126,8 +126,9 @@ export function applyMutation(b: Buffer, units: Unit[], m: Mutation): Buffer {
 		case 'append':
 			return Buffer.concat([b, m.copy ? b : Buffer.from(m.bytes)]);
 		case 'rewrite-length': {
-			if (!units.length) return Buffer.from(b);
-			const u = units[m.unit % units.length];
+			const u = units.length ? units[m.unit % units.length] : undefined;
+			// a length field the (already cut) file no longer holds is left alone
+			if (!u || u.lenAt + u.lenBytes > b.length) return Buffer.from(b);
 			const c = Buffer.from(b);
 			writeLength(c, u, m.absolute ?? readLength(c, u) + m.delta);
 			return c;

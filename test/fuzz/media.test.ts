@@ -131,7 +131,11 @@ describe('node verdict vs a full decoder, on mutated files', () => {
 		);
 		if (details.failed) {
 			const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} npx jest --selectProjects unit --runTestsByPath test/fuzz/media.test.ts -t '${name}:'`;
-			const message = `seed: ${details.seed}  path: ${details.counterexamplePath}\nreplay: ${replay}\n${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`;
+			const e = details.errorInstance;
+			// (an error of Node's own, e.g. a Buffer's RangeError, is not an instance of this realm's Error)
+			const err = e as { message?: string; stack?: string } | undefined;
+			const what = typeof err?.message === 'string' && err.message.startsWith(`${name}:`) ? err.message : `${JSON.stringify(details.counterexample?.[0])} → ${err?.stack?.split('\n').slice(0, 6).join('\n') ?? String(e)}`;
+			const message = `seed: ${details.seed}  path: ${details.counterexamplePath}\nreplay: ${replay}\n${what}`;
 			process.stdout.write(`\n${message}\n`);
 			throw new Error(message);
 		}
