@@ -216,7 +216,6 @@ function avcParameterSets(d: Buffer): number[] | undefined {
 	return sets(extensions, 13) && p === d.length ? types : undefined;
 }
 
-/** NAL unit types of an hvcC's arrays (VPS 32, SPS 33, PPS 34, SEI…), or undefined when they do not tile the box (each unit ending in a non-zero byte). */
 /** The optional tables a decoder reads by their entry count (bytes per entry, and where the count sits after version and flags). */
 const OPTIONAL_TABLES: Record<string, (version: number) => { from: number; size: number }> = {
 	stss: () => ({ from: 0, size: 4 }),
@@ -234,6 +233,7 @@ function checkOptionalTables(boxes: Box[]): void {
 	}
 }
 
+/** NAL unit types of an hvcC's arrays (VPS 32, SPS 33, PPS 34, SEI…), or undefined when they do not tile the box (each unit ending in a non-zero byte). */
 function hevcParameterSets(d: Buffer): number[] | undefined {
 	if (d[0] !== 1 || d.length < 23) return undefined;
 	const types: number[] = [];
