@@ -24,7 +24,9 @@ describe('queue mode: one main, two workers, Redis, PostgreSQL', () => {
 	let report: QueueModeReport;
 	const lines: string[] = [];
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 300_000 });
+		// an image task takes 6 s: the wait-loop's Task Wait (Max Wait 1 s) must still find it running on a loaded worker, so that
+		// its execution is parked (with 2 s, one CI run's worker reached the task after it had finished)
+		sim = await startSimulator({ quiet: true, taskLatencyMs: 6000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 300_000 });
 		out = mkdtempSync(join(tmpdir(), 'gg-queue-out-'));
 		report = await runQueueMode({ sim, outDir: out, images: 100, videos: 10, waitLoops: 2, log: (l) => lines.push(l) });
 	});
