@@ -3,6 +3,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KNOBS, benchBatches } from './batch';
+import { benchFloods, benchIndices, benchRedaction } from './hostile';
 import { benchMemory } from './memory-n8n';
 import { benchPolling, benchRetryAfter } from './polling';
 import { benchSse } from './sse';
@@ -84,6 +85,16 @@ async function main() {
 		lines.push(`## P4 transport overhead and SSE parsing`, '', '| Measure | ours | baseline | ratio |', '|---|---:|---:|---:|');
 		lines.push(`| GET requests/s on loopback (${t.requests} requests, ${t.concurrency} in flight): GatewayTransport vs raw undici | ${f(t.transportRps, 0)} | ${f(t.rawRps, 0)} | ${f(t.ratio)} |`);
 		lines.push(`| Chat SSE parsing, ${f(s.mb, 0)} MB stream (MB/s): eventsource-parser reader vs naive split | ${f(s.parserMBs, 1)} | ${f(s.naiveMBs, 1)} | ${f(s.ratio)} |`, '');
+		show();
+	}
+	if (want('p5')) {
+		process.stdout.write('P5 hostile answers …\n');
+		const red = benchRedaction();
+		lines.push(`## P5 the cost of hostile answers (tests check what comes out; the time is measured here)`, '', '| Measure | size | ours | baseline | ratio |', '|---|---:|---:|---:|---:|');
+		for (const r of red.rows) lines.push(`| Key redaction, ${r.what} (baseline: replaceAll of the literal key) | ${f(r.mb, 0)} MB | ${f(r.ms, 0)} ms | ${f(r.baselineMs, 0)} ms | ${f(r.ms / r.baselineMs, 1)} |`);
+		for (const r of benchFloods()) lines.push(`| Chat stream reader, ${r.what}: ${r.outcome} (baseline: decoding the same chunks) | ${f(r.mib, 0)} MiB | ${f(r.ms, 0)} ms | ${f(r.baselineMs, 0)} ms | ${f(r.ms / r.baselineMs, 1)} |`);
+		for (const r of await benchIndices()) lines.push(`| Worst event-loop gap, ${r.what} | | ${f(r.lagMs, 0)} ms | ${f(r.baselineLagMs, 0)} ms | ${f(r.lagMs / Math.max(1, r.baselineLagMs), 1)} |`);
+		lines.push('', `Redaction time 64 MB / 8 MB = ${f(red.growth, 1)} (linear ≈ 8; a quadratic search ≈ 64).`, '');
 		show();
 	}
 	if (!only.length) writeFileSync(join(__dirname, 'results.md'), `${lines.join('\n')}\n`);

@@ -66,28 +66,29 @@ async function rssGrowth<T>(fn: () => Promise<T>): Promise<{ value: T; growthMiB
 describe('downloads: bounded in time', () => {
 	it('a host sending 1 byte every 100 ms (per-read timers never fire) is stopped at the download deadline', async () => {
 		host.reset(drip({ piece: 'x', everyMs: 100, headers: { 'content-length': 100_000 } }));
-		const started = Date.now();
 		const res = await transportFor(host.origin).download('/r/a.png', { withKey: false, maxDurationMs: 800, idleMs: 5000 });
 		const err = await rejectionOf(readBuffer(res.body));
 		expect(err).toBeInstanceOf(BodyError);
 		expect(err).toMatchObject({ failure: 'DEADLINE' });
-		expect(Date.now() - started).toBeLessThan(1500);
+		// bytes, not a stopwatch: a byte per 100 ms gives at most 8 in 0.8 s (a busy machine sends fewer); the idle time would allow 50
+		expect((err as unknown as BodyError).received).toBeLessThanOrEqual(10);
 	});
 
 	it('the deadline passed by the caller wins over a longer max duration', async () => {
 		host.reset(drip({ piece: 'x', everyMs: 50 }));
-		const started = Date.now();
 		const res = await transportFor(host.origin).download('/r/a.png', { withKey: false, deadline: Date.now() + 400 });
-		await rejectionOf(readBuffer(res.body));
-		expect(Date.now() - started).toBeLessThan(1000);
+		const err = await rejectionOf(readBuffer(res.body));
+		expect(err).toMatchObject({ failure: 'DEADLINE' });
+		// a byte per 50 ms: at most 8 in 0.4 s, against 2400 in the image download's default 2 minutes
+		expect((err as unknown as BodyError).received).toBeLessThanOrEqual(10);
 	});
 
 	it('the default overall bound is the kind\'s timeout (imageDownload)', async () => {
 		host.reset(drip({ piece: 'x', everyMs: 50 }));
-		const started = Date.now();
 		const res = await transportFor(host.origin, { timeouts: { imageDownload: 500 } }).download('/r/a.png', { withKey: false });
-		expect(await rejectionOf(readBuffer(res.body))).toMatchObject({ failure: 'DEADLINE' });
-		expect(Date.now() - started).toBeLessThan(1200);
+		const err = await rejectionOf(readBuffer(res.body));
+		expect(err).toMatchObject({ failure: 'DEADLINE' });
+		expect((err as unknown as BodyError).received).toBeLessThanOrEqual(12);
 	});
 
 	it('a host that stalls after a few bytes fails after the idle time (a retryable network failure)', async () => {
@@ -149,12 +150,11 @@ describe('downloads: bounded in size', () => {
 });
 
 describe('JSON answers: counted while read', () => {
-	it('a 200 MB chunked JSON answer fails fast at the cap (64 MiB) with bounded RSS growth, not retried', async () => {
+	it('a 200 MB chunked JSON answer fails at the cap (64 MiB) with bounded RSS growth, not retried', async () => {
 		host.reset(flood({ total: 200 * 1024 * 1024 }));
 		const r = await rssGrowth(() => rejectionOf(transportFor(host.origin).getJson('/v1/images/tasks/t1')));
 		expect(r.value).toMatchObject({ failure: 'TOO_LARGE', message: expect.stringMatching(/larger than the limit of 64 MiB/) });
 		expect(host.seen).toHaveLength(1);
-		expect(r.ms).toBeLessThan(3000);
 		expect(r.growthMiB).toBeLessThan(200);
 		console.log(`200 MB chunked JSON: failed after ${r.ms} ms, RSS growth ${r.growthMiB.toFixed(0)} MiB`);
 	});
@@ -183,7 +183,6 @@ describe('JSON answers: counted while read', () => {
 		expect(String(r.value.message)).toMatch(/HTTP 500: \{"pad":"eeee/);
 		expect(host.seen).toHaveLength(3);
 		expect(r.growthMiB).toBeLessThan(40);
-		expect(r.ms).toBeLessThan(3000);
 	});
 
 	it('a POST answered 429 with a huge body still throws GatewayHttpError with retryAfterMs', async () => {

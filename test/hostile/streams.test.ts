@@ -1,7 +1,7 @@
 /**
  * Hostile text streams: lines without an end, floods of blank lines, huge events, absurd indices and counts,
- * streams that never end (keep-alives forever) or never stop growing. Each is bounded, in linear time, and the
- * event loop stays responsive.
+ * streams that never end (keep-alives forever) or never stop growing. Each is bounded and comes out whole or refused;
+ * the time each takes, and the event loop meanwhile, are measured by `npm run bench -- p5`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChatStreamParser, MAX_TOOL_CALLS, chatFromJson } from '../../nodes/shared/text/chatStream';
@@ -9,63 +9,40 @@ import { ResponsesStreamParser } from '../../nodes/shared/text/responsesStream';
 import { StreamError, pumpStream, type StreamParser } from '../../nodes/shared/text/sse';
 import { rejectionOf, startServer, transportFor, withoutProxyEnv, type TestServer } from '../transport/support';
 
-/** Feeds `total` characters of `fill` (in chunks of `chunk`) and returns how long it took and what it threw. */
-function flood(parser: StreamParser, head: string, fill: string, total: number, chunk: number): { ms: number; error?: StreamError } {
+/** Feeds `total` characters of `fill` (in chunks of `chunk`) and returns what it threw. */
+function flood(parser: StreamParser, head: string, fill: string, total: number, chunk: number): { error?: StreamError } {
 	const piece = Buffer.from(fill.repeat(Math.ceil(chunk / fill.length)).slice(0, chunk));
-	const started = performance.now();
 	try {
 		parser.feed(head);
 		for (let sent = 0; sent < total; sent += chunk) parser.feed(piece);
 	} catch (err) {
-		return { ms: performance.now() - started, error: err as StreamError };
+		return { error: err as StreamError };
 	}
-	return { ms: performance.now() - started };
+	return {};
 }
 
-/** Largest gap between ticks of a 5 ms interval while `fn` runs (the event loop's responsiveness). */
-async function maxLoopLag(fn: () => Promise<void>): Promise<number> {
-	let last = performance.now();
-	let worst = 0;
-	const timer = setInterval(() => {
-		const now = performance.now();
-		worst = Math.max(worst, now - last);
-		last = now;
-	}, 5);
-	try {
-		await fn();
-		await new Promise((r) => setTimeout(r, 20));
-	} finally {
-		clearInterval(timer);
-	}
-	return worst;
-}
-
-const tick = () => new Promise((r) => setImmediate(r));
-
-describe('SSE lines and events: capped, linear', () => {
-	it('one line without a line break: refused at the line limit (8 MiB), in linear time', () => {
+// how long each flood takes, beside decoding the same bytes: npm run bench -- p5
+describe('SSE lines and events: capped', () => {
+	it('one line without a line break: refused at the line limit (8 MiB)', () => {
 		const r = flood(new ChatStreamParser(), 'data: {"choices":[{"delta":{"content":"', 'x', 24 * 1024 * 1024, 16 * 1024);
 		expect(r.error).toBeInstanceOf(StreamError);
 		expect(r.error!.kind).toBe('unreadable');
 		expect(r.error!.message).toMatch(/a line longer than 8 MiB/);
-		expect(r.ms).toBeLessThan(1000);
 	});
 
-	it('a long line under the limit (6 MiB in 4 KiB chunks) is read in linear time', () => {
+	it('a long line under the limit (6 MiB in 4 KiB chunks) is read whole', () => {
 		const p = new ChatStreamParser();
 		const content = 'y'.repeat(6 * 1024 * 1024);
 		const event = Buffer.from(`data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\ndata: [DONE]\n\n`);
-		const started = performance.now();
 		for (let i = 0; i < event.length; i += 4096) p.feed(event.subarray(i, i + 4096));
 		p.end();
-		expect(performance.now() - started).toBeLessThan(1500);
 		expect(p.result.content.length).toBe(content.length);
 	});
 
-	it.each(['\n', '\r\n', ':\n'])('a flood of %j lines (8 MiB in 64 KiB chunks) is read in linear time', (fill) => {
-		const r = flood(new ChatStreamParser(), '', fill, 8 * 1024 * 1024, 64 * 1024);
-		expect(r.error).toBeUndefined();
-		expect(r.ms).toBeLessThan(3000);
+	it.each(['\n', '\r\n', ':\n'])('a flood of %j lines (8 MiB in 64 KiB chunks) is read, and carries no answer', (fill) => {
+		const p = new ChatStreamParser();
+		expect(flood(p, '', fill, 8 * 1024 * 1024, 64 * 1024).error).toBeUndefined();
+		expect(p.result.content).toBe('');
 	});
 
 	it('an event of many data lines past the event limit is refused', () => {
@@ -87,24 +64,20 @@ describe('SSE lines and events: capped, linear', () => {
 describe('numbers from the gateway never size an array or a loop', () => {
 	const toolChunk = (index: unknown, args: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index, id: `c${String(index)}`, function: { name: 'f', arguments: args } }] } }] })}\n\n`;
 
-	it('a chat tool call with index 1e8 (and 2^53-1): parsed at once, the event loop never blocks', async () => {
-		let result: ReturnType<ChatStreamParser['result']['toolCalls']['slice']> = [];
-		const lag = await maxLoopLag(async () => {
-			const p = new ChatStreamParser();
-			p.feed(toolChunk(0, '{"a":'));
-			await tick();
-			p.feed(toolChunk(1e8, '{}'));
-			await tick();
-			p.feed(toolChunk(Number.MAX_SAFE_INTEGER, '{}'));
-			await tick();
-			p.feed(toolChunk(0, '1}') + 'data: [DONE]\n\n');
-			p.end();
-			result = p.result.toolCalls;
-			JSON.stringify(p.accumulator.toCompletion());
-		});
+	// the event loop's worst gap while these are parsed, beside small indices: npm run bench -- p5
+	it('a chat tool call with index 1e8 (and 2^53-1): kept by position, no slot for the indices between', () => {
+		const p = new ChatStreamParser();
+		p.feed(toolChunk(0, '{"a":'));
+		p.feed(toolChunk(1e8, '{}'));
+		p.feed(toolChunk(Number.MAX_SAFE_INTEGER, '{}'));
+		p.feed(toolChunk(0, '1}') + 'data: [DONE]\n\n');
+		p.end();
+		const result = p.result.toolCalls;
 		expect(result.map((c) => c.id)).toEqual(['c0', 'c100000000', `c${Number.MAX_SAFE_INTEGER}`]);
 		expect(result[0].function.arguments).toBe('{"a":1}');
-		expect(lag).toBeLessThan(200);
+		// an array sized by an index would write a null per empty slot
+		expect(JSON.stringify(p.accumulator.toCompletion()).length).toBeLessThan(2000);
+		expect(JSON.stringify(result).length).toBeLessThan(1000);
 	});
 
 	it.each([-1, 1.5, 1e300, '3', null])('a tool call index %p that is not a whole number from 0 makes the answer unreadable (null: its position)', (index) => {
@@ -130,21 +103,16 @@ describe('numbers from the gateway never size an array or a loop', () => {
 		expect(chatFromJson({ choices: [{ index: 1e8, message: { content: 'a', tool_calls: [{ index: 1e8, function: { name: 'f', arguments: '{}' } }] } }] }).choices[0].toolCalls).toHaveLength(1);
 	});
 
-	it('a responses stream with output_index 1e8: parsed at once, the output in index order', async () => {
+	it('a responses stream with output_index 1e8: kept by position, the output in index order', () => {
 		const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-		let text = '';
-		const lag = await maxLoopLag(async () => {
-			const p = new ResponsesStreamParser();
-			p.feed(ev('response.output_item.done', { output_index: 1e8, item: { type: 'message', content: [{ type: 'output_text', text: 'B' }] } }));
-			await tick();
-			p.feed(ev('response.output_item.done', { output_index: 2, item: { type: 'message', content: [{ type: 'output_text', text: 'A' }] } }));
-			p.feed(ev('response.output_text.done', { output_index: 1e8, content_index: 1e8, text: 'x' }));
-			p.feed(ev('response.completed', { response: { status: 'completed' } }));
-			p.end();
-			text = p.result.text;
-		});
-		expect(text).toBe('AB');
-		expect(lag).toBeLessThan(200);
+		const p = new ResponsesStreamParser();
+		p.feed(ev('response.output_item.done', { output_index: 1e8, item: { type: 'message', content: [{ type: 'output_text', text: 'B' }] } }));
+		p.feed(ev('response.output_item.done', { output_index: 2, item: { type: 'message', content: [{ type: 'output_text', text: 'A' }] } }));
+		p.feed(ev('response.output_text.done', { output_index: 1e8, content_index: 1e8, text: 'x' }));
+		p.feed(ev('response.completed', { response: { status: 'completed' } }));
+		p.end();
+		expect(p.result.text).toBe('AB');
+		expect(JSON.stringify(p.result).length).toBeLessThan(2000);
 		const bad = new ResponsesStreamParser();
 		expect(() => bad.feed(ev('response.output_item.done', { output_index: -3, item: {} }))).toThrow(/not a valid index/);
 	});
@@ -175,7 +143,6 @@ describe('streams bounded in time and size (through the transport)', () => {
 		expect(err).toMatchObject({ kind: 'incomplete' });
 		expect(err.message).toMatch(/^the stream was stopped at its time limit .* before \[DONE\]/);
 		expect(took).toBeGreaterThanOrEqual(550);
-		expect(took).toBeLessThan(2000);
 	});
 
 	it('the default max duration comes from timeouts.streamTotal', async () => {

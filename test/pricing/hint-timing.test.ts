@@ -25,9 +25,8 @@ beforeEach(() => sim.reset());
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const hintsOf = (r: RunResult, node: string) => (r.run.data.resultData.runData[node]?.[0].hints ?? []).map((h) => h.message);
 
-async function firstPostDelay(node: TestNode): Promise<{ r: RunResult; postAfterMs: number }> {
+async function firstPostDelay(node: TestNode): Promise<{ r: RunResult }> {
 	sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: HANG_MS, times: -1 });
-	const start = Date.now();
 	const r = await runWorkflow({ nodes: [node], credentials: creds() });
 	expect(r.error).toBeUndefined();
 	const post = sim.log.find((l) => l.method === 'POST');
@@ -36,25 +35,23 @@ async function firstPostDelay(node: TestNode): Promise<{ r: RunResult; postAfter
 	// the price list was asked for, and was still hanging when the POST arrived
 	expect(pricing).toBeDefined();
 	expect(post!.time).toBeLessThan(pricing!.time + HANG_MS);
-	return { r, postAfterMs: post!.time - start };
+	return { r };
 }
 
 it('Image Submit: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {
-	const { r, postAfterMs } = await firstPostDelay({
+	const { r } = await firstPostDelay({
 		name: 'Submit',
 		type: new GenGatewayImageSubmit(),
 		parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a red fox', size: '1024x1024' },
 	});
-	expect(postAfterMs).toBeLessThan(1000);
 	expect(hintsOf(r, 'Submit').join(' ')).toMatch(/This node: \$0\.032 \(¤16000\) expected for 1 item\(s\)/);
 });
 
 it('Video Create: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {
-	const { r, postAfterMs } = await firstPostDelay({
+	const { r } = await firstPostDelay({
 		name: 'Create',
 		type: new GenGatewayVideoCreate(),
 		parameters: { family: 'gamma', model: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9' },
 	});
-	expect(postAfterMs).toBeLessThan(1000);
 	expect(hintsOf(r, 'Create').join(' ')).toMatch(/Expected price: \$0\.24 for 1 call\(s\) of gamma-video-1\.0/);
 });
