@@ -21,15 +21,32 @@ count() {
   node -e '
 const fs = require("fs");
 let passed = 0, failed = 0, suitesFailed = 0;
+const failures = [];
+const plain = (t) => String(t).replace(/\x1b\[[0-9;]*m/g, "");
+// the first lines of a failure, without the code frame and the stack (the end of the log is what a reader sees first)
+const gist = (t) => plain(t).split("\n").map((l) => l.trimEnd()).filter((l) => l.trim() && !/^\s*(at |>?\s*\d+ \||\|)/.test(l)).slice(0, 6);
 for (const f of ["out/test/unit.json", "out/test/e2e.json", "out/test/e2e-n8n1.json"]) {
   if (!fs.existsSync(f)) continue;
   const r = JSON.parse(fs.readFileSync(f, "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests;
   suitesFailed += r.numRuntimeErrorTestSuites || 0;
+  for (const s of r.testResults || []) {
+    const file = require("path").relative(process.cwd(), s.name);
+    const bad = (s.assertionResults || []).filter((a) => a.status === "failed");
+    for (const a of bad) failures.push([`${file} › ${a.fullName}`, gist((a.failureMessages || []).join("\n"))]);
+    if (!bad.length && s.status === "failed") failures.push([`${file} (the file failed to run)`, gist(s.message || "")]);
+  }
+}
+if (failures.length) {
+  console.log(`== failed tests (${failures.length}; each with the first lines of its message):`);
+  for (const [name, lines] of failures.slice(0, 12)) console.log([`  ✕ ${name}`, ...lines.map((l) => `      ${l.trim().slice(0, 200)}`)].join("\n"));
+  if (failures.length > 12) console.log(`  … and ${failures.length - 12} more (out/test/*.json)`);
 }
 // A suite that failed to load counts as a failure even though it ran no test; so does a failed set-up step.
 console.log(`${passed} passed, ${failed + suitesFailed + Number(process.argv[1] || 0)} failed`);
-' "${1:-0}" | tee out/test/summary.txt
+' "${1:-0}" > out/test/count.txt
+  cat out/test/count.txt
+  tail -n 1 out/test/count.txt > out/test/summary.txt
 }
 fail_setup() { echo "$1"; count 1; exit 1; }
 
