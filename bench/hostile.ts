@@ -57,7 +57,7 @@ function feedAll(parser: StreamParser, head: string, body: Buffer, chunk: number
 		for (let i = 0; i < body.length; i += chunk) parser.feed(body.subarray(i, i + chunk));
 		return 'read';
 	} catch (err) {
-		return `refused: ${(err as Error).message.slice(0, 60)}`;
+		return `refused: ${(err as Error).message.split(':')[0]}`;
 	}
 }
 
