@@ -25,7 +25,8 @@ beforeEach(() => sim.reset());
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const hintsOf = (r: RunResult, node: string) => (r.run.data.resultData.runData[node]?.[0].hints ?? []).map((h) => h.message);
 
-async function firstPostDelay(node: TestNode): Promise<{ r: RunResult }> {
+/** Runs `node` while the price list hangs, and checks its paid POST arrived before the price list answered. */
+async function runWhilePricingHangs(node: TestNode): Promise<RunResult> {
 	sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: HANG_MS, times: -1 });
 	const r = await runWorkflow({ nodes: [node], credentials: creds() });
 	expect(r.error).toBeUndefined();
@@ -35,11 +36,11 @@ async function firstPostDelay(node: TestNode): Promise<{ r: RunResult }> {
 	// the price list was asked for, and was still hanging when the POST arrived
 	expect(pricing).toBeDefined();
 	expect(post!.time).toBeLessThan(pricing!.time + HANG_MS);
-	return { r };
+	return r;
 }
 
 it('Image Submit: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {
-	const { r } = await firstPostDelay({
+	const r = await runWhilePricingHangs({
 		name: 'Submit',
 		type: new GenGatewayImageSubmit(),
 		parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a red fox', size: '1024x1024' },
@@ -48,7 +49,7 @@ it('Image Submit: the paid POST leaves at once while the price list hangs; the h
 });
 
 it('Video Create: the paid POST leaves at once while the price list hangs; the hint still arrives', async () => {
-	const { r } = await firstPostDelay({
+	const r = await runWhilePricingHangs({
 		name: 'Create',
 		type: new GenGatewayVideoCreate(),
 		parameters: { family: 'gamma', model: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9' },
