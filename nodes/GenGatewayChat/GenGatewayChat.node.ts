@@ -1,3 +1,4 @@
+import { runNode } from '../shared/exit';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { languageModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL } from '../shared/ui';
@@ -16,6 +17,6 @@ export class GenGatewayChat implements INodeType {
 	methods = languageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return sendChat(this);
+		return runNode(this, () => sendChat(this));
 	}
 }

@@ -1,3 +1,4 @@
+import { runNode } from '../shared/exit';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { plainMethods } from '../shared/methods';
 import { downloadResults } from './actions/download';
@@ -15,6 +16,6 @@ export class GenGatewayDownloadResult implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return downloadResults(this);
+		return runNode(this, () => downloadResults(this));
 	}
 }

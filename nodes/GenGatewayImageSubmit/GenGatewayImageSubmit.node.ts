@@ -1,3 +1,4 @@
+import { runNode } from '../shared/exit';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { imageModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL } from '../shared/ui';
@@ -16,6 +17,6 @@ export class GenGatewayImageSubmit implements INodeType {
 	methods = imageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return submitImages(this);
+		return runNode(this, () => submitImages(this));
 	}
 }

@@ -1,3 +1,4 @@
+import { runNode } from '../shared/exit';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { plainMethods } from '../shared/methods';
 import { waitForTasks } from './actions/wait';
@@ -15,6 +16,6 @@ export class GenGatewayTaskWait implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return waitForTasks(this);
+		return runNode(this, () => waitForTasks(this));
 	}
 }

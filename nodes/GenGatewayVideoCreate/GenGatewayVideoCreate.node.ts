@@ -1,3 +1,4 @@
+import { runNode } from '../shared/exit';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { videoModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL } from '../shared/ui';
@@ -16,6 +17,6 @@ export class GenGatewayVideoCreate implements INodeType {
 	methods = videoModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return createVideos(this);
+		return runNode(this, () => createVideos(this));
 	}
 }

@@ -7,6 +7,7 @@ import {
 	type INodeCredentialTestResult,
 } from 'n8n-workflow';
 import { GatewayHttpError, GatewayNetworkError } from './errors';
+import { exitOf } from './exit';
 import { BaseUrlError, composeUrl, normaliseBaseUrl, type GatewayRoot } from './transport/baseUrl';
 import { GatewayTransport, type Timeouts } from './transport/http';
 
@@ -29,7 +30,10 @@ export async function createTransport(ctx: Ctx, timeouts: Partial<Timeouts> = {}
 	const base = normaliseOrExplain(ctx, creds.baseUrl, 'Base URL');
 	const video = creds.videoBaseUrl && creds.videoBaseUrl.trim() ? normaliseOrExplain(ctx, creds.videoBaseUrl, 'Video Base URL') : undefined;
 	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-	return new GatewayTransport({ apiKey: creds.apiKey.trim(), base, video, timeouts, signal });
+	const transport = new GatewayTransport({ apiKey: creds.apiKey.trim(), base, video, timeouts, signal });
+	// the exit of this node run redacts what the transport redacts
+	exitOf(ctx).addSecrets(transport.redactionSecrets);
+	return transport;
 }
 
 function normaliseOrExplain(ctx: Ctx, raw: unknown, field: string): GatewayRoot {

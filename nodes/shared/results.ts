@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import { exitOf } from './exit';
 import { mib } from './transport/body';
 import { downloadImage, downloadVideo, type ResultSource } from './media/download';
 import { InvalidMediaError, ResultDownloadError, ResultInvalidError, type ImageLimits } from './media/errors';
@@ -83,8 +84,8 @@ export async function storeImageResult(ctx: IExecuteFunctions, transport: Gatewa
 		throw new ResultInvalidError(`result is not a usable image (${bytes.length} bytes): ${err.message}`);
 	}
 	const fileName = `${baseName}.${info.extension}`;
-	const binary = await ctx.helpers.prepareBinaryData(bytes, fileName, info.mimeType);
-	return { binary, meta: { fileName, mimeType: info.mimeType, bytes: bytes.length, width: info.width, height: info.height, sourceUrl: ref.url } };
+	const binary = await exitOf(ctx).binary(bytes, fileName, info.mimeType);
+	return { binary, meta: { fileName: binary.fileName ?? fileName, mimeType: info.mimeType, bytes: bytes.length, width: info.width, height: info.height, sourceUrl: ref.url } };
 }
 
 /**
@@ -110,8 +111,8 @@ export async function storeVideoResult(
 		const got = await downloadVideo(transport, source as ResultSource, file, { deadline: until, retryUntil: deadline, maxBytes });
 		const fileName = `${baseName}.mp4`;
 		reader = createReadStream(file);
-		const binary = await ctx.helpers.prepareBinaryData(reader, fileName, 'video/mp4');
-		return { binary, meta: { fileName, mimeType: 'video/mp4', bytes: got.bytes, sourceUrl: source.url } };
+		const binary = await exitOf(ctx).binary(reader, fileName, 'video/mp4');
+		return { binary, meta: { fileName: binary.fileName ?? fileName, mimeType: 'video/mp4', bytes: got.bytes, sourceUrl: source.url } };
 	} finally {
 		reader?.destroy();
 		await rm(dir, { recursive: true, force: true });

@@ -56,6 +56,30 @@ function imageResults(list: unknown): ResultRef[] {
 
 const IMAGE_SUCCESS = new Set(['completed', 'succeeded', 'success']);
 const IMAGE_FAILURE = new Set(['failed', 'cancelled', 'canceled', 'expired', 'error']);
+const IMAGE_PENDING = new Set(['processing', 'queued', 'pending', 'submitted', 'running', 'in_progress']);
+/** The spec's `status` words of an image task: when `status` holds one, it alone decides. */
+const IMAGE_SPEC_STATUS: Readonly<Record<string, TaskPhase>> = { processing: 'pending', completed: 'succeeded', failed: 'failed', cancelled: 'failed', expired: 'failed' };
+
+function imageWordPhase(w: string | undefined): TaskPhase | undefined {
+	if (!w) return undefined;
+	if (IMAGE_SUCCESS.has(w)) return 'succeeded';
+	if (IMAGE_FAILURE.has(w)) return 'failed';
+	return IMAGE_PENDING.has(w) ? 'pending' : undefined;
+}
+
+/**
+ * The phase an image task object shows. `status` speaks first: a word the spec lists decides alone. The compatibility
+ * fields (`state`, `provider_status`, whose mapping the spec leaves open) decide only where `status` is missing or not
+ * a word the spec lists, in that order, and `status`'s own word last.
+ */
+export function imageTaskPhase(status: string | undefined, state: string | undefined, provider: string | undefined): { phase: TaskPhase; word?: string } | undefined {
+	if (status && Object.prototype.hasOwnProperty.call(IMAGE_SPEC_STATUS, status)) return { phase: IMAGE_SPEC_STATUS[status], word: status };
+	for (const w of [state, provider, status]) {
+		const phase = imageWordPhase(w);
+		if (phase) return { phase, word: w };
+	}
+	return undefined;
+}
 
 /** Image task object (`/v1/images/tasks/{id}` and aliases, or a submit answer). */
 export function normaliseImageTask(body: unknown): NormalisedTask {
@@ -80,12 +104,9 @@ export function normaliseImageTask(body: unknown): NormalisedTask {
 		expiresAt: num(b.expires_at),
 		error: errorText(b.error),
 	};
-	const words = [status, state, provider].filter((w): w is string => !!w);
-	if (words.some((w) => IMAGE_FAILURE.has(w))) {
-		const word = words.find((w) => IMAGE_FAILURE.has(w));
-		return { ...base, phase: 'failed', error: base.error ?? `Task ${word}` };
-	}
-	if ((status && IMAGE_SUCCESS.has(status)) || (!status && state && IMAGE_SUCCESS.has(state))) {
+	const read = imageTaskPhase(status, state, provider);
+	if (read?.phase === 'failed') return { ...base, phase: 'failed', error: base.error ?? `Task ${read.word}` };
+	if (read?.phase === 'succeeded') {
 		if (!results.length) {
 			return { ...base, phase: 'failed', error: base.error ?? 'Task reported completed but returned no image (empty data); treated as a failure' };
 		}

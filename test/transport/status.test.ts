@@ -75,9 +75,18 @@ describe('normaliseImageTask', () => {
 		expect(n.error).toContain(status);
 	});
 
-	it('a failed state or provider_status wins even when status still says processing', () => {
-		expect(normaliseImageTask(task({ status: 'processing', state: 'failed' })).phase).toBe('failed');
-		expect(normaliseImageTask(task({ status: 'processing', provider_status: 'failed' })).phase).toBe('failed');
+	it('status speaks first: a spec word in status decides, whatever state or provider_status say', () => {
+		expect(normaliseImageTask(task({ status: 'processing', state: 'failed' })).phase).toBe('pending');
+		expect(normaliseImageTask(task({ status: 'processing', provider_status: 'failed' })).phase).toBe('pending');
+		// a delivered task is never Failed because a compatibility field says otherwise
+		expect(normaliseImageTask(task({ status: 'completed', state: 'failed', provider_status: 'error', data: [{ url: URL_A }] })).phase).toBe('succeeded');
+		expect(normaliseImageTask(task({ status: 'failed', state: 'succeeded', data: [{ url: URL_A }] })).phase).toBe('failed');
+	});
+
+	it('the compatibility fields decide where status is missing or not a spec word', () => {
+		expect(normaliseImageTask(task({ status: undefined, state: 'failed' })).phase).toBe('failed');
+		expect(normaliseImageTask(task({ status: 'weird', provider_status: 'failed' })).phase).toBe('failed');
+		expect(normaliseImageTask(task({ status: undefined, state: 'succeeded', data: [{ url: URL_A }] })).phase).toBe('succeeded');
 	});
 
 	it.each([

@@ -410,7 +410,7 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		sim.fault({ route: 'POST /v1/videos', kind: 'reset-after' });
 		const r = await runWorkflow({ nodes: [delta(), wait()], credentials: creds(true) });
 		expect(r.error).toBeUndefined();
-		expect(r.output('Wait', 1)[0].json).toMatchObject({ submission_uncertain: true, error: expect.stringMatching(/submission outcome unknown and no task ID/) });
+		expect(r.output('Wait', 1)[0].json).toMatchObject({ status: 'uncertain', submission_uncertain: true, reason: expect.stringMatching(/submission outcome unknown and no task ID/) });
 		expect(sim.log.filter((l) => l.path.startsWith('/v1/videos')).map((l) => l.method)).toEqual(['POST']);
 	});
 

@@ -1,3 +1,4 @@
+import { exitOf } from '../../shared/exit';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { FreeOperation } from '../../shared/pipeline/freeItems';
 import { getPrices, listMyModels, type OperationResult } from '../../shared/pricing/operations';
@@ -10,7 +11,7 @@ function listOperation(ctx: IExecuteFunctions, read: (i: number) => Promise<Oper
 		check: () => null,
 		async run(_, i) {
 			const res = await read(i);
-			if (res.hints.length && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints(...[...new Set(res.hints)].map((message) => ({ message, location: 'outputPane' as const })));
+			for (const message of new Set(res.hints)) exitOf(ctx).hint(message);
 			return res.items.map((json) => ({ item: { json } }));
 		},
 	};

@@ -1,21 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { SUPERSEDED_FIELDS, uncertainItem } from '../../shared/items/shapes';
+import { uncertainItem, userFields } from '../../shared/items/shapes';
 import { runFreeItems, type Emitted } from '../../shared/pipeline/freeItems';
 import { recordSettled } from '../../shared/money/settle';
-import { WaitAndEmit } from '../../shared/wait/emit';
+import { taskKey, WaitAndEmit } from '../../shared/wait/emit';
 import { buildJob, type JobMeta } from '../../shared/wait/jobs';
 import { readWaitOptions, type WaitOptionValues } from '../../shared/wait/options';
 import type { WaitJob } from '../../shared/wait/waitTasks';
 
 type Checked = { job: WaitJob; meta: JobMeta; o: WaitOptionValues } | { routed: Emitted };
-
-/** The input item's fields to carry: all but those a later state contradicts (and `error`, which Retry On Fail reads). */
-function inputFields(json: IDataObject): IDataObject {
-	const rest = { ...json };
-	for (const k of SUPERSEDED_FIELDS) delete rest[k];
-	return rest;
-}
 
 /** Task Wait: every task is queried until it ends (or its wait is handed back) and comes out of exactly one output. */
 export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -25,6 +18,12 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 	const now = Date.now();
 	let waiter: WaitAndEmit | undefined;
 	const settled: IDataObject[] = [];
+	// items naming the same task share one wait: it ends at the earliest of their deadlines
+	const jobs: WaitJob[] = [];
+	const groupDeadline = (job: WaitJob) => {
+		const peers = jobs.filter((j) => taskKey(j) === taskKey(job));
+		return { deadline: Math.min(...peers.map((j) => j.deadline)), finalDeadline: Math.min(...peers.map((j) => j.finalDeadline ?? j.deadline)) };
+	};
 	const out = await runFreeItems<Checked>(ctx, transport, {
 		outputs: 3,
 		failedOutput: 1,
@@ -33,7 +32,7 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 			if (items[i].json.submission_uncertain === true && (taskIdParam === null || taskIdParam === undefined || taskIdParam === '')) {
 				// nothing to poll, and it must not be submitted again
 				const reason = `submission outcome unknown and no task ID: ${String(items[i].json.reason ?? '')}`.trim();
-				return { routed: { output: 1, item: { json: uncertainItem({ task_id: null, error: reason }, reason) } } };
+				return { routed: { output: 1, item: { json: uncertainItem({ task_id: null }, reason) } } };
 			}
 			const o = readWaitOptions(ctx, i);
 			const { job, meta } = buildJob(i, items[i].json, taskIdParam, ctx.getNodeParameter('taskKind', i) as string, {
@@ -43,7 +42,9 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 				originParam: ctx.getNodeParameter('videoOrigin', i, 'auto') as string,
 				hasVideoOrigin: transport.root('video') !== transport.root('base'),
 			});
-			return { job: { ...job, videoIntervalMs: o.videoIntervalMs }, meta, o };
+			const checked = { ...job, videoIntervalMs: o.videoIntervalMs };
+			jobs.push(checked);
+			return { job: checked, meta, o };
 		},
 		// every task is queried at once; the waiter bounds the queries in flight
 		concurrency: () => Number.MAX_SAFE_INTEGER,
@@ -51,7 +52,7 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 			if ('routed' in checked) return checked.routed;
 			const { job, meta, o } = checked;
 			waiter ??= new WaitAndEmit(ctx, transport, { maxConcurrency: o.concurrency });
-			const r = await waiter.run(job, {
+			const r = await waiter.run({ ...job, ...groupDeadline(job) }, {
 				binaryProperty: o.binaryPropertyName,
 				download: o.download && !asTool,
 				group: o.group,
@@ -63,7 +64,7 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 				carry: { wait_started_at: meta.waitStartedAt, wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(), ...(meta.family ? { family: meta.family } : {}) },
 			});
 			if (r.item.json.cost && typeof r.item.json.cost === 'object') settled.push(r.item.json.cost as IDataObject);
-			const json = o.keepInputFields ? { ...inputFields(items[i].json), ...r.item.json } : r.item.json;
+			const json = o.keepInputFields ? { ...userFields(items[i].json), ...r.item.json } : r.item.json;
 			return { output: r.output, item: { ...r.item, json } };
 		},
 	});

@@ -4,6 +4,7 @@
  * uncertain item, or a failure that keeps the task ID.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { exitOf } from '../exit';
 import type { PaidBatch } from '../pipeline/batch';
 import { completedItem, submittedItem, uncertainItem } from '../items/shapes';
 import { failure, type PaidFailure } from '../pipeline/failures';
@@ -83,7 +84,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 		const partial = partialImagesWarning(p.input.req.n, files.length);
 		if (partial.warning && !partialHinted) {
 			partialHinted = true;
-			ctx.addExecutionHints?.({ message: `Fewer images than asked arrived (n > 1): see images_expected, images_received and warning on the items. ${partial.warning}`, type: 'warning', location: 'outputPane' });
+			exitOf(ctx).hint(`Fewer images than asked arrived (n > 1): see images_expected, images_received and warning on the items. ${partial.warning}`, 'warning');
 		}
 		return { json: completedItem({ ...fields, files, ...partial, ...(sent.text ? { text: sent.text } : {}) }), ...(o.asTool ? {} : { binary }) };
 	};
@@ -91,9 +92,8 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 	return {
 		prepare: (i) => prepareImageItem(ctx, i, (text) => transport.redact(text) !== text),
 		async beforeSend(prepared) {
-			if (typeof ctx.addExecutionHints !== 'function') return;
 			const notes = new Set(prepared.flatMap((p) => (p ? [unknownModelNote(p.input.req.model), sizeNote(p.input.req.model, p.input.req.size)] : [])).filter((n): n is string => !!n));
-			for (const message of [...notes].slice(0, HINTED_MODELS)) ctx.addExecutionHints({ message, location: 'outputPane' });
+			for (const message of [...notes].slice(0, HINTED_MODELS)) exitOf(ctx).hint(message);
 		},
 		pricedAs: (p) => ({ model: p.input.req.model, calls: p.input.req.n ?? 1 }),
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),

@@ -3,12 +3,12 @@
  * `status` (ours), `gateway_status` (the gateway's word, or null), and the fields that shape always carries.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { UNCERTAIN_NOTE, type FailedAt, type ItemStatus } from './vocabulary';
+import { ITEM_STATUSES, STATE_FIELDS, STATE_WORDS, UNCERTAIN_NOTE, type FailedAt, type ItemStatus } from './vocabulary';
 
 const word = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 function shaped(status: ItemStatus, fields: IDataObject, extra: IDataObject = {}): IDataObject {
-	return { status, ...fields, ...extra };
+	return withoutForeignWords({ status, ...fields, ...extra });
 }
 
 /**
@@ -38,5 +38,34 @@ export function failedItem(fields: IDataObject, failedAt: FailedAt, extra: IData
 	return shaped('failed', fields, { failed_at: failedAt, ...extra });
 }
 
-/** Words kept in an input item that a later state contradicts: Task Wait drops them when it keeps input fields. */
-export const SUPERSEDED_FIELDS = ['error', 'state', 'gateway_state'] as const;
+/**
+ * An input item's fields without the package's state words (STATE_WORDS): what Keep Input Fields carries into a new
+ * state. The user's own fields and the facts (task_id, model, cost …) stay; the words of the state the item was in go.
+ */
+export function userFields(json: IDataObject): IDataObject {
+	const out: IDataObject = {};
+	for (const [k, v] of Object.entries(json)) if (!STATE_WORDS.has(k)) out[k] = v;
+	return out;
+}
+
+/**
+ * The contract's last guard (applied by the exit to every item): an item whose `status` is one of ours carries no
+ * state word another state owns. Items without one of our statuses (n8n's error items, Pricing rows) are left alone.
+ */
+export function withoutForeignWords(json: IDataObject): IDataObject {
+	const status = json.status;
+	if (typeof status !== 'string' || !Object.prototype.hasOwnProperty.call(ITEM_STATUSES, status)) return json;
+	const own = new Set<string>(['status', ...STATE_FIELDS[status as ItemStatus]]);
+	let out: IDataObject | undefined;
+	for (const k of Object.keys(json)) {
+		if (STATE_WORDS.has(k) && !own.has(k)) {
+			out ??= { ...json };
+			delete out[k];
+		}
+	}
+	if (status !== 'uncertain' && (out ?? json).submission_uncertain === true) {
+		out ??= { ...json };
+		delete out.submission_uncertain;
+	}
+	return out ?? json;
+}

@@ -25,3 +25,37 @@ export type FailedAt = keyof typeof FAILED_AT;
 
 /** The one note of an item whose request may have been accepted (and billed) without the package knowing. */
 export const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request and billed it. It was not resent: check the usage records (or the task) before sending it again.';
+
+/**
+ * The fields a state owns: the words that say where an item stands. An item in a state carries only its own state's
+ * words (with their new values); every other state's words are dropped when an item enters a state — a loop-back
+ * item (Task Wait's Keep Input Fields, an item fed back into a node) never keeps a word its new state contradicts.
+ * Fields not listed here (task_id, kind, model, prompt, cost, the user's own fields …) are facts, kept in every state.
+ * `gateway_status` is the gateway's word at the time of the item's state: a state that knows none sets it to null.
+ */
+export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
+	submitted: ['gateway_status', 'gateway_state', 'state', 'submission_uncertain', 'task', 'billing_status', 'http_status'],
+	completed: ['gateway_status', 'files', 'billing_status', 'progress', 'usage', 'fee', 'warning', 'images_expected', 'images_received'],
+	failed: [
+		'gateway_status',
+		'failed_at',
+		'error',
+		'error_message',
+		'error_description',
+		'http_code',
+		'http_status',
+		'submitted',
+		'download_later',
+		'result_urls',
+		'stream_error',
+		'partial_text',
+		'partial_text_cut',
+		'billing_status',
+		'note',
+	],
+	running: ['gateway_status', 'progress', 'handed_back', 'deadline_at', 'last_error', 'note'],
+	uncertain: ['gateway_status', 'submission_uncertain', 'reason', 'note', 'billing_status', 'http_status', 'task'],
+};
+
+/** Every state word of the contract: the fields an item's state owns, and `status` itself. */
+export const STATE_WORDS: ReadonlySet<string> = new Set(['status', ...Object.values(STATE_FIELDS).flat()]);

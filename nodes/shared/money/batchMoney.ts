@@ -14,6 +14,7 @@ import { formatDisplay, quotaToDisplay, type DisplaySettings, type PricingData }
 import type { GatewayTransport } from '../transport/http';
 import { capCounts, costJson, costOf, quote, quoteText, type PricedAs, type Quote, type TokenCount } from './cost';
 import type { MoneyOptions } from './options';
+import { exitOf } from '../exit';
 import { MAX_CUSTOM_DATA_KEYS, recordSpend, spentSoFar } from './record';
 
 /** The batch is over Max Expected Spend: nothing was sent. */
@@ -115,6 +116,6 @@ export class BatchMoney {
 			(unpriced ? ` plus ${unpriced} item(s) with no figure (see each item's cost)` : '') +
 			`; this execution's GenGateway nodes have spent ${money(r.total)} so far.` +
 			(r.kept ? '' : ' The execution-wide record could not be kept (n8n keeps at most 10 custom data keys per execution).');
-		this.ctx.addExecutionHints?.({ message, location: 'outputPane' });
+		exitOf(this.ctx).hint(message);
 	}
 }

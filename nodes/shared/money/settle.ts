@@ -14,6 +14,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { formatDisplay } from '../pricing/compute';
 import { costJson, type CostStatus, type GroupChoice, type Multiplier } from './cost';
 import { recordSpend } from './record';
+import { exitOf } from '../exit';
 
 export interface SettleInput {
 	model?: string;
@@ -73,12 +74,10 @@ export async function recordSettled(ctx: IExecuteFunctions, transport: GatewayTr
 	const r = recordSpend(ctx, quota, costs.length - settled.length, display);
 	const money = (q: number) => `${formatDisplay(quotaToDisplay(q, display))} (¤${q})`;
 	const others = costs.length - settled.length;
-	ctx.addExecutionHints?.({
-		message:
+	exitOf(ctx).hint(
 			`This node settled ${money(quota)} for ${settled.length} video(s)` +
 			(others ? ` plus ${others} whose fee is not settled (multiplier unknown or no trusted usage: see each item's cost)` : '') +
 			`; this execution's GenGateway nodes have spent ${money(r.total)} so far.` +
 			(r.kept ? '' : ' The execution-wide record could not be kept (n8n keeps at most 10 custom data keys per execution).'),
-		location: 'outputPane',
-	});
+	);
 }

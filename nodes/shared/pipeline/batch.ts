@@ -13,6 +13,7 @@
  * execution's custom data.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { exitOf } from '../exit';
 import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
 import { AdaptiveLimit } from '../limit';
 import type { GatewayTransport } from '../transport/http';
@@ -231,7 +232,7 @@ function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFa
 		const first = failures[0];
 		throw toNodeError(ctx.getNode(), first.r.error, first.i, o.secrets);
 	}
-	if (hint && typeof ctx.addExecutionHints === 'function') ctx.addExecutionHints({ message: hint, type: 'warning', location: 'outputPane' });
+	if (hint) exitOf(ctx).hint(hint, 'warning');
 	const paired = (item: INodeExecutionData, i: number): INodeExecutionData => ({ ...item, pairedItem: { item: i } });
 	if (o.mode === 'errorOutput') {
 		// n8n splits this output into success and error items keeping each side's order: successes first keep an

@@ -5,8 +5,11 @@
  * output the operation chose, redacted of the key.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { toNodeError } from '../errors';
+import { exitOf } from '../exit';
+import { failedItem } from '../items/shapes';
+import type { FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
+import { isTaskId } from '../rules/taskId';
 import type { GatewayTransport } from '../transport/http';
 
 /** An output item and the output it goes to (default 0). */
@@ -28,9 +31,13 @@ export interface FreeOperation<P> {
 	failedOutput?: number;
 	/** only the first item is run: the answer does not depend on the item (a list); the others yield nothing */
 	firstItemOnly?: boolean;
+	/** where a run that threw failed (a refused check is always `validation`); default `task` */
+	failedAt?: FailedAt;
+	/** the task ID an item names, read leniently for its failed item (default: the input item's `task_id`) */
+	taskIdOf?(itemIndex: number): string | undefined;
 }
 
-type Settled<P> = { ok: true; checked: P } | { ok: false; err: unknown };
+type Settled<P> = { ok: true; checked: P } | { ok: false; err: unknown; failedAt: FailedAt };
 
 export async function runFreeItems<P>(ctx: IExecuteFunctions, transport: GatewayTransport, op: FreeOperation<P>): Promise<INodeExecutionData[][]> {
 	const count = op.firstItemOnly ? Math.min(1, ctx.getInputData().length) : ctx.getInputData().length;
@@ -39,13 +46,13 @@ export async function runFreeItems<P>(ctx: IExecuteFunctions, transport: Gateway
 		try {
 			checks.push({ ok: true, checked: op.check(i) });
 		} catch (err) {
-			checks.push({ ok: false, err });
+			checks.push({ ok: false, err, failedAt: 'validation' });
 		}
 	}
-	const secrets = transport.redactionSecrets;
+	const exit = exitOf(ctx);
 	// Stop Workflow: the first refused item fails the node before anything is sent for any item
 	const refused = checks.findIndex((c) => !c.ok);
-	if (refused >= 0 && !ctx.continueOnFail()) throw toNodeError(ctx.getNode(), (checks[refused] as { err: unknown }).err, refused, secrets);
+	if (refused >= 0 && !ctx.continueOnFail()) throw exit.error((checks[refused] as { err: unknown }).err, refused);
 
 	const first = checks.find((c): c is { ok: true; checked: P } => c.ok)?.checked;
 	const limit = new Limit(Math.max(1, op.concurrency?.(first) ?? 1));
@@ -57,26 +64,38 @@ export async function runFreeItems<P>(ctx: IExecuteFunctions, transport: Gateway
 				return { ok: true, checked: Array.isArray(out) ? out : [out] };
 			} catch (err) {
 				if (transport.signal?.aborted) throw err;
-				return { ok: false, err };
+				return { ok: false, err, failedAt: op.failedAt ?? 'task' };
 			}
 		}),
 	);
 
 	const outputs: INodeExecutionData[][] = Array.from({ length: op.outputs ?? 1 }, () => []);
 	for (const [i, r] of ran.entries()) {
-		const emitted = r.ok ? r.checked : [{ output: op.failedOutput, item: errorItem(ctx, r.err, i, secrets) }];
-		for (const e of emitted) outputs[e.output ?? 0].push({ ...e.item, json: transport.redactValue(e.item.json), pairedItem: { item: i } });
+		const emitted = r.ok ? r.checked : [{ output: op.failedOutput, item: errorItem(ctx, r.err, r.failedAt, i, taskIdOf(ctx, op, i)) }];
+		for (const e of emitted) outputs[e.output ?? 0].push({ ...e.item, pairedItem: { item: i } });
 	}
 	return outputs;
 }
 
-/** The Continue item for an error (`error`, `error_description`, `http_code`), or a throw under Stop Workflow. */
-function errorItem(ctx: IExecuteFunctions, err: unknown, itemIndex: number, secrets: Array<string | undefined>): INodeExecutionData {
-	const nodeError = toNodeError(ctx.getNode(), err, itemIndex, secrets);
+function taskIdOf<P>(ctx: IExecuteFunctions, op: FreeOperation<P>, i: number): string | null {
+	try {
+		const id = op.taskIdOf ? op.taskIdOf(i) : ctx.getInputData()[i]?.json.task_id;
+		return isTaskId(id) ? id : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The Continue item for an error — `status: "failed"`, `failed_at`, the item's task ID, `error`, `error_description`,
+ * `http_code`, as every node's failed items — or a throw under Stop Workflow.
+ */
+function errorItem(ctx: IExecuteFunctions, err: unknown, failedAt: FailedAt, itemIndex: number, taskId: string | null): INodeExecutionData {
+	const nodeError = exitOf(ctx).error(err, itemIndex);
 	if (!ctx.continueOnFail()) throw nodeError;
-	const json: IDataObject = { error: nodeError.message };
-	if (nodeError.description) json.error_description = nodeError.description;
 	const httpCode = (nodeError as { httpCode?: string | null }).httpCode;
-	if (httpCode) json.http_code = httpCode;
-	return { json };
+	const extra: IDataObject = { error: nodeError.message, ...(nodeError.description ? { error_description: nodeError.description } : {}), ...(httpCode ? { http_code: httpCode } : {}) };
+	// under Continue (using error output) n8n moves an item with `error` set to the error output
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	return { json: failedItem({ task_id: taskId }, failedAt, extra), ...(toErrorOutput ? { error: nodeError } : {}) };
 }

@@ -5,6 +5,7 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import { Readable } from 'node:stream';
+import { exitOf, type ChatOut } from '../exit';
 import { completedItem, uncertainItem } from '../items/shapes';
 import type { GatewayTransport } from '../transport/http';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
@@ -46,54 +47,6 @@ export function canStreamToN8n(ctx: IExecuteFunctions): boolean {
 	return ctx.isStreaming();
 }
 
-/**
- * Forwards text to n8n's execution stream in order. n8n 2.x's sendChunk is asynchronous (it runs the
- * sendChunk hooks); calls are chained so chunks keep their order and a failing hook never breaks the node.
- */
-class ChunkForwarder {
-	private begun = false;
-	private chain: Promise<void> = Promise.resolve();
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		private readonly itemIndex: number,
-		readonly enabled: boolean,
-	) {}
-	private send(type: 'begin' | 'item' | 'end' | 'error', content?: string): void {
-		this.chain = this.chain.then(async () => {
-			try {
-				await (this.ctx.sendChunk(type, this.itemIndex, content) as unknown);
-			} catch {
-				// the chat/webhook went away: the node's output still carries the answer
-			}
-		});
-	}
-	begin(): void {
-		if (!this.enabled || this.begun) return;
-		this.begun = true;
-		this.send('begin');
-	}
-	item(text: string): void {
-		if (!this.enabled || !text) return;
-		this.begin();
-		this.send('item', text);
-	}
-	end(): void {
-		if (!this.enabled) return;
-		this.begin();
-		this.send('end');
-	}
-	/** After the gateway answered, the node never fails (the answer may be billed), so n8n sends no error chunk of its own: send one. */
-	error(message: string): void {
-		if (!this.enabled) return;
-		this.begin();
-		this.send('error', message);
-	}
-	/** Waits until every chunk was handed to n8n. */
-	flush(): Promise<void> {
-		return this.chain;
-	}
-}
-
 export async function sendText(ctx: IExecuteFunctions, transport: GatewayTransport, kind: TextKind, body: Record<string, unknown>, itemIndex: number, opts: SendOptions): Promise<TextOutcome> {
 	const path = TEXT_PATHS[kind];
 	if (body.stream !== true) {
@@ -104,7 +57,7 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 
 	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs, maxDurationMs: opts.maxDurationMs });
 	if ('kind' in res) return uncertain(res.reason, true);
-	const forward = new ChunkForwarder(ctx, itemIndex, canStreamToN8n(ctx));
+	const forward = exitOf(ctx).chat(itemIndex, canStreamToN8n(ctx));
 
 	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
 		// The gateway ignored `stream: true` and answered with one JSON body.
@@ -145,7 +98,7 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 	return readStream(ctx, kind, res.body, itemIndex, path, forward, opts.idleMs, transport.signal);
 }
 
-async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable, itemIndex: number, path: string, forward: ChunkForwarder, idleMs: number, signal?: AbortSignal): Promise<TextOutcome> {
+async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable, itemIndex: number, path: string, forward: ChatOut, idleMs: number, signal?: AbortSignal): Promise<TextOutcome> {
 	forward.begin();
 	const onDelta = (t: string) => forward.item(t);
 	const parser = kind === 'chat' ? new ChatStreamParser(onDelta) : new ResponsesStreamParser(onDelta);
@@ -182,7 +135,7 @@ function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boole
 }
 
 /** An unusable JSON answer (error body, no choices) is a failed item with the gateway's message (it may be billed). */
-function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => TextOutcome, forward?: ChunkForwarder): TextOutcome {
+function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => TextOutcome, forward?: ChatOut): TextOutcome {
 	try {
 		return read();
 	} catch (err) {

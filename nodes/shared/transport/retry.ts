@@ -24,12 +24,30 @@ export function isRetryableStatus(status: number): boolean {
 	return status === 429 || (status >= 500 && status <= 599);
 }
 
-/** Retry-After as delta-seconds or an HTTP date; undefined when absent or unparsable. */
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** RFC 9110 §5.6.7 HTTP-date: IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must accept. */
+const HTTP_DATE = new RegExp(
+	`^(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|${LONG_DAY}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT|${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4})$`,
+);
+
+/**
+ * Retry-After as RFC 9110 §10.2.3 defines it: an HTTP-date or a non-negative whole number of seconds. Anything else
+ * (a negative or fractional number, a date in another form, text) is no Retry-After: undefined, and the caller's own
+ * back-off applies.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-	const v = Array.isArray(value) ? value[0] : value;
-	if (v === undefined || v.trim() === '') return undefined;
-	if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v.trim()) * 1000);
-	const date = Date.parse(v);
+	const v = (Array.isArray(value) ? value[0] : value)?.trim();
+	if (!v) return undefined;
+	if (/^\d+$/.test(v)) {
+		const seconds = Number(v);
+		return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
+	}
+	if (!HTTP_DATE.test(v)) return undefined;
+	const asctime = /^\w{3} (\w{3}) ([ \d]\d) (\S+) (\d{4})$/.exec(v);
+	const date = asctime ? Date.parse(`${asctime[2].trim()} ${asctime[1]} ${asctime[4]} ${asctime[3]} GMT`) : Date.parse(v.replace(/-(\w{3})-(\d{2}) /, (_, m: string, y: string) => ` ${m} ${Number(y) < 70 ? 2000 + Number(y) : 1900 + Number(y)} `));
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, date - now);
 }

@@ -1,5 +1,6 @@
 /** Video Create's part of the item pipeline: read and check an item, create the task once, shape the output item. */
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { exitOf } from '../exit';
 import type { PaidBatch } from '../pipeline/batch';
 import { pickTaskId } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
@@ -31,7 +32,7 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 	const hint = (message: string | undefined) => {
 		if (!message || hinted.has(message)) return;
 		hinted.add(message);
-		ctx.addExecutionHints?.({ message, location: 'outputPane' });
+		exitOf(ctx).hint(message);
 	};
 	return {
 		prepare: (i) => readVideoRequest(ctx, i, transport),

@@ -4,6 +4,7 @@
  * outputs: Completed (validated binaries), Failed, Still Running.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { exitOf } from '../exit';
 import { completedItem, failedItem, runningItem } from '../items/shapes';
 import { UNCERTAIN_NOTE, type FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
@@ -52,10 +53,22 @@ function propName(base: string, k: number): string {
 	return k === 0 ? base : `${base}_${k}`;
 }
 
+/**
+ * The task an item names, as a wait knows it: items naming the same task on the same origin share one wait (one
+ * query per interval) and, when they ask for the same output, one download.
+ */
+export function taskKey(job: WaitJob, opts?: Pick<EmitOptions, 'binaryProperty' | 'download'>): string {
+	const kind = job.videoFallback ? 'image-or-video' : job.kind;
+	return JSON.stringify([kind, job.origin, job.taskId, opts?.binaryProperty ?? null, opts?.download ?? null]);
+}
+
 export class WaitAndEmit {
 	private readonly waiter: TaskWaiter;
 	private readonly downloads = new Limit(DOWNLOAD_CONCURRENCY);
 	private partialHinted = false;
+	/** one wait (and download) per task and output: every other item naming it shares the first one's */
+	private readonly shared = new Map<string, Promise<Routed>>();
+	private readonly polls = new Map<string, Promise<WaitOutcome>>();
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -65,10 +78,27 @@ export class WaitAndEmit {
 		this.waiter = new TaskWaiter(transport, waitOpts);
 	}
 
-	/** One task's wait and results. Whatever this task's handling throws (but a cancellation) is this task's failure alone. */
+	/**
+	 * One task's wait and results. Whatever this task's handling throws (but a cancellation) is this task's failure
+	 * alone. An item naming a task another item of this run already waits for gets a copy of that item's outcome (its
+	 * own carried fields, the same stored files): one query per interval and one download per task.
+	 */
 	async run(job: WaitJob, opts: EmitOptions): Promise<Routed> {
+		const key = taskKey(job, opts);
+		let shared = this.shared.get(key);
+		if (!shared) this.shared.set(key, (shared = this.runOnce(job, opts)));
+		const r = await shared;
+		const json = { ...r.item.json, ...(opts.carry ?? {}) };
+		const item = { ...r.item, json, ...(r.item.binary ? { binary: { ...r.item.binary } } : {}) };
+		return r.output === 1 ? { output: 1, item, failure: r.failure } : { output: r.output, item };
+	}
+
+	private async runOnce(job: WaitJob, opts: EmitOptions): Promise<Routed> {
 		try {
-			const outcome = await this.waiter.wait(job);
+			const pollKey = taskKey(job);
+			let polling = this.polls.get(pollKey);
+			if (!polling) this.polls.set(pollKey, (polling = this.waiter.wait(job)));
+			const outcome = await polling;
 			if (outcome.state !== 'completed' || !opts.download) return this.hinted(await emitOutcome(this.ctx, this.transport, job, outcome, opts));
 			return this.hinted(await this.downloads.run(() => emitOutcome(this.ctx, this.transport, job, outcome, opts)));
 		} catch (err) {
@@ -81,7 +111,7 @@ export class WaitAndEmit {
 	private hinted(r: Routed): Routed {
 		if (r.item.json.images_expected !== undefined && !this.partialHinted) {
 			this.partialHinted = true;
-			this.ctx.addExecutionHints?.({ message: `Some image tasks completed with fewer images than asked (n > 1): see images_expected, images_received and warning on those items.`, type: 'warning', location: 'outputPane' });
+			exitOf(this.ctx).hint('Some image tasks completed with fewer images than asked (n > 1): see images_expected, images_received and warning on those items.', 'warning');
 		}
 		return r;
 	}
