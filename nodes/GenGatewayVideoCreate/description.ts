@@ -1,5 +1,5 @@
 import { spendOptions } from '../shared/money/options';
-import { concurrencyOption } from '../shared/pipeline/options';
+import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
 
 const delta = { show: { family: ['delta'] } };

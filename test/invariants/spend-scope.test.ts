@@ -6,7 +6,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { createTransport } from '../../nodes/shared/credentials';
-import { runPaidBatch } from '../../nodes/shared/pipeline/batch';
+import { runPaidBatch } from '../../nodes/shared/runners/paid';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { json, scriptedServer, type ScriptedServer } from './scripted-server';
 

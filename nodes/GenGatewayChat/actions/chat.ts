@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { runPaidBatch } from '../../shared/pipeline/batch';
+import { runPaidBatch } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
 import { textBatch } from '../../shared/text/batch';
 import { messagesFromJson } from '../../shared/text/messagesJson';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { completedItem } from '../../shared/items/shapes';
-import { runFreeItems } from '../../shared/pipeline/freeItems';
+import { runFreeItems } from '../../shared/runners/free';
 import { DOWNLOAD_CONCURRENCY } from '../../shared/wait/emit';
 import { checkImageTask, downloadImages, type ImageSource } from './imageTask';
 import { readDownloadOptions, type DownloadOptions } from './options';

@@ -1,6 +1,6 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_IMAGE_TASK_FIELDS } from '../../shared/download/fields';
-import type { Emitted } from '../../shared/pipeline/freeItems';
+import type { Emitted } from '../../shared/runners/free';
 import { storeImageResult } from '../../shared/results';
 import { normaliseImageTask, type ResultRef } from '../../shared/status';
 import type { GatewayTransport } from '../../shared/transport/http';

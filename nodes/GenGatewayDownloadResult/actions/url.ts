@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_URL_FIELDS } from '../../shared/download/fields';
-import type { Emitted } from '../../shared/pipeline/freeItems';
+import type { Emitted } from '../../shared/runners/free';
 import { storeVideoResult } from '../../shared/results';
 import type { GatewayTransport } from '../../shared/transport/http';
 import { readFields } from '../../shared/validate';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_VIDEO_TASK_FIELDS } from '../../shared/download/fields';
 import { GatewayHttpError } from '../../shared/errors';
-import type { Emitted } from '../../shared/pipeline/freeItems';
+import type { Emitted } from '../../shared/runners/free';
 import { storeVideoResult } from '../../shared/results';
 import { normaliseVideoTask } from '../../shared/status';
 import type { GatewayTransport, OriginKind } from '../../shared/transport/http';

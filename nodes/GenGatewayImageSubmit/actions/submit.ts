@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { imageBatch } from '../../shared/images/batch';
 import type { ImageSubmitOptions } from '../../shared/images/input';
-import { runPaidBatch } from '../../shared/pipeline/batch';
-import { readConcurrency, usable } from '../../shared/pipeline/options';
+import { runPaidBatch } from '../../shared/runners/paid';
+import { readConcurrency, usable } from '../../shared/runners/options';
 
 /** Image Submit (Generate and Edit): every item checked, then each sent once on the paid pipeline. */
 export async function submitImages(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { FreeOperation } from '../../shared/pipeline/freeItems';
+import type { FreeOperation } from '../../shared/runners/free';
 import { estimateVideoCost, settleTask, type EstimateInputs, type ReferenceChoice, type SettleInputs } from '../../shared/pricing/operations';
 import type { GatewayTransport } from '../../shared/transport/http';
 import type { OriginKind } from '../../shared/transport/http';

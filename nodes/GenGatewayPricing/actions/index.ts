@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { runFreeItems, type FreeOperation } from '../../shared/pipeline/freeItems';
+import { runFreeItems, type FreeOperation } from '../../shared/runners/free';
 import type { GatewayTransport } from '../../shared/transport/http';
 import { estimateVideoCostOperation, settleTaskOperation } from './fees';
 import { getPricesOperation, listModelsOperation } from './lists';

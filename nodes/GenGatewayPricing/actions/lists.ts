@@ -1,6 +1,6 @@
 import { exitOf } from '../../shared/exit';
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { FreeOperation } from '../../shared/pipeline/freeItems';
+import type { FreeOperation } from '../../shared/runners/free';
 import { getPrices, listMyModels, type OperationResult } from '../../shared/pricing/operations';
 import type { GatewayTransport } from '../../shared/transport/http';
 

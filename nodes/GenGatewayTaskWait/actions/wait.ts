@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { uncertainItem, userFields } from '../../shared/items/shapes';
-import { runFreeItems, type Emitted } from '../../shared/pipeline/freeItems';
+import { runFreeItems, type Emitted } from '../../shared/runners/free';
 import { recordSettled } from '../../shared/money/settle';
 import { taskKey, WaitAndEmit } from '../../shared/wait/emit';
 import { buildJob, type JobMeta } from '../../shared/wait/jobs';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { runPaidBatch } from '../../shared/pipeline/batch';
-import { readConcurrency, usable } from '../../shared/pipeline/options';
+import { runPaidBatch } from '../../shared/runners/paid';
+import { readConcurrency, usable } from '../../shared/runners/options';
 import { videoBatch } from '../../shared/video/batch';
 import type { VideoCreateOptions } from '../../shared/video/create';
 

@@ -5,9 +5,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { exitOf } from '../exit';
-import type { PaidBatch } from '../pipeline/batch';
+import type { PaidBatch } from '../runners/paid';
 import { completedItem, submittedItem, uncertainItem } from '../items/shapes';
-import { failure, type PaidFailure } from '../pipeline/failures';
+import { failure, type PaidFailure } from '../runners/failures';
 import { ResultInvalidError, storeImageResult } from '../results';
 import { normaliseImageTask } from '../status';
 import type { GatewayTransport } from '../transport/http';

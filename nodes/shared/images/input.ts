@@ -6,7 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../binary';
 import { z } from 'zod';
-import { SUBMIT_OPTION_FIELDS } from '../pipeline/options';
+import { SUBMIT_OPTION_FIELDS } from '../runners/options';
 import { OPTION_RULES } from '../rules/options';
 import { fieldSet } from '../rules/rule';
 import { readModel } from '../ui';

@@ -1,106 +1,123 @@
 /**
- * The execution-wide spend record, kept in n8n's execution custom data (`$execution.customData`: shown in the
- * executions list, readable in expressions, saved with the execution, so it holds in queue mode where nodes keep no
- * state). n8n keeps at most 10 keys per execution (a new key past that is dropped silently), keys of letters, digits
- * and `_`, values as text of at most 255 characters; so the package uses three keys whatever the number of nodes:
+ * The execution's one money record. Every paid call of the package — an action node's item, a Chat Model turn — and
+ * every settled task fee is one entry of the execution's book (../runners/ledger.ts), known by its place (or, for a
+ * task's fee, by its task ID): a re-run of the same place replaces its entry, a task's fee counts once per execution
+ * whatever the number of items or nodes naming it. An entry holds the exact charge when it is known, else an upper
+ * bound of it (the highest group ratio the price list publishes, a per-token bound, a video's estimate), so the total
+ * is what was charged when every multiplier is known and never below it when one is not.
  *
- * - `gengateway_spent`: whole ¤ spent so far by this execution's GenGateway nodes (expected and settled costs; items
- *   with no figure are not in it, they are counted in the text), e.g. `{{ Number($execution.customData.get("gengateway_spent")) }}`;
- * - `gengateway_spent_text`: the same in the display currency, and how many items had no figure;
- * - `gengateway_nodes`: each node run's own share, `{"<node>#<run>":[¤, unpriced]}` (oldest dropped first past 255
- *   characters), so that a Retry On Fail re-run of a node replaces its share instead of adding it again.
+ * The total is kept in n8n's execution custom data (`$execution.customData`: shown in the executions list, readable in
+ * expressions, saved with the execution, so an execution resumed after a Wait node on another queue-mode worker starts
+ * from it). n8n keeps at most 10 keys per execution (a new key past that is dropped silently), keys of letters, digits
+ * and `_`, values as text of at most 255 characters; the package uses two keys:
+ *
+ * - `gengateway_spent`: whole ¤ spent so far by this execution's GenGateway nodes (exact charges and upper bounds;
+ *   calls with no figure at all are counted in the text), e.g. `{{ Number($execution.customData.get("gengateway_spent")) }}`;
+ * - `gengateway_spent_text`: the same in the display currency, whether it holds bounds, and the calls with no figure.
  */
-import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workflow';
+import type { IWorkflowExecutionCustomData } from 'n8n-workflow';
 import { formatDisplay, quotaToDisplay, type DisplaySettings } from '../pricing/compute';
+import { bookOf, executionSignal, type ExecutionBook, type SpendEntry } from '../runners/ledger';
 
 export const SPENT_KEY = 'gengateway_spent';
 export const SPENT_TEXT_KEY = 'gengateway_spent_text';
-export const NODES_KEY = 'gengateway_nodes';
 const MAX_VALUE = 255;
 /** n8n-core's KV_LIMIT: a new key past this many is dropped without a word */
 export const MAX_CUSTOM_DATA_KEYS = 10;
 
-type Shares = Record<string, [number, number]>;
+export type { SpendEntry };
 
-function customData(ctx: IExecuteFunctions): IWorkflowExecutionCustomData | undefined {
+interface ProxyReader {
+	getWorkflowDataProxy?(itemIndex: number): unknown;
+}
+
+function customData(ctx: ProxyReader): IWorkflowExecutionCustomData | undefined {
 	try {
-		const proxy = ctx.getWorkflowDataProxy(0) as { $execution?: { customData?: IWorkflowExecutionCustomData } };
-		return proxy.$execution?.customData;
+		const proxy = ctx.getWorkflowDataProxy?.(0) as { $execution?: { customData?: IWorkflowExecutionCustomData } } | undefined;
+		return proxy?.$execution?.customData;
 	} catch {
 		return undefined;
 	}
 }
 
-const runIndexOf = (ctx: IExecuteFunctions) => (ctx as unknown as { runIndex?: number }).runIndex ?? 0;
-const shareKey = (ctx: IExecuteFunctions) => `${ctx.getNode().name.slice(0, 40)}#${runIndexOf(ctx)}`;
-
-function readShares(data: IWorkflowExecutionCustomData): Shares {
-	try {
-		const parsed = JSON.parse(data.get(NODES_KEY) ?? '{}') as unknown;
-		return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Shares) : {};
-	} catch {
-		return {};
-	}
-}
-
 const wholeOrZero = (v: unknown) => {
 	const n = Number(v);
-	return Number.isFinite(n) && n >= 0 ? n : 0;
+	return Number.isFinite(n) && n >= 0 ? Math.ceil(n) : 0;
 };
 
 export interface SpentSoFar {
-	/** whole ¤ the execution's GenGateway nodes have spent, this node run's own earlier share (a retried try) left out */
+	/** whole ¤ the execution's GenGateway calls have spent (exact charges and upper bounds) */
 	quota: number;
-	/** items with no figure */
+	/** calls with no figure */
 	unpriced: number;
-	/** whether the record can be read at all */
-	available: boolean;
+	/** some of `quota` is an upper bound, not a known charge */
+	bounded: boolean;
 	/** the execution's custom data is full without our keys: what GenGateway nodes spent before cannot be known */
 	full: boolean;
 }
 
-/** What the execution has spent so far, without this node run's own share (a Retry On Fail re-run replaces it). */
-export function spentSoFar(ctx: IExecuteFunctions): SpentSoFar {
-	const data = customData(ctx);
-	if (!data) return { quota: 0, unpriced: 0, available: false, full: false };
-	const all = data.getAll();
-	const own = readShares(data)[shareKey(ctx)];
-	const unpriced = Object.values(readShares(data)).reduce((n, s) => n + wholeOrZero(s?.[1]), 0);
-	const full = !(SPENT_KEY in all) && Object.keys(all).length >= MAX_CUSTOM_DATA_KEYS;
-	return { quota: Math.max(0, wholeOrZero(all[SPENT_KEY]) - wholeOrZero(own?.[0])), unpriced: Math.max(0, unpriced - wholeOrZero(own?.[1])), available: true, full };
-}
-
 export interface RecordResult {
-	/** the execution's total after this node's share */
+	/** the execution's total after the change */
 	total: number;
 	/** false: n8n did not keep the record (its custom data already holds 10 other keys, or none is available) */
 	kept: boolean;
 }
 
-/** Sets this node run's share (whole ¤, and items with no figure) and the execution's total. */
-export function recordSpend(ctx: IExecuteFunctions, quota: number, unpriced: number, display: DisplaySettings | undefined): RecordResult {
-	const data = customData(ctx);
-	const before = spentSoFar(ctx);
-	const total = before.quota + quota;
-	if (!data) return { total, kept: false };
-	const shares = readShares(data);
-	const key = shareKey(ctx);
-	delete shares[key];
-	shares[key] = [quota, unpriced];
-	let text = JSON.stringify(shares);
-	const keys = Object.keys(shares);
-	// only this run's own share is needed to replace it on a retry: older ones go first when the text is too long
-	while (text.length > MAX_VALUE && keys.length > 1) {
-		delete shares[keys.shift()!];
-		text = JSON.stringify(shares);
+/** Spend keys: a paid call by its place, a task's fee by its task. */
+export const callSpendKey = (placeKey: string) => `call:${placeKey}`;
+export const taskSpendKey = (origin: string, taskId: string) => `task:${origin}:${taskId}`;
+
+/** The execution's money record, seen from one node run (or one Chat Model supply). */
+export class ExecutionSpend {
+	private readonly book: ExecutionBook;
+
+	constructor(private readonly ctx: ProxyReader) {
+		// without an execution signal (never in n8n) the record lives as long as this context
+		this.book = bookOf(executionSignal(ctx)) ?? bookOf(new AbortController().signal)!;
+		if (!this.book.baseline) {
+			const data = customData(ctx);
+			this.book.baseline = { quota: wholeOrZero(data?.get(SPENT_KEY)), unpriced: 0 };
+		}
 	}
-	const unpricedTotal = before.unpriced + unpriced;
-	const shown = display ? `${formatDisplay(quotaToDisplay(total, display))} (¤${total})` : `¤${total}`;
-	const summary = `${shown}${unpricedTotal ? `; ${unpricedTotal} item(s) with no price not included` : ''}`;
-	try {
-		data.setAll({ [SPENT_KEY]: String(total), [SPENT_TEXT_KEY]: summary.slice(0, MAX_VALUE), [NODES_KEY]: text.slice(0, MAX_VALUE) });
-	} catch {
-		return { total, kept: false };
+
+	/** What the execution has spent so far (every entry, and what an earlier process of it recorded). */
+	spent(): SpentSoFar {
+		const data = customData(this.ctx);
+		const all = data?.getAll() ?? {};
+		const full = !!data && !(SPENT_KEY in all) && Object.keys(all).length >= MAX_CUSTOM_DATA_KEYS;
+		let quota = this.book.baseline!.quota;
+		let unpriced = this.book.baseline!.unpriced;
+		let bounded = false;
+		for (const e of this.book.spend.values()) {
+			quota += e.quota;
+			if (e.unpriced) unpriced++;
+			if (!e.exact) bounded = true;
+		}
+		return { quota, unpriced, bounded, full };
 	}
-	return { total, kept: data.get(SPENT_KEY) === String(total) };
+
+	has(key: string): boolean {
+		return this.book.spend.has(key);
+	}
+
+	get(key: string): SpendEntry | undefined {
+		return this.book.spend.get(key);
+	}
+
+	/** Sets (or replaces) entries and writes the execution's total to its custom data. */
+	record(entries: Array<[string, SpendEntry]>, display?: DisplaySettings, drop: string[] = []): RecordResult {
+		for (const k of drop) this.book.spend.delete(k);
+		for (const [k, e] of entries) this.book.spend.set(k, { ...e, quota: Math.max(0, Math.ceil(e.quota)) });
+		const s = this.spent();
+		const data = customData(this.ctx);
+		if (!data) return { total: s.quota, kept: false };
+		const shown = display ? `${formatDisplay(quotaToDisplay(s.quota, display))} (¤${s.quota})` : `¤${s.quota}`;
+		const text = `${shown}${s.bounded ? ' at most (some charges are bounds: multiplier or usage not known)' : ''}${s.unpriced ? `; ${s.unpriced} call(s) with no price not included` : ''}`;
+		try {
+			data.setAll({ [SPENT_KEY]: String(s.quota), [SPENT_TEXT_KEY]: text.slice(0, MAX_VALUE) });
+		} catch {
+			return { total: s.quota, kept: false };
+		}
+		return { total: s.quota, kept: data.get(SPENT_KEY) === String(s.quota) };
+	}
 }

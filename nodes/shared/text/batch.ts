@@ -4,8 +4,8 @@
  * to n8n's chat in order. An answer that breaks after the gateway answered 2xx is a failed item, never a throw.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { PaidBatch } from '../pipeline/batch';
-import { failure } from '../pipeline/failures';
+import type { PaidBatch } from '../runners/paid';
+import { failure } from '../runners/failures';
 import type { GatewayTransport } from '../transport/http';
 import { readTextOptions } from './description';
 import { sendText, textItem, type TextKind, type TextOutcome } from './run';

@@ -1,7 +1,7 @@
 /** Video Create's part of the item pipeline: read and check an item, create the task once, shape the output item. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
-import type { PaidBatch } from '../pipeline/batch';
+import type { PaidBatch } from '../runners/paid';
 import { pickTaskId } from '../status';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './create';

@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { readInputBinary, sniffImage } from '../binary';
 import { submittedItem, uncertainItem } from '../items/shapes';
 import { isObj, type Obj } from '../jsonObject';
-import { SUBMIT_OPTION_FIELDS } from '../pipeline/options';
+import { SUBMIT_OPTION_FIELDS } from '../runners/options';
 import { EXTRA_BODY_RULE } from '../rules/json';
 import { fieldSet } from '../rules/rule';
 import { pickTaskId } from '../status';

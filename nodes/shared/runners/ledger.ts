@@ -1,0 +1,94 @@
+/**
+ * The one ledger of paid calls. A paid call is known by its place in the execution — never by the request it builds
+ * (expressions such as `{{ $now }}` evaluate differently on every try), never by a node's name:
+ *
+ * - an action node's item: the node's ID, its run index, the item's index in its input;
+ * - a Chat Model turn: the Chat Model's ID, the root node that asked (the AI Agent, a chain) and its run index, and
+ *   the ordinal of the model call within that root run (with the turn number its messages show).
+ *
+ * n8n's Retry On Fail runs a node again in the same process with the same run index; a re-run AI Agent asks its model
+ * again. What a place got the first time (the answer, or an exception after the request left: spent, outcome unknown)
+ * is kept for the rest of the execution, so a re-run reuses the answer and never sends again a call whose outcome is
+ * unknown. The book of an execution is keyed by its own cancel signal (one object per execution, the same for every
+ * try) and goes when the execution goes; nothing is kept between executions. The same book holds the execution's
+ * spend entries (../money/record.ts), so both know a call the same way.
+ */
+
+/** What a paid call got: the answer, or an exception after it left (spent, outcome unknown). */
+export type LedgerEntry<S> = { sent: S } | { lost: unknown };
+
+/** Where a paid call stands in its execution. */
+export interface Place {
+	/** the paid node's ID (n8n's node ID, never its name) */
+	node: string;
+	/** the run index of the node (for a Chat Model: of its root node) */
+	run: number;
+	/** the item's index in the node's input; for a Chat Model: the ordinal of the call within the root's run */
+	item: number;
+	/** Chat Model: the root node (AI Agent, chain) whose run asked */
+	root?: string;
+}
+
+export function placeKey(p: Place): string {
+	return JSON.stringify([p.node, p.root ?? null, p.run, p.item]);
+}
+
+/** One spend of the execution's money record (whole ¤). */
+export interface SpendEntry {
+	/** what the record counts: the exact charge when it is known, else an upper bound of it */
+	quota: number;
+	/** the charge is known exactly (a known multiplier, a figure for the whole call) */
+	exact: boolean;
+	/** no figure and no bound could be given (counted in the record's text, not in its sum) */
+	unpriced: boolean;
+	/** the place or task it belongs to, for the hint */
+	label: string;
+}
+
+export interface ExecutionBook {
+	/** what each paid call got, by place */
+	calls: Map<string, LedgerEntry<unknown>>;
+	/** extra facts about a call (e.g. a Chat Model call's shape, to recognise a call whose order changed) */
+	shapes: Map<string, string>;
+	/** the execution's spends: by place (`call:`) or, once a task's fee is settled or bound, by task (`task:`) */
+	spend: Map<string, SpendEntry>;
+	/** what the execution's record said when this process first touched it (an execution resumed after a Wait) */
+	baseline?: { quota: number; unpriced: number };
+}
+
+const books = new WeakMap<object, ExecutionBook>();
+
+/** The book of the execution whose cancel signal this is (undefined without one: nothing can be kept). */
+export function bookOf(signal: AbortSignal | undefined): ExecutionBook | undefined {
+	if (!signal) return undefined;
+	let b = books.get(signal);
+	if (!b) books.set(signal, (b = { calls: new Map(), shapes: new Map(), spend: new Map() }));
+	return b;
+}
+
+/** n8n's execution cancel signal of a node context, where it has one. */
+export function executionSignal(ctx: unknown): AbortSignal | undefined {
+	const c = ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
+	return typeof c.getExecutionCancelSignal === 'function' ? c.getExecutionCancelSignal() : undefined;
+}
+
+/** The run index of a node context (n8n keeps it on the context; for a sub-node it is its root's). */
+export function runIndexOf(ctx: unknown): number {
+	const r = (ctx as { runIndex?: unknown }).runIndex;
+	return typeof r === 'number' && Number.isInteger(r) && r >= 0 ? r : 0;
+}
+
+export interface RetryLedger<S> {
+	get(place: Place): LedgerEntry<S> | undefined;
+	record(place: Place, entry: LedgerEntry<S>): void;
+}
+
+/** The ledger of paid calls of this execution (undefined without an execution signal). */
+export function callLedger<S>(signal: AbortSignal | undefined): RetryLedger<S> | undefined {
+	const book = bookOf(signal);
+	if (!book) return undefined;
+	return {
+		get: (place) => book.calls.get(placeKey(place)) as LedgerEntry<S> | undefined,
+		record: (place, entry) => void book.calls.set(placeKey(place), entry),
+	};
+}
