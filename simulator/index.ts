@@ -10,7 +10,7 @@ import { FaultLayer } from './faults/layer';
 import { json, openAiError, writeAnswer, type Answer } from './gateway/answer';
 import { answerGateway, readBody } from './gateway/front';
 import { resultHost, sendDownload } from './gateway/results';
-import type { StatusOverrides } from './pricing';
+import type { StatusOverrides } from './catalog/pricing';
 import { SimState, type LedgerEntry, type RequestLogEntry, type ServerName, type SimulatorOptions } from './state';
 
 export type { EchoWhere, FaultSpec, FaultKind } from './faults/book';

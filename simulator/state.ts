@@ -1,8 +1,9 @@
 /** The simulator's state: options, keys, tasks, hosted results, request log and billing ledger. */
-import type { ImageFormat } from './media';
+import type { ImageFormat } from './media/images';
 import { FaultBook } from './faults/book';
-import { DEFAULT_KEYS, QUOTA_PER_UNIT, type KeyInfo } from './catalog';
-import type { StatusOverrides } from './pricing';
+import { QUOTA_PER_UNIT } from './catalog/billing';
+import { DEFAULT_KEYS, type KeyInfo } from './catalog/keys';
+import type { StatusOverrides } from './catalog/pricing';
 
 export interface SimulatorOptions {
 	port?: number;

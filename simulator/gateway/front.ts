@@ -4,36 +4,13 @@
  * route of the table answers, with the request's context.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { modelById, type KeyInfo } from '../catalog';
+import type { KeyInfo } from '../catalog/keys';
+import { modelById } from '../catalog/models';
 import type { RequestLogEntry, ServerName, SimState } from '../state';
 import { openAiError, type Answer } from './answer';
+import type { Ctx, Req } from './context';
 import { routeOf, SUBMIT_PATHS } from './routes';
 import type { Upstream } from './upstream';
-
-export interface Req {
-	method: string;
-	path: string;
-	query: URLSearchParams;
-	headers: IncomingMessage['headers'];
-	raw: IncomingMessage;
-	res: ServerResponse;
-	body: Buffer;
-	/** parsed JSON body, or undefined */
-	json?: unknown;
-	/** parsed multipart body, or undefined */
-	form?: FormData;
-}
-
-/** What a route gets: the simulator's state, the caller's key, the request, its log line and the upstream's behaviour. */
-export interface Ctx {
-	sim: SimState;
-	key: KeyInfo;
-	req: Req;
-	log: RequestLogEntry;
-	upstream: Upstream;
-	/** the request's model (recorded in the log), or its refusal: missing, unknown, not the key's, no channel, no quota */
-	model: (model: unknown) => string | Answer;
-}
 
 export async function readBody(req: IncomingMessage, cap = 64 * 1024 * 1024): Promise<Buffer | 'too-large'> {
 	const chunks: Buffer[] = [];

@@ -1,9 +1,9 @@
 /** Image tasks: their lifecycle, the task object in every state, and the task query. */
-import type { KeyInfo } from '../catalog';
-import { resultImageBuffer } from '../padding';
+import type { KeyInfo } from '../catalog/keys';
+import { resultImageBuffer } from '../media/padding';
 import type { ImageOutcome, ImageTask, SimState } from '../state';
 import { json, openAiError, type Answer } from './answer';
-import type { Ctx } from './front';
+import type { Ctx } from './context';
 
 /** Terminal `status`, compatibility `state` and `provider_status` of each outcome. */
 const TERMINAL: Record<ImageOutcome, { status: string; state: string; provider: string }> = {

@@ -1,12 +1,14 @@
 /** Image endpoints: the six async submission forms, synchronous calls, edits. */
 import { imageSize } from 'image-size';
-import { modelById, perCallQuota, perTokenQuota } from '../catalog';
-import type { ImageFormat } from '../media';
-import { resultImageBuffer } from '../padding';
-import { resolveSize } from '../sizes';
+import { publicUrlRefusal } from '../catalog/addresses';
+import { perCallQuota, perTokenQuota } from '../catalog/billing';
+import { modelById } from '../catalog/models';
+import type { ImageFormat } from '../media/images';
+import { resultImageBuffer } from '../media/padding';
+import { resolveSize } from '../catalog/sizes';
 import type { ImageOutcome, ImageTask, SimState } from '../state';
 import { DROP, json, openAiError, type Answer } from './answer';
-import type { Ctx, Req } from './front';
+import type { Ctx, Req } from './context';
 import { imageTaskBody, resultExt } from './image-tasks';
 
 const MAX_REF_BYTES = 25 * 1024 * 1024;
@@ -91,24 +93,6 @@ async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: strin
 		if (refusal) return { error: `images[${i}]: ${refusal}`, count: 0 };
 	}
 	return { count: images.length };
-}
-
-/** The gateway reads public references itself; hosts under .example/.test stand for "public and readable". */
-export function publicUrlRefusal(u: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(u);
-	} catch {
-		return 'reference is not a valid URL';
-	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'reference must be an HTTP/HTTPS address';
-	const h = url.hostname;
-	if (h === 'localhost' || /^127\./.test(h) || /^10\./.test(h) || /^192\.168\./.test(h) || /^172\.(1[6-9]|2\d|3[01])\./.test(h) || /^169\.254\./.test(h) || h === '[::1]' || h === '0.0.0.0') {
-		return `reference host ${h} is a private address and was refused`;
-	}
-	if (!/\.(example|test)$/i.test(h)) return `reference host ${h} could not be resolved`;
-	if (/login|cookie/i.test(url.pathname)) return 'reference needs a login and could not be read';
-	return undefined;
 }
 
 /** Task outcome from the prompt's markers (see the README). */

@@ -1,9 +1,10 @@
 /** `/v1beta/models/{model}:generateContent`: waits and answers content parts; no task ID. */
-import { modelById, perCallQuota } from '../catalog';
-import { resultImageBuffer } from '../padding';
-import { resolveSize } from '../sizes';
+import { perCallQuota } from '../catalog/billing';
+import { modelById } from '../catalog/models';
+import { resultImageBuffer } from '../media/padding';
+import { resolveSize } from '../catalog/sizes';
 import { json, openAiError, type Answer } from './answer';
-import type { Ctx } from './front';
+import type { Ctx } from './context';
 
 /** The real format of an image from its first bytes (the limits table's PNG, JPEG, WebP, BMP). */
 function sniffImage(head: Buffer): string {

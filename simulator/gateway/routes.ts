@@ -2,13 +2,15 @@
  * The route table of the faithful gateway: every endpoint and alias of the spec, on the origins that serve it.
  * Handlers return an `Answer` and know nothing of faults (see ./upstream.ts for the questions they ask).
  * One file per spec area: images.ts (submissions), image-tasks.ts (task objects and queries), native.ts,
- * text.ts (chat completions and responses), videos.ts, results.ts (the result host), ../pricing.ts.
+ * text.ts and scripted.ts (chat completions and responses), videos.ts, results.ts (the result host),
+ * ../catalog/pricing.ts (the public price list and status). Handlers name the request through ./context.ts (types
+ * only), so no handler imports this table or the front that reads it.
  */
-import { modelsForGroup } from '../catalog';
-import { pricingBody, statusBody } from '../pricing';
+import { modelsForGroup } from '../catalog/models';
+import { pricingBody, statusBody } from '../catalog/pricing';
 import type { ServerName, SimState } from '../state';
 import { json, type Answer } from './answer';
-import type { Ctx } from './front';
+import type { Ctx } from './context';
 import { imageQuery } from './image-tasks';
 import { imageSubmit } from './images';
 import { generateContent } from './native';

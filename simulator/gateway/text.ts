@@ -1,8 +1,9 @@
 /** `/v1/chat/completions` and `/v1/responses`, plain JSON and SSE. */
-import { modelById, perTokenQuota } from '../catalog';
-import { scriptedChat, scriptedResponses } from '../llm/scripted';
-import { json, openAiError, type Answer } from './answer';
-import type { Ctx } from './front';
+import { perTokenQuota } from '../catalog/billing';
+import { modelById } from '../catalog/models';
+import { scriptedChat, scriptedResponses } from './scripted';
+import { chatChunk, json, openAiError, responsesEvent, type Answer } from './answer';
+import type { Ctx } from './context';
 
 function answerFor(input: string): string {
 	const text = input.replace(/\[[a-z-]+\]/g, '').trim();
@@ -22,16 +23,6 @@ export function withLanguageModel(ctx: Ctx, answer: (ctx: Ctx, body: Body) => Pr
 	if (typeof model !== 'string') return model;
 	if (modelById(model)!.kind !== 'language') return openAiError(400, `Model ${model} is not a language model`, 'invalid_request_error');
 	return answer(ctx, body);
-}
-
-/** One chat completion chunk event. */
-export function chatChunk(meta: { id: string; created: number; model: unknown }, choices: unknown[], extra: Record<string, unknown> = {}): string {
-	return `data: ${JSON.stringify({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices, ...extra })}\n\n`;
-}
-
-/** One responses event. */
-export function responsesEvent(name: string, data: Record<string, unknown>): string {
-	return `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
 }
 
 export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {

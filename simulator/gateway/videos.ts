@@ -1,10 +1,11 @@
 /** `/v1/videos` (and `/v1/video/generations`) for delta-video and gamma-video. */
-import { deltaVideoQuota, modelById, perCallQuota } from '../catalog';
-import { pause } from '../send';
+import { deltaVideoQuota, perCallQuota } from '../catalog/billing';
+import { modelById } from '../catalog/models';
+import { pause } from '../media/send';
 import type { ServerName, SimState, VideoTask } from '../state';
-import { deltaRequest, gammaProblem, isObj } from '../video-rules';
+import { deltaRequest, gammaProblem, isObj } from '../catalog/video-rules';
 import { DROP, json, openAiError, taskError, type Answer } from './answer';
-import type { Ctx } from './front';
+import type { Ctx } from './context';
 
 type Obj = Record<string, unknown>;
 

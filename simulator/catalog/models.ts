@@ -1,5 +1,4 @@
-/** Models, groups, keys and prices the simulator serves. */
-import { add, mul, roundHalfUp } from './decimal';
+/** The models and groups the simulator serves, and their prices. */
 export type Billing = 'per_call' | 'per_token' | 'per_video_token';
 
 export interface ModelEntry {
@@ -57,45 +56,10 @@ export const DELTA_VIDEO_PRICES: Record<string, { noRefVideo: number; withRefVid
 export const GROUP_RATIO: Record<string, number> = { default: 1, vip: 0.8, hd: 1.5, internal: 0.5 };
 export const USABLE_GROUPS: Record<string, string> = { default: 'Default', vip: 'VIP', hd: 'High-spec', promo: 'Promotion' };
 
-/** 500 000 quota units = 1 USD. */
-export const QUOTA_PER_UNIT = 500_000;
-
-export interface KeyInfo {
-	name: string;
-	group: string;
-	/** quota units left; Infinity for unlimited */
-	quota: number;
-}
-
-export const DEFAULT_KEYS: Record<string, KeyInfo> = {
-	'sk-sim-demo-0000000000000000': { name: 'demo', group: 'hd', quota: Infinity },
-	'sk-sim-other-111111111111111': { name: 'other', group: 'hd', quota: Infinity },
-	'sk-sim-limited-2222222222222': { name: 'limited', group: 'default', quota: Infinity },
-	'sk-sim-broke-3333333333333333': { name: 'broke', group: 'default', quota: 0 },
-};
-
 export function modelById(id: string): ModelEntry | undefined {
 	return MODELS.find((m) => m.id === id);
 }
 
 export function modelsForGroup(group: string): ModelEntry[] {
 	return MODELS.filter((m) => m.groups.includes(group));
-}
-
-/** Quota units charged for one per-call request: model price × group ratio × units per USD, exact and half-up. */
-export function perCallQuota(m: ModelEntry, group: string, quotaPerUnit = QUOTA_PER_UNIT): number {
-	return roundHalfUp(mul(m.modelPrice ?? 0, GROUP_RATIO[group] ?? 1, quotaPerUnit));
-}
-
-/** Quota units for a token-billed request: (prompt + completion × completion ratio) × model ratio × group ratio. */
-export function perTokenQuota(m: ModelEntry, group: string, promptTokens: number, completionTokens: number): number {
-	const weighted = add(promptTokens, mul(completionTokens, m.completionRatio ?? 1));
-	return roundHalfUp(mul(weighted, m.modelRatio ?? 1, GROUP_RATIO[group] ?? 1));
-}
-
-/** Delta-video fee in quota units: tokens / 1e6 × unit price × group ratio (unit price in USD-equivalent per 1M tokens, × QUOTA_PER_UNIT), exact and half-up. */
-export function deltaVideoQuota(model: string, tokens: number, withRefVideo: boolean, group: string, quotaPerUnit = QUOTA_PER_UNIT): number {
-	const p = DELTA_VIDEO_PRICES[model];
-	const unit = withRefVideo ? p.withRefVideo : p.noRefVideo;
-	return roundHalfUp(mul(tokens, unit, GROUP_RATIO[group] ?? 1, quotaPerUnit, { n: 1n, d: 1_000_000n }));
 }

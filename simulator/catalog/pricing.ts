@@ -1,5 +1,6 @@
 /** Public `/api/pricing` and `/api/status` (no key). */
-import { DELTA_VIDEO_PRICES, GROUP_RATIO, MODELS, QUOTA_PER_UNIT, USABLE_GROUPS } from './catalog';
+import { QUOTA_PER_UNIT } from './billing';
+import { DELTA_VIDEO_PRICES, GROUP_RATIO, MODELS, USABLE_GROUPS } from './models';
 
 export interface StatusOverrides {
 	quota_display_type?: 'USD' | 'CNY' | 'TOKENS' | 'CUSTOM';

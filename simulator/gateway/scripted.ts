@@ -1,15 +1,16 @@
 /**
- * The simulator as a scripted language model (rules in ./rules.ts) for `/v1/chat/completions` and `/v1/responses`,
+ * The simulator as a scripted language model (rules in ../llm/rules.ts) for `/v1/chat/completions` and `/v1/responses`,
  * plain and streamed, in OpenAI's public wire format. It takes a request when tools are offered, when the
  * conversation carries tool calls or results, or when a message holds an `[llm:…]` marker; any other request is
  * left to the plain text handlers (text.ts). Every answer is charged once in the ledger and carries `usage`
  * (a chat stream: in its last chunk when `stream_options.include_usage` is true, as OpenAI does).
  * HTTP faults (a 429 with Retry-After, a 500) come from the simulator's generic faults, before this runs.
  */
-import { modelById, perTokenQuota } from '../catalog';
-import { json, type Answer } from '../gateway/answer';
-import type { Ctx } from '../gateway/front';
-import { argNameOf, argumentsOf, oddPieces, plan, quirksIn, tokensOf, type OfferedTool, type Plan, type Quirk } from './rules';
+import { perTokenQuota } from '../catalog/billing';
+import { modelById } from '../catalog/models';
+import { json, type Answer } from './answer';
+import type { Ctx } from './context';
+import { argNameOf, argumentsOf, oddPieces, plan, quirksIn, tokensOf, type OfferedTool, type Plan, type Quirk } from '../llm/rules';
 
 type Json = Record<string, unknown>;
 
