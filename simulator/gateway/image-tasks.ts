@@ -1,5 +1,6 @@
 /** Image tasks: their lifecycle, the task object in every state, and the task query. */
 import type { KeyInfo } from '../catalog/keys';
+import { refundTask } from './charges';
 import { resultImageBuffer } from '../media/padding';
 import type { ImageOutcome, ImageTask, SimState } from '../state';
 import { json, openAiError, type Answer } from './answer';
@@ -33,7 +34,7 @@ function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
 		}
 	} else if (REFUNDED.includes(task.outcome) && task.charged) {
 		task.refunded = true;
-		sim.charge(key, 'refund', task.model, -task.charged, task.id);
+		refundTask(sim, key, task, task.charged, task.outcome === 'fail' ? 'failed' : task.outcome === 'cancelled' ? 'cancelled' : 'expired');
 	}
 }
 

@@ -1,18 +1,30 @@
 /**
- * The simulator as a scripted language model (rules in ../llm/rules.ts) for `/v1/chat/completions` and `/v1/responses`,
- * plain and streamed, in OpenAI's public wire format. It takes a request when tools are offered, when the
- * conversation carries tool calls or results, or when a message holds an `[llm:…]` marker; any other request is
- * left to the plain text handlers (text.ts). Every answer is charged once in the ledger and carries `usage`
+ * The simulator as a scripted language model for `/v1/chat/completions` and `/v1/responses`, plain and streamed, in
+ * OpenAI's public wire format. The model's rules are in ../llm/ (tool calls and answers, reasoning, images, schemas,
+ * usage); this file reads the request and puts the answer on the wire.
+ *
+ * It takes a request when tools are offered, when the conversation carries tool calls or results, when a message
+ * holds an `[llm:…]` marker, when the model thinks or sees (the catalog's `thinking`/`vision` models), when an
+ * image part is sent, or when a JSON answer is asked (`response_format` / `text.format`); any other request is left
+ * to the plain text handlers (text.ts). Every answer is charged once in the ledger, from the usage it reports
  * (a chat stream: in its last chunk when `stream_options.include_usage` is true, as OpenAI does).
  * HTTP faults (a 429 with Retry-After, a 500) come from the simulator's generic faults, before this runs.
  */
-import { perTokenQuota } from '../catalog/billing';
-import { modelById } from '../catalog/models';
-import { json, type Answer } from './answer';
-import type { Ctx } from './context';
+import type { TokenUsage } from '../catalog/billing';
+import { imageInputTokens } from '../catalog/billing';
+import type { ModelEntry } from '../catalog/models';
 import { argNameOf, argumentsOf, oddPieces, plan, quirksIn, tokensOf, type OfferedTool, type Plan, type Quirk } from '../llm/rules';
+import { instanceOf, invalidAnswer } from '../llm/schema';
+import { missingReasoning, reasoningFor } from '../llm/thinking';
+import { hasDetails, usageMarker, usageOf } from '../llm/usage';
+import { describeImages, readImage, type SeenImage } from '../llm/vision';
+import { json, openAiError, type Answer } from './answer';
+import { chargeUsage } from './charges';
+import type { Ctx } from './context';
 
 type Json = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function textOf(content: unknown): string {
 	if (typeof content === 'string') return content;
@@ -21,49 +33,198 @@ function textOf(content: unknown): string {
 	return '';
 }
 
-function charge(ctx: Ctx, model: string, promptTokens: number, completionTokens: number): void {
-	ctx.sim.charge(ctx.key, 'charge', model, perTokenQuota(modelById(model)!, ctx.key.group, promptTokens, completionTokens));
+/** Token count of a request's messages, image addresses left out (an image counts by its pixels, not its Base64). */
+function textTokensOf(value: unknown): number {
+	return tokensOf(JSON.parse(JSON.stringify(value ?? '', (k, v) => (k === 'image_url' ? '' : v))));
+}
+
+/** Markers are instructions to the simulator, not words of the question. */
+const withoutMarkers = (text: string) => text.replace(/\[llm:[^\]]*\]/g, '');
+
+const refuse = (...a: Parameters<typeof openAiError>) => ({ refusal: openAiError(...a) });
+
+/** What the answer must be: free text, a JSON object, or JSON following a schema. */
+type Format = { kind: 'text' } | { kind: 'json_object' } | { kind: 'json_schema'; name: string; schema: unknown };
+
+/** The format asked (`response_format` in chat, `text.format` in responses: the schema beside `name` there), or the refusal. */
+function formatOf(raw: unknown, param: string, nested: boolean): Format | { refusal: Answer } {
+	if (raw === undefined || raw === null) return { kind: 'text' };
+	if (!isObj(raw) || typeof raw.type !== 'string') return refuse(400, `Invalid '${param}': expected an object with a type`, 'invalid_request_error');
+	if (raw.type === 'text') return { kind: 'text' };
+	if (raw.type === 'json_object') return { kind: 'json_object' };
+	if (raw.type !== 'json_schema') return refuse(400, `Invalid '${param}.type': '${raw.type}' (text, json_object or json_schema)`, 'invalid_request_error');
+	const spec = nested ? raw.json_schema : raw;
+	const at = nested ? `${param}.json_schema` : param;
+	if (!isObj(spec)) return refuse(400, `Missing required parameter: '${at}'`, 'invalid_request_error');
+	if (typeof spec.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(spec.name)) return refuse(400, `Invalid '${at}.name': 1 to 64 letters, digits, '_' or '-'`, 'invalid_request_error');
+	if (spec.schema !== undefined && !isObj(spec.schema)) return refuse(400, `Invalid '${at}.schema': expected a JSON schema object`, 'invalid_request_error');
+	return { kind: 'json_schema', name: spec.name, schema: spec.schema ?? {} };
+}
+
+/** An image part of a user message: where it is (for messages) and its address. */
+interface ImagePart {
+	where: string;
+	url: unknown;
+	detail?: unknown;
+	/** in the last user message (the one the answer is about) */
+	last: boolean;
+}
+
+/** The conversation as the model reads it, whichever API it came through. */
+interface Conversation {
+	/** every text of the conversation (instructions included): where markers are looked for */
+	all: string;
+	lastUser: string;
+	tools: OfferedTool[];
+	toolResults: string[] | undefined;
+	toolTraffic: boolean;
+	images: ImagePart[];
+	/** assistant turns that answered in text (a schema answer is the conversation's first when there is none) */
+	textAnswers: number;
+	/** tokens of the conversation's text and tools */
+	textTokens: number;
+}
+
+/** The model's turn before it is put on the wire. */
+interface Turn {
+	plan: Plan;
+	reasoning?: string;
+	usage: TokenUsage;
+	quirks: Set<Quirk>;
+}
+
+/** Whether the scripted model takes the request (see the header). */
+function takes(entry: ModelEntry, c: Conversation, format: Format): boolean {
+	return c.tools.length > 0 || c.toolTraffic || c.all.includes('[llm') || !!entry.thinking || !!entry.vision || c.images.length > 0 || format.kind !== 'text';
+}
+
+/** `[llm:invalid-first]` / `[llm:invalid-always]`, optionally `=not-json`: the schema answers that fail, and how. */
+function invalidMode(all: string, textAnswers: number): 'missing' | 'not-json' | undefined {
+	const m = /\[llm:invalid-(first|always)(?:=(missing|not-json))?\]/.exec(all);
+	if (!m || (m[1] === 'first' && textAnswers > 0)) return undefined;
+	return (m[2] as 'missing' | 'not-json' | undefined) ?? 'missing';
+}
+
+/** The model's turn: plan, reasoning, the answer's text in the asked format, usage. A refusal is an Answer. */
+async function think(ctx: Ctx, entry: ModelEntry, c: Conversation, format: Format): Promise<Turn | Answer> {
+	const seen: Array<{ part: ImagePart; image: SeenImage }> = [];
+	if (c.images.length) {
+		if (!entry.vision) {
+			return openAiError(400, `Model ${entry.id} does not accept image input (the image part at ${c.images[0].where}); send images to a vision model`, 'image_input_not_supported', 'invalid_request_error');
+		}
+		for (const part of c.images) {
+			const read = await readImage(part.url, part.where, entry.vision.maxImageBytes);
+			if (!read.ok) return openAiError(400, read.message, 'invalid_image', 'invalid_request_error');
+			seen.push({ part, image: read.image });
+		}
+	}
+	const quirks = quirksIn(c.all);
+	let p = plan({ tools: c.tools, lastUser: withoutMarkers(c.lastUser), toolResults: c.toolResults, ids: () => ctx.sim.nextId('call') });
+	const looked = seen.filter((s) => s.part.last);
+	if (p.kind === 'text' && looked.length && !c.toolResults) p = { kind: 'text', text: describeImages(looked.map((s) => s.image)) };
+	if (p.kind === 'text' && format.kind !== 'text') {
+		const instance = format.kind === 'json_schema' ? instanceOf(format.schema, p.text) : { answer: p.text };
+		const invalid = invalidMode(c.all, c.textAnswers);
+		p = { kind: 'text', text: invalid ? invalidAnswer(format.kind === 'json_schema' ? format.schema : { type: 'object', required: ['answer'] }, instance, invalid) : JSON.stringify(instance) };
+	}
+	const reasoning = entry.thinking ? reasoningFor(p, withoutMarkers(c.lastUser), c.toolResults) : undefined;
+	const imageTokens = seen.reduce((n, s) => n + (s.part.detail === 'low' ? 85 : imageInputTokens(s.image.width, s.image.height)), 0);
+	const answer = p.kind === 'text' ? tokensOf(p.text) : tokensOf(p.calls.map((x) => x.args));
+	const usage = usageOf({ text: c.textTokens, image: imageTokens, answer, reasoning: reasoning ? tokensOf(reasoning) : 0 }, usageMarker(c.all));
+	chargeUsage(ctx, entry, usage);
+	return { plan: p, reasoning, usage, quirks };
+}
+
+/** Usage as chat completions report it (details only when there are any, as OpenAI-compatible relays do). */
+function chatUsage(u: TokenUsage): Json {
+	const out: Json = { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion };
+	if (!hasDetails(u)) return out;
+	out.prompt_tokens_details = { cached_tokens: u.cached ?? 0, audio_tokens: u.audio ?? 0, ...(u.image ? { image_tokens: u.image } : {}), ...(u.cacheWrite ? { cached_creation_tokens: u.cacheWrite } : {}) };
+	out.completion_tokens_details = { reasoning_tokens: u.reasoning ?? 0, audio_tokens: u.audioOut ?? 0 };
+	return out;
+}
+
+/** Usage as responses report it. */
+function responsesUsage(u: TokenUsage): Json {
+	const out: Json = { input_tokens: u.prompt, output_tokens: u.completion, total_tokens: u.prompt + u.completion };
+	if (!hasDetails(u)) return out;
+	out.input_tokens_details = { cached_tokens: u.cached ?? 0, ...(u.audio ? { audio_tokens: u.audio } : {}), ...(u.image ? { image_tokens: u.image } : {}), ...(u.cacheWrite ? { cached_creation_tokens: u.cacheWrite } : {}) };
+	out.output_tokens_details = { reasoning_tokens: u.reasoning ?? 0, ...(u.audioOut ? { audio_tokens: u.audioOut } : {}) };
+	return out;
+}
+
+const words = (s: string) => s.match(/\S+\s*/g) ?? [s];
+
+/** The chat conversation: user image parts (`image_url`), the tools, the tool results since the last user message. */
+function chatConversation(messages: Json[], rawTools: Json[]): Conversation {
+	const images: ImagePart[] = [];
+	const lastUserAt = messages.map((m) => m?.role).lastIndexOf('user');
+	messages.forEach((m, i) => {
+		if (!Array.isArray(m?.content)) return;
+		(m.content as unknown[]).forEach((part, j) => {
+			if (!isObj(part) || part.type !== 'image_url') return;
+			const ref = part.image_url;
+			images.push({ where: `messages[${i}].content[${j}]`, url: isObj(ref) ? ref.url : ref, detail: isObj(ref) ? ref.detail : undefined, last: i === lastUserAt });
+		});
+	});
+	const since = messages.slice(lastUserAt + 1);
+	return {
+		all: messages.map((m) => textOf(m?.content)).join('\n'),
+		lastUser: textOf(messages[lastUserAt]?.content),
+		tools: rawTools
+			.map((t) => (t?.function ?? {}) as Json)
+			.filter((f) => typeof f.name === 'string')
+			.map((f) => ({ name: f.name as string, argName: argNameOf(f.parameters) })),
+		// the tool results since the last user message (a client may send each call as its own assistant turn)
+		toolResults: messages[messages.length - 1]?.role === 'tool' ? since.filter((m) => m?.role === 'tool').map((m) => textOf(m.content)) : undefined,
+		toolTraffic: messages.some((m) => m?.role === 'tool' || Array.isArray(m?.tool_calls)),
+		images,
+		textAnswers: messages.filter((m) => m?.role === 'assistant' && textOf(m.content).trim() !== '').length,
+		textTokens: textTokensOf(messages) + tokensOf(rawTools),
+	};
 }
 
 /** Chat completions (model and messages already checked). Undefined when the request is not for the scripted model. */
-export function scriptedChat(ctx: Ctx, body: Json): Answer | undefined {
+export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undefined> {
 	const { sim } = ctx;
+	const model = body.model as string;
+	const entry = sim.prices.model(model)!;
 	const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
-	const conversation = messages.map((m) => textOf(m?.content)).join('\n');
-	const hasToolTraffic = messages.some((m) => m?.role === 'tool' || Array.isArray(m?.tool_calls));
-	if (!rawTools.length && !hasToolTraffic && !conversation.includes('[llm')) return undefined;
-	const tools: OfferedTool[] = rawTools
-		.map((t) => (t?.function ?? {}) as Json)
-		.filter((f) => typeof f.name === 'string')
-		.map((f) => ({ name: f.name as string, argName: argNameOf(f.parameters) }));
-	// the tool results since the last user message (a client may send each call as its own assistant turn)
-	const lastUserAt = messages.map((m) => m?.role).lastIndexOf('user');
-	const since = messages.slice(lastUserAt + 1);
-	const toolResults = messages[messages.length - 1]?.role === 'tool' ? since.filter((m) => m?.role === 'tool').map((m) => textOf(m.content)) : undefined;
-	const lastUser = textOf([...messages].reverse().find((m) => m?.role === 'user')?.content);
-	const quirks = quirksIn(conversation);
-	const p = plan({ tools, lastUser, toolResults, ids: () => sim.nextId('call') });
-
-	const model = body.model as string;
+	const format = formatOf(body.response_format, 'response_format', true);
+	if ('refusal' in format) return format.refusal;
+	const c = chatConversation(messages, rawTools);
+	if (!takes(entry, c, format)) return undefined;
+	if (entry.thinking) {
+		// DeepSeek's thinking mode: an assistant turn that called tools comes back with its reasoning
+		const missing = missingReasoning(messages, entry.thinking);
+		if (missing !== undefined) return openAiError(400, `Missing ${entry.thinking} field in the assistant message at message index ${missing}`, 'invalid_request_error');
+	}
+	const turn = await think(ctx, entry, c, format);
+	if ('kind' in turn) return turn;
+	const { plan: p, reasoning, quirks } = turn;
+	const field = entry.thinking ?? 'reasoning_content';
 	const id = sim.nextId('chatcmpl');
 	const created = Math.floor(Date.now() / 1000);
-	const promptTokens = tokensOf(messages) + tokensOf(rawTools);
-	const completionTokens = p.kind === 'text' ? tokensOf(p.text) : tokensOf(p.calls.map((c) => c.args));
-	const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-	charge(ctx, model, promptTokens, completionTokens);
+	const usage = chatUsage(turn.usage);
 	const finish = p.kind === 'tools' ? 'tool_calls' : 'stop';
 
 	if (body.stream !== true) {
 		const message: Json = { role: 'assistant', content: p.kind === 'text' ? p.text : null };
-		if (p.kind === 'tools') message.tool_calls = p.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsOf(c, quirks) } }));
+		if (reasoning !== undefined) message[field] = reasoning;
+		if (p.kind === 'tools') message.tool_calls = p.calls.map((x) => ({ id: x.id, type: 'function', function: { name: x.name, arguments: argumentsOf(x, quirks) } }));
 		const answer: Json = { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish }] };
 		if (!quirks.has('no-usage')) answer.usage = usage;
 		return json(200, answer);
 	}
 	const chunk = (choices: unknown[], extra: Json = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
 	const delta = (d: Json, finishReason: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finishReason }]);
-	const events = [': keep-alive\n\n', delta({ role: 'assistant', content: p.kind === 'text' ? '' : null })];
+	const events = [': keep-alive\n\n'];
+	if (reasoning !== undefined) {
+		// reasoning first, in its own deltas, then the answer
+		events.push(delta({ role: 'assistant', content: null, [field]: '' }));
+		for (const w of words(reasoning)) events.push(delta({ content: null, [field]: w }));
+	} else events.push(delta({ role: 'assistant', content: p.kind === 'text' ? '' : null }));
 	events.push(...chatDeltas(p, quirks, delta));
 	events.push(delta({}, finish));
 	const include = (body.stream_options as Json | undefined)?.include_usage === true;
@@ -112,45 +273,75 @@ interface InputItem {
 	output?: unknown;
 }
 
+/** The responses conversation: `input_image` parts of user items, the tools, the function results since the last user item. */
+function responsesConversation(items: InputItem[], rawTools: Json[], instructions: string): Conversation | Answer {
+	const images: ImagePart[] = [];
+	const lastUserAt = items.map((m) => m?.role).lastIndexOf('user');
+	for (const [i, m] of items.entries()) {
+		if (!Array.isArray(m?.content)) continue;
+		for (const [j, part] of (m.content as unknown[]).entries()) {
+			if (!isObj(part) || part.type !== 'input_image') continue;
+			const where = `input[${i}].content[${j}]`;
+			if (part.image_url === undefined && part.file_id !== undefined) return openAiError(400, `The image part at ${where} names a file_id; the simulator has no files API: send an image_url`, 'invalid_image', 'invalid_request_error');
+			const ref = part.image_url;
+			images.push({ where, url: isObj(ref) ? ref.url : ref, detail: part.detail, last: i === lastUserAt });
+		}
+	}
+	const since = items.slice(lastUserAt + 1);
+	return {
+		all: [instructions, ...items.map((m) => textOf(m?.content))].join('\n'),
+		lastUser: textOf(items[lastUserAt]?.content),
+		tools: rawTools.filter((t) => typeof t?.name === 'string').map((t) => ({ name: t.name as string, argName: argNameOf(t.parameters) })),
+		toolResults: items[items.length - 1]?.type === 'function_call_output' ? since.filter((m) => m?.type === 'function_call_output').map((m) => textOf(m.output)) : undefined,
+		toolTraffic: items.some((m) => m?.type === 'function_call' || m?.type === 'function_call_output'),
+		images,
+		textAnswers: items.filter((m) => m?.role === 'assistant' && textOf(m.content).trim() !== '').length,
+		textTokens: textTokensOf(items) + tokensOf(rawTools) + tokensOf(instructions),
+	};
+}
+
 /** Responses API (model and input already checked). Undefined when the request is not for the scripted model. */
-export function scriptedResponses(ctx: Ctx, body: Json): Answer | undefined {
+export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | undefined> {
 	const { sim } = ctx;
+	const model = body.model as string;
+	const entry = sim.prices.model(model)!;
 	const items: InputItem[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as InputItem[]) : [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
 	const instructions = typeof body.instructions === 'string' ? body.instructions : '';
-	const conversation = [instructions, ...items.map((m) => textOf(m?.content))].join('\n');
-	const hasToolTraffic = items.some((m) => m?.type === 'function_call' || m?.type === 'function_call_output');
-	if (!rawTools.length && !hasToolTraffic && !conversation.includes('[llm')) return undefined;
-	const tools: OfferedTool[] = rawTools.filter((t) => typeof t?.name === 'string').map((t) => ({ name: t.name as string, argName: argNameOf(t.parameters) }));
-	const lastUserAt = items.map((m) => m?.role).lastIndexOf('user');
-	const since = items.slice(lastUserAt + 1);
-	const toolResults = items[items.length - 1]?.type === 'function_call_output' ? since.filter((m) => m?.type === 'function_call_output').map((m) => textOf(m.output)) : undefined;
-	const lastUser = textOf([...items].reverse().find((m) => m?.role === 'user')?.content);
-	const quirks = quirksIn(conversation);
-	const p = plan({ tools, lastUser, toolResults, ids: () => sim.nextId('call') });
-
-	const model = body.model as string;
+	const format = formatOf(isObj(body.text) ? body.text.format : undefined, 'text.format', false);
+	if ('refusal' in format) return format.refusal;
+	const c = responsesConversation(items, rawTools, instructions);
+	if ('kind' in c) return c;
+	if (!takes(entry, c, format)) return undefined;
+	const turn = await think(ctx, entry, c, format);
+	if ('kind' in turn) return turn;
+	const { plan: p, reasoning, quirks } = turn;
 	const id = sim.nextId('resp');
-	const inTok = tokensOf(items) + tokensOf(rawTools) + tokensOf(instructions);
-	const outTok = p.kind === 'text' ? tokensOf(p.text) : tokensOf(p.calls.map((c) => c.args));
-	const usage = { input_tokens: inTok, output_tokens: outTok, total_tokens: inTok + outTok };
-	charge(ctx, model, inTok, outTok);
 	const output: Json[] =
 		p.kind === 'text'
 			? [{ id: sim.nextId('msg'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: p.text, annotations: [] }] }]
-			: p.calls.map((c) => ({ id: sim.nextId('fc'), type: 'function_call', call_id: c.id, name: c.name, arguments: argumentsOf(c, quirks), status: 'completed' }));
+			: p.calls.map((x) => ({ id: sim.nextId('fc'), type: 'function_call', call_id: x.id, name: x.name, arguments: argumentsOf(x, quirks), status: 'completed' }));
+	if (reasoning !== undefined) output.unshift({ id: sim.nextId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: reasoning }] });
 	const full: Json = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'completed', output };
-	if (!quirks.has('no-usage')) full.usage = usage;
+	if (!quirks.has('no-usage')) full.usage = responsesUsage(turn.usage);
 	if (body.stream !== true) {
 		return json(200, full);
 	}
 	const ev = (name: string, data: Json) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
 	const events = [ev('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } })];
 	output.forEach((item, index) => {
-		if (item.type === 'message') {
+		if (item.type === 'reasoning') {
+			const text = reasoning ?? '';
+			const at = { item_id: item.id, output_index: index, summary_index: 0 };
+			events.push(ev('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }));
+			events.push(ev('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }));
+			for (const w of words(text)) events.push(ev('response.reasoning_summary_text.delta', { ...at, delta: w }));
+			events.push(ev('response.reasoning_summary_text.done', { ...at, text }));
+			events.push(ev('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }));
+		} else if (item.type === 'message') {
 			const text = p.kind === 'text' ? p.text : '';
 			events.push(ev('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }));
-			for (const w of text.match(/\S+\s*/g) ?? [text]) events.push(ev('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: w }));
+			for (const w of words(text)) events.push(ev('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: w }));
 			events.push(ev('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text }));
 		} else {
 			events.push(ev('response.output_item.added', { output_index: index, item: { ...item, arguments: '', status: 'in_progress' } }));
