@@ -119,7 +119,18 @@ export class PriceList {
 		return group in this.hiddenGroupRatio && !(group in this.groupRatio) && !(group in this.usableGroups);
 	}
 
+	/** Applies a change whole, or not at all (an invalid part throws and leaves the list as it was). */
 	apply(config: PricingConfig): void {
+		const before = { models: this.models.map(copyModel), usableGroups: { ...this.usableGroups }, groupRatio: { ...this.groupRatio }, hiddenGroupRatio: { ...this.hiddenGroupRatio } };
+		try {
+			this.applyAll(config);
+		} catch (err) {
+			Object.assign(this, before);
+			throw err;
+		}
+	}
+
+	private applyAll(config: PricingConfig): void {
 		if (!config || typeof config !== 'object') throw new Error('pricing: expected an object');
 		if (config.replace) {
 			this.models = [];

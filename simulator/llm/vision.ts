@@ -35,15 +35,17 @@ async function fetchBounded(url: URL, where: string, maxBytes: number): Promise<
 		}
 		const parts: Buffer[] = [];
 		let total = 0;
-		for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-			total += chunk.length;
+		const reader = res.body.getReader();
+		for (;;) {
+			const { done, value } = await reader.read();
+			if (done) return Buffer.concat(parts);
+			total += value.length;
 			if (total > maxBytes) {
-				controller.abort();
+				await reader.cancel().catch(() => undefined);
 				return { message: tooLarge(where, `more than ${maxBytes}`, maxBytes) };
 			}
-			parts.push(Buffer.from(chunk));
+			parts.push(Buffer.from(value));
 		}
-		return Buffer.concat(parts);
 	} catch (err) {
 		const reason = controller.signal.aborted ? `no complete answer within ${FETCH_TIMEOUT_MS} ms` : (err as Error).message;
 		return { message: `The image at ${where} could not be read from ${url.origin}: ${reason}` };
