@@ -8,7 +8,9 @@
  * image part is sent, or when a JSON answer is asked (`response_format` / `text.format`); any other request is left
  * to the plain text handlers (text.ts). Every answer is charged once in the ledger, from the usage it reports
  * (a chat stream: in its last chunk when `stream_options.include_usage` is true, as OpenAI does).
- * HTTP faults (a 429 with Retry-After, a 500) come from the simulator's generic faults, before this runs.
+ * HTTP faults (a 429 with Retry-After, a 500) come from the simulator's generic faults, before this runs; where the
+ * stream can leave the happy path (ignored, failing, ending otherwise) it asks the upstream, as the plain handlers do,
+ * and honours the same markers (`[nostream]`, `[sse-error]`, `[incomplete]`).
  */
 import type { TokenUsage } from '../catalog/billing';
 import { imageInputTokens } from '../catalog/billing';
@@ -18,7 +20,7 @@ import { instanceOf, invalidAnswer } from '../llm/schema';
 import { missingReasoning, reasoningFor } from '../llm/thinking';
 import { hasDetails, usageMarker, usageOf } from '../llm/usage';
 import { describeImages, readImage, type SeenImage } from '../llm/vision';
-import { json, openAiError, type Answer } from './answer';
+import { chatChunk, json, openAiError, responsesEvent, type Answer } from './answer';
 import { chargeUsage } from './charges';
 import type { Ctx } from './context';
 
@@ -208,8 +210,11 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	const created = Math.floor(Date.now() / 1000);
 	const usage = chatUsage(turn.usage);
 	const finish = p.kind === 'tools' ? 'tool_calls' : 'stop';
+	const ignore = c.all.includes('[nostream]') || ctx.upstream.ignoresStream();
+	const upstreamError = ctx.upstream.streamError();
 
-	if (body.stream !== true) {
+	if (body.stream !== true || ignore) {
+		if (upstreamError !== undefined) return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
 		const message: Json = { role: 'assistant', content: p.kind === 'text' ? p.text : null };
 		if (reasoning !== undefined) message[field] = reasoning;
 		if (p.kind === 'tools') message.tool_calls = p.calls.map((x) => ({ id: x.id, type: 'function', function: { name: x.name, arguments: argumentsOf(x, quirks) } }));
@@ -217,7 +222,8 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 		if (!quirks.has('no-usage')) answer.usage = usage;
 		return json(200, answer);
 	}
-	const chunk = (choices: unknown[], extra: Json = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
+	const meta = { id, created, model };
+	const chunk = (choices: unknown[], extra: Json = {}) => chatChunk(meta, choices, extra);
 	const delta = (d: Json, finishReason: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finishReason }]);
 	const events = [': keep-alive\n\n'];
 	if (reasoning !== undefined) {
@@ -226,11 +232,15 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 		for (const w of words(reasoning)) events.push(delta({ content: null, [field]: w }));
 	} else events.push(delta({ role: 'assistant', content: p.kind === 'text' ? '' : null }));
 	events.push(...chatDeltas(p, quirks, delta));
-	events.push(delta({}, finish));
-	const include = (body.stream_options as Json | undefined)?.include_usage === true;
-	if (include && !quirks.has('no-usage')) events.push(chunk([], { usage }));
-	events.push('data: [DONE]\n\n');
-	return { kind: 'sse', events };
+	if (upstreamError !== undefined || c.all.includes('[sse-error]') || ctx.upstream.streamFails()) {
+		events.push(`data: ${JSON.stringify({ error: { message: upstreamError ?? 'upstream stream failed', type: 'upstream_error', code: 'stream_error' } })}\n\n`);
+	} else {
+		events.push(delta({}, finish));
+		const include = (body.stream_options as Json | undefined)?.include_usage === true;
+		if (include && !quirks.has('no-usage')) events.push(chunk([], { usage }));
+		events.push('data: [DONE]\n\n');
+	}
+	return { kind: 'sse', events, about: { kind: 'chat', ...meta, prompt: c.lastUser } };
 }
 
 function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): string[] {
@@ -324,10 +334,13 @@ export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | 
 	if (reasoning !== undefined) output.unshift({ id: sim.nextId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: reasoning }] });
 	const full: Json = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'completed', output };
 	if (!quirks.has('no-usage')) full.usage = responsesUsage(turn.usage);
-	if (body.stream !== true) {
+	const ignore = c.all.includes('[nostream]') || ctx.upstream.ignoresStream();
+	const upstreamError = ctx.upstream.streamError();
+	if (body.stream !== true || ignore) {
+		if (upstreamError !== undefined) return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
 		return json(200, full);
 	}
-	const ev = (name: string, data: Json) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+	const ev = responsesEvent;
 	const events = [ev('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } })];
 	output.forEach((item, index) => {
 		if (item.type === 'reasoning') {
@@ -352,6 +365,15 @@ export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | 
 		}
 		events.push(ev('response.output_item.done', { output_index: index, item }));
 	});
-	events.push(ev('response.completed', { response: full }));
-	return { kind: 'sse', events };
+	if (upstreamError !== undefined || c.all.includes('[sse-error]') || ctx.upstream.streamFails()) {
+		// the error replaces the end: the last item's done event is the last thing before it
+		events.push(ev('error', { message: upstreamError ?? 'upstream stream failed', code: 'stream_error' }));
+	} else {
+		const final = ctx.upstream.finalEvent();
+		const incomplete = c.all.includes('[incomplete]');
+		if (final) events.push(ev(final.name, { response: { ...full, ...final.response } }));
+		else events.push(ev(incomplete ? 'response.incomplete' : 'response.completed', { response: incomplete ? { ...full, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : full }));
+	}
+	const last = output[output.length - 1];
+	return { kind: 'sse', events, about: { kind: 'responses', full, item: last, msgId: String(last.id), prompt: c.lastUser } };
 }

@@ -1,8 +1,9 @@
 /**
  * The scripted models agents use now (issue 34), on the wire in OpenAI's public format: a thinking model (reasoning
  * beside the answer, plain and streamed; 400 when a tool-call turn comes back without it), a vision model (answers
- * with the format and pixel size of the image it got; image-size is the oracle, a decoder other than the
- * simulator's), and schema-following answers with a controllable invalid first answer (zod is the oracle).
+ * with the format and pixel size of the image it got; the oracle decodes every pixel of the file with sharp and reads
+ * its header with image-size, and both must agree), and schema-following answers with a controllable invalid first
+ * answer (zod is the oracle).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -137,10 +138,12 @@ describe('the vision model', () => {
 
 	const image = (format: 'png' | 'jpeg' | 'webp' | 'gif', width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 20 } } }).toFormat(format).toBuffer();
 	const dataUrl = (buf: Buffer, mime: string) => `data:${mime};base64,${buf.toString('base64')}`;
-	/** the oracle: image-size reads the file, not the simulator's decoder */
-	const truth = (buf: Buffer) => {
-		const d = imageSize(buf);
-		return `${d.type === 'jpg' ? 'jpeg' : d.type} ${d.width}x${d.height}`;
+	/** the oracle: a full decode of the file (sharp) for its pixels, its header (image-size) for its format; they must agree */
+	const truth = async (buf: Buffer) => {
+		const { info } = await sharp(buf).raw().toBuffer({ resolveWithObject: true });
+		const header = imageSize(buf);
+		expect([header.width, header.height]).toEqual([info.width, info.height]);
+		return `${header.type === 'jpg' ? 'jpeg' : header.type} ${info.width}x${info.height}`;
 	};
 	const ask = (url: string, model = 'alpha-vision-1', extra: Json = {}) =>
 		post('/v1/chat/completions', { model, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this image?' }, { type: 'image_url', image_url: { url } }] }], ...extra });
@@ -154,7 +157,7 @@ describe('the vision model', () => {
 		const buf = await image(format, w, h);
 		const r = await ask(dataUrl(buf, `image/${format}`));
 		expect(r.status).toBe(200);
-		expect(r.json.choices[0].message.content).toBe(truth(buf));
+		expect(r.json.choices[0].message.content).toBe(await truth(buf));
 		// image tokens: 85 + 170 per 512-pixel tile (one tile here), billed in the prompt
 		expect(r.json.usage.prompt_tokens_details.image_tokens).toBe(255);
 	});
@@ -162,7 +165,7 @@ describe('the vision model', () => {
 	it('an http address on loopback: a test server and the simulator result host; several images answered in order', async () => {
 		const png = await image('png', 300, 200);
 		served.set('/a.png', { type: 'image/png', body: png });
-		expect((await ask(`${origin}/a.png`)).json.choices[0].message.content).toBe(truth(png));
+		expect((await ask(`${origin}/a.png`)).json.choices[0].message.content).toBe(await truth(png));
 		const generated = await post('/v1/images/generations', { model: 'alpha-image-2.5', prompt: 'a fox', size: '1536x1024' });
 		const hosted = generated.json.data[0].url as string;
 		expect(hosted.startsWith(sim.resultBaseUrl)).toBe(true);
@@ -172,7 +175,7 @@ describe('the vision model', () => {
 			model: 'alpha-vision-1',
 			messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: hosted, detail: 'low' } }, { type: 'image_url', image_url: { url: dataUrl(jpeg, 'image/jpeg') } }] }],
 		});
-		expect(both.json.choices[0].message.content).toBe(`${truth(bytes)}; ${truth(jpeg)}`);
+		expect(both.json.choices[0].message.content).toBe(`${await truth(bytes)}; ${await truth(jpeg)}`);
 		expect(both.json.usage.prompt_tokens_details.image_tokens).toBe(85 + 255);
 		// the result host was read without a key
 		expect(sim.log.filter((l) => l.server === 'result').every((l) => !l.auth)).toBe(true);
@@ -330,5 +333,29 @@ describe('schema-following answers', () => {
 			const r = await post('/v1/chat/completions', { model: 'alpha-chat-4o', response_format: bad, messages: [user('hi')] });
 			expect([r.status, r.json.error.type]).toEqual([400, 'invalid_request_error']);
 		}
+	});
+});
+
+describe('the stream faults reach the scripted models as they reach the plain answers', () => {
+	it('ignore-stream (JSON with reasoning), sse-error (an error event after the reasoning), huge-index, [incomplete]; each answer charged once', async () => {
+		const messages = [{ role: 'user', content: 'Why is the sky blue?' }];
+		sim.fault({ route: 'POST /v1/chat/completions', kind: 'ignore-stream' });
+		const ignored = await post('/v1/chat/completions', { model: 'delta-think-r1', messages, stream: true });
+		expect(String(ignored.headers['content-type'])).toMatch(/json/);
+		expect(ignored.json.choices[0].message.reasoning_content).toEqual(expect.any(String));
+
+		sim.fault({ route: 'POST /v1/chat/completions', kind: 'sse-error' });
+		const failed = chatEvents((await post('/v1/chat/completions', { model: 'delta-think-r1', messages, stream: true })).buf);
+		expect(failed.done).toBe(false);
+		expect(failed.events.at(-1)).toEqual({ error: expect.objectContaining({ code: 'stream_error' }) });
+		expect(failed.events.some((e) => e.choices?.[0]?.delta?.reasoning_content)).toBe(true);
+
+		sim.fault({ route: 'POST /v1/chat/completions', kind: 'huge-index' });
+		const huge = chatEvents((await post('/v1/chat/completions', { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'What is 2 + 2?' }], tools: CALCULATOR, stream: true })).buf);
+		expect(huge.events[0].choices[0].delta.tool_calls[0].index).toBe(100_000_000);
+
+		const incomplete = responsesEvents((await post('/v1/responses', { model: 'beta-think-2.5', input: 'hi [incomplete]', stream: true })).buf);
+		expect(incomplete.at(-1)![0]).toBe('response.incomplete');
+		expect(sim.ledger.map((l) => l.kind)).toEqual(['charge', 'charge', 'charge', 'charge']);
 	});
 });
