@@ -1,5 +1,7 @@
 /** `npm run simulator -- --port 8787 --latency 2000 --fault '{"route":"POST /v1/images","kind":"rate-limit"}'` */
 import { startSimulator } from './index';
+import type { KeyConfig } from './catalog/keys';
+import type { PricingConfig } from './catalog/price-list';
 import type { FaultSpec } from './faults/book';
 
 function parseArgs(argv: string[]) {
@@ -21,6 +23,7 @@ async function main() {
 			[
 				'flags: --port N --host H --latency MS --video-latency MS --poll-after MS --seed N --video-bytes N --retention MS --fault JSON (repeatable)',
 				'       --submit-latency MS --result-ttfb MS --result-bandwidth BYTES_PER_SEC --image-bytes N --max-concurrent-submits N --submit-retry-after SEC',
+				'       --max-body-bytes N --pricing JSON --key JSON (repeatable, e.g. \'{"name":"partner","group":"partner"}\')',
 			].join('\n'),
 		);
 		return;
@@ -41,9 +44,12 @@ async function main() {
 		imageBytes: num('image-bytes'),
 		maxConcurrentSubmits: num('max-concurrent-submits'),
 		submitRetryAfterSec: num('submit-retry-after'),
+		maxBodyBytes: num('max-body-bytes'),
+		pricing: a.pricing ? (JSON.parse(a.pricing[0]) as PricingConfig) : undefined,
+		keys: (a.key ?? []).map((k) => JSON.parse(k) as KeyConfig),
 	});
 	for (const f of a.fault ?? []) sim.fault(JSON.parse(f) as FaultSpec);
-	console.log(`gateway simulator\n  base URL:       ${sim.baseUrl}\n  video base URL: ${sim.altBaseUrl}\n  result host:    ${sim.resultBaseUrl}\n  demo key:       ${sim.keys.demo}\n  other keys:     limited=${sim.keys.limited} other=${sim.keys.other} broke=${sim.keys.broke}\n  admin:          ${sim.baseUrl}/__sim/{faults,log,ledger,reset,status}`);
+	console.log(`gateway simulator\n  base URL:       ${sim.baseUrl}\n  video base URL: ${sim.altBaseUrl}\n  result host:    ${sim.resultBaseUrl}\n  demo key:       ${sim.keys.demo}\n  other keys:     ${Object.entries(sim.keys).filter(([name]) => name !== 'demo').map(([name, key]) => `${name}=${key}`).join(' ')}\n  admin:          ${sim.baseUrl}/__sim/{faults,log,ledger,reset,status,keys,pricing}`);
 	const stop = async () => {
 		await sim.stop();
 		process.exit(0);

@@ -10,11 +10,16 @@ import { FaultLayer } from './faults/layer';
 import { json, openAiError, writeAnswer, type Answer } from './gateway/answer';
 import { answerGateway, readBody } from './gateway/front';
 import { resultHost, sendDownload } from './gateway/results';
-import type { StatusOverrides } from './pricing';
+import type { KeyConfig } from './catalog/keys';
+import type { PricingConfig, PricingSnapshot } from './catalog/price-list';
+import type { StatusOverrides } from './catalog/pricing';
 import { SimState, type LedgerEntry, type RequestLogEntry, type ServerName, type SimulatorOptions } from './state';
 
 export type { EchoWhere, FaultSpec, FaultKind } from './faults/book';
-export type { LedgerEntry, RequestLogEntry, SimulatorOptions } from './state';
+export type { LedgerBasis, LedgerEntry, RequestLogEntry, SimulatorOptions } from './state';
+export type { KeyConfig } from './catalog/keys';
+export type { PriceEntryInput, PricingConfig, PricingSnapshot } from './catalog/price-list';
+export type { TokenUsage } from './catalog/billing';
 
 export interface Simulator {
 	baseUrl: string;
@@ -28,6 +33,16 @@ export interface Simulator {
 	clearFaults(): void;
 	/** changes what /api/status reports (display currency) */
 	setStatus(o: StatusOverrides): void;
+	/** adds a key in any group (or reconfigures the key of that name); returns its secret, also in `keys[name]` */
+	addKey(k: KeyConfig): string;
+	/** changes the price list (models, ratios, groups, hidden groups); kept across `reset()` */
+	setPricing(p: PricingConfig): void;
+	/** the price list back to the defaults */
+	resetPricing(): void;
+	/** the price list as the simulator knows it (hidden group ratios included) */
+	readonly pricing: PricingSnapshot;
+	/** quota units charged net of refunds: in all, or of one key (by name), task or request (`X-Oneapi-Request-Id`) */
+	charged(filter?: { key?: string; taskId?: string; requestId?: string }): number;
 	reset(): void;
 	stop(): Promise<void>;
 }
@@ -42,6 +57,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		if (server === 'gateway' && path.startsWith('/__sim/')) return admin(raw, res, path, method);
 		const auth = typeof raw.headers.authorization === 'string';
 		const entry: RequestLogEntry = { time: Date.now(), method, server, path, status: 0, auth };
+		if (server !== 'result') {
+			// the gateway's request ID, as new-api style gateways send it; ledger lines of the request name it
+			entry.requestId = sim.nextRequestId();
+			res.setHeader('x-oneapi-request-id', entry.requestId);
+		}
 		sim.log.push(entry);
 		res.on('finish', () => (entry.status = res.statusCode));
 		res.on('close', () => {
@@ -61,9 +81,24 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
 	const reply = (res: ServerResponse, status: number, body: unknown) => void writeAnswer(res, json(status, body), (r, d) => sendDownload(sim, r, d));
 
+	const addKey = (k: KeyConfig): string => {
+		const secret = sim.addKey(k);
+		keys[k.name] = secret;
+		return secret;
+	};
+
 	async function admin(raw: IncomingMessage, res: ServerResponse, path: string, method: string): Promise<void> {
 		const body = await readBody(raw);
-		const json = body !== 'too-large' && body.length ? JSON.parse(body.toString('utf8')) : undefined;
+		let json: unknown;
+		try {
+			json = body !== 'too-large' && body.length ? JSON.parse(body.toString('utf8')) : undefined;
+			return await adminRoute(res, path, method, json);
+		} catch (err) {
+			return reply(res, 400, { ok: false, error: (err as Error).message });
+		}
+	}
+
+	async function adminRoute(res: ServerResponse, path: string, method: string, json: any): Promise<void> {
 		if (path === '/__sim/faults' && method === 'POST') {
 			sim.faults.add(json);
 			return reply(res, 200, { ok: true, faults: sim.faults.list() });
@@ -82,8 +117,27 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			sim.statusOverrides = json ?? {};
 			return reply(res, 200, { ok: true });
 		}
+		if (path === '/__sim/keys' && method === 'POST') {
+			const secret = addKey(json);
+			const info = sim.keys.get(secret)!;
+			return reply(res, 200, { ok: true, name: info.name, group: info.group, key: secret });
+		}
+		if (path === '/__sim/keys' && method === 'GET') {
+			return reply(res, 200, [...sim.keys.values()].map((k) => ({ name: k.name, group: k.group, group_ratio: sim.prices.ratioOf(k.group), quota: Number.isFinite(k.quota) ? k.quota : null, ...(k.models ? { models: k.models } : {}) })));
+		}
+		if (path === '/__sim/pricing' && method === 'POST') {
+			sim.prices.apply(json ?? {});
+			return reply(res, 200, { ok: true });
+		}
+		if (path === '/__sim/pricing' && method === 'DELETE') {
+			sim.prices.reset();
+			return reply(res, 200, { ok: true });
+		}
+		if (path === '/__sim/pricing' && method === 'GET') return reply(res, 200, sim.prices.snapshot());
 		return reply(res, 404, { error: 'unknown admin route' });
 	}
+
+	const keys = Object.fromEntries([...sim.keys.entries()].map(([secret, info]) => [info.name, secret])) as Simulator['keys'];
 
 	const listen = (s: Server, port: number) =>
 		new Promise<string>((resolve, reject) => {
@@ -97,7 +151,6 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 	sim.urls.gateway = await listen(gateway, opts.port ?? 0);
 	sim.urls.alt = await listen(alt, 0);
 	sim.urls.result = await listen(result, 0);
-	const keys = Object.fromEntries([...sim.keys.entries()].map(([secret, info]) => [info.name, secret])) as Simulator['keys'];
 
 	return {
 		baseUrl: sim.urls.gateway,
@@ -110,6 +163,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		fault: (f) => sim.faults.add(f),
 		clearFaults: () => sim.faults.clear(),
 		setStatus: (o) => (sim.statusOverrides = o),
+		addKey,
+		setPricing: (p) => sim.prices.apply(p),
+		resetPricing: () => sim.prices.reset(),
+		get pricing() {
+			return sim.prices.snapshot();
+		},
+		charged: (filter) => sim.charged(filter),
 		reset: () => sim.reset(),
 		stop: async () => {
 			await Promise.all(

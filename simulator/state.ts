@@ -1,8 +1,10 @@
 /** The simulator's state: options, keys, tasks, hosted results, request log and billing ledger. */
-import type { ImageFormat } from './media';
+import type { ImageFormat } from './media/images';
 import { FaultBook } from './faults/book';
-import { DEFAULT_KEYS, QUOTA_PER_UNIT, type KeyInfo } from './catalog';
-import type { StatusOverrides } from './pricing';
+import { QUOTA_PER_UNIT, type TokenUsage } from './catalog/billing';
+import { DEFAULT_KEYS, type KeyConfig, type KeyInfo } from './catalog/keys';
+import { PriceList, type PricingConfig } from './catalog/price-list';
+import type { StatusOverrides } from './catalog/pricing';
 
 export interface SimulatorOptions {
 	port?: number;
@@ -29,6 +31,12 @@ export interface SimulatorOptions {
 	maxConcurrentSubmits?: number;
 	/** `Retry-After` of those refusals, in seconds (default 1) */
 	submitRetryAfterSec?: number;
+	/** the gateway's cap on a request body: larger bodies are refused with 413 (default 64 MiB) */
+	maxBodyBytes?: number;
+	/** changes to the default price list (see `sim.setPricing`) */
+	pricing?: PricingConfig;
+	/** keys to add to (or reconfigure among) the default ones (see `sim.addKey`) */
+	keys?: KeyConfig[];
 }
 
 export type ServerName = 'gateway' | 'alt' | 'result';
@@ -40,21 +48,47 @@ export interface RequestLogEntry {
 	path: string;
 	status: number;
 	auth: boolean;
+	/** the gateway's ID of the request (also its `X-Oneapi-Request-Id` header); ledger lines name it */
+	requestId?: string;
 	/** name of the key used (never the secret) */
 	keyName?: string;
 	model?: string;
 	taskId?: string;
 }
 
+/** How a ledger line's amount was computed. */
+export type LedgerBasis =
+	/** model price × group ratio × quota per unit, per unit (image, request), × n */
+	| { billing: 'per_call'; modelPrice: number; n: number; quotaPerUnit: number }
+	/** the usage the answer reported, weighted by the model's ratios (absent ratios: 1) */
+	| { billing: 'per_token'; usage: TokenUsage; modelRatio: number; completionRatio?: number; cacheRatio?: number; createCacheRatio?: number; imageRatio?: number; audioRatio?: number; audioCompletionRatio?: number }
+	/** video tokens (the estimate for a reservation, the reported usage for a settlement) × unit price */
+	| { billing: 'per_video_token'; tokens: number; unitPrice: number; withRefVideo: boolean; quotaPerUnit: number; fee: number };
+
 export interface LedgerEntry {
 	time: number;
+	/** the key's name (never the secret) */
 	key: string;
+	/** the key's group and the ratio this line was charged at (for task lines: those of the submission) */
+	group: string;
+	groupRatio: number;
+	/** charge: a final charge; reserve: a delta-video estimate; settle: actual minus reserved; refund: money returned */
 	kind: 'charge' | 'reserve' | 'settle' | 'refund';
 	model: string;
-	/** quota units; refunds are negative */
+	/** quota units, signed: charges and reservations positive, refunds negative, a settlement actual − reserved */
 	amount: number;
+	/** settle lines: a top-up (amount > 0), a refund of the difference (< 0), or exact (0) */
+	settlement?: 'top-up' | 'refund' | 'exact';
+	/** refund lines: why (the task's terminal status) */
+	reason?: 'failed' | 'cancelled' | 'expired';
 	taskId?: string;
+	/** the paid request the line belongs to (for a task's later lines: its submission), as in the log and `X-Oneapi-Request-Id` */
+	requestId?: string;
+	basis?: LedgerBasis;
 }
+
+/** A ledger line as a route writes it (the time, key and group are filled in). */
+export type LedgerLine = Omit<LedgerEntry, 'time' | 'key' | 'group'> & { group?: string };
 
 export interface HostedResult {
 	kind: 'image' | 'video';
@@ -67,6 +101,17 @@ export interface HostedResult {
 }
 
 export type ImageOutcome = 'ok' | 'fail' | 'empty' | 'uncertain-fail' | 'cancelled' | 'expired';
+
+/** The price basis of a task, fixed when it was accepted (later price changes do not apply to it). */
+export interface TaskBilling {
+	/** the submission's request ID */
+	requestId?: string;
+	group: string;
+	groupRatio: number;
+	quotaPerUnit: number;
+	/** delta-video: the unit price (base quota per 1M video tokens) of the task's kind */
+	unitPrice?: number;
+}
 
 export interface ImageTask {
 	kind: 'image';
@@ -89,6 +134,8 @@ export interface ImageTask {
 	charged: number;
 	refunded?: boolean;
 	requestId: string;
+	/** the price basis at acceptance (set when the task is charged) */
+	billing?: TaskBilling;
 	error?: string;
 }
 
@@ -107,8 +154,10 @@ export interface VideoTask {
 	withRefVideo: boolean;
 	variant: number;
 	reserved: number;
-	/** usage reported on completion (video tokens) */
-	tokens: number;
+	/** usage reported on completion (video tokens); undefined: the task completes without usage (`[usage=none]`) */
+	tokens: number | undefined;
+	/** the price basis at acceptance */
+	billing?: TaskBilling;
 	settled?: boolean;
 	resultId?: string;
 	error?: string;
@@ -124,6 +173,8 @@ export class SimState {
 	readonly log: RequestLogEntry[] = [];
 	readonly ledger: LedgerEntry[] = [];
 	readonly faults = new FaultBook();
+	/** the live price list (models, groups, ratios); kept across `reset()` */
+	readonly prices: PriceList;
 	/** what /api/status reports (display currency); kept across `reset()` */
 	statusOverrides: StatusOverrides = {};
 	/** the site's quota units per base unit (its /api/status setting), which per-call and video fees are billed in */
@@ -132,6 +183,8 @@ export class SimState {
 	}
 	urls = { gateway: '', alt: '', result: '' };
 	private counter = 0;
+	private requests = 0;
+	private keysMade = 0;
 
 	constructor(o: SimulatorOptions) {
 		this.opts = {
@@ -149,8 +202,46 @@ export class SimState {
 			imageBytes: o.imageBytes ?? 0,
 			maxConcurrentSubmits: o.maxConcurrentSubmits ?? Infinity,
 			submitRetryAfterSec: o.submitRetryAfterSec ?? 1,
+			maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
+			pricing: o.pricing ?? {},
+			keys: o.keys ?? [],
 		};
 		this.keys = new Map(Object.entries(DEFAULT_KEYS).map(([k, v]) => [k, { ...v }]));
+		this.prices = new PriceList(o.pricing);
+		for (const k of o.keys ?? []) this.addKey(k);
+	}
+
+	keyByName(name: string): { secret: string; info: KeyInfo } | undefined {
+		for (const [secret, info] of this.keys) if (info.name === name) return { secret, info };
+		return undefined;
+	}
+
+	/** Adds a key, or reconfigures the key of that name; returns its secret. */
+	addKey(c: KeyConfig): string {
+		if (!c || typeof c.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(c.name)) throw new Error('key: name must be 1-64 letters, digits, ".", "_" or "-"');
+		if (c.group !== undefined && (typeof c.group !== 'string' || !c.group)) throw new Error('key: group must be a non-empty string');
+		if (c.quota !== undefined && c.quota !== null && (typeof c.quota !== 'number' || Number.isNaN(c.quota))) throw new Error('key: quota must be a number or null');
+		if (c.models !== undefined && c.models !== null && (!Array.isArray(c.models) || c.models.some((m) => typeof m !== 'string'))) throw new Error('key: models must be a list of model IDs or null');
+		const existing = this.keyByName(c.name);
+		const quota = c.quota === undefined ? undefined : c.quota === null ? Infinity : c.quota;
+		if (existing) {
+			if (c.group !== undefined) existing.info.group = c.group;
+			if (quota !== undefined) existing.info.quota = quota;
+			if (c.models === null) delete existing.info.models;
+			else if (c.models) existing.info.models = [...c.models];
+			return existing.secret;
+		}
+		this.keysMade++;
+		const secret = c.key ?? `sk-sim-${c.name}-${(0x5eed0000 + this.keysMade).toString(16).padStart(16, '0')}`;
+		if (!/^\S+$/.test(secret) || this.keys.has(secret)) throw new Error('key: the secret must be new and have no spaces');
+		this.keys.set(secret, { name: c.name, group: c.group ?? 'default', quota: quota ?? Infinity, ...(c.models ? { models: [...c.models] } : {}) });
+		return secret;
+	}
+
+	/** A new request ID for the gateway's log, ledger and `X-Oneapi-Request-Id` (its own counter: task and result IDs do not move). */
+	nextRequestId(): string {
+		this.requests++;
+		return `sim-req-${String(this.requests).padStart(6, '0')}`;
 	}
 
 	/** Deterministic IDs from the seed and a counter. */
@@ -170,9 +261,19 @@ export class SimState {
 		return { id: this.nextId(prefix), owner, createdAt, readyAt: createdAt + latencyMs };
 	}
 
-	charge(key: KeyInfo, kind: LedgerEntry['kind'], model: string, amount: number, taskId?: string): void {
-		this.ledger.push({ time: Date.now(), key: key.name, kind, model, amount, taskId });
-		if (Number.isFinite(key.quota)) key.quota -= amount;
+	/** Writes a ledger line for `key` (its group unless the line names the group of the task's acceptance) and spends its quota. */
+	charge(key: KeyInfo, line: LedgerLine): LedgerEntry {
+		const { group, ...rest } = line;
+		const entry: LedgerEntry = { time: Date.now(), key: key.name, group: group ?? key.group, ...rest };
+		for (const k of Object.keys(entry) as Array<keyof LedgerEntry>) if (entry[k] === undefined) delete entry[k];
+		this.ledger.push(entry);
+		if (Number.isFinite(key.quota)) key.quota -= line.amount;
+		return entry;
+	}
+
+	/** Quota units charged, net of refunds: in all, or of one key (name), task or request. */
+	charged(filter: { key?: string; taskId?: string; requestId?: string } = {}): number {
+		return this.ledger.filter((l) => (filter.key === undefined || l.key === filter.key) && (filter.taskId === undefined || l.taskId === filter.taskId) && (filter.requestId === undefined || l.requestId === filter.requestId)).reduce((s, l) => s + l.amount, 0);
 	}
 
 	reset(): void {

@@ -1,9 +1,11 @@
 /** Download faults: the result host's and `/content`'s bodies broken the way misbehaving upstreams break them. */
-import { endlessMp4, endlessPng, headerOnlyPng, jpegWithoutScan, junk, shortMp4, truncatedImage } from '../broken-media';
+import { endlessMp4, endlessPng, headerOnlyPng, jpegWithoutScan, junk, shortMp4, truncatedImage } from '../media/broken-media';
 import type { Answer, Download } from '../gateway/answer';
 import { downloadBody, downloadMime, sendDownload } from '../gateway/results';
-import { baseImage, bufferBody, mp4Body, type Body } from '../media';
-import type { Pace } from '../send';
+import { bufferBody, type Body } from '../media/body';
+import { baseImage } from '../media/images';
+import { mp4Body } from '../media/mp4';
+import type { Pace } from '../media/send';
 import type { SimState } from '../state';
 import type { FaultKind, FaultSpec } from './book';
 

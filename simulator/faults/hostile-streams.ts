@@ -1,7 +1,7 @@
 /** Hostile streams: events split at arbitrary bytes or cut mid-way; streams that never finish (keep-alives only, one `data:` line that never ends, valid deltas for ever). */
 import type { ServerResponse } from 'node:http';
 import { SSE_HEAD } from '../gateway/answer';
-import { drained, pause } from '../send';
+import { drained, pause } from '../media/send';
 
 function sseHead(res: ServerResponse): void {
 	res.writeHead(200, SSE_HEAD);

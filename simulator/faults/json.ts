@@ -1,5 +1,5 @@
 /** Oversize JSON answers: valid JSON grown to any size by a string of filler, produced lazily and sent chunked. */
-import type { Body } from '../media';
+import type { Body } from '../media/body';
 
 /** A JSON text grown to `bytes` by a string field of `x`s: still valid JSON, sent chunked, produced lazily. */
 export function oversizeJson(prefix: string, suffix: string, bytes: number): Body {

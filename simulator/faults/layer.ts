@@ -10,12 +10,11 @@
  * Faults are chosen the same way everywhere: the first armed fault of the kind whose route matches "METHOD /path".
  */
 import type { IncomingMessage } from 'node:http';
-import { headerOnlyPng, pngHeaderThenJunk } from '../broken-media';
-import { json, plain, type About, type Answer } from '../gateway/answer';
-import { chatChunk, responsesEvent } from '../gateway/text';
+import { headerOnlyPng, pngHeaderThenJunk } from '../media/broken-media';
+import { chatChunk, json, plain, responsesEvent, type About, type Answer } from '../gateway/answer';
 import type { Upstream } from '../gateway/upstream';
-import { bufferBody } from '../media';
-import { sendBody } from '../send';
+import { bufferBody } from '../media/body';
+import { sendBody } from '../media/send';
 import type { ImageTask, ServerName, SimState, VideoTask } from '../state';
 import type { FaultKind, FaultSpec } from './book';
 import { brokenDownload, DOWNLOAD_FAULTS } from './downloads';

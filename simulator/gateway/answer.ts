@@ -3,8 +3,8 @@
  * fault layer (../faults/) can replace or transform it before `writeAnswer` sends it.
  */
 import type { ServerResponse } from 'node:http';
-import type { Body } from '../media';
-import { sendBody } from '../send';
+import type { Body } from '../media/body';
+import { sendBody } from '../media/send';
 import type { ImageTask, VideoTask } from '../state';
 
 /** A result download (result host, video `/content`): sent after the result host's time to first byte, at its bandwidth. */
@@ -89,3 +89,13 @@ export async function writeAnswer(res: ServerResponse, a: Answer, sendDownload: 
 }
 
 export const SSE_HEAD = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
+
+/** One chat completion chunk event. */
+export function chatChunk(meta: { id: string; created: number; model: unknown }, choices: unknown[], extra: Record<string, unknown> = {}): string {
+	return `data: ${JSON.stringify({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices, ...extra })}\n\n`;
+}
+
+/** One responses event. */
+export function responsesEvent(name: string, data: Record<string, unknown>): string {
+	return `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+}

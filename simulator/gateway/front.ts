@@ -4,36 +4,13 @@
  * route of the table answers, with the request's context.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { modelById, type KeyInfo } from '../catalog';
+import type { KeyInfo } from '../catalog/keys';
+import type { PriceList } from '../catalog/price-list';
 import type { RequestLogEntry, ServerName, SimState } from '../state';
 import { openAiError, type Answer } from './answer';
+import type { Ctx, Req } from './context';
 import { routeOf, SUBMIT_PATHS } from './routes';
 import type { Upstream } from './upstream';
-
-export interface Req {
-	method: string;
-	path: string;
-	query: URLSearchParams;
-	headers: IncomingMessage['headers'];
-	raw: IncomingMessage;
-	res: ServerResponse;
-	body: Buffer;
-	/** parsed JSON body, or undefined */
-	json?: unknown;
-	/** parsed multipart body, or undefined */
-	form?: FormData;
-}
-
-/** What a route gets: the simulator's state, the caller's key, the request, its log line and the upstream's behaviour. */
-export interface Ctx {
-	sim: SimState;
-	key: KeyInfo;
-	req: Req;
-	log: RequestLogEntry;
-	upstream: Upstream;
-	/** the request's model (recorded in the log), or its refusal: missing, unknown, not the key's, no channel, no quota */
-	model: (model: unknown) => string | Answer;
-}
 
 export async function readBody(req: IncomingMessage, cap = 64 * 1024 * 1024): Promise<Buffer | 'too-large'> {
 	const chunks: Buffer[] = [];
@@ -79,8 +56,8 @@ export async function answerGateway(sim: SimState, server: Exclude<ServerName, '
 	const key = m ? sim.keys.get(m[1]) : undefined;
 	if (!key) return openAiError(401, authz ? 'Invalid token (check the Bearer format and the key)' : 'No token provided', 'invalid_api_key', 'authentication_error');
 	log.keyName = key.name;
-	const body = await readBody(raw);
-	if (body === 'too-large') return openAiError(413, 'Request body too large', 'request_too_large');
+	const body = await readBody(raw, sim.opts.maxBodyBytes);
+	if (body === 'too-large') return openAiError(413, `Request body too large: the gateway accepts at most ${sim.opts.maxBodyBytes} bytes`, 'request_too_large');
 	const ct = String(raw.headers['content-type'] ?? '');
 	const req: Req = { method, path, query: url.searchParams, headers: raw.headers, raw, res, body };
 	if (ct.startsWith('multipart/form-data')) {
@@ -110,20 +87,23 @@ export async function answerGateway(sim: SimState, server: Exclude<ServerName, '
 		model: (model) => {
 			if (typeof model !== 'string' || !model) return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
 			log.model = model;
-			return modelRefusal(key, model) ?? model;
+			return modelRefusal(sim.prices, key, model) ?? model;
 		},
 	};
 	if (!found) return server === 'alt' ? openAiError(404, `Invalid URL (${method} ${path}) on the video origin`, 'not_found') : openAiError(404, `Invalid URL (${method} ${path})`, 'not_found');
 	return 'answer' in found.route ? found.route.answer(ctx, found.match, server) : found.route.public(sim);
 }
 
-function modelRefusal(key: KeyInfo, model: string): Answer | undefined {
-	const mm = modelById(String(model));
+function modelRefusal(prices: PriceList, key: KeyInfo, model: string): Answer | undefined {
+	const mm = prices.model(String(model));
 	if (!mm || !mm.groups.includes(key.group)) {
 		if (!mm) return openAiError(503, `model ${String(model)} not found: no available channel in group ${key.group}`, 'model_not_found', 'new_api_error');
 		return openAiError(403, `This key's group ${key.group} may not use model ${String(model)}`, 'model_not_allowed', 'permission_error');
 	}
+	if (key.models && !key.models.includes(mm.id)) return openAiError(403, `This key may not use model ${mm.id} (the key's model restriction)`, 'model_not_allowed', 'permission_error');
 	if (mm.noChannel) return openAiError(503, `No available channel for model ${mm.id} in group ${key.group}`, 'model_not_found', 'new_api_error');
+	const unpriced = mm.billing === 'per_call' ? mm.modelPrice === undefined : mm.billing === 'per_token' ? mm.modelRatio === undefined : !mm.videoTokenPrice;
+	if (unpriced) return openAiError(400, `Model ${mm.id} has no price or ratio set`, 'model_price_error', 'new_api_error');
 	if (key.quota <= 0) return openAiError(403, 'Insufficient user quota', 'insufficient_user_quota', 'new_api_error');
 	return undefined;
 }

@@ -1,9 +1,10 @@
 /** Image tasks: their lifecycle, the task object in every state, and the task query. */
-import type { KeyInfo } from '../catalog';
-import { resultImageBuffer } from '../padding';
+import type { KeyInfo } from '../catalog/keys';
+import { refundTask } from './charges';
+import { resultImageBuffer } from '../media/padding';
 import type { ImageOutcome, ImageTask, SimState } from '../state';
 import { json, openAiError, type Answer } from './answer';
-import type { Ctx } from './front';
+import type { Ctx } from './context';
 
 /** Terminal `status`, compatibility `state` and `provider_status` of each outcome. */
 const TERMINAL: Record<ImageOutcome, { status: string; state: string; provider: string }> = {
@@ -33,7 +34,7 @@ function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
 		}
 	} else if (REFUNDED.includes(task.outcome) && task.charged) {
 		task.refunded = true;
-		sim.charge(key, 'refund', task.model, -task.charged, task.id);
+		refundTask(sim, key, task, task.charged, task.outcome === 'fail' ? 'failed' : task.outcome === 'cancelled' ? 'cancelled' : 'expired');
 	}
 }
 

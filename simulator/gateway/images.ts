@@ -1,15 +1,19 @@
 /** Image endpoints: the six async submission forms, synchronous calls, edits. */
 import { imageSize } from 'image-size';
-import { modelById, perCallQuota, perTokenQuota } from '../catalog';
-import type { ImageFormat } from '../media';
-import { resultImageBuffer } from '../padding';
-import { resolveSize } from '../sizes';
+import { publicUrlRefusal } from '../catalog/addresses';
+import { imageInputTokens, type TokenUsage } from '../catalog/billing';
+import type { ImageFormat } from '../media/images';
+import { resultImageBuffer } from '../media/padding';
+import { resolveSize } from '../catalog/sizes';
 import type { ImageOutcome, ImageTask, SimState } from '../state';
 import { DROP, json, openAiError, type Answer } from './answer';
-import type { Ctx, Req } from './front';
+import { billingNow, chargePerCall, chargeTokens } from './charges';
+import type { Ctx, Req } from './context';
 import { imageTaskBody, resultExt } from './image-tasks';
 
 const MAX_REF_BYTES = 25 * 1024 * 1024;
+/** Output tokens a token-billed image model reports per image. */
+const IMAGE_OUTPUT_TOKENS = 1290;
 const REF_TYPES = new Set(['png', 'jpg', 'webp', 'bmp']);
 
 function formatFor(sim: SimState, model: string, seed: number): ImageFormat {
@@ -41,26 +45,26 @@ function modeOf(req: Req): Mode {
 	return 'sync';
 }
 
-/** Validates reference images of an edit; returns an error message or the count. */
-async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: string; count: number }> {
+/** A public reference address the gateway reads: its size is not known here; it counts as a 1024 square. */
+const URL_REFERENCE_TOKENS = imageInputTokens(1024, 1024);
+
+/** Validates reference images of an edit; returns an error message, or the count and the input tokens they make. */
+async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: string; count: number; tokens?: number }> {
 	const { req } = ctx;
 	const beta = model.startsWith('beta-');
 	if (req.form) {
 		const files = [...req.form.getAll('image'), ...req.form.getAll('image[]')].filter((v): v is File => typeof v !== 'string');
 		if (!files.length) return { error: "Missing required field 'image' (multipart file)", count: 0 };
 		if (!beta && files.length > 1) return { error: `${model} accepts a single reference image`, count: 0 };
+		let tokens = 0;
 		for (const f of files) {
 			if (f.size > MAX_REF_BYTES) return { error: `Reference image ${f.name || ''} is larger than 25 MiB`, count: 0 };
 			const buf = Buffer.from(await f.arrayBuffer());
-			let type: string | undefined;
-			try {
-				type = imageSize(buf).type;
-			} catch {
-				type = undefined;
-			}
-			if (!type || !REF_TYPES.has(type)) return { error: `Reference image ${f.name || ''} is not a PNG, JPEG, WebP or BMP image`, count: 0 };
+			const dims = sniffDims(buf);
+			if (!dims || !REF_TYPES.has(dims.type)) return { error: `Reference image ${f.name || ''} is not a PNG, JPEG, WebP or BMP image`, count: 0 };
+			tokens += imageInputTokens(dims.width, dims.height);
 		}
-		return { count: files.length };
+		return { count: files.length, tokens };
 	}
 	const f = fields(req);
 	const images = f.images;
@@ -68,6 +72,7 @@ async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: strin
 	if (!(model === 'alpha-image-2.5' || model.startsWith('beta-3.1-flash') || beta)) {
 		return { error: `JSON image edits are not supported on the channel of ${model}; use multipart`, count: 0 };
 	}
+	let tokens = 0;
 	for (const [i, item] of images.entries()) {
 		const url = item && typeof item === 'object' ? (item as Record<string, unknown>).image_url : undefined;
 		const u = typeof url === 'string' ? url : url && typeof url === 'object' ? (url as Record<string, unknown>).url : undefined;
@@ -77,38 +82,27 @@ async function checkReferences(ctx: Ctx, model: string): Promise<{ error?: strin
 			if (!m || u.includes('...')) return { error: `images[${i}].image_url is not a complete Data URL`, count: 0 };
 			const buf = Buffer.from(m[2], 'base64');
 			if (buf.length > MAX_REF_BYTES) return { error: `images[${i}] is larger than 25 MiB`, count: 0 };
-			let type: string | undefined;
-			try {
-				type = imageSize(buf).type;
-			} catch {
-				type = undefined;
-			}
-			if (!type || !REF_TYPES.has(type)) return { error: `images[${i}] is not a decodable PNG, JPEG, WebP or BMP image`, count: 0 };
+			const dims = sniffDims(buf);
+			if (!dims || !REF_TYPES.has(dims.type)) return { error: `images[${i}] is not a decodable PNG, JPEG, WebP or BMP image`, count: 0 };
+			tokens += imageInputTokens(dims.width, dims.height);
 			continue;
 		}
 		if (!beta) return { error: `images[${i}]: ${model} accepts Data URLs only`, count: 0 };
 		const refusal = publicUrlRefusal(u);
 		if (refusal) return { error: `images[${i}]: ${refusal}`, count: 0 };
+		tokens += URL_REFERENCE_TOKENS;
 	}
-	return { count: images.length };
+	return { count: images.length, tokens };
 }
 
-/** The gateway reads public references itself; hosts under .example/.test stand for "public and readable". */
-export function publicUrlRefusal(u: string): string | undefined {
-	let url: URL;
+/** An image's type and pixel size from its header, or undefined. */
+function sniffDims(buf: Buffer): { type: string; width: number; height: number } | undefined {
 	try {
-		url = new URL(u);
+		const d = imageSize(buf);
+		return d.type && d.width && d.height ? { type: d.type, width: d.width, height: d.height } : undefined;
 	} catch {
-		return 'reference is not a valid URL';
+		return undefined;
 	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'reference must be an HTTP/HTTPS address';
-	const h = url.hostname;
-	if (h === 'localhost' || /^127\./.test(h) || /^10\./.test(h) || /^192\.168\./.test(h) || /^172\.(1[6-9]|2\d|3[01])\./.test(h) || /^169\.254\./.test(h) || h === '[::1]' || h === '0.0.0.0') {
-		return `reference host ${h} is a private address and was refused`;
-	}
-	if (!/\.(example|test)$/i.test(h)) return `reference host ${h} could not be resolved`;
-	if (/login|cookie/i.test(url.pathname)) return 'reference needs a login and could not be read';
-	return undefined;
 }
 
 /** Task outcome from the prompt's markers (see the README). */
@@ -134,7 +128,7 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 	const f = fields(req);
 	const model = ctx.model(f.model);
 	if (typeof model !== 'string') return model;
-	const entry = modelById(model)!;
+	const entry = sim.prices.model(model)!;
 	if (entry.kind !== 'image') return openAiError(400, `Model ${model} is not an image model`, 'invalid_request_error');
 	const prompt = f.prompt;
 	if (typeof prompt !== 'string' || !prompt.trim()) return openAiError(400, "Invalid 'prompt': must be a non-empty string", 'invalid_request_error');
@@ -154,10 +148,15 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 	const seed = sim.opts.seed + sim.sequence;
 	const size = resolveSize(model, f.size, seed);
 	if (!size.ok) return openAiError(400, size.message, 'invalid_request_error');
+	let referenceTokens = 0;
 	if (edit) {
 		const refs = await checkReferences(ctx, model);
 		if (refs.error) return openAiError(400, refs.error, 'invalid_request_error');
+		referenceTokens = refs.tokens ?? 0;
 	}
+	// what a token-billed image model reports (OpenAI's image usage): text and reference-image input, 1290 output tokens an image
+	const textTokens = Math.ceil(prompt.length / 4);
+	const usage: TokenUsage = { prompt: textTokens + referenceTokens, image: referenceTokens, completion: IMAGE_OUTPUT_TOKENS * n };
 	const format = formatFor(sim, model, seed);
 	if (ctx.upstream.lostBeforeCommit()) return DROP;
 	const delivered = deliveredCount(prompt, n);
@@ -166,8 +165,8 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 		await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
 		const outcome = markerOutcome(prompt);
 		if (outcome === 'fail') return openAiError(500, 'upstream generation failed', 'upstream_error', 'api_error');
-		const amount = entry.billing === 'per_token' ? perTokenQuota(entry, key.group, Math.ceil(prompt.length / 4), 1290 * n) : perCallQuota(entry, key.group, sim.quotaPerUnit) * n;
-		sim.charge(key, 'charge', model, amount);
+		if (entry.billing === 'per_token') chargeTokens(ctx, entry, usage);
+		else chargePerCall(ctx, entry, n);
 		const upstreamError = ctx.upstream.generationError('images');
 		const data: Array<Record<string, string>> = [];
 		if (outcome !== 'empty' && upstreamError === undefined) {
@@ -180,7 +179,8 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 		}
 		if (ctx.upstream.lostAfterCommit()) return DROP;
 		const error = upstreamError !== undefined ? { message: upstreamError, type: 'upstream_error' } : outcome === 'empty' ? { message: 'no image returned by upstream' } : undefined;
-		return json(200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}) }, undefined, { kind: 'image-answer', width: size.width, height: size.height });
+		const reported = entry.billing === 'per_token' ? { usage: { input_tokens: usage.prompt, input_tokens_details: { text_tokens: textTokens, image_tokens: referenceTokens }, output_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } } : {};
+		return json(200, { created: Math.floor(Date.now() / 1000), data, ...(error ? { error } : {}), ...reported }, undefined, { kind: 'image-answer', width: size.width, height: size.height });
 	}
 
 	const task: ImageTask = {
@@ -200,10 +200,8 @@ export async function imageSubmit(ctx: Ctx, edit: boolean): Promise<Answer> {
 	ctx.upstream.imageTaskCreated(task);
 	sim.tasks.set(task.id, task);
 	log.taskId = task.id;
-	if (entry.billing === 'per_call') {
-		task.charged = perCallQuota(entry, key.group, sim.quotaPerUnit) * n;
-		sim.charge(key, 'charge', model, task.charged, task.id);
-	}
+	task.billing = billingNow(ctx);
+	task.charged = entry.billing === 'per_token' ? chargeTokens(ctx, entry, usage, task.id) : chargePerCall(ctx, entry, n, { taskId: task.id, billing: task.billing });
 	if (ctx.upstream.lostAfterCommit()) return DROP;
 	return json(mode === 'async-202' ? 202 : 200, await imageTaskBody(sim, task, key), undefined, { kind: 'image-task', task, query: false });
 }

@@ -1,9 +1,9 @@
 /** `/v1beta/models/{model}:generateContent`: waits and answers content parts; no task ID. */
-import { modelById, perCallQuota } from '../catalog';
-import { resultImageBuffer } from '../padding';
-import { resolveSize } from '../sizes';
+import { resultImageBuffer } from '../media/padding';
+import { resolveSize } from '../catalog/sizes';
 import { json, openAiError, type Answer } from './answer';
-import type { Ctx } from './front';
+import { chargeUsage } from './charges';
+import type { Ctx } from './context';
 
 /** The real format of an image from its first bytes (the limits table's PNG, JPEG, WebP, BMP). */
 function sniffImage(head: Buffer): string {
@@ -17,10 +17,10 @@ function sniffImage(head: Buffer): string {
 const SIZE_FOR_SUFFIX: Record<string, string> = { '1k': '1K', '2k': '2K', '4k': '4K' };
 
 export async function generateContent(ctx: Ctx, model: string): Promise<Answer> {
-	const { sim, req, key } = ctx;
+	const { sim, req } = ctx;
 	const refused = ctx.model(model);
 	if (typeof refused !== 'string') return refused;
-	const entry = modelById(model)!;
+	const entry = sim.prices.model(model)!;
 	if (!model.startsWith('beta-') || entry.kind !== 'image') return openAiError(400, `Model ${model} does not support generateContent`, 'invalid_request_error');
 	const body = (req.json ?? {}) as Record<string, unknown>;
 	if ('model' in body) return openAiError(400, 'The model is taken from the path; the body must not carry a model field', 'invalid_request_error');
@@ -60,7 +60,8 @@ export async function generateContent(ctx: Ctx, model: string): Promise<Answer> 
 	const r = resolveSize(model, size, sim.sequence);
 	if (!r.ok) return openAiError(400, r.message, 'invalid_request_error');
 	const responseId = sim.nextId('gen');
-	sim.charge(key, 'charge', model, perCallQuota(entry, key.group, sim.quotaPerUnit));
+	const promptTokenCount = Math.ceil(prompt.length / 4);
+	chargeUsage(ctx, entry, { prompt: promptTokenCount, completion: 1290 });
 	const upstreamError = ctx.upstream.generationError('native');
 	if (upstreamError !== undefined) return json(200, { error: { code: 400, message: upstreamError, status: 'INVALID_ARGUMENT' }, responseId });
 	const png = await resultImageBuffer(r.width, r.height, 'png', sim.sequence % 16, responseId, sim.opts.imageBytes);
@@ -68,7 +69,7 @@ export async function generateContent(ctx: Ctx, model: string): Promise<Answer> 
 	const mimeKey = inlineKey === 'inline_data' ? 'mime_type' : 'mimeType';
 	const answer = {
 		candidates: [{ content: { role: 'model', parts: [{ text: 'Here is your image.' }, { [inlineKey]: { [mimeKey]: 'image/png', data: png.toString('base64') } }] }, finishReason: 'STOP' }],
-		usageMetadata: { promptTokenCount: Math.ceil(prompt.length / 4), candidatesTokenCount: 1290 },
+		usageMetadata: { promptTokenCount, candidatesTokenCount: 1290 },
 		responseId,
 	};
 	return json(200, answer, undefined, { kind: 'native-image', width: r.width, height: r.height });

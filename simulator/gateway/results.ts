@@ -1,8 +1,10 @@
 /** The result host (`/r/<id>.<ext>`, `/v/<id>.mp4`) and how every download is sent: after its time to first byte, at its bandwidth. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bufferBody, mp4Body, type Body, type ImageFormat } from '../media';
-import { resultImage } from '../padding';
-import { pause, sendBody, type Pace } from '../send';
+import { bufferBody, type Body } from '../media/body';
+import type { ImageFormat } from '../media/images';
+import { mp4Body } from '../media/mp4';
+import { resultImage } from '../media/padding';
+import { pause, sendBody, type Pace } from '../media/send';
 import type { SimState } from '../state';
 import { openAiError, plain, type Answer, type Download } from './answer';
 

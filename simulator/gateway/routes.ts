@@ -2,13 +2,14 @@
  * The route table of the faithful gateway: every endpoint and alias of the spec, on the origins that serve it.
  * Handlers return an `Answer` and know nothing of faults (see ./upstream.ts for the questions they ask).
  * One file per spec area: images.ts (submissions), image-tasks.ts (task objects and queries), native.ts,
- * text.ts (chat completions and responses), videos.ts, results.ts (the result host), ../pricing.ts.
+ * text.ts and scripted.ts (chat completions and responses), videos.ts, results.ts (the result host),
+ * ../catalog/pricing.ts (the public price list and status). Handlers name the request through ./context.ts (types
+ * only), so no handler imports this table or the front that reads it.
  */
-import { modelsForGroup } from '../catalog';
-import { pricingBody, statusBody } from '../pricing';
+import { pricingBody, statusBody } from '../catalog/pricing';
 import type { ServerName, SimState } from '../state';
 import { json, type Answer } from './answer';
-import type { Ctx } from './front';
+import type { Ctx } from './context';
 import { imageQuery } from './image-tasks';
 import { imageSubmit } from './images';
 import { generateContent } from './native';
@@ -36,14 +37,14 @@ const BOTH: Origin[] = ['gateway', 'alt'];
 const GATEWAY: Origin[] = ['gateway'];
 
 export const ROUTES: Route[] = [
-	{ name: 'pricing', method: 'GET', path: /^\/api\/pricing$/, origins: BOTH, public: () => json(200, pricingBody()) },
+	{ name: 'pricing', method: 'GET', path: /^\/api\/pricing$/, origins: BOTH, public: (sim) => json(200, pricingBody(sim.prices)) },
 	{ name: 'status', method: 'GET', path: /^\/api\/status$/, origins: BOTH, public: (sim) => json(200, statusBody(sim.statusOverrides)) },
 	{
 		name: 'models',
 		method: 'GET',
 		path: /^\/v1\/models$/,
 		origins: GATEWAY,
-		answer: (ctx) => json(200, { object: 'list', success: true, data: modelsForGroup(ctx.key.group).map((x) => ({ id: x.id, object: 'model', created: 1_700_000_000, owned_by: x.id.split('-')[0], supported_endpoint_types: x.endpointTypes })) }),
+		answer: (ctx) => json(200, { object: 'list', success: true, data: ctx.sim.prices.modelsForGroup(ctx.key.group).filter((x) => !ctx.key.models || ctx.key.models.includes(x.id)).map((x) => ({ id: x.id, object: 'model', created: 1_700_000_000, owned_by: x.id.split('-')[0], supported_endpoint_types: x.endpointTypes })) }),
 	},
 	{ name: 'image generation', method: 'POST', path: /^\/v1\/(?:images\/generations\/async|image-tasks\/generations|images\/generations)$/, origins: GATEWAY, submit: true, answer: (ctx) => imageSubmit(ctx, false) },
 	{ name: 'image edit', method: 'POST', path: /^\/v1\/(?:images\/edits\/async|image-tasks\/edits|images\/edits)$/, origins: GATEWAY, submit: true, answer: (ctx) => imageSubmit(ctx, true) },

@@ -1,8 +1,8 @@
 /** `/v1/chat/completions` and `/v1/responses`, plain JSON and SSE. */
-import { modelById, perTokenQuota } from '../catalog';
-import { scriptedChat, scriptedResponses } from '../llm/scripted';
-import { json, openAiError, type Answer } from './answer';
-import type { Ctx } from './front';
+import { scriptedChat, scriptedResponses } from './scripted';
+import { chatChunk, json, openAiError, responsesEvent, type Answer } from './answer';
+import { chargeUsage } from './charges';
+import type { Ctx } from './context';
 
 function answerFor(input: string): string {
 	const text = input.replace(/\[[a-z-]+\]/g, '').trim();
@@ -20,29 +20,19 @@ export function withLanguageModel(ctx: Ctx, answer: (ctx: Ctx, body: Body) => Pr
 	const body = (ctx.req.json ?? {}) as Body;
 	const model = ctx.model(body.model);
 	if (typeof model !== 'string') return model;
-	if (modelById(model)!.kind !== 'language') return openAiError(400, `Model ${model} is not a language model`, 'invalid_request_error');
+	if (ctx.sim.prices.model(model)!.kind !== 'language') return openAiError(400, `Model ${model} is not a language model`, 'invalid_request_error');
 	return answer(ctx, body);
 }
 
-/** One chat completion chunk event. */
-export function chatChunk(meta: { id: string; created: number; model: unknown }, choices: unknown[], extra: Record<string, unknown> = {}): string {
-	return `data: ${JSON.stringify({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices, ...extra })}\n\n`;
-}
-
-/** One responses event. */
-export function responsesEvent(name: string, data: Record<string, unknown>): string {
-	return `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
-}
-
 export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {
-	const { sim, key } = ctx;
+	const { sim } = ctx;
 	const messages = body.messages;
 	if (!Array.isArray(messages) || !messages.length) return openAiError(400, "'messages' must be a non-empty array", 'invalid_request_error');
 	for (const [i, m] of messages.entries()) {
 		const msg = m as Record<string, unknown>;
 		if (!msg || typeof msg.role !== 'string' || !['system', 'user', 'assistant', 'tool', 'developer'].includes(msg.role)) return openAiError(400, `messages[${i}].role is invalid`, 'invalid_request_error');
 	}
-	const scripted = scriptedChat(ctx, body);
+	const scripted = await scriptedChat(ctx, body);
 	if (scripted) return scripted;
 	const last = String((messages[messages.length - 1] as Record<string, unknown>).content ?? '');
 	const answer = answerFor(last);
@@ -51,7 +41,7 @@ export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {
 	const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 	const id = sim.nextId('chatcmpl');
 	const created = Math.floor(Date.now() / 1000);
-	sim.charge(key, 'charge', body.model as string, perTokenQuota(modelById(body.model as string)!, key.group, promptTokens, completionTokens));
+	chargeUsage(ctx, sim.prices.model(body.model as string)!, { prompt: promptTokens, completion: completionTokens });
 	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
 	const ignore = last.includes('[nostream]') || ctx.upstream.ignoresStream();
 	const upstreamError = ctx.upstream.streamError();
@@ -73,11 +63,11 @@ export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {
 }
 
 export async function responses(ctx: Ctx, body: Body): Promise<Answer> {
-	const { sim, key } = ctx;
+	const { sim } = ctx;
 	const input = body.input;
 	const inputText = typeof input === 'string' ? input : Array.isArray(input) ? JSON.stringify(input) : '';
 	if (!inputText.trim()) return openAiError(400, "'input' must be a non-empty string or array", 'invalid_request_error');
-	const scripted = scriptedResponses(ctx, body);
+	const scripted = await scriptedResponses(ctx, body);
 	if (scripted) return scripted;
 	const answer = answerFor(inputText);
 	const inTok = Math.ceil(inputText.length / 4);
@@ -85,7 +75,7 @@ export async function responses(ctx: Ctx, body: Body): Promise<Answer> {
 	const usage = { input_tokens: inTok, output_tokens: outTok, total_tokens: inTok + outTok };
 	const id = sim.nextId('resp');
 	const msgId = sim.nextId('msg');
-	sim.charge(key, 'charge', body.model as string, perTokenQuota(modelById(body.model as string)!, key.group, inTok, outTok));
+	chargeUsage(ctx, sim.prices.model(body.model as string)!, { prompt: inTok, completion: outTok });
 	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
 	const item = { id: msgId, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer, annotations: [] }] };
 	const full = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model, status: 'completed', output: [{ id: sim.nextId('rs'), type: 'reasoning', summary: [] }, item], usage };

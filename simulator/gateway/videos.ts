@@ -1,17 +1,18 @@
 /** `/v1/videos` (and `/v1/video/generations`) for delta-video and gamma-video. */
-import { deltaVideoQuota, modelById, perCallQuota } from '../catalog';
-import { pause } from '../send';
+import { videoTokenQuota } from '../catalog/billing';
+import { pause } from '../media/send';
 import type { ServerName, SimState, VideoTask } from '../state';
-import { deltaRequest, gammaProblem, isObj } from '../video-rules';
+import { deltaRequest, gammaProblem, isObj } from '../catalog/video-rules';
 import { DROP, json, openAiError, taskError, type Answer } from './answer';
-import type { Ctx } from './front';
+import { billingNow, chargePerCall, refundTask } from './charges';
+import type { Ctx } from './context';
 
 type Obj = Record<string, unknown>;
 
-/** `[usage=N]` in a delta prompt: the task reports N video tokens on completion (settlement arithmetic tests). */
-function usageMarker(prompt: string): number | undefined {
-	const m = /\[usage=(\d{1,12})\]/.exec(prompt);
-	return m ? Number(m[1]) : undefined;
+/** `[usage=N]` in a delta prompt: the task reports N video tokens on completion; `[usage=none]`: no usage at all. */
+function usageMarker(prompt: string): number | 'none' | undefined {
+	const m = /\[usage=(\d{1,12}|none)\]/.exec(prompt);
+	return m ? (m[1] === 'none' ? 'none' : Number(m[1])) : undefined;
 }
 
 function tokensFor(resolution: string, seconds: number, withRefVideo: boolean): number {
@@ -32,7 +33,7 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 	} else b = isObj(req.json) ? req.json : {};
 	const model = ctx.model(b.model);
 	if (typeof model !== 'string') return model;
-	const entry = modelById(model)!;
+	const entry = sim.prices.model(model)!;
 	if (entry.kind !== 'video') return taskError(400, 'invalid_request', `Model ${model} is not a video model`);
 	const family = model.startsWith('delta-') ? 'delta' : 'gamma';
 	if (family === 'delta' && req.form) return taskError(400, 'invalid_request', 'delta-video takes JSON only; give media as HTTPS addresses');
@@ -60,14 +61,18 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 		tokens: 0,
 	};
 	ctx.upstream.videoTaskCreated(task);
+	// the price basis is fixed at acceptance: later price changes do not apply to the task
+	task.billing = billingNow(ctx);
 	if (family === 'delta') {
 		const estimate = tokensFor(resolution, task.seconds, withRefVideo);
-		task.tokens = usageMarker(prompt) ?? Math.round(estimate * 0.9);
-		task.reserved = deltaVideoQuota(model, estimate, withRefVideo, key.group, sim.quotaPerUnit);
-		sim.charge(key, 'reserve', model, task.reserved, task.id);
+		const marked = usageMarker(prompt);
+		task.tokens = marked === 'none' ? undefined : (marked ?? Math.round(estimate * 0.9));
+		const unitPrice = withRefVideo ? entry.videoTokenPrice!.withRefVideo : entry.videoTokenPrice!.noRefVideo;
+		const b = (task.billing = { ...task.billing, unitPrice });
+		task.reserved = videoTokenQuota(unitPrice, estimate, b.groupRatio, b.quotaPerUnit);
+		sim.charge(key, { kind: 'reserve', model, amount: task.reserved, groupRatio: b.groupRatio, taskId: task.id, requestId: b.requestId, basis: { billing: 'per_video_token', tokens: estimate, unitPrice, withRefVideo, quotaPerUnit: b.quotaPerUnit, fee: task.reserved } });
 	} else {
-		task.reserved = perCallQuota(entry, key.group, sim.quotaPerUnit);
-		sim.charge(key, 'charge', model, task.reserved, task.id);
+		task.reserved = chargePerCall(ctx, entry, 1, { taskId: task.id, billing: task.billing });
 	}
 	sim.tasks.set(task.id, task);
 	log.taskId = task.id;
@@ -78,17 +83,30 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 function finishVideo(sim: SimState, task: VideoTask): void {
 	if (task.settled) return;
 	task.settled = true;
-	const key = [...sim.keys.values()].find((k) => k.name === task.owner)!;
+	const key = sim.keyByName(task.owner)!.info;
 	if (task.outcome === 'ok') {
 		task.resultId = sim.nextId('mp4');
 		sim.results.set(task.resultId, { kind: 'video', seed: 1, bytes: sim.opts.videoBytes, durationSec: task.seconds });
-		if (task.family === 'delta') {
-			const actual = deltaVideoQuota(task.model, task.tokens, task.withRefVideo, key.group, sim.quotaPerUnit);
-			sim.charge(key, 'settle', task.model, actual - task.reserved, task.id);
+		// settled to the reported usage at the basis of acceptance; without usage the reservation is kept (no settle line)
+		const b = task.billing!;
+		if (task.family === 'delta' && task.tokens !== undefined) {
+			const actual = videoTokenQuota(b.unitPrice!, task.tokens, b.groupRatio, b.quotaPerUnit);
+			const diff = actual - task.reserved;
+			sim.charge(key, {
+				kind: 'settle',
+				model: task.model,
+				amount: diff,
+				settlement: diff > 0 ? 'top-up' : diff < 0 ? 'refund' : 'exact',
+				group: b.group,
+				groupRatio: b.groupRatio,
+				taskId: task.id,
+				requestId: b.requestId,
+				basis: { billing: 'per_video_token', tokens: task.tokens, unitPrice: b.unitPrice!, withRefVideo: task.withRefVideo, quotaPerUnit: b.quotaPerUnit, fee: actual },
+			});
 		}
 	} else {
 		task.error = task.outcome === 'fail' ? (task.error ?? 'upstream rejected the video: content moderation') : undefined;
-		sim.charge(key, 'refund', task.model, -task.reserved, task.id);
+		refundTask(sim, key, task, task.reserved, 'failed');
 	}
 }
 
@@ -111,7 +129,7 @@ export function videoBody(sim: SimState, task: VideoTask, moment: 'created' | 'q
 	if (task.family === 'delta') {
 		const body: Obj = { id: task.id, object: 'video', model: task.model, status, progress, created_at: Math.floor(task.createdAt / 1000), seconds: String(task.seconds), size: task.resolution };
 		if (status === 'completed') {
-			body.usage = { completion_tokens: task.tokens, total_tokens: task.tokens };
+			if (task.tokens !== undefined) body.usage = { completion_tokens: task.tokens, total_tokens: task.tokens };
 			body.completed_at = Math.floor(task.readyAt / 1000);
 			body.result_url = resultUrl;
 			body.content_url = `${origin}/v1/videos/${task.id}/content`;

@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { storeImageResult, storeVideoResult, ResultDownloadError, ResultInvalidError, type StoredResult } from '../../nodes/shared/results';
 import type { GatewayTransport } from '../../nodes/shared/transport/http';
-import { mp4Stream } from '../../simulator/media';
+import { mp4Stream } from '../../simulator/media/mp4';
 import { cleanupBinaryData, initBinaryData, runWorkflow } from '../harness/workflow';
 import { startServer, transportFor, withoutProxyEnv, type TestServer } from '../transport/support';
 

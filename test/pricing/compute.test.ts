@@ -1,5 +1,5 @@
 /** Pure price arithmetic on exact numbers, on the simulator's own price data and on hand-made edge cases. */
-import { pricingBody, statusBody } from '../../simulator/pricing';
+import { pricingBody, statusBody } from '../../simulator/catalog/pricing';
 import {
 	DELTA_VIDEO_UNIT_PRICES,
 	deltaVideoFee,

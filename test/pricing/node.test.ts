@@ -1,7 +1,7 @@
 /** GenGateway Pricing as a node in workflows, against the simulator over real HTTP. */
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
-import { modelsForGroup, MODELS } from '../../simulator/catalog';
+import { modelsForGroup, MODELS } from '../../simulator/catalog/models';
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';

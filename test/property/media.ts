@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { headerOnlyPng, jpegWithoutScan, paddedWithJunk, shortMp4, truncatedImage } from '../../simulator/broken-media';
-import { mp4Body } from '../../simulator/media';
+import { headerOnlyPng, jpegWithoutScan, paddedWithJunk, shortMp4, truncatedImage } from '../../simulator/media/broken-media';
+import { mp4Body } from '../../simulator/media/mp4';
 
 export const IMAGE_VARIANTS = ['png', 'jpeg', 'cut-png', 'header-only', 'jpeg-no-scan', 'padded-png', 'html', 'empty'] as const;
 export const VIDEO_VARIANTS = ['mp4', 'grown', 'short', 'cut-mp4', 'html', 'empty'] as const;

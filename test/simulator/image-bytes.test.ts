@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
-import { encodeCount } from '../../simulator/media';
+import { encodeCount } from '../../simulator/media/images';
 import { client } from './client';
 
 /** Walks the PNG chunks, checking every CRC; returns the chunk types in order. */

@@ -3,9 +3,10 @@
  * layer (simulator/faults/) in front of it that handles every fault kind. The faithful gateway is run here alone,
  * without the fault layer and with the fault book made unreachable, through the spec's endpoints and examples.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { FAULT_KINDS, FaultBook } from '../../simulator/faults/book';
@@ -15,6 +16,7 @@ import { resultHost, sendDownload } from '../../simulator/gateway/results';
 import { routeOf } from '../../simulator/gateway/routes';
 import { HAPPY_PATH } from '../../simulator/gateway/upstream';
 import { SimState, type RequestLogEntry, type ServerName } from '../../simulator/state';
+import { importCycles, importGraph, layerOf, MAY_IMPORT, simulatorFiles } from './import-graph';
 
 const SIM = join(__dirname, '../../simulator');
 const sources = (dir: string) => readdirSync(join(SIM, dir)).filter((f) => f.endsWith('.ts')).map((f) => ({ file: `${dir}/${f}`, text: readFileSync(join(SIM, dir, f), 'utf8') }));
@@ -33,6 +35,46 @@ describe('layering: the faithful gateway knows nothing of faults', () => {
 			.join('\n');
 		const unhandled = FAULT_KINDS.filter((k) => !layer.includes(`'${k}'`));
 		expect(unhandled).toEqual([]);
+	});
+});
+
+describe('the import graph: no circle, every layer imports only from below', () => {
+	const graph = importGraph();
+
+	it('reads every file of simulator/ and resolves every relative import', () => {
+		expect(graph.size).toBeGreaterThan(30);
+		const unresolved = [...graph].flatMap(([file, targets]) => targets.filter((t) => t.startsWith('unresolved:') || t.startsWith('..')).map((t) => `${file} → ${t}`));
+		expect(unresolved).toEqual([]);
+	});
+
+	it('has no import circle (type-only imports included)', () => expect(importCycles(graph)).toEqual([]));
+
+	it('no file of the gateway layer imports the fault layer (the fault book included)', () => {
+		const reach = [...graph].filter(([file]) => layerOf(file) === 'gateway').flatMap(([file, targets]) => targets.filter((t) => t.startsWith('faults/')).map((t) => `${file} → ${t}`));
+		expect(reach).toEqual([]);
+	});
+
+	it.each(Object.keys(MAY_IMPORT))('layer %s imports only from the layers it may', (layer) => {
+		const wrong = [...graph].filter(([file]) => layerOf(file) === layer).flatMap(([file, targets]) => targets.filter((t) => !MAY_IMPORT[layer].includes(layerOf(t))).map((t) => `${file} → ${t}`));
+		expect(wrong).toEqual([]);
+	});
+
+	it('the top level holds only the entry points and the state; everything else is in a folder', () => {
+		expect(simulatorFiles().filter((f) => !f.includes('/'))).toEqual(['cli.ts', 'index.ts', 'state.ts']);
+	});
+
+	it('the detector finds a circle made of type-only imports and one through a re-export', () => {
+		const dir = mkdtempSync(join(tmpdir(), 'sim-graph-'));
+		try {
+			writeFileSync(join(dir, 'a.ts'), "import type { B } from './b';\nexport type A = B;\n");
+			writeFileSync(join(dir, 'b.ts'), "export type { C as B } from './c';\n");
+			writeFileSync(join(dir, 'c.ts'), "import type { A } from './a';\nexport type C = A | 1;\n");
+			writeFileSync(join(dir, 'd.ts'), "import { x } from './e';\nexport const d = x;\n");
+			writeFileSync(join(dir, 'e.ts'), 'export const x = 1;\n');
+			expect(importCycles(importGraph(dir))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
 

@@ -2,8 +2,9 @@
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
-import { deltaVideoQuota, perCallQuota, modelById } from '../../simulator/catalog';
-import { resolveSize } from '../../simulator/sizes';
+import { deltaVideoQuota, perCallQuota } from '../../simulator/catalog/billing';
+import { modelById } from '../../simulator/catalog/models';
+import { resolveSize } from '../../simulator/catalog/sizes';
 import { checkMp4Samples, mp4Checker } from '../../nodes/shared/media/mp4';
 import { bufferReader } from '../../nodes/shared/media/nal';
 import { client } from './client';

@@ -1,5 +1,6 @@
 /** Public `/api/pricing` and `/api/status` (no key). */
-import { DELTA_VIDEO_PRICES, GROUP_RATIO, MODELS, QUOTA_PER_UNIT, USABLE_GROUPS } from './catalog';
+import { QUOTA_PER_UNIT } from './billing';
+import { PriceList } from './price-list';
 
 export interface StatusOverrides {
 	quota_display_type?: 'USD' | 'CNY' | 'TOKENS' | 'CUSTOM';
@@ -10,23 +11,13 @@ export interface StatusOverrides {
 	quota_per_unit?: number;
 }
 
-export function pricingBody(): Record<string, unknown> {
+/** `/api/pricing` of a price list (default: the simulator's defaults): hidden groups are never shown. */
+export function pricingBody(prices: PriceList = new PriceList()): Record<string, unknown> {
 	return {
 		success: true,
-		data: MODELS.map((m) => ({
-			model_name: m.id,
-			quota_type: m.billing === 'per_call' ? 1 : 0,
-			model_price: m.modelPrice ?? 0,
-			model_ratio: m.modelRatio ?? 0,
-			completion_ratio: m.completionRatio ?? 1,
-			enable_groups: m.groups,
-			supported_endpoint_types: m.endpointTypes,
-			owner_by: '',
-			...(m.dynamic ? { billing_mode: 'tiered_expr' } : {}),
-			...(DELTA_VIDEO_PRICES[m.id] ? { video_token_price: DELTA_VIDEO_PRICES[m.id] } : {}),
-		})),
-		group_ratio: GROUP_RATIO,
-		usable_group: USABLE_GROUPS,
+		data: prices.models.map((m) => prices.publishedEntry(m)),
+		group_ratio: { ...prices.groupRatio },
+		usable_group: { ...prices.usableGroups },
 		vendors: [],
 		supported_endpoint: {},
 		auto_groups: ['default'],

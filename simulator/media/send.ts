@@ -1,6 +1,6 @@
 /** Writing a body at a pace: a connection's bandwidth, one byte at a time (trickle), cut after some bytes, or endless. */
 import type { ServerResponse } from 'node:http';
-import type { Body } from './media';
+import type { Body } from './body';
 
 export interface Pace {
 	/** bytes per second for this connection (default unlimited) */

@@ -1,5 +1,6 @@
 /** Broken and hostile result bodies for the download faults: each is what a misbehaving upstream really sends. */
-import { ftypBox, type Body } from './media';
+import type { Body } from './body';
+import { ftypBox } from './mp4';
 import { pngChunk } from './padding';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

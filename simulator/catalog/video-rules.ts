@@ -1,5 +1,5 @@
 /** The spec's validation rules for video create bodies (delta rules 1–11, gamma). */
-import { publicUrlRefusal } from './gateway/images';
+import { publicUrlRefusal } from './addresses';
 
 const DELTA_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9', 'adaptive'];
 const LIMITS = { reference_image: 9, reference_video: 3, reference_audio: 3 };

@@ -4,7 +4,7 @@
  * The base image and its padding block are built once per (base, target); a result costs one tiny tag.
  */
 import { crc32 } from 'node:zlib';
-import { baseImage, type ImageFormat } from './media';
+import { baseImage, type ImageFormat } from './images';
 
 /** Every result tag has this many bytes of text, so the padding block depends only on the base and the target. */
 const TAG_TEXT = 40;
