@@ -495,6 +495,8 @@ describe('MP4 sample entries: only codecs a decoder reads, configured as their c
 		['an H.264 first sample whose IDR became a non-IDR slice', () => withFirstSlice(h264, 0x41), /sample 1 of track 1 is the first and is not an IDR picture/],
 		['an IDR slice in a sample stss does not list', () => nalHeader(h264, 2, 0x65), /sample 3 of track 1 holds an IDR picture \(NAL type 5\) but is not a sync sample/],
 		['an H.265 first picture made TRAIL_R', () => nalHeader(h265, 0, 0x02), /sample 1 of track 1 is the first and is not an IRAP picture/],
+		['avc3 whose configuration and first sample both lack the SPS and PPS', () => retype(config(h264, 'avcC', (d) => Buffer.from([1, d[1], d[2], d[3], 0xff, 0xe0, 0])), findBox(h264, 'avc1'), 'avc3'), /sample 1 of track 1 is the first and its picture comes before the parameter sets \(NAL types 7, 8\) that neither it nor the decoder configuration carries/],
+		['an SEI in a sample retyped as an SPS (its payload is not one)', () => nalHeader(h264, 0, 0x67), /sample 1 of track 1 carries a parameter set a decoder cannot use: its sequence parameter set has profile_idc 5/],
 		['an H.265 NAL unit of reserved type 41', () => nalHeader(h265, 1, 41 << 1), /sample 2 of track 1 holds a NAL unit of type 41, reserved in H\.265/],
 	])('samples of another codec than their entry: %s fails', async (_name, make, why) => {
 		expect(await verdict(make())).toMatch(why);

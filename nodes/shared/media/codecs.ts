@@ -32,8 +32,8 @@ export interface VideoEntry {
 	lengthSize: number;
 	/** NAL unit types the first sample must carry before its first picture, because the configuration does not (avc3, hev1) */
 	firstSampleNeeds: number[];
-	/** H.265: the highest TemporalId a NAL unit may have (sps_max_sub_layers_minus1 of the configuration's SPSs) */
-	maxTemporalId: number;
+	/** the parameter sets of the configuration; those in the samples join them (a copy per check) */
+	params: ParameterSets;
 }
 
 /** A box inside a sample entry. */
@@ -421,26 +421,89 @@ export function videoEntry(entry: EntryBox, track: number, children: (parent: En
 	const names: Record<number, string> = { [VPS]: 'video', [SPS]: 'sequence', [PPS]: 'picture' };
 	for (const t of needed) if (!config.sets.get(t)?.length) throw fail(`${where} has no ${names[t]} parameter set`);
 
-	const vpsIds = new Set((config.sets.get(VPS) ?? []).map((v) => v[2] >> 4));
-	const spss: SpsSize[] = [];
-	for (const nal of config.sets.get(SPS) ?? []) {
-		const sps = h265 ? parseH265Sps(nal) : parseH264Sps(nal);
-		if (typeof sps === 'string') throw fail(`${where}: ${sps}`);
-		if (h265 && vpsIds.size && !vpsIds.has(sps.vps!)) throw fail(`${where}: its sequence parameter set names video parameter set ${sps.vps}, which it does not hold`);
-		spss.push(sps);
+	const params = new ParameterSets(h265 ? Codec.H265 : Codec.H264, width, height);
+	for (const t of [VPS, SPS, PPS]) {
+		for (const nal of config.sets.get(t) ?? []) {
+			const bad = params.add(nal, false);
+			if (bad) throw fail(`${where}: ${bad}`);
+		}
 	}
-	for (const nal of config.sets.get(PPS) ?? []) {
-		const pps = h265 ? parseH265Pps(nal) : parseH264Pps(nal);
-		if (typeof pps === 'string') throw fail(`${where}: ${pps}`);
-		if (spss.length && !spss.some((s) => s.id === pps.sps)) throw fail(`${where}: its picture parameter set names sequence parameter set ${pps.sps}, which it does not hold`);
-	}
-	if (spss.length && !spss.some((s) => (s.width === width && s.height === height) || (s.codedWidth === width && s.codedHeight === height))) {
-		const s = spss[0];
+	if (params.sps.size && !params.sizeMatched) {
+		const s = [...params.sps.values()][0];
 		throw fail(`the '${entry.type}' sample description of track ${track} says ${width}x${height} but its sequence parameter set codes ${s.width}x${s.height}${s.codedWidth !== s.width || s.codedHeight !== s.height ? ` (${s.codedWidth}x${s.codedHeight} before cropping)` : ''}`);
 	}
 	const firstSampleNeeds = (h265 ? [VPS, SPS, PPS] : [SPS, PPS]).filter((t) => !config.sets.get(t)?.length);
-	const maxTemporalId = spss.length ? Math.max(...spss.map((s) => s.maxSubLayersMinus1 ?? 0)) : 6;
-	return { codec: h265 ? Codec.H265 : Codec.H264, lengthSize: config.lengthSize, firstSampleNeeds, maxTemporalId };
+	return { codec: h265 ? Codec.H265 : Codec.H264, lengthSize: config.lengthSize, firstSampleNeeds, params };
+}
+
+/**
+ * The parameter sets a decoder of one sample entry holds: the configuration's, then those its samples carry, each
+ * parsed as it arrives (the same rules wherever it is): an SPS (parseH264Sps, parseH265Sps) naming a VPS that is
+ * there (H.265), a PPS naming an SPS that is there, a VPS of an id. The entry's width and height must be the picture
+ * size of one SPS of the configuration, or, when the configuration holds none (avc3, hev1), of the first SPS of the
+ * samples.
+ */
+export class ParameterSets {
+	readonly sps = new Map<number, SpsSize>();
+	private readonly vps = new Set<number>();
+	private readonly pps = new Set<number>();
+	sizeMatched = false;
+	private inBand = false;
+
+	constructor(
+		readonly codec: Codec,
+		private readonly width: number,
+		private readonly height: number,
+	) {}
+
+	/** A copy to hold one track's samples to (the samples' sets join it, not the entry's). */
+	copy(): ParameterSets {
+		const c = new ParameterSets(this.codec, this.width, this.height);
+		this.sps.forEach((v, k) => c.sps.set(k, v));
+		this.vps.forEach((v) => c.vps.add(v));
+		this.pps.forEach((v) => c.pps.add(v));
+		c.sizeMatched = this.sizeMatched;
+		return c;
+	}
+
+	/** the highest TemporalId a NAL unit may have: sps_max_sub_layers_minus1 of the SPSs held (6 before any) */
+	get maxTemporalId(): number {
+		return this.sps.size ? Math.max(...[...this.sps.values()].map((s) => s.maxSubLayersMinus1 ?? 0)) : 6;
+	}
+
+	/** Whether a NAL unit of this type is a parameter set (to be read whole and added). */
+	isParameterSet(type: number): boolean {
+		return this.codec === Codec.H265 ? type >= 32 && type <= 34 : type === 7 || type === 8;
+	}
+
+	/** Adds a parameter-set NAL unit (header included); the reason it is not a usable one, or undefined. */
+	add(nal: Buffer, inBand: boolean): string | undefined {
+		const h265 = this.codec === Codec.H265;
+		const type = h265 ? (nal[0] >> 1) & 0x3f : nal[0] & 0x1f;
+		if (h265 && type === 32) {
+			if (nal.length < 3) return 'its video parameter set is cut';
+			this.vps.add(nal[2] >> 4);
+			return undefined;
+		}
+		if (type === (h265 ? 33 : 7)) {
+			const sps = h265 ? parseH265Sps(nal) : parseH264Sps(nal);
+			if (typeof sps === 'string') return sps;
+			if (h265 && this.vps.size && !this.vps.has(sps.vps!)) return `its sequence parameter set names video parameter set ${sps.vps}, which is not there`;
+			const fits = (sps.width === this.width && sps.height === this.height) || (sps.codedWidth === this.width && sps.codedHeight === this.height);
+			if (inBand && !this.sps.size && !this.inBand && !fits) {
+				return `its sequence parameter set codes ${sps.width}x${sps.height}, but its sample description says ${this.width}x${this.height}`;
+			}
+			this.inBand ||= inBand;
+			this.sizeMatched ||= fits;
+			this.sps.set(sps.id, sps);
+			return undefined;
+		}
+		const pps = h265 ? parseH265Pps(nal) : parseH264Pps(nal);
+		if (typeof pps === 'string') return pps;
+		if (!this.sps.has(pps.sps)) return `its picture parameter set names sequence parameter set ${pps.sps}, which is not there`;
+		this.pps.add(pps.id);
+		return undefined;
+	}
 }
 
 /** MPEG-4 descriptor: its tag, its payload, and where the next one starts. */
@@ -544,7 +607,8 @@ const h265Valid = (t: number) => h265Vcl(t) || (t >= 32 && t <= 40);
  * unit of a type of that codec with its forbidden bit clear, each sample one picture (at least one slice of the base
  * layer, all its slices of one kind), the first sample a random-access picture (H.264: IDR; H.265: IRAP) carrying
  * the parameter sets its configuration lacks, and an IDR (H.265: IRAP) picture only in a sync sample (when the
- * track has a sync-sample table).
+ * track has a sync-sample table); parameter sets carried in the samples are read whole and held to the rules of
+ * those in the configuration (ParameterSets).
  * H.264: nal_ref_idc non-zero on IDR slices and zero on SEI, delimiters and filler (7.4.1); data-partitioned
  * slices (2–4, the Extended profile's, which decoders do not implement) are refused. H.265: TemporalId at most the
  * SPS's sps_max_sub_layers_minus1, and 0 on IRAP pictures, VPS, SPS, EOS and EOB; TSA and STSA pictures not at
@@ -559,7 +623,24 @@ export class NalSampleCheck {
 	private first = false;
 	private sync = false;
 
-	constructor(private readonly entry: Pick<VideoEntry, 'codec' | 'firstSampleNeeds' | 'maxTemporalId'>) {}
+	private readonly params: ParameterSets;
+
+	constructor(private readonly entry: Pick<VideoEntry, 'codec' | 'firstSampleNeeds' | 'params'>) {
+		this.params = entry.params.copy();
+	}
+
+	/** Whether the unit with these header bytes is a parameter set, to be read whole and passed to `parameterSet`. */
+	wantsWhole(h: Buffer): boolean {
+		const h265 = this.entry.codec === Codec.H265;
+		if (h265 && (h.readUInt16BE(0) >> 3) & 0x3f) return false;
+		return this.params.isParameterSet(h265 ? (h[0] >> 1) & 0x3f : h[0] & 0x1f);
+	}
+
+	/** A parameter set carried in the sample (header included): the reason it is not a usable one, or undefined. */
+	parameterSet(nal: Buffer): string | undefined {
+		const bad = this.params.add(nal, true);
+		return bad ? `${this.where} carries a parameter set a decoder cannot use: ${bad}` : undefined;
+	}
 
 	get headerBytes(): number {
 		return this.entry.codec === Codec.H265 ? 2 : 1;
@@ -614,7 +695,7 @@ export class NalSampleCheck {
 		if (layer) return undefined;
 		if (!h265Valid(type)) return `${this.where} holds a NAL unit of type ${type}, ${type >= 48 ? 'unspecified' : 'reserved'} in H.265: not H.265 data`;
 		if (tid < 0) return `${this.where} holds a NAL unit of type ${type} with nuh_temporal_id_plus1 0 (not H.265 data)`;
-		if (tid > this.entry.maxTemporalId) return `${this.where} holds a NAL unit of TemporalId ${tid}, above the ${this.entry.maxTemporalId} its sequence parameter set allows`;
+		if (tid > this.params.maxTemporalId) return `${this.where} holds a NAL unit of TemporalId ${tid}, above the ${this.params.maxTemporalId} its sequence parameter set allows`;
 		if (tid && (h265Irap(type) || type === 32 || type === 33 || type === 36 || type === 37)) return `${this.where} holds a NAL unit of type ${type} with TemporalId ${tid} (H.265 requires 0)`;
 		if (!tid && type >= 2 && type <= 7) return `${this.where} holds a temporal sub-layer switching picture (type ${type}) at TemporalId 0`;
 		this.seen.add(type);

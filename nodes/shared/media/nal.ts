@@ -16,6 +16,8 @@ import { FIRST, SYNC, type FramedSamples } from './moov';
 export type ReadAt = (position: number, length: number) => Promise<Buffer>;
 
 const WINDOW = 64 * 1024;
+/** the longest parameter set read from a sample (a decoder configuration holds at most 65535 bytes per set) */
+const MAX_PARAMETER_SET = 0xffff;
 
 /** A ReadAt that serves small reads from a 64 KiB window of `read`. */
 function windowed(read: ReadAt): ReadAt {
@@ -54,8 +56,15 @@ export async function checkNalFraming(samples: FramedSamples, readAt: ReadAt): P
 			const length = field.readUIntBE(0, n);
 			if (at + n + length > end) throw invalid('MP4', `a NAL unit of ${length} bytes runs past the end of sample ${sample} of track ${track} (bytes ${start} to ${end}): a damaged sample size or NAL length`);
 			if (length < h || field.length < n + h) throw invalid('MP4', `sample ${sample} of track ${track} holds a NAL unit of ${length} bytes, shorter than its ${h}-byte header`);
-			const bad = check.unit(field.subarray(n, n + h));
+			const header = field.subarray(n, n + h);
+			const bad = check.unit(header);
 			if (bad) throw invalid('MP4', bad);
+			if (check.wantsWhole(header)) {
+				if (length > MAX_PARAMETER_SET) throw invalid('MP4', `sample ${sample} of track ${track} holds a parameter set of ${length} bytes (at most ${MAX_PARAMETER_SET})`);
+				const whole = await read(at + n, length);
+				const unusable = whole.length === length ? check.parameterSet(whole) : `sample ${sample} of track ${track} lies past the end of the file`;
+				if (unusable) throw invalid('MP4', unusable);
+			}
 			at += n + length;
 		}
 		const bad = check.end();
