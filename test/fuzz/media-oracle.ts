@@ -1,7 +1,7 @@
 /**
  * The valid files the media fuzzer starts from, and the oracles it holds the node's verdict to: images decoded in
  * full by sharp at its strictest (failOn 'warning'; BMP, which libvips cannot read, by ffmpeg), videos by ffprobe and
- * a full ffmpeg decode. An oracle "decodes" a file when it finishes without reporting any error.
+ * a full ffmpeg decode (every stream: video and audio). An oracle "decodes" a file when it finishes without reporting any error.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,19 +30,22 @@ function bmp(width: number, height: number): Buffer {
 	return b;
 }
 
-/** A one-second 64x64 H.264 MP4 by ffmpeg, moov first (`faststart`) or last. */
-export function ffmpegMp4(faststart: boolean): Buffer {
+/** A one-second 64x64 H.264 MP4 by ffmpeg, moov first (`faststart`) or last; `h265`: H.265 (hvc1) with an AAC track, moov first. */
+export function ffmpegMp4(faststart: boolean, h265 = false): Buffer {
 	const dir = mkdtempSync(join(tmpdir(), 'gg-fuzz-mp4-'));
 	try {
 		const out = join(dir, 'v.mp4');
-		execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10', '-t', '1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', ...(faststart ? ['-movflags', '+faststart'] : []), out]);
+		const codecs = h265
+			? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=8000', '-c:v', 'libx265', '-x265-params', 'log-level=error:info=0', '-tag:v', 'hvc1', '-c:a', 'aac', '-ac', '1', '-b:a', '16k']
+			: ['-c:v', 'libx264'];
+		execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10', ...codecs, '-t', '1', '-pix_fmt', 'yuv420p', ...(faststart ? ['-movflags', '+faststart'] : []), out]);
 		return readFileSync(out);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
 }
 
-export async function seeds(): Promise<Record<Exclude<Format, 'mp4'>, Buffer> & { 'mp4 faststart': Buffer; 'mp4 moov last': Buffer }> {
+export async function seeds(): Promise<Record<Exclude<Format, 'mp4'>, Buffer> & { 'mp4 faststart': Buffer; 'mp4 moov last': Buffer; 'mp4 h265 aac': Buffer }> {
 	return {
 		png: await noise(96, 64).png({ compressionLevel: 1 }).toBuffer(),
 		jpeg: await noise(64, 48).jpeg({ quality: 80 }).toBuffer(),
@@ -52,6 +55,7 @@ export async function seeds(): Promise<Record<Exclude<Format, 'mp4'>, Buffer> & 
 		bmp: bmp(16, 12),
 		'mp4 faststart': ffmpegMp4(true),
 		'mp4 moov last': ffmpegMp4(false),
+		'mp4 h265 aac': ffmpegMp4(true, true),
 	};
 }
 
@@ -77,7 +81,7 @@ let n = 0;
 const TIMING = /non monotonically increasing dts|Invalid timestamps|Non-monotonous DTS|pts has no value/i;
 
 /**
- * ffprobe, then a full decode by ffmpeg: ok when neither reports an error. `timingOnly`: every error was about
+ * ffprobe, then a full decode by ffmpeg (every stream): ok when neither reports an error. `timingOnly`: every error was about
  * timestamps, none about decoding.
  */
 export async function ffmpegDecodes(b: Buffer, ext: string): Promise<{ ok: boolean; why: string; timingOnly?: boolean }> {

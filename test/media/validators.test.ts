@@ -3,13 +3,15 @@
  * damaged and absurd files fail, saying why. Images must decode to their last pixel. MP4 is checked while streaming,
  * byte by byte, keeping only its moov box: its sample tables must point inside its media data.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { InvalidMediaError } from '../../nodes/shared/media/errors';
 import { validateImage } from '../../nodes/shared/media/image';
 import { checkMp4Samples, mp4Checker } from '../../nodes/shared/media/mp4';
 import { bufferReader } from '../../nodes/shared/media/nal';
-import { box, ftyp, mdatHeader, mediaData, moovBox, mp4File, mp4Parts } from './mp4-files';
+import { AVCC, box, findBox, ftyp, fullBox, mdatHeader, mediaData, moovBox, mp4File, mp4Parts, replaceBox, retype, samplesOf, visualFields } from './mp4-files';
 
 const img = () => sharp({ create: { width: 120, height: 80, channels: 4, background: { r: 200, g: 80, b: 40, alpha: 0.6 } } }).composite([{ input: Buffer.from('<svg width="120" height="80"><circle cx="60" cy="40" r="30" fill="#0a8"/></svg>'), top: 0, left: 0 }]);
 
@@ -384,7 +386,7 @@ describe('MP4 (streamed)', () => {
 		longer.writeUInt16BE(200, avcC(longer) + 6);
 		expect(check(longer)?.message).toMatch(/'avcC' box of track 1 is damaged/);
 		const noPps = mp4File(layout);
-		noPps[avcC(noPps) + 12] = 0;
+		noPps[avcC(noPps) + 8 + noPps.readUInt16BE(avcC(noPps) + 6)] = 0;
 		expect(check(noPps)?.message).toMatch(/'avcC' box of track 1 (has no picture parameter set|is damaged)/);
 	});
 
@@ -400,4 +402,146 @@ describe('MP4 (streamed)', () => {
 		expect(process.memoryUsage().heapUsed - before).toBeLessThan(16 * 1024 * 1024);
 		expect(c.end().bytes).toBe(head.length + 2 * 1024 ** 3);
 	});
+});
+
+/**
+ * What the node vouches for in an MP4 is what a decoder reads: a video track's sample entry must be H.264 (avc1, avc3)
+ * or H.265 (hvc1, hev1) with its decoder configuration parsed and its samples' NAL units of that codec, an audio track
+ * AAC; anything else, and anything encrypted, fails naming the entry. The real files are made by ffmpeg (see
+ * test/media/fixtures/README.md). Each listed case was run through `ffmpeg -v error -i f -f null -`: it refuses all
+ * but those marked "(ffmpeg decodes it)", which the node refuses by rule (a label that says encrypted, a profile or
+ * configuration version no decoder is promised to read, a sample entry whose size its SPS contradicts).
+ */
+describe('MP4 sample entries: only codecs a decoder reads, configured as their codec requires', () => {
+	const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name));
+	const h265 = fixture('h265.mp4');
+	const h264 = fixture('h264-aac.mp4');
+	/** an avcC made by libx264 for 64x64 (High profile, one SPS, one PPS, the High extension) */
+	const avcC64 = Buffer.from('0164000affe100186764000aacd94426c044000003000400000300503c48965801000668ebe3cb22c0fdf8f800', 'hex');
+
+	const verdict = async (b: Buffer): Promise<string> => {
+		const c = mp4Checker();
+		try {
+			for (let i = 0; i < b.length; i += 1000) c.push(b.subarray(i, i + 1000));
+			await checkMp4Samples(c.end(), { read: bufferReader(b) });
+			return 'Completed';
+		} catch (err) {
+			if (!(err instanceof InvalidMediaError)) throw err;
+			return err.message;
+		}
+	};
+	/** the `n`th entry's box replaced by `type` with the same fields and boxes, plus `extra` boxes */
+	const entryAs = (b: Buffer, from: string, type: string, ...extra: Buffer[]) => {
+		const e = findBox(b, from);
+		return replaceBox(b, e, box(type, b.subarray(e.start + 8, e.end), ...extra));
+	};
+	/** a copy whose `sample`th sample (of track 0) has its first NAL header byte set to `value` */
+	const nalHeader = (b: Buffer, sample: number, value: number, track = 0) => {
+		const c = Buffer.from(b);
+		c[samplesOf(b, track)[sample].start + 4] = value;
+		return c;
+	};
+	/** the avcC (or hvcC) payload of a file, changed by `edit`, put back */
+	const config = (b: Buffer, type: 'avcC' | 'hvcC', edit: (d: Buffer) => Buffer) => {
+		const found = findBox(b, type);
+		return replaceBox(b, found, box(type, edit(Buffer.from(b.subarray(found.start + 8, found.end)))));
+	};
+	const sinf = box('sinf', box('frma', Buffer.from('avc1', 'latin1')), fullBox('schm', Buffer.from('cenc\0\x01\0\0', 'latin1')));
+
+	it('real files pass: H.265 (hvc1, and the same as hev1), H.264 with AAC audio, avc1 relabelled avc3', async () => {
+		expect(await verdict(h265)).toBe('Completed');
+		expect(await verdict(retype(h265, findBox(h265, 'hvc1'), 'hev1'))).toBe('Completed');
+		expect(await verdict(h264)).toBe('Completed');
+		expect(await verdict(retype(h264, findBox(h264, 'avc1'), 'avc3'))).toBe('Completed');
+	});
+
+	it.each([
+		['avc1 renamed avc9 (every box in order)', () => retype(h264, findBox(h264, 'avc1'), 'avc9'), /video sample entry of track 1 is 'avc9', not a codec this node vouches for \(accepted: H\.264 as 'avc1' or 'avc3', H\.265 as 'hvc1' or 'hev1'\)/],
+		['mp4v over H.264 data', () => retype(h264, findBox(h264, 'avc1'), 'mp4v'), /video sample entry of track 1 is 'mp4v', not a codec/],
+		['av01 over H.264 data', () => retype(h264, findBox(h264, 'avc1'), 'av01'), /'av01', not a codec/],
+		['an unknown code (x7Qz)', () => retype(h264, findBox(h264, 'avc1'), 'x7Qz'), /'x7Qz', not a codec/],
+		['encv without protection info', () => retype(h264, findBox(h264, 'avc1'), 'encv'), /video track 1 is encrypted \(its sample entry is 'encv'\)/],
+		['encv with protection info (sinf) (ffmpeg decodes it)', () => entryAs(h264, 'avc1', 'encv', sinf), /video track 1 is encrypted \(its sample entry is 'encv' with protection info, 'sinf'\)/],
+		['avc1 carrying protection info (sinf) (ffmpeg decodes it)', () => entryAs(h264, 'avc1', 'avc1', sinf), /video track 1 is encrypted \(its sample entry is 'avc1' with protection info/],
+		['hvc1 with an avcC (H.264 configuration)', () => retype(h264, findBox(h264, 'avc1'), 'hvc1'), /'hvc1' sample description of track 1 has no 'hvcC' decoder configuration/],
+		['audio entry renamed Opus (ffmpeg decodes it)', () => retype(h264, findBox(h264, 'mp4a'), 'Opus'), /audio sample entry of track 2 is 'Opus', not a codec this node vouches for \(accepted: AAC as 'mp4a'\)/],
+		['audio entry encrypted (enca) (ffmpeg decodes it)', () => retype(h264, findBox(h264, 'mp4a'), 'enca'), /audio track 2 is encrypted/],
+	])('%s fails, naming the entry', async (_name, make, why) => {
+		expect(await verdict(make())).toMatch(why);
+	});
+
+	it.each([
+		['avcC configurationVersion 2', () => config(h264, 'avcC', (d) => ((d[0] = 2), d)), /'avcC' box of track 1 has configurationVersion 2/],
+		['avcC profile 99 (ffmpeg decodes it)', () => config(h264, 'avcC', (d) => ((d[1] = 99), d)), /'avcC' box of track 1 names profile 99/],
+		['avcC 3-byte NAL lengths', () => config(h264, 'avcC', (d) => ((d[4] = 0xfe), d)), /3-byte NAL lengths/],
+		['avcC 2-byte NAL lengths over 4-byte samples', () => config(h264, 'avcC', (d) => ((d[4] = 0xfd), d)), /sample 1 of track 1 holds a NAL unit of 0 bytes, shorter than its 1-byte header/],
+		['avcC without its SPS (count 0)', () => config(h264, 'avcC', (d) => ((d[5] = 0xe0), d)), /'avcC' box of track 1 is damaged/],
+		['avcC whose SPS is of NAL type 8', () => config(h264, 'avcC', (d) => ((d[8] = 0x68), d)), /a parameter set of NAL type 8 where type 7 belongs/],
+		['SPS profile_idc 99 (ffmpeg decodes it)', () => config(h264, 'avcC', (d) => ((d[9] = 99), d)), /sequence parameter set has profile_idc 99/],
+		['the entry says 48x32, the SPS codes 32x32 (ffmpeg decodes it)', () => replaceBox(h264, findBox(h264, 'avc1'), box('avc1', visualFields(48, 32), box('avcC', AVCC))), /'avc1' sample description of track 1 says 48x32 but its sequence parameter set codes 32x32/],
+		['hvcC configurationVersion 0 (ffmpeg decodes it)', () => config(h265, 'hvcC', (d) => ((d[0] = 0), d)), /'hvcC' box of track 1 has configurationVersion 0/],
+		['hvcC without its VPS array (hvc1)', () => config(h265, 'hvcC', (d) => dropHvccArray(d, 32)), /'hvcC' box of track 1 has no video parameter set/],
+		['hvcC array of NAL type 35 (ffmpeg decodes it)', () => config(h265, 'hvcC', (d) => ((d[23] = (d[23] & 0xc0) | 35), d)), /an array of NAL type 35/],
+		['esds naming MP3 (0x6b)', () => setEsdsObjectType(h264, 0x6b), /names objectTypeIndication 0x6b, stream type 5: not AAC audio/],
+	])('%s fails', async (_name, make, why) => {
+		expect(await verdict(make())).toMatch(why);
+	});
+
+	it.each([
+		['avc1 (a 64x64 avcC) over H.265 samples', () => replaceBox(h265, findBox(h265, 'hvc1'), box('avc1', visualFields(64, 64), box('avcC', avcC64))), /sample 1 of track 1 holds no picture \(no slice of NAL type 1 or 5\)/],
+		['hvc1 (a 64x64 hvcC) over H.264 samples', () => replaceBox(h264, findBox(h264, 'avc1'), box('hvc1', visualFields(64, 64), findBoxBytes(h265, 'hvcC'))), /sample 1 of track 1 holds a NAL unit of TemporalId 4, above the 0 its sequence parameter set allows/],
+		['an H.264 NAL unit of type 0', () => nalHeader(h264, 1, 0x40), /sample 2 of track 1 holds a NAL unit of type 0, unspecified in H\.264: not H\.264 data/],
+		['an H.264 first sample whose IDR slice became an SEI', () => withFirstSlice(h264, 0x06), /sample 1 of track 1 holds no picture/],
+		['an H.264 first sample whose IDR became a non-IDR slice', () => withFirstSlice(h264, 0x41), /sample 1 of track 1 is the first and is not an IDR picture/],
+		['an IDR slice in a sample stss does not list', () => nalHeader(h264, 2, 0x65), /sample 3 of track 1 holds an IDR picture \(NAL type 5\) but is not a sync sample/],
+		['an H.265 first picture made TRAIL_R', () => nalHeader(h265, 0, 0x02), /sample 1 of track 1 is the first and is not an IRAP picture/],
+		['avc3 whose configuration and first sample both lack the SPS and PPS', () => retype(config(h264, 'avcC', (d) => Buffer.from([1, d[1], d[2], d[3], 0xff, 0xe0, 0])), findBox(h264, 'avc1'), 'avc3'), /sample 1 of track 1 is the first and its picture comes before the parameter sets \(NAL types 7, 8\) that neither it nor the decoder configuration carries/],
+		['an SEI in a sample retyped as an SPS (its payload is not one)', () => nalHeader(h264, 0, 0x67), /sample 1 of track 1 carries a parameter set a decoder cannot use: its sequence parameter set has profile_idc 5/],
+		['an H.265 NAL unit of reserved type 41', () => nalHeader(h265, 1, 41 << 1), /sample 2 of track 1 holds a NAL unit of type 41, reserved in H\.265/],
+	])('samples of another codec than their entry: %s fails', async (_name, make, why) => {
+		expect(await verdict(make())).toMatch(why);
+	});
+
+	/** The hvcC payload without its array of `type`. */
+	function dropHvccArray(d: Buffer, type: number): Buffer {
+		let p = 23;
+		for (let a = 0; a < d[22]; a++) {
+			let end = p + 3;
+			for (let k = 0, n = d.readUInt16BE(p + 1); k < n; k++) end += 2 + d.readUInt16BE(end);
+			if ((d[p] & 0x3f) === type) {
+				const out = Buffer.concat([d.subarray(0, p), d.subarray(end)]);
+				out[22]--;
+				return out;
+			}
+			p = end;
+		}
+		return d;
+	}
+
+	/** A copy of `b` whose esds names `oti` as its objectTypeIndication. */
+	function setEsdsObjectType(b: Buffer, oti: number): Buffer {
+		const esds = findBox(b, 'esds');
+		const c = Buffer.from(b);
+		const tag4 = c.indexOf(Buffer.from([0x04]), esds.start + 14);
+		let p = tag4 + 1;
+		while (c[p] & 0x80) p++;
+		c[p + 1] = oti;
+		return c;
+	}
+
+	/** The whole box of `type` in `b`. */
+	function findBoxBytes(b: Buffer, type: string): Buffer {
+		const f = findBox(b, type);
+		return b.subarray(f.start, f.end);
+	}
+
+	/** A copy of the H.264 file whose first sample's slice (its last NAL unit, after the SEI) has header `value`. */
+	function withFirstSlice(b: Buffer, value: number): Buffer {
+		const c = Buffer.from(b);
+		const s = samplesOf(b)[0];
+		let at = s.start;
+		while (at + 4 + c.readUInt32BE(at) < s.start + s.size) at += 4 + c.readUInt32BE(at);
+		c[at + 4] = value;
+		return c;
+	}
 });

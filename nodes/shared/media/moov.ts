@@ -1,32 +1,45 @@
 /**
  * An MP4 `moov` box, parsed whole from memory: its children tile it, down through trak/mdia/minf/stbl; each track's
  * sample tables (stsd, stts, stsc, stsz or stz2, stco or co64) are complete and agree on the sample count, and its
- * optional tables (stss, stps, ctts, sbgp, elst) hold the entries they count; and the
+ * optional tables (stss, stps, ctts, sbgp, elst) hold the entries they count; every sample entry of a video or audio
+ * track is a codec the node vouches for, its decoder configuration parsed (codecs.ts); and the
  * byte range of every chunk (its offset, and the sizes of the samples stsc puts in it) is returned so the caller can
  * hold it to the file's media data. Fragmented files (`mvex`) are refused: their samples are not in these tables.
  */
+import { audioEntry, videoEntry, type VideoEntry } from './codecs';
 import { invalid, type InvalidMediaError } from './errors';
 
 export interface ParsedMoov {
 	tracks: number;
 	samples: number;
 	chunks: number;
-	/** the samples of H.264/H.265 tracks, whose NAL units must tile each sample (nal.ts) */
+	/** the samples of H.264/H.265 tracks, whose NAL units must tile each sample and suit its codec (nal.ts) */
 	framed: FramedSamples;
 }
 
 /** the most H.264/H.265 samples kept for the NAL check (an hour at 60 frames a second is 216,000) */
 export const MAX_FRAMED_SAMPLES = 4_000_000;
+/** the most video sample entries, all tracks together */
+const MAX_VIDEO_ENTRIES = 0xffff;
 
-/** Sample positions, sizes and NAL length-field sizes, in typed arrays grown as needed (bounded by MAX_FRAMED_SAMPLES). */
+/** sample flags: a sync sample (in stss, or every sample when the track has none) */
+export const SYNC = 1;
+/** sample flags: the first sample of its track */
+export const FIRST = 2;
+
+/** Sample positions, sizes, sample entries and flags, in typed arrays grown as needed (bounded by MAX_FRAMED_SAMPLES). */
 export class FramedSamples {
 	count = 0;
 	starts = new Float64Array(1024);
 	sizes = new Uint32Array(1024);
-	lengthSizes = new Uint8Array(1024);
+	/** index into `entries` */
+	entryOf = new Uint16Array(1024);
+	flags = new Uint8Array(1024);
 	tracks = new Uint16Array(1024);
+	/** the video sample entries the samples refer to */
+	entries: VideoEntry[] = [];
 
-	add(start: number, size: number, lengthSize: number, track: number): void {
+	add(start: number, size: number, entry: number, flags: number, track: number): void {
 		if (this.count === MAX_FRAMED_SAMPLES) throw fail(`more than ${MAX_FRAMED_SAMPLES} video samples`);
 		if (this.count === this.starts.length) {
 			const grow = <T extends Float64Array | Uint32Array | Uint8Array | Uint16Array>(a: T): T => {
@@ -36,14 +49,23 @@ export class FramedSamples {
 			};
 			this.starts = grow(this.starts);
 			this.sizes = grow(this.sizes);
-			this.lengthSizes = grow(this.lengthSizes);
+			this.entryOf = grow(this.entryOf);
+			this.flags = grow(this.flags);
 			this.tracks = grow(this.tracks);
 		}
 		this.starts[this.count] = start;
 		this.sizes[this.count] = size;
-		this.lengthSizes[this.count] = lengthSize;
+		this.entryOf[this.count] = entry;
+		this.flags[this.count] = flags;
 		this.tracks[this.count] = track;
 		this.count++;
+	}
+
+	/** Keeps a video sample entry; its index for `add`. */
+	entry(e: VideoEntry): number {
+		if (this.entries.length === MAX_VIDEO_ENTRIES) throw fail(`more than ${MAX_VIDEO_ENTRIES} video sample descriptions`);
+		this.entries.push(e);
+		return this.entries.length - 1;
 	}
 }
 
@@ -151,69 +173,16 @@ function chunkOffsets(box: Box): { count: number; offset: (i: number) => number 
 	};
 }
 
-/** The NAL length-field size of an H.264 (avcC) or H.265 (hvcC) sample description; undefined for other codecs. */
-function nalLengthSize(entry: Box, track: number): number | undefined {
-	const config = { avc1: 'avcC', avc3: 'avcC', hvc1: 'hvcC', hev1: 'hvcC' }[entry.type];
-	if (!config) return undefined;
-	if (entry.data.length < 78) throw fail(`the '${entry.type}' sample description of track ${track} is too short`);
-	const boxes = children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 78 });
-	const c = boxes.find((k) => k.type === config);
-	if (!c) throw fail(`the '${entry.type}' sample description of track ${track} has no '${config}' decoder configuration`);
-	const at = config === 'avcC' ? 4 : 21;
-	if (c.data.length <= at) throw fail(`its '${config}' box of track ${track} is too short`);
-	const size = (c.data[at] & 3) + 1;
-	if (size === 3) throw fail(`its '${config}' box of track ${track} gives 3-byte NAL lengths`);
-	const sets = config === 'avcC' ? avcParameterSets(c.data) : hevcParameterSets(c.data);
-	if (!sets) throw fail(`its '${config}' box of track ${track} is damaged (its parameter sets do not fit it)`);
-	// parameter sets may travel inside the samples instead (avc3, hev1)
-	const needed = entry.type === 'avc1' ? [7, 8] : entry.type === 'hvc1' ? [33, 34] : [];
-	for (const t of needed) if (!sets.includes(t)) throw fail(`its '${config}' box of track ${track} has no ${t === 7 || t === 33 ? 'sequence' : 'picture'} parameter set`);
-	return size;
-}
-
 /** A visual sample entry's pixel aspect ratio (`pasp`), when it has one: two spacings a decoder can read as positive 32-bit numbers. */
 function checkPixelAspect(entry: Box, track: number): void {
 	let pasp: Box | undefined;
 	try {
 		pasp = children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 86 }).find((k) => k.type === 'pasp');
 	} catch {
-		return; // a sample entry whose tail is not boxes (AVC and HEVC entries are held to boxes in nalLengthSize)
+		return; // a sample entry whose tail is not boxes (accepted video entries are held to boxes in videoEntry)
 	}
 	if (!pasp) return;
 	if (pasp.data.length !== 8 || pasp.data.readUInt32BE(0) > 0x7fffffff || pasp.data.readUInt32BE(4) > 0x7fffffff) throw fail(`the pixel aspect ratio ('pasp') of track ${track} is damaged`);
-}
-
-/** the AVC profiles whose avcC may carry the chroma and bit-depth extension after its picture parameter sets */
-const AVC_EXTENDED_PROFILES = [100, 110, 122, 144];
-
-/**
- * NAL unit types of an avcC's parameter sets (SPS 7, PPS 8), or undefined when they do not tile the box: each set
- * ends in its RBSP stop bit (a non-zero last byte), and after the picture parameter sets comes either the box's end or,
- * for the High profiles, the extension (chroma format, bit depths, and SPS extensions that fill the rest exactly).
- */
-function avcParameterSets(d: Buffer): number[] | undefined {
-	if (d[0] !== 1 || d.length < 7) return undefined;
-	const types: number[] = [];
-	let p = 6;
-	const sets = (n: number, want: number): boolean => {
-		for (let k = 0; k < n; k++) {
-			if (p + 2 > d.length) return false;
-			const len = d.readUInt16BE(p);
-			p += 2;
-			if (!len || p + len > d.length || (d[p] & 0x1f) !== want || d[p] & 0x80 || d[p + len - 1] === 0) return false;
-			types.push(want);
-			p += len;
-		}
-		return true;
-	};
-	if (!sets(d[5] & 0x1f, 7) || p >= d.length) return undefined;
-	const pps = d[p++];
-	if (!sets(pps, 8)) return undefined;
-	if (p === d.length) return types;
-	if (!AVC_EXTENDED_PROFILES.includes(d[1]) || p + 4 > d.length) return undefined;
-	const extensions = d[p + 3];
-	p += 4;
-	return sets(extensions, 13) && p === d.length ? types : undefined;
 }
 
 /** The optional tables a decoder reads by their entry count (bytes per entry, and where the count sits after version and flags). */
@@ -233,26 +202,17 @@ function checkOptionalTables(boxes: Box[]): void {
 	}
 }
 
-/** NAL unit types of an hvcC's arrays (VPS 32, SPS 33, PPS 34, SEI…), or undefined when they do not tile the box (each unit ending in a non-zero byte). */
-function hevcParameterSets(d: Buffer): number[] | undefined {
-	if (d[0] !== 1 || d.length < 23) return undefined;
-	const types: number[] = [];
-	let p = 23;
-	for (let a = 0, arrays = d[22]; a < arrays; a++) {
-		if (p + 3 > d.length) return undefined;
-		const type = d[p] & 0x3f;
-		const n = d.readUInt16BE(p + 1);
-		p += 3;
-		for (let k = 0; k < n; k++) {
-			if (p + 2 > d.length) return undefined;
-			const len = d.readUInt16BE(p);
-			p += 2;
-			if (len < 2 || p + len > d.length || ((d[p] >> 1) & 0x3f) !== type || d[p] & 0x80 || d[p + len - 1] === 0) return undefined;
-			types.push(type);
-			p += len;
-		}
+/** Which samples the track's sync-sample table (`stss`) names, by index; undefined when it has none (every sample is one). */
+function syncSamples(boxes: Box[], count: number): Uint8Array | undefined {
+	const stss = boxes.find((k) => k.type === 'stss');
+	if (!stss) return undefined;
+	const d = full(stss, 4);
+	const sync = new Uint8Array(count);
+	for (let k = 0, n = d.readUInt32BE(0); k < n; k++) {
+		const sample = d.readUInt32BE(4 + k * 4);
+		if (sample >= 1 && sample <= count) sync[sample - 1] = 1;
 	}
-	return p === d.length ? types : undefined;
+	return sync;
 }
 
 function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedSamples): { samples: number; chunks: number; handler: string } {
@@ -270,8 +230,10 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 	const descriptions = sd.readUInt32BE(0);
 	const entries = children({ type: 'stsd', data: sd.subarray(4), at: stsd.at + 8 });
 	if (!descriptions || entries.length !== descriptions) throw fail(`its 'stsd' box of track ${index} says ${descriptions} sample descriptions and holds ${entries.length}`);
-	const lengthSizes = handler === 'vide' ? entries.map((e) => nalLengthSize(e, index)) : [];
+	// every entry of a video or audio track is a codec vouched for (codecs.ts); other tracks (timecode, text…) are not decoded
+	const video = handler === 'vide' ? entries.map((e) => framed.entry(videoEntry(e, index, children))) : [];
 	if (handler === 'vide') entries.forEach((e) => checkPixelAspect(e, index));
+	if (handler === 'soun') entries.forEach((e) => audioEntry(e, index, children));
 	const stts = one(stbl, st, 'stts');
 	const td = full(stts, 4);
 	let timed = 0;
@@ -283,6 +245,7 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 	const runs = table(stsc, sc, 0, 12);
 	const edts = tk.find((k) => k.type === 'edts');
 	checkOptionalTables([...st, ...(edts ? children(edts) : [])]);
+	const sync = video.length ? syncSamples(st, sizes.count) : undefined;
 	if (timed !== sizes.count) throw fail(`track ${index} times ${timed} samples and sizes ${sizes.count}`);
 	if (sizes.count && (!runs || sc.readUInt32BE(4) !== 1)) throw fail(`the sample-to-chunk table of track ${index} does not start at chunk 1`);
 	let sample = 0;
@@ -300,10 +263,11 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 			if (sizes.fixed === undefined) for (let s = 0; s < perChunk; s++) bytes += sizes.size(sample + s);
 			const start = offsets.offset(c - 1);
 			check(start, start + bytes, index);
-			const lengthSize = lengthSizes[description - 1];
-			for (let s = 0, at = start; lengthSize && s < perChunk; s++) {
-				const size = sizes.size(sample + s);
-				framed.add(at, size, lengthSize, index);
+			const entry = video[description - 1];
+			for (let s = 0, at = start; entry !== undefined && s < perChunk; s++) {
+				const n = sample + s;
+				const size = sizes.size(n);
+				framed.add(at, size, entry, (!sync || sync[n] ? SYNC : 0) | (n === 0 ? FIRST : 0), index);
 				at += size;
 			}
 			sample += perChunk;
