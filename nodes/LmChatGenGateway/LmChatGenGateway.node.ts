@@ -7,7 +7,10 @@ import {
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
-import { GatewayModelError, GatewayChatCore, type GatewayModelOptions } from '../shared/chatModel/model';
+import { GatewayChatCore, TurnSupply, type GatewayModelOptions } from '../shared/chatModel/model';
+import { exitOf, runSupply } from '../shared/exit';
+import { readMoneyOptions, spendOptions } from '../shared/money/options';
+import { runIndexOf } from '../shared/runners/ledger';
 import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from '../shared/chatModel/sdk';
 import { readGatewayUsage } from '../shared/chatModel/usageTracing';
 import type { WireTool } from '../shared/chatModel/wire';
@@ -124,6 +127,8 @@ export class LmChatGenGateway implements INodeType {
 						default: true,
 						description: 'Whether to ask the gateway for a streamed answer (SSE). Turn it off for gateways whose streams break tool calls.',
 					},
+					// the action nodes' spend options; a turn always has a price or a stated bound, and quoting a turn means nothing
+					...spendOptions().filter((p) => p.name !== 'allowUnpriced' && p.name !== 'quoteOnly'),
 					{ displayName: 'Top P', name: 'topP', type: 'number', typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 }, default: 1, description: 'Nucleus sampling: only the tokens of this probability mass are considered' },
 					{
 						displayName: 'Use Responses API',
@@ -140,17 +145,23 @@ export class LmChatGenGateway implements INodeType {
 	methods = languageModelMethods;
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+		return runSupply(this, () => supplyModel(this, itemIndex), false);
+	}
+}
+
+async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+	{
 		let sdk: AiNodeSdk;
 		try {
 			sdk = loadAiNodeSdk();
 		} catch (err) {
-			throw new NodeOperationError(this.getNode(), (err as Error).message, { itemIndex });
+			throw new NodeOperationError(ctx.getNode(), (err as Error).message, { itemIndex });
 		}
-		const model = this.getNodeParameter('model', itemIndex, '', { extractValue: true }) as unknown;
+		const model = ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) as unknown;
 		if (typeof model !== 'string' || !model.trim()) {
-			throw new NodeOperationError(this.getNode(), 'Model: is required (pick one from the list or enter its exact ID)', { itemIndex });
+			throw new NodeOperationError(ctx.getNode(), 'Model: is required (pick one from the list or enter its exact ID)', { itemIndex });
 		}
-		const o = this.getNodeParameter('options', itemIndex, {}) as ModelOptions;
+		const o = ctx.getNodeParameter('options', itemIndex, {}) as ModelOptions;
 		const timeoutMs = typeof o.timeout === 'number' && o.timeout > 0 ? o.timeout : 120_000;
 		const opts: GatewayModelOptions = {
 			model: model.trim(),
@@ -163,16 +174,17 @@ export class LmChatGenGateway implements INodeType {
 			timeoutMs,
 			idleMs: typeof o.idleTimeout === 'number' && o.idleTimeout > 0 ? o.idleTimeout : DEFAULT_TIMEOUTS.streamIdle,
 		};
-		const transport = await createTransport(this as unknown as IExecuteFunctions, { text: timeoutMs });
-		const node = this.getNode();
-		const toNodeError = (err: unknown): Error => {
-			if (err instanceof GatewayModelError) {
-				return new NodeOperationError(node, err.message, { description: err.description, itemIndex });
-			}
-			return err instanceof Error ? err : new Error(String(err));
-		};
+		// the spend options, through the rules layer every paid node uses (a bad value names its field)
+		const money = readMoneyOptions(o as Record<string, unknown>);
+		const transport = await createTransport(ctx as unknown as IExecuteFunctions, { text: timeoutMs });
+		const node = ctx.getNode();
+		const exit = exitOf(ctx);
+		// the errors the agent gets (and stores) leave through the exit, redacted
+		const toNodeError = (err: unknown): Error => exit.error(err, itemIndex);
+		const root = (ctx as unknown as { parentNode?: { id?: string; name?: string } }).parentNode;
+		const supply = new TurnSupply(transport, exit, { node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) }, money, ctx);
 		const Model = gatewayModelClass(sdk, toNodeError);
-		const supplied = sdk.supplyModel(this, new Model(new GatewayChatCore(transport, opts)));
+		const supplied = sdk.supplyModel(ctx, new Model(new GatewayChatCore(transport, opts, [], supply)));
 		return { ...supplied, response: readGatewayUsage(supplied.response) };
 	}
 }

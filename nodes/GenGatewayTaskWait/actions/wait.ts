@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { createTransport } from '../../shared/credentials';
 import { uncertainItem, userFields } from '../../shared/items/shapes';
 import { runFreeItems, type Emitted } from '../../shared/runners/free';
+import type { SpendEntry } from '../../shared/money/record';
 import { recordSettled } from '../../shared/money/settle';
 import { taskKey, WaitAndEmit } from '../../shared/wait/emit';
 import { buildJob, type JobMeta } from '../../shared/wait/jobs';
@@ -17,7 +18,8 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	const now = Date.now();
 	let waiter: WaitAndEmit | undefined;
-	const settled: IDataObject[] = [];
+	// one entry per task: items naming the same task share its settled fee
+	const settled = new Map<string, { origin: string; entry: SpendEntry; cost: IDataObject }>();
 	// items naming the same task share one wait: it ends at the earliest of their deadlines
 	const jobs: WaitJob[] = [];
 	const groupDeadline = (job: WaitJob) => {
@@ -63,7 +65,7 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 				imagesExpected: meta.imagesExpected,
 				carry: { wait_started_at: meta.waitStartedAt, wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(), ...(meta.family ? { family: meta.family } : {}) },
 			});
-			if (r.item.json.cost && typeof r.item.json.cost === 'object') settled.push(r.item.json.cost as IDataObject);
+			if (r.settled) settled.set(r.settled.taskId, r.settled);
 			const json = o.keepInputFields ? { ...userFields(items[i].json), ...r.item.json } : r.item.json;
 			return { output: r.output, item: { ...r.item, json } };
 		},

@@ -1,14 +1,27 @@
 /**
- * The GenGateway Chat Model's calls, through the package's own transport (GatewayTransport): every guarantee of
- * the package holds for it by construction. One model turn is one paid POST; it is never resent, except after a
- * 429 (a refused request created nothing), which goes again once after its Retry-After (or 1 s without one) when
- * that fits in the request timeout. No redirect is followed, the key goes only to the credential's origin and is
- * redacted from every error, streams are bounded (idle, total time, size) and read by SSE events, the model ID is
+ * The GenGateway Chat Model's calls, through the package's own pieces: the transport (GatewayTransport), the one
+ * paid send (../runners/send.ts: spend scope, the one 429 rule), the one ledger (../runners/ledger.ts) and the one
+ * money record and cap (../money/). One model turn is one paid POST, known by its place — the Chat Model, the root
+ * node (AI Agent, chain) and its run, the ordinal of the call in that run — and never by its body: a re-run agent
+ * (Retry On Fail) gets the answer a turn already had, and a turn whose outcome is unknown is never sent again,
+ * whatever its messages evaluate to this time; one call's failure never blocks another. Max Expected Spend is checked
+ * before every turn against what the execution has spent (every GenGateway node and turn) plus what the turn can
+ * cost; each turn's cost goes into the execution's record as it happens. No redirect is followed, the key goes only
+ * to the credential's origin, streams are bounded (idle, total time, size) and read by SSE events, the model ID is
  * sent exactly as given. Token usage is the gateway's own `usage` (streams ask for it with
  * `stream_options.include_usage`); an answer without it has no usage, never an estimate.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createHash } from 'node:crypto';
+import type { Exit } from '../exit';
+import { capRefusal, costEntry, costJsonOf, pricesOf, type Prices } from '../money/cap';
+import { quote, type TokenBound } from '../money/cost';
+import { resolveCap, type MoneyOptions } from '../money/options';
+import { callSpendKey, ExecutionSpend } from '../money/record';
+import { bookOf, placeKey, type LedgerEntry, type Place } from '../runners/ledger';
+import { redactorFor } from '../transport/redact';
+import { sendPaid, SpentError } from '../runners/send';
+import { tokenCountOf } from '../money/cost';
 import type { Readable } from 'node:stream';
 import { adviceFor, extractGatewayError, GatewayHttpError, GatewayNetworkError, SafetyError } from '../errors';
 import type { GatewayTransport, SubmitOutcome } from '../transport/http';
@@ -36,8 +49,10 @@ export interface GatewayModelOptions {
 	idleMs: number;
 }
 
-/** a 429 without Retry-After is sent again no sooner than this (docs/behaviour.md) */
-export const MIN_REFUSAL_WAIT_MS = 1000;
+export { MIN_REFUSAL_WAIT_MS } from '../runners/send';
+
+/** An image part given by address counts as this many prompt tokens in a turn's bound (its bytes say nothing of its pixels). */
+export const IMAGE_TOKEN_BOUND = 16_384;
 
 /** An error for the agent: the gateway's message first, the HTTP status, then what to do. Redacted. */
 export class GatewayModelError extends Error {
@@ -51,26 +66,94 @@ export class GatewayModelError extends Error {
 	}
 }
 
-/**
- * Calls whose outcome is unknown (they reached the gateway and may be billed), per execution (keyed by n8n's
- * execution cancel signal, as the action nodes' Retry On Fail ledger is). n8n's Retry On Fail on the agent runs
- * the agent again, which asks the model the very same thing: that identical call is then not sent a second time.
- */
-const spentByExecution = new WeakMap<AbortSignal, Map<string, string>>();
-
-export function spentCallsOf(signal: AbortSignal | undefined): Map<string, string> {
-	if (!signal) return new Map();
-	let m = spentByExecution.get(signal);
-	if (!m) spentByExecution.set(signal, (m = new Map()));
-	return m;
-}
-
 interface Turn {
 	text: string;
 	calls: RawToolCall[];
 	finish: string | null;
 	usage?: TokenUsage;
 	id?: string;
+	/** the gateway's usage as sent (for the turn's cost) */
+	rawUsage?: unknown;
+	/** the turn's cost, as the action nodes' items give it */
+	cost?: Record<string, unknown>;
+}
+
+/**
+ * What the Chat Model's turns share within one supply (one root run): its place, the ordinal of the next call, the
+ * execution's book and money record, the money options and the exit everything leaves through.
+ */
+export class TurnSupply {
+	private next = 0;
+	readonly spend: ExecutionSpend;
+	private prices?: Promise<Prices>;
+
+	constructor(
+		readonly transport: GatewayTransport,
+		readonly exit: Exit,
+		readonly where: Omit<Place, 'item'>,
+		readonly money: MoneyOptions,
+		ctx: unknown,
+	) {
+		this.spend = new ExecutionSpend(ctx as never);
+	}
+
+	/** The place of the next call. */
+	nextPlace(): Place {
+		return { ...this.where, item: this.next++ };
+	}
+
+	pricesOnce(): Promise<Prices> {
+		return (this.prices ??= pricesOf(this.transport));
+	}
+
+	private get book() {
+		return bookOf(this.transport.signal);
+	}
+
+	/**
+	 * What the call at this place got before (a re-run). Calls whose order changed between tries (several items of a
+	 * batch at once) are recognised by their shape among the same run's calls; otherwise the place decides.
+	 */
+	earlier(place: Place, shape: string): LedgerEntry<Turn> | undefined {
+		const book = this.book;
+		if (!book) return undefined;
+		const key = placeKey(place);
+		const at = book.calls.get(key) as LedgerEntry<Turn> | undefined;
+		if (!at || book.shapes.get(key) === shape) return at;
+		for (const [k, s] of book.shapes) {
+			if (s !== shape || k === key) continue;
+			const p = JSON.parse(k) as [string, string | null, number, number];
+			if (p[0] === place.node && p[1] === (place.root ?? null) && p[2] === place.run) return book.calls.get(k) as LedgerEntry<Turn> | undefined;
+		}
+		return at;
+	}
+
+	remember(place: Place, shape: string, entry: LedgerEntry<Turn>): void {
+		const book = this.book;
+		if (!book) return;
+		book.calls.set(placeKey(place), entry);
+		book.shapes.set(placeKey(place), shape);
+	}
+}
+
+/** What a call is, apart from the texts expressions may change: roles, tool calls and results, the user's words. */
+function shapeOf(messages: Message[]): string {
+	const parts = messages.map((m) => {
+		const ids = m.content.map((c) => (c as { toolCallId?: string }).toolCallId ?? c.type).join(',');
+		const user = m.role === 'user' ? createHash('sha256').update(JSON.stringify(m.content)).digest('hex').slice(0, 16) : '';
+		return `${m.role}:${ids}:${user}`;
+	});
+	return parts.join('|');
+}
+
+/** The turn number a call's messages show: one more than the tool rounds before it. */
+const turnNumber = (messages: Message[]) => 1 + messages.filter((m) => m.role === 'assistant' && m.content.some((c) => c.type === 'tool-call')).length;
+
+/** Prompt tokens a request can use at most: its bytes (a token is at least one byte), and each image address at IMAGE_TOKEN_BOUND. */
+function promptBound(body: Json): { tokens: number; images: number } {
+	const text = JSON.stringify(body);
+	const images = (text.match(/"(?:image_url|input_image)"/g) ?? []).length;
+	return { tokens: Buffer.byteLength(text, 'utf8') + images * IMAGE_TOKEN_BOUND, images };
 }
 
 type Json = Record<string, unknown>;
@@ -106,15 +189,18 @@ class ObjectArgsAccumulator extends ChatStreamAccumulator {
 
 export class GatewayChatCore {
 	private turns = 0;
+	private readonly supply: TurnSupply;
 	constructor(
 		private readonly transport: GatewayTransport,
 		readonly opts: GatewayModelOptions,
 		private readonly tools: WireTool[] = [],
-		private readonly spent: Map<string, string> = spentCallsOf(transport.signal),
-	) {}
+		supply?: TurnSupply,
+	) {
+		this.supply = supply ?? new TurnSupply(transport, undefined as never, { node: 'chat-model', run: 0 }, { allowUnpriced: false, group: {} }, undefined);
+	}
 
 	withTools(tools: WireTool[]): GatewayChatCore {
-		return new GatewayChatCore(this.transport, this.opts, tools, this.spent);
+		return new GatewayChatCore(this.transport, this.opts, tools, this.supply);
 	}
 
 	get path(): string {
@@ -155,12 +241,15 @@ export class GatewayChatCore {
 	/** Text as it arrives (streaming on), then the turn's tool calls whole, one chunk each, then `finish` with the usage. */
 	async *stream(messages: Message[], config?: ChatModelConfig): AsyncIterable<StreamChunk> {
 		const queue: string[] = [];
+		// text deltas go to the agent (and n8n's chat) redacted as a stream: a key split across deltas is held back until whole
+		const redacted = redactorFor(this.transport.redactionSecrets).chunks();
 		let wake: (() => void) | undefined;
 		let done = false;
 		let turn: Turn | undefined;
 		let failure: unknown;
 		const running = this.turn(messages, config, (delta) => {
-			queue.push(delta);
+			const out = redacted.write(delta);
+			if (out) queue.push(out);
 			wake?.();
 		}).then(
 			(t) => (turn = t),
@@ -180,8 +269,10 @@ export class GatewayChatCore {
 			wake = undefined;
 		}
 		if (failure) throw failure;
+		const rest = redacted.end();
+		if (rest) yield { type: 'text-delta', delta: rest };
 		const result = this.result(turn!);
-		if (!this.opts.streaming && turn!.text) yield { type: 'text-delta', delta: turn!.text };
+		if (!this.opts.streaming && turn!.text) yield { type: 'text-delta', delta: redactorFor(this.transport.redactionSecrets).text(turn!.text) };
 		for (const c of result.message.content) {
 			if (c.type === 'tool-call') {
 				const call = c as Extract<MessageContent, { type: 'tool-call' }>;
@@ -196,41 +287,99 @@ export class GatewayChatCore {
 		if (turn.text) content.push({ type: 'text', text: turn.text });
 		const calls = toolCallContent(turn.calls, turn.id ?? String(this.turns));
 		content.push(...calls);
-		return {
+		// everything the model hands the agent leaves redacted (a key split across stream deltas is whole here)
+		return redactorFor(this.transport.redactionSecrets).value({
 			id: turn.id,
 			finishReason: finishReasonOf(turn.finish, calls.length > 0),
 			usage: turn.usage,
 			message: { role: 'assistant', id: turn.id, content },
-		};
+			...(turn.cost ? { providerMetadata: { gengateway_cost: turn.cost } } : {}),
+		} as GenerateResult);
 	}
 
-	/** One model turn: one paid POST (plus one resend after a 429). */
+	/** One model turn: one paid POST at its place (a 429, which created nothing, may go again within the timeout). */
 	private async turn(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
 		this.turns++;
-		const body = this.body(messages, config);
-		const fingerprint = createHash('sha256').update(`${this.path}\u0000${JSON.stringify(body)}`).digest('hex');
-		const earlier = this.spent.get(fingerprint);
-		if (earlier !== undefined) {
+		const s = this.supply;
+		const place = s.nextPlace();
+		const shape = shapeOf(messages);
+		const turnNo = turnNumber(messages);
+		const earlier = s.earlier(place, shape);
+		if (earlier && 'sent' in earlier) {
+			// a re-run (Retry On Fail on the agent): the answer this call already got, never a second payment
+			if (earlier.sent.text) onDelta?.(earlier.sent.text);
+			return earlier.sent;
+		}
+		if (earlier) {
 			throw new GatewayModelError(
-				'GenGateway: not sent again: this same model call reached the gateway earlier in this execution and failed with an unknown outcome',
-				this.transport.redact(`Earlier: ${earlier}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail runs the agent again with the same messages). Check the gateway's usage records, then run the workflow again.`),
+				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${place.item + 1} of this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
+				this.transport.redact(`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time, whatever its messages say this time (n8n's Retry On Fail runs the agent again). Check the gateway's usage records, then run the workflow again.`),
 			);
 		}
-		const first = Date.now();
-		for (let attempt = 1; ; attempt++) {
-			try {
-				return this.opts.streaming ? await this.sendStream(body, onDelta) : await this.sendPlain(body);
-			} catch (err) {
-				if (!(err instanceof GatewayHttpError) || err.status !== 429 || attempt > 1) {
-					const explained = this.explain(err);
-					if (mayBeBilled(err)) this.spent.set(fingerprint, explained.message);
-					throw explained;
-				}
-				const wait = err.retryAfterMs ?? MIN_REFUSAL_WAIT_MS;
-				if (Date.now() + wait > first + this.opts.timeoutMs) throw this.explain(err, `It was not sent again: its Retry-After (${Math.ceil(wait / 1000)} s) is longer than the request timeout.`);
-				await this.transport.sleep(wait);
-			}
+		const body = this.body(messages, config);
+		const priced = await this.priceTurn(body, config);
+		let entry: LedgerEntry<Turn>;
+		try {
+			let gaveUp = '';
+			const sent = await sendPaid(() => (this.opts.streaming ? this.sendStream(body, onDelta) : this.sendPlain(body)), {
+				refusalWindowMs: this.opts.timeoutMs,
+				sleep: (ms) => this.transport.sleep(ms),
+				onGiveUp: (_err, wait) => (gaveUp = `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the request timeout.`),
+			}).catch((err: unknown) => {
+				if (err instanceof SpentError) throw err;
+				throw this.explain(err, gaveUp);
+			});
+			entry = { sent: sent };
+		} catch (err) {
+			if (!(err instanceof SpentError)) throw err;
+			entry = { lost: this.explain(err.cause) };
 		}
+		s.remember(place, shape, entry);
+		const turn = this.account(place, priced, entry);
+		if ('lost' in entry) throw entry.lost;
+		return turn!;
+	}
+
+	/** Max Expected Spend before the turn: what the execution spent plus what the turn can cost (exact per call; per token within its bound). */
+	private async priceTurn(body: Json, config: ChatModelConfig | undefined): Promise<{ q?: ReturnType<typeof quote>; prices: Prices }> {
+		const s = this.supply;
+		const needCap = s.money.cap !== undefined || s.money.spend !== undefined;
+		const prices = await s.pricesOnce();
+		const maxTokens = config?.maxTokens ?? this.opts.maxTokens;
+		const p = promptBound(body);
+		const tokenBound: TokenBound | undefined =
+			maxTokens !== undefined && maxTokens > 0
+				? { prompt: p.tokens, completion: maxTokens, how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)` }
+				: undefined;
+		const q = prices.pricing ? quote({ model: this.opts.model, calls: 1, tokenBound }, prices.pricing, prices.display, s.money.group, prices.error) : undefined;
+		if (!needCap) return { q, prices };
+		const resolved = resolveCap(s.money, prices.display);
+		if (resolved.unreadable || !q) {
+			throw new GatewayModelError(
+				`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
+				'Nothing was sent. Try again, or write the cap in ¤ quota units.',
+			);
+		}
+		const refused = capRefusal(s.spend, { cap: resolved.cap, allowUnpriced: false }, [q], prices.display, 'this model turn');
+		if (!refused) return { q, prices };
+		// without a bound (no Maximum Number of Tokens) a per-token turn is refused only once the spend reached the cap
+		if (q.basis === 'per_token' && !tokenBound && resolved.cap !== undefined && s.spend.spent().quota < resolved.cap && !s.spend.spent().full) return { q, prices };
+		throw new GatewayModelError(
+			`GenGateway: ${refused.message}`,
+			`${refused.description}${q.basis === 'per_token' && !tokenBound ? ' Without Maximum Number of Tokens a turn has no bound: the cap stops the agent once the spend reaches it, and can be passed by at most one turn.' : ''}`,
+		);
+	}
+
+	/** The turn's cost and its entry in the execution's money record (an unknown outcome counts its bound). */
+	private account(place: Place, priced: { q?: ReturnType<typeof quote>; prices: Prices }, entry: LedgerEntry<Turn>): Turn | undefined {
+		const s = this.supply;
+		if (!priced.q) return 'sent' in entry ? entry.sent : undefined;
+		const usage = 'sent' in entry ? tokenCountOf(entry.sent.rawUsage) : undefined;
+		const { figure, entry: spendEntry } = costEntry(priced.q, usage, `${this.opts.model} turn`);
+		s.spend.record([[callSpendKey(placeKey(place)), spendEntry]], priced.prices.display);
+		if (!('sent' in entry)) return undefined;
+		entry.sent.cost = costJsonOf(figure, priced.prices.display);
+		return entry.sent;
 	}
 
 	private async sendPlain(body: Json): Promise<Turn> {
@@ -242,10 +391,10 @@ export class GatewayChatCore {
 	private fromJson(json: Json): Turn {
 		if (this.opts.useResponsesApi) {
 			const r = responsesFromJson(json);
-			return { text: r.text, calls: responsesCallsFrom(json), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id };
+			return { text: r.text, calls: responsesCallsFrom(json), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
 		}
 		const r = chatFromJson(json);
-		return { text: r.content, calls: chatCallsFrom(r.toolCalls, json), finish: r.finishReason, usage: usageFrom(r.usage), id: r.id };
+		return { text: r.content, calls: chatCallsFrom(r.toolCalls, json), finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
 	}
 
 	private async sendStream(body: Json, onDelta?: (t: string) => void): Promise<Turn> {
@@ -268,7 +417,7 @@ export class GatewayChatCore {
 			const parser = new ResponsesStreamParser(onDelta);
 			await pumpStream(res.body, parser, { idleMs: this.opts.idleMs, signal: this.transport.signal });
 			const r = parser.result;
-			return { text: r.text, calls: responsesCallsFrom(r.response), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id };
+			return { text: r.text, calls: responsesCallsFrom(r.response), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
 		}
 		const acc = new ObjectArgsAccumulator();
 		const parser = new ChatStreamParser(onDelta, acc);
@@ -279,7 +428,7 @@ export class GatewayChatCore {
 			const obj = idx !== undefined && !c.function.arguments ? acc.objectArgs.get(idx) : undefined;
 			return { id: c.id, name: c.function.name, arguments: obj ?? c.function.arguments };
 		});
-		return { text: r.content, calls, finish: r.finishReason, usage: usageFrom(r.usage), id: r.id };
+		return { text: r.content, calls, finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
 	}
 
 	/** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
@@ -314,13 +463,6 @@ export class GatewayChatCore {
 		const message = err instanceof Error ? err.message : String(err);
 		return new GatewayModelError(redact(`GenGateway: ${message}`), redact(`POST ${this.path}, model ${this.opts.model}.`));
 	}
-}
-
-/** The call reached the gateway and may have been billed (not a definite rejection, not a call that never left). */
-function mayBeBilled(err: unknown): boolean {
-	if (err instanceof GatewayHttpError || err instanceof SafetyError) return false;
-	if (err instanceof GatewayNetworkError) return err.maybeDelivered && !err.cancelled;
-	return true;
 }
 
 /** A whole (bounded) body as UTF-8. */

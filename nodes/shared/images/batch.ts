@@ -96,6 +96,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			for (const message of [...notes].slice(0, HINTED_MODELS)) exitOf(ctx).hint(message);
 		},
 		pricedAs: (p) => ({ model: p.input.req.model, calls: p.input.req.n ?? 1 }),
+		quoteFields: (p) => ({ kind: 'image', model: p.input.req.model, prompt: p.input.req.prompt, n: p.input.req.n ?? 1, ...expectedSize(p) }),
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),
 		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? normaliseImageTask(answer.out.body).taskId : undefined),
 		async finish(p, answer, i) {

@@ -33,6 +33,11 @@ export function runningItem(fields: IDataObject, gatewayStatus: unknown, extra: 
 	return shaped('running', fields, { gateway_status: word(gatewayStatus), ...extra });
 }
 
+/** Quote Only: the item checked and priced (its `cost`), nothing sent. */
+export function quotedItem(fields: IDataObject): IDataObject {
+	return shaped('quoted', fields);
+}
+
 /** A failed item on a regular output (Task Wait's Failed output, a paid node's failure under Continue). */
 export function failedItem(fields: IDataObject, failedAt: FailedAt, extra: IDataObject): IDataObject {
 	return shaped('failed', fields, { failed_at: failedAt, ...extra });

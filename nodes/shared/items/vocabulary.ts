@@ -8,6 +8,7 @@ export const ITEM_STATUSES = {
 	failed: 'the item failed; failed_at says where, submitted whether it reached the gateway',
 	running: "the wait (Task Wait, or Image Submit's Wait for Result) ended before the task did (handed_back says why); wait again with its task_id",
 	uncertain: 'the request may have been accepted and billed, and was not resent; check the usage records',
+	quoted: 'Quote Only: the item was checked and priced (cost), nothing was sent',
 } as const;
 
 export type ItemStatus = keyof typeof ITEM_STATUSES;
@@ -55,6 +56,7 @@ export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
 	],
 	running: ['gateway_status', 'progress', 'handed_back', 'deadline_at', 'last_error', 'note'],
 	uncertain: ['gateway_status', 'submission_uncertain', 'reason', 'note', 'billing_status', 'http_status', 'task'],
+	quoted: [],
 };
 
 /** Every state word of the contract: the fields an item's state owns, and `status` itself. */

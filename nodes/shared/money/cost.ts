@@ -1,24 +1,33 @@
 /**
- * The `cost` object of a paid item, pure. Amounts are in whole site quota units (¤, the gateway's billing unit) and in
- * the display currency of `/api/status`, by the Pricing node's rules (compute.ts `quotaToDisplay`, `formatDisplay`).
+ * The `cost` of a paid call, pure. Amounts are in whole site quota units (¤, the gateway's billing unit) and in the
+ * display currency of `/api/status`, by the Pricing node's rules (compute.ts `quotaToDisplay`, `formatDisplay`).
  *
  * Bases (the spec's billing rules): per call = model_price × group multiplier × quota_per_unit, per image asked (n);
- * per token = (prompt + completion × completion_ratio) × model_ratio × group multiplier, from the answer's usage;
- * per video token (delta-video) = tokens / 1e6 × unit price × group multiplier × quota_per_unit, known on completion.
+ * per token = Σ tokens of each kind × its ratio × model_ratio × group multiplier, from the answer's usage (plain
+ * prompt tokens × 1, cached × cache_ratio, cache writes × create_cache_ratio, image × image_ratio, audio × audio_ratio,
+ * completion (reasoning included) × completion_ratio, audio output × audio_ratio × audio_completion_ratio; a kind the
+ * usage reports but the price list gives no ratio for is counted as plain tokens, and said); per video token
+ * (delta-video) = tokens / 1e6 × unit price × group multiplier × quota_per_unit, known on completion.
+ *
+ * The multiplier is known from the node's Group Multiplier option or the public ratio of its Group Name. Without
+ * either it is not known: the figure is a range from the lowest publicly selectable group that enables the model to
+ * the highest group ratio the price list publishes for a group that enables the model, and the cap and the record
+ * count the highest. No published ratio of 0 (or below) makes a paid call free: such groups are left out, and a model
+ * with no positive ratio has no figure at all.
+ *
  * Statuses: `expected` (a figure at a known multiplier), `settled` (a delta video's actual usage at a known
- * multiplier), `at_multiplier_1` (the same figure at multiplier 1: the multiplier is not known), `unknown` (no figure:
- * the price list does not price the model in a way the spec describes, or what the figure needs is not known yet).
- * An unknown is never 0 and a figure at multiplier 1 is never called expected.
+ * multiplier), `range` (the multiplier is not known: lowest to highest; `quota` is the highest), `estimate` (a bound
+ * before the answer, or a figure with a part priced as plain tokens), `unknown` (no figure: not free).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { DELTA_VIDEO_UNIT_PRICES, lowestPrice, numberOf, quotaToDisplay, formatDisplay, type DisplaySettings, type PricingData } from '../pricing/compute';
+import { DELTA_VIDEO_UNIT_PRICES, numberOf, quotaToDisplay, formatDisplay, type DisplaySettings, type PriceEntry, type PricingData } from '../pricing/compute';
 import { groupRatioOf } from '../pricing/delta';
 import { roundedProduct, roundedSumOfProducts } from '../pricing/decimal';
 
-export type CostStatus = 'expected' | 'settled' | 'at_multiplier_1' | 'unknown';
+export type CostStatus = 'expected' | 'settled' | 'range' | 'estimate' | 'unknown';
 export type CostBasis = 'per_call' | 'per_token' | 'per_video_token';
-/** the node's Group Multiplier option, its Group Name read from the public ratios, or the lowest publicly selectable group */
-export type MultiplierSource = 'group_multiplier_option' | 'group_name' | 'lowest_public_group';
+/** the node's Group Multiplier option, or its Group Name read from the public ratios */
+export type MultiplierSource = 'group_multiplier_option' | 'group_name';
 
 /** What the node's options say about the key's group multiplier. */
 export interface GroupChoice {
@@ -29,100 +38,227 @@ export interface GroupChoice {
 	groupName?: string;
 }
 
+export interface GroupRatio {
+	group: string;
+	ratio: number;
+}
+
 export interface Multiplier {
+	/** the key's multiplier, when it is known */
 	ratio?: number;
 	source: MultiplierSource | null;
 	group: string | null;
+	/** multiplier not known: the lowest publicly selectable group enabling the model (what the price list shows) */
+	low?: GroupRatio;
+	/** multiplier not known: the highest group ratio published for a group enabling the model (what a cap counts) */
+	high?: GroupRatio;
 	/** why it is not known */
 	unknownWhy?: string;
 }
 
-export function resolveMultiplier(choice: GroupChoice, pricing: PricingData, model: string): Multiplier {
-	if (choice.ratio !== undefined) return { ratio: choice.ratio, source: 'group_multiplier_option', group: null };
-	if (choice.ratioLeftEmpty) return { source: null, group: null, unknownWhy: 'the Group Multiplier option is empty: the multiplier is not known' };
-	const name = choice.groupName?.trim();
-	if (name) {
-		const ratio = groupRatioOf(pricing.group_ratio, name);
-		return ratio === undefined ? { source: null, group: name, unknownWhy: `group "${name}" has no ratio in the public group_ratio` } : { ratio, source: 'group_name', group: name };
+const enabledGroups = (entry: PriceEntry | undefined): string[] => (Array.isArray(entry?.enable_groups) ? entry.enable_groups.filter((g): g is string => typeof g === 'string') : []);
+
+/** The lowest public and the highest published positive ratio of the groups that enable a model. */
+export function ratioRange(pricing: PricingData, entry: PriceEntry | undefined): { low?: GroupRatio; high?: GroupRatio } {
+	let low: GroupRatio | undefined;
+	let high: GroupRatio | undefined;
+	for (const group of enabledGroups(entry)) {
+		const ratio = numberOf(pricing.group_ratio?.[group]);
+		if (ratio === undefined || ratio <= 0) continue;
+		if (!high || ratio > high.ratio) high = { group, ratio };
+		if (Object.prototype.hasOwnProperty.call(pricing.usable_group ?? {}, group) && (!low || ratio < low.ratio)) low = { group, ratio };
 	}
-	const entry = pricing.data.find((e) => e.model_name === model);
-	const lowest = entry ? lowestPrice(entry, pricing) : undefined;
-	if (lowest?.groupRatio !== undefined && lowest.group) return { ratio: lowest.groupRatio, source: 'lowest_public_group', group: lowest.group };
-	return { source: null, group: null, unknownWhy: 'no publicly selectable group with a ratio enables this model' };
+	return { low: low ?? high, high };
 }
 
-/** What an item is priced by. */
+export function resolveMultiplier(choice: GroupChoice, pricing: PricingData, model: string): Multiplier {
+	if (choice.ratio !== undefined && choice.ratio > 0) return { ratio: choice.ratio, source: 'group_multiplier_option', group: null };
+	const entry = pricing.data.find((e) => e.model_name === model);
+	const range = ratioRange(pricing, entry);
+	const name = choice.groupName?.trim();
+	if (name && !choice.ratioLeftEmpty) {
+		const ratio = groupRatioOf(pricing.group_ratio, name);
+		if (ratio !== undefined && ratio > 0) return { ratio, source: 'group_name', group: name };
+		return { source: null, group: name, ...range, unknownWhy: `group "${name}" has no positive ratio in the public group_ratio` };
+	}
+	const why = choice.ratioLeftEmpty ? 'the Group Multiplier option is empty' : "your key's group is not given (Group Multiplier or Group Name)";
+	return { source: null, group: null, ...range, unknownWhy: range.high ? why : `${why}, and no group enabling this model has a positive ratio in the price list` };
+}
+
+/** What a call is priced by. */
 export interface PricedAs {
 	model: string;
 	/** calls billed per call (images asked for, n) */
 	calls: number;
+	/** per-token calls: a bound of the tokens the call can use, when one can be given */
+	tokenBound?: TokenBound;
+	/** delta videos: an estimate of the video tokens (resolution × duration), and whether a reference video is given */
+	video?: { tokens: number; withReferenceVideo: boolean; how: string };
 }
 
+/** 24 fps, the tier's 16:9 frame (480p: 864×480, 720p: 1280×720), tokens = pixels × frames / 1024 (an estimate, not a bound). */
+export function deltaTokenEstimate(resolution: string, seconds: number): number {
+	const [w, h] = resolution === '720p' ? [1280, 720] : [864, 480];
+	return Math.round((w * h * 24 * seconds) / 1024);
+}
+
+/** An upper bound of a per-token call's tokens: its request's bytes as prompt tokens, its Maximum Tokens as completion. */
+export interface TokenBound {
+	prompt: number;
+	completion: number;
+	/** how the bound was made, for the note */
+	how: string;
+}
+
+/** Token counts of an answer, by kind (all within prompt / completion). */
 export interface TokenCount {
 	prompt: number;
 	completion: number;
+	cached?: number;
+	cacheWrite?: number;
+	image?: number;
+	audio?: number;
+	audioOut?: number;
+	reasoning?: number;
 }
 
-/** The prices of one item, before its request is sent. */
+/** A per-token model's published ratios (¤ per token at multiplier 1 = model_ratio; the others multiply it). */
+export interface TokenRatios {
+	model: number;
+	completion: number;
+	cache?: number;
+	createCache?: number;
+	image?: number;
+	audio?: number;
+	audioCompletion?: number;
+}
+
+/** The prices of one call, before its request is sent. */
 export interface Quote {
 	model: string;
 	basis: CostBasis | null;
-	/** whole ¤ for the item; undefined when no figure can be given before the answer */
-	quota?: number;
-	multiplier: Multiplier;
 	calls: number;
-	/** why there is no figure */
+	multiplier: Multiplier;
+	/** per call: whole ¤ for the call at the known multiplier, or at the lowest and highest ratio */
+	perCall?: { low: number; high: number };
+	/** delta video: the estimated fee at the known multiplier, or at the lowest and highest ratio (never a cap's bound) */
+	videoEstimate?: { low: number; high: number; how: string; tokens: number };
+	tokenRatios?: TokenRatios;
+	tokenBound?: TokenBound;
+	/** why there is no figure (or none before the answer) */
 	unpricedWhy?: string;
-	/** per-token prices in ¤ per token at multiplier 1 (model_ratio, completion_ratio) */
-	tokenRatios?: { model: number; completion: number };
 }
 
 const isDelta = (model: string) => Object.prototype.hasOwnProperty.call(DELTA_VIDEO_UNIT_PRICES, model);
+const nonNegative = (v: unknown) => {
+	const n = numberOf(v);
+	return n !== undefined && n >= 0 ? n : undefined;
+};
 
-/** The price of an item before it is sent: a figure per call, or why there is none yet. */
+function tokenRatiosOf(entry: PriceEntry): TokenRatios | undefined {
+	const model = nonNegative(entry.model_ratio);
+	if (model === undefined) return undefined;
+	return {
+		model,
+		completion: nonNegative(entry.completion_ratio) ?? 1,
+		cache: nonNegative(entry.cache_ratio),
+		createCache: nonNegative(entry.create_cache_ratio),
+		image: nonNegative(entry.image_ratio),
+		audio: nonNegative(entry.audio_ratio),
+		audioCompletion: nonNegative(entry.audio_completion_ratio),
+	};
+}
+
+/** The price of a call before it is sent: a figure per call, a bound per token, or why there is none yet. */
 export function quote(as: PricedAs, pricing: PricingData | undefined, display: DisplaySettings | undefined, choice: GroupChoice, pricingError?: string): Quote {
-	const base = { model: as.model, calls: as.calls };
+	const base = { model: as.model, calls: as.calls, tokenBound: as.tokenBound };
 	if (!pricing || !display) return { ...base, basis: isDelta(as.model) ? 'per_video_token' : null, multiplier: { source: null, group: null }, unpricedWhy: `the public price list could not be read${pricingError ? ` (${pricingError})` : ''}` };
 	const multiplier = resolveMultiplier(choice, pricing, as.model);
 	const entry = pricing.data.find((e) => e.model_name === as.model);
 	if (!entry) return { ...base, basis: isDelta(as.model) ? 'per_video_token' : null, multiplier, unpricedWhy: 'the public price list does not list this model' };
-	const price = lowestPrice(entry, pricing);
-	const withBasis = { ...base, basis: price.billing, multiplier };
-	if (price.dynamic) return { ...withBasis, unpricedWhy: 'the model has dynamic (tiered) pricing: no fixed price' };
-	if (price.billing === 'per_video_token') return { ...withBasis, unpricedWhy: 'billed per video token: reserved at submission and settled to actual usage on completion (Task Wait gives the settled fee)' };
-	if (price.billing === 'per_token') {
-		const ratio = numberOf(entry.model_ratio);
-		if (ratio === undefined || ratio < 0) return { ...withBasis, unpricedWhy: 'billed per token, and the price list carries no token price (model_ratio)' };
-		const completion = numberOf(entry.completion_ratio);
-		return { ...withBasis, tokenRatios: { model: ratio, completion: completion !== undefined && completion >= 0 ? completion : 1 }, unpricedWhy: 'billed per token: the cost is known from the answer\'s usage' };
+	const basis: CostBasis = isDelta(as.model) ? 'per_video_token' : numberOf(entry.quota_type) === 1 ? 'per_call' : 'per_token';
+	const withBasis = { ...base, basis, multiplier };
+	if (entry.billing_mode === 'tiered_expr') return { ...withBasis, unpricedWhy: 'the model has dynamic (tiered) pricing: no fixed price' };
+	const videoWhy = 'billed per video token: reserved at submission and settled to actual usage on completion (Task Wait gives the settled fee)';
+	if (basis === 'per_video_token') {
+		const unit = as.video ? DELTA_VIDEO_UNIT_PRICES[as.model]?.[as.video.withReferenceVideo ? 'withReferenceVideo' : 'noReferenceVideo'] : undefined;
+		const lowR = multiplier.ratio ?? multiplier.low?.ratio;
+		const highR = multiplier.ratio ?? multiplier.high?.ratio;
+		if (!as.video || unit === undefined || lowR === undefined || highR === undefined) return { ...withBasis, unpricedWhy: videoWhy };
+		const at = (r: number) => roundedProduct([as.video!.tokens, unit, r, display.quotaPerUnit], 1_000_000);
+		return { ...withBasis, unpricedWhy: videoWhy, videoEstimate: { low: at(lowR), high: at(highR), how: as.video.how, tokens: as.video.tokens } };
 	}
-	const perCall = numberOf(entry.model_price);
-	if (perCall === undefined || perCall < 0) return { ...withBasis, unpricedWhy: 'the price list gives no model_price' };
-	const one = roundedProduct([perCall, multiplier.ratio ?? 1, display.quotaPerUnit]);
-	return { ...withBasis, quota: one * as.calls };
+	if (multiplier.ratio === undefined && !multiplier.high) return { ...withBasis, unpricedWhy: multiplier.unknownWhy };
+	if (basis === 'per_token') {
+		const ratios = tokenRatiosOf(entry);
+		if (!ratios) return { ...withBasis, unpricedWhy: 'billed per token, and the price list carries no token price (model_ratio)' };
+		return { ...withBasis, tokenRatios: ratios, unpricedWhy: as.tokenBound ? undefined : "billed per token: the cost is known from the answer's usage" };
+	}
+	const price = nonNegative(entry.model_price);
+	if (price === undefined) return { ...withBasis, unpricedWhy: 'the price list gives no model_price' };
+	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * as.calls;
+	const low = multiplier.ratio ?? multiplier.low!.ratio;
+	const high = multiplier.ratio ?? multiplier.high!.ratio;
+	return { ...withBasis, perCall: { low: at(low), high: at(high) } };
 }
 
-/** Whether a quote is a figure the spend cap can add up (known amount at a known multiplier). */
-export function capCounts(q: Quote): boolean {
-	return q.quota !== undefined && q.multiplier.ratio !== undefined;
+/** Whole ¤ of per-token usage at a multiplier, and the kinds the price list gives no ratio for (counted as plain). */
+export function tokenQuota(t: TokenCount, r: TokenRatios, multiplier: number): { quota: number; plainAs: string[] } {
+	const plainAs: string[] = [];
+	const ratio = (n: number | undefined, own: number | undefined, what: string, plain: number) => {
+		if (!n) return plain;
+		if (own === undefined) plainAs.push(what);
+		return own ?? plain;
+	};
+	const cached = t.cached ?? 0;
+	const cacheWrite = t.cacheWrite ?? 0;
+	const image = t.image ?? 0;
+	const audio = t.audio ?? 0;
+	const audioOut = Math.min(t.audioOut ?? 0, t.completion);
+	const plainPrompt = Math.max(0, t.prompt - cached - cacheWrite - image - audio);
+	const terms: number[][] = [
+		[plainPrompt, r.model, multiplier],
+		[cached, ratio(cached, r.cache, 'cached tokens (no cache_ratio)', 1), r.model, multiplier],
+		[cacheWrite, ratio(cacheWrite, r.createCache, 'cache-write tokens (no create_cache_ratio)', 1), r.model, multiplier],
+		[image, ratio(image, r.image, 'image tokens (no image_ratio)', 1), r.model, multiplier],
+		[audio, ratio(audio, r.audio, 'audio tokens (no audio_ratio)', 1), r.model, multiplier],
+		[t.completion - audioOut, r.completion, r.model, multiplier],
+		[audioOut, ratio(audioOut, r.audio, 'audio output tokens (no audio_ratio)', 1), ratio(audioOut, r.audioCompletion, 'audio output tokens (no audio_completion_ratio)', 1), r.model, multiplier],
+	];
+	return { quota: roundedSumOfProducts(terms.filter((t) => t[0] > 0)), plainAs: [...new Set(plainAs)] };
 }
 
-/** Whole ¤ of a per-token answer: (prompt + completion × completion_ratio) × model_ratio × multiplier. */
-export function tokenQuota(t: TokenCount, ratios: { model: number; completion: number }, multiplier: number): number {
+/** The highest ¤ a per-token call can cost under its bound: every prompt token at the dearest prompt ratio published. */
+export function tokenBoundQuota(b: TokenBound, r: TokenRatios, multiplier: number): number {
+	const dearestPrompt = Math.max(1, r.cache ?? 0, r.createCache ?? 0, r.image ?? 0, r.audio ?? 0);
 	return roundedSumOfProducts([
-		[t.prompt, ratios.model, multiplier],
-		[t.completion, ratios.completion, ratios.model, multiplier],
+		[b.prompt, dearestPrompt, r.model, multiplier],
+		[b.completion, r.completion, r.model, multiplier],
 	]);
 }
 
-/** Token counts of a chat (`prompt_tokens`/`completion_tokens`) or responses (`input_tokens`/`output_tokens`) usage. */
+/** Token counts of a chat (`prompt_tokens`/`completion_tokens` and their details) or responses (`input_tokens`/`output_tokens`) usage. */
 export function tokenCountOf(usage: unknown): TokenCount | undefined {
 	if (!usage || typeof usage !== 'object') return undefined;
 	const u = usage as Record<string, unknown>;
 	const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+	const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 	const prompt = n(u.prompt_tokens) ?? n(u.input_tokens) ?? n(u.promptTokens);
 	const completion = n(u.completion_tokens) ?? n(u.output_tokens) ?? n(u.completionTokens);
-	return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
+	if (prompt === undefined || completion === undefined) return undefined;
+	const pd = { ...obj(u.input_tokens_details), ...obj(u.prompt_tokens_details) };
+	const cd = { ...obj(u.output_tokens_details), ...obj(u.completion_tokens_details) };
+	const out: TokenCount = { prompt, completion };
+	const set = (k: keyof TokenCount, v: number | undefined) => {
+		if (v) out[k] = v;
+	};
+	set('cached', n(pd.cached_tokens) ?? n(u.cache_read_input_tokens));
+	set('cacheWrite', n(pd.cached_creation_tokens) ?? n(pd.cache_creation_tokens) ?? n(u.cache_creation_input_tokens));
+	set('image', n(pd.image_tokens));
+	set('audio', n(pd.audio_tokens));
+	set('audioOut', n(cd.audio_tokens));
+	set('reasoning', n(cd.reasoning_tokens));
+	return out;
 }
 
 const BASIS_WORDS: Record<CostBasis, string> = { per_call: 'per call', per_token: 'per token', per_video_token: 'per video token' };
@@ -130,66 +266,131 @@ const BASIS_WORDS: Record<CostBasis, string> = { per_call: 'per call', per_token
 export interface CostFigure {
 	status: CostStatus;
 	basis: CostBasis | null;
+	/** what the record and the cap count: the charge when known, else its upper bound; undefined: no figure */
 	quota?: number;
+	/** a range: the figure at the lowest ratio */
+	quotaLow?: number;
 	multiplier: Multiplier;
 	quantity: IDataObject;
 	note: string;
 }
 
-/** The item's `cost` JSON. */
+/** The money text of a figure: "$0.032 (¤16000)", "$0.0256–$0.048 (¤12800–¤24000)". */
+export function figureText(f: Pick<CostFigure, 'quota' | 'quotaLow'>, display: DisplaySettings | undefined): string | null {
+	if (f.quota === undefined) return null;
+	const one = (q: number) => (display ? formatDisplay(quotaToDisplay(q, display)) : `¤${q}`);
+	if (f.quotaLow !== undefined && f.quotaLow !== f.quota) return display ? `${one(f.quotaLow)}–${one(f.quota)} (¤${f.quotaLow}–¤${f.quota})` : `¤${f.quotaLow}–¤${f.quota}`;
+	return display ? `${one(f.quota)} (¤${f.quota})` : `¤${f.quota}`;
+}
+
+/** The call's `cost` JSON. */
 export function costJson(f: CostFigure, display: DisplaySettings | undefined): IDataObject {
 	const shown = f.quota !== undefined && display ? quotaToDisplay(f.quota, display) : undefined;
+	const low = f.quotaLow !== undefined && display ? quotaToDisplay(f.quotaLow, display) : undefined;
 	const unit = display ? quotaToDisplay(0, display) : undefined;
+	const m = f.multiplier;
 	return {
 		status: f.status,
 		basis: f.basis ? BASIS_WORDS[f.basis] : null,
 		quota: f.quota ?? null,
 		amount: shown?.amount ?? null,
+		...(f.quotaLow !== undefined ? { quota_low: f.quotaLow, amount_low: low?.amount ?? null } : {}),
 		currency: unit?.currency ?? null,
 		symbol: unit?.symbol ?? null,
-		text: shown ? `${formatDisplay(shown)} (¤${f.quota})` : null,
-		group_multiplier: f.multiplier.ratio ?? null,
-		group_multiplier_source: f.multiplier.source,
-		group: f.multiplier.group,
+		text: figureText(f, display),
+		group_multiplier: m.ratio ?? null,
+		group_multiplier_source: m.source,
+		group: m.group,
+		...(m.ratio === undefined && m.high ? { group_multiplier_range: [m.low?.ratio ?? m.high.ratio, m.high.ratio] } : {}),
 		...f.quantity,
 		note: f.note,
 	};
 }
 
-const lowestNote = (m: Multiplier) => (m.source === 'lowest_public_group' ? `at the lowest public group (${m.group}); your key's group may cost more` : m.source === 'group_name' ? `at group ${m.group}'s public ratio` : 'at your Group Multiplier');
+function atWhat(m: Multiplier): string {
+	if (m.source === 'group_multiplier_option') return `at your Group Multiplier ${m.ratio}`;
+	if (m.source === 'group_name') return `at group ${m.group}'s public ratio ${m.ratio}`;
+	if (m.high) return `${m.unknownWhy ?? 'the multiplier is not known'}: from the lowest public group ${m.low?.group} (${m.low?.ratio}) to the highest published group ${m.high.group} (${m.high.ratio}); the cap and the record count the highest`;
+	return m.unknownWhy ?? 'the multiplier is not known';
+}
 
-/** The figure of an item from its quote and, for per-token models, the answer's usage. */
+/** The figure of a call from its quote and, for per-token models, the answer's usage (undefined before the answer). */
 export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 	const m = q.multiplier;
-	const atOne = m.ratio === undefined;
-	const unknownMul = atOne ? `; ${m.unknownWhy ?? 'the multiplier is not known'}: this is the figure at multiplier 1, the charge is this × your key's multiplier` : '';
-	if (q.basis === 'per_token' && q.tokenRatios && usage) {
-		const quota = tokenQuota(usage, q.tokenRatios, m.ratio ?? 1);
+	const known = m.ratio !== undefined;
+	const lowRatio = m.ratio ?? m.low?.ratio;
+	const highRatio = m.ratio ?? m.high?.ratio;
+	if (q.basis === 'per_token' && q.tokenRatios && highRatio !== undefined && lowRatio !== undefined) {
+		if (usage) {
+			const high = tokenQuota(usage, q.tokenRatios, highRatio);
+			const low = known ? high : tokenQuota(usage, q.tokenRatios, lowRatio);
+			const partial = high.plainAs.length ? `; ${high.plainAs.join(', ')} counted as plain prompt tokens` : '';
+			return {
+				status: !known ? 'range' : partial ? 'estimate' : 'expected',
+				basis: 'per_token',
+				quota: high.quota,
+				...(known ? {} : { quotaLow: low.quota }),
+				multiplier: m,
+				quantity: {
+					prompt_tokens: usage.prompt,
+					completion_tokens: usage.completion,
+					...(usage.cached ? { cached_tokens: usage.cached } : {}),
+					...(usage.cacheWrite ? { cache_write_tokens: usage.cacheWrite } : {}),
+					...(usage.image ? { image_tokens: usage.image } : {}),
+					...(usage.audio ? { audio_tokens: usage.audio } : {}),
+					...(usage.audioOut ? { audio_output_tokens: usage.audioOut } : {}),
+					...(usage.reasoning ? { reasoning_tokens: usage.reasoning } : {}),
+				},
+				note: `tokens × their ratios × model ratio ${q.tokenRatios.model} (completion × ${q.tokenRatios.completion}), ${atWhat(m)}${partial}`,
+			};
+		}
+		if (q.tokenBound) {
+			return {
+				status: 'estimate',
+				basis: 'per_token',
+				quota: tokenBoundQuota(q.tokenBound, q.tokenRatios, highRatio),
+				multiplier: m,
+				quantity: { prompt_tokens_bound: q.tokenBound.prompt, completion_tokens_bound: q.tokenBound.completion },
+				note: `at most: ${q.tokenBound.how}, ${atWhat(m)}`,
+			};
+		}
+	}
+	if (q.videoEstimate) {
 		return {
-			status: atOne ? 'at_multiplier_1' : 'expected',
-			basis: 'per_token',
-			quota,
+			status: 'estimate',
+			basis: 'per_video_token',
+			quota: q.videoEstimate.high,
+			...(known ? {} : { quotaLow: q.videoEstimate.low }),
 			multiplier: m,
-			quantity: { prompt_tokens: usage.prompt, completion_tokens: usage.completion },
-			note: `(${usage.prompt} prompt + ${usage.completion} completion × ${q.tokenRatios.completion}) tokens × model ratio ${q.tokenRatios.model} × ${m.ratio ?? 1}, ${atOne ? '' : lowestNote(m)}${unknownMul}`,
+			quantity: { video_tokens_estimate: q.videoEstimate.tokens },
+			note: `about: ${q.videoEstimate.how} (an estimate, not a bound: the gateway reserves its own estimate at submission and settles to actual usage on completion; Task Wait gives the settled fee), ${atWhat(m)}`,
 		};
 	}
-	if (q.quota !== undefined) {
+	if (q.perCall) {
 		return {
-			status: atOne ? 'at_multiplier_1' : 'expected',
+			status: known ? 'expected' : 'range',
 			basis: q.basis,
-			quota: q.quota,
+			quota: q.perCall.high,
+			...(known ? {} : { quotaLow: q.perCall.low }),
 			multiplier: m,
 			quantity: { calls: q.calls },
-			note: `${q.calls} call(s) × model_price × ${m.ratio ?? 1}, ${atOne ? '' : lowestNote(m)}${unknownMul}`,
+			note: `${q.calls} call(s) × model_price, ${atWhat(m)}`,
 		};
 	}
 	const why = q.basis === 'per_token' && q.tokenRatios ? 'billed per token, and the answer carries no usage: the cost is not known (it is not free)' : `${q.unpricedWhy ?? 'no price'} (it is not free)`;
 	return { status: 'unknown', basis: q.basis, multiplier: m, quantity: {}, note: why };
 }
 
+/** What the cap counts for a call before it is sent: its exact price or upper bound; undefined: no figure before the call. */
+export function capBound(q: Quote): number | undefined {
+	// a video's estimate is no bound: the cap counts it as a call with no price before it is sent
+	return q.basis === 'per_video_token' ? undefined : costOf(q).quota;
+}
+
 /** "alpha-image-2.5: $0.032 (¤16000) per item" for the cap's message. */
 export function quoteText(q: Quote, display: DisplaySettings | undefined): string {
-	if (!capCounts(q) || !display) return `${q.model}: no price (${q.multiplier.ratio === undefined && q.quota !== undefined ? (q.multiplier.unknownWhy ?? 'multiplier unknown') : (q.unpricedWhy ?? 'unknown')})`;
-	return `${q.model}: ${formatDisplay(quotaToDisplay(q.quota!, display))} (¤${q.quota}) per item`;
+	const f = costOf(q);
+	const text = figureText(f, display);
+	if (!text) return `${q.model}: no price before the call (${q.unpricedWhy ?? f.note})`;
+	return `${q.model}: ${text}${f.status === 'range' ? ' (range: multiplier not known; the cap counts the highest)' : f.status === 'estimate' ? ' at most' : ''} per item`;
 }

@@ -2,19 +2,21 @@
  * A finished delta video's settled fee for Task Wait, by the Pricing node's rules: quota_per_unit and the display
  * currency from `/api/status` (the site's published values; the defaults only when it cannot be read, and then said),
  * the fee formula of the spec rounded to whole ¤ (settleDeltaFee), and the key's multiplier from the Group Multiplier
- * option or the public ratio of the Group Name. Without either the multiplier is unknown: the fee is labelled
- * at_multiplier_1, never settled. The item's `cost` says the same in the shape of the paid nodes' costs.
+ * option or the public ratio of the Group Name. Without either the multiplier is not known: the fee is a range from
+ * the lowest public to the highest published group ratio (the record counts the highest), never `settled`. The item's
+ * `cost` says the same in the shape of the paid nodes' costs. A task's fee is one entry of the execution's money record,
+ * keyed by its task: it replaces the estimate Video Create recorded, and counts once whatever the number of items or
+ * nodes that name the task.
  */
-import type { IDataObject } from 'n8n-workflow';
-import { PRICE_HINT_BUDGET_MS, loadDisplay, loadPriceList } from '../pricing';
-import { DELTA_VIDEO_UNIT_PRICES, quotaToDisplay, readDisplay, type DisplaySettings } from '../pricing/compute';
-import { groupRatioOf, settleDeltaFee } from '../pricing/delta';
-import type { GatewayTransport } from '../transport/http';
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { formatDisplay } from '../pricing/compute';
-import { costJson, type CostStatus, type GroupChoice, type Multiplier } from './cost';
-import { recordSpend } from './record';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
+import { PRICE_LOOKUP_MS, loadDisplay, loadPriceList } from '../pricing';
+import { DELTA_VIDEO_UNIT_PRICES, quotaToDisplay, readDisplay, type DisplaySettings } from '../pricing/compute';
+import { settleDeltaFee } from '../pricing/delta';
+import type { GatewayTransport } from '../transport/http';
+import { spendHint } from './cap';
+import { costJson, resolveMultiplier, type CostFigure, type GroupChoice, type Multiplier } from './cost';
+import { ExecutionSpend, taskSpendKey, type SpendEntry } from './record';
 
 export interface SettleInput {
 	model?: string;
@@ -24,60 +26,71 @@ export interface SettleInput {
 
 async function displayOf(transport: GatewayTransport): Promise<{ display: DisplaySettings; note?: string }> {
 	try {
-		return { display: await loadDisplay(transport, { budgetMs: PRICE_HINT_BUDGET_MS }) };
+		return { display: await loadDisplay(transport, { budgetMs: PRICE_LOOKUP_MS }) };
 	} catch (err) {
 		return { display: readDisplay({}), note: `/api/status could not be read (${(err as Error).message}): its defaults (quota_per_unit 500000, USD) were used` };
 	}
 }
 
-async function multiplierOf(transport: GatewayTransport, g: GroupChoice): Promise<Multiplier> {
-	if (g.ratio !== undefined) return { ratio: g.ratio, source: 'group_multiplier_option', group: null };
-	if (g.ratioLeftEmpty || !g.groupName) return { source: null, group: null, unknownWhy: g.ratioLeftEmpty ? 'the Group Multiplier option is empty' : "your key's group multiplier is not given (Group Multiplier or Group Name)" };
+async function multiplierOf(transport: GatewayTransport, g: GroupChoice, model: string | undefined): Promise<Multiplier> {
+	if (g.ratio !== undefined && g.ratio > 0) return { ratio: g.ratio, source: 'group_multiplier_option', group: null };
 	try {
-		const ratio = groupRatioOf((await loadPriceList(transport, { budgetMs: PRICE_HINT_BUDGET_MS })).group_ratio, g.groupName);
-		return ratio === undefined ? { source: null, group: g.groupName, unknownWhy: `group "${g.groupName}" has no ratio in the public group_ratio` } : { ratio, source: 'group_name', group: g.groupName };
+		return resolveMultiplier(g, await loadPriceList(transport, { budgetMs: PRICE_LOOKUP_MS }), model ?? '');
 	} catch (err) {
-		return { source: null, group: g.groupName, unknownWhy: `the public price list could not be read (${(err as Error).message})` };
+		return { source: null, group: g.groupName ?? null, unknownWhy: `the public price list could not be read (${(err as Error).message})` };
 	}
 }
 
-const COST_STATUS: Record<string, CostStatus> = { settled: 'settled', at_multiplier_1: 'at_multiplier_1' };
+export interface Settled {
+	fee: IDataObject;
+	cost: IDataObject;
+	/** the task's entry for the money record */
+	entry: SpendEntry;
+}
 
-/** `fee` (the settlement, as before, plus its display) and `cost` of a completed delta video. Never throws. */
-export async function settleVideo(transport: GatewayTransport, raw: unknown, input: SettleInput): Promise<{ fee: IDataObject; cost: IDataObject }> {
-	const [{ display, note }, multiplier] = await Promise.all([displayOf(transport), multiplierOf(transport, input.group)]);
-	const s = settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, multiplier.ratio, { model: input.model, withReferenceVideo: input.withReferenceVideo, quotaPerUnit: display.quotaPerUnit });
+/** `fee` (the settlement, as before, plus its display), `cost`, and the record entry of a completed delta video. Never throws. */
+export async function settleVideo(transport: GatewayTransport, raw: unknown, input: SettleInput): Promise<Settled> {
+	const [{ display, note }, multiplier] = await Promise.all([displayOf(transport), multiplierOf(transport, input.group, input.model)]);
+	const opts = { model: input.model, withReferenceVideo: input.withReferenceVideo, quotaPerUnit: display.quotaPerUnit };
+	const high = multiplier.ratio ?? multiplier.high?.ratio;
+	const low = multiplier.ratio ?? multiplier.low?.ratio;
+	const s = settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, high, opts);
+	const sLow = low !== undefined && low !== high ? settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, low, opts) : s;
 	const unit = quotaToDisplay(0, display);
+	const known = multiplier.ratio !== undefined;
 	const notes = [s.note, multiplier.unknownWhy, note].filter(Boolean).join('; ');
 	const fee: IDataObject = {
 		...(s as unknown as IDataObject),
+		status: s.status === 'settled' && !known ? (high === undefined ? 'needs_manual_check' : 'range') : s.status,
+		group_ratio: multiplier.ratio ?? null,
 		group_ratio_source: multiplier.source ?? 'unknown',
+		...(known || sLow.fee_quota === null ? {} : { fee_quota_low: sLow.fee_quota }),
 		fee_display: s.fee_quota === null ? null : quotaToDisplay(s.fee_quota, display).amount,
 		currency: unit.currency,
 		symbol: unit.symbol,
 		note: notes,
 	};
-	const status = COST_STATUS[s.status] ?? 'unknown';
-	const cost = costJson(
-		{ status, basis: 'per_video_token', quota: status === 'unknown' ? undefined : (s.fee_quota ?? undefined), multiplier, quantity: { video_tokens: s.tokens, with_reference_video: s.with_reference_video }, note: notes },
-		display,
-	);
-	return { fee, cost };
+	const figure: CostFigure = {
+		status: s.status !== 'settled' || s.fee_quota === null ? 'unknown' : known ? 'settled' : 'range',
+		basis: 'per_video_token',
+		quota: s.status === 'settled' ? (s.fee_quota ?? undefined) : undefined,
+		...(!known && s.status === 'settled' && sLow.fee_quota !== null ? { quotaLow: sLow.fee_quota } : {}),
+		multiplier,
+		quantity: { video_tokens: s.tokens, with_reference_video: s.with_reference_video },
+		note: notes,
+	};
+	const cost = costJson(figure, display);
+	return { fee, cost, entry: { quota: figure.quota ?? 0, exact: figure.status === 'settled', unpriced: figure.quota === undefined, label: `video task ${s.task_id ?? ''}` } };
 }
 
-/** Task Wait's share of the execution's record: the settled fees of the videos it settled, and its hint. */
-export async function recordSettled(ctx: IExecuteFunctions, transport: GatewayTransport, costs: IDataObject[]): Promise<void> {
-	if (!costs.length) return;
+/** Task Wait's settled fees in the execution's record (one entry per task) and its hint. */
+export async function recordSettled(ctx: IExecuteFunctions, transport: GatewayTransport, settled: Map<string, { origin: string; entry: SpendEntry; cost: IDataObject }>): Promise<void> {
+	if (!settled.size) return;
 	const { display } = await displayOf(transport);
-	const settled = costs.filter((c) => c.status === 'settled');
-	const quota = settled.reduce((n, c) => n + Number(c.quota), 0);
-	const r = recordSpend(ctx, quota, costs.length - settled.length, display);
-	const money = (q: number) => `${formatDisplay(quotaToDisplay(q, display))} (¤${q})`;
-	const others = costs.length - settled.length;
-	exitOf(ctx).hint(
-			`This node settled ${money(quota)} for ${settled.length} video(s)` +
-			(others ? ` plus ${others} whose fee is not settled (multiplier unknown or no trusted usage: see each item's cost)` : '') +
-			`; this execution's GenGateway nodes have spent ${money(r.total)} so far.` +
-			(r.kept ? '' : ' The execution-wide record could not be kept (n8n keeps at most 10 custom data keys per execution).'),
-	);
+	const spend = new ExecutionSpend(ctx);
+	const entries: Array<[string, SpendEntry]> = [...settled.entries()].map(([taskId, s]) => [taskSpendKey(s.origin, taskId), s.entry]);
+	const total = spend.record(entries, display);
+	const figures = [...settled.values()].map((s) => ({ status: s.cost.status, quota: typeof s.cost.quota === 'number' ? s.cost.quota : undefined, quotaLow: typeof s.cost.quota_low === 'number' ? s.cost.quota_low : undefined })) as CostFigure[];
+	const hint = spendHint(`This node settled ${settled.size} video(s)`, figures, total, spend, display);
+	if (hint) exitOf(ctx).hint(hint);
 }

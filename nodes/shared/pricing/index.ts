@@ -21,6 +21,7 @@
  *   deltaVideoFee, videoFeeQuota, deltaUnitPrice, settlementTokens, settlementUsage, DELTA_VIDEO_UNIT_PRICES;
  *   rows.ts priceRow (the Pricing node's output row).
  */
+import { sleep } from '../transport/clock';
 import type { GatewayTransport } from '../transport/http';
 import { formatDisplay, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './compute';
 
@@ -28,8 +29,24 @@ export * from './compute';
 export * from './delta';
 export * from './rows';
 
-/** How long the hint's price look-up may take, retries included. */
-export const PRICE_HINT_BUDGET_MS = 8_000;
+/**
+ * How long the paid nodes' price look-up (price list and display settings, beside the paid calls) may take, retries
+ * and the whole body included: past it the look-up is given up, costs are `unknown`, and a cap that needs the price
+ * refuses before sending. A paid result is never held longer than this by a price look-up.
+ */
+export const PRICE_LOOKUP_MS = 3_000;
+/** @deprecated the old name of PRICE_LOOKUP_MS */
+export const PRICE_HINT_BUDGET_MS = PRICE_LOOKUP_MS;
+
+/** `p`, or a rejection once `ms` have passed (the timer goes when `p` settles). */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+	const timer = new AbortController();
+	const late = sleep(ms, timer.signal).then(
+		() => Promise.reject(new Error(`${what} did not answer within ${Math.round(ms / 100) / 10} s`)),
+		() => new Promise<never>(() => undefined),
+	);
+	return Promise.race([p, late]).finally(() => timer.abort());
+}
 
 export interface LoadedPricing {
 	pricing: PricingData;
@@ -67,7 +84,9 @@ function getOpts(opts: LoadOptions, maxBytes: number) {
 export function loadPriceList(transport: GatewayTransport, opts: LoadOptions = {}): Promise<PricingData> {
 	const c = slot(transport);
 	if (!c.pricing) {
-		c.pricing = transport.getJson('/api/pricing', getOpts(opts, PRICE_LIST_MAX_BYTES)).then((r) => parsePricing(r.body));
+		const loading = transport.getJson('/api/pricing', getOpts(opts, PRICE_LIST_MAX_BYTES)).then((r) => parsePricing(r.body));
+		c.pricing = opts.budgetMs === undefined ? loading : within(loading, opts.budgetMs, 'the price list (/api/pricing)');
+		c.pricing.catch(() => undefined);
 	}
 	return c.pricing;
 }
@@ -76,7 +95,9 @@ export function loadPriceList(transport: GatewayTransport, opts: LoadOptions = {
 export function loadDisplay(transport: GatewayTransport, opts: LoadOptions = {}): Promise<DisplaySettings> {
 	const c = slot(transport);
 	if (!c.status) {
-		c.status = transport.getJson('/api/status', getOpts(opts, STATUS_MAX_BYTES)).then((r) => readDisplay(r.body));
+		const loading = transport.getJson('/api/status', getOpts(opts, STATUS_MAX_BYTES)).then((r) => readDisplay(r.body));
+		c.status = opts.budgetMs === undefined ? loading : within(loading, opts.budgetMs, '/api/status');
+		c.status.catch(() => undefined);
 	}
 	return c.status;
 }

@@ -5,7 +5,7 @@
  * failed try and would run the node, and every paid request of the batch, again.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { toNodeError } from '../errors';
+import { exitOf } from '../exit';
 import { failedItem } from '../items/shapes';
 import type { FailedAt } from '../items/vocabulary';
 
@@ -44,41 +44,39 @@ interface Described {
 	httpCode?: string;
 }
 
-export function describeFailure(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number, secrets: string[]): Described {
-	const e = toNodeError(ctx.getNode(), f.error, itemIndex, secrets);
+export function describeFailure(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number): Described {
+	const e = exitOf(ctx).error(f.error, itemIndex);
 	const httpCode = (e as { httpCode?: string | null }).httpCode ?? undefined;
 	return { message: e.message, description: e.description ?? undefined, httpCode };
 }
 
 /**
- * The item for a failure. Regular output: the node's fields plus `status: "failed"`, `error_message`, `submitted`,
- * `task_id`, `failed_at`, and `error` — except when `firstOfSpentBatch`. Error output (n8n moves an item whose JSON
- * holds only `error` there and adds the input item's fields): everything inside the `error` object.
+ * The item for a failure, the same on every output: the node's fields plus `status: "failed"`, `failed_at`,
+ * `submitted`, `task_id`, `error_message`, `error_description`, `http_code`, and `error` — except on the first item of
+ * a batch that spent money (n8n's Retry On Fail reads `json.error` there). On the error output (Continue using error
+ * output) the item also carries the n8n error, which is how n8n moves it there.
  */
-export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number, mode: ErrorMode, secrets: string[], firstOfSpentBatch: boolean): INodeExecutionData {
-	const d = describeFailure(ctx, f, itemIndex, secrets);
-	const facts: IDataObject = {
+export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number, mode: ErrorMode, firstOfSpentBatch: boolean): INodeExecutionData {
+	const d = describeFailure(ctx, f, itemIndex);
+	const json = failedItem(f.fields ?? {}, f.failedAt, {
 		task_id: f.taskId ?? null,
 		submitted: f.submitted,
-		failed_at: f.failedAt,
 		...(d.httpCode ? { http_code: d.httpCode } : {}),
-	};
-	if (mode === 'errorOutput') {
-		return { json: { error: { message: d.message, ...(d.description ? { description: d.description } : {}), ...facts, ...(f.fields ?? {}) } }, pairedItem: { item: itemIndex } };
-	}
-	const { failed_at: _at, ...rest } = facts;
-	const json = failedItem(f.fields ?? {}, f.failedAt, { ...rest, error_message: d.message, ...(d.description ? { error_description: d.description } : {}) });
+		error_message: d.message,
+		...(d.description ? { error_description: d.description } : {}),
+	});
 	if (!firstOfSpentBatch) json.error = d.message;
+	if (mode === 'errorOutput') return { json, error: exitOf(ctx).error(f.error, itemIndex), pairedItem: { item: itemIndex } };
 	return { json, pairedItem: { item: itemIndex } };
 }
 
 /** "2 of 5 items failed: 1 × …; 1 × …" plus the unknown outcomes, for the execution hint. */
-export function failureHint(ctx: IExecuteFunctions, total: number, failures: Array<{ f: PaidFailure; i: number }>, uncertain: number, secrets: string[]): string | undefined {
+export function failureHint(ctx: IExecuteFunctions, total: number, failures: Array<{ f: PaidFailure; i: number }>, uncertain: number): string | undefined {
 	const parts: string[] = [];
 	if (failures.length) {
 		const reasons = new Map<string, number>();
 		for (const { f, i } of failures) {
-			const d = describeFailure(ctx, f, i, secrets);
+			const d = describeFailure(ctx, f, i);
 			const why = `${f.failedAt}: ${d.message.length > 120 ? `${d.message.slice(0, 117)}…` : d.message}`;
 			reasons.set(why, (reasons.get(why) ?? 0) + 1);
 		}
@@ -89,6 +87,6 @@ export function failureHint(ctx: IExecuteFunctions, total: number, failures: Arr
 				(sent ? ` ${sent} of them reached the gateway and may be billed: they were not sent again.` : ' None of them created anything at the gateway.'),
 		);
 	}
-	if (uncertain) parts.push(`${uncertain} item${uncertain === 1 ? "'s" : "s'"} outcome is unknown (submission_uncertain): check the usage records before sending again.`);
+	if (uncertain) parts.push(`${uncertain} item${uncertain === 1 ? "'s" : "s'"} outcome is unknown (status uncertain): check the usage records before sending again.`);
 	return parts.length ? parts.join(' ') : undefined;
 }

@@ -1,35 +1,35 @@
 /**
- * The one item pipeline of the paid nodes (Image Submit, Video Create, Chat, Responses):
- * validate every item → send the paid requests in an adaptive window → record each outcome at once → finish each
- * item as soon as its request came back (wait, download, read the answer) → emit one item per input, paired.
- * Nothing is sent when an item is invalid and the node stops on errors; once the batch has spent money the node never
- * throws (see failures.ts). A POST is sent once, except after a 429, which created nothing.
- * The spend boundary is the transport's (see transport/spend.ts): an item is unspent only when no paid request left
- * for it or the transport itself proved that nothing was created; any other exception after the request left makes
- * the item spent with an unknown outcome. The retry ledger knows an item by its place in the input, so a re-run of
- * the node reuses what each item got whatever its expressions evaluate to now.
- * Money (../money/): every item is priced once all are checked; Max Expected Spend may refuse the whole batch there,
- * before the first paid request; every item that reached the gateway gets its `cost`, and the node's share goes to the
- * execution's custom data.
+ * The one runner of the paid nodes (Image Submit, Video Create, Chat, Responses), in named phases:
+ *
+ *   check      every item read and checked (parameters, expressions, binaries, rules, money options): nothing is sent
+ *              when an item is invalid and the node stops on errors;
+ *   price/cap  every item priced (the price list read beside the paid calls, within its own bound); Max Expected
+ *              Spend — the strictest any item names — may refuse the whole batch here, before the first paid request;
+ *              with Quote Only, the batch ends here: one `quoted` item per input, nothing sent;
+ *   send       each item's paid request sent once (./send.ts: spend scope, the one 429 rule), in an adaptive window;
+ *              the ledger (./ledger.ts) knows an item by its place, so a Retry On Fail re-run reuses what it got;
+ *   finish     each answer turned into its item as soon as it came back (wait, download, read the answer);
+ *   record     every item that reached the gateway gets its `cost` and its entry in the execution's money record;
+ *   emit       one item per input, paired, on the output its outcome chose (./failures.ts: once money was spent the
+ *              node never throws).
  */
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { exitOf } from '../exit';
-import { GatewayHttpError, GatewayNetworkError, toNodeError } from '../errors';
+import { quotedItem, uncertainItem } from '../items/shapes';
 import { AdaptiveLimit } from '../limit';
+import { BudgetError, capRefusal, costEntry, costJsonOf, pricesOf, quotesFor, spendHint, strictest, type Prices } from '../money/cap';
+import type { PricedAs, Quote, TokenCount } from '../money/cost';
+import { readMoneyOptions, resolveCap, type MoneyOptions } from '../money/options';
+import { callSpendKey, ExecutionSpend, type SpendEntry } from '../money/record';
 import type { GatewayTransport } from '../transport/http';
-import { scaled } from '../transport/clock';
-import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
-import { nothingCreated, withinSpendScope } from '../transport/spend';
-import { errorMode, failure, failureHint, failureItem, isFailure, type PaidFailure } from './failures';
-import { retryLedger, type LedgerEntry } from './ledger';
-import { BatchMoney } from '../money/batchMoney';
-import type { PricedAs, TokenCount } from '../money/cost';
-import { readMoneyOptions } from '../money/options';
+import { errorMode, failure, failureHint, failureItem, isFailure, type ErrorMode, type PaidFailure } from './failures';
+import { callLedger, executionSignal, placeKey, runIndexOf, type LedgerEntry, type Place } from './ledger';
+import { isCancellation, sendPaid, SpentError } from './send';
 
 export interface PaidBatch<P, S> {
 	/** reads and checks item `i` (parameters, expressions, binaries, rules); sends nothing; throws what is wrong */
 	prepare(i: number): Promise<P>;
-	/** after every item was checked, before the first paid request (e.g. a price look-up) */
+	/** after every item was checked, before the first paid request (e.g. hints about the items) */
 	beforeSend?(prepared: Array<P | undefined>): Promise<void>;
 	/**
 	 * Sends the paid request once and returns what came back, interpreting as little as it can: interpretation
@@ -44,6 +44,10 @@ export interface PaidBatch<P, S> {
 	pricedAs(p: P): PricedAs;
 	/** the token usage of an answer (per-token models) */
 	usageOf?(sent: S): TokenCount | undefined;
+	/** where the item's spend is recorded when not by its place (a delta video: by its task, so its settled fee replaces it) */
+	spendKeyOf?(sent: S): string | undefined;
+	/** the fields a Quote Only item carries besides its cost (model, prompt …) */
+	quoteFields?(p: P): IDataObject;
 }
 
 export interface BatchOptions {
@@ -53,184 +57,235 @@ export interface BatchOptions {
 	startConcurrency?: number;
 	/** how long after its first attempt a request refused with 429 may be sent again */
 	refusalWindowMs: number;
-	/** texts to redact from errors besides the transport's own key */
-	secrets?: string[];
+	/** check and price every item, send nothing */
+	quoteOnly?: boolean;
 }
 
 export const DEFAULT_START_WINDOW = 4;
-/** a 429 without Retry-After is sent again no sooner than this */
-export const MIN_REFUSAL_WAIT_MS = 1000;
+export { MIN_REFUSAL_WAIT_MS } from './send';
 
-/** The request left and something failed after it: the item is spent, its outcome unknown. */
-class SpentError extends Error {
-	constructor(readonly cause: unknown) {
-		super(cause instanceof Error ? cause.message : String(cause));
+type Result = INodeExecutionData | PaidFailure;
+
+interface Checked<P> {
+	prepared: Array<P | undefined>;
+	money: Array<MoneyOptions | undefined>;
+}
+
+/** check: every item and its money options; a bad money option refuses the whole batch, naming the item. */
+async function check<P, S>(ctx: IExecuteFunctions, batch: PaidBatch<P, S>, mode: ErrorMode, results: Result[]): Promise<Checked<P>> {
+	const n = ctx.getInputData().length;
+	const prepared: Array<P | undefined> = new Array(n);
+	const money: Array<MoneyOptions | undefined> = new Array(n);
+	let moneyError: { err: unknown; i: number } | undefined;
+	for (let i = 0; i < n; i++) {
+		try {
+			money[i] = readMoneyOptions(ctx.getNodeParameter('options', i, {}) as Record<string, unknown>);
+		} catch (err) {
+			moneyError ??= { err, i };
+		}
+	}
+	for (let i = 0; i < n; i++) {
+		try {
+			if (moneyError) throw withItem(moneyError.err, moneyError.i, i);
+			prepared[i] = await batch.prepare(i);
+		} catch (err) {
+			if (mode === 'stop') throw exitOf(ctx).error(err, i);
+			results[i] = failure(err, 'validation', false);
+		}
+	}
+	return { prepared, money };
+}
+
+function optionOf(ctx: IExecuteFunctions, i: number, name: string): unknown {
+	try {
+		return (ctx.getNodeParameter('options', i, {}) as Record<string, unknown>)[name];
+	} catch {
+		return undefined;
 	}
 }
 
-function cancelled(err: unknown, transport: GatewayTransport): boolean {
-	return !!transport.signal?.aborted || (err instanceof GatewayNetworkError && err.cancelled);
+/** The money options of item `at` refuse the batch: every item says which item and field. */
+function withItem(err: unknown, at: number, i: number): Error {
+	const message = err instanceof Error ? err.message : String(err);
+	const e = new Error(at === i ? message : `item ${at}: ${message} (the batch is refused: the spend options of every item are checked before any request)`);
+	(e as Error & { description?: string }).description = `Nothing was sent to the gateway. Item ${at}'s spend options break a rule: ${message}`;
+	return e;
 }
 
 export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: GatewayTransport, batch: PaidBatch<P, S>, opts: BatchOptions): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const mode = errorMode(ctx);
-	const secrets = [...transport.redactionSecrets, ...(opts.secrets ?? [])];
+	const exit = exitOf(ctx);
+	const results: Result[] = new Array(items.length);
+	const node = ctx.getNode();
+	const place = (i: number): Place => ({ node: node.id ?? node.name, run: runIndexOf(ctx), item: i });
 
-	const prepared: Array<P | undefined> = [];
-	const results: Array<INodeExecutionData | PaidFailure> = new Array(items.length);
-	let money: BatchMoney | undefined;
-	let moneyError: unknown;
-	// the money options are the batch's: read from its first item
-	if (items.length) {
-		try {
-			money = new BatchMoney(ctx, transport, readMoneyOptions(ctx.getNodeParameter('options', 0, {}) as Record<string, unknown>));
-		} catch (err) {
-			if (mode === 'stop') throw toNodeError(ctx.getNode(), err, 0, secrets);
-			moneyError = err;
-		}
-	}
-	for (let i = 0; i < items.length; i++) {
-		try {
-			if (moneyError) throw moneyError;
-			prepared[i] = await batch.prepare(i);
-		} catch (err) {
-			if (mode === 'stop') throw toNodeError(ctx.getNode(), err, i, secrets);
-			results[i] = failure(err, 'validation', false);
-		}
-	}
-	const ledger = retryLedger<S>(ctx);
-	if (money && prepared.some((p) => p !== undefined)) {
-		await money.price(prepared.map((p) => (p === undefined ? undefined : batch.pricedAs(p))));
-		// a re-run of the node (Retry On Fail) whose earlier try already sent items passed the cap then
-		const rerun = !!ledger && items.some((_, i) => ledger.get(i) !== undefined);
-		const refused = rerun ? undefined : await money.refusal();
+	// check
+	const { prepared, money } = await check(ctx, batch, mode, results);
+	const quoteOnly = opts.quoteOnly ?? items.some((_, i) => optionOf(ctx, i, 'quoteOnly') === true);
+	const ledger = node.retryOnFail === true ? callLedger<S>(executionSignal(ctx)) : undefined;
+	const spend = new ExecutionSpend(ctx);
+	const anyToSend = () => prepared.some((p) => p !== undefined);
+
+	// price and cap: the look-up starts now, beside the paid calls; the cap (or a quote) waits for it, within its bound
+	const pricing = anyToSend() ? pricesOf(transport) : Promise.resolve<Prices>({});
+	let quotes: Array<Quote | undefined> = [];
+	const priceAll = (prices: Prices) => (quotes = quotesFor(prepared.map((p, i) => (p === undefined ? undefined : { priced: batch.pricedAs(p), group: money[i]?.group ?? {} })), prices));
+	const limits = strictest(prepared.map((p, i) => (p === undefined ? undefined : money[i])).filter((m): m is MoneyOptions => !!m));
+	const capNeeded = limits.cap !== undefined || prepared.some((p, i) => p !== undefined && money[i]?.spend !== undefined);
+	if (anyToSend() && (capNeeded || quoteOnly)) {
+		const prices = await pricing;
+		priceAll(prices);
+		const refused = capNeeded ? budgetRefusal(spend, prepared, money, quotes, prices, (i) => ledger?.get(place(i)) !== undefined) : undefined;
 		if (refused) {
-			if (mode === 'stop') throw toNodeError(ctx.getNode(), refused, 0, secrets);
+			if (mode === 'stop') throw exit.error(refused, 0);
 			prepared.forEach((p, i) => {
-				if (p !== undefined) results[i] = failure(refused, 'budget', false);
+				if (p !== undefined) results[i] = failure(refused, 'budget', false, { fields: batch.quoteFields?.(p) });
 			});
-			prepared.length = 0;
+			prepared.fill(undefined);
+		} else if (quoteOnly) {
+			return [quoteItems(ctx, mode, prepared, quotes, results, prices, batch)];
 		}
 	}
-	if (prepared.some((p) => p !== undefined)) await batch.beforeSend?.(prepared);
+	if (anyToSend()) await batch.beforeSend?.(prepared);
 
+	// send and finish
 	const window = new AdaptiveLimit(Math.max(1, opts.maxConcurrency), opts.startConcurrency ?? DEFAULT_START_WINDOW);
 	const answers: Array<LedgerEntry<S> | undefined> = [];
 	let spent = false;
-
-	const sendWithRefusals = async (p: P, i: number): Promise<S> => {
-		let first: number | undefined;
-		for (let attempt = 1; ; attempt++) {
-			// a refused request goes again before the batch's unsent ones, so a long batch cannot starve it past its window
-			await window.acquire(attempt > 1);
-			// the refusal window counts from the item's first send, not from its wait for a place in the window
-			first ??= Date.now();
-			let sent: S;
-			const attemptScope = withinSpendScope(() => batch.send(p, i));
-			try {
-				sent = await attemptScope.result;
-			} catch (err) {
-				window.release();
-				if (!nothingCreated(attemptScope.record, err)) throw new SpentError(err);
-				if (!(err instanceof GatewayHttpError) || err.status !== 429) throw err;
-				// refused: nothing was created, so it may go again after its own wait, in a narrower window
-				window.throttle();
-				// the gateway's Retry-After as given (a little jitter so refused requests do not return together); a
-				// growing back-off only without one: escalating past it would starve a request in a long batch
-				const wait = scaled(err.retryAfterMs !== undefined ? err.retryAfterMs + Math.round(Math.random() * 250) : Math.max(MIN_REFUSAL_WAIT_MS, backoffDelay(attempt, DEFAULT_RETRY)));
-				if (Date.now() + wait > first + opts.refusalWindowMs) throw err;
-				await transport.sleep(wait);
-				continue;
-			}
-			window.release();
-			window.succeed();
-			return sent;
-		}
-	};
-
 	const runItem = async (i: number): Promise<void> => {
 		const p = prepared[i];
 		if (p === undefined) return;
-		let entry = ledger?.get(i);
+		let entry = ledger?.get(place(i));
 		if (entry === undefined) {
 			try {
-				entry = { sent: await sendWithRefusals(p, i) };
+				entry = { sent: await sendPaid(() => batch.send(p, i), { refusalWindowMs: opts.refusalWindowMs, sleep: (ms) => transport.sleep(ms), window }) };
 			} catch (err) {
 				if (!(err instanceof SpentError)) {
-					if (cancelled(err, transport)) throw err;
-					results[i] = failure(err, 'submit', false);
+					if (isCancellation(err, transport.signal)) throw err;
+					results[i] = failure(err, 'submit', false, { fields: batch.quoteFields?.(p) });
 					return;
 				}
 				entry = { lost: err.cause };
 			}
-			ledger?.record(i, entry);
+			ledger?.record(place(i), entry);
 		}
 		answers[i] = entry;
 		spent = true;
-		if ('lost' in entry) {
-			if (cancelled(entry.lost, transport)) throw entry.lost;
-			results[i] = failure(entry.lost, 'answer', true, { fields: { submission_uncertain: true } });
-			return;
-		}
-		const sent = entry.sent;
-		try {
-			results[i] = await batch.finish(p, sent, i);
-		} catch (err) {
-			if (cancelled(err, transport)) throw err;
-			let taskId: string | undefined;
-			try {
-				taskId = batch.taskIdOf?.(sent);
-			} catch {
-				taskId = undefined;
-			}
-			results[i] = failure(err, 'answer', true, { taskId });
-		}
+		results[i] = await finishItem(batch, p, entry, i, transport);
 	};
 	await Promise.all(items.map((_, i) => runItem(i)));
-	if (money) await withCosts(money, results, answers, batch);
 
-	// the transport redacted every answer where it entered; this is the last look before anything reaches n8n
-	return emit(ctx, results, { mode, spent, secrets }).map((output) => output.map((item) => ({ ...item, json: transport.redactValue(item.json) })));
+	// record
+	if (spent) {
+		const prices = await pricing;
+		if (!quotes.length) priceAll(prices);
+		recordCosts(ctx, spend, results, answers, quotes, prices, batch, place);
+	}
+
+	// emit
+	return emit(ctx, results, { mode, spent });
 }
 
-/** Every item that reached the gateway gets its `cost` (a failed one too: it may be billed); then the node's share is recorded. */
-async function withCosts<P, S>(money: BatchMoney, results: Array<INodeExecutionData | PaidFailure>, answers: Array<LedgerEntry<S> | undefined>, batch: PaidBatch<P, S>): Promise<void> {
-	const costs = await Promise.all(
-		results.map(async (r, i) => {
-			if (isFailure(r) && !r.submitted) return undefined;
-			const entry = answers[i];
-			let usage: TokenCount | undefined;
-			try {
-				usage = entry && 'sent' in entry ? batch.usageOf?.(entry.sent) : undefined;
-			} catch {
-				usage = undefined;
-			}
-			return money.costFor(i, usage);
-		}),
-	);
-	costs.forEach((cost, i) => {
+/** The cap for the items about to be sent (one that a re-run already sent is spent, not expected). */
+function budgetRefusal<P>(spend: ExecutionSpend, prepared: Array<P | undefined>, money: Array<MoneyOptions | undefined>, quotes: Array<Quote | undefined>, prices: Prices, alreadySent: (i: number) => boolean): BudgetError | undefined {
+	const resolved: MoneyOptions[] = [];
+	for (const [i, p] of prepared.entries()) {
+		const m = money[i];
+		if (p === undefined || !m) continue;
+		const r = resolveCap(m, prices.display);
+		if (r.unreadable) {
+			return new BudgetError(
+				`Max Expected Spend ${m.spend!.amount} (display currency) cannot be checked: the site's display settings (/api/status) could not be read${prices.error ? ` (${prices.error})` : ''}`,
+				'Nothing was sent to the gateway. Write the cap in ¤ quota units (e.g. ¤500000) to check it without the display settings, or try again.',
+			);
+		}
+		resolved.push({ ...m, cap: r.cap });
+	}
+	const toSend = quotes.filter((q, i): q is Quote => !!q && prepared[i] !== undefined && !alreadySent(i));
+	return capRefusal(spend, strictest(resolved), toSend, prices.display, 'the batch');
+}
+
+/** Quote Only: each checked item's expected cost, nothing sent. */
+function quoteItems<P, S>(ctx: IExecuteFunctions, mode: ErrorMode, prepared: Array<P | undefined>, quotes: Array<Quote | undefined>, results: Result[], prices: Prices, batch: PaidBatch<P, S>): INodeExecutionData[] {
+	const exit = exitOf(ctx);
+	const figures = prepared.map((p, i) => (p === undefined ? undefined : costEntry(quotes[i]!, undefined, `quote ${i}`).figure));
+	const total = figures.reduce((n, f) => n + (f?.quota ?? 0), 0);
+	const unpriced = figures.filter((f) => f && f.quota === undefined).length;
+	exit.hint(`Quote Only: nothing was sent. ${figures.filter(Boolean).length} item(s) can cost ${costJsonOf({ status: 'estimate', basis: null, quota: total, multiplier: { source: null, group: null }, quantity: {}, note: '' }, prices.display).text ?? `¤${total}`} at most${unpriced ? `, plus ${unpriced} with no price before the call` : ''}.`);
+	return prepared.map((p, i) => {
 		const r = results[i];
-		if (!cost) return;
+		if (p === undefined) return isFailure(r) ? failureItem(ctx, r, i, mode, false) : { ...r, pairedItem: { item: i } };
+		return { json: quotedItem({ ...(batch.quoteFields?.(p) ?? {}), cost: costJsonOf(figures[i]!, prices.display) }), pairedItem: { item: i } };
+	});
+}
+
+/** finish: the answer into the item; an exception after the request left is an unknown outcome, never a resend. */
+async function finishItem<P, S>(batch: PaidBatch<P, S>, p: P, entry: LedgerEntry<S>, i: number, transport: GatewayTransport): Promise<Result> {
+	if ('lost' in entry) {
+		if (isCancellation(entry.lost, transport.signal)) throw entry.lost;
+		const reason = entry.lost instanceof Error ? entry.lost.message : String(entry.lost);
+		return { json: uncertainItem({ task_id: null, ...(batch.quoteFields?.(p) ?? {}) }, `the request left and then failed: ${reason}`) };
+	}
+	try {
+		return await batch.finish(p, entry.sent, i);
+	} catch (err) {
+		if (isCancellation(err, transport.signal)) throw err;
+		let taskId: string | undefined;
+		try {
+			taskId = batch.taskIdOf?.(entry.sent);
+		} catch {
+			taskId = undefined;
+		}
+		return failure(err, 'answer', true, { taskId });
+	}
+}
+
+/** record: every item that reached the gateway gets its `cost`, and its entry in the execution's money record. */
+function recordCosts<P, S>(
+	ctx: IExecuteFunctions,
+	spend: ExecutionSpend,
+	results: Result[],
+	answers: Array<LedgerEntry<S> | undefined>,
+	quotes: Array<Quote | undefined>,
+	prices: Prices,
+	batch: PaidBatch<P, S>,
+	place: (i: number) => Place,
+): void {
+	const entries: Array<[string, SpendEntry]> = [];
+	const figures = [];
+	for (const [i, r] of results.entries()) {
+		const q = quotes[i];
+		const entry = answers[i];
+		if (!q || !entry || (isFailure(r) && !r.submitted)) continue;
+		let usage: TokenCount | undefined;
+		let key: string | undefined;
+		try {
+			usage = 'sent' in entry ? batch.usageOf?.(entry.sent) : undefined;
+			key = 'sent' in entry ? batch.spendKeyOf?.(entry.sent) : undefined;
+		} catch {
+			usage = undefined;
+		}
+		const { figure, entry: spendEntry } = costEntry(q, usage, `${ctx.getNode().name} item ${i}`);
+		figures.push(figure);
+		entries.push([key ?? callSpendKey(placeKey(place(i))), spendEntry]);
+		const cost = costJsonOf(figure, prices.display);
 		if (isFailure(r)) r.fields = { ...(r.fields ?? {}), cost };
 		else results[i] = { ...r, json: { ...r.json, cost } };
-	});
-	await money.record(costs);
+	}
+	const total = spend.record(entries, prices.display);
+	const hint = spendHint('This node', figures, total, spend, prices.display);
+	if (hint) exitOf(ctx).hint(hint);
 }
 
-function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFailure>, o: { mode: ReturnType<typeof errorMode>; spent: boolean; secrets: string[] }): INodeExecutionData[][] {
+/** emit: one item per input, paired; once the batch spent money the node never throws (Retry On Fail would resend). */
+function emit(ctx: IExecuteFunctions, results: Result[], o: { mode: ErrorMode; spent: boolean }): INodeExecutionData[][] {
 	const failures = results.map((r, i) => ({ r, i })).filter((x): x is { r: PaidFailure; i: number } => isFailure(x.r));
-	const uncertain = results.filter((r) => !isFailure(r) && r.json.submission_uncertain === true).length;
-	const hint = failureHint(
-		ctx,
-		results.length,
-		failures.map(({ r, i }) => ({ f: r, i })),
-		uncertain,
-		o.secrets,
-	);
+	const uncertain = results.filter((r) => !isFailure(r) && r.json.status === 'uncertain').length;
+	const hint = failureHint(ctx, results.length, failures.map(({ r, i }) => ({ f: r, i })), uncertain);
 	if (failures.length && o.mode === 'stop' && !o.spent) {
 		const first = failures[0];
-		throw toNodeError(ctx.getNode(), first.r.error, first.i, o.secrets);
+		throw exitOf(ctx).error(first.r.error, first.i);
 	}
 	if (hint) exitOf(ctx).hint(hint, 'warning');
 	const paired = (item: INodeExecutionData, i: number): INodeExecutionData => ({ ...item, pairedItem: { item: i } });
@@ -238,8 +293,8 @@ function emit(ctx: IExecuteFunctions, results: Array<INodeExecutionData | PaidFa
 		// n8n splits this output into success and error items keeping each side's order: successes first keep an
 		// error item out of the first place, where Retry On Fail would read it
 		const ok = results.map((r, i) => (isFailure(r) ? undefined : paired(r, i))).filter((x): x is INodeExecutionData => !!x);
-		const bad = failures.map(({ r, i }) => failureItem(ctx, r, i, 'errorOutput', o.secrets, false));
+		const bad = failures.map(({ r, i }) => failureItem(ctx, r, i, 'errorOutput', false));
 		return [[...ok, ...bad]];
 	}
-	return [results.map((r, i) => (isFailure(r) ? failureItem(ctx, r, i, o.mode, o.secrets, i === 0 && o.spent) : paired(r, i)))];
+	return [results.map((r, i) => (isFailure(r) ? failureItem(ctx, r, i, o.mode, i === 0 && o.spent) : paired(r, i)))];
 }

@@ -29,6 +29,7 @@ export function textBatch(ctx: IExecuteFunctions, transport: GatewayTransport, k
 			return { body, model, simplify: options.simplify, idleMs: options.idleMs, maxDurationMs: options.maxDurationMs };
 		},
 		pricedAs: (p) => ({ model: p.model, calls: 1 }),
+		quoteFields: (p) => ({ model: p.model, endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}` }),
 		usageOf: (outcome) => (outcome.uncertain === undefined ? tokenCountOf(outcome.usage) : undefined),
 		send: (p, i) => sendText(ctx, transport, kind, p.body, i, { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs }),
 		async finish(p, outcome) {

@@ -10,6 +10,19 @@ import { WaitAndEmit } from '../wait/emit';
 import { VideoPriceHints } from './price';
 import type { GroupChoice } from '../money/cost';
 import { readMoneyOptions } from '../money/options';
+import { deltaTokenEstimate } from '../money/cost';
+import { taskSpendKey } from '../money/record';
+
+/** The delta clip's token estimate from its duration and resolution (reference videos add tokens not counted here). */
+function deltaVideoEstimate(req: VideoRequest): { tokens: number; withReferenceVideo: boolean; how: string } | undefined {
+	const b = req.body;
+	const seconds = Number(b.seconds ?? b.duration ?? 5);
+	const resolution = String(b.resolution ?? b.size ?? '480p');
+	if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+	const withReferenceVideo = req.materials.some((m) => m.type === 'video');
+	const tokens = deltaTokenEstimate(resolution, seconds);
+	return { tokens, withReferenceVideo, how: `${tokens} video tokens for ${seconds} s at ${resolution}, 24 fps${withReferenceVideo ? ', plus the reference videos (not counted)' : ''}` };
+}
 
 /** the longest an AI agent's call of the tool waits for its video */
 export const TOOL_VIDEO_WAIT_MINUTES = 10;
@@ -39,7 +52,13 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 		async beforeSend(prepared) {
 			for (const req of prepared) req?.hints.forEach(hint);
 		},
-		pricedAs: (req) => ({ model: req.model, calls: 1 }),
+		pricedAs: (req) => ({ model: req.model, calls: 1, video: req.family === 'delta' ? deltaVideoEstimate(req) : undefined }),
+		// a delta video's spend is recorded by its task: Task Wait's settled fee replaces the estimate
+		spendKeyOf: (out) => {
+			const id = out.kind === 'accepted' ? pickTaskId(out.body) : undefined;
+			return id && origin.origin ? taskSpendKey(origin.origin, id) : undefined;
+		},
+		quoteFields: (req) => ({ family: req.family, model: req.model, prompt: typeof req.body.prompt === 'string' ? req.body.prompt : null }),
 		send: (req) => submitVideo(transport, req),
 		taskIdOf: (out) => (out.kind === 'accepted' ? pickTaskId(out.body) : undefined),
 		async finish(req, out) {

@@ -9,7 +9,8 @@ import { completedItem, failedItem, runningItem } from '../items/shapes';
 import { UNCERTAIN_NOTE, type FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
 import type { GroupChoice } from '../money/cost';
-import { settleVideo } from '../money/settle';
+import type { SpendEntry } from '../money/record';
+import { settleVideo, type Settled } from '../money/settle';
 import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../results';
 import type { GatewayTransport } from '../transport/http';
 import { storeDeltaVideo } from '../video/content';
@@ -37,7 +38,10 @@ export interface EmitOptions {
 }
 
 /** Where a task's item goes: Completed (0), Failed (1, with the typed failure), Still Running (2). */
-export type Routed = { output: 0 | 2; item: INodeExecutionData } | { output: 1; item: INodeExecutionData; failure: WaitFailure };
+export type Routed = ({ output: 0 | 2; item: INodeExecutionData } | { output: 1; item: INodeExecutionData; failure: WaitFailure }) & {
+	/** a settled delta fee: its entry for the execution's money record (one per task) */
+	settled?: { taskId: string; origin: string; entry: SpendEntry; cost: IDataObject };
+};
 
 export interface WaitFailure {
 	error: Error;
@@ -90,7 +94,7 @@ export class WaitAndEmit {
 		const r = await shared;
 		const json = { ...r.item.json, ...(opts.carry ?? {}) };
 		const item = { ...r.item, json, ...(r.item.binary ? { binary: { ...r.item.binary } } : {}) };
-		return r.output === 1 ? { output: 1, item, failure: r.failure } : { output: r.output, item };
+		return r.output === 1 ? { output: 1, item, failure: r.failure } : { output: r.output, item, settled: r.settled };
 	}
 
 	private async runOnce(job: WaitJob, opts: EmitOptions): Promise<Routed> {
@@ -142,7 +146,7 @@ function unexpectedFailure(job: WaitJob, err: unknown): Routed {
  * The delta-video fee and cost from the task's usage: `settled` at the key's multiplier when the user gave it, else
  * labelled `at_multiplier_1`. Never a failure of the item (its video is delivered): a fee that cannot be computed says why.
  */
-async function feeOf(transport: GatewayTransport, raw: Record<string, unknown>, opts: EmitOptions): Promise<IDataObject> {
+async function feeOf(transport: GatewayTransport, raw: Record<string, unknown>, opts: EmitOptions): Promise<Settled | { fee: IDataObject }> {
 	try {
 		return await settleVideo(transport, raw, { model: opts.model, withReferenceVideo: opts.withReferenceVideo, group: opts.group ?? {} });
 	} catch (err) {
@@ -218,7 +222,12 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		json.progress = task.progress ?? 100;
 		json.usage = (task.usage as IDataObject) ?? null;
 		if (family === 'delta' && opts.model) {
-			Object.assign(json, await feeOf(transport, outcome.raw, opts));
+			const settled = await feeOf(transport, outcome.raw, opts);
+			json.fee = settled.fee;
+			if ('cost' in settled) {
+				json.cost = settled.cost;
+				return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json }, settled: { taskId: job.taskId, origin: job.origin, entry: settled.entry, cost: settled.cost } };
+			}
 		}
 	}
 	return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json } };

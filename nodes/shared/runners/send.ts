@@ -1,0 +1,79 @@
+/**
+ * One paid call, sent once: the one place where a paid request leaves, for every door that pays (an action node's
+ * item, a Chat Model turn). It runs inside the transport's spend scope (../transport/spend.ts): anything thrown after
+ * the request left is a spent call with an unknown outcome (SpentError), never resent. The one 429 rule: a request
+ * the gateway refused with 429 created nothing, so it may go again after its own wait — the gateway's Retry-After
+ * (an HTTP-date or whole seconds; anything else is none) with a little jitter, never sooner than 1 s, and a growing
+ * back-off without one — as long as the caller's refusal window (counted from the first attempt) allows.
+ */
+import { GatewayHttpError, GatewayNetworkError } from '../errors';
+import type { AdaptiveLimit } from '../limit';
+import { scaled } from '../transport/clock';
+import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
+import { nothingCreated, withinSpendScope } from '../transport/spend';
+
+/** a refused (429) paid request is sent again no sooner than this, whatever its Retry-After says */
+export const MIN_REFUSAL_WAIT_MS = 1000;
+
+/** The request left and something failed after it: the call is spent, its outcome unknown. */
+export class SpentError extends Error {
+	constructor(readonly cause: unknown) {
+		super(cause instanceof Error ? cause.message : String(cause));
+		this.name = 'SpentError';
+	}
+}
+
+/** How long to wait before a 429-refused paid request may go again (on the clock's time scale). */
+export function refusalWait(err: GatewayHttpError, attempt: number, random = Math.random): number {
+	if (err.retryAfterMs !== undefined) return scaled(Math.max(MIN_REFUSAL_WAIT_MS, err.retryAfterMs) + Math.round(random() * 250));
+	return scaled(Math.max(MIN_REFUSAL_WAIT_MS, backoffDelay(attempt, DEFAULT_RETRY, undefined, random)));
+}
+
+export const isRefusal = (err: unknown): err is GatewayHttpError => err instanceof GatewayHttpError && err.status === 429;
+
+export interface SendPaidOptions {
+	/** how long after its first attempt a refused request may still be sent again */
+	refusalWindowMs: number;
+	sleep(ms: number): Promise<void>;
+	/** the batch's adaptive window: acquired for each attempt, narrowed on a refusal (action nodes) */
+	window?: AdaptiveLimit;
+	/** why a refused request was not sent again (for the caller's message) */
+	onGiveUp?(err: GatewayHttpError, waitMs: number): void;
+}
+
+/**
+ * Sends one paid request (`send` issues it through the transport). Resolves with its answer; throws SpentError when
+ * it may have spent, or the definite refusal (nothing created: a 4xx, a 429 past the window, a request that never left).
+ */
+export async function sendPaid<S>(send: () => Promise<S>, o: SendPaidOptions): Promise<S> {
+	let first: number | undefined;
+	for (let attempt = 1; ; attempt++) {
+		// a refused request goes again before the batch's unsent ones, so a long batch cannot starve it past its window
+		await o.window?.acquire(attempt > 1);
+		// the refusal window counts from the first send, not from the wait for a place in the window
+		first ??= Date.now();
+		const scope = withinSpendScope(send);
+		try {
+			const answer = await scope.result;
+			o.window?.release();
+			o.window?.succeed();
+			return answer;
+		} catch (err) {
+			o.window?.release();
+			if (!nothingCreated(scope.record, err)) throw new SpentError(err);
+			if (!isRefusal(err)) throw err;
+			o.window?.throttle();
+			const wait = refusalWait(err, attempt);
+			if (Date.now() + wait > first + o.refusalWindowMs) {
+				o.onGiveUp?.(err, wait);
+				throw err;
+			}
+			await o.sleep(wait);
+		}
+	}
+}
+
+/** A cancellation of the execution (never an item's own failure). */
+export function isCancellation(err: unknown, signal?: AbortSignal): boolean {
+	return !!signal?.aborted || (err instanceof GatewayNetworkError && err.cancelled);
+}
