@@ -14,6 +14,7 @@
 import type { FormData } from 'undici';
 import { GatewayClient, type JsonResponse, type StreamResponse } from './client';
 import { download, type DownloadOptions } from './download';
+import type { NodeFormData } from './form';
 import { getJson, type GetJsonOptions } from './get';
 import { postStream, type PostStreamOptions } from './stream';
 import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from './submit';
@@ -31,7 +32,7 @@ export class GatewayTransport extends GatewayClient {
 	}
 
 	/** See submit.ts: a paid POST, sent once. */
-	submit(target: string, body: { json?: unknown; form?: FormData | globalThis.FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
+	submit(target: string, body: { json?: unknown; form?: FormData | NodeFormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
 		return submit(this, target, body, opts);
 	}
 
