@@ -11,10 +11,9 @@
  * Every answer is bounded in time and size, and every text it hands out (JSON bodies, error messages, headers,
  * text streams) has the key and the other credential secrets redacted already.
  */
-import type { FormData } from 'undici';
+import type { FormData as UndiciFormData } from 'undici';
 import { GatewayClient, type JsonResponse, type StreamResponse } from './client';
 import { download, type DownloadOptions } from './download';
-import type { NodeFormData } from './form';
 import { getJson, type GetJsonOptions } from './get';
 import { postStream, type PostStreamOptions } from './stream';
 import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from './submit';
@@ -32,7 +31,7 @@ export class GatewayTransport extends GatewayClient {
 	}
 
 	/** See submit.ts: a paid POST, sent once. */
-	submit(target: string, body: { json?: unknown; form?: FormData | NodeFormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
+	submit(target: string, body: { json?: unknown; form?: UndiciFormData | FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
 		return submit(this, target, body, opts);
 	}
 
