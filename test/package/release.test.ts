@@ -54,6 +54,12 @@ describe('version and CHANGELOG', () => {
 		expect(above.every((h) => h === '## Unreleased')).toBe(true);
 	});
 
+	it("the README's install steps name this version's tarball", () => {
+		const readme = read('README.md');
+		const named = new Set([...readme.matchAll(/\bn8n-nodes-gen-gateway-(\d+\.\d+\.\d+)\.tgz\b/g)].map((m) => m[1]));
+		expect([...named]).toEqual([pkg.version]);
+	});
+
 	it('package-lock.json carries the same version (npm version writes both)', () => {
 		const lock = JSON.parse(read('package-lock.json')) as { version: string; packages: Record<string, { version?: string }> };
 		expect(lock.version).toBe(pkg.version);
