@@ -8,10 +8,21 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { ROOT, ensureBuilt } from './n8n';
 
+/**
+ * The environment for npm here: none of the npm_config_* a surrounding `npm run` / `npm publish` exports (under
+ * `npm publish --dry-run`, prepublishOnly's tests would inherit dry-run and pack nothing), only what reaches the
+ * registry (as scripts/lib/npm-env.sh keeps).
+ */
+export function npmEnv(): NodeJS.ProcessEnv {
+	const env = { ...process.env };
+	for (const k of Object.keys(env)) if (/^npm_config_/i.test(k) && !/^npm_config_(registry|cache|userconfig|globalconfig|proxy|https_proxy|noproxy|no_proxy|cafile|ca|strict_ssl|fetch_.*|maxsockets)$/i.test(k)) delete env[k];
+	return env;
+}
+
 /** The files `npm pack` would put in the tarball (paths inside it, without the `package/` prefix), sorted. */
 export function packedFiles(): string[] {
 	ensureBuilt();
-	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: ROOT, encoding: 'utf8' });
+	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: ROOT, encoding: 'utf8', env: npmEnv() });
 	const [report] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
 	return report.files.map((f) => f.path).sort();
 }
@@ -20,7 +31,7 @@ export function packedFiles(): string[] {
 export function packTarball(destDir: string): string {
 	ensureBuilt();
 	mkdirSync(destDir, { recursive: true });
-	const out = execFileSync('npm', ['pack', '--json', '--loglevel=error', '--pack-destination', destDir], { cwd: ROOT, encoding: 'utf8' });
+	const out = execFileSync('npm', ['pack', '--json', '--loglevel=error', '--pack-destination', destDir], { cwd: ROOT, encoding: 'utf8', env: npmEnv() });
 	const [report] = JSON.parse(out) as Array<{ filename: string }>;
 	return join(destDir, report.filename);
 }

@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { crashedAfterRun } from '../../scripts/demo/summary';
+import { npmEnv } from '../../scripts/lib/package';
 import { startSimulator, type Simulator } from '../../simulator';
 import { NODE_HOME, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, runFailure } from '../../scripts/lib/n8n';
 
@@ -47,9 +48,7 @@ function fileHashes(dir: string, skip: (rel: string) => boolean): Record<string,
 
 /** A shell as a user's: the Node that runs n8n first on PATH, and none of the npm_config_* that `npm test` exports. */
 function userEnv(): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}` };
-	for (const k of Object.keys(env)) if (/^npm_config_/i.test(k) && !/^npm_config_(registry|cache|userconfig|globalconfig|proxy|https_proxy|noproxy|cafile|strict_ssl)$/i.test(k)) delete env[k];
-	return env;
+	return { ...npmEnv(), PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}` };
 }
 
 /** A copy of this checkout as it is (the files git tracks or would track, changes included), its npm packages linked. */
