@@ -286,10 +286,11 @@ function filesUnder(dir: string): string[] {
 		.sort();
 }
 
-/** What a state template holds, as one hash: the n8n version, the built package (dist/) and its package.json. */
+/** What a state template holds, as one hash: the n8n version, the built package (dist/), its package.json and the papers the tarball carries. */
 export function buildStamp(): string {
 	ensureBuilt();
 	const h = createHash('sha256').update(`n8n ${N8N_VERSION}\0`).update(readFileSync(join(ROOT, 'package.json')));
+	for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md']) if (existsSync(join(ROOT, f))) h.update(`\0${f}\0`).update(readFileSync(join(ROOT, f)));
 	for (const f of filesUnder(join(ROOT, 'dist'))) h.update(`\0${relative(ROOT, f)}\0`).update(readFileSync(f));
 	return h.digest('hex').slice(0, 16);
 }

@@ -52,11 +52,11 @@ describe('package.json', () => {
 		expect(pkg.n8n.credentials).toEqual([`dist/credentials/${CREDENTIAL.cls}.credentials.js`]);
 	});
 
-	it('is a community node package that ships dist/ only', () => {
+	it('is a community node package that ships the compiled nodes, credential and icons (tarball.test.ts lists the tarball)', () => {
 		expect(pkg.name).toMatch(/^n8n-nodes-/);
 		expect(pkg.keywords).toContain('n8n-community-node-package');
-		expect(pkg.files).toEqual(['dist']);
-		expect(pkg.main).toBe('dist/index.js');
+		expect(pkg.files).toEqual(['dist/nodes', 'dist/credentials', 'dist/icons', 'CHANGELOG.md']);
+		expect(pkg.main).toBeUndefined();
 	});
 
 	it('n8n-workflow and the AI node SDK of the host are peer dependencies "*" and nothing else is', () => {

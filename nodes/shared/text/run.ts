@@ -7,6 +7,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { Readable } from 'node:stream';
 import { exitOf, type ChatOut } from '../exit';
 import { completedItem, uncertainItem } from '../items/shapes';
+import { alarm, type Alarm } from '../transport/clock';
 import type { GatewayTransport } from '../transport/http';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
@@ -175,12 +176,12 @@ function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<
 	return new Promise((resolve, reject) => {
 		const decoder = new TextDecoder('utf-8');
 		let text = '';
-		let timer: NodeJS.Timeout | undefined;
+		let timer: Alarm | undefined;
 		let done = false;
 		const finish = (err?: Error) => {
 			if (done) return;
 			done = true;
-			if (timer) clearTimeout(timer);
+			timer?.stop();
 			signal?.removeEventListener('abort', onAbort);
 			if (err) {
 				body.destroy();
@@ -188,8 +189,8 @@ function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<
 			} else resolve(text);
 		};
 		const arm = () => {
-			if (timer) clearTimeout(timer);
-			timer = setTimeout(() => finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')), idleMs);
+			if (timer) timer.reset();
+			else timer = alarm(idleMs, () => finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')));
 		};
 		const onAbort = () => finish(new StreamError('the execution was cancelled', 'cancelled'));
 		if (signal?.aborted) return onAbort();

@@ -8,6 +8,7 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from 'e
 import type { Readable } from 'node:stream';
 import { extractGatewayError } from '../errors';
 import { BodyError, mib } from '../transport/body';
+import { alarm, type Alarm } from '../transport/clock';
 
 /** Bounds of one SSE stream's lines and events, in characters. */
 export interface SseLimits {
@@ -262,11 +263,11 @@ export function upstreamError(json: Record<string, unknown>, receivedText: strin
 export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs: number; signal?: AbortSignal }): Promise<void> {
 	return new Promise((resolve, reject) => {
 		let settled = false;
-		let idle: NodeJS.Timeout | undefined;
+		let idle: Alarm | undefined;
 		const finish = (err?: Error) => {
 			if (settled) return;
 			settled = true;
-			if (idle) clearTimeout(idle);
+			idle?.stop();
 			opts.signal?.removeEventListener('abort', onAbort);
 			body.off('data', onData);
 			// after the completion marker the rest of the body is not needed; on an error the connection is dropped
@@ -276,8 +277,8 @@ export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs:
 		};
 		const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
 		const armIdle = () => {
-			if (idle) clearTimeout(idle);
-			idle = setTimeout(() => finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle')), opts.idleMs);
+			if (idle) idle.reset();
+			else idle = alarm(opts.idleMs, () => finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle')));
 		};
 		const onAbort = () => finish(new StreamError('the execution was cancelled while the answer was streaming', 'cancelled', parser.receivedText));
 		const onData = (chunk: Buffer | string) => {

@@ -5,6 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { GatewayNetworkError } from '../errors';
+import { alarm, type Alarm } from './clock';
 
 export type BodyFailure =
 	/** the overall deadline of the download or stream passed */
@@ -72,8 +73,8 @@ export interface GuardOptions {
  */
 export class GuardedBody extends Readable {
 	private received = 0;
-	private deadlineTimer?: NodeJS.Timeout;
-	private idleTimer?: NodeJS.Timeout;
+	private deadlineTimer?: Alarm;
+	private idleTimer?: Alarm;
 	private finished = false;
 	private readonly onAbort = () => this.fail('CANCELLED', 'the execution was cancelled');
 
@@ -92,7 +93,7 @@ export class GuardedBody extends Readable {
 		if (opts.deadline !== undefined) {
 			const left = opts.deadline - Date.now();
 			if (left <= 0) queueMicrotask(() => this.fail('DEADLINE', 'the time limit had passed before the body started'));
-			else this.deadlineTimer = setTimeout(() => this.fail('DEADLINE', `the time limit was reached (${secs(left)} for the rest of the body)`), left);
+			else this.deadlineTimer = alarm(left, () => this.fail('DEADLINE', `the time limit was reached (${secs(left)} for the rest of the body)`));
 		}
 		this.armIdle();
 		if (opts.signal?.aborted) queueMicrotask(this.onAbort);
@@ -115,8 +116,8 @@ export class GuardedBody extends Readable {
 	}
 
 	private clearTimers(): void {
-		if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
-		if (this.idleTimer) clearTimeout(this.idleTimer);
+		this.deadlineTimer?.stop();
+		this.idleTimer?.stop();
 		this.deadlineTimer = this.idleTimer = undefined;
 		this.opts.signal?.removeEventListener('abort', this.onAbort);
 	}
@@ -124,8 +125,8 @@ export class GuardedBody extends Readable {
 	private armIdle(): void {
 		const idle = this.opts.idleMs;
 		if (!idle || idle <= 0) return;
-		if (this.idleTimer) this.idleTimer.refresh();
-		else this.idleTimer = setTimeout(() => this.fail('IDLE', `no data arrived for ${secs(idle)}`), idle);
+		if (this.idleTimer) this.idleTimer.reset();
+		else this.idleTimer = alarm(idle, () => this.fail('IDLE', `no data arrived for ${secs(idle)}`));
 	}
 
 	private onData(chunk: Buffer): void {

@@ -11,7 +11,7 @@
  * Every answer is bounded in time and size, and every text it hands out (JSON bodies, error messages, headers,
  * text streams) has the key and the other credential secrets redacted already.
  */
-import type { FormData } from 'undici';
+import type { FormData as UndiciFormData } from 'undici';
 import { GatewayClient, type JsonResponse, type StreamResponse } from './client';
 import { download, type DownloadOptions } from './download';
 import { getJson, type GetJsonOptions } from './get';
@@ -31,7 +31,7 @@ export class GatewayTransport extends GatewayClient {
 	}
 
 	/** See submit.ts: a paid POST, sent once. */
-	submit(target: string, body: { json?: unknown; form?: FormData | globalThis.FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
+	submit(target: string, body: { json?: unknown; form?: UndiciFormData | FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
 		return submit(this, target, body, opts);
 	}
 

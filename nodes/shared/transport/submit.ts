@@ -5,7 +5,7 @@
  * left. Everything else after the request left is spent, its outcome accepted or uncertain.
  */
 import { isTaskId } from '../rules/taskId';
-import { FormData as UndiciFormData, type Dispatcher, type FormData } from 'undici';
+import { FormData as UndiciFormData, type Dispatcher } from 'undici';
 import { extractGatewayError } from '../errors';
 import { describeText, type GatewayClient, type Headers, type JsonResponse, type OriginKind, type ReadJson } from './client';
 import { markDispatched, markRejected } from './spend';
@@ -31,10 +31,10 @@ export interface SubmitOptions {
  * older undici whose FormData this undici's `request` does not recognise ("action is not a function"), so a
  * form that is not ours is copied entry by entry (strings and File/Blob parts, with their file names).
  */
-function toUndiciForm(form: FormData | globalThis.FormData): FormData {
+function toUndiciForm(form: UndiciFormData | FormData): UndiciFormData {
 	if (form instanceof UndiciFormData) return form;
 	const out = new UndiciFormData();
-	for (const [name, value] of (form as globalThis.FormData).entries()) {
+	for (const [name, value] of (form as FormData).entries()) {
 		if (typeof value === 'string') out.append(name, value);
 		else out.append(name, value as Blob, (value as File).name);
 	}
@@ -50,7 +50,7 @@ export async function dispatchPaid(
 	client: GatewayClient,
 	url: string,
 	headers: Record<string, string>,
-	payload: string | FormData,
+	payload: string | UndiciFormData,
 	bounds: { headersMs: number; idleMs?: number; whole: boolean; timeoutMs: number; throwCancelled: boolean; uncertainSuffix: string },
 ): Promise<Dispatcher.ResponseData | Uncertain> {
 	client.throwIfCancelled();
@@ -86,11 +86,11 @@ export function judgeRefusal(client: GatewayClient, status: number, json: unknow
  * cancellation, 5xx without a task ID, unreadable 2xx, a redirect); throws GatewayHttpError when
  * the gateway definitely rejected it, or GatewayNetworkError when it provably never left.
  */
-export async function submit(client: GatewayClient, target: string, body: { json?: unknown; form?: FormData | globalThis.FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
+export async function submit(client: GatewayClient, target: string, body: { json?: unknown; form?: UndiciFormData | FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
 	const url = client.resolve(target, opts.origin);
 	const timeoutMs = client.timeouts[opts.timeout ?? 'submit'];
 	const headers: Record<string, string> = { accept: 'application/json', ...client.authHeaders(), ...(opts.headers ?? {}) };
-	let payload: string | FormData;
+	let payload: string | UndiciFormData;
 	if (body.form) payload = toUndiciForm(body.form);
 	else {
 		headers['content-type'] = 'application/json';
