@@ -4,10 +4,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
-import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { GatewayTransport } from '../../nodes/shared/transport/http';
 import { searchVideoModels } from '../../nodes/shared/methods/listSearch';
-import { VideoPriceHints } from '../../nodes/shared/video/price';
 import { makeImageBytes } from '../images/fixtures';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { atRealTime } from '../time-scale';
@@ -173,34 +170,38 @@ describe('Video Create (delta): body, materials and output', () => {
 		expect(j.task).toMatchObject({ id: j.task_id, object: 'video', status: 'queued', seconds: '8', size: '720p' });
 	});
 
-	it('an expected cost hint per 1M video tokens (lowest public group), with and without a reference video', async () => {
-		const { r, j } = await accepted(delta());
-		expect(j.expected_cost).toMatch(/^Expected price: \$9\.3104 per 1M video tokens for delta-video-2-0-mini-260615 \(no reference video\) at the lowest public group \(vip\)/);
-		expect(hintsOf(r)).toContain(j.expected_cost);
-		const withVideo = await accepted(delta({ referenceVideos: 'https://media.example/v.mp4' }));
-		expect(withVideo.j.expected_cost).toMatch(/\$5\.6672 per 1M video tokens .* \(with reference video\)/);
+	it("the clip's price before sending: an estimate from resolution and duration at the key's multiplier, with and without a reference video", async () => {
+		const { r, j } = await accepted(delta({ options: { groupRatio: 1 } }));
+		// 5 s at 480p, 24 fps, 864×480: 48600 video tokens × 11.638 per 1M × 1 × 500000 ¤ = ¤282803
+		expect(j.cost).toMatchObject({ status: 'estimate', basis: 'per video token', quota: 282803, video_tokens_estimate: 48600, group_multiplier: 1 });
+		expect(String((j.cost as Record<string, unknown>).note)).toMatch(/an estimate, not a bound/);
+		expect(hintsOf(r).join('\n')).toMatch(/This node: \$0\.565606 \(¤282803\) at most/);
+		const withVideo = await accepted(delta({ referenceVideos: 'https://media.example/v.mp4', options: { groupRatio: 1 } }));
+		// the reference-video price: 48600 × 7.084 per 1M × 500000 = ¤172141
+		expect(withVideo.j.cost).toMatchObject({ status: 'estimate', quota: 172141 });
+		expect(String((withVideo.j.cost as Record<string, unknown>).note)).toMatch(/plus the reference videos \(not counted\)/);
 		const pricingCalls = sim.log.filter((l) => l.path === '/api/pricing');
 		expect(pricingCalls.every((l) => !l.auth)).toBe(true);
 	});
 
-	it('pricing unavailable: no hint, the task is still created', async () => {
-		sim.fault({ route: 'GET /api/pricing', kind: 'status', status: 404 });
+	it('without the multiplier the price is a range up to the highest published group, never the cheapest alone', async () => {
 		const { j } = await accepted(delta());
-		expect(j.expected_cost).toBeUndefined();
+		const cost = j.cost as Record<string, number | string>;
+		expect(cost).toMatchObject({ status: 'estimate', group_multiplier: null });
+		expect(Number(cost.quota_low)).toBeLessThan(Number(cost.quota));
+		expect(String(cost.text)).toMatch(/^\$[\d.]+–\$[\d.]+ \(¤\d+–¤\d+\)$/);
 	});
 
-	it('a price list slower than the budget gives no hint (and is looked up once per execution)', async () => {
-		// a transport lives for one execution
-		const transport = () => new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
-		sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: 1500 });
-		expect(await new VideoPriceHints(transport(), 150).get('delta', 'delta-video-2-0-mini-260615', false)).toBeUndefined();
-		sim.reset();
-		const hints = new VideoPriceHints(transport());
-		const [a, b] = await Promise.all([hints.get('gamma', 'gamma-video-1.0', false), hints.get('gamma', 'gamma-video-1.0', false)]);
-		expect(a).toMatch(/^Expected price: \$0\.24 for 1 call\(s\) of gamma-video-1\.0 at the lowest public group \(vip\)/);
-		expect(b).toBe(a);
-		// another model in the same execution reads the same price list
-		expect(await hints.get('delta', 'delta-video-2-0-mini-260615', true)).toMatch(/per 1M video tokens/);
+	it('pricing unavailable: the cost is unknown (never 0), the task is still created', async () => {
+		sim.fault({ route: 'GET /api/pricing', kind: 'status', status: 404 });
+		const { j } = await accepted(delta());
+		expect(j.cost).toMatchObject({ status: 'unknown', quota: null });
+	});
+
+	it('a price list that hangs never holds the created task: the item comes out with its cost unknown, the list asked once', async () => {
+		sim.fault({ route: 'GET /api/pricing', kind: 'delay', delayMs: 20_000 });
+		const { j } = await accepted(delta());
+		expect(j.cost).toMatchObject({ status: 'unknown', quota: null, note: expect.stringMatching(/did not answer within 3 s/) });
 		expect(sim.log.filter((l) => l.path === '/api/pricing')).toHaveLength(1);
 	});
 });
@@ -228,7 +229,8 @@ describe('Video Create (gamma)', () => {
 		expect(four.task.seconds).toBe(4);
 		const square = await accepted(gamma({ model: model('gamma-video-1.5'), aspectRatio: '1:1', imageUrls: 'http://media.example/a.png' }));
 		expect(hintsOf(square.r).join('\n')).toMatch(/16:9 or 9:16 are preferred[\s\S]*use http:\/\/; public HTTPS addresses are recommended/);
-		expect(square.j.expected_cost).toMatch(/^Expected price: \$0\.4 for 1 call\(s\) of gamma-video-1\.5/);
+		// gamma-video-1.5: model_price 0.5 × the lowest public group vip 0.8 = $0.4, up to the highest published group
+		expect(square.j.cost).toMatchObject({ status: 'range', basis: 'per call', quota_low: 200000, amount_low: 0.4 });
 	});
 
 	it('an input_reference file is sent as multipart and counts towards the 7 references', async () => {
@@ -267,14 +269,17 @@ describe('model picker', () => {
 describe('end to end: create → simulator ledger and log → Task Wait, on both origins', () => {
 	const ledgerOf = (id: unknown) => sim.ledger.filter((l) => l.taskId === id).map((l) => l.kind);
 
-	it('without the key\'s multiplier, Task Wait labels the fee at multiplier 1 instead of calling it settled', async () => {
+	it("without the key's multiplier, Task Wait's fee is a range (never settled) whose highest end is not below the charge", async () => {
 		const r = await runWorkflow({ nodes: [delta(), wait()], credentials: creds() });
 		const done = r.output('Wait', 0)[0].json;
 		const fee = done.fee as Record<string, unknown>;
-		expect(fee).toMatchObject({ status: 'at_multiplier_1', group_ratio: null });
-		// the demo key's group is 1.5: the ledger holds 1.5 × the figure shown
-		const charged = sim.ledger.filter((l) => l.taskId === done.task_id && (l.kind === 'reserve' || l.kind === 'settle')).reduce((sum, l) => sum + l.amount, 0);
-		expect(charged / Number(fee.fee_quota)).toBeCloseTo(1.5, 3);
+		expect(fee).toMatchObject({ status: 'range', group_ratio: null });
+		expect(done.cost).toMatchObject({ status: 'range' });
+		// the demo key's group is hd (1.5): the charge lies within the range, and the record counts its highest end
+		const charged = sim.charged({ taskId: String(done.task_id) });
+		expect(Number(fee.fee_quota_low)).toBeLessThanOrEqual(charged);
+		expect(Number(fee.fee_quota)).toBeGreaterThanOrEqual(charged);
+		expect(Number((r.run.data.resultData.metadata as Record<string, string>).gengateway_spent)).toBeGreaterThanOrEqual(charged);
 	});
 
 	it.each([false, true])('delta (alternative origin: %s): reserved at creation, settled on completion, queried and downloaded on the same origin', async (alt) => {

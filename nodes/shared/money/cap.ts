@@ -104,10 +104,13 @@ export function spendHint(who: string, figures: CostFigure[], total: { total: nu
 	const unpriced = figures.length - counted.length;
 	const so = spend.spent();
 	const amount = figureText({ quota, quotaLow: low !== quota ? low : undefined }, display) ?? money(quota, display);
+	// a fee that is not known is never shown as 0: it is named as a call with no figure
+	const mine = counted.length
+		? `${amount}${exact ? '' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` + (unpriced ? ` plus ${unpriced} call(s) with no figure yet (see each item's cost)` : '')
+		: `${unpriced} call(s) with no figure yet (see each item's cost)`;
+	const all = so.quota || !so.unpriced ? `${money(total.total, display)}${so.bounded ? ' at most' : ''}${so.unpriced ? ` plus ${so.unpriced} call(s) with no figure yet` : ''}` : `${so.unpriced} call(s) with no figure yet`;
 	return (
-		`${who}: ${amount}${exact ? '' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` +
-		(unpriced ? ` plus ${unpriced} call(s) with no figure (see each item's cost)` : '') +
-		`; this execution's GenGateway calls have spent ${money(total.total, display)}${so.bounded ? ' at most' : ''} so far.` +
+		`${who}: ${mine}; this execution's GenGateway calls have spent ${all} so far.` +
 		(total.kept ? '' : ` The execution-wide record could not be kept (n8n keeps at most ${MAX_CUSTOM_DATA_KEYS} custom data keys per execution).`)
 	);
 }

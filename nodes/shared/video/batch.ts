@@ -7,9 +7,6 @@ import type { GatewayTransport, SubmitOutcome } from '../transport/http';
 import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './create';
 import { DEFAULT_VIDEO_INTERVAL_MS } from '../wait/waitTasks';
 import { WaitAndEmit } from '../wait/emit';
-import { VideoPriceHints } from './price';
-import type { GroupChoice } from '../money/cost';
-import { readMoneyOptions } from '../money/options';
 import { deltaTokenEstimate } from '../money/cost';
 import { taskSpendKey } from '../money/record';
 
@@ -27,20 +24,10 @@ function deltaVideoEstimate(req: VideoRequest): { tokens: number; withReferenceV
 /** the longest an AI agent's call of the tool waits for its video */
 export const TOOL_VIDEO_WAIT_MINUTES = 10;
 
-/** The batch's group options, as its money reads them (item 0); a bad value fails the batch there, not here. */
-function batchGroup(ctx: IExecuteFunctions): GroupChoice {
-	try {
-		return readMoneyOptions(ctx.getNodeParameter('options', 0, {}) as Record<string, unknown>).group;
-	} catch {
-		return {};
-	}
-}
-
 export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport): PaidBatch<VideoRequest, SubmitOutcome> {
 	const origin = videoOrigin(transport);
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	let waiter: WaitAndEmit | undefined;
-	const prices = new VideoPriceHints(transport, undefined, batchGroup(ctx));
 	const hinted = new Set<string>();
 	const hint = (message: string | undefined) => {
 		if (!message || hinted.has(message)) return;
@@ -63,11 +50,6 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 		taskIdOf: (out) => (out.kind === 'accepted' ? pickTaskId(out.body) : undefined),
 		async finish(req, out) {
 			const json = videoOutput(req, origin, out);
-			const expected = await prices.get(req.family, req.model, json.with_reference_video === true);
-			if (expected) {
-				json.expected_cost = expected;
-				hint(expected);
-			}
 			if (!asTool || json.submission_uncertain === true || typeof json.task_id !== 'string') return { json };
 			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns where the video is
 			waiter ??= new WaitAndEmit(ctx, transport);
