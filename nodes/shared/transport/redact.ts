@@ -2,8 +2,7 @@
  * The one redaction of credential secrets. A secret is replaced by `***` in every form a text can hide it in:
  *
  * - raw (also inside `Bearer <key>`), and its Base64 (the parts of it that do not depend on what surrounds it, at each
- *   of the three alignments, standard and URL alphabet, of its UTF-8 and UTF-16 bytes: inside `Basic …` or any
- *   longer Base64 text);
+ *   of the three alignments, standard and URL alphabet: inside `Basic …` or any longer Base64 text);
  * - written with escapes, in any mix and nesting up to REDACTION_DEPTH layers (encodings.ts reads one layer):
  *   percent-encoding (any depth: `%73`, `%2573`, `%25%37%33`), HTML character references (`&#115;`, `&#x73;`, leading
  *   zeros, named ones, `&amp;#115;`), JSON escapes (`\u0073`, `\/`, escaped several times) and NULs (UTF-16 text read
@@ -129,8 +128,12 @@ export class Redactor {
 	/** what is searched for as it is, after each layer of decoding: the secrets and their Base64 forms, longest first */
 	private readonly literals: string[];
 	private readonly failure: Int32Array[];
+	/** the length of the shortest literal: no token shorter than it can hold a form */
+	private readonly shortest: number;
 	/** 1 for the ASCII characters that end a token */
 	private readonly delimiters = new Uint8Array(128);
+	/** finds the next delimiter (global, from lastIndex) */
+	private readonly delimiterRe: RegExp;
 	/** whether `"` ends a token (no secret or Base64 form holds one) */
 	private readonly quoteDelimits: boolean;
 	/**
@@ -141,15 +144,18 @@ export class Redactor {
 
 	constructor(secrets: Array<string | undefined>) {
 		this.secrets = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
-		const b64 = this.secrets.flatMap((s) => [Buffer.from(s, 'utf8'), Buffer.from(s, 'utf16le'), Buffer.from(s, 'utf16le').swap16()].flatMap(base64Forms));
+		const b64 = this.secrets.flatMap((s) => base64Forms(Buffer.from(s, 'utf8')));
 		this.literals = [...new Set([...this.secrets, ...b64])].sort((a, b) => b.length - a.length);
 		this.failure = this.literals.map(failureTable);
+		this.shortest = Math.min(...this.literals.map((l) => l.length));
 		const used = new Set([...this.literals.join(''), ...ESCAPE_ALPHABET]);
 		for (let c = 1; c < 128; c++) {
 			const ch = String.fromCharCode(c);
 			if (!/[A-Za-z0-9]/.test(ch) && !used.has(ch)) this.delimiters[c] = 1;
 		}
 		this.quoteDelimits = this.delimiters[34] === 1;
+		const delimiterChars = [...this.delimiters.keys()].filter((c) => this.delimiters[c]).map((c) => `\\x${c.toString(16).padStart(2, '0')}`);
+		this.delimiterRe = new RegExp(`[${delimiterChars.join('')}]`, 'g');
 		this.streamBound = Math.max(0, ...this.literals.map((l) => longestForm(l, REDACTION_DEPTH)));
 		if (this.secrets.length) this.re = new RegExp(this.secrets.map((s) => [...s].map((ch) => charForms(ch) + NUL_FORM).join('')).join('|'), 'g');
 	}
@@ -181,31 +187,51 @@ export class Redactor {
 		return this.text(s) !== s;
 	}
 
-	/** Every token with an escape in it redacted (see the file's comment). */
+	/** Every token with an escape in it redacted (see the file's comment). Hot on large bodies: kept to plain loops. */
 	private tokens(s: string): string {
-		const next = ESCAPE_STARTS.map((c) => s.indexOf(c));
-		if (next.every((n) => n < 0)) return s;
+		let np = s.indexOf('%');
+		let na = s.indexOf('&');
+		let nb = s.indexOf('\\');
+		let nn = s.indexOf('\0');
+		if (np < 0 && na < 0 && nb < 0 && nn < 0) return s;
+		const delimiters = this.delimiters;
+		const isDelimiter = (c: number) => c < 128 && delimiters[c] === 1;
 		const parts: string[] = [];
 		let copied = 0;
 		let pos = 0;
 		for (;;) {
-			let i = -1;
-			for (let n = 0; n < next.length; n++) {
-				if (next[n] >= 0 && next[n] < pos) next[n] = s.indexOf(ESCAPE_STARTS[n], pos);
-				if (next[n] >= 0 && (i < 0 || next[n] < i)) i = next[n];
-			}
+			if (np >= 0 && np < pos) np = s.indexOf('%', pos);
+			if (na >= 0 && na < pos) na = s.indexOf('&', pos);
+			if (nb >= 0 && nb < pos) nb = s.indexOf('\\', pos);
+			if (nn >= 0 && nn < pos) nn = s.indexOf('\0', pos);
+			let i = np;
+			if (na >= 0 && (i < 0 || na < i)) i = na;
+			if (nb >= 0 && (i < 0 || nb < i)) i = nb;
+			if (nn >= 0 && (i < 0 || nn < i)) i = nn;
 			if (i < 0) break;
+			// the token around i: back to the delimiter before it, on to the one after it (a short look first, then the expression)
 			let a = i;
-			while (a > pos && !this.isDelimiter(s.charCodeAt(a - 1))) a--;
+			while (a > pos && !isDelimiter(s.charCodeAt(a - 1))) a--;
 			let b = i + 1;
-			while (b < s.length && !this.isDelimiter(s.charCodeAt(b))) b++;
+			const near = Math.min(s.length, i + 64);
+			while (b < near && !isDelimiter(s.charCodeAt(b))) b++;
+			if (b === near && b < s.length) {
+				this.delimiterRe.lastIndex = b;
+				b = this.delimiterRe.exec(s)?.index ?? s.length;
+			}
+			pos = b;
+			// no form is shorter than the shortest literal (decoding never lengthens a text)
+			if (b - a < this.shortest) continue;
+			// backslashes that end a token escape the delimiter after them (`\/`, `\"`): no form holds them
+			let e = b;
+			while (e > i && s.charCodeAt(e - 1) === 92) e--;
+			if (!((np >= 0 && np < e) || (na >= 0 && na < e) || (nb >= 0 && nb < e) || (nn >= 0 && nn < e))) continue;
 			const token = s.slice(a, b);
 			const out = this.token(token);
 			if (out !== token) {
 				parts.push(s.slice(copied, a), out);
 				copied = b;
 			}
-			pos = b;
 		}
 		if (!parts.length) return s;
 		parts.push(s.slice(copied));
