@@ -1,7 +1,7 @@
 /**
  * Properties of the one redaction (nodes/shared/transport/redact.ts), checked against an oracle with decoders of its
  * own (key-oracle.ts). For a generated key, a generated form of it (redaction-forms.ts: the key or its Base64 at any
- * alignment inside longer Base64, under up to REDACTION_DEPTH layers of percent-encoding, HTML references, JSON
+ * alignment inside longer Base64, under up to FORM_DEPTH = 3 layers of percent-encoding, HTML references, JSON
  * escapes and NULs, in any order) and a text around it (plain, JSON, HTML, a URL, the form twice):
  *
  * (a) `text()` leaves no form of the key the oracle can find, `contains()` says so (and said yes before), and
@@ -17,14 +17,14 @@
  */
 import fc from 'fast-check';
 import { ESCAPE_KINDS, decodeLayer } from '../../nodes/shared/transport/encodings';
-import { REDACTION_DEPTH, Redactor } from '../../nodes/shared/transport/redact';
+import { Redactor } from '../../nodes/shared/transport/redact';
 import { checkSync } from './check';
 import { findKey } from './key-oracle';
-import { cleanTextArb, describeForm, embed, embeddingArb, formArb, formOf, keyArb } from './redaction-forms';
+import { FORM_DEPTH, cleanTextArb, describeForm, embed, embeddingArb, formArb, formOf, keyArb } from './redaction-forms';
 
 const FILE = 'redaction.property.test.ts';
 /** the oracle tries every sequence of this many decoders: the layers and one more */
-const ORACLE_DEPTH = REDACTION_DEPTH + 1;
+const ORACLE_DEPTH = FORM_DEPTH + 1;
 
 const fail = (what: string, c: object) => {
 	throw new Error(`${what}\n  ${Object.entries(c).map(([k, v]) => `${k}: ${JSON.stringify(v)?.slice(0, 400)}`).join('\n  ')}`);
