@@ -13,8 +13,10 @@
  * quotes, angle brackets and the other ASCII punctuation no form of a secret contains); a text without those four
  * characters takes no other path. In such a token, the forms one regular expression knows (each character of the
  * secret raw, percent-encoded to any depth, as an HTML reference, as a JSON `\u` escape, each followed by an optional
- * NUL) are replaced where they stand; then the token is decoded layer by layer, and if a layer still holds a secret
- * (a nesting the expression does not know), the whole token becomes `***`.
+ * NUL) are replaced where they stand; then the token is decoded by every sequence of up to REDACTION_DEPTH layers,
+ * one kind per layer, and if one still holds a secret or its Base64 (a nesting the expression does not know), the
+ * whole token becomes `***`. A token shorter than the shortest secret (or Base64 form) is skipped: decoding never
+ * lengthens a text.
  *
  * `text(s)` returns `s` itself when nothing was found, so `contains(s) === (text(s) !== s)` for every text. Streams
  * (`textStream()`, `chunks()`, `stream()`) hold back only a tail that may still become a form (see `holdStart`), never
@@ -30,9 +32,11 @@ export const REDACTED = '***';
 const MIN_SECRET_LENGTH = 4;
 
 /**
- * How many layers of escapes (percent, HTML references, JSON escapes, NUL bytes; in any order, each over any part of
- * the text) a secret or its Base64 may be wrapped in and still be found, in whole texts and in streams. A layer of one
- * kind repeated (`%252573`, `&amp;amp;#115;`, `\\\\u0073`) is read as one.
+ * How many layers of escapes (percent, HTML references, JSON escapes, NUL bytes; one kind per layer, in any order,
+ * each over any part of the text) a secret or its Base64 may be wrapped in and still be found, in whole texts and in
+ * streams. Percent-encoding repeated (`%252573`) is read as one layer; `&amp;#115;` and a JSON string inside a JSON
+ * string (`\\u0073`) are two. Each character written raw, percent-encoded, as an HTML reference or a `\u` escape is
+ * also replaced where it stands whatever the depth (the regular expression).
  */
 export const REDACTION_DEPTH = 3;
 
@@ -304,9 +308,10 @@ export class Redactor {
 	/**
 	 * Where a tail begins at the end of `s` that may still become a form of a secret when more text follows (its
 	 * index), or `s.length` when none can. Only the last token counts (a form holds no delimiter), and at most its
-	 * last `streamBound` characters; the tail is decoded layer by layer, each layer's characters mapped back to `s`,
-	 * and the tail begins where a layer ends with the beginning of a secret or of its Base64, or with an escape the
-	 * end cuts short (`%7`, `&#x7`, `\u00`, a lone `\`).
+	 * last `streamBound` characters; the tail is decoded by every sequence of up to REDACTION_DEPTH layers (what
+	 * follows an escape the end cuts short is not known yet: a layer stops there), each decoded character mapped back
+	 * to `s`, and the tail begins where some decoding ends with the beginning of a secret or of its Base64, or with an
+	 * escape the end cuts short (`%7`, `&#x7`, `\u00`, a lone `\`).
 	 */
 	holdStart(s: string): number {
 		if (!this.re) return s.length;
