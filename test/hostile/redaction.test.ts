@@ -327,4 +327,23 @@ describe('issue 31: forms that appear only after decoding, and bodies in the cha
 		out += c.end();
 		expect(out).toBe('data: {"delta":"***"} é\n\n');
 	});
+
+	it('textStream (decoded text in pieces, as for a chat): holds back only what may still become the key, lets it go with the piece that rules it out', () => {
+		const s = new Redactor([KEY]).textStream();
+		const steps: Array<[string, string, number]> = [
+			['Hello, world. ', 'Hello, world. ', 0],
+			['your key is sk-li', 'your key is ', 5],
+			['ve/AbC', '', 11],
+			['+nope. ', 'sk-live/AbC+nope. ', 0],
+			['and %73%6B%2', 'and ', 8],
+			['D%6C', '', 12],
+			['ive/AbC+dEf=0123456789_xyz!', '***!', 0],
+			[' bye', ' bye', 0],
+		];
+		for (const [piece, out, held] of steps) {
+			expect([s.write(piece), s.pending]).toEqual([out, held]);
+			expect(s.pending).toBeLessThanOrEqual(s.bound);
+		}
+		expect(s.end()).toBe('');
+	});
 });
