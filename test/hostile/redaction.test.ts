@@ -1,7 +1,10 @@
 /**
  * The key never comes out of the transport: servers that echo it, raw, percent-encoded, JSON-escaped or as
  * `Bearer <key>`, in a task's error, a 200 with an error object, an error answer, a stream's error event split
- * byte by byte, plain JSON where a stream was asked for, and in headers. Plus the one exported redaction.
+ * byte by byte, plain JSON where a stream was asked for, and in headers. Plus the one exported redaction, and the
+ * cases of issue 31 (forms that appear only after decoding, bodies in UTF-16 and Latin-1), judged by the property
+ * tests' oracle (test/property/key-oracle.ts) rather than by the redactor itself. Generated forms: test/property/
+ * redaction.property.test.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { text as readText } from 'node:stream/consumers';
@@ -12,6 +15,7 @@ import { ChatStreamParser } from '../../nodes/shared/text/chatStream';
 import { ResponsesStreamParser } from '../../nodes/shared/text/responsesStream';
 import { StreamError, pumpStream } from '../../nodes/shared/text/sse';
 import { json, rejectionOf, startServer, transportFor, withoutProxyEnv, type TestServer } from '../transport/support';
+import { findKey } from '../property/key-oracle';
 
 /** A key with characters that every encoding writes differently. */
 const KEY = 'sk-live/AbC+dEf=0123456789_xyz';
@@ -241,5 +245,105 @@ describe('Base64 forms of the key', () => {
 		const other = Buffer.from('an ordinary payload, nothing secret in it').toString('base64');
 		expect(r.text(other)).toBe(other);
 		expect(r.contains(other)).toBe(false);
+	});
+});
+
+describe('issue 31: forms that appear only after decoding, and bodies in the charset they declare', () => {
+	const bytesAnswer = (status: number, contentType: string, body: Buffer) => (_req: IncomingMessage, res: ServerResponse) => {
+		res.writeHead(status, { 'content-type': contentType, 'content-length': body.length });
+		res.end(body);
+	};
+	const errorJson = (message: string) => `{"error":{"message":"${message}","code":"bad_key"}}`;
+	const utf16be = (s: string) => Buffer.from(s, 'utf16le').swap16();
+	/** every character percent-encoded, the `%` and the digits of an escape too */
+	const pct = (s: string) => [...Buffer.from(s)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+
+	it('a 400 whose error.code holds the Base64 of the key with one character written as a JSON \\u escape: not in the error, not in its code', async () => {
+		const b64 = Buffer.from(KEY).toString('base64');
+		const code = `${b64.slice(0, 10)}\\u00${b64.charCodeAt(10).toString(16)}${b64.slice(11)}`;
+		gw.reset((_req, res) => json(res, 400, `{"error":{"message":"refused","code":"${code}"}}`));
+		const err = await rejectionOf(t().getJson('/v1/models'));
+		expect(err).toBeInstanceOf(GatewayHttpError);
+		expect(err.code).toBe('***');
+		expect(findKey(JSON.stringify({ m: err.message, c: err.code, g: err.gatewayMessage }), KEY)).toBeUndefined();
+	});
+
+	it.each([
+		['utf-16le', 'application/json; charset=utf-16le', (s: string) => Buffer.from(s, 'utf16le')],
+		['utf-16be', 'application/json; charset="UTF-16BE"', utf16be],
+		['utf-16 with a big-endian BOM', 'application/json; charset=utf-16', (s: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(s)])],
+		['utf-16 with a little-endian BOM under a utf-8 label (the BOM decides)', 'application/json; charset=utf-8', (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])],
+		['iso-8859-1', 'application/json; charset=iso-8859-1', (s: string) => Buffer.from(s.replace('€', 'EUR'), 'latin1')],
+		['windows-1252', 'application/json; charset=windows-1252', (s: string) => Buffer.from(s.replace('€', '\x80'), 'latin1')],
+	])('a JSON answer in %s is decoded in its charset, then redacted and parsed', async (_name, contentType, encode) => {
+		gw.reset(bytesAnswer(200, contentType, encode(`{"task_id":"t1","status":"failed","error":{"message":"key ${KEY} refused, 5 €, café"}}`)));
+		const r = await t().getJson<{ error: { message: string } }>('/v1/images/tasks/t1');
+		expect(r.body.error.message).toBe(`key *** refused, 5 ${contentType.includes('8859') ? 'EUR' : '€'}, café`);
+	});
+
+	it.each([
+		['a UTF-16LE body labelled UTF-8 (the key between NULs)', 'application/json', Buffer.from(errorJson(`bad key ${KEY}`), 'utf16le')],
+		['a UTF-8 body labelled UTF-16LE (decoded, the key would be hidden in CJK characters)', 'application/json; charset=utf-16le', Buffer.from(errorJson(`bad key ${KEY}`))],
+		['a UTF-16LE body with the key at an odd byte offset', 'text/plain; charset=utf-16le', Buffer.concat([Buffer.from('x'), Buffer.from(`bad key ${KEY}`, 'utf16le'), Buffer.from('x')])],
+		['the key percent-encoded twice', 'application/json', Buffer.from(errorJson(`bad key ${encodeURIComponent(pct(KEY))}`))],
+		['the key percent-encoded as %25%37%33 (the % and digits encoded again)', 'application/json', Buffer.from(errorJson(`bad key ${pct(pct(KEY))}`))],
+		['the key as HTML character references', 'application/json', Buffer.from(errorJson(`bad key ${[...KEY].map((c) => `&#${c.charCodeAt(0)};`).join('')}`))],
+		['the key as HTML references escaped again (&amp;#x..;)', 'application/json', Buffer.from(errorJson(`bad key ${[...KEY].map((c) => `&amp;#x${c.charCodeAt(0).toString(16)};`).join('')}`))],
+		['the key as HTML references in a plain-text answer', 'text/plain', Buffer.from(`bad key ${[...KEY].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('')}`)],
+	])('an error answer with %s: the error has no form of the key', async (_name, contentType, body) => {
+		gw.reset(bytesAnswer(401, contentType, body));
+		const err = await rejectionOf(t().getJson('/v1/models'));
+		expect(err).toBeInstanceOf(GatewayHttpError);
+		const out = `${err.message} ${String(err.gatewayMessage)}`;
+		// the oracle's own decoders, and the text's characters read back as the UTF-16 bytes they may have come from
+		expect(findKey(out, KEY)).toBeUndefined();
+		expect(findKey(Buffer.from(out, 'utf16le').toString('latin1'), KEY)).toBeUndefined();
+	});
+
+	it('a stream in UTF-16LE (declared) with the key in a delta, split byte by byte: decoded, redacted, handed out as UTF-8', async () => {
+		const events = `data: {"choices":[{"index":0,"delta":{"content":"your key is ${KEY}, é"}}]}\n\ndata: [DONE]\n\n`;
+		gw.reset(async (_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-16le' });
+			for (const b of Buffer.from(events, 'utf16le')) {
+				res.write(Buffer.from([b]));
+				await new Promise((r) => setImmediate(r));
+			}
+			res.end();
+		});
+		const res = await t().postStream('/v1/chat/completions', { stream: true });
+		if ('kind' in res) throw new Error('uncertain');
+		expect(res.contentType).toBe('text/event-stream; charset=utf-8');
+		const parser = new ChatStreamParser();
+		await pumpStream(res.body, parser, { idleMs: 5000 });
+		expect(parser.result.content).toBe('your key is ***, é');
+	});
+
+	it('a stream whose byte order mark says UTF-16BE under a utf-8 label, fed a byte at a time: the mark decides, the key is redacted', () => {
+		const r = new Redactor([KEY]);
+		const body = Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(`data: {"delta":"${KEY}"} é\n\n`)]);
+		const c = r.chunks({ charset: 'utf-8' });
+		let out = '';
+		for (const b of body) out += c.write(Buffer.from([b]));
+		out += c.end();
+		expect(out).toBe('data: {"delta":"***"} é\n\n');
+	});
+
+	it('textStream (decoded text in pieces, as for a chat): holds back only what may still become the key, lets it go with the piece that rules it out', () => {
+		const s = new Redactor([KEY]).textStream();
+		const steps: Array<[string, string, number]> = [
+			['Hello, world. ', 'Hello, world. ', 0],
+			['your key is sk-li', 'your key is ', 5],
+			['ve/AbC', '', 11],
+			['+nope. ', 'sk-live/AbC+nope. ', 0],
+			['and %73%6B%2', 'and ', 8],
+			['D%6C', '', 12],
+			['ive/AbC+dEf=0123456789_xyz!', '***!', 0],
+			[' bye', ' bye', 0],
+		];
+		for (const [piece, out, held] of steps) {
+			expect([s.write(piece), s.pending]).toEqual([out, held]);
+			expect(s.pending).toBeLessThanOrEqual(s.bound);
+		}
+		expect(s.end()).toBe('');
 	});
 });

@@ -11,6 +11,9 @@ import { HostileGateway } from './hostile-gateway';
 import { WALL_BOUND_MS, violations, type Measures } from './invariants';
 import { makeMedia, type Media } from './media';
 import { buildInput, buildNode, describeCase, type RunCase } from './runs';
+import { fuzzParameters, report, type Budget } from './check';
+
+export type { Budget } from './check';
 
 /** A key whose raw, percent-encoded and base64 forms all differ. */
 export const KEY = 'sk-prop/Key+Z9=abcdefghij0123456789';
@@ -100,19 +103,8 @@ export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 	return { result, measures, problems: await violations(c, f.gw, result, measures) };
 }
 
-export interface Budget {
-	/** runs when FUZZ_RUNS is not set (the CI budget) */
-	runs: number;
-	/** stop generating (and shrinking) after this long, ms */
-	timeMs: number;
-}
-
 /** fc.check over `arb`, failing with the seed, path, shrunk case and the replay command. */
 export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<RunCase>, budget: Budget): Promise<void> {
-	const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-	const path = process.env.FUZZ_PATH || undefined;
-	const runs = Number(process.env.FUZZ_RUNS ?? budget.runs);
-	const timeMs = Number(process.env.FUZZ_TIME_MS ?? (process.env.FUZZ_RUNS ? 24 * 3600_000 : budget.timeMs));
 	let ran = 0;
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
@@ -121,29 +113,7 @@ export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<
 			if (process.env.FUZZ_VERBOSE) process.stdout.write(`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`);
 			if (problems.length) throw new Error(`${describeCase(c)}\n  - ${problems.join('\n  - ')}`);
 		}),
-		{ numRuns: runs, seed, path, interruptAfterTimeLimit: timeMs, markInterruptAsFailure: false, endOnFailure: process.env.FUZZ_SHRINK === '0' },
+		fuzzParameters<[RunCase]>(budget),
 	);
-	process.stdout.write(`${file}: ${details.numRuns} generated runs (${ran} with shrinking), seed ${details.seed}${details.interrupted ? ', stopped by the time budget' : ''}\n`);
-	if (!details.failed) return;
-	const counterexample = details.counterexample?.[0] as RunCase | undefined;
-	const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} npx jest test/property/${file}`;
-	const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-	const message = [
-		`Property failed after ${details.numRuns} run(s), ${details.numShrinks} shrink(s).`,
-		`seed: ${details.seed}  path: ${details.counterexamplePath}`,
-		`replay: ${replay}`,
-		`what broke: ${error}`,
-		`case: ${JSON.stringify(abbreviate(counterexample)).slice(0, 6000)}`,
-	].join('\n');
-	process.stdout.write(`\n${message}\n`);
-	throw new Error(message);
-}
-
-/** Long generated strings, wide arrays and deep nesting, abbreviated in the printed case. */
-function abbreviate(v: unknown, depth = 0): unknown {
-	if (typeof v === 'string') return v.length > 200 ? `${v.slice(0, 60)}…(${v.length} chars)` : v;
-	if (!v || typeof v !== 'object') return v;
-	if (depth > 12) return '…(deeper)';
-	if (Array.isArray(v)) return v.length > 50 ? `[${v.length} items]` : v.map((x) => abbreviate(x, depth + 1));
-	return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, abbreviate(x, depth + 1)]));
+	report(file, details as fc.RunDetails<unknown>, ran);
 }

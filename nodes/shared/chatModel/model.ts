@@ -405,7 +405,8 @@ export class GatewayChatCore {
 			const text = await readText(res.body);
 			let json: unknown;
 			try {
-				json = JSON.parse(text);
+				// the text is redacted; what parsing decodes (JSON escapes) is redacted again
+				json = this.transport.redactor.parsed(text, JSON.parse(text));
 			} catch {
 				throw new StreamError(`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor JSON`, 'unreadable');
 			}

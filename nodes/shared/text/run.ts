@@ -72,7 +72,8 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		}
 		let json: unknown;
 		try {
-			json = JSON.parse(text);
+			// the text is redacted; what parsing decodes (JSON escapes) is redacted again
+			json = transport.redactor.parsed(text, JSON.parse(text));
 		} catch {
 			json = undefined;
 		}

@@ -1,14 +1,15 @@
 /**
  * What every request of the transport shares: the credential's origins (the key goes to them alone), the one `send`
  * (pooled, proxy-aware, never following a redirect, bounded in time, cancelled with the execution), and the
- * redaction of the key where a byte of the gateway enters: JSON bodies are redacted before they are parsed, headers
- * and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
+ * redaction of the key where a byte of the gateway enters: JSON bodies are decoded in the charset they declare,
+ * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
  */
 import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
 import { BodyError, discard, mib, readCapped } from './body';
+import { decodeBody } from './charset';
 import { cancelledError, sleep } from './clock';
 import { redactorFor, type Redactor } from './redact';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './retry';
@@ -66,7 +67,7 @@ export interface StreamResponse {
 	range?: { start: number; end: number; total?: number };
 }
 
-/** A JSON answer read whole, redacted before it was parsed. */
+/** A JSON answer read whole: its text decoded in its charset and redacted, its value parsed from that text and redacted again. */
 export interface ReadJson {
 	json: unknown;
 	text: string;
@@ -245,7 +246,9 @@ export class GatewayClient {
 	/**
 	 * Reads a JSON answer with a byte cap counted while reading (chunked answers included). A 2xx answer larger
 	 * than the cap fails (TOO_LARGE); of an error answer only the first `limits.errorBytes` are read. The text is
-	 * redacted before it is parsed, so nothing built from it can hold the key.
+	 * decoded in the charset its Content-Type declares (a byte order mark decides; UTF-8 by default) and redacted
+	 * before it is parsed, and the parsed value is redacted again (a JSON escape can make a form appear only once
+	 * parsed), so nothing built from either can hold the key.
 	 */
 	async readJson(res: Dispatcher.ResponseData, method: string, url: string, maxBytes?: number): Promise<ReadJson> {
 		const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -257,13 +260,27 @@ export class GatewayClient {
 			throw new BodyError(`${what}: the answer of ${mib(declared)} is larger than the limit of ${mib(cap)}`, 'TOO_LARGE', 0, declared);
 		}
 		const { bytes } = await readCapped(res.body, cap, what, !ok);
-		const text = this.redact(bytes.toString('utf8'));
+		const text = this.redact(this.decodeText(bytes, header(res.headers, 'content-type')));
 		if (text.trim() === '') return { json: undefined, text, parsed: false };
+		let json: unknown;
 		try {
-			return { json: JSON.parse(text), text, parsed: true };
+			json = JSON.parse(text);
 		} catch {
 			return { json: undefined, text, parsed: false };
 		}
+		return { json: this.redactor.parsed(text, json), text, parsed: true };
+	}
+
+	/**
+	 * A text body in the charset its Content-Type declares. A body that declares anything but UTF-8 is also read byte
+	 * for byte (Latin-1): when the key shows there but not in the declared reading (a UTF-8 body labelled UTF-16, UTF-16
+	 * at an odd offset), the declared reading would hide it from redaction, so the byte-for-byte one is used.
+	 */
+	decodeText(bytes: Buffer, contentType: string | undefined): string {
+		const { text, encoding } = decodeBody(bytes, contentType);
+		if (encoding === 'utf-8' || !this.redactor.active) return text;
+		const raw = bytes.toString('latin1');
+		return !this.redactor.contains(text) && this.redactor.contains(raw) ? raw : text;
 	}
 
 	httpError(status: number, json: unknown, text: string, method: string, url: string, headers: Headers): GatewayHttpError {
@@ -272,7 +289,7 @@ export class GatewayClient {
 		if (status >= 300 && status < 400) {
 			message = `redirect (HTTP ${status}) to ${safeOrigin(header(headers, 'location') ?? '')} was not followed: authenticated calls never follow redirects`;
 		}
-		return new GatewayHttpError(status, this.redact(message), ex.code, method, this.path(url), parseRetryAfter(headers['retry-after']));
+		return new GatewayHttpError(status, this.redact(message), ex.code === undefined ? undefined : this.redact(ex.code), method, this.path(url), parseRetryAfter(headers['retry-after']));
 	}
 }
 
