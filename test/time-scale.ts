@@ -9,11 +9,11 @@ import { setTimeScaleForTests } from '../nodes/shared/transport/clock';
 export const TEST_TIME_SCALE = 0.05;
 
 /** Runs a test body at real time (scale 1), restoring the test scale afterwards. */
-export function atRealTime<T>(fn: () => Promise<T>): () => Promise<T> {
-	return async () => {
+export function atRealTime<A extends unknown[], T>(fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+	return async (...args: A) => {
 		const previous = setTimeScaleForTests(1);
 		try {
-			return await fn();
+			return await fn(...args);
 		} finally {
 			setTimeScaleForTests(previous);
 		}

@@ -6,6 +6,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { createTransport } from '../../nodes/shared/credentials';
+import { runNode } from '../../nodes/shared/exit';
 import { runPaidBatch } from '../../nodes/shared/runners/paid';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { json, scriptedServer, type ScriptedServer } from './scripted-server';
@@ -28,8 +29,7 @@ class ProbeNode implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const transport = await createTransport(this);
-		return runPaidBatch(this, transport, {
+		return runNode(this, async () => { const transport = await createTransport(this); return runPaidBatch(this, transport, {
 			prepare: async (i) => ({ step: this.getNodeParameter('step', i) as Step, i }),
 			send: async (p) => {
 				if (p.step === 'throw-before-send') throw new TypeError('a bug before anything left');
@@ -39,7 +39,7 @@ class ProbeNode implements INodeType {
 			},
 			finish: async (_p, out) => ({ json: { status: 'completed', kind: out.kind } }),
 			pricedAs: () => ({ model: 'probe', calls: 1 }),
-		}, { maxConcurrency: 4, refusalWindowMs: 5_000 });
+		}, { maxConcurrency: 4, refusalWindowMs: 5_000 }); });
 	}
 }
 
@@ -56,16 +56,17 @@ describe.each(SETTINGS)('the spend boundary under %s with Retry On Fail (3 tries
 			const node: TestNode = { name: 'Probe', type: new ProbeNode(), parameters: { step }, onError, retryOnFail: true, maxTries: 3 };
 			return runWorkflow({ nodes: [node], credentials: { apiKey: 'sk-probe-key-123456', baseUrl: server.url }, input: [{ json: {} }, { json: {} }] });
 		})();
-	const facts = (item: INodeExecutionData) => (onError === 'continueErrorOutput' ? item.json.error : item.json) as Record<string, unknown>;
+	const facts = (item: INodeExecutionData) => (onError === 'continueErrorOutput' && item.json.status === undefined ? item.json.error : item.json) as Record<string, unknown>;
 
-	it('an exception in the send step after the request left is a spent item: one POST per item, the node never throws', async () => {
+	it('an exception in the send step after the request left is a spent item with an unknown outcome: one POST per item, the node never throws', async () => {
 		const r = await run('throw-after-send');
 		expect(server.posts()).toHaveLength(2);
 		expect(r.error).toBeUndefined();
 		const items = r.outputs('Probe').flat();
-		expect(items.map((i) => [i.pairedItem, facts(i).submitted, facts(i).failed_at])).toEqual([
-			[{ item: 0 }, true, 'answer'],
-			[{ item: 1 }, true, 'answer'],
+		// an unknown outcome is status "uncertain", as the README says: never "failed" with submission_uncertain
+		expect(items.map((i) => [i.pairedItem, facts(i).status, facts(i).submission_uncertain])).toEqual([
+			[{ item: 0 }, 'uncertain', true],
+			[{ item: 1 }, 'uncertain', true],
 		]);
 	});
 

@@ -27,17 +27,17 @@ beforeEach(() => {
 const chargeOf = (taskId: string) => sim.ledger.filter((l) => l.taskId === taskId).reduce((n, l) => n + (l.kind === 'refund' ? -l.amount : l.amount), 0);
 
 describe('per call (Image Submit, gamma Video Create)', () => {
-	it('no group option: expected at the lowest public group, in ¤ and in USD; the record and the hint say so', async () => {
+	it('no group option: a range from the lowest public group to the highest published one, never called expected; the record counts the highest', async () => {
 		const r = await runWorkflow({ nodes: [image()], input: items(2), credentials: creds(sim) });
 		expect(r.error).toBeUndefined();
-		const out = r.output('Image');
-		// alpha-image-2.5: model_price 0.04 × vip 0.8 × quota_per_unit 500000
-		for (const it of out) {
-			expect(cost(it.json)).toMatchObject({ status: 'expected', basis: 'per call', quota: 16000, amount: 0.032, currency: 'USD', symbol: '$', text: '$0.032 (¤16000)', group_multiplier: 0.8, group_multiplier_source: 'lowest_public_group', group: 'vip', calls: 1 });
+		// alpha-image-2.5: model_price 0.04 × 500000, from vip 0.8 to hd 1.5
+		for (const it of r.output('Image')) {
+			expect(cost(it.json)).toMatchObject({ status: 'range', basis: 'per call', quota_low: 16000, quota: 30000, amount_low: 0.032, amount: 0.06, currency: 'USD', symbol: '$', text: '$0.032–$0.06 (¤16000–¤30000)', group_multiplier: null, group_multiplier_range: [0.8, 1.5], calls: 1 });
 		}
-		expect(customData(r)).toMatchObject({ gengateway_spent: '32000', gengateway_spent_text: '$0.064 (¤32000)' });
-		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [32000, 0] });
-		expect(hints(r, 'Image')).toContainEqual(expect.stringMatching(/This node: \$0\.064 \(¤32000\) expected for 2 item\(s\).*spent \$0\.064 \(¤32000\) so far/));
+		// the demo key is in hd: the record is never below the charge
+		expect(customData(r)).toMatchObject({ gengateway_spent: '60000', gengateway_spent_text: expect.stringMatching(/^\$0\.12 \(¤60000\) at most/) });
+		expect(Number(customData(r).gengateway_spent)).toBeGreaterThanOrEqual(sim.charged({ key: 'demo' }));
+		expect(hints(r, 'Image')).toContainEqual(expect.stringMatching(/This node: \$0\.064–\$0\.12 \(¤32000–¤60000\) at most .* for 2 call\(s\).*spent \$0\.12 \(¤60000\) at most so far/));
 	});
 
 	it("Group Name: the group's public ratio, equal to what the gateway charged the key (group hd)", async () => {
@@ -54,22 +54,21 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 		expect(chargeOf(json.task_id as string)).toBe(30000);
 	});
 
-	it.each([['0', 0], ['empty', '']])('Group Multiplier added but left %s: at_multiplier_1, never a multiplier of 1 presented as known', async (_, v) => {
+	it.each([['0', 0], ['empty', '']])('Group Multiplier added but left %s: a range, never a multiplier of 1 presented as known', async (_, v) => {
 		const r = await runWorkflow({ nodes: [image({ groupRatio: v })], credentials: creds(sim) });
-		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'at_multiplier_1', quota: 20000, group_multiplier: null, group_multiplier_source: null, note: expect.stringMatching(/Group Multiplier option is empty/) });
-		// a figure at multiplier 1 is not counted as spent
-		expect(customData(r)).toMatchObject({ gengateway_spent: '0', gengateway_spent_text: expect.stringMatching(/1 item\(s\) with no price not included/) });
+		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'range', quota_low: 16000, quota: 30000, group_multiplier: null, group_multiplier_source: null, note: expect.stringMatching(/Group Multiplier option is empty/) });
+		expect(customData(r)).toMatchObject({ gengateway_spent: '30000' });
 	});
 
-	it('a group name the public ratios do not know: at_multiplier_1, saying why', async () => {
+	it('a group name the public ratios do not know: a range, saying why', async () => {
 		const r = await runWorkflow({ nodes: [image({ groupName: 'promo' })], credentials: creds(sim) });
-		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'at_multiplier_1', group: 'promo', note: expect.stringMatching(/"promo" has no ratio/) });
+		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'range', group: 'promo', note: expect.stringMatching(/"promo" has no positive ratio/) });
 	});
 
-	it('display currency CNY and TOKENS: the same amounts as the Pricing node shows', async () => {
+	it('display currency CNY and TOKENS: the same amounts as the Pricing node shows (at the group it shows, vip)', async () => {
 		for (const type of ['CNY', 'TOKENS', 'CUSTOM'] as const) {
 			sim.setStatus({ quota_display_type: type });
-			const r = await runWorkflow({ nodes: [image()], credentials: creds(sim) });
+			const r = await runWorkflow({ nodes: [image({ groupName: 'vip' })], credentials: creds(sim) });
 			const p = await runWorkflow({ nodes: [{ name: 'Pricing', type: new GenGatewayPricing(), parameters: { operation: 'getPrices', modelFilter: 'alpha-image-2.5' } }], credentials: creds(sim) });
 			const row = p.output('Pricing').find((i) => i.json.model === 'alpha-image-2.5')!.json;
 			expect([type, cost(r.output('Image')[0].json)]).toEqual([type, expect.objectContaining({ amount: row.price_per_call, currency: row.currency, symbol: row.symbol, quota: 16000 })]);
@@ -85,23 +84,18 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 	});
 
 	it('n images asked: n calls', async () => {
-		const r = await runWorkflow({ nodes: [image({}, { n: 2 })], credentials: creds(sim) });
-		const json = r.output('Image')[0].json;
-		expect(cost(json)).toMatchObject({ status: 'expected', quota: 32000, calls: 2 });
+		const r = await runWorkflow({ nodes: [image({ groupName: 'hd' }, { n: 2 })], credentials: creds(sim) });
+		expect(cost(r.output('Image')[0].json)).toMatchObject({ status: 'expected', quota: 60000, calls: 2 });
 	});
 
-	it('gamma video: per call; the price hint at the same multiplier as the cost', async () => {
+	it('gamma video: per call; the hint at the same multiplier as the cost', async () => {
 		const r = await runWorkflow({ nodes: [gammaVideo({ groupName: 'hd' })], credentials: creds(sim) });
 		const json = r.output('Video')[0].json;
-		expect(cost(json)).toMatchObject({ status: 'expected', basis: 'per call', quota: 225000 });
+		expect(cost(json)).toMatchObject({ status: 'expected', basis: 'per call', quota: 225000, text: '$0.45 (¤225000)' });
 		expect(chargeOf(json.task_id as string)).toBe(225000);
-		// the node's price hint states the same multiplier as the item's cost
-		expect(json.expected_cost).toBe('Expected price: $0.45 for 1 call(s) of gamma-video-1.0 at group hd (Group Name)');
-		expect(hints(r, 'Video')).toContain(json.expected_cost);
+		expect(hints(r, 'Video')).toContainEqual(expect.stringMatching(/^This node: \$0\.45 \(¤225000\) for 1 call\(s\)/));
 		const byRatio = await runWorkflow({ nodes: [gammaVideo({ groupRatio: 2 })], credentials: creds(sim) });
-		const ratioJson = byRatio.output('Video')[0].json;
-		expect(cost(ratioJson)).toMatchObject({ quota: 300000, group_multiplier_source: 'group_multiplier_option' });
-		expect(ratioJson.expected_cost).toBe('Expected price: $0.6 for 1 call(s) of gamma-video-1.0 at Group Multiplier 2');
+		expect(cost(byRatio.output('Video')[0].json)).toMatchObject({ quota: 300000, group_multiplier_source: 'group_multiplier_option' });
 	});
 
 	it('a failed item that reached the gateway carries its cost (it may be billed); one that never left has none', async () => {
@@ -112,7 +106,7 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 		});
 		const [failed, invalid] = r.output('Image');
 		expect(failed.json).toMatchObject({ status: 'failed', failed_at: 'task', submitted: true });
-		expect(cost(failed.json)).toMatchObject({ status: 'expected', quota: 16000 });
+		expect(cost(failed.json)).toMatchObject({ status: 'range', quota: 30000 });
 		expect(invalid.json).toMatchObject({ status: 'failed', failed_at: 'validation', submitted: false });
 		expect(invalid.json.cost).toBeUndefined();
 	});
@@ -153,18 +147,18 @@ describe('per token (Chat, Responses)', () => {
 });
 
 describe('per video token (delta Video Create, Task Wait)', () => {
-	it('Video Create: unknown before completion (never 0); Task Wait settles it at the Group Multiplier, equal to the ledger', async () => {
-		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupRatio: 1.5 })], credentials: creds(sim) });
+	it('Video Create: an estimate before completion (never 0); Task Wait settles it at the Group Multiplier, equal to the ledger, replacing the estimate in the record', async () => {
+		const r = await runWorkflow({ nodes: [deltaVideo({ groupRatio: 1.5 }), taskWait({ groupRatio: 1.5 })], credentials: creds(sim) });
 		expect(r.error).toBeUndefined();
 		const created = r.output('Video')[0].json;
-		expect(cost(created)).toMatchObject({ status: 'unknown', basis: 'per video token', quota: null });
+		expect(cost(created)).toMatchObject({ status: 'estimate', basis: 'per video token', video_tokens_estimate: 48600 });
 		const done = r.output('Wait')[0].json;
 		const taskId = done.task_id as string;
 		expect(cost(done)).toMatchObject({ status: 'settled', basis: 'per video token', group_multiplier: 1.5, group_multiplier_source: 'group_multiplier_option', video_tokens: expect.any(Number) });
 		expect(cost(done).quota).toBe(chargeOf(taskId));
 		expect((done.fee as Record<string, unknown>).fee_quota).toBe(chargeOf(taskId));
 		expect(customData(r).gengateway_spent).toBe(String(chargeOf(taskId)));
-		expect(hints(r, 'Wait')).toContainEqual(expect.stringMatching(/settled .* for 1 video/));
+		expect(hints(r, 'Wait')).toContainEqual(expect.stringMatching(/settled 1 video/));
 	});
 
 	it('Task Wait with Group Name: settled at the public ratio', async () => {
@@ -174,12 +168,26 @@ describe('per video token (delta Video Create, Task Wait)', () => {
 		expect(cost(done).quota).toBe(chargeOf(done.task_id as string));
 	});
 
-	it('Task Wait with Group Multiplier added but empty: at_multiplier_1, not settled and not counted', async () => {
+	it('Task Wait with Group Multiplier added but empty: a range, not settled, and the record counts its highest end (never below the charge)', async () => {
 		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ groupRatio: '' })], credentials: creds(sim) });
 		const done = r.output('Wait')[0].json;
-		expect(cost(done)).toMatchObject({ status: 'at_multiplier_1', group_multiplier: null });
-		expect(done.fee).toMatchObject({ status: 'at_multiplier_1', group_ratio: null });
-		expect(customData(r).gengateway_spent).toBe('0');
+		expect(cost(done)).toMatchObject({ status: 'range', group_multiplier: null });
+		expect(done.fee).toMatchObject({ status: 'range', group_ratio: null });
+		expect(Number(customData(r).gengateway_spent)).toBeGreaterThanOrEqual(chargeOf(done.task_id as string));
+	});
+
+	it('the same delta task given to Task Wait twice: its queries a round apart, one fee in the record', async () => {
+		const created = await runWorkflow({ nodes: [deltaVideo()], credentials: creds(sim) });
+		const task = created.output('Video')[0].json;
+		sim.log.length = 0;
+		const r = await runWorkflow({ nodes: [taskWait({ groupRatio: 1.5 })], input: [{ json: task }, { json: task }], credentials: creds(sim) });
+		const done = r.output('Wait');
+		expect(done).toHaveLength(2);
+		const charge = chargeOf(task.task_id as string);
+		expect(done.map((d) => cost(d.json).quota)).toEqual([charge, charge]);
+		expect(customData(r).gengateway_spent).toBe(String(charge));
+		const queries = sim.log.filter((l) => l.method === 'GET' && l.path === `/v1/videos/${task.task_id}`).map((l) => l.time);
+		for (let k = 1; k < queries.length; k++) expect(queries[k] - queries[k - 1]).toBeGreaterThan(20);
 	});
 
 	it("Task Wait's fee uses the site's published quota_per_unit and display currency (TOKENS: whole ¤), equal to the ledger", async () => {
@@ -195,24 +203,21 @@ describe('per video token (delta Video Create, Task Wait)', () => {
 
 describe('the execution-wide record', () => {
 	it('two paid nodes add up; an expression reads the running total', async () => {
-		const second = image({}, { prompt: '={{ "spent so far " + $execution.customData.get("gengateway_spent") }}' }, { name: 'Image 2' });
-		const r = await runWorkflow({ nodes: [image(), second], input: items(1), credentials: creds(sim) });
+		const second = image({ groupName: 'hd' }, { prompt: '={{ "spent so far " + $execution.customData.get("gengateway_spent") }}' }, { name: 'Image 2' });
+		const r = await runWorkflow({ nodes: [image({ groupName: 'hd' }), second], input: items(1), credentials: creds(sim) });
 		expect(r.error).toBeUndefined();
-		expect(r.output('Image 2')[0].json.prompt).toBe('spent so far 16000');
-		expect(customData(r)).toMatchObject({ gengateway_spent: '32000' });
-		expect(JSON.parse(customData(r).gengateway_nodes)).toEqual({ 'Image#0': [16000, 0], 'Image 2#0': [16000, 0] });
-		expect(hints(r, 'Image 2')).toContainEqual(expect.stringMatching(/This node: \$0\.032 .* spent \$0\.064 \(¤32000\) so far/));
+		expect(r.output('Image 2')[0].json.prompt).toBe('spent so far 30000');
+		expect(customData(r)).toMatchObject({ gengateway_spent: '60000' });
+		expect(Object.keys(customData(r)).sort()).toEqual(['gengateway_spent', 'gengateway_spent_text']);
+		expect(hints(r, 'Image 2')).toContainEqual(expect.stringMatching(/This node: \$0\.06 .* spent \$0\.12 \(¤60000\) so far/));
 	});
 
-	it("many paid nodes with long names: the total stays exact and the shares' text stays within n8n's 255 characters", async () => {
+	it('many paid nodes with long names sharing a prefix: the total stays exact (each node is known by its ID, never by its name)', async () => {
 		const names = Array.from({ length: 8 }, (_, k) => `Generate the hero image for section ${k} of the page`);
-		const r = await runWorkflow({ nodes: names.map((name) => image({}, {}, { name })), input: items(1), credentials: creds(sim) });
+		const r = await runWorkflow({ nodes: names.map((name) => image({ groupName: 'hd' }, {}, { name })), input: items(1), credentials: creds(sim) });
 		expect(r.error).toBeUndefined();
-		expect(customData(r).gengateway_spent).toBe(String(8 * 16000));
-		expect(customData(r).gengateway_nodes.length).toBeLessThanOrEqual(255);
-		const shares = JSON.parse(customData(r).gengateway_nodes) as Record<string, unknown>;
-		// the oldest shares went first; the last node's is kept (a retry of it replaces it)
-		expect(shares[`${names[7].slice(0, 40)}#0`]).toEqual([16000, 0]);
-		expect(Object.keys(customData(r))).toHaveLength(3);
+		expect(customData(r).gengateway_spent).toBe(String(8 * 30000));
+		expect(sim.charged({ key: 'demo' })).toBe(8 * 30000);
+		expect(Object.keys(customData(r))).toHaveLength(2);
 	});
 });

@@ -142,7 +142,7 @@ describe.each(CASES)('$name', (c) => {
 			if (failed && errorOutput > 0) {
 				expect(o.output).toBe(errorOutput);
 				const e = o.item.json.error as Record<string, unknown>;
-				expect(e).toMatchObject({ message: expect.any(String), submitted: c.paid.includes(o.index), failed_at: expect.any(String) });
+				expect(e).toMatchObject({ message: expect.any(String), status: 'failed', submitted: c.paid.includes(o.index), failed_at: expect.any(String) });
 				expect(Object.keys(o.item.json)).toEqual(expect.arrayContaining(['error']));
 			} else if (failed) {
 				expect(o.output).toBe(0);

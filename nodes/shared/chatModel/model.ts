@@ -242,7 +242,7 @@ export class GatewayChatCore {
 	async *stream(messages: Message[], config?: ChatModelConfig): AsyncIterable<StreamChunk> {
 		const queue: string[] = [];
 		// text deltas go to the agent (and n8n's chat) redacted as a stream: a key split across deltas is held back until whole
-		const redacted = redactorFor(this.transport.redactionSecrets).chunks();
+		const redacted = redactorFor(this.transport.redactionSecrets).textStream();
 		let wake: (() => void) | undefined;
 		let done = false;
 		let turn: Turn | undefined;

@@ -159,7 +159,7 @@ export class ChatOut {
 		private readonly itemIndex: number,
 		readonly enabled: boolean,
 	) {
-		this.stream = redactor.chunks();
+		this.stream = redactor.textStream();
 	}
 
 	private send(type: 'begin' | 'item' | 'end' | 'error', content?: string): void {

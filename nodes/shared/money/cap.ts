@@ -73,7 +73,7 @@ export function capRefusal(spend: ExecutionSpend, limits: { cap?: number; allowU
 			? `${unpriced.length} call(s) have no price before they are sent and Allow Unpriced Models is off`
 			: `the price of ${money(expected, display)} + spent so far ${spent} = ${money(expected + so.quota, display)} is over the cap`;
 	return new BudgetError(
-		`Max Expected Spend ${money(cap, display)} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (price ${money(expected, display)}, spent so far ${spent}, cap ${money(cap, display)})` : ''}`,
+		`Max Expected Spend ${money(cap, display)} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${money(cap, display)})` : ''}`,
 		`Nothing was sent to the gateway. Price: ${perItem}. Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. Raise Max Expected Spend, turn on Allow Unpriced Models, or split the work.`,
 	);
 }

@@ -31,9 +31,9 @@ interface ProxyReader {
 	getWorkflowDataProxy?(itemIndex: number): unknown;
 }
 
-function customData(ctx: ProxyReader): IWorkflowExecutionCustomData | undefined {
+function customData(ctx: ProxyReader | undefined): IWorkflowExecutionCustomData | undefined {
 	try {
-		const proxy = ctx.getWorkflowDataProxy?.(0) as { $execution?: { customData?: IWorkflowExecutionCustomData } } | undefined;
+		const proxy = ctx?.getWorkflowDataProxy?.(0) as { $execution?: { customData?: IWorkflowExecutionCustomData } } | undefined;
 		return proxy?.$execution?.customData;
 	} catch {
 		return undefined;
@@ -71,7 +71,7 @@ export const taskSpendKey = (origin: string, taskId: string) => `task:${origin}:
 export class ExecutionSpend {
 	private readonly book: ExecutionBook;
 
-	constructor(private readonly ctx: ProxyReader) {
+	constructor(private readonly ctx: ProxyReader | undefined) {
 		// without an execution signal (never in n8n) the record lives as long as this context
 		this.book = bookOf(executionSignal(ctx)) ?? bookOf(new AbortController().signal)!;
 		if (!this.book.baseline) {

@@ -51,10 +51,11 @@ export function describeFailure(ctx: IExecuteFunctions, f: PaidFailure, itemInde
 }
 
 /**
- * The item for a failure, the same on every output: the node's fields plus `status: "failed"`, `failed_at`,
- * `submitted`, `task_id`, `error_message`, `error_description`, `http_code`, and `error` — except on the first item of
- * a batch that spent money (n8n's Retry On Fail reads `json.error` there). On the error output (Continue using error
- * output) the item also carries the n8n error, which is how n8n moves it there.
+ * The item for a failure. Regular output: the node's fields plus `status: "failed"`, `failed_at`, `submitted`,
+ * `task_id`, `error_message`, `error_description`, `http_code`, and `error` — except on the first item of a batch that
+ * spent money (n8n's Retry On Fail reads `json.error` there). Error output: n8n moves an item whose JSON holds only
+ * `error` there and builds it as the input item's fields plus that `error` (an item carrying an n8n error would have
+ * its JSON replaced by the message), so everything — `status`, `failed_at`, `task_id`, `submitted` … — is inside `error`.
  */
 export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number, mode: ErrorMode, firstOfSpentBatch: boolean): INodeExecutionData {
 	const d = describeFailure(ctx, f, itemIndex);
@@ -65,8 +66,11 @@ export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: n
 		error_message: d.message,
 		...(d.description ? { error_description: d.description } : {}),
 	});
+	if (mode === 'errorOutput') {
+		const { error_message: _m, error_description: _d, ...facts } = json;
+		return { json: { error: { message: d.message, ...(d.description ? { description: d.description } : {}), ...facts } }, pairedItem: { item: itemIndex } };
+	}
 	if (!firstOfSpentBatch) json.error = d.message;
-	if (mode === 'errorOutput') return { json, error: exitOf(ctx).error(f.error, itemIndex), pairedItem: { item: itemIndex } };
 	return { json, pairedItem: { item: itemIndex } };
 }
 

@@ -95,7 +95,11 @@ function errorItem(ctx: IExecuteFunctions, err: unknown, failedAt: FailedAt, ite
 	if (!ctx.continueOnFail()) throw nodeError;
 	const httpCode = (nodeError as { httpCode?: string | null }).httpCode;
 	const extra: IDataObject = { error: nodeError.message, ...(nodeError.description ? { error_description: nodeError.description } : {}), ...(httpCode ? { http_code: httpCode } : {}) };
-	// under Continue (using error output) n8n moves an item with `error` set to the error output
-	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
-	return { json: failedItem({ task_id: taskId }, failedAt, extra), ...(toErrorOutput ? { error: nodeError } : {}) };
+	const json = failedItem({ task_id: taskId }, failedAt, extra);
+	// under Continue (using error output) n8n moves an item whose JSON holds only `error` there (see ./failures.ts)
+	if (ctx.getNode().onError === 'continueErrorOutput') {
+		const { error: message, error_description: description, ...facts } = json;
+		return { json: { error: { message, ...(description ? { description } : {}), ...facts } } };
+	}
+	return { json };
 }

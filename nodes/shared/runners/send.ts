@@ -8,7 +8,7 @@
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
 import type { AdaptiveLimit } from '../limit';
-import { scaled } from '../transport/clock';
+import { scaled, timeScale } from '../transport/clock';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 import { nothingCreated, withinSpendScope } from '../transport/spend';
 
@@ -23,10 +23,11 @@ export class SpentError extends Error {
 	}
 }
 
-/** How long to wait before a 429-refused paid request may go again (on the clock's time scale). */
+/** How long the rule waits before a 429-refused paid request may go again (real time; tests sleep it scaled). */
 export function refusalWait(err: GatewayHttpError, attempt: number, random = Math.random): number {
-	if (err.retryAfterMs !== undefined) return scaled(Math.max(MIN_REFUSAL_WAIT_MS, err.retryAfterMs) + Math.round(random() * 250));
-	return scaled(Math.max(MIN_REFUSAL_WAIT_MS, backoffDelay(attempt, DEFAULT_RETRY, undefined, random)));
+	if (err.retryAfterMs !== undefined) return Math.max(MIN_REFUSAL_WAIT_MS, err.retryAfterMs) + Math.round(random() * 250);
+	// backoffDelay is on the clock's scale already: the rule's own length is that over the scale
+	return Math.max(MIN_REFUSAL_WAIT_MS, Math.round(backoffDelay(attempt, DEFAULT_RETRY, undefined, random) / Math.max(timeScale(), 1e-9)));
 }
 
 export const isRefusal = (err: unknown): err is GatewayHttpError => err instanceof GatewayHttpError && err.status === 429;
@@ -47,6 +48,8 @@ export interface SendPaidOptions {
  */
 export async function sendPaid<S>(send: () => Promise<S>, o: SendPaidOptions): Promise<S> {
 	let first: number | undefined;
+	// the refusal window is judged on the rule's own waits (a test's shorter clock sleeps them scaled, nothing else changes)
+	let ruleMinusSlept = 0;
 	for (let attempt = 1; ; attempt++) {
 		// a refused request goes again before the batch's unsent ones, so a long batch cannot starve it past its window
 		await o.window?.acquire(attempt > 1);
@@ -64,11 +67,13 @@ export async function sendPaid<S>(send: () => Promise<S>, o: SendPaidOptions): P
 			if (!isRefusal(err)) throw err;
 			o.window?.throttle();
 			const wait = refusalWait(err, attempt);
-			if (Date.now() + wait > first + o.refusalWindowMs) {
+			if (Date.now() + ruleMinusSlept + wait > first + o.refusalWindowMs) {
 				o.onGiveUp?.(err, wait);
 				throw err;
 			}
-			await o.sleep(wait);
+			const sleep = scaled(wait);
+			ruleMinusSlept += wait - sleep;
+			await o.sleep(sleep);
 		}
 	}
 }
