@@ -82,6 +82,6 @@ describe('Download Result, images', () => {
 		expect(r.output('Wait')[0].binary?.data.id).toMatch(/^filesystem/);
 		expect(r.output('Edit')[0].json.task_id).toBeDefined();
 		const hints = r.run.data.resultData.runData.Submit[0].hints ?? [];
-		expect(hints.map((h) => h.message).join(' ')).toMatch(/This node: \$0\.032 \(¤16000\) expected for 1 item\(s\)/);
+		expect(hints.map((h) => h.message).join(' ')).toMatch(/This node: \$0\.032–\$0\.06 \(¤16000–¤30000\) at most .* for 1 call\(s\)/);
 	});
 });

@@ -128,7 +128,7 @@ describe('stream faults over HTTP (simulator)', () => {
 		const hints = (r.run.data.resultData.runData.Chat[0].hints ?? []).map((h) => h.message);
 		expect(hints).toContainEqual(expect.stringMatching(/^1 of 1 item failed \(1 × answer: POST \/v1\/chat\/completions: the stream broke off.*reached the gateway and may be billed/));
 		// the money hint says the item has no figure (no usage arrived), never that it cost 0
-		expect(hints).toContainEqual(expect.stringMatching(/plus 1 item\(s\) with no figure/));
+		expect(hints).toContainEqual(expect.stringMatching(/This node: 1 call\(s\) with no figure yet/));
 		expect(hints).toHaveLength(2);
 	});
 
