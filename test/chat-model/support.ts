@@ -21,7 +21,20 @@ export interface ModelParams {
 
 export const NODE: INode = { id: 'm1', name: 'GenGateway Chat Model', type: 'n8n-nodes-gen-gateway.lmChatGenGateway', typeVersion: 1, position: [0, 0], parameters: {} };
 
-export function supplyCtx(creds: { apiKey: string; baseUrl: string }, params: ModelParams, traced: Traced, signal?: AbortSignal): ISupplyDataFunctions {
+/** n8n's execution custom data, as a node reads it through `$execution.customData` (one per execution). */
+export function customDataStore(): { get(k: string): string | undefined; getAll(): Record<string, string>; set(k: string, v: string): void; setAll(o: Record<string, string>): void } {
+	const data: Record<string, string> = {};
+	return { get: (k) => data[k], getAll: () => ({ ...data }), set: (k, v) => void (data[k] = v), setAll: (o) => void Object.assign(data, o) };
+}
+
+/** Where the Chat Model is supplied: the root node that asks (an AI Agent) and its run, and the execution's custom data. */
+export interface SupplyPlace {
+	root?: { id: string; name: string };
+	runIndex?: number;
+	customData?: ReturnType<typeof customDataStore>;
+}
+
+export function supplyCtx(creds: { apiKey: string; baseUrl: string }, params: ModelParams, traced: Traced, signal?: AbortSignal, at: SupplyPlace = {}): ISupplyDataFunctions {
 	let runIndex = 0;
 	const values: Record<string, unknown> = { model: { __rl: true, mode: 'id', value: params.model ?? 'alpha-chat-4o' }, options: params.options ?? {} };
 	const ctx = {
@@ -46,6 +59,10 @@ export function supplyCtx(creds: { apiKey: string; baseUrl: string }, params: Mo
 		logAiEvent: (event: string) => traced.events.push(event),
 		logger: { debug() {}, info() {}, warn() {}, error() {} },
 		helpers: {},
+		// n8n keeps the root node and its run index on a sub-node's context
+		parentNode: at.root ?? { id: 'agent-1', name: 'AI Agent' },
+		runIndex: at.runIndex ?? 0,
+		getWorkflowDataProxy: () => ({ $execution: { customData: at.customData } }),
 	};
 	return ctx as unknown as ISupplyDataFunctions;
 }
@@ -68,8 +85,8 @@ export interface LcMessage {
 	concat?(other: LcMessage): LcMessage;
 }
 
-export async function supplyModel(creds: { apiKey: string; baseUrl: string }, params: ModelParams = {}, traced = newTrace(), signal?: AbortSignal): Promise<{ model: LcModel; traced: Traced }> {
-	const data = await new LmChatGenGateway().supplyData.call(supplyCtx(creds, params, traced, signal), 0);
+export async function supplyModel(creds: { apiKey: string; baseUrl: string }, params: ModelParams = {}, traced = newTrace(), signal?: AbortSignal, at: SupplyPlace = {}): Promise<{ model: LcModel; traced: Traced }> {
+	const data = await new LmChatGenGateway().supplyData.call(supplyCtx(creds, params, traced, signal, at), 0);
 	return { model: data.response as LcModel, traced };
 }
 

@@ -5,6 +5,7 @@
  */
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { model } from '../images/fixtures';
@@ -55,4 +56,23 @@ it('Video Create: the paid POST leaves at once while the price list hangs; the h
 		parameters: { family: 'gamma', model: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9' },
 	});
 	expect(hintsOf(r, 'Create').join(' ')).toMatch(/This node: \$0\.24–\$[\d.]+ .* for 1 call\(s\)/);
+});
+
+describe('a price list that never ends its answer never holds a paid result', () => {
+	it.each([
+		['trickles forever', { kind: 'trickle' as const }],
+		['never answers', { kind: 'delay' as const, delayMs: 60_000 }],
+	])('Chat (streamed, Stream Max Duration 3 s) while /api/pricing %s: the answer comes out with its cost unknown, the price list given up within its own bound', async (_, fault) => {
+		sim.fault({ route: 'GET /api/pricing', times: -1, ...fault });
+		const r = await runWorkflow({
+			nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'hello' }] }, stream: true, options: { maxDurationMs: 3000 } } }],
+			credentials: creds(),
+		});
+		expect(r.error).toBeUndefined();
+		const json = r.output('Chat')[0].json;
+		expect(json).toMatchObject({ status: 'completed', text: expect.any(String) });
+		// the answer is here and paid; its cost is not known (the price list gave no answer in time) — never 0
+		expect(json.cost).toMatchObject({ status: 'unknown', quota: null, note: expect.stringMatching(/price list could not be read/) });
+		expect(sim.log.filter((l) => l.path === '/api/pricing').length).toBeLessThanOrEqual(1);
+	});
 });
