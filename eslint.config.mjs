@@ -16,6 +16,8 @@ const P = '@n8n/community-nodes';
 
 /** HTTP clients other than the shared transport; nodes call GatewayTransport instead. */
 const HTTP_MODULES = ['undici', 'axios', 'node-fetch', 'got', 'http', 'https', 'node:http', 'node:https', 'http2', 'node:http2', 'net', 'node:net'];
+/** What leaves for n8n (hints, chat chunks, stored binary data) goes through the one exit, nodes/shared/exit/. */
+const EXIT_DOORS = "MemberExpression[property.name=/^(addExecutionHints|sendChunk|prepareBinaryData)$/]";
 const HTTP_HELPERS =
 	"MemberExpression[object.property.name='helpers'][property.name=/^(request|requestWithAuthentication|requestOAuth1|requestOAuth2|httpRequest|httpRequestWithAuthentication)$/]";
 
@@ -75,7 +77,16 @@ export default defineConfig([
 			'no-restricted-syntax': [
 				'error',
 				{ selector: HTTP_HELPERS, message: 'Use GatewayTransport: it pins the key to the gateway origins, never follows redirects and never resends a paid POST.' },
+				{ selector: EXIT_DOORS, message: 'Everything the package hands n8n leaves through the one exit: exitOf(ctx).hint / .chat / .binary (nodes/shared/exit).' },
 			],
+		},
+	},
+
+	// The one exit itself calls n8n's hint, chunk and binary helpers (and the transport may use helpers-free code only)
+	{
+		files: ['nodes/shared/exit/**/*.ts'],
+		rules: {
+			'no-restricted-syntax': ['error', { selector: HTTP_HELPERS, message: 'Use GatewayTransport.' }],
 		},
 	},
 

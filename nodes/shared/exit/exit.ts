@@ -101,8 +101,13 @@ export class Exit {
 		return err;
 	}
 
-	/** Text chunks for n8n's chat stream of one item: redacted, held back only while a key could still be forming. */
-	chat(itemIndex: number, enabled: boolean): ChatOut {
+	/**
+	 * Text chunks for n8n's chat stream of one item: redacted, held back only while a key could still be forming. Off
+	 * where n8n does not stream this execution (n8n 1.x has no chat stream; a tool call never streams).
+	 */
+	chat(itemIndex: number): ChatOut {
+		const c = this.ctx as ExitContext & { isStreaming?: () => boolean; isToolExecution?: () => boolean };
+		const enabled = typeof c.isStreaming === 'function' && typeof c.sendChunk === 'function' && !(typeof c.isToolExecution === 'function' && c.isToolExecution()) && c.isStreaming();
 		return new ChatOut(this.ctx, this.redactor, itemIndex, enabled);
 	}
 }

@@ -41,12 +41,6 @@ export interface SendOptions {
 	maxDurationMs?: number;
 }
 
-/** n8n 2.x streams an execution to a chat or webhook; n8n 1.x has neither method. Tool calls never stream. */
-export function canStreamToN8n(ctx: IExecuteFunctions): boolean {
-	if (typeof ctx.isStreaming !== 'function' || typeof ctx.sendChunk !== 'function') return false;
-	if (typeof ctx.isToolExecution === 'function' && ctx.isToolExecution()) return false;
-	return ctx.isStreaming();
-}
 
 export async function sendText(ctx: IExecuteFunctions, transport: GatewayTransport, kind: TextKind, body: Record<string, unknown>, itemIndex: number, opts: SendOptions): Promise<TextOutcome> {
 	const path = TEXT_PATHS[kind];
@@ -58,7 +52,7 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 
 	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs, maxDurationMs: opts.maxDurationMs });
 	if ('kind' in res) return uncertain(res.reason, true);
-	const forward = exitOf(ctx).chat(itemIndex, canStreamToN8n(ctx));
+	const forward = exitOf(ctx).chat(itemIndex);
 
 	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
 		// The gateway ignored `stream: true` and answered with one JSON body.
