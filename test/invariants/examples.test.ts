@@ -180,6 +180,37 @@ describe('memory of a stream that never ends', () => {
 	});
 });
 
+describe('a refused paid request (429) with a Retry-After the RFC does not allow, or one it does', () => {
+	/** POSTs answered 429 with `retryAfter` until the `accept`-th, which is accepted; returns when each POST came */
+	async function refusedUntil(accept: number, retryAfter: string, submitTimeoutMs = 20_000): Promise<number[]> {
+		let n = 0;
+		server = await scriptedServer((req, res) => {
+			if (req.method !== 'POST') return json(res, 404, {});
+			if (++n < accept) return json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': retryAfter });
+			json(res, 200, { task_id: 'task_after_429', status: 'queued' });
+		});
+		const node: TestNode = { name: 'Image', type: new GenGatewayImageSubmit(), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a cat', size: '1024x1024', options: { submitTimeoutMs } } };
+		const r = await runWorkflow({ nodes: [node], credentials: creds() });
+		expect(r.output('Image')[0].json.task_id).toBe('task_after_429');
+		return server.posts().map((s) => s.at);
+	}
+	const gaps = (at: number[]) => at.slice(1).map((t, i) => t - at[i]);
+
+	// the one real-time test of "a Retry-After that is not an HTTP-date or whole seconds is no Retry-After"
+	it.each(['-1', '1.5'])('Retry-After: %s is no Retry-After (it is not read as a date in 2001): each resend waits the back-off, at least 1 s', atRealTime(async (value: string) => {
+		const at = await refusedUntil(3, value);
+		expect(at).toHaveLength(3);
+		for (const g of gaps(at)) expect(g).toBeGreaterThanOrEqual(1000);
+	}));
+
+	// the one real-time test of "a Retry-After is waited as given" (2 s: longer than the 1 s back-off it replaces)
+	it('Retry-After: 2 is waited as given: the resend comes 2 s after the refusal, not after the 1 s back-off', atRealTime(async () => {
+		const at = await refusedUntil(2, '2');
+		expect(at).toHaveLength(2);
+		expect(gaps(at)[0]).toBeGreaterThanOrEqual(2000);
+	}));
+});
+
 describe('a refused paid request (429) without Retry-After', () => {
 	// the one real-time test of "a refused paid request without Retry-After waits at least 1 s"
 	it('is sent again no sooner than 1 s after the refusal, and only once it was refused', atRealTime(async () => {

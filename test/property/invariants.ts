@@ -139,12 +139,13 @@ export async function nothingFalselyCompleted(c: RunCase, r: RunResult): Promise
 
 /** The statuses each output of a node may carry (Task Wait: Completed, Failed, Still Running; the others: one output). */
 const STATUS_BY_OUTPUT: Record<RunCase['node']['node'], string[][]> = {
-	image: [['submitted', 'completed', 'failed', 'uncertain', 'running']],
+	image: [['submitted', 'completed', 'failed', 'uncertain', 'running', 'quoted']],
 	video: [['submitted', 'failed', 'uncertain']],
 	chat: [['completed', 'failed', 'uncertain']],
 	responses: [['completed', 'failed', 'uncertain']],
 	wait: [['completed'], ['failed', 'uncertain'], ['running']],
-	download: [['completed']],
+	// under Continue a failed download comes out on the node's one output, as every node's failed items do
+	download: [['completed', 'failed']],
 };
 
 /**
@@ -158,6 +159,7 @@ export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
 	const allowed = STATUS_BY_OUTPUT[c.node.node];
 	for (const o of outputsOf(r)) {
 		const j = o.item.json;
+		// n8n's own error items (the error output's `{error: {…}}`) carry their facts inside `error`
 		const errorItem = j.status === undefined && j.error !== undefined;
 		if (errorItem || o.output >= allowed.length) continue;
 		const status = String(j.status);

@@ -9,10 +9,23 @@ describe('parseRetryAfter', () => {
 		['1', 1000],
 		['5', 5000],
 		[' 3 ', 3000],
-		['1.5', 1500],
 		['120', 120_000],
 	])('delta-seconds %j → %i ms', (v, ms) => {
 		expect(parseRetryAfter(v, NOW)).toBe(ms);
+	});
+
+	// RFC 9110 §10.2.3: an HTTP-date or a non-negative whole number of seconds; anything else is no Retry-After
+	it.each(['-1', '1.5', '+3', '3s', '0x10', 'soon', '2026-11-26T08:00:09Z', '99999999999999999999'])('%j is no Retry-After (undefined: the caller backs off on its own)', (v) => {
+		expect(parseRetryAfter(v, NOW)).toBeUndefined();
+	});
+
+	it('the obsolete HTTP-date forms a recipient must accept: RFC 850 and asctime', () => {
+		const at = new Date(NOW + 7000);
+		const day = at.toUTCString().slice(0, 3);
+		const long = { Sun: 'Sunday', Mon: 'Monday', Tue: 'Tuesday', Wed: 'Wednesday', Thu: 'Thursday', Fri: 'Friday', Sat: 'Saturday' }[day]!;
+		const [, dd, mon, yyyy, time] = at.toUTCString().split(' ');
+		expect(parseRetryAfter(`${long}, ${dd}-${mon}-${yyyy.slice(2)} ${time} GMT`, NOW)).toBe(7000);
+		expect(parseRetryAfter(`${day} ${mon} ${String(Number(dd)).padStart(2, ' ')} ${time} ${yyyy}`, NOW)).toBe(7000);
 	});
 
 	it('an HTTP date in the future → the time until then', () => {

@@ -15,6 +15,7 @@ export async function downloadResults(ctx: IExecuteFunctions): Promise<INodeExec
 	const transport = await createTransport(ctx);
 	return runFreeItems<Checked>(ctx, transport, {
 		concurrency: () => DOWNLOAD_CONCURRENCY,
+		failedAt: 'download',
 		check(i) {
 			const source = ctx.getNodeParameter('source', i) as string;
 			const o = readDownloadOptions(ctx, i);

@@ -18,5 +18,6 @@ export async function runPricing(ctx: IExecuteFunctions): Promise<INodeExecution
 	const make = OPERATIONS[operation];
 	if (!make) throw new Error(`unknown operation "${operation}"`);
 	const transport = await createTransport(ctx);
-	return runFreeItems(ctx, transport, make(ctx, transport));
+	// a price list or task that could not be read: the answer, not a task of the user's, failed
+	return runFreeItems(ctx, transport, { failedAt: 'answer', ...make(ctx, transport) });
 }

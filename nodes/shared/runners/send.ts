@@ -2,9 +2,9 @@
  * One paid call, sent once: the one place where a paid request leaves, for every door that pays (an action node's
  * item, a Chat Model turn). It runs inside the transport's spend scope (../transport/spend.ts): anything thrown after
  * the request left is a spent call with an unknown outcome (SpentError), never resent. The one 429 rule: a request
- * the gateway refused with 429 created nothing, so it may go again after its own wait — the gateway's Retry-After
- * (an HTTP-date or whole seconds; anything else is none) with a little jitter, never sooner than 1 s, and a growing
- * back-off without one — as long as the caller's refusal window (counted from the first attempt) allows.
+ * the gateway refused with 429 created nothing, so it may go again after its own wait — the gateway's Retry-After as
+ * given (an HTTP-date or whole seconds, RFC 9110; anything else is none) with a little jitter, and without one a growing
+ * back-off of at least 1 s — as long as the caller's refusal window (counted from the first attempt) allows.
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
 import type { AdaptiveLimit } from '../limit';
@@ -12,7 +12,7 @@ import { scaled, timeScale } from '../transport/clock';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 import { nothingCreated, withinSpendScope } from '../transport/spend';
 
-/** a refused (429) paid request is sent again no sooner than this, whatever its Retry-After says */
+/** a refused (429) paid request without a Retry-After is sent again no sooner than this */
 export const MIN_REFUSAL_WAIT_MS = 1000;
 
 /** The request left and something failed after it: the call is spent, its outcome unknown. */
@@ -25,7 +25,7 @@ export class SpentError extends Error {
 
 /** How long the rule waits before a 429-refused paid request may go again (real time; tests sleep it scaled). */
 export function refusalWait(err: GatewayHttpError, attempt: number, random = Math.random): number {
-	if (err.retryAfterMs !== undefined) return Math.max(MIN_REFUSAL_WAIT_MS, err.retryAfterMs) + Math.round(random() * 250);
+	if (err.retryAfterMs !== undefined) return err.retryAfterMs + Math.round(random() * 250);
 	// backoffDelay is on the clock's scale already: the rule's own length is that over the scale
 	return Math.max(MIN_REFUSAL_WAIT_MS, Math.round(backoffDelay(attempt, DEFAULT_RETRY, undefined, random) / Math.max(timeScale(), 1e-9)));
 }

@@ -7,7 +7,8 @@
  * other label Node's TextDecoder knows with that decoder.
  */
 
-import { TextDecoder } from 'node:util';
+/** Node's global TextDecoder, as far as this module uses it. */
+type Decoder = { decode(input?: Uint8Array, options?: { stream?: boolean }): string };
 
 export type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1' | 'windows-1252' | { label: string };
 
@@ -63,7 +64,7 @@ export function sniff(head: Uint8Array, charset: string | undefined, final = tru
 const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 const cp1252 = (b: Buffer) => b.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
 
-function decoderFor(e: Encoding): TextDecoder {
+function decoderFor(e: Encoding): Decoder {
 	return new TextDecoder(typeof e === 'string' ? e : e.label, { ignoreBOM: true });
 }
 
@@ -85,7 +86,7 @@ export function decodeBody(bytes: Buffer, contentType: string | undefined): { te
 /** A body that arrives in chunks, decoded as it comes (characters split across chunks are joined). */
 export class BodyDecoder {
 	private head: Buffer | undefined = Buffer.alloc(0);
-	private decoder?: TextDecoder;
+	private decoder?: Decoder;
 	/** a charset of one byte per character: no decoder state */
 	private bytewise?: (b: Buffer) => string;
 	encoding?: Encoding;
