@@ -5,8 +5,8 @@
 import { request } from 'undici';
 import { startSimulator, type Simulator } from '../simulator';
 import { normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
-import { GatewayTransport } from '../nodes/shared/transport/http';
-import { TaskWaiter, type WaitJob } from '../nodes/shared/wait/waitTasks';
+import { GatewayTransport } from '../nodes/shared/transport';
+import { TaskWaiter, type WaitJob } from '../nodes/shared/tasks/wait';
 
 async function submitMany(sim: Simulator, n: number): Promise<string[]> {
 	const ids: string[] = [];

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
-import { GatewayTransport, setDispatcher } from '../nodes/shared/transport/http';
+import { GatewayTransport, setDispatcher } from '../nodes/shared/transport';
 
 export interface TransportBenchResult {
 	rawRps: number;

@@ -1,5 +1,5 @@
 import { actionNode, optionsCollection } from '../shared/ui';
-import { DELTA_VIDEO_UNIT_PRICES } from '../shared/pricing/compute';
+import { DELTA_VIDEO_UNIT_PRICES } from '../shared/money/prices';
 
 const FEE_OPS = ['estimateVideoCost', 'settleTask'];
 

@@ -9,7 +9,7 @@ import {
 import { GatewayHttpError, GatewayNetworkError } from './errors';
 import { exitOf } from './exit';
 import { BaseUrlError, composeUrl, normaliseBaseUrl, type GatewayRoot } from './transport/baseUrl';
-import { GatewayTransport, type Timeouts } from './transport/http';
+import { GatewayTransport, type Timeouts } from './transport';
 
 export const CREDENTIAL_TYPE = 'genGatewayApi';
 

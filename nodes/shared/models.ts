@@ -1,4 +1,4 @@
-import type { GatewayTransport } from './transport/http';
+import type { GatewayTransport } from './transport';
 
 export type ModelFamily = 'image' | 'video' | 'language';
 

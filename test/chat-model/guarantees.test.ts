@@ -10,7 +10,7 @@ import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.
 import { atRealTime } from '../time-scale';
 import { GatewayChatCore } from '../../nodes/shared/chatModel/model';
 import { loadAiNodeSdk, SDK_MISSING_MESSAGE } from '../../nodes/shared/chatModel/sdk';
-import { GatewayTransport } from '../../nodes/shared/transport/http';
+import { GatewayTransport } from '../../nodes/shared/transport';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { CALCULATOR, joinStream, supplyModel, type LcMessage } from './support';

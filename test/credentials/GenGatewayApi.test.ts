@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Expression, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { CREDENTIAL_TEST, CREDENTIAL_TYPE, createTransport, testGatewayCredential } from '../../nodes/shared/credentials';
-import { setDispatcher } from '../../nodes/shared/transport/http';
+import { setDispatcher } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { NODE_CLASSES, cred, credentialTestFunction, loadNode, testCredential } from './tester';
 const KEY = 'sk-cred-test-4f9a0c';

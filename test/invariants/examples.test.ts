@@ -14,7 +14,7 @@ import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/G
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { MAX_PARTIAL_TEXT_CHARS } from '../../nodes/shared/text/sse';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { GatewayTransport } from '../../nodes/shared/transport/http';
+import { GatewayTransport } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { model } from '../images/fixtures';
 import { json, scriptedServer, type ScriptedServer } from './scripted-server';

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { ResultInvalidError, storeImageResult, storeVideoResult, type StoredResult } from '../../nodes/shared/results';
-import type { GatewayTransport } from '../../nodes/shared/transport/http';
+import { ResultInvalidError, storeImageResult, storeVideoResult, type StoredResult } from '../../nodes/shared/media/store';
+import type { GatewayTransport } from '../../nodes/shared/transport';
 import { cleanupBinaryData, initBinaryData, runWorkflow } from '../harness/workflow';
 import { startServer, transportFor, withoutProxyEnv, type TestServer } from '../transport/support';
 

@@ -1,5 +1,5 @@
 import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
-import { MIN_POLL_INTERVAL_MS, minPollIntervalMs, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/poller';
+import { MIN_POLL_INTERVAL_MS, minPollIntervalMs, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/tasks/poller';
 import { atRealTime } from '../time-scale';
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

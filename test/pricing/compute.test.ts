@@ -12,8 +12,8 @@ import {
 	toDisplay,
 	videoFeeQuota,
 	type PricingData,
-} from '../../nodes/shared/pricing';
-import { roundedProduct, toFraction } from '../../nodes/shared/pricing/decimal';
+} from '../../nodes/shared/money/lookup';
+import { roundedProduct, toFraction } from '../../nodes/shared/money/decimal';
 
 const sim = parsePricing(pricingBody());
 const usd = readDisplay(statusBody());

@@ -5,9 +5,9 @@ import { modelsForGroup, MODELS } from '../../simulator/catalog/models';
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
-import { PRICE_HINT_BUDGET_MS, loadPricing } from '../../nodes/shared/pricing';
+import { PRICE_HINT_BUDGET_MS, loadPricing } from '../../nodes/shared/money/lookup';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { GatewayTransport } from '../../nodes/shared/transport/http';
+import { GatewayTransport } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 
 let sim: Simulator;

@@ -1,5 +1,5 @@
 /** Settlement of delta-video tasks and reference-video detection (pure). */
-import { groupRatioOf, referenceVideoOf, settleDeltaFee, settlementTokens, settlementUsage } from '../../nodes/shared/pricing';
+import { groupRatioOf, referenceVideoOf, settleDeltaFee, settlementTokens, settlementUsage } from '../../nodes/shared/money/lookup';
 
 const MINI = 'delta-video-2-0-mini-260615';
 const FAST = 'delta-video-2-0-fast-260128';

@@ -5,8 +5,8 @@
  * Task states are read with the one status vocabulary of status.ts.
  */
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
-import { settleDeltaFee } from '../../nodes/shared/pricing';
-import { normaliseVideoTask, VIDEO_STATUS_WORDS, videoStatusPhase } from '../../nodes/shared/status';
+import { settleDeltaFee } from '../../nodes/shared/money/lookup';
+import { normaliseVideoTask, VIDEO_STATUS_WORDS, videoStatusPhase } from '../../nodes/shared/tasks/phases';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { credsFor, startGateway, type FakeGateway } from './support/gateway';
 

@@ -6,7 +6,7 @@
 import { text as readText } from 'node:stream/consumers';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setDispatcher } from '../../nodes/shared/transport/http';
+import { setDispatcher } from '../../nodes/shared/transport';
 import { KEY, json, startServer, transportFor, withoutProxyEnv, type TestServer } from './support';
 
 interface ProxyLog {

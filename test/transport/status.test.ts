@@ -1,5 +1,5 @@
 /** Every task shape the spec and the gateway notes list, mapped to one phase. */
-import { normaliseImageTask, normaliseVideoTask, pickTaskId } from '../../nodes/shared/status';
+import { normaliseImageTask, normaliseVideoTask, pickTaskId } from '../../nodes/shared/tasks/phases';
 
 const URL_A = 'https://files.example.com/a.png';
 

@@ -5,7 +5,7 @@
 import { text as readText } from 'node:stream/consumers';
 import type { ServerResponse } from 'node:http';
 import { GatewayHttpError, GatewayNetworkError } from '../../nodes/shared/errors';
-import type { SubmitOutcome } from '../../nodes/shared/transport/http';
+import type { SubmitOutcome } from '../../nodes/shared/transport';
 import { closedPort, json, rejectionOf, reset, startServer, text, transportFor, withoutProxyEnv, type Handler, type TestServer } from './support';
 
 let gw: TestServer;

@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { GatewayTransport, setDispatcher, type TransportConfig } from '../../nodes/shared/transport/http';
+import { GatewayTransport, setDispatcher, type TransportConfig } from '../../nodes/shared/transport';
 
 export const KEY = 'sk-test-0123456789abcdef';
 

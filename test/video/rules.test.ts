@@ -6,7 +6,7 @@
 import { startSimulator, type Simulator } from '../../simulator';
 import { GatewayHttpError, InputRuleError } from '../../nodes/shared/errors';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { GatewayTransport } from '../../nodes/shared/transport/http';
+import { GatewayTransport } from '../../nodes/shared/transport';
 import { parseOrThrow } from '../../nodes/shared/validate';
 import { buildGammaForm } from '../../nodes/shared/video/build';
 import { deltaSchema, gammaSchema } from '../../nodes/shared/video/schemas';

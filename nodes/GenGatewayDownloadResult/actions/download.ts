@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { completedItem } from '../../shared/items/shapes';
 import { runFreeItems } from '../../shared/runners/free';
-import { DOWNLOAD_CONCURRENCY } from '../../shared/wait/emit';
+import { DOWNLOAD_CONCURRENCY } from '../../shared/tasks/emit';
 import { checkImageTask, downloadImages, type ImageSource } from './imageTask';
 import { readDownloadOptions, type DownloadOptions } from './options';
 import { checkUrl, downloadUrl, type UrlSource } from './url';

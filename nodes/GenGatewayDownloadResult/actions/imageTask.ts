@@ -1,9 +1,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_IMAGE_TASK_FIELDS } from '../../shared/download/fields';
 import type { Emitted } from '../../shared/runners/free';
-import { storeImageResult } from '../../shared/results';
-import { normaliseImageTask, type ResultRef } from '../../shared/status';
-import type { GatewayTransport } from '../../shared/transport/http';
+import { storeImageResult } from '../../shared/media/store';
+import { normaliseImageTask, type ResultRef } from '../../shared/tasks/phases';
+import type { GatewayTransport } from '../../shared/transport';
 import { readFields, refuse } from '../../shared/validate';
 import type { DownloadOptions } from './options';
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_OPTION_FIELDS } from '../../shared/download/fields';
-import type { VideoResultOptions } from '../../shared/results';
+import type { VideoResultOptions } from '../../shared/media/store';
 import { readFields } from '../../shared/validate';
 
 export interface DownloadOptions {

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_URL_FIELDS } from '../../shared/download/fields';
 import type { Emitted } from '../../shared/runners/free';
-import { storeVideoResult } from '../../shared/results';
-import type { GatewayTransport } from '../../shared/transport/http';
+import { storeVideoResult } from '../../shared/media/store';
+import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';
 import { downloadImages } from './imageTask';
 import type { DownloadOptions } from './options';

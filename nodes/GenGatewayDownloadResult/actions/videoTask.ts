@@ -2,11 +2,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_VIDEO_TASK_FIELDS } from '../../shared/download/fields';
 import { GatewayHttpError } from '../../shared/errors';
 import type { Emitted } from '../../shared/runners/free';
-import { storeVideoResult } from '../../shared/results';
-import { normaliseVideoTask } from '../../shared/status';
-import type { GatewayTransport, OriginKind } from '../../shared/transport/http';
+import { storeVideoResult } from '../../shared/media/store';
+import { normaliseVideoTask } from '../../shared/tasks/phases';
+import type { GatewayTransport, OriginKind } from '../../shared/transport';
 import { readFields } from '../../shared/validate';
-import { isTaskNotFound } from '../../shared/wait/waitTasks';
+import { isTaskNotFound } from '../../shared/tasks/wait';
 import type { DownloadOptions } from './options';
 
 export interface VideoTaskSource {

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { imageBatch } from '../../shared/images/batch';
-import type { ImageSubmitOptions } from '../../shared/images/input';
+import { imageBatch } from './answer';
+import type { ImageSubmitOptions } from './input';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { readConcurrency, usable } from '../../shared/runners/options';
 

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { FreeOperation } from '../../shared/runners/free';
-import { estimateVideoCost, settleTask, type EstimateInputs, type ReferenceChoice, type SettleInputs } from '../../shared/pricing/operations';
-import type { GatewayTransport } from '../../shared/transport/http';
-import type { OriginKind } from '../../shared/transport/http';
+import { estimateVideoCost, settleTask, type EstimateInputs, type ReferenceChoice, type SettleInputs } from './operations';
+import type { GatewayTransport } from '../../shared/transport';
+import type { OriginKind } from '../../shared/transport';
 
 function feeInputs(ctx: IExecuteFunctions, i: number) {
 	const options = ctx.getNodeParameter('options', i, {}) as { groupName?: string };

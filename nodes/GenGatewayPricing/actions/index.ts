@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runFreeItems, type FreeOperation } from '../../shared/runners/free';
-import type { GatewayTransport } from '../../shared/transport/http';
+import type { GatewayTransport } from '../../shared/transport';
 import { estimateVideoCostOperation, settleTaskOperation } from './fees';
 import { getPricesOperation, listModelsOperation } from './lists';
 

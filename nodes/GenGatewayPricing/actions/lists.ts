@@ -1,8 +1,8 @@
 import { exitOf } from '../../shared/exit';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { FreeOperation } from '../../shared/runners/free';
-import { getPrices, listMyModels, type OperationResult } from '../../shared/pricing/operations';
-import type { GatewayTransport } from '../../shared/transport/http';
+import { getPrices, listMyModels, type OperationResult } from './operations';
+import type { GatewayTransport } from '../../shared/transport';
 
 /** A list that does not depend on the input item: read once (first item), its rows paired to that item. */
 function listOperation(ctx: IExecuteFunctions, read: (i: number) => Promise<OperationResult>): FreeOperation<null> {

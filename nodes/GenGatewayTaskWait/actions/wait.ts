@@ -4,10 +4,10 @@ import { uncertainItem, userFields } from '../../shared/items/shapes';
 import { runFreeItems, type Emitted } from '../../shared/runners/free';
 import type { SpendEntry } from '../../shared/money/record';
 import { recordSettled } from '../../shared/money/settle';
-import { taskKey, WaitAndEmit } from '../../shared/wait/emit';
-import { buildJob, type JobMeta } from '../../shared/wait/jobs';
-import { readWaitOptions, type WaitOptionValues } from '../../shared/wait/options';
-import type { WaitJob } from '../../shared/wait/waitTasks';
+import { taskKey, WaitAndEmit } from '../../shared/tasks/emit';
+import { buildJob, type JobMeta } from './jobs';
+import { readWaitOptions, type WaitOptionValues } from './options';
+import type { WaitJob } from '../../shared/tasks/wait';
 
 type Checked = { job: WaitJob; meta: JobMeta; o: WaitOptionValues } | { routed: Emitted };
 

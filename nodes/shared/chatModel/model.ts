@@ -24,7 +24,7 @@ import { sendPaid, SpentError } from '../runners/send';
 import { tokenCountOf } from '../money/cost';
 import type { Readable } from 'node:stream';
 import { adviceFor, extractGatewayError, GatewayHttpError, GatewayNetworkError, SafetyError } from '../errors';
-import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import type { GatewayTransport, SubmitOutcome } from '../transport';
 import { BodyError } from '../transport/body';
 import { ChatStreamAccumulator, ChatStreamParser, chatFromJson } from '../text/chatStream';
 import { ResponsesStreamParser, responsesFromJson } from '../text/responsesStream';

@@ -11,9 +11,9 @@
  * over the cap unless Allow Unpriced Models is on. A call counts once whatever the 429 refusals before it went.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { loadPricing, PRICE_LOOKUP_MS } from '../pricing';
-import { formatDisplay, quotaToDisplay, type DisplaySettings, type PricingData } from '../pricing/compute';
-import type { GatewayTransport } from '../transport/http';
+import { loadPricing, PRICE_LOOKUP_MS } from './lookup';
+import { formatDisplay, quotaToDisplay, type DisplaySettings, type PricingData } from './prices';
+import type { GatewayTransport } from '../transport';
 import { capBound, costJson, costOf, figureText, quote, quoteText, type CostFigure, type GroupChoice, type PricedAs, type Quote, type TokenCount } from './cost';
 import type { MoneyOptions } from './options';
 import { MAX_CUSTOM_DATA_KEYS, type ExecutionSpend, type SpendEntry } from './record';

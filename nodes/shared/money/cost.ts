@@ -20,9 +20,9 @@
  * before the answer, or a figure with a part priced as plain tokens), `unknown` (no figure: not free).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { DELTA_VIDEO_UNIT_PRICES, numberOf, quotaToDisplay, formatDisplay, type DisplaySettings, type PriceEntry, type PricingData } from '../pricing/compute';
-import { groupRatioOf } from '../pricing/delta';
-import { roundedProduct, roundedSumOfProducts } from '../pricing/decimal';
+import { DELTA_VIDEO_UNIT_PRICES, numberOf, quotaToDisplay, formatDisplay, type DisplaySettings, type PriceEntry, type PricingData } from './prices';
+import { groupRatioOf } from './delta';
+import { roundedProduct, roundedSumOfProducts } from './decimal';
 
 export type CostStatus = 'expected' | 'settled' | 'range' | 'estimate' | 'unknown';
 export type CostBasis = 'per_call' | 'per_token' | 'per_video_token';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { OPTION_RULES } from '../rules/options';
 import { fieldSet, shown, type Rule } from '../rules/rule';
 import { readFields } from '../validate';
-import type { DisplaySettings } from '../pricing/compute';
+import type { DisplaySettings } from './prices';
 import type { GroupChoice } from './cost';
 
 /** A cap in the display currency: a positive amount ("1.50", 2), optionally with its currency's symbol or code. */

@@ -16,7 +16,7 @@
  * - `gengateway_spent_text`: the same in the display currency, whether it holds bounds, and the calls with no figure.
  */
 import type { IWorkflowExecutionCustomData } from 'n8n-workflow';
-import { formatDisplay, quotaToDisplay, type DisplaySettings } from '../pricing/compute';
+import { formatDisplay, quotaToDisplay, type DisplaySettings } from './prices';
 import { bookOf, executionSignal, type ExecutionBook, type SpendEntry } from '../runners/ledger';
 
 export const SPENT_KEY = 'gengateway_spent';

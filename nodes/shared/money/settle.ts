@@ -10,10 +10,10 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
-import { PRICE_LOOKUP_MS, loadDisplay, loadPriceList } from '../pricing';
-import { DELTA_VIDEO_UNIT_PRICES, quotaToDisplay, readDisplay, type DisplaySettings } from '../pricing/compute';
-import { settleDeltaFee } from '../pricing/delta';
-import type { GatewayTransport } from '../transport/http';
+import { PRICE_LOOKUP_MS, loadDisplay, loadPriceList } from './lookup';
+import { DELTA_VIDEO_UNIT_PRICES, quotaToDisplay, readDisplay, type DisplaySettings } from './prices';
+import { settleDeltaFee } from './delta';
+import type { GatewayTransport } from '../transport';
 import { spendHint } from './cap';
 import { costJson, resolveMultiplier, type CostFigure, type GroupChoice, type Multiplier } from './cost';
 import { ExecutionSpend, taskSpendKey, type SpendEntry } from './record';

@@ -10,7 +10,7 @@ import { failedItem } from '../items/shapes';
 import type { FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
 import { isTaskId } from '../rules/taskId';
-import type { GatewayTransport } from '../transport/http';
+import type { GatewayTransport } from '../transport';
 
 /** An output item and the output it goes to (default 0). */
 export interface Emitted {

@@ -21,7 +21,7 @@ import { BudgetError, capRefusal, costEntry, costJsonOf, pricesOf, quotesFor, sp
 import type { PricedAs, Quote, TokenCount } from '../money/cost';
 import { readMoneyOptions, resolveCap, type MoneyOptions } from '../money/options';
 import { callSpendKey, ExecutionSpend, type SpendEntry } from '../money/record';
-import type { GatewayTransport } from '../transport/http';
+import type { GatewayTransport } from '../transport';
 import { errorMode, failure, failureHint, failureItem, isFailure, type ErrorMode, type PaidFailure } from './failures';
 import { callLedger, executionSignal, placeKey, runIndexOf, type LedgerEntry, type Place } from './ledger';
 import { isCancellation, sendPaid, SpentError } from './send';

@@ -6,7 +6,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { PaidBatch } from '../runners/paid';
 import { failure } from '../runners/failures';
-import type { GatewayTransport } from '../transport/http';
+import type { GatewayTransport } from '../transport';
 import { readTextOptions } from './description';
 import { sendText, textItem, type TextKind, type TextOutcome } from './run';
 import { reportTokenUsage } from './tokenUsage';

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { exitOf, type ChatOut } from '../exit';
 import { completedItem, uncertainItem } from '../items/shapes';
 import { alarm, type Alarm } from '../transport/clock';
-import type { GatewayTransport } from '../transport/http';
+import type { GatewayTransport } from '../transport';
 import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
 import { StreamError, pumpStream } from './sse';

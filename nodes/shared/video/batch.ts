@@ -2,11 +2,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
 import type { PaidBatch } from '../runners/paid';
-import { pickTaskId } from '../status';
-import type { GatewayTransport, SubmitOutcome } from '../transport/http';
+import { pickTaskId } from '../tasks/phases';
+import type { GatewayTransport, SubmitOutcome } from '../transport';
 import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './create';
-import { DEFAULT_VIDEO_INTERVAL_MS } from '../wait/waitTasks';
-import { WaitAndEmit } from '../wait/emit';
+import { DEFAULT_VIDEO_INTERVAL_MS } from '../tasks/wait';
+import { WaitAndEmit } from '../tasks/emit';
 import { deltaTokenEstimate } from '../money/cost';
 import { taskSpendKey } from '../money/record';
 

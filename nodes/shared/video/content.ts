@@ -6,8 +6,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { GatewayHttpError } from '../errors';
-import { ResultDownloadError, storeVideoResult, type StoredResult, type VideoResultOptions } from '../results';
-import type { GatewayTransport, OriginKind } from '../transport/http';
+import { ResultDownloadError, storeVideoResult, type StoredResult, type VideoResultOptions } from '../media/store';
+import type { GatewayTransport, OriginKind } from '../transport';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 
 export interface DeltaContentJob {

@@ -1,5 +1,5 @@
 /** Output rows of the Pricing node (pure): one flat object per model, the same keys on every row (CSV-friendly). */
-import { formatDisplay, toDisplay, type DisplaySettings, type ModelPrice } from './compute';
+import { formatDisplay, toDisplay, type DisplaySettings, type ModelPrice } from '../../shared/money/prices';
 
 export interface PriceRow {
 	model: string;

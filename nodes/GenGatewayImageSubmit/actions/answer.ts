@@ -4,17 +4,17 @@
  * uncertain item, or a failure that keeps the task ID.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { exitOf } from '../exit';
-import type { PaidBatch } from '../runners/paid';
-import { completedItem, submittedItem, uncertainItem } from '../items/shapes';
-import { failure, type PaidFailure } from '../runners/failures';
-import { ResultInvalidError, storeImageResult } from '../results';
-import { normaliseImageTask } from '../status';
-import type { GatewayTransport } from '../transport/http';
-import { WaitAndEmit } from '../wait/emit';
+import { exitOf } from '../../shared/exit';
+import type { PaidBatch } from '../../shared/runners/paid';
+import { completedItem, submittedItem, uncertainItem } from '../../shared/items/shapes';
+import { failure, type PaidFailure } from '../../shared/runners/failures';
+import { ResultInvalidError, storeImageResult } from '../../shared/media/store';
+import { normaliseImageTask } from '../../shared/tasks/phases';
+import type { GatewayTransport } from '../../shared/transport';
+import { WaitAndEmit } from '../../shared/tasks/emit';
 import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
-import { normalisedSize, partialImagesWarning, sizeNote, unknownModelNote } from './rules';
-import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './submit';
+import { normalisedSize, partialImagesWarning, sizeNote, unknownModelNote } from '../../shared/images/rules';
+import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './request';
 
 /** the longest an AI agent's call of the tool waits for its images */
 export const TOOL_WAIT_MINUTES = 5;

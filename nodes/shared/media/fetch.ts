@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
 import { BodyError, discard, secs } from '../transport/body';
-import type { DownloadOptions, GatewayTransport, StreamResponse } from '../transport/http';
+import type { DownloadOptions, GatewayTransport, StreamResponse } from '../transport';
 import { backoffDelay } from '../transport/retry';
 import { InvalidMediaError, ResultDownloadError, ResultInvalidError } from './errors';
 import { checkMp4Samples, mp4Checker } from './mp4';

@@ -4,16 +4,16 @@
  * holds every item's images in memory at once.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../binary';
+import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../../shared/binary';
 import { z } from 'zod';
-import { SUBMIT_OPTION_FIELDS } from '../runners/options';
-import { OPTION_RULES } from '../rules/options';
-import { fieldSet } from '../rules/rule';
-import { readModel } from '../ui';
-import { mediaUrlProblem } from '../video/mediaUrl';
-import { parseOrThrow, readFields, refuse } from '../validate';
-import { imageRequestSchema } from './rules';
-import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './submit';
+import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
+import { OPTION_RULES } from '../../shared/rules/options';
+import { fieldSet } from '../../shared/rules/rule';
+import { readModel } from '../../shared/ui';
+import { mediaUrlProblem } from '../../shared/video/mediaUrl';
+import { parseOrThrow, readFields, refuse } from '../../shared/validate';
+import { imageRequestSchema } from '../../shared/images/rules';
+import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './request';
 
 export interface ImageSubmitOptions {
 	binaryPropertyName?: string;

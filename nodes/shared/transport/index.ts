@@ -13,14 +13,14 @@
  */
 import type { FormData as UndiciFormData } from 'undici';
 import { GatewayClient, type JsonResponse, type StreamResponse } from './client';
-import { download, type DownloadOptions } from './download';
+import { download, type DownloadOptions } from './resultGet';
 import { getJson, type GetJsonOptions } from './get';
 import { postStream, type PostStreamOptions } from './stream';
 import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from './submit';
 
 export { DEFAULT_LIMITS, getDispatcher, setDispatcher } from './client';
 export type { JsonResponse, OriginKind, StreamResponse, Timeouts, TransportConfig, TransportLimits } from './client';
-export type { DownloadOptions } from './download';
+export type { DownloadOptions } from './resultGet';
 export { findTaskId } from './submit';
 export type { SubmitOutcome } from './submit';
 

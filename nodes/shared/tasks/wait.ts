@@ -3,10 +3,10 @@
  * whole execution: its tasks share one query window, and a task can join as soon as it was accepted.
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
-import { minPollIntervalMs, Poller, type PollStep } from '../poller';
+import { minPollIntervalMs, Poller, type PollStep } from './poller';
 import { TASK_ID_CHARS } from '../rules/taskId';
-import { normaliseImageTask, normaliseVideoTask, type NormalisedTask } from '../status';
-import type { GatewayTransport, OriginKind } from '../transport/http';
+import { normaliseImageTask, normaliseVideoTask, type NormalisedTask } from './phases';
+import type { GatewayTransport, OriginKind } from '../transport';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 
 export interface WaitJob {

@@ -1,13 +1,13 @@
 /** The Pricing node's operations: fetch, then the pure functions of this folder. */
 import type { IDataObject } from 'n8n-workflow';
-import { listModelIds } from '../models';
+import { listModelIds } from '../../shared/models';
 import { PRICING_ESTIMATE_FIELDS, PRICING_FEE_FIELDS, PRICING_TASK_FIELDS, PRICING_TASK_ID_FIELDS } from './fields';
-import type { GatewayTransport, OriginKind } from '../transport/http';
-import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, deltaVideoFee, lowestPrice, quotaToDisplay, readDisplay, type DisplaySettings } from './compute';
-import { groupRatioOf, referenceVideoOf, settleDeltaFee } from './delta';
-import { loadDisplay, loadPriceList, loadPricing } from './index';
+import type { GatewayTransport, OriginKind } from '../../shared/transport';
+import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, deltaVideoFee, lowestPrice, quotaToDisplay, readDisplay, type DisplaySettings } from '../../shared/money/prices';
+import { groupRatioOf, referenceVideoOf, settleDeltaFee } from '../../shared/money/delta';
+import { loadDisplay, loadPriceList, loadPricing } from '../../shared/money/lookup';
 import { priceRow } from './rows';
-import { checkFields, readFields, refuse } from '../validate';
+import { checkFields, readFields, refuse } from '../../shared/validate';
 
 export interface OperationResult {
 	items: IDataObject[];

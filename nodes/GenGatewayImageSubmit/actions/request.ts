@@ -1,8 +1,8 @@
 /** Builds and sends one image request in the chosen mode: async task, synchronous, or native content parts. */
-import { pickTaskId, type ResultRef } from '../status';
-import type { GatewayTransport, SubmitOutcome } from '../transport/http';
-import { refuse } from '../validate';
-import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from './rules';
+import { pickTaskId, type ResultRef } from '../../shared/tasks/phases';
+import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
+import { refuse } from '../../shared/validate';
+import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from '../../shared/images/rules';
 
 export type ImageMode = 'async' | 'sync' | 'native';
 

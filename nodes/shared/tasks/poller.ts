@@ -3,8 +3,8 @@
  * queries in flight that halves on 429 and grows back on success. A Retry-After or back-off delays only the task it
  * was given for. Jobs can join at any time (a task is waited for as soon as it was accepted).
  */
-import { AdaptiveLimit } from './limit';
-import { scaled } from './transport/clock';
+import { AdaptiveLimit } from '../limit';
+import { scaled } from '../transport/clock';
 
 export type PollStep<R> = { done: true; result: R } | { done: false; waitMs: number; rateLimited?: boolean };
 

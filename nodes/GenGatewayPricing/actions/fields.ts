@@ -1,10 +1,10 @@
 /** The Pricing node's checked fields: each is refused naming its label before anything is fetched. */
 import { z } from 'zod';
-import { jsonObjectRule } from '../rules/json';
-import { OPTION_RULES } from '../rules/options';
-import { fieldSet, type Rule } from '../rules/rule';
-import { TASK_ID_RULE } from '../rules/taskId';
-import { DELTA_VIDEO_UNIT_PRICES } from './compute';
+import { jsonObjectRule } from '../../shared/rules/json';
+import { OPTION_RULES } from '../../shared/rules/options';
+import { fieldSet, type Rule } from '../../shared/rules/rule';
+import { TASK_ID_RULE } from '../../shared/rules/taskId';
+import { DELTA_VIDEO_UNIT_PRICES } from '../../shared/money/prices';
 
 /** 0 or empty: the key's multiplier is not known (the fee is then given at multiplier 1) */
 export const PRICING_FEE_FIELDS = fieldSet('Pricing fee', { groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero } });

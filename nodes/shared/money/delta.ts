@@ -1,7 +1,7 @@
 /** Delta-video: reference-video detection and settlement of a finished task. Pure. */
 import { isObj } from '../jsonObject';
-import { videoStatusPhase } from '../status';
-import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, numberOf, settlementUsage, videoFeeQuota, type DeltaUnitPrices, type DeltaUnitPriceTable, type TokenSource } from './compute';
+import { videoStatusPhase } from '../tasks/phases';
+import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, numberOf, settlementUsage, videoFeeQuota, type DeltaUnitPrices, type DeltaUnitPriceTable, type TokenSource } from './prices';
 
 export interface ReferenceVideoInfo {
 	withReferenceVideo: boolean;

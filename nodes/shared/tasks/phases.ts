@@ -1,6 +1,6 @@
 /** One place that turns the gateway's many status shapes into a single phase. */
-import { isObj, type Obj } from './jsonObject';
-import { isTaskId } from './rules/taskId';
+import { isObj, type Obj } from '../jsonObject';
+import { isTaskId } from '../rules/taskId';
 export type TaskPhase = 'pending' | 'succeeded' | 'failed';
 
 export interface ResultRef {

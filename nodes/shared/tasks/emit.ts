@@ -11,11 +11,11 @@ import { Limit } from '../limit';
 import type { GroupChoice } from '../money/cost';
 import type { SpendEntry } from '../money/record';
 import { settleVideo, type Settled } from '../money/settle';
-import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../results';
-import type { GatewayTransport } from '../transport/http';
+import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../media/store';
+import type { GatewayTransport } from '../transport';
 import { storeDeltaVideo } from '../video/content';
 import { partialImagesWarning } from '../images/rules';
-import { DEFAULT_VIDEO_INTERVAL_MS, TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './waitTasks';
+import { DEFAULT_VIDEO_INTERVAL_MS, TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './wait';
 
 /** results downloaded at once (each image is held in memory while it is checked) */
 export const DOWNLOAD_CONCURRENCY = 8;

@@ -1,13 +1,13 @@
 /** Task Wait's numeric options, checked before anything is queried: a bad value names its field and is never used. */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { GroupChoice } from '../money/cost';
-import { groupChoice } from '../money/options';
-import { minPollIntervalMs } from '../poller';
-import { OPTION_RULES } from '../rules/options';
-import { fieldSet } from '../rules/rule';
-import { DEFAULT_MAX_VIDEO_BYTES } from '../results';
-import { readFields } from '../validate';
-import { DEFAULT_QUERY_CONCURRENCY, DEFAULT_VIDEO_INTERVAL_MS } from './waitTasks';
+import type { GroupChoice } from '../../shared/money/cost';
+import { groupChoice } from '../../shared/money/options';
+import { minPollIntervalMs } from '../../shared/tasks/poller';
+import { OPTION_RULES } from '../../shared/rules/options';
+import { fieldSet } from '../../shared/rules/rule';
+import { DEFAULT_MAX_VIDEO_BYTES } from '../../shared/media/store';
+import { readFields } from '../../shared/validate';
+import { DEFAULT_QUERY_CONCURRENCY, DEFAULT_VIDEO_INTERVAL_MS } from '../../shared/tasks/wait';
 
 export interface WaitOptionValues {
 	deadlineMs: number;

@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
-import { exitOf } from './exit';
-import { mib } from './transport/body';
-import { downloadImage, downloadVideo, type ResultSource } from './media/download';
-import { InvalidMediaError, ResultDownloadError, ResultInvalidError, type ImageLimits } from './media/errors';
-import { validateImage } from './media/image';
-import type { ResultRef } from './status';
-import type { GatewayTransport, OriginKind } from './transport/http';
+import { exitOf } from '../exit';
+import { mib } from '../transport/body';
+import { downloadImage, downloadVideo, type ResultSource } from './fetch';
+import { InvalidMediaError, ResultDownloadError, ResultInvalidError, type ImageLimits } from './errors';
+import { validateImage } from './image';
+import type { ResultRef } from '../tasks/phases';
+import type { GatewayTransport, OriginKind } from '../transport';
 
 export { ResultDownloadError, ResultInvalidError };
 

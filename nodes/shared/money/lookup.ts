@@ -22,12 +22,12 @@
  *   rows.ts priceRow (the Pricing node's output row).
  */
 import { sleep } from '../transport/clock';
-import type { GatewayTransport } from '../transport/http';
-import { formatDisplay, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './compute';
+import type { GatewayTransport } from '../transport';
+import { formatDisplay, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './prices';
 
-export * from './compute';
+export * from './prices';
 export * from './delta';
-export * from './rows';
+export * from '../../GenGatewayPricing/actions/rows';
 
 /**
  * How long the paid nodes' price look-up (price list and display settings, beside the paid calls) may take, retries
