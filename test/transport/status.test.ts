@@ -1,5 +1,6 @@
 /** Every task shape the spec and the gateway notes list, mapped to one phase. */
-import { normaliseImageTask, normaliseVideoTask, pickTaskId } from '../../nodes/shared/tasks/phases';
+import { normaliseImageTask, normaliseVideoTask } from '../../nodes/shared/tasks/phases';
+import { taskIdIn as pickTaskId } from '../../nodes/shared/rules/taskId';
 
 const URL_A = 'https://files.example.com/a.png';
 
@@ -237,7 +238,7 @@ describe('normaliseVideoTask: gamma-video, every placement', () => {
 	});
 });
 
-describe('pickTaskId', () => {
+describe('taskIdIn (the one task-ID reader)', () => {
 	it('refuses IDs longer than 200 characters or with other characters', () => {
 		expect(pickTaskId({ id: 'a'.repeat(200) })).toHaveLength(200);
 		expect(pickTaskId({ id: 'a'.repeat(201) })).toBeUndefined();

@@ -6,12 +6,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { exitOf } from '../../shared/exit';
 import type { PaidBatch } from '../../shared/runners/paid';
-import { completedItem, submittedItem, uncertainItem } from '../../shared/items/shapes';
+import { completedItem, submittedItem, uncertainItem, userFields } from '../../shared/items/shapes';
 import { failure, type PaidFailure } from '../../shared/runners/failures';
 import { ResultInvalidError, storeImageResult } from '../../shared/media/store';
-import { normaliseImageTask } from '../../shared/tasks/phases';
+import { normaliseImageTask, type NormalisedTask } from '../../shared/tasks/phases';
 import type { GatewayTransport } from '../../shared/transport';
-import { WaitAndEmit } from '../../shared/tasks/emit';
+import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
 import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
 import { normalisedSize, partialImagesWarning, sizeNote, unknownModelNote } from '../../shared/images/rules';
 import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './request';
@@ -27,9 +27,8 @@ function expectedSize(p: PreparedImage): IDataObject {
 	return n ? { requested_size: n.requested, expected_size: n.size } : {};
 }
 
-function taskJson(body: Record<string, unknown>, transport: GatewayTransport, p: PreparedImage, mode: ImageMode): IDataObject {
+function taskJson(t: NormalisedTask, body: Record<string, unknown>, transport: GatewayTransport, p: PreparedImage, mode: ImageMode): IDataObject {
 	const now = Date.now();
-	const t = normaliseImageTask(body);
 	return submittedItem(
 		{
 			task_id: t.taskId ?? null,
@@ -98,15 +97,15 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 		pricedAs: (p) => ({ model: p.input.req.model, calls: p.input.req.n ?? 1 }),
 		quoteFields: (p) => ({ kind: 'image', model: p.input.req.model, prompt: p.input.req.prompt, n: p.input.req.n ?? 1, ...expectedSize(p) }),
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),
-		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? normaliseImageTask(answer.out.body).taskId : undefined),
+		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? answer.out.taskId : undefined),
 		async finish(p, answer, i) {
 			const sent = readImageAnswer(answer);
 			const model = p.input.req.model;
 			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model, p.input.req.prompt) };
 			if (sent.kind === 'images') return images(p, sent, i);
-			const json = taskJson(sent.body, transport, p, sent.mode);
+			const json = taskJson(sent.task, sent.body, transport, p, sent.mode);
 			const taskId = json.task_id as string;
-			const ended = sent.mode === 'async' ? undefined : normaliseImageTask(sent.body);
+			const ended = sent.mode === 'async' ? undefined : sent.task;
 			// a synchronous 200 that is a task object which already ended: its images now, or a failure that reached the gateway
 			if (ended?.phase === 'succeeded') return images(p, { kind: 'images', refs: ended.results, body: sent.body, mode: sent.mode }, i);
 			if (ended?.phase === 'failed') {
@@ -116,7 +115,7 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			if (!p.options.waitForResult && !o.asTool) return { json };
 			const minutes = o.asTool ? Math.min(p.options.deadlineMinutes ?? TOOL_WAIT_MINUTES, TOOL_WAIT_MINUTES) : (p.options.deadlineMinutes ?? 30);
 			waiter ??= new WaitAndEmit(ctx, transport);
-			const routed = await waiter.run(
+			const waited = await waiter.run(
 				{
 					index: i,
 					taskId,
@@ -130,17 +129,14 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 				},
 				{ binaryProperty: o.binaryProperty, download: true, model, imagesExpected: p.input.req.n },
 			);
-			if (routed.output === 1) {
-				const { error: _text, status: _status, failed_at: _at, task_id: _id, ...waited } = routed.item.json;
-				return failure(routed.failure.error, routed.failure.failedAt, true, { taskId, fields: { model, prompt: p.input.req.prompt, mode: sent.mode, ...waited } });
-			}
-			// the submit-time state words would contradict the state the wait ended in
-			const { state: _submitState, gateway_state: _gatewayState, ...submitted } = json;
-			const done = { ...submitted, ...routed.item.json };
-			if (!o.asTool) return { ...routed.item, json: done };
+			// the submit's facts (never its state words), then what the wait found: one item, built once
+			const facts = userFields(json);
+			if (waited.state === 'failed' && !waited.uncertain) return failure(waited.failure.error, waited.failure.failedAt, true, { taskId, fields: { ...facts, ...waited.fields } });
+			const done = itemOf(waited, facts);
+			if (!o.asTool) return done;
 			// an agent reads JSON only: the files' addresses, types and real sizes, no binary
-			const files = Array.isArray(done.files) ? (done.files as IDataObject[]).map((f) => ({ ...f, binaryProperty: null })) : done.files;
-			return { json: { ...done, files } };
+			const files = Array.isArray(done.json.files) ? (done.json.files as IDataObject[]).map((f) => ({ ...f, binaryProperty: null })) : done.json.files;
+			return { json: { ...done.json, ...(files ? { files } : {}) } };
 		},
 	};
 }

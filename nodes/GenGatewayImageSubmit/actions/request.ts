@@ -1,5 +1,5 @@
 /** Builds and sends one image request in the chosen mode: async task, synchronous, or native content parts. */
-import { pickTaskId, type ResultRef } from '../../shared/tasks/phases';
+import { normaliseImageTask, type NormalisedTask, type ResultRef } from '../../shared/tasks/phases';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
 import { refuse } from '../../shared/validate';
 import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from '../../shared/images/rules';
@@ -24,7 +24,7 @@ export interface SubmitInput {
 }
 
 export type SubmitResult =
-	| { kind: 'task'; body: Record<string, unknown>; status: number; mode: ImageMode }
+	| { kind: 'task'; body: Record<string, unknown>; task: NormalisedTask; status: number; mode: ImageMode }
 	| { kind: 'images'; refs: ResultRef[]; body: Record<string, unknown>; mode: ImageMode; text?: string }
 	| { kind: 'uncertain'; reason: string; body?: unknown; mode: ImageMode };
 
@@ -147,7 +147,7 @@ export function readImageAnswer({ mode, out }: ImageAnswer): SubmitResult {
 	}
 	// a 200 from a plain path may be a task object (compatibility switches): detect task_id
 	const looksLikeTask = 'task_id' in out.body || 'poll_url' in out.body || 'poll_path' in out.body || (typeof out.body.object === 'string' && /task/.test(out.body.object));
-	if (pickTaskId(out.body) && (mode === 'async' || looksLikeTask)) return { kind: 'task', body: out.body, status: out.status, mode };
+	if (out.taskId && (mode === 'async' || looksLikeTask)) return { kind: 'task', body: out.body, task: { ...normaliseImageTask(out.body), taskId: out.taskId }, status: out.status, mode };
 	const data = Array.isArray(out.body.data) ? (out.body.data as Array<Record<string, unknown>>) : [];
 	const refs = data.map((d) => ({ url: typeof d.url === 'string' ? d.url : undefined, b64: typeof d.b64_json === 'string' ? d.b64_json : undefined })).filter((r) => r.url || r.b64);
 	// accepted without a usable task ID: the task may exist and be billed, and there is nothing to poll

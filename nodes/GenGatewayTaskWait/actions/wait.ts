@@ -4,7 +4,7 @@ import { uncertainItem, userFields } from '../../shared/items/shapes';
 import { runFreeItems, type Emitted } from '../../shared/runners/free';
 import type { SpendEntry } from '../../shared/money/record';
 import { recordSettled } from '../../shared/money/settle';
-import { taskKey, WaitAndEmit } from '../../shared/tasks/emit';
+import { itemOf, outputOf, taskKey, WaitAndEmit } from '../../shared/tasks/emit';
 import { buildJob, type JobMeta } from './jobs';
 import { readWaitOptions, type WaitOptionValues } from './options';
 import type { WaitJob } from '../../shared/tasks/wait';
@@ -65,9 +65,9 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 				imagesExpected: meta.imagesExpected,
 				carry: { wait_started_at: meta.waitStartedAt, wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(), ...(meta.family ? { family: meta.family } : {}) },
 			});
-			if (r.settled) settled.set(r.settled.taskId, r.settled);
-			const json = o.keepInputFields ? { ...userFields(items[i].json), ...r.item.json } : r.item.json;
-			return { output: r.output, item: { ...r.item, json } };
+			if (r.state === 'completed' && r.settled) settled.set(r.settled.taskId, r.settled);
+			// Keep Input Fields carries the user's own fields, never the state words of the input's state
+			return { output: outputOf(r), item: itemOf(r, o.keepInputFields ? userFields(items[i].json) : {}) };
 		},
 	});
 	await recordSettled(ctx, transport, settled);

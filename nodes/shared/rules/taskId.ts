@@ -9,6 +9,18 @@ export const TASK_ID_PATTERN = new RegExp(`^${TASK_ID_CHARS}$`);
 
 export const isTaskId = (v: unknown): v is string => typeof v === 'string' && TASK_ID_PATTERN.test(v);
 
+/**
+ * The task ID an answer carries, read once where it enters (the transport's accepted outcome): `task_id`, `id`,
+ * `data.task_id` or `data.id` (the spec's image task, delta and gamma shapes), the first that is a valid task ID.
+ */
+export function taskIdIn(body: unknown): string | undefined {
+	if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+	const b = body as Record<string, unknown>;
+	const data = b.data && typeof b.data === 'object' && !Array.isArray(b.data) ? (b.data as Record<string, unknown>) : undefined;
+	for (const v of [b.task_id, b.id, data?.task_id, data?.id]) if (isTaskId(v)) return v;
+	return undefined;
+}
+
 const EMPTY = 'is empty: map the task_id of the submitting node';
 const SHAPE = 'must be 1 to 200 characters of A-Z a-z 0-9 _ -';
 

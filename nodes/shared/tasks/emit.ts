@@ -1,12 +1,13 @@
 /**
- * The one wait-and-emit path of Task Wait and Image Submit's Wait for Result: each task is queried until it ends,
- * its results are downloaded as soon as it completes (a few at a time), and it becomes one item for one of three
- * outputs: Completed (validated binaries), Failed, Still Running.
+ * The one wait path of Task Wait, Image Submit's Wait for Result and Video Create as an agent tool: each task is
+ * queried until it ends, its results are downloaded as soon as it completes (a few at a time), and the wait returns
+ * one typed outcome with its files (`TaskResult`): completed (validated binaries), failed (with its typed failure) or
+ * still running. Each node builds its item from it once, through the output contract (`itemOf`).
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { exitOf } from '../exit';
-import { completedItem, failedItem, runningItem } from '../items/shapes';
-import { UNCERTAIN_NOTE, type FailedAt } from '../items/vocabulary';
+import { completedItem, failedItem, runningItem, uncertainItem } from '../items/shapes';
+import type { FailedAt } from '../items/vocabulary';
 import { Limit } from '../limit';
 import type { GroupChoice } from '../money/cost';
 import type { SpendEntry } from '../money/record';
@@ -37,20 +38,43 @@ export interface EmitOptions {
 	imagesExpected?: number;
 }
 
-/** Where a task's item goes: Completed (0), Failed (1, with the typed failure), Still Running (2). */
-export type Routed = ({ output: 0 | 2; item: INodeExecutionData } | { output: 1; item: INodeExecutionData; failure: WaitFailure }) & {
-	/** a settled delta fee: its entry for the execution's money record (one per task) */
-	settled?: { taskId: string; origin: string; entry: SpendEntry; cost: IDataObject };
-};
-
 export interface WaitFailure {
 	error: Error;
 	failedAt: FailedAt;
 }
 
-/** A Failed item and its typed failure, from the same words. */
-export function failedRoute(common: IDataObject, failedAt: FailedAt, error: string, extra: IDataObject = {}): Routed {
-	return { output: 1, item: { json: failedItem(common, failedAt, { error, ...extra }) }, failure: { error: new Error(error), failedAt } };
+/** A settled delta fee: its entry for the execution's money record (one per task). */
+export interface Settlement {
+	taskId: string;
+	origin: string;
+	entry: SpendEntry;
+	cost: IDataObject;
+}
+
+/**
+ * What a wait ended in, read once: the state, the fields that state says about the task (task_id, kind, origin,
+ * model, polls, files, fee …, without `status`), the gateway's word, the stored files, the typed failure.
+ */
+export type TaskResult =
+	| { state: 'completed'; fields: IDataObject; gatewayStatus: string | null; binary?: Record<string, IBinaryData>; settled?: Settlement }
+	| { state: 'failed'; fields: IDataObject; failure: WaitFailure; uncertain: boolean }
+	| { state: 'running'; fields: IDataObject; gatewayStatus: string | null };
+
+/** The output of Task Wait a result goes to: Completed (0), Failed (1), Still Running (2). */
+export const outputOf = (r: TaskResult): 0 | 1 | 2 => (r.state === 'completed' ? 0 : r.state === 'failed' ? 1 : 2);
+
+/** The item of a result, built once through the output contract; `facts` (the node's own fields) come first. */
+export function itemOf(r: TaskResult, facts: IDataObject = {}): INodeExecutionData {
+	const fields = { ...facts, ...r.fields };
+	if (r.state === 'completed') return r.binary && Object.keys(r.binary).length ? { json: completedItem(fields, r.gatewayStatus), binary: r.binary } : { json: completedItem(fields, r.gatewayStatus) };
+	if (r.state === 'running') return { json: runningItem(fields, r.gatewayStatus, {}) };
+	if (r.uncertain) return { json: uncertainItem(fields, r.failure.error.message) };
+	return { json: failedItem(fields, r.failure.failedAt, { error: r.failure.error.message }) };
+}
+
+/** A failed result, from the same words. */
+export function failedResult(fields: IDataObject, failedAt: FailedAt, error: string, extra: IDataObject = {}, uncertain = false): TaskResult {
+	return { state: 'failed', fields: { ...fields, ...extra }, failure: { error: new Error(error), failedAt }, uncertain };
 }
 
 function propName(base: string, k: number): string {
@@ -71,7 +95,7 @@ export class WaitAndEmit {
 	private readonly downloads = new Limit(DOWNLOAD_CONCURRENCY);
 	private partialHinted = false;
 	/** one wait (and download) per task and output: every other item naming it shares the first one's */
-	private readonly shared = new Map<string, Promise<Routed>>();
+	private readonly shared = new Map<string, Promise<TaskResult>>();
 	private readonly polls = new Map<string, Promise<WaitOutcome>>();
 
 	constructor(
@@ -87,17 +111,16 @@ export class WaitAndEmit {
 	 * alone. An item naming a task another item of this run already waits for gets a copy of that item's outcome (its
 	 * own carried fields, the same stored files): one query per interval and one download per task.
 	 */
-	async run(job: WaitJob, opts: EmitOptions): Promise<Routed> {
+	async run(job: WaitJob, opts: EmitOptions): Promise<TaskResult> {
 		const key = taskKey(job, opts);
 		let shared = this.shared.get(key);
 		if (!shared) this.shared.set(key, (shared = this.runOnce(job, opts)));
 		const r = await shared;
-		const json = { ...r.item.json, ...(opts.carry ?? {}) };
-		const item = { ...r.item, json, ...(r.item.binary ? { binary: { ...r.item.binary } } : {}) };
-		return r.output === 1 ? { output: 1, item, failure: r.failure } : { output: r.output, item, settled: r.settled };
+		const fields = { ...r.fields, ...(opts.carry ?? {}) };
+		return r.state === 'completed' ? { ...r, fields, ...(r.binary ? { binary: { ...r.binary } } : {}) } : { ...r, fields };
 	}
 
-	private async runOnce(job: WaitJob, opts: EmitOptions): Promise<Routed> {
+	private async runOnce(job: WaitJob, opts: EmitOptions): Promise<TaskResult> {
 		try {
 			const pollKey = taskKey(job);
 			let polling = this.polls.get(pollKey);
@@ -112,8 +135,8 @@ export class WaitAndEmit {
 	}
 
 	/** One execution hint for items that arrived with fewer images than asked. */
-	private hinted(r: Routed): Routed {
-		if (r.item.json.images_expected !== undefined && !this.partialHinted) {
+	private hinted(r: TaskResult): TaskResult {
+		if (r.fields.images_expected !== undefined && !this.partialHinted) {
 			this.partialHinted = true;
 			exitOf(this.ctx).hint('Some image tasks completed with fewer images than asked (n > 1): see images_expected, images_received and warning on those items.', 'warning');
 		}
@@ -136,8 +159,8 @@ function runningNote(job: WaitJob): IDataObject {
 	};
 }
 
-function unexpectedFailure(job: WaitJob, err: unknown): Routed {
-	return failedRoute({ task_id: job.taskId, kind: job.kind, origin: job.origin }, 'task', `handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`, {
+function unexpectedFailure(job: WaitJob, err: unknown): TaskResult {
+	return failedResult({ task_id: job.taskId, kind: job.kind, origin: job.origin }, 'task', `handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`, {
 		note: 'The task may have completed and be billed: wait for it again with this task_id, or download it with Download Result.',
 	});
 }
@@ -154,29 +177,26 @@ async function feeOf(transport: GatewayTransport, raw: Record<string, unknown>, 
 	}
 }
 
-export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTransport, job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): Promise<Routed> {
+export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTransport, job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): Promise<TaskResult> {
 	const family = opts.family ?? job.family;
 	const common: IDataObject = { task_id: job.taskId, kind: job.kind, origin: job.origin, ...(opts.model ? { model: opts.model } : {}), ...(family ? { family } : {}), ...(opts.carry ?? {}), polls: outcome.polls };
 	if (outcome.state === 'running') {
-		return {
-			output: 2,
-			item: {
-				json: runningItem(common, outcome.task?.rawStatus, {
-					progress: outcome.task?.progress ?? null,
-					...(outcome.lastError ? { last_error: outcome.lastError } : {}),
-					...runningNote(job),
-				}),
-			},
-		};
+		const word = outcome.task?.rawStatus;
+		return { state: 'running', gatewayStatus: typeof word === 'string' && word ? word : null, fields: { ...common, progress: outcome.task?.progress ?? null, ...(outcome.lastError ? { last_error: outcome.lastError } : {}), ...runningNote(job) } };
 	}
 	if (outcome.state === 'failed') {
-		return failedRoute(common, 'task', outcome.error, {
-			...(outcome.httpStatus ? { http_status: outcome.httpStatus } : {}),
-			gateway_status: outcome.task?.rawStatus ?? null,
-			billing_status: outcome.task?.billingStatus ?? null,
-			submission_uncertain: outcome.task?.submissionUncertain ?? false,
-			...(outcome.task?.submissionUncertain ? { note: UNCERTAIN_NOTE } : {}),
-		});
+		// a task the gateway failed with its submission outcome unknown (submission_uncertain) may be billed: uncertain
+		return failedResult(
+			common,
+			'task',
+			outcome.error,
+			{
+				...(outcome.httpStatus ? { http_status: outcome.httpStatus } : {}),
+				gateway_status: outcome.task?.rawStatus ?? null,
+				billing_status: outcome.task?.billingStatus ?? null,
+			},
+			outcome.task?.submissionUncertain === true,
+		);
 	}
 	const task = outcome.task;
 	const files: IDataObject[] = [];
@@ -209,26 +229,27 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 	} catch (err) {
 		// a download that kept failing says so (and to download later); anything else is a file that is not usable
 		const error = err instanceof ResultDownloadError ? err.message : `the task reported success but its result is not usable: ${(err as Error).message}`;
-		return failedRoute(common, 'download', error, {
+		return failedResult(common, 'download', error, {
 			...(err instanceof ResultDownloadError ? { download_later: true } : {}),
 			gateway_status: task.rawStatus ?? null,
 			billing_status: task.billingStatus ?? null,
 			result_urls: task.results.map((r) => r.url ?? null),
 		});
 	}
-	const json: IDataObject = completedItem({ ...common, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null }, task.rawStatus ?? null);
-	if (job.kind === 'image') Object.assign(json, partialImagesWarning(opts.imagesExpected, files.length));
+	const fields: IDataObject = { ...common, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };
+	const done = { state: 'completed' as const, fields, gatewayStatus: task.rawStatus ?? null, ...(Object.keys(binary).length ? { binary } : {}) };
+	if (job.kind === 'image') Object.assign(fields, partialImagesWarning(opts.imagesExpected, files.length));
 	if (job.kind === 'video') {
-		json.progress = task.progress ?? 100;
-		json.usage = (task.usage as IDataObject) ?? null;
+		fields.progress = task.progress ?? 100;
+		fields.usage = (task.usage as IDataObject) ?? null;
 		if (family === 'delta' && opts.model) {
 			const settled = await feeOf(transport, outcome.raw, opts);
-			json.fee = settled.fee;
+			fields.fee = settled.fee;
 			if ('cost' in settled) {
-				json.cost = settled.cost;
-				return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json }, settled: { taskId: job.taskId, origin: job.origin, entry: settled.entry, cost: settled.cost } };
+				fields.cost = settled.cost;
+				return { ...done, settled: { taskId: job.taskId, origin: job.origin, entry: settled.entry, cost: settled.cost } };
 			}
 		}
 	}
-	return { output: 0, item: Object.keys(binary).length ? { json, binary } : { json } };
+	return done;
 }

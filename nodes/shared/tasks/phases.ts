@@ -1,6 +1,6 @@
 /** One place that turns the gateway's many status shapes into a single phase. */
 import { isObj, type Obj } from '../jsonObject';
-import { isTaskId } from '../rules/taskId';
+import { taskIdIn } from '../rules/taskId';
 export type TaskPhase = 'pending' | 'succeeded' | 'failed';
 
 export interface ResultRef {
@@ -30,11 +30,6 @@ export interface NormalisedTask {
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
-export function pickTaskId(body: Obj): string | undefined {
-	const data = isObj(body.data) ? body.data : undefined;
-	for (const v of [body.task_id, body.id, data?.task_id, data?.id]) if (isTaskId(v)) return v;
-	return undefined;
-}
 
 function errorText(v: unknown): string | undefined {
 	if (typeof v === 'string') return v || undefined;
@@ -91,7 +86,7 @@ export function normaliseImageTask(body: unknown): NormalisedTask {
 	if (!results.length && isObj(b.result)) results = imageResults(b.result.data);
 	const billing = isObj(b.billing) ? str(b.billing.status) : undefined;
 	const base: NormalisedTask = {
-		taskId: pickTaskId(b),
+		taskId: taskIdIn(b),
 		phase: 'pending',
 		rawStatus: str(b.status) ?? str(b.state),
 		results,
@@ -149,7 +144,7 @@ export function normaliseVideoTask(body: unknown): NormalisedTask {
 	const error = errorText(b.error) ?? str(b.fail_reason) ?? errorText(data.error) ?? str(data.fail_reason);
 	const progress = num(b.progress) ?? num(data.progress);
 	const base: NormalisedTask = {
-		taskId: pickTaskId(b),
+		taskId: taskIdIn(b),
 		phase: 'pending',
 		rawStatus,
 		progress,

@@ -21,7 +21,6 @@ import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from '
 export { DEFAULT_LIMITS, getDispatcher, setDispatcher } from './client';
 export type { JsonResponse, OriginKind, StreamResponse, Timeouts, TransportConfig, TransportLimits } from './client';
 export type { DownloadOptions } from './resultGet';
-export { findTaskId } from './submit';
 export type { SubmitOutcome } from './submit';
 
 export class GatewayTransport extends GatewayClient {

@@ -4,7 +4,7 @@
  * that proves the gateway created nothing (`markRejected`): a definite rejection, or a request that provably never
  * left. Everything else after the request left is spent, its outcome accepted or uncertain.
  */
-import { isTaskId } from '../rules/taskId';
+import { taskIdIn } from '../rules/taskId';
 import { FormData as UndiciFormData, type Dispatcher } from 'undici';
 import { extractGatewayError } from '../errors';
 import { describeText, type GatewayClient, type Headers, type JsonResponse, type OriginKind, type ReadJson } from './client';
@@ -13,7 +13,15 @@ import type { TimeoutKind } from './timeouts';
 
 /** A POST's outcome. A definite rejection is thrown as GatewayHttpError instead. */
 export type SubmitOutcome =
-	| { kind: 'accepted'; status: number; body: Record<string, unknown>; headers: JsonResponse['headers']; url: string }
+	| {
+			kind: 'accepted';
+			status: number;
+			body: Record<string, unknown>;
+			/** the task ID the answer carries (read here, once: `task_id`, `id`, `data.task_id`, `data.id`) */
+			taskId?: string;
+			headers: JsonResponse['headers'];
+			url: string;
+	  }
 	| { kind: 'uncertain'; reason: string; status?: number; body?: unknown; url: string };
 
 export type Uncertain = Extract<SubmitOutcome, { kind: 'uncertain' }>;
@@ -109,10 +117,11 @@ export async function submit(client: GatewayClient, target: string, body: { json
 	const obj = parsed.json && typeof parsed.json === 'object' ? (parsed.json as Record<string, unknown>) : undefined;
 	const answerHeaders = client.redactHeaders(res.headers);
 	if (status >= 200 && status < 300) {
-		if (obj) return { kind: 'accepted', status, body: obj, headers: answerHeaders, url };
+		if (obj) return { kind: 'accepted', status, body: obj, taskId: taskIdIn(obj), headers: answerHeaders, url };
 		return { kind: 'uncertain', reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`, status, body: parsed.text.slice(0, 200), url };
 	}
-	if (status >= 500 && obj && findTaskId(obj)) return { kind: 'accepted', status, body: obj, headers: answerHeaders, url };
+	const taskId = obj ? taskIdIn(obj) : undefined;
+	if (status >= 500 && obj && taskId) return { kind: 'accepted', status, body: obj, taskId, headers: answerHeaders, url };
 	return judgeRefusal(client, status, obj, parsed.text, url, res.headers, { noTaskId: true });
 }
 
@@ -125,10 +134,3 @@ function neverProcessed(body: unknown, status: number): boolean {
 	return code !== undefined && NEVER_PROCESSED_CODES.has(code);
 }
 
-export function findTaskId(body: Record<string, unknown>): string | undefined {
-	const data = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Record<string, unknown>) : undefined;
-	for (const v of [body.task_id, body.id, data?.task_id, data?.id]) {
-		if (typeof v === 'string' && isTaskId(v)) return v;
-	}
-	return undefined;
-}

@@ -2,11 +2,12 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
 import type { PaidBatch } from '../runners/paid';
-import { pickTaskId } from '../tasks/phases';
 import type { GatewayTransport, SubmitOutcome } from '../transport';
 import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './create';
 import { DEFAULT_VIDEO_INTERVAL_MS } from '../tasks/wait';
-import { WaitAndEmit } from '../tasks/emit';
+import { itemOf, WaitAndEmit } from '../tasks/emit';
+import { userFields } from '../items/shapes';
+import { failure } from '../runners/failures';
 import { deltaTokenEstimate } from '../money/cost';
 import { taskSpendKey } from '../money/record';
 
@@ -42,23 +43,25 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 		pricedAs: (req) => ({ model: req.model, calls: 1, video: req.family === 'delta' ? deltaVideoEstimate(req) : undefined }),
 		// a delta video's spend is recorded by its task: Task Wait's settled fee replaces the estimate
 		spendKeyOf: (out) => {
-			const id = out.kind === 'accepted' ? pickTaskId(out.body) : undefined;
+			const id = out.kind === 'accepted' ? out.taskId : undefined;
 			return id && origin.origin ? taskSpendKey(origin.origin, id) : undefined;
 		},
 		quoteFields: (req) => ({ family: req.family, model: req.model, prompt: typeof req.body.prompt === 'string' ? req.body.prompt : null }),
 		send: (req) => submitVideo(transport, req),
-		taskIdOf: (out) => (out.kind === 'accepted' ? pickTaskId(out.body) : undefined),
+		taskIdOf: (out) => (out.kind === 'accepted' ? out.taskId : undefined),
 		async finish(req, out) {
 			const json = videoOutput(req, origin, out);
 			if (!asTool || json.submission_uncertain === true || typeof json.task_id !== 'string') return { json };
 			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns where the video is
 			waiter ??= new WaitAndEmit(ctx, transport);
-			const routed = await waiter.run(
+			const waited = await waiter.run(
 				{ index: 0, taskId: json.task_id, kind: 'video', origin: origin.origin, deadline: Date.now() + TOOL_VIDEO_WAIT_MINUTES * 60_000, videoIntervalMs: DEFAULT_VIDEO_INTERVAL_MS },
 				{ binaryProperty: 'data', download: false, model: req.model, family: req.family },
 			);
-			const { task: _task, ...rest } = json;
-			return { json: { ...rest, ...routed.item.json } };
+			// a failed wait is this item's failure (the task was paid), never a success item saying "failed"
+			const facts = userFields(json);
+			if (waited.state === 'failed' && !waited.uncertain) return failure(waited.failure.error, waited.failure.failedAt, true, { taskId: json.task_id, fields: { ...facts, ...waited.fields } });
+			return itemOf(waited, facts);
 		},
 	};
 }

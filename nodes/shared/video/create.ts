@@ -9,7 +9,7 @@ import { isObj, type Obj } from '../jsonObject';
 import { SUBMIT_OPTION_FIELDS } from '../runners/options';
 import { EXTRA_BODY_RULE } from '../rules/json';
 import { fieldSet } from '../rules/rule';
-import { pickTaskId } from '../tasks/phases';
+import { taskIdIn } from '../rules/taskId';
 import type { GatewayTransport, SubmitOutcome } from '../transport';
 import { readModel } from '../ui';
 import { parseOrThrow, readField, readFields, refuse } from '../validate';
@@ -142,10 +142,10 @@ export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitO
 	};
 	if (out.kind === 'uncertain') {
 		const task = isObj(out.body) ? out.body : undefined;
-		const id = task ? pickTaskId(task) : undefined;
+		const id = taskIdIn(task);
 		return uncertainItem({ task_id: id ?? null, ...base, ...(out.status ? { http_status: out.status } : {}), task: (task ?? null) as IDataObject }, out.reason);
 	}
-	const taskId = pickTaskId(out.body);
+	const taskId = out.taskId;
 	const data = isObj(out.body.data) ? out.body.data : {};
 	if (!taskId) return uncertainItem({ task_id: null, ...base, gateway_status: out.body.status ?? data.status ?? null, task: out.body as IDataObject } as IDataObject, `HTTP ${out.status} without a task ID`);
 	return submittedItem({ task_id: taskId, ...base, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject }, { status: out.body.status ?? data.status });
