@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
-import { CALCULATOR, joinStream, supplyModel, type LcMessage, type LcModel } from './support';
+import { CALCULATOR, joinStream, newTrace, supplyModel, type LcMessage, type LcModel } from './support';
 
 jest.setTimeout(60_000);
 
@@ -19,7 +19,7 @@ let imageBase = '';
 beforeAll(async () => {
 	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
 	png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
-	images = createServer((req, res) => {
+	images = createServer((_req, res) => {
 		res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
 		res.end(png);
 	});
@@ -75,6 +75,22 @@ describe.each([
 		expect(t2.text).toBe('The result is 84.');
 		expect(t2.generationInfo!.reasoning).toContain('tool results');
 	});
+});
+
+it("n8n 2.41.1's Agent (V3) asks each tool round from a new supply under the same run index: turn 2 is sent (its place knows the turn), a re-run from turn 1 is not", async () => {
+	const signal = new AbortController().signal;
+	const q = { role: 'user', content: 'What is 12 * 7?' };
+	const { model } = await supplyModel(creds(), { model: 'delta-think-r1' }, newTrace(), signal);
+	const first = await model.bindTools([CALCULATOR]).invoke([q]);
+	const { model: round2 } = await supplyModel(creds(), { model: 'delta-think-r1' }, newTrace(), signal);
+	const second = await round2.bindTools([CALCULATOR]).invoke([q, rebuilt(first), { role: 'tool', content: '84', tool_call_id: first.tool_calls![0].id }]);
+	expect(second.text).toBe('The result is 84.');
+	expect(posts().map((p) => p.status)).toEqual([200, 200]);
+	// Retry On Fail runs the agent again from turn 1: the answer that turn had, nothing sent
+	const { model: retry } = await supplyModel(creds(), { model: 'delta-think-r1' }, newTrace(), signal);
+	const again = await retry.bindTools([CALCULATOR]).invoke([q]);
+	expect(again.tool_calls![0].id).toBe(first.tool_calls![0].id);
+	expect(posts()).toHaveLength(2);
 });
 
 it('Leave Out Reasoning: no reasoning in the message or the run data, and it still goes back to the gateway', async () => {

@@ -119,8 +119,12 @@ interface Turn {
  * What the Chat Model's turns share within one supply (one root run): its place, the ordinal of the next call, the
  * execution's book and money record, the money options and the exit everything leaves through.
  */
+/** A Chat Model call's place counts its calls per turn number: item = (turn − 1) × TURN_SLOT + the call's ordinal in that turn. */
+export const TURN_SLOT = 1000;
+
 export class TurnSupply {
-	private next = 0;
+	/** calls so far in this supply, by the turn number their messages show */
+	private readonly next = new Map<number, number>();
 	readonly spend: ExecutionSpend;
 	private prices?: Promise<Prices>;
 	/** optional fields a gateway refused with a 400 in this supply: later turns leave them out */
@@ -136,9 +140,16 @@ export class TurnSupply {
 		this.spend = new ExecutionSpend(ctx as never);
 	}
 
-	/** The place of the next call. */
-	nextPlace(): Place {
-		return { ...this.where, item: this.next++ };
+	/**
+	 * The place of the next call of this turn number. n8n 2.41.1's AI Agent (V3) runs each tool round as a new
+	 * execution of the agent under the same run index, with a new supply of this model: a count of calls alone would
+	 * start at 0 again and take the first turn's place (and answer). The turn number its messages show tells the rounds
+	 * apart, and a Retry On Fail re-run, which starts again at turn 1, still finds the places it had.
+	 */
+	nextPlace(turn = 1): Place {
+		const n = this.next.get(turn) ?? 0;
+		this.next.set(turn, n + 1);
+		return { ...this.where, item: (turn - 1) * TURN_SLOT + n };
 	}
 
 	pricesOnce(): Promise<Prices> {
@@ -402,9 +413,9 @@ export class GatewayChatCore {
 	private async turn(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
 		this.turns++;
 		const s = this.supply;
-		const place = s.nextPlace();
-		const shape = shapeOf(messages);
 		const turnNo = turnNumber(messages);
+		const place = s.nextPlace(turnNo);
+		const shape = shapeOf(messages);
 		const earlier = s.earlier(place, shape);
 		if (earlier && 'sent' in earlier) {
 			// a re-run (Retry On Fail on the agent): the answer this call already got, never a second payment
@@ -413,7 +424,7 @@ export class GatewayChatCore {
 		}
 		if (earlier) {
 			throw new GatewayModelError(
-				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${place.item + 1} of this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
+				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${(place.item % TURN_SLOT) + 1} of that turn in this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
 				this.transport.redact(`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time, whatever its messages say this time (n8n's Retry On Fail runs the agent again). Check the gateway's usage records, then run the workflow again.`),
 			);
 		}
