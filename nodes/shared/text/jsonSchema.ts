@@ -7,6 +7,7 @@
  * answer and what is wrong with it), never more.
  */
 import { Validator, type Schema } from '@cfworker/json-schema';
+import type { INodeProperties } from 'n8n-workflow';
 import { refuse } from '../validate';
 
 export interface JsonSchemaFormat {
@@ -72,4 +73,45 @@ export function checkAgainstSchema(text: string, schema: Record<string, unknown>
 /** The user message of the one repair request. */
 export function repairPrompt(errors: string[]): string {
 	return `Your previous answer does not match the required JSON Schema:\n- ${errors.join('\n- ')}\nAnswer again with only the JSON value that matches the schema, nothing else.`;
+}
+
+/** The Chat node's Response Format options (the Chat Model has its own, with the same names). */
+export function responseFormatOptions(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Response Format',
+			name: 'responseFormat',
+			type: 'options',
+			options: [
+				{ name: 'Text', value: 'text' },
+				{ name: 'JSON', value: 'json_object', description: 'JSON mode (response_format json_object): say so in the prompt too' },
+				{ name: 'JSON Schema', value: 'json_schema', description: 'The answer must validate against the JSON Schema (response_format json_schema; one repair request at most)' },
+			],
+			default: 'text',
+		},
+		{
+			displayName: 'JSON Schema',
+			name: 'jsonSchema',
+			type: 'json',
+			default: '{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
+			description: 'The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the item fails saying why.',
+			displayOptions: { show: { responseFormat: ['json_schema'] } },
+		},
+		{
+			displayName: 'Schema Name',
+			name: 'schemaName',
+			type: 'string',
+			default: 'answer',
+			description: 'The name the request gives the schema (letters, digits, _ and -)',
+			displayOptions: { show: { responseFormat: ['json_schema'] } },
+		},
+		{
+			displayName: 'Strict Schema',
+			name: 'strictSchema',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
+			displayOptions: { show: { responseFormat: ['json_schema'] } },
+		},
+	];
 }
