@@ -1,4 +1,6 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
+import { imageOptions } from '../shared/text/images';
+import { responseFormatOptions } from '../shared/text/jsonSchema';
 import { actionNode, modelLocator } from '../shared/ui';
 
 export const chatDescription = actionNode({
@@ -55,6 +57,6 @@ export const chatDescription = actionNode({
 			displayOptions: { show: { messagesFrom: ['json'] } },
 		},
 		streamProperty(),
-		textOptionsProperty('model, messages or stream'),
+		textOptionsProperty('model, messages or stream (nor response_format with a Response Format other than Text)', [...imageOptions(), ...responseFormatOptions()]),
 	],
 });

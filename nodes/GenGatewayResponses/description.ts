@@ -1,4 +1,5 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
+import { imageOptions } from '../shared/text/images';
 import { actionNode, modelLocator } from '../shared/ui';
 
 export const responsesDescription = actionNode({
@@ -18,6 +19,6 @@ export const responsesDescription = actionNode({
 			description: 'The text input. For structured input items, use an expression that returns an array.',
 		},
 		streamProperty(),
-		textOptionsProperty('model, input or stream'),
+		textOptionsProperty('model, input or stream', imageOptions()),
 	],
 });

@@ -12,7 +12,8 @@ import { exitOf, runSupply } from '../shared/exit';
 import { readMoneyOptions, spendOptions } from '../shared/money/options';
 import { runIndexOf } from '../shared/runners/ledger';
 import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from '../shared/chatModel/sdk';
-import { readGatewayUsage } from '../shared/chatModel/usageTracing';
+import { bridgeAdapter } from '../shared/chatModel/bridge';
+import { readJsonSchemaFormat } from '../shared/text/jsonSchema';
 import type { WireTool } from '../shared/chatModel/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
@@ -23,7 +24,11 @@ interface ModelOptions {
 	temperature?: number;
 	maxTokens?: number;
 	topP?: number;
-	responseFormat?: 'text' | 'json_object';
+	responseFormat?: 'text' | 'json_object' | 'json_schema';
+	jsonSchema?: unknown;
+	schemaName?: string;
+	strictSchema?: boolean;
+	leaveOutReasoning?: boolean;
 	timeout?: number;
 	idleTimeout?: number;
 	useResponsesApi?: boolean;
@@ -38,7 +43,7 @@ function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error)
 	const toWire = (tools: Tool[]): WireTool[] =>
 		tools.filter((t) => t.type === 'function').map((t) => ({ name: t.name, description: t.description, parameters: sdk.getParametersJsonSchema(t) }));
 	class GenGatewayChatModel extends sdk.BaseChatModel {
-		constructor(private readonly core: GatewayChatCore) {
+		constructor(readonly core: GatewayChatCore) {
 			super('gen-gateway', core.opts.model, {});
 		}
 		async generate(messages: Message[], config?: ChatModelConfig) {
@@ -85,6 +90,21 @@ export class LmChatGenGateway implements INodeType {
 				placeholder: 'Add Option',
 				default: {},
 				options: [
+					{
+						displayName: 'JSON Schema',
+						name: 'jsonSchema',
+						type: 'json',
+						default: '{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
+						description: 'With Response Format "JSON Schema": the schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the agent gets an error that says why.',
+						displayOptions: { show: { responseFormat: ['json_schema'] } },
+					},
+					{
+						displayName: 'Leave Out Reasoning',
+						name: 'leaveOutReasoning',
+						type: 'boolean',
+						default: false,
+						description: "Whether to leave a thinking model's reasoning out of the messages the agent keeps and of this node's run data. It is still sent back to the gateway with the tool calls it led to, where thinking models require it.",
+					},
 					{ displayName: 'Maximum Number of Tokens', name: 'maxTokens', type: 'number', typeOptions: { minValue: 1 }, default: 1024, description: 'The most tokens the answer may have' },
 					{
 						displayName: 'Request Timeout (Ms)',
@@ -101,8 +121,25 @@ export class LmChatGenGateway implements INodeType {
 						options: [
 							{ name: 'Text', value: 'text' },
 							{ name: 'JSON', value: 'json_object', description: 'JSON mode: the model answers with a JSON object (say so in the prompt too)' },
+							{ name: 'JSON Schema', value: 'json_schema', description: 'The answer must validate against the JSON Schema below (response_format json_schema; one repair request at most)' },
 						],
 						default: 'text',
+					},
+					{
+						displayName: 'Schema Name',
+						name: 'schemaName',
+						type: 'string',
+						default: 'answer',
+						description: 'The name the request gives the schema (letters, digits, _ and -)',
+						displayOptions: { show: { responseFormat: ['json_schema'] } },
+					},
+					{
+						displayName: 'Strict Schema',
+						name: 'strictSchema',
+						type: 'boolean',
+						default: true,
+						description: 'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
+						displayOptions: { show: { responseFormat: ['json_schema'] } },
 					},
 					{
 						displayName: 'Sampling Temperature',
@@ -171,6 +208,8 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 			maxTokens: o.maxTokens,
 			topP: o.topP,
 			responseFormat: o.responseFormat,
+			jsonSchema: o.responseFormat === 'json_schema' ? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema) : undefined,
+			leaveOutReasoning: o.leaveOutReasoning === true,
 			timeoutMs,
 			idleMs: typeof o.idleTimeout === 'number' && o.idleTimeout > 0 ? o.idleTimeout : DEFAULT_TIMEOUTS.streamIdle,
 		};
@@ -185,6 +224,10 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 		const supply = new TurnSupply(transport, exit, { node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) }, money, ctx);
 		const Model = gatewayModelClass(sdk, toNodeError);
 		const supplied = sdk.supplyModel(ctx, new Model(new GatewayChatCore(transport, opts, [], supply)));
-		return { ...supplied, response: readGatewayUsage(supplied.response) };
+		const sourceOf = (wrapped: unknown) => {
+			const core = (wrapped as { core?: unknown } | undefined)?.core;
+			return core instanceof GatewayChatCore ? { summaries: core.summaries, leaveOutReasoning: core.opts.leaveOutReasoning === true } : undefined;
+		};
+		return { ...supplied, response: bridgeAdapter(supplied.response, sourceOf) };
 	}
 }

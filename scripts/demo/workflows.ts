@@ -30,7 +30,7 @@ export type N = {
 	at?: [number, number];
 };
 /** AI sub-nodes connect to their root node by these types instead of `main` */
-export type ConnType = 'main' | 'ai_languageModel' | 'ai_tool';
+export type ConnType = 'main' | 'ai_languageModel' | 'ai_tool' | 'ai_outputParser';
 /** [from, output, to] (main), or [from, 0, to, type] for a sub-node */
 export type Conn = Array<[string, number, string] | [string, number, string, ConnType]>;
 
@@ -81,6 +81,12 @@ const write = (name: string, folder: string, fileExpr: string): N => ({
 const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({ name, type: `${PKG}.${type}`, typeVersion: 1, parameters, credentials: creds });
 const toText = (name: string, prop: string, fileName: string): N => ({ name, type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } } });
 const CHAT_MODEL = 'GenGateway Chat Model';
+/** the schema of the structured-output example (the Chat Model's JSON Schema and the Structured Output Parser's) */
+export const STRUCTURED_SCHEMA = JSON.stringify(
+	{ type: 'object', properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } }, required: ['answer', 'confidence'], additionalProperties: false },
+	null,
+	2,
+);
 const writesTo = (folder: string) => `Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
 
 export const WORKFLOWS: DemoWorkflow[] = [
@@ -317,6 +323,94 @@ export const WORKFLOWS: DemoWorkflow[] = [
 			['Calculator', 0, 'AI Agent', 'ai_tool'],
 			['AI Agent', 0, 'To Text'],
 			['To Text', 0, 'Write Answer'],
+		],
+	},
+	{
+		id: 'ggdemo21',
+		name: 'GenGateway: AI Agent + thinking model + Calculator → answer.txt',
+		description: "n8n's AI Agent with a thinking model (reasoning beside the answer, required back on the tool-call turn) and the Calculator tool.",
+		folder: 'agent-thinking',
+		steps: [
+			{ node: CHAT_MODEL, items: 2, atLeast: true, turns: true },
+			{ node: 'AI Agent', items: 1 },
+		],
+		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
+		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
+		note: `## AI Agent with a thinking model\nThe **GenGateway Chat Model** runs a thinking model (\`delta-think-r1\`: its reasoning comes as \`reasoning_content\` beside the answer). Thinking models refuse a tool-call turn that comes back without its reasoning; the Chat Model keeps each tool call's reasoning for the execution and sends it back. The reasoning shows in the Chat Model's run data (with each turn's tool calls and cost), never in the agent's answer; *Leave Out Reasoning* hides it.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-thinking')}`,
+		nodes: [
+			trigger,
+			{ name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'What is 12 * 7?', options: { systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.' } } },
+			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('delta-think-r1'), options: { streaming: true } }), at: [0.5, 1.1] },
+			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [1.5, 1.1] },
+			{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] },
+			{ ...write('Write Answer', 'agent-thinking', 'answer.txt'), at: [3.5, 0] },
+		],
+		conn: [
+			['Start', 0, 'AI Agent'],
+			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+			['Calculator', 0, 'AI Agent', 'ai_tool'],
+			['AI Agent', 0, 'To Text'],
+			['To Text', 0, 'Write Answer'],
+		],
+	},
+	{
+		id: 'ggdemo22',
+		name: 'GenGateway: AI Agent asked about an image → answer.txt',
+		description: "n8n's AI Agent passes a PNG read from disk to a vision model of the gateway and answers from it.",
+		folder: 'agent-image',
+		steps: [
+			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
+			{ node: 'AI Agent', items: 1 },
+		],
+		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
+		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
+		note: `## AI Agent asked about an image\n**Read Image** loads \`${INPUT}/input.png\`; the **AI Agent** (*Automatically Passthrough Binary Images* on) hands it to the **GenGateway Chat Model**, which sends it to a vision model (\`alpha-vision-1\`) as an \`image_url\` part (a Data URL; images up to 20 MiB each, 48 MiB per request).\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-image')}`,
+		nodes: [
+			trigger,
+			{ name: 'Read Image', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, parameters: { fileSelector: `${INPUT}/input.png`, options: {} } },
+			{ name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'What is in this picture? Say its format and size.', options: { systemMessage: 'You describe images.', passthroughBinaryImages: true } } },
+			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-vision-1'), options: { streaming: true } }), at: [1.5, 1.1] },
+			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [2.5, 1.1] },
+			{ ...toText('To Text', 'output', 'answer.txt'), at: [3, 0] },
+			{ ...write('Write Answer', 'agent-image', 'answer.txt'), at: [4, 0] },
+		],
+		conn: [
+			['Start', 0, 'Read Image'],
+			['Read Image', 0, 'AI Agent'],
+			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+			['Calculator', 0, 'AI Agent', 'ai_tool'],
+			['AI Agent', 0, 'To Text'],
+			['To Text', 0, 'Write Answer'],
+		],
+	},
+	{
+		id: 'ggdemo23',
+		name: 'GenGateway: AI Agent with structured output (JSON Schema + Structured Output Parser) → answer.json',
+		description: "The GenGateway Chat Model answers against a JSON Schema (checked, one repair request at most) and n8n's Structured Output Parser reads it into fields.",
+		folder: 'agent-structured',
+		steps: [
+			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
+			{ node: 'AI Agent', items: 1 },
+		],
+		write: { node: 'Write JSON', from: 'As JSON Text', kind: 'text', files: 1 },
+		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
+		note: `## Structured output\nThe **GenGateway Chat Model** has *Response Format: JSON Schema*: the request carries the schema (\`response_format: json_schema\`), the answer is checked against it, and one that does not validate gets one repair request (counted in the cost and Max Expected Spend), never more. n8n's **Structured Output Parser** (same schema) turns the answer into fields of \`output\`.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-structured')}`,
+		nodes: [
+			trigger,
+			{ name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'What colour is a clear sky at noon, and how sure are you (0 to 1)?', hasOutputParser: true, options: { systemMessage: 'Answer as JSON with the fields answer and confidence.' } } },
+			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-chat-4o'), options: { streaming: false, responseFormat: 'json_schema', schemaName: 'sky', jsonSchema: STRUCTURED_SCHEMA } }), at: [0.5, 1.1] },
+			{ name: 'Structured Output Parser', type: '@n8n/n8n-nodes-langchain.outputParserStructured', typeVersion: 1.3, parameters: { schemaType: 'manual', inputSchema: STRUCTURED_SCHEMA }, at: [1.5, 1.1] },
+			{ name: 'As JSON Text', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: 'return $input.all().map((i) => ({ json: { text: JSON.stringify(i.json.output) } }));' }, at: [2.5, 0] },
+			{ ...toText('To Text', 'text', 'answer.json'), at: [3.5, 0] },
+			{ ...write('Write JSON', 'agent-structured', 'answer.json'), at: [4.5, 0] },
+		],
+		conn: [
+			['Start', 0, 'AI Agent'],
+			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+			['Structured Output Parser', 0, 'AI Agent', 'ai_outputParser'],
+			['AI Agent', 0, 'As JSON Text'],
+			['As JSON Text', 0, 'To Text'],
+			['To Text', 0, 'Write JSON'],
 		],
 	},
 ];

@@ -25,7 +25,8 @@ const step = (entries: SummaryEntry[], workflow: string, name: string) => {
 
 const withPipeline = N8N_MAJOR === '1';
 /** the workflows n8n 1.x cannot run (the AI Agent needs n8n 2.16), and those this n8n runs */
-const SKIPPED = N8N_MAJOR === '1' ? ['agent'] : [];
+const AGENTS = ['agent', 'agent-thinking', 'agent-image', 'agent-structured'];
+const SKIPPED = N8N_MAJOR === '1' ? AGENTS : [];
 const RAN = WORKFLOWS.filter((w) => !SKIPPED.includes(w.folder));
 
 /** Runs `fn` with this process's stdout swallowed (restored after, whatever happens). */
@@ -150,10 +151,20 @@ describe('demo workflows in real n8n', () => {
 			const during = (time: number) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
 			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => `${l.server} ${l.path} ${l.status} ${l.auth}`)).toEqual(Array(agentTurns).fill('gateway /v1/chat/completions 200 true'));
 			expect(ledger.filter((l) => during(l.time) && l.kind === 'charge').map((l) => l.model)).toEqual(Array(agentTurns).fill('alpha-chat-4o'));
+			// issue 34: a thinking model with the Calculator (its reasoning went back: two turns, no 400), an image question
+			// answered from the PNG, a structured answer read by the Structured Output Parser
+			expect(readFileSync(join(outDir, 'agent-thinking/answer.txt'), 'utf8')).toBe('The result is 84.');
+			expect(runCount(runs['agent-thinking'], 'GenGateway Chat Model')).toBe(2);
+			expect(readFileSync(join(outDir, 'agent-image/answer.txt'), 'utf8')).toContain('png 768x512');
+			expect(JSON.parse(readFileSync(join(outDir, 'agent-structured/answer.json'), 'utf8'))).toEqual({ answer: expect.any(String), confidence: 0 });
 		} else {
-			expect(entries.filter((e) => e.workflow === 'agent')).toEqual([{ workflow: 'agent', step: 'not run', ok: true, skipped: expect.stringMatching(/^needs n8n 2\.16 or newer .*; this is n8n 1\./), files: [] }]);
-			expect(existsSync(join(outDir, 'agent'))).toBe(false);
+			for (const a of AGENTS) {
+				expect(entries.filter((e) => e.workflow === a)).toEqual([{ workflow: a, step: 'not run', ok: true, skipped: expect.stringMatching(/^needs n8n 2\.16 or newer .*; this is n8n 1\./), files: [] }]);
+				expect(existsSync(join(outDir, a))).toBe(false);
+			}
 		}
+		// the other agents' model calls: two turns (thinking), one (image), one (structured, valid at once)
+		const moreAgentCalls = ran.includes('agent-thinking') ? 4 : 0;
 
 		// the execution budget: the first batch was paid (two POSTs, two charges), the second was refused by Max Expected
 		// Spend before any request, and n8n's database holds the execution's custom data: what the gateway charged
@@ -187,8 +198,8 @@ describe('demo workflows in real n8n', () => {
 			[
 				'alt /v1/videos',
 				'alt /v1/videos',
-				// the chat workflow's call, then one per model turn of the agent
-				...Array(1 + agentTurns).fill('gateway /v1/chat/completions'),
+				// the chat workflow's call, then one per model turn of the agents
+				...Array(1 + agentTurns + moreAgentCalls).fill('gateway /v1/chat/completions'),
 				'gateway /v1/images/edits/async',
 				'gateway /v1/images/generations/async',
 				'gateway /v1/images/generations/async',

@@ -5,6 +5,8 @@ import { transportTimeout } from '../../shared/text/description';
 import { textBatch } from '../../shared/text/batch';
 import { messagesFromJson } from '../../shared/text/messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
+import { itemImages, withChatImages } from '../../shared/text/images';
+import { chatResponseFormat, readJsonSchemaFormat } from '../../shared/text/jsonSchema';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow } from '../../shared/validate';
 
@@ -14,14 +16,18 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 	return runPaidBatch(
 		ctx,
 		transport,
-		textBatch(ctx, transport, 'chat', (i, extraBody) => {
+		textBatch(ctx, transport, 'chat', async (i, extraBody) => {
 			const messages =
 				ctx.getNodeParameter('messagesFrom', i, 'ui') === 'json'
 					? messagesFromJson(ctx.getNodeParameter('messagesJson', i), 'Messages JSON')
 					: ((ctx.getNodeParameter('messages', i, {}) as { values?: unknown[] }).values ?? []);
 			const model = readModel(ctx, i);
-			const body = mergeExtra({ model, messages, stream: ctx.getNodeParameter('stream', i, false) }, extraBody, 'Extra Body Fields', RESERVED_FIELDS.chat);
-			return { body: parseOrThrow(chatBodySchema, body), model };
+			const o = ctx.getNodeParameter('options', i, {}) as { responseFormat?: string; jsonSchema?: unknown; schemaName?: unknown; strictSchema?: unknown };
+			const schema = o.responseFormat === 'json_schema' ? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema) : undefined;
+			const format = schema ? { response_format: chatResponseFormat(schema) } : o.responseFormat === 'json_object' ? { response_format: { type: 'json_object' } } : {};
+			const own = { model, messages: withChatImages(messages, await itemImages(ctx, i)), stream: ctx.getNodeParameter('stream', i, false), ...format };
+			const body = mergeExtra(own, extraBody, 'Extra Body Fields', [...RESERVED_FIELDS.chat, ...Object.keys(format)]);
+			return { body: parseOrThrow(chatBodySchema, body), model, schema };
 		}),
 		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },
 	);

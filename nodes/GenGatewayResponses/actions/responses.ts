@@ -4,6 +4,7 @@ import { runPaidBatch } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
 import { textBatch } from '../../shared/text/batch';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
+import { itemImages, withResponsesImages } from '../../shared/text/images';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow } from '../../shared/validate';
 
@@ -13,9 +14,10 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 	return runPaidBatch(
 		ctx,
 		transport,
-		textBatch(ctx, transport, 'responses', (i, extraBody) => {
+		textBatch(ctx, transport, 'responses', async (i, extraBody) => {
 			const model = readModel(ctx, i);
-			const body = mergeExtra({ model, input: ctx.getNodeParameter('input', i, ''), stream: ctx.getNodeParameter('stream', i, false) }, extraBody, 'Extra Body Fields', RESERVED_FIELDS.responses);
+			const input = withResponsesImages(ctx.getNodeParameter('input', i, ''), await itemImages(ctx, i));
+			const body = mergeExtra({ model, input, stream: ctx.getNodeParameter('stream', i, false) }, extraBody, 'Extra Body Fields', RESERVED_FIELDS.responses);
 			return { body: parseOrThrow(responsesBodySchema, body), model };
 		}),
 		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },

@@ -30,7 +30,9 @@ import { ChatStreamAccumulator, ChatStreamParser, chatFromJson } from '../text/c
 import { ResponsesStreamParser, responsesFromJson } from '../text/responsesStream';
 import { StreamError, pumpStream } from '../text/sse';
 import type { ChatModelConfig, GenerateResult, Message, MessageContent, StreamChunk, TokenUsage } from './sdk';
-import { chatCallsFrom, chatTools, finishReasonOf, responsesCallsFrom, responsesTools, toChatMessages, toolCallContent, toResponsesInput, usageFrom, type RawToolCall, type WireTool } from './wire';
+import { chatCallsFrom, chatTools, finishReasonOf, ImagePartError, responsesCallsFrom, responsesReasoningFrom, responsesTools, toChatMessages, toolCallContent, toResponsesInput, usageFrom, type RawToolCall, type ReasoningField, type WireTool } from './wire';
+import { ReasoningStore } from './reasoning';
+import { chatResponseFormat, checkAgainstSchema, repairPrompt, responsesTextFormat, type JsonSchemaFormat } from '../text/jsonSchema';
 
 export interface GatewayModelOptions {
 	model: string;
@@ -41,8 +43,11 @@ export interface GatewayModelOptions {
 	temperature?: number;
 	maxTokens?: number;
 	topP?: number;
-	/** `json_object`: JSON mode */
-	responseFormat?: 'text' | 'json_object';
+	/** `json_object`: JSON mode; `json_schema`: the answer must validate against `jsonSchema` (one repair request at most) */
+	responseFormat?: 'text' | 'json_object' | 'json_schema';
+	jsonSchema?: JsonSchemaFormat;
+	/** leave the model's reasoning out of the message the agent keeps and of the run data (it is still sent back where the gateway requires it) */
+	leaveOutReasoning?: boolean;
 	/** how long the answer may take to start (non-streaming: the whole answer), also the window of the 429 resend */
 	timeoutMs: number;
 	/** longest gap in a stream */
@@ -53,6 +58,33 @@ export { MIN_REFUSAL_WAIT_MS } from '../runners/send';
 
 /** An image part given by address counts as this many prompt tokens in a turn's bound (its bytes say nothing of its pixels). */
 export const IMAGE_TOKEN_BOUND = 16_384;
+
+/**
+ * Request fields beyond the spec's bodies that a gateway may refuse with a 400 (which created nothing) and that a turn
+ * can do without: the turn is sent once more without the named one, and later turns of the execution leave it out.
+ * Nothing else is ever sent again (tools, max_tokens, response_format, stop and images change what the answer is or
+ * what it may cost).
+ */
+export const OPTIONAL_FIELDS = ['stream_options', 'temperature', 'top_p'] as const;
+type OptionalField = (typeof OPTIONAL_FIELDS)[number];
+
+/** The optional field a 400's message names (e.g. "Unrecognized request argument supplied: stream_options"), when the body has it. */
+export function refusedOptionalField(err: unknown, body: Record<string, unknown>): OptionalField | undefined {
+	if (!(err instanceof GatewayHttpError) || err.status !== 400) return undefined;
+	const text = `${err.gatewayMessage} ${err.code ?? ''}`;
+	return OPTIONAL_FIELDS.find((f) => f in body && new RegExp(`(^|[^A-Za-z0-9_])${f}([^A-Za-z0-9_]|$)`).test(text));
+}
+
+/** What one model turn showed, for the sub-node's run data (n8n's tracing keeps only the text of a generation). */
+export interface TurnSummary {
+	text: string;
+	tool_calls?: Array<{ id?: string; name: string; args: string }>;
+	reasoning?: string;
+	cost?: Record<string, unknown>;
+	usage?: TokenUsage;
+	/** a JSON Schema answer that needed the repair request: what was wrong with the first, and what that call cost */
+	repaired?: { errors: string[]; cost?: Record<string, unknown> };
+}
 
 /** An error for the agent: the gateway's message first, the HTTP status, then what to do. Redacted. */
 export class GatewayModelError extends Error {
@@ -76,16 +108,27 @@ interface Turn {
 	rawUsage?: unknown;
 	/** the turn's cost, as the action nodes' items give it */
 	cost?: Record<string, unknown>;
+	/** the thinking model's reasoning, and the field it came in (chat) */
+	reasoning?: string;
+	reasoningField?: ReasoningField;
+	/** the first answer of a JSON Schema turn that did not validate (the turn is then the repair request's) */
+	repairOf?: { errors: string[]; cost?: Record<string, unknown>; usage?: TokenUsage };
 }
 
 /**
  * What the Chat Model's turns share within one supply (one root run): its place, the ordinal of the next call, the
  * execution's book and money record, the money options and the exit everything leaves through.
  */
+/** A Chat Model call's place counts its calls per turn number: item = (turn − 1) × TURN_SLOT + the call's ordinal in that turn. */
+export const TURN_SLOT = 1000;
+
 export class TurnSupply {
-	private next = 0;
+	/** calls so far in this supply, by the turn number their messages show */
+	private readonly next = new Map<number, number>();
 	readonly spend: ExecutionSpend;
 	private prices?: Promise<Prices>;
+	/** optional fields a gateway refused with a 400 in this supply: later turns leave them out */
+	readonly refused = new Set<string>();
 
 	constructor(
 		readonly transport: GatewayTransport,
@@ -97,9 +140,16 @@ export class TurnSupply {
 		this.spend = new ExecutionSpend(ctx as never);
 	}
 
-	/** The place of the next call. */
-	nextPlace(): Place {
-		return { ...this.where, item: this.next++ };
+	/**
+	 * The place of the next call of this turn number. n8n 2.41.1's AI Agent (V3) runs each tool round as a new
+	 * execution of the agent under the same run index, with a new supply of this model: a count of calls alone would
+	 * start at 0 again and take the first turn's place (and answer). The turn number its messages show tells the rounds
+	 * apart, and a Retry On Fail re-run, which starts again at turn 1, still finds the places it had.
+	 */
+	nextPlace(turn = 1): Place {
+		const n = this.next.get(turn) ?? 0;
+		this.next.set(turn, n + 1);
+		return { ...this.where, item: (turn - 1) * TURN_SLOT + n };
 	}
 
 	pricesOnce(): Promise<Prices> {
@@ -190,17 +240,23 @@ class ObjectArgsAccumulator extends ChatStreamAccumulator {
 export class GatewayChatCore {
 	private turns = 0;
 	private readonly supply: TurnSupply;
+	/** the reasoning of this execution's tool-call turns, by tool call ID */
+	readonly reasoning: ReasoningStore;
+	/** what the last turns showed, oldest first, for the run data (taken by the SDK adapter's tracing as each call ends) */
+	readonly summaries: TurnSummary[] = [];
 	constructor(
 		private readonly transport: GatewayTransport,
 		readonly opts: GatewayModelOptions,
 		private readonly tools: WireTool[] = [],
 		supply?: TurnSupply,
+		reasoning?: ReasoningStore,
 	) {
 		this.supply = supply ?? new TurnSupply(transport, undefined as never, { node: 'chat-model', run: 0 }, { allowUnpriced: false, group: {} }, undefined);
+		this.reasoning = reasoning ?? new ReasoningStore(transport.signal, opts.model);
 	}
 
 	withTools(tools: WireTool[]): GatewayChatCore {
-		return new GatewayChatCore(this.transport, this.opts, tools, this.supply);
+		return new GatewayChatCore(this.transport, this.opts, tools, this.supply, this.reasoning);
 	}
 
 	get path(): string {
@@ -213,29 +269,65 @@ export class GatewayChatCore {
 		const temperature = config.temperature ?? o.temperature;
 		const topP = config.topP ?? o.topP;
 		const maxTokens = config.maxTokens ?? o.maxTokens;
+		const refused = this.supply.refused;
 		if (o.useResponsesApi) {
 			const b: Json = { model: o.model, input: toResponsesInput(messages), stream };
 			if (this.tools.length) b.tools = responsesTools(this.tools);
-			if (temperature !== undefined) b.temperature = temperature;
-			if (topP !== undefined) b.top_p = topP;
+			if (temperature !== undefined && !refused.has('temperature')) b.temperature = temperature;
+			if (topP !== undefined && !refused.has('top_p')) b.top_p = topP;
 			if (maxTokens !== undefined) b.max_output_tokens = maxTokens;
 			if (o.responseFormat === 'json_object') b.text = { format: { type: 'json_object' } };
+			if (o.responseFormat === 'json_schema' && o.jsonSchema) b.text = responsesTextFormat(o.jsonSchema);
 			return b;
 		}
-		const b: Json = { model: o.model, messages: toChatMessages(messages), stream };
-		if (stream) b.stream_options = { include_usage: true };
+		const b: Json = { model: o.model, messages: toChatMessages(messages, this.reasoning), stream };
+		if (stream && !refused.has('stream_options')) b.stream_options = { include_usage: true };
 		if (this.tools.length) b.tools = chatTools(this.tools);
-		if (temperature !== undefined) b.temperature = temperature;
-		if (topP !== undefined) b.top_p = topP;
+		if (temperature !== undefined && !refused.has('temperature')) b.temperature = temperature;
+		if (topP !== undefined && !refused.has('top_p')) b.top_p = topP;
 		if (maxTokens !== undefined) b.max_tokens = maxTokens;
 		if (config.stopSequences?.length) b.stop = config.stopSequences;
 		if (o.responseFormat === 'json_object') b.response_format = { type: 'json_object' };
+		if (o.responseFormat === 'json_schema' && o.jsonSchema) b.response_format = chatResponseFormat(o.jsonSchema);
 		return b;
 	}
 
 	async generate(messages: Message[], config?: ChatModelConfig): Promise<GenerateResult> {
-		const turn = await this.turn(messages, config);
+		const turn = await this.answer(messages, config);
 		return this.result(turn);
+	}
+
+	/** The turn, and with a JSON Schema its check: an answer that does not validate gets one repair request, never more. */
+	private async answer(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
+		const schema = this.opts.responseFormat === 'json_schema' ? this.opts.jsonSchema : undefined;
+		// with a schema the text is held back until it validated: nothing that fails it reaches the agent or the chat
+		let delivered = false;
+		const live = (t: string) => {
+			delivered = true;
+			onDelta?.(t);
+		};
+		const first = await this.turn(messages, config, schema ? undefined : live);
+		if (!schema || first.calls.length) {
+			// a plain answer (streaming off) is handed on whole
+			if (!delivered && first.text) onDelta?.(first.text);
+			return first;
+		}
+		const check = checkAgainstSchema(first.text, schema.schema);
+		if (check.ok) {
+			if (first.text) onDelta?.(first.text);
+			return first;
+		}
+		const repair: Message[] = [...messages, { role: 'assistant', content: [{ type: 'text', text: first.text }] }, { role: 'user', content: [{ type: 'text', text: repairPrompt(check.errors) }] }];
+		const second = await this.turn(repair, config);
+		const again = second.calls.length ? { ok: false as const, errors: ['the repair answer called tools instead of answering'] } : checkAgainstSchema(second.text, schema.schema);
+		if (!again.ok) {
+			throw new GatewayModelError(
+				this.transport.redact(`GenGateway: the model's answer does not match the JSON Schema "${schema.name}", also after one repair request: ${again.errors.join('; ')}`),
+				this.transport.redact(`Model ${this.opts.model}. The first answer failed with: ${check.errors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`),
+			);
+		}
+		if (second.text) onDelta?.(second.text);
+		return { ...second, repairOf: { errors: check.errors, cost: first.cost, usage: first.usage } };
 	}
 
 	/** Text as it arrives (streaming on), then the turn's tool calls whole, one chunk each, then `finish` with the usage. */
@@ -247,7 +339,7 @@ export class GatewayChatCore {
 		let done = false;
 		let turn: Turn | undefined;
 		let failure: unknown;
-		const running = this.turn(messages, config, (delta) => {
+		const running = this.answer(messages, config, (delta) => {
 			const out = redacted.write(delta);
 			if (out) queue.push(out);
 			wake?.();
@@ -272,9 +364,9 @@ export class GatewayChatCore {
 		const rest = redacted.end();
 		if (rest) yield { type: 'text-delta', delta: rest };
 		const result = this.result(turn!);
-		if (!this.opts.streaming && turn!.text) yield { type: 'text-delta', delta: redactorFor(this.transport.redactionSecrets).text(turn!.text) };
 		for (const c of result.message.content) {
-			if (c.type === 'tool-call') {
+			if (c.type === 'reasoning') yield { type: 'content', content: c };
+			else if (c.type === 'tool-call') {
 				const call = c as Extract<MessageContent, { type: 'tool-call' }>;
 				yield { type: 'tool-call-delta', id: call.toolCallId, name: call.toolName, argumentsDelta: call.input };
 			} else if (c.type === 'invalid-tool-call') yield { type: 'content', content: c };
@@ -284,16 +376,36 @@ export class GatewayChatCore {
 
 	private result(turn: Turn): GenerateResult {
 		const content: MessageContent[] = [];
+		const show = turn.reasoning !== undefined && !this.opts.leaveOutReasoning;
+		if (show) content.push({ type: 'reasoning', text: turn.reasoning! });
 		if (turn.text) content.push({ type: 'text', text: turn.text });
 		const calls = toolCallContent(turn.calls, turn.id ?? String(this.turns));
 		content.push(...calls);
+		if (turn.reasoningField) {
+			// kept for the execution by the tool calls it led to: the gateway wants it back with them
+			const ids = calls.map((c) => (c as { toolCallId?: string }).toolCallId ?? '');
+			if (ids.length) this.reasoning.keep(ids, turn.reasoning ?? '', turn.reasoningField);
+			else this.reasoning.sawField(turn.reasoningField);
+		}
+		const usage = turn.repairOf?.usage && turn.usage ? addUsage(turn.usage, turn.repairOf.usage) : turn.usage;
+		const redactor = redactorFor(this.transport.redactionSecrets);
+		const summary: TurnSummary = {
+			text: turn.text,
+			...(calls.length ? { tool_calls: calls.map((c) => ({ id: (c as { toolCallId?: string }).toolCallId, name: (c as { toolName?: string; name?: string }).toolName ?? (c as { name?: string }).name ?? '', args: (c as { input?: string; args?: string }).input ?? (c as { args?: string }).args ?? '' })) } : {}),
+			...(show ? { reasoning: turn.reasoning } : {}),
+			...(turn.cost ? { cost: turn.cost } : {}),
+			...(usage ? { usage } : {}),
+			...(turn.repairOf ? { repaired: { errors: turn.repairOf.errors, ...(turn.repairOf.cost ? { cost: turn.repairOf.cost } : {}) } } : {}),
+		};
+		this.summaries.push(redactor.value(summary));
+		if (this.summaries.length > 64) this.summaries.shift();
 		// everything the model hands the agent leaves redacted (a key split across stream deltas is whole here)
-		return redactorFor(this.transport.redactionSecrets).value({
+		return redactor.value({
 			id: turn.id,
 			finishReason: finishReasonOf(turn.finish, calls.length > 0),
-			usage: turn.usage,
+			usage,
 			message: { role: 'assistant', id: turn.id, content },
-			...(turn.cost ? { providerMetadata: { gengateway_cost: turn.cost } } : {}),
+			...(turn.cost ? { providerMetadata: { gengateway_cost: turn.cost, ...(turn.repairOf ? { gengateway_repair: summary.repaired } : {}) } } : {}),
 		} as GenerateResult);
 	}
 
@@ -301,9 +413,9 @@ export class GatewayChatCore {
 	private async turn(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
 		this.turns++;
 		const s = this.supply;
-		const place = s.nextPlace();
-		const shape = shapeOf(messages);
 		const turnNo = turnNumber(messages);
+		const place = s.nextPlace(turnNo);
+		const shape = shapeOf(messages);
 		const earlier = s.earlier(place, shape);
 		if (earlier && 'sent' in earlier) {
 			// a re-run (Retry On Fail on the agent): the answer this call already got, never a second payment
@@ -312,22 +424,38 @@ export class GatewayChatCore {
 		}
 		if (earlier) {
 			throw new GatewayModelError(
-				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${place.item + 1} of this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
+				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${(place.item % TURN_SLOT) + 1} of that turn in this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
 				this.transport.redact(`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time, whatever its messages say this time (n8n's Retry On Fail runs the agent again). Check the gateway's usage records, then run the workflow again.`),
 			);
 		}
-		const body = this.body(messages, config);
+		let body: Json;
+		try {
+			body = this.body(messages, config);
+		} catch (err) {
+			if (err instanceof ImagePartError) throw new GatewayModelError(this.transport.redact(`GenGateway: ${err.message}`), `Nothing was sent (model ${this.opts.model}). Send smaller images, fewer of them, or images by http(s) address.`);
+			throw err;
+		}
 		const priced = await this.priceTurn(body, config);
 		let entry: LedgerEntry<Turn>;
 		try {
 			let gaveUp = '';
-			const sent = await sendPaid(() => (this.opts.streaming ? this.sendStream(body, onDelta) : this.sendPlain(body)), {
-				refusalWindowMs: this.opts.timeoutMs,
-				sleep: (ms) => this.transport.sleep(ms),
-				onGiveUp: (_err, wait) => (gaveUp = `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the request timeout.`),
-			}).catch((err: unknown) => {
+			const send = (b: Json) =>
+				sendPaid(() => (this.opts.streaming ? this.sendStream(b, onDelta) : this.sendPlain(b)), {
+					refusalWindowMs: this.opts.timeoutMs,
+					sleep: (ms) => this.transport.sleep(ms),
+					onGiveUp: (_err, wait) => (gaveUp = `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the request timeout.`),
+				});
+			const sent = await send(body).catch(async (err: unknown) => {
 				if (err instanceof SpentError) throw err;
-				throw this.explain(err, gaveUp);
+				// a 400 that names an optional field created nothing: the turn goes once more without it, and later turns leave it out
+				const field = refusedOptionalField(err, body);
+				if (!field) throw this.explain(err, gaveUp);
+				s.refused.add(field);
+				const { [field]: _dropped, ...without } = body;
+				return send(without).catch((again: unknown) => {
+					if (again instanceof SpentError) throw again;
+					throw this.explain(again, `It was sent once without ${field} after the gateway refused that field (${(err as GatewayHttpError).gatewayMessage}).`);
+				});
 			});
 			entry = { sent: sent };
 		} catch (err) {
@@ -391,10 +519,10 @@ export class GatewayChatCore {
 	private fromJson(json: Json): Turn {
 		if (this.opts.useResponsesApi) {
 			const r = responsesFromJson(json);
-			return { text: r.text, calls: responsesCallsFrom(json), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
+			return { text: r.text, calls: responsesCallsFrom(json), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, reasoning: responsesReasoningFrom(json) };
 		}
 		const r = chatFromJson(json);
-		return { text: r.content, calls: chatCallsFrom(r.toolCalls, json), finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
+		return { text: r.content, calls: chatCallsFrom(r.toolCalls, json), finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, ...reasoningOf(r) };
 	}
 
 	private async sendStream(body: Json, onDelta?: (t: string) => void): Promise<Turn> {
@@ -418,7 +546,7 @@ export class GatewayChatCore {
 			const parser = new ResponsesStreamParser(onDelta);
 			await pumpStream(res.body, parser, { idleMs: this.opts.idleMs, signal: this.transport.signal });
 			const r = parser.result;
-			return { text: r.text, calls: responsesCallsFrom(r.response), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
+			return { text: r.text, calls: responsesCallsFrom(r.response), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, reasoning: responsesReasoningFrom(r.response) };
 		}
 		const acc = new ObjectArgsAccumulator();
 		const parser = new ChatStreamParser(onDelta, acc);
@@ -429,7 +557,7 @@ export class GatewayChatCore {
 			const obj = idx !== undefined && !c.function.arguments ? acc.objectArgs.get(idx) : undefined;
 			return { id: c.id, name: c.function.name, arguments: obj ?? c.function.arguments };
 		});
-		return { text: r.content, calls, finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage };
+		return { text: r.content, calls, finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, ...reasoningOf(r) };
 	}
 
 	/** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
@@ -464,6 +592,21 @@ export class GatewayChatCore {
 		const message = err instanceof Error ? err.message : String(err);
 		return new GatewayModelError(redact(`GenGateway: ${message}`), redact(`POST ${this.path}, model ${this.opts.model}.`));
 	}
+}
+
+/** A chat answer's reasoning and its field, when the model sent one. */
+function reasoningOf(r: { reasoning: string; reasoningField?: ReasoningField }): Pick<Turn, 'reasoning' | 'reasoningField'> {
+	return r.reasoningField ? { reasoning: r.reasoning, reasoningField: r.reasoningField } : {};
+}
+
+/** Two calls' usage together (a JSON Schema answer and its repair request). */
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+	const out: TokenUsage = { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
+	const cached = (a.inputTokenDetails?.cacheRead ?? 0) + (b.inputTokenDetails?.cacheRead ?? 0);
+	const reasoning = (a.outputTokenDetails?.reasoning ?? 0) + (b.outputTokenDetails?.reasoning ?? 0);
+	if (cached) out.inputTokenDetails = { cacheRead: cached };
+	if (reasoning) out.outputTokenDetails = { reasoning };
+	return out;
 }
 
 /** A whole (bounded) body as UTF-8. */

@@ -7,6 +7,122 @@ import type { FinishReason, Message, MessageContent, TokenUsage } from './sdk';
 
 type Json = Record<string, unknown>;
 
+/** The field a thinking model's reasoning travels in: DeepSeek-style `reasoning_content`, or `reasoning` where a gateway names it so. */
+export type ReasoningField = 'reasoning_content' | 'reasoning';
+
+/** What a tool-call turn's reasoning is, for the next requests: its text and the field the gateway used for it. */
+export interface KeptReasoning {
+	text: string;
+	field: ReasoningField;
+}
+
+/** How the wire finds a tool-call turn's reasoning the agent did not hand back (by tool call ID), and which field to use. */
+export interface ReasoningSource {
+	/** the reasoning kept for the turn that made this tool call */
+	byCall(toolCallId: string): KeptReasoning | undefined;
+	/** the field the gateway used in this execution, when it used one (a thinking model): then every tool-call turn carries it */
+	field(): ReasoningField | undefined;
+}
+
+/** Each image at most this many bytes (decoded), all images of one request together at most IMAGES_MAX_BYTES: checked before sending. */
+export const IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+export const IMAGES_MAX_BYTES = 48 * 1024 * 1024;
+
+/** An image part the package refuses before sending (nothing left). */
+export class ImagePartError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'ImagePartError';
+	}
+}
+
+/** One image of a message: its address (a Data URL or an http(s) URL), its decoded size when it is a Data URL, an OpenAI `detail`. */
+export interface WireImage {
+	url: string;
+	bytes: number;
+	detail?: string;
+}
+
+const reasoningOf = (content: MessageContent[]): string | undefined => {
+	const parts = content.filter((c) => c.type === 'reasoning' && typeof (c as { text?: unknown }).text === 'string');
+	return parts.length ? parts.map((c) => (c as { text: string }).text).join('') : undefined;
+};
+
+/** Decoded bytes of Base64 text (padding and whitespace aside), without decoding it. */
+export function base64Bytes(b64: string): number {
+	const clean = b64.replace(/\s+/g, '');
+	const pad = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+	return Math.max(0, Math.floor((clean.length * 3) / 4) - pad);
+}
+
+/** An image given as a Data URL or an http(s) address: its wire form; anything else is refused. */
+export function imageFromUrl(url: string, detail?: string): WireImage {
+	const u = url.trim();
+	if (/^data:/i.test(u)) {
+		const m = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(u.slice(0, 200));
+		if (!m) throw new ImagePartError(`an image given as a Data URL must be data:image/<type>;base64,<data> (got ${JSON.stringify(u.slice(0, 40))}…)`);
+		return { url: u, bytes: base64Bytes(u.slice(m[0].length)), ...(detail ? { detail } : {}) };
+	}
+	if (/^https?:\/\//i.test(u)) return { url: u, bytes: 0, ...(detail ? { detail } : {}) };
+	throw new ImagePartError(`an image must be a Data URL (data:image/…;base64,…) or an http(s) address (got ${JSON.stringify(u.slice(0, 40))})`);
+}
+
+/** The images of an SDK message: `file` contents of an image type (bytes or Base64, or an address in providerMetadata.url). */
+function imagesOf(content: MessageContent[]): WireImage[] {
+	const out: WireImage[] = [];
+	for (const c of content) {
+		if (c.type !== 'file') continue;
+		const f = c as { mediaType?: unknown; data?: unknown; providerMetadata?: { url?: unknown; detail?: unknown } };
+		const media = typeof f.mediaType === 'string' ? f.mediaType.toLowerCase() : '';
+		const url = typeof f.providerMetadata?.url === 'string' ? f.providerMetadata.url : undefined;
+		const detail = typeof f.providerMetadata?.detail === 'string' ? f.providerMetadata.detail : undefined;
+		if (url && (!f.data || typeof f.data !== 'string' || !f.data.length)) {
+			out.push(imageFromUrl(url, detail));
+			continue;
+		}
+		if (!media.startsWith('image/')) throw new ImagePartError(`a file part of type ${media || 'unknown'} cannot be sent: the gateway's chat takes text and images only`);
+		if (typeof f.data === 'string') {
+			if (/^data:/i.test(f.data) || /^https?:\/\//i.test(f.data)) out.push(imageFromUrl(f.data, detail));
+			else out.push({ url: `data:${media};base64,${f.data.replace(/\s+/g, '')}`, bytes: base64Bytes(f.data), ...(detail ? { detail } : {}) });
+		} else if (f.data instanceof Uint8Array) {
+			out.push({ url: `data:${media};base64,${Buffer.from(f.data).toString('base64')}`, bytes: f.data.length, ...(detail ? { detail } : {}) });
+		} else throw new ImagePartError(`an image part of type ${media} carries no data and no address`);
+	}
+	return out;
+}
+
+/** The size bound of a request's images, checked before anything is sent. */
+export function checkImageBounds(images: WireImage[]): void {
+	let total = 0;
+	for (const [i, img] of images.entries()) {
+		if (img.bytes > IMAGE_MAX_BYTES) throw new ImagePartError(`image ${i + 1} is ${(img.bytes / 1048576).toFixed(1)} MiB; the package sends images of at most ${IMAGE_MAX_BYTES / 1048576} MiB each`);
+		total += img.bytes;
+	}
+	if (total > IMAGES_MAX_BYTES) throw new ImagePartError(`the request's images are ${(total / 1048576).toFixed(1)} MiB together; the package sends at most ${IMAGES_MAX_BYTES / 1048576} MiB of images in one request`);
+}
+
+/** Chat content of a user (or system) message: plain text, or parts when it holds images. */
+function chatContent(m: Message, images: WireImage[]): unknown {
+	const mine = imagesOf(m.content);
+	if (!mine.length) return textOf(m.content);
+	images.push(...mine);
+	const parts: Json[] = [];
+	const text = textOf(m.content);
+	if (text) parts.push({ type: 'text', text });
+	for (const img of mine) parts.push({ type: 'image_url', image_url: { url: img.url, ...(img.detail ? { detail: img.detail } : {}) } });
+	return parts;
+}
+
+/** The reasoning an assistant message with tool calls carries back: its own, else the one kept for its calls, else "" where the gateway thinks. */
+function reasoningBack(m: Message, calls: Array<{ id: string }>, source?: ReasoningSource): { field: ReasoningField; text: string } | undefined {
+	const own = reasoningOf(m.content);
+	const kept = calls.map((c) => source?.byCall(c.id)).find((k) => k !== undefined);
+	const field = kept?.field ?? source?.field();
+	const text = own ?? kept?.text;
+	if (text !== undefined) return { field: field ?? 'reasoning_content', text };
+	return field ? { field, text: '' } : undefined;
+}
+
 export interface WireTool {
 	name: string;
 	description?: string;
@@ -33,9 +149,14 @@ function toolResultsOf(content: MessageContent[]): Array<{ id: string; output: s
 		.map((c) => ({ id: c.toolCallId, output: resultText(c.result) }));
 }
 
-/** `messages` of a chat-completions body. */
-export function toChatMessages(messages: Message[]): Json[] {
+/**
+ * `messages` of a chat-completions body. An assistant message that made tool calls carries its reasoning back in the
+ * field the gateway used (thinking models refuse the request without it); user messages with images become content
+ * parts (`image_url`). The images' size bound is checked here, before anything is sent.
+ */
+export function toChatMessages(messages: Message[], reasoning?: ReasoningSource): Json[] {
 	const out: Json[] = [];
+	const images: WireImage[] = [];
 	for (const m of messages) {
 		if (m.role === 'tool') {
 			for (const r of toolResultsOf(m.content)) out.push({ role: 'tool', tool_call_id: r.id, content: r.output });
@@ -44,18 +165,24 @@ export function toChatMessages(messages: Message[]): Json[] {
 		if (m.role === 'assistant') {
 			const calls = toolCallsOf(m.content);
 			const msg: Json = { role: 'assistant', content: textOf(m.content) || (calls.length ? null : '') };
-			if (calls.length) msg.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+			if (calls.length) {
+				msg.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+				const back = reasoningBack(m, calls, reasoning);
+				if (back) msg[back.field] = back.text;
+			}
 			out.push(msg);
 			continue;
 		}
-		out.push({ role: m.role, content: textOf(m.content) });
+		out.push({ role: m.role, content: chatContent(m, images) });
 	}
+	checkImageBounds(images);
 	return out;
 }
 
-/** `input` items of a responses body. */
+/** `input` items of a responses body (images as `input_image` parts of their message; bounded as in chat). */
 export function toResponsesInput(messages: Message[]): Json[] {
 	const out: Json[] = [];
+	const images: WireImage[] = [];
 	for (const m of messages) {
 		if (m.role === 'tool') {
 			for (const r of toolResultsOf(m.content)) out.push({ type: 'function_call_output', call_id: r.id, output: r.output });
@@ -67,9 +194,32 @@ export function toResponsesInput(messages: Message[]): Json[] {
 			for (const c of toolCallsOf(m.content)) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args });
 			continue;
 		}
-		out.push({ role: m.role, content: text });
+		const mine = imagesOf(m.content);
+		if (!mine.length) {
+			out.push({ role: m.role, content: text });
+			continue;
+		}
+		images.push(...mine);
+		const parts: Json[] = text ? [{ type: 'input_text', text }] : [];
+		for (const img of mine) parts.push({ type: 'input_image', image_url: img.url, ...(img.detail ? { detail: img.detail } : {}) });
+		out.push({ role: m.role, content: parts });
 	}
+	checkImageBounds(images);
 	return out;
+}
+
+/** The reasoning of a responses answer: its `reasoning` output items (summary texts, or reasoning text content). */
+export function responsesReasoningFrom(response: Json | undefined): string | undefined {
+	const output = Array.isArray(response?.output) ? (response.output as Json[]) : [];
+	const texts: string[] = [];
+	for (const o of output) {
+		if (!o || o.type !== 'reasoning') continue;
+		for (const key of ['summary', 'content']) {
+			const parts = Array.isArray(o[key]) ? (o[key] as Json[]) : [];
+			for (const p of parts) if (p && typeof p.text === 'string') texts.push(p.text);
+		}
+	}
+	return texts.length ? texts.join('\n') : undefined;
 }
 
 export function chatTools(tools: WireTool[]): Json[] {

@@ -105,9 +105,9 @@ export class Exit {
 	 * Text chunks for n8n's chat stream of one item: redacted, held back only while a key could still be forming. Off
 	 * where n8n does not stream this execution (n8n 1.x has no chat stream; a tool call never streams).
 	 */
-	chat(itemIndex: number): ChatOut {
+	chat(itemIndex: number, wanted = true): ChatOut {
 		const c = this.ctx as ExitContext & { isStreaming?: () => boolean; isToolExecution?: () => boolean };
-		const enabled = typeof c.isStreaming === 'function' && typeof c.sendChunk === 'function' && !(typeof c.isToolExecution === 'function' && c.isToolExecution()) && c.isStreaming();
+		const enabled = wanted && typeof c.isStreaming === 'function' && typeof c.sendChunk === 'function' && !(typeof c.isToolExecution === 'function' && c.isToolExecution()) && c.isStreaming();
 		return new ChatOut(this.ctx, this.redactor, itemIndex, enabled);
 	}
 }

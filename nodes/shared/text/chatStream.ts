@@ -26,8 +26,10 @@ export interface ChatChoice {
 	index: number;
 	role: string;
 	content: string;
-	/** reasoning text some gateways stream beside the content (`reasoning_content`) */
+	/** reasoning text thinking models send beside the content (`reasoning_content`, or `reasoning` on some gateways) */
 	reasoning: string;
+	/** the field the reasoning came in, when it came */
+	reasoningField?: 'reasoning_content' | 'reasoning';
 	toolCalls: ChatToolCall[];
 	finishReason: string | null;
 }
@@ -39,6 +41,9 @@ export interface ChatResult {
 	systemFingerprint?: string;
 	/** the text of choice 0 */
 	content: string;
+	/** the reasoning of choice 0 (empty when the model sent none) and its field */
+	reasoning: string;
+	reasoningField?: 'reasoning_content' | 'reasoning';
 	finishReason: string | null;
 	usage?: Record<string, unknown>;
 	toolCalls: ChatToolCall[];
@@ -114,7 +119,7 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		for (const [index, calls] of this.calls) this.byIndex.get(index)!.toolCalls = calls.list();
 		const choices = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
 		const first = this.byIndex.get(0) ?? newChoice(0);
-		return { ...this.meta, content: first.content, finishReason: first.finishReason, toolCalls: first.toolCalls, choices, done: this.doneSeen, chunks: this.chunkCount };
+		return { ...this.meta, content: first.content, reasoning: first.reasoning, reasoningField: first.reasoningField, finishReason: first.finishReason, toolCalls: first.toolCalls, choices, done: this.doneSeen, chunks: this.chunkCount };
 	}
 
 	/** Compatibility form: the delta of this event, or 'done' at `[DONE]`. */
@@ -158,7 +163,7 @@ export class ChatStreamAccumulator implements EventInterpreter {
 				choice.content += d.content;
 				if (index === 0) delta += d.content;
 			}
-			if (typeof d.reasoning_content === 'string') choice.reasoning += d.reasoning_content;
+			readReasoning(choice, d);
 			if (Array.isArray(d.tool_calls)) {
 				let calls = this.calls.get(index);
 				if (!calls) this.calls.set(index, (calls = new ToolCalls(() => this.receivedText)));
@@ -176,7 +181,7 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		if (r.systemFingerprint) out.system_fingerprint = r.systemFingerprint;
 		out.choices = r.choices.map((c) => {
 			const message: Record<string, unknown> = { role: c.role, content: c.content };
-			if (c.reasoning) message.reasoning_content = c.reasoning;
+			if (c.reasoningField) message[c.reasoningField] = c.reasoning;
 			if (c.toolCalls.length) message.tool_calls = c.toolCalls;
 			return { index: c.index, message, finish_reason: c.finishReason };
 		});
@@ -211,7 +216,7 @@ export function chatFromJson(body: Record<string, unknown>): ChatResult {
 		const choice = newChoice(indexOf(c?.index, pos, 'a choice', ''));
 		if (typeof msg.role === 'string') choice.role = msg.role;
 		choice.content = contentText(msg.content);
-		if (typeof msg.reasoning_content === 'string') choice.reasoning = msg.reasoning_content;
+		readReasoning(choice, msg);
 		if (Array.isArray(msg.tool_calls)) {
 			const calls = new ToolCalls(() => '');
 			calls.merge(msg.tool_calls as Array<Record<string, unknown>>);
@@ -227,6 +232,8 @@ export function chatFromJson(body: Record<string, unknown>): ChatResult {
 		created: typeof body.created === 'number' ? body.created : undefined,
 		systemFingerprint: str(body.system_fingerprint),
 		content: first.content,
+		reasoning: first.reasoning,
+		reasoningField: first.reasoningField,
 		finishReason: first.finishReason,
 		usage: body.usage && typeof body.usage === 'object' ? (body.usage as Record<string, unknown>) : undefined,
 		toolCalls: first.toolCalls,
@@ -234,6 +241,14 @@ export function chatFromJson(body: Record<string, unknown>): ChatResult {
 		done: true,
 		chunks: 0,
 	};
+}
+
+/** A message's or delta's reasoning (`reasoning_content`, DeepSeek-style; `reasoning` where a gateway names it so), joined. */
+function readReasoning(choice: ChatChoice, d: Record<string, unknown>): void {
+	const field = typeof d.reasoning_content === 'string' ? 'reasoning_content' : typeof d.reasoning === 'string' ? 'reasoning' : undefined;
+	if (!field) return;
+	choice.reasoningField ??= field;
+	choice.reasoning += d[field] as string;
 }
 
 /** `message.content` as text: a string, null (tool calls only), or an array of content parts. */

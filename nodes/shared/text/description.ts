@@ -28,9 +28,10 @@ export function streamProperty(): INodeProperties {
 	};
 }
 
-export function textOptionsProperty(reserved: string): INodeProperties {
+export function textOptionsProperty(reserved: string, more: INodeProperties[] = []): INodeProperties {
 	return optionsCollection([
 		...spendOptions(),
+		...more,
 		{
 			displayName: 'Extra Body Fields (JSON)',
 			name: 'extraBody',

@@ -32,11 +32,17 @@ export interface TextOutcome {
 	toolCalls?: ChatToolCall[];
 	/** the whole answer (for a stream: joined into the shape of a non-streaming answer) */
 	full?: IDataObject;
+	/** Response Format JSON Schema: the answer's value once it validated */
+	structured?: unknown;
+	/** Response Format JSON Schema: what was wrong with the first answer, which got the one repair request */
+	repair?: IDataObject;
 }
 
 export interface SendOptions {
 	/** longest gap between two chunks of a stream */
 	idleMs: number;
+	/** false: never forward the text to n8n's chat as it arrives (an answer still to be checked against a JSON Schema) */
+	forward?: boolean;
 	/** the whole streamed answer */
 	maxDurationMs?: number;
 }
@@ -52,7 +58,7 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 
 	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs, maxDurationMs: opts.maxDurationMs });
 	if ('kind' in res) return uncertain(res.reason, true);
-	const forward = exitOf(ctx).chat(itemIndex);
+	const forward = exitOf(ctx).chat(itemIndex, opts.forward !== false);
 
 	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
 		// The gateway ignored `stream: true` and answered with one JSON body.
