@@ -7,14 +7,14 @@ import {
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
-import { GatewayChatCore, TurnSupply, type GatewayModelOptions } from '../shared/chatModel/model';
+import { GatewayChatCore, TurnSupply, type GatewayModelOptions } from './model/model';
 import { exitOf, runSupply } from '../shared/exit';
 import { readMoneyOptions, spendOptions } from '../shared/money/options';
 import { runIndexOf } from '../shared/runners/ledger';
-import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from '../shared/chatModel/sdk';
-import { bridgeAdapter } from '../shared/chatModel/bridge';
+import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from './model/sdk';
+import { bridgeAdapter } from './model/bridge';
 import { readJsonSchemaFormat } from '../shared/text/jsonSchema';
-import type { WireTool } from '../shared/chatModel/wire';
+import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';

@@ -8,8 +8,8 @@
 import { startSimulator, type Simulator } from '../../simulator';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
 import { atRealTime } from '../time-scale';
-import { GatewayChatCore } from '../../nodes/shared/chatModel/model';
-import { loadAiNodeSdk, SDK_MISSING_MESSAGE } from '../../nodes/shared/chatModel/sdk';
+import { GatewayChatCore } from '../../nodes/LmChatGenGateway/model/model';
+import { loadAiNodeSdk, SDK_MISSING_MESSAGE } from '../../nodes/LmChatGenGateway/model/sdk';
 import { GatewayTransport } from '../../nodes/shared/transport';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
@@ -179,7 +179,7 @@ describe('tool-call quirks', () => {
 	});
 
 	it('arguments that are not a JSON object are an invalid tool call, not a guess', async () => {
-		const { parseArgs } = { parseArgs: (await import('../../nodes/shared/chatModel/wire')).repairArguments };
+		const { parseArgs } = { parseArgs: (await import('../../nodes/LmChatGenGateway/model/wire')).repairArguments };
 		expect(parseArgs('{"input":')).toMatchObject({ ok: false });
 		expect(parseArgs('[1]')).toMatchObject({ ok: false });
 		expect(parseArgs('  ')).toEqual({ ok: true, json: '{}' });

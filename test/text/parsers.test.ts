@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { ChatStreamParser, chatFromJson } from '../../nodes/shared/text/chatStream';
 import { ResponsesStreamParser, responsesFromJson, textFromOutput } from '../../nodes/shared/text/responsesStream';
 import { StreamError, pumpStream, readSse, type StreamParser } from '../../nodes/shared/text/sse';
-import { messagesFromJson } from '../../nodes/shared/text/messagesJson';
+import { messagesFromJson } from '../../nodes/GenGatewayChat/actions/messagesJson';
 import { chatBodySchema, mergeExtra, responsesBodySchema } from '../../nodes/shared/text/schemas';
 import { parseOrThrow } from '../../nodes/shared/validate';
 import { InputRuleError } from '../../nodes/shared/errors';

@@ -3,7 +3,7 @@ import { createTransport } from '../../shared/credentials';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
 import { textBatch } from '../../shared/text/batch';
-import { messagesFromJson } from '../../shared/text/messagesJson';
+import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
 import { itemImages, withChatImages } from '../../shared/text/images';
 import { chatResponseFormat, readJsonSchemaFormat } from '../../shared/text/jsonSchema';

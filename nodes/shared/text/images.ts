@@ -6,7 +6,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { readInputBinary, sniffImage } from '../binary';
-import { checkImageBounds, IMAGE_MAX_BYTES, ImagePartError, imageFromUrl, type WireImage } from '../chatModel/wire';
+import { checkImageBounds, IMAGE_MAX_BYTES, ImagePartError, imageFromUrl, type WireImage } from '../../LmChatGenGateway/model/wire';
 import { refuse } from '../validate';
 
 export function imageOptions(): INodeProperties[] {

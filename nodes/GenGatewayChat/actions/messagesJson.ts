@@ -1,7 +1,7 @@
 /** Messages given as JSON in the Chat node: a field rule (the messages themselves are body rules, ./schemas.ts). */
 import { z } from 'zod';
-import { fieldSet, type Rule } from '../rules/rule';
-import { readField } from '../validate';
+import { fieldSet, type Rule } from '../../shared/rules/rule';
+import { readField } from '../../shared/validate';
 
 const MESSAGES = 'must be a JSON array of {role, content} messages';
 const kindOf = (v: unknown) => (v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);

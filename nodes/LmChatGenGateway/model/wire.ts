@@ -2,7 +2,7 @@
  * The Chat Model's conversions between the SDK's messages and the gateway's two wire formats (chat completions
  * and responses, OpenAI's public shapes), and the repair of tool calls as gateways really send them.
  */
-import type { ChatToolCall } from '../text/chatStream';
+import type { ChatToolCall } from '../../shared/text/chatStream';
 import type { FinishReason, Message, MessageContent, TokenUsage } from './sdk';
 
 type Json = Record<string, unknown>;

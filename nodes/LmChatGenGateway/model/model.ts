@@ -11,28 +11,26 @@
  * sent exactly as given. Token usage is the gateway's own `usage` (streams ask for it with
  * `stream_options.include_usage`); an answer without it has no usage, never an estimate.
  */
-import type { EventSourceMessage } from 'eventsource-parser';
 import { createHash } from 'node:crypto';
-import type { Exit } from '../exit';
-import { capRefusal, costEntry, costJsonOf, pricesOf, type Prices } from '../money/cap';
-import { quote, type TokenBound } from '../money/cost';
-import { resolveCap, type MoneyOptions } from '../money/options';
-import { callSpendKey, ExecutionSpend } from '../money/record';
-import { bookOf, placeKey, type LedgerEntry, type Place } from '../runners/ledger';
-import { redactorFor } from '../transport/redact';
-import { sendPaid, SpentError } from '../runners/send';
-import { tokenCountOf } from '../money/cost';
-import type { Readable } from 'node:stream';
-import { adviceFor, extractGatewayError, GatewayHttpError, GatewayNetworkError, SafetyError } from '../errors';
-import type { GatewayTransport, SubmitOutcome } from '../transport';
-import { BodyError } from '../transport/body';
-import { ChatStreamAccumulator, ChatStreamParser, chatFromJson } from '../text/chatStream';
-import { ResponsesStreamParser, responsesFromJson } from '../text/responsesStream';
-import { StreamError, pumpStream } from '../text/sse';
+import type { Exit } from '../../shared/exit';
+import { capRefusal, costEntry, costJsonOf, pricesOf, type Prices } from '../../shared/money/cap';
+import { quote, type TokenBound } from '../../shared/money/cost';
+import { resolveCap, type MoneyOptions } from '../../shared/money/options';
+import { callSpendKey, ExecutionSpend } from '../../shared/money/record';
+import { bookOf, placeKey, type LedgerEntry, type Place } from '../../shared/runners/ledger';
+import { redactorFor } from '../../shared/transport/redact';
+import { sendPaid, SpentError } from '../../shared/runners/send';
+import { tokenCountOf } from '../../shared/money/cost';
+import { adviceFor, extractGatewayError, GatewayHttpError, GatewayNetworkError, SafetyError } from '../../shared/errors';
+import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
+import { BodyError } from '../../shared/transport/body';
+import { ChatStreamAccumulator, ChatStreamParser, chatFromJson } from '../../shared/text/chatStream';
+import { ResponsesStreamParser, responsesFromJson } from '../../shared/text/responsesStream';
+import { type SseEvent, type ByteStream, StreamError, pumpStream } from '../../shared/text/sse';
 import type { ChatModelConfig, GenerateResult, Message, MessageContent, StreamChunk, TokenUsage } from './sdk';
 import { chatCallsFrom, chatTools, finishReasonOf, ImagePartError, responsesCallsFrom, responsesReasoningFrom, responsesTools, toChatMessages, toolCallContent, toResponsesInput, usageFrom, type RawToolCall, type ReasoningField, type WireTool } from './wire';
 import { ReasoningStore } from './reasoning';
-import { chatResponseFormat, checkAgainstSchema, repairPrompt, responsesTextFormat, type JsonSchemaFormat } from '../text/jsonSchema';
+import { chatResponseFormat, checkAgainstSchema, repairPrompt, responsesTextFormat, type JsonSchemaFormat } from '../../shared/text/jsonSchema';
 
 export interface GatewayModelOptions {
 	model: string;
@@ -54,7 +52,7 @@ export interface GatewayModelOptions {
 	idleMs: number;
 }
 
-export { MIN_REFUSAL_WAIT_MS } from '../runners/send';
+export { MIN_REFUSAL_WAIT_MS } from '../../shared/runners/send';
 
 /** An image part given by address counts as this many prompt tokens in a turn's bound (its bytes say nothing of its pixels). */
 export const IMAGE_TOKEN_BOUND = 16_384;
@@ -212,7 +210,7 @@ type Json = Record<string, unknown>;
 class ObjectArgsAccumulator extends ChatStreamAccumulator {
 	readonly objectArgs = new Map<number, Json>();
 	readonly indices = new Set<number>();
-	override onEvent(e: EventSourceMessage, atEnd: boolean): string {
+	override onEvent(e: SseEvent, atEnd: boolean): string {
 		const delta = super.onEvent(e, atEnd);
 		if (e.data.includes('"tool_calls"')) {
 			try {
@@ -610,7 +608,7 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 }
 
 /** A whole (bounded) body as UTF-8. */
-async function readText(body: Readable): Promise<string> {
+async function readText(body: ByteStream): Promise<string> {
 	const chunks: Buffer[] = [];
 	for await (const c of body) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
 	return Buffer.concat(chunks).toString('utf8');
