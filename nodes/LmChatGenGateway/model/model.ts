@@ -14,10 +14,10 @@
 import { createHash } from 'node:crypto';
 import type { Exit } from '../../shared/exit';
 import { capRefusal, costEntry, costJsonOf, pricesOf, type Prices } from '../../shared/money/cap';
-import { quote, type TokenBound } from '../../shared/money/cost';
+import { capBound, quote, type TokenBound } from '../../shared/money/cost';
 import { resolveCap, type MoneyOptions } from '../../shared/money/options';
 import { callSpendKey, ExecutionSpend } from '../../shared/money/record';
-import { bookOf, placeKey, type LedgerEntry, type Place } from '../../shared/runners/ledger';
+import { bookOf, placeKey, takeGate, type LedgerEntry, type Place } from '../../shared/runners/ledger';
 import { redactorFor } from '../../shared/transport/redact';
 import { sendPaid, SpentError } from '../../shared/runners/send';
 import { tokenCountOf } from '../../shared/money/cost';
@@ -182,6 +182,16 @@ export class TurnSupply {
 		book.calls.set(placeKey(place), entry);
 		book.shapes.set(placeKey(place), shape);
 	}
+}
+
+/** A turn priced before it is sent: its quote, the prices, its reservation in the record, the gate it holds. */
+interface PricedTurn {
+	q?: ReturnType<typeof quote>;
+	prices: Prices;
+	/** the record's key holding the turn's bound while it is in flight */
+	reserved?: string;
+	/** lets the next capped turn without a bound go */
+	release?: () => void;
 }
 
 /** What a call is, apart from the texts expressions may change: roles, tool calls and results, the user's words. */
@@ -433,7 +443,7 @@ export class GatewayChatCore {
 			if (err instanceof ImagePartError) throw new GatewayModelError(this.transport.redact(`GenGateway: ${err.message}`), `Nothing was sent (model ${this.opts.model}). Send smaller images, fewer of them, or images by http(s) address.`);
 			throw err;
 		}
-		const priced = await this.priceTurn(body, config);
+		const priced = await this.priceTurn(body, config, place);
 		let entry: LedgerEntry<Turn>;
 		try {
 			let gaveUp = '';
@@ -457,17 +467,26 @@ export class GatewayChatCore {
 			});
 			entry = { sent: sent };
 		} catch (err) {
-			if (!(err instanceof SpentError)) throw err;
+			if (!(err instanceof SpentError)) {
+				// nothing was created: the turn's reservation goes, and the next capped turn may go
+				if (priced.reserved) s.spend.record([], priced.prices.display, [priced.reserved]);
+				priced.release?.();
+				throw err;
+			}
 			entry = { lost: this.explain(err.cause) };
 		}
 		s.remember(place, shape, entry);
-		const turn = this.account(place, priced, entry);
-		if ('lost' in entry) throw entry.lost;
-		return turn!;
+		try {
+			const turn = this.account(place, priced, entry);
+			if ('lost' in entry) throw entry.lost;
+			return turn!;
+		} finally {
+			priced.release?.();
+		}
 	}
 
 	/** Max Expected Spend before the turn: what the execution spent plus what the turn can cost (exact per call; per token within its bound). */
-	private async priceTurn(body: Json, config: ChatModelConfig | undefined): Promise<{ q?: ReturnType<typeof quote>; prices: Prices }> {
+	private async priceTurn(body: Json, config: ChatModelConfig | undefined, place: Place): Promise<PricedTurn> {
 		const s = this.supply;
 		const needCap = s.money.cap !== undefined || s.money.spend !== undefined;
 		const prices = await s.pricesOnce();
@@ -486,10 +505,22 @@ export class GatewayChatCore {
 				'Nothing was sent. Try again, or write the cap in ¤ quota units.',
 			);
 		}
+		// a turn with no bound (per token, no Maximum Number of Tokens) waits for the execution's other such capped turns:
+		// the cap is checked once they are counted, so several items' turns at once can pass it by one turn, never more
+		const unbounded = q.basis === 'per_token' && !tokenBound;
+		const release = unbounded ? await takeGate(s.spend.executionBook) : undefined;
 		const refused = capRefusal(s.spend, { cap: resolved.cap, allowUnpriced: false }, [q], prices.display, 'this model turn');
-		if (!refused) return { q, prices };
-		// without a bound (no Maximum Number of Tokens) a per-token turn is refused only once the spend reached the cap
-		if (q.basis === 'per_token' && !tokenBound && resolved.cap !== undefined && s.spend.spent().quota < resolved.cap && !s.spend.spent().full) return { q, prices };
+		// without a bound a per-token turn is refused only once the spend reached the cap
+		const passes = !refused || (unbounded && resolved.cap !== undefined && s.spend.spent().quota < resolved.cap && !s.spend.spent().full);
+		if (passes) {
+			// the turn's bound is counted as spent while it is in flight (its cost replaces it): turns of several items at
+			// once each see the others
+			const bound = capBound(q);
+			const reserved = bound === undefined ? undefined : callSpendKey(placeKey(place));
+			if (reserved) s.spend.record([[reserved, { quota: bound!, exact: false, unpriced: false, label: `${this.opts.model} turn in flight` }]], prices.display);
+			return { q, prices, reserved, release };
+		}
+		release?.();
 		throw new GatewayModelError(
 			`GenGateway: ${refused.message}`,
 			`${refused.description}${q.basis === 'per_token' && !tokenBound ? ' Without Maximum Number of Tokens a turn has no bound: the cap stops the agent once the spend reaches it, and can be passed by at most one turn.' : ''}`,
@@ -497,7 +528,7 @@ export class GatewayChatCore {
 	}
 
 	/** The turn's cost and its entry in the execution's money record (an unknown outcome counts its bound). */
-	private account(place: Place, priced: { q?: ReturnType<typeof quote>; prices: Prices }, entry: LedgerEntry<Turn>): Turn | undefined {
+	private account(place: Place, priced: PricedTurn, entry: LedgerEntry<Turn>): Turn | undefined {
 		const s = this.supply;
 		if (!priced.q) return 'sent' in entry ? entry.sent : undefined;
 		const usage = 'sent' in entry ? tokenCountOf(entry.sent.rawUsage) : undefined;

@@ -96,6 +96,11 @@ export class ExecutionSpend {
 		return { quota, unpriced, bounded, full };
 	}
 
+	/** The execution's book (for the gate of capped calls without a bound). */
+	get executionBook(): ExecutionBook {
+		return this.book;
+	}
+
 	has(key: string): boolean {
 		return this.book.spend.has(key);
 	}

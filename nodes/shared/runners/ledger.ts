@@ -54,6 +54,18 @@ export interface ExecutionBook {
 	spend: Map<string, SpendEntry>;
 	/** what the execution's record said when this process first touched it (an execution resumed after a Wait) */
 	baseline?: { quota: number; unpriced: number };
+	/** capped calls with no bound go one at a time: the tail of their queue */
+	gate?: Promise<void>;
+}
+
+/** Waits for the execution's capped, unbounded calls before this one; the returned function lets the next one go. */
+export async function takeGate(book: ExecutionBook): Promise<() => void> {
+	const before = book.gate ?? Promise.resolve();
+	let release!: () => void;
+	const mine = new Promise<void>((resolve) => (release = resolve));
+	book.gate = before.then(() => mine);
+	await before;
+	return release;
 }
 
 const books = new WeakMap<object, ExecutionBook>();
