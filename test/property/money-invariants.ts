@@ -23,6 +23,8 @@
  *     which created nothing, are not counted);
  * (d) every input item of a paid node's run yields exactly one output item (paired to it), on the main or the error
  *     output; a paid node that sent a request never fails the run;
+ * (e) every item's answer is its own: an agent item's answers are those of its own questions, an image's or video's
+ *     output carries its own prompt (a re-run that reuses what a place got must hand it to the same place);
  * and the oracle agrees with the simulator: every answered call was charged the oracle's price at the key's ratio.
  */
 import type { IRunData, ITaskData } from 'n8n-workflow';
@@ -30,7 +32,7 @@ import type { LedgerEntry, RequestLogEntry } from '../../simulator';
 import type { RunResult } from '../harness/workflow';
 import type { Exchange } from './money-proxy';
 import { displayToQuota, highestPublished, isPerCall, perCallPrice, perTokenPrice, usageOfAnswer, type PriceFacts, type Usage } from './money-oracle';
-import { FAN, MODELS, START, type ChatModelCase, type ItemOptions, type MoneyCase, type NodeCase } from './money-workflow';
+import { FAN, START, type ChatModelCase, type ItemOptions, type MoneyCase, type NodeCase } from './money-workflow';
 
 export interface Observed {
 	exchanges: Exchange[];
@@ -373,6 +375,22 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			if (inputs && (out.length !== inputs.length || [...paired].sort((a, b) => a - b).some((v, i) => v !== i))) {
 				problems.push(`[d: items] node ${n} (${node.kind}) run ${r}: ${inputs.length} input item(s), ${out.length} output item(s) paired to ${JSON.stringify(paired)}`);
 			}
+			// (e) every item got its own answers (a re-run that reuses what a place got must give it to that place)
+			if (!inputs) return;
+			for (const it of task.data.main[0] ?? []) {
+				const i = ((Array.isArray(it.pairedItem) ? it.pairedItem[0] : it.pairedItem) as { item: number } | undefined)?.item ?? -1;
+				const k = inputs[i];
+				if (k === undefined || k < 0) continue;
+				const mark = `#c${o.cid} n${n} r${r} k${k}`;
+				if (node.kind === 'agent' && Array.isArray(it.json.answers)) {
+					const qs = c.items[k][n].questions;
+					const answers = it.json.answers as string[];
+					const wrong = qs.map((q, j) => (q.arithmetic ? `The result is ${q.a + q.b}.` : `${mark} q${j}#`)).filter((want, j) => !String(answers[j] ?? '').includes(want));
+					if (answers.length !== qs.length || wrong.length) problems.push(`[e: own answers] node ${n} run ${r} item ${k}: asked ${JSON.stringify(qs.map((q) => (q.arithmetic ? `${q.a} + ${q.b}` : 'foxes')))}, got ${JSON.stringify(answers)}`);
+				} else if ((node.kind === 'image' || node.kind === 'gamma') && typeof it.json.prompt === 'string' && !it.json.prompt.startsWith(`${mark}#`)) {
+					problems.push(`[e: own answers] node ${n} run ${r} item ${k}: its output carries the prompt ${JSON.stringify(it.json.prompt.slice(0, 60))}`);
+				}
+			}
 		});
 	});
 	return problems;
@@ -390,4 +408,3 @@ function upperOf(c: MoneyCase, x: Call, facts: PriceFacts, keyRatio: number): nu
 	return perTokenPrice(facts, x.model, { prompt: bytes, completion: maxTokens, cached: 0, cacheWrite: 0, image: 0, audio: 0, audioOut: 0 }, ratio);
 }
 
-export { MODELS };

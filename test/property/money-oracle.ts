@@ -134,8 +134,9 @@ export function perTokenPrice(facts: PriceFacts, model: string, u: Usage, ratio:
 	return roundHalfUp(product(weighted, e.model_ratio as number, ratio));
 }
 
-/** Whole ¤ of a Max Expected Spend in the display currency. */
-export function displayToQuota(amount: string, display: { type: 'USD' } | { type: 'CNY'; rate: number }, quotaPerUnit: number): number {
+/** Whole ¤ of a Max Expected Spend in the display currency (TOKENS: the display shows raw ¤). */
+export function displayToQuota(amount: string, display: { type: 'USD' } | { type: 'CNY'; rate: number } | { type: 'TOKENS' }, quotaPerUnit: number): number {
+	if (display.type === 'TOKENS') return floorOf(dec(amount));
 	const a = product(amount, quotaPerUnit);
 	if (display.type === 'USD') return floorOf(a);
 	// amount × Q / rate, rounded down: compare a / rate exactly

@@ -26,8 +26,41 @@ export async function startMoneyFixture(): Promise<MoneyFixture> {
 	// every group the keys can be in enables the models the workflows use
 	sim.setPricing({ enable: { internal: PAID_MODELS, partner: PAID_MODELS, nowhere: PAID_MODELS } });
 	const keys = Object.fromEntries(GROUPS.map((g) => [g, sim.addKey({ name: `money-${g}`, group: g })])) as Record<Group, string>;
-	return { sim, proxy, proxyUrl, keys };
+	const f = { sim, proxy, proxyUrl, keys };
+	// warm-up outside the properties' time budgets: n8n-core, the AI SDK and LangChain load on the first agent run
+	await runMoneyCase(f, WARM_UP);
+	return f;
 }
+
+const WARM_UP: MoneyCase = {
+	group: 'hd',
+	internalRatio: 0.5,
+	partnerRatio: 0.6,
+	display: { type: 'USD', quotaPerUnit: 500_000 },
+	runs: 1,
+	knownAll: true,
+	faults: [],
+	losses: [],
+	nodes: [
+		{ kind: 'image', name: 'Warm image', onError: 'stopWorkflow', maxTries: 1, vary: 'none', options: { cap: false, spend: false, groupName: true, groupRatio: false, allowUnpriced: false }, waitForResult: false },
+		{
+			kind: 'agent',
+			name: 'Warm agent',
+			onError: 'stopWorkflow',
+			maxTries: 1,
+			vary: 'none',
+			options: { cap: false, spend: false, groupName: false, groupRatio: false, allowUnpriced: false },
+			waitForResult: false,
+			chatModel: { name: 'Warm model', model: 'alpha-chat-4o-mini', streaming: true, group: 'name', batch: 1 },
+		},
+	],
+	items: [
+		[
+			{ cap: '', spend: '', nameGiven: true, ratioGiven: false, bad: false, fail: false, questions: [] },
+			{ cap: '', spend: '', nameGiven: false, ratioGiven: false, bad: false, fail: false, questions: [{ arithmetic: true, a: 2, b: 3 }] },
+		],
+	],
+};
 
 export async function stopMoneyFixture(f: MoneyFixture | undefined): Promise<void> {
 	await f?.proxy.stop();
@@ -70,7 +103,7 @@ export async function runMoneyCase(f: MoneyFixture, c: MoneyCase, cov?: Coverage
 async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<MoneyOutcome> {
 	const { sim, proxy } = f;
 	sim.setPricing({ group_ratio: { internal: c.internalRatio }, hidden_group_ratio: { partner: c.partnerRatio } });
-	sim.setStatus(c.display.type === 'USD' ? {} : { quota_display_type: 'CNY', usd_exchange_rate: c.display.rate });
+	sim.setStatus({ quota_display_type: c.display.type, quota_per_unit: c.display.quotaPerUnit, ...(c.display.type === 'CNY' ? { usd_exchange_rate: c.display.rate } : {}) });
 	// what the gateway publishes, read as any client would
 	const [pricing, status] = await Promise.all([getJson(`${sim.baseUrl}/api/pricing`), getJson(`${sim.baseUrl}/api/status`)]);
 	const facts: PriceFacts = {

@@ -28,6 +28,8 @@ export type Vary = 'none' | 'now' | 'random';
 export type Group = 'default' | 'vip' | 'hd' | 'internal' | 'partner' | 'nowhere';
 export const GROUPS: Group[] = ['default', 'vip', 'hd', 'internal', 'partner', 'nowhere'];
 
+export type Display = { type: 'USD'; quotaPerUnit: number } | { type: 'CNY'; rate: number; quotaPerUnit: number } | { type: 'TOKENS'; quotaPerUnit: number };
+
 export const MODELS = { image: 'alpha-image-2.5', gamma: 'gamma-video-1.0', chat: ['alpha-chat-4o', 'alpha-chat-4o-mini'] } as const;
 export const PAID_MODELS = ['alpha-image-2.5', 'gamma-video-1.0', 'alpha-chat-4o', 'alpha-chat-4o-mini'];
 
@@ -60,6 +62,8 @@ export interface ChatModelCase {
 	spend?: string;
 	/** items the agent runs at once */
 	batch: number;
+	/** every answer uses all of Maximum Number of Tokens (the scripted model's usage marker; real models often stop at it) */
+	full?: boolean;
 }
 
 export interface NodeCase {
@@ -81,7 +85,8 @@ export interface MoneyCase {
 	/** the published ratio of `internal` and the unpublished one of `partner` (never above the highest published) */
 	internalRatio: number;
 	partnerRatio: number;
-	display: { type: 'USD' } | { type: 'CNY'; rate: number };
+	/** the site's display currency and its quota per unit (/api/status) */
+	display: Display;
 	/** how many times the fan runs the chain */
 	runs: number;
 	nodes: NodeCase[];
@@ -139,6 +144,7 @@ export class MoneyAgent implements INodeType {
 			{ displayName: 'Vary', name: 'vary', type: 'string', default: '' },
 			{ displayName: 'Questions', name: 'questions', type: 'json', default: '[]' },
 			{ displayName: 'Batch', name: 'batch', type: 'number', default: 1 },
+			{ displayName: 'Suffix', name: 'suffix', type: 'string', default: '' },
 		],
 	};
 
@@ -152,13 +158,14 @@ export class MoneyAgent implements INodeType {
 			try {
 				const tag = String(this.getNodeParameter('tag', i));
 				const vary = String(this.getNodeParameter('vary', i, ''));
+				const suffix = String(this.getNodeParameter('suffix', i, ''));
 				const raw = this.getNodeParameter('questions', i) as unknown;
 				const questions = (typeof raw === 'string' ? JSON.parse(raw) : raw) as ItemOptions['questions'];
 				const messages: unknown[] = [];
 				const answers: string[] = [];
 				for (const [j, q] of questions.entries()) {
 					const text = q.arithmetic ? `What is ${q.a} + ${q.b}?` : 'Tell me about foxes.';
-					messages.push({ role: 'user', content: `${tag} q${j}# ${text} ${vary}`.trim() });
+					messages.push({ role: 'user', content: `${tag} q${j}# ${text} ${vary}${suffix}`.trim() });
 					let answer = await model.invoke(messages);
 					let rounds = 0;
 					while (answer.tool_calls?.length && rounds++ < 3) {
@@ -275,7 +282,7 @@ function paidNode(c: NodeCase, n: number): TestNode {
 			return {
 				...extra,
 				type: new MoneyAgent(),
-				parameters: { tag: `={{ ${MARK(n)} }}`, vary: `={{ ${VARY[c.vary]} }}`, questions: `={{ ${item(n)}.questions }}`, batch: c.chatModel!.batch },
+				parameters: { tag: `={{ ${MARK(n)} }}`, vary: `={{ ${VARY[c.vary]} }}`, questions: `={{ ${item(n)}.questions }}`, batch: c.chatModel!.batch, suffix: c.chatModel!.full && c.chatModel!.maxTokens ? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]` : '' },
 			};
 	}
 }
@@ -367,7 +374,7 @@ function uniqueNames(prefix: string, suffixes: string[]): string[] {
 }
 
 /** How a node's items give their money options; the values are made once the case is known (see `withValues`). */
-interface NodePlan {
+export interface NodePlan {
 	/** which cap fields the collection holds */
 	capFields: 'none' | 'cap' | 'spend' | 'both';
 	/** the cap against the spend expected up to this node's first run: 0.2× to 4× (log scale) */
@@ -405,7 +412,7 @@ const nodePlan = (kind: Kind, items: number): fc.Arbitrary<NodePlan> =>
 		questions: fc.array(kind === 'agent' ? fc.array(question, { minLength: 1, maxLength: 3 }) : fc.constant([]), { minLength: items, maxLength: items }),
 	}) as fc.Arbitrary<NodePlan>;
 
-interface ModelPlan {
+export interface ModelPlan {
 	model: string;
 	streaming: boolean;
 	maxTokens?: number;
@@ -413,6 +420,7 @@ interface ModelPlan {
 	capFields: 'none' | 'cap' | 'spend' | 'both';
 	capFactor: number;
 	batch: number;
+	full: boolean;
 }
 
 const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
@@ -423,9 +431,10 @@ const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
 	capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
 	capFactor: factor,
 	batch: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
+	full: fc.boolean(),
 }) as fc.Arbitrary<ModelPlan>;
 
-interface Plan {
+export interface Plan {
 	kind: Kind;
 	name: string;
 	modelName: string;
@@ -479,35 +488,39 @@ export function workload(c: Pick<MoneyCase, 'runs' | 'nodes' | 'items'>): number
 export const MAX_WORKLOAD = 48;
 
 /** About what one call costs at the highest published ratio (¤): for caps near what a run spends. */
-function callEstimate(kind: Kind, model: string, hi: number): number {
-	if (kind === 'image') return 20_000 * hi;
-	if (kind === 'gamma') return 150_000 * hi;
+function callEstimate(kind: Kind, m: ModelPlan, hi: number, q: number): number {
+	if (kind === 'image') return 20_000 * hi * (q / 500_000);
+	if (kind === 'gamma') return 150_000 * hi * (q / 500_000);
 	if (kind === 'chat') return 300 * hi;
-	return (model === 'alpha-chat-4o' ? 700 : 45) * hi;
+	const ratio = m.model === 'alpha-chat-4o' ? 1.25 : 0.075;
+	// a turn: some 250 prompt tokens and a short answer, or all of Maximum Number of Tokens (× completion ratio 4)
+	return (250 + 4 * (m.full && m.maxTokens ? m.maxTokens : 60)) * ratio * hi;
 }
 
-const QUOTA_PER_UNIT = 500_000;
-function displayOf(quota: number, display: MoneyCase['display'], dollar: boolean): string {
-	const amount = display.type === 'USD' ? quota / QUOTA_PER_UNIT : (quota * display.rate) / QUOTA_PER_UNIT;
+/** A cap of about `quota` ¤ written in the site's display currency. */
+function displayOf(quota: number, display: Display, dollar: boolean): string {
+	if (display.type === 'TOKENS') return String(Math.max(1, Math.round(quota)));
+	const amount = display.type === 'USD' ? quota / display.quotaPerUnit : (quota * display.rate) / display.quotaPerUnit;
 	return `${dollar && display.type === 'USD' ? '$' : ''}${Math.max(amount, 0.000001).toFixed(6)}`;
 }
 
 /** The case with every item's values, from the plans: caps scaled to the spend expected up to each node. */
-function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boolean }, plans: Plan[], itemCount: number): MoneyCase {
+function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boolean; concurrentCaps: boolean }, plans: Plan[], itemCount: number): MoneyCase {
 	const hi = Math.max(1.5, base.internalRatio);
 	const turns = (qs: ItemOptions['questions']) => qs.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0);
 	let before = 0;
 	const nodes: NodeCase[] = [];
 	const items: ItemOptions[][] = Array.from({ length: itemCount }, () => []);
 	for (const p of plans) {
-		const unit = callEstimate(p.kind, p.model.model, hi);
+		const unit = callEstimate(p.kind, p.model, hi, base.display.quotaPerUnit);
 		const mine = p.kind === 'agent' ? unit * p.node.questions.reduce((t, qs) => t + turns(qs), 0) : unit * itemCount;
 		const cap = Math.max(1, Math.round(p.node.capFactor * (before + mine)));
 		const groupMode = base.knownAll ? (p.node.groupMode === 'name' ? 'name' : 'ratio') : p.node.groupMode;
 		const has = { cap: p.node.capFields === 'cap' || p.node.capFields === 'both', spend: p.node.capFields === 'spend' || p.node.capFields === 'both' };
 		let chatModel: ChatModelCase | undefined;
 		if (p.kind === 'agent') {
-			const m = p.model;
+			// a Chat Model under a cap with items running at once: only where asked (see CaseShape.concurrentCaps)
+			const m = p.model.batch > 1 && !base.concurrentCaps ? { ...p.model, capFields: 'none' as const } : p.model;
 			const mCap = Math.max(1, Math.round(m.capFactor * (before + mine / 2)));
 			chatModel = {
 				name: p.modelName,
@@ -518,6 +531,7 @@ function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boole
 				cap: m.capFields === 'cap' || m.capFields === 'both' ? mCap : undefined,
 				spend: m.capFields === 'spend' || m.capFields === 'both' ? (m.capFactor > 1 ? `¤${mCap}` : displayOf(mCap, base.display, false)) : undefined,
 				batch: m.batch,
+				full: m.full,
 			};
 		}
 		nodes.push({
@@ -556,9 +570,19 @@ export interface CaseShape {
 	losses?: fc.Arbitrary<Loss[]>;
 	faults?: fc.Arbitrary<FaultSpec[]>;
 	knownAll?: fc.Arbitrary<boolean>;
+	group?: fc.Arbitrary<Group>;
+	/**
+	 * A Chat Model with a cap may serve an agent running items at once. Off by default: the Chat Model checks its cap
+	 * per turn without counting the turns in flight (reported as a package bug; the focused property shows it), so the
+	 * other properties keep a capped Chat Model to one item at a time until that is fixed.
+	 */
+	concurrentCaps?: boolean;
 	/** changes each node plan (a focused property) */
 	plan?: (p: Plan) => Plan;
 }
+
+/** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
+export const squeeze = (f: number, low: number, high: number) => Number((low * (high / low) ** (Math.log(f / 0.2) / Math.log(20))).toFixed(3));
 
 /** A generated case; `shape` narrows it (a focused property). */
 export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
@@ -567,15 +591,20 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 		.record({
 			kinds,
 			names: nameParts,
-			group: fc.constantFrom(...GROUPS),
+			group: shape.group ?? fc.constantFrom(...GROUPS),
 			internalRatio: fc.constantFrom(0.5, 0.9, 1.2, 2),
 			partnerRatio: fc.constantFrom(0.3, 0.6, 1.1, 1.5),
-			display: fc.oneof({ weight: 3, arbitrary: fc.constant({ type: 'USD' as const }) }, { weight: 1, arbitrary: fc.constant({ type: 'CNY' as const, rate: 7.3 }) }),
+			display: fc.oneof(
+				{ weight: 4, arbitrary: fc.constantFrom(500_000, 500_000, 1_000_000, 250_000).map((quotaPerUnit): Display => ({ type: 'USD', quotaPerUnit })) },
+				{ weight: 1, arbitrary: fc.constantFrom(7.3, 7.1).map((rate): Display => ({ type: 'CNY', rate, quotaPerUnit: 500_000 })) },
+				{ weight: 1, arbitrary: fc.constant<Display>({ type: 'TOKENS', quotaPerUnit: 500_000 }) },
+			),
 			runs: shape.runs ?? fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.integer({ min: 2, max: 3 }) }),
 			itemCount: shape.items ?? fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })),
 			faults: shape.faults ?? fc.array(FAULTS, { maxLength: 2 }),
 			losses: shape.losses ?? fc.array(LOSS, { maxLength: 2 }),
 			knownAll: shape.knownAll ?? fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+			concurrentCaps: fc.constant(shape.concurrentCaps ?? false),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
@@ -592,6 +621,6 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 
 /** A short description of a case for the failure message. */
 export function describeMoneyCase(c: MoneyCase): string {
-	const nodes = c.nodes.map((n) => `${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}` : ''})`);
-	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}, ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}`;
+	const nodes = c.nodes.map((n) => `${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.full ? ' full answers' : ''}` : ''})`);
+	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}`;
 }
