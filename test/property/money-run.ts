@@ -124,8 +124,12 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 	let timer: NodeJS.Timeout | undefined;
 	const running = runWorkflow({ nodes: built.nodes, connections: built.connections, input: built.input, credentials: { apiKey: f.keys[c.group], baseUrl: f.proxyUrl }, onStart: (p) => (cancel = p.cancel) });
 	const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)));
-	const result = await Promise.race([running, hung]);
-	clearTimeout(timer);
+	let result: RunResult | 'hung';
+	try {
+		result = await Promise.race([running, hung]);
+	} finally {
+		clearTimeout(timer);
+	}
 	if (result === 'hung') {
 		cancel?.();
 		running.catch(() => undefined);
