@@ -1,0 +1,626 @@
+/**
+ * The generated workflows of the money properties (money.property.test.ts): a Start node, a fan that makes every
+ * node after it run 1–3 times, and a chain of 1–4 paid nodes — Image Submit (async, sometimes waiting for the result),
+ * gamma Video Create, Chat (not streamed), and a test-only AI agent that holds the GenGateway Chat Model through
+ * n8n's `ai_languageModel` connection (n8n-core's WorkflowExecute supplies it, as in n8n) and makes 1–6 model calls per
+ * item: questions, arithmetic ones answered by the simulator's scripted model with a calculator tool call and then an
+ * answer to the tool's result.
+ *
+ * Every paid request carries its place in its prompt: `#c<case> n<node> r<run> k<Start item>#` (an agent's question adds
+ * ` q<question>`), so the oracle can count what the gateway received per place. Option values come per item through
+ * expressions on the Start item (`$('Start').item.json.m[<node>]`); a part of every prompt may change between tries
+ * (`$now`, `Math.random()`).
+ */
+import fc from 'fast-check';
+import { NodeConnectionTypes, NodeOperationError, type IConnections, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import type { FaultSpec } from '../../simulator';
+import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
+import type { TestNode } from '../harness/workflow';
+
+export type Kind = 'image' | 'gamma' | 'chat' | 'agent';
+export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+/** what part of the prompt changes between tries */
+export type Vary = 'none' | 'now' | 'random';
+/** the key's group: public (default, vip, hd), published but not selectable (internal), unpublished (partner), named nowhere */
+export type Group = 'default' | 'vip' | 'hd' | 'internal' | 'partner' | 'nowhere';
+export const GROUPS: Group[] = ['default', 'vip', 'hd', 'internal', 'partner', 'nowhere'];
+
+export type Display = { type: 'USD'; quotaPerUnit: number } | { type: 'CNY'; rate: number; quotaPerUnit: number } | { type: 'TOKENS'; quotaPerUnit: number };
+
+export const MODELS = { image: 'alpha-image-2.5', gamma: 'gamma-video-1.0', chat: ['alpha-chat-4o', 'alpha-chat-4o-mini'] } as const;
+export const PAID_MODELS = ['alpha-image-2.5', 'gamma-video-1.0', 'alpha-chat-4o', 'alpha-chat-4o-mini'];
+
+/** One item's values for one node (read by the node's expressions). */
+export interface ItemOptions {
+	/** Max Expected Spend (¤ Quota Units): a number, '' (none), or a bad value */
+	cap: number | string;
+	/** Max Expected Spend in the display currency: '0.05', '$0.05', '¤30000' or '' */
+	spend: string;
+	/** Group Name given (the key's group) or '' */
+	nameGiven: boolean;
+	/** Group Multiplier given (the key's ratio) or '' */
+	ratioGiven: boolean;
+	/** the item fails the node's checks (a bad size, 0 seconds, a message role that does not exist) */
+	bad: boolean;
+	/** image: the task fails after it was paid ([fail]) */
+	fail: boolean;
+	/** agent: the questions, each either arithmetic (a tool call, then the answer) or not (one answer) */
+	questions: Array<{ arithmetic: boolean; a: number; b: number }>;
+}
+
+export interface ChatModelCase {
+	name: string;
+	model: string;
+	streaming: boolean;
+	maxTokens?: number;
+	/** the Chat Model's own group options: none, Group Name, Group Multiplier, or the Multiplier left empty */
+	group: 'none' | 'name' | 'ratio' | 'emptyRatio';
+	cap?: number;
+	spend?: string;
+	/** items the agent runs at once */
+	batch: number;
+	/** every answer uses all of Maximum Number of Tokens (the scripted model's usage marker; real models often stop at it) */
+	full?: boolean;
+}
+
+export interface NodeCase {
+	kind: Kind;
+	name: string;
+	onError: OnError;
+	/** 1: no Retry On Fail; 2–3: Retry On Fail with that many tries */
+	maxTries: number;
+	vary: Vary;
+	/** which money options the node's collection holds (their values come per item) */
+	options: { cap: boolean; spend: boolean; groupName: boolean; groupRatio: boolean; allowUnpriced: boolean };
+	/** Image Submit waits for the task (a failed task fails the item after it was paid) */
+	waitForResult: boolean;
+	chatModel?: ChatModelCase;
+}
+
+export interface MoneyCase {
+	group: Group;
+	/** the published ratio of `internal` and the unpublished one of `partner` (never above the highest published) */
+	internalRatio: number;
+	partnerRatio: number;
+	/** the site's display currency and its quota per unit (/api/status) */
+	display: Display;
+	/** how many times the fan runs the chain */
+	runs: number;
+	nodes: NodeCase[];
+	/** per Start item, per node */
+	items: ItemOptions[][];
+	faults: FaultSpec[];
+	/** answers the proxy loses after the gateway charged */
+	losses: Loss[];
+	/** every node was given its key's group (Group Name or Group Multiplier) */
+	knownAll: boolean;
+}
+
+// ---------- the test-only agent ----------
+
+/** n8n's Calculator tool as an agent binds it (one string `input`). */
+const CALCULATOR = {
+	type: 'function',
+	function: { name: 'calculator', description: 'Useful for getting the result of a math expression.', parameters: { type: 'object', properties: { input: { type: 'string' } }, additionalProperties: false } },
+};
+
+interface LcMessage {
+	text: string;
+	tool_calls?: Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+}
+interface LcModel {
+	bindTools(tools: unknown[]): LcModel;
+	invoke(input: unknown): Promise<LcMessage>;
+}
+
+function calculate(expr: string): string {
+	const m = /^\s*(-?\d+)\s*([-+*])\s*(-?\d+)\s*$/.exec(expr);
+	if (!m) return 'NaN';
+	const [a, b] = [Number(m[1]), Number(m[3])];
+	return String(m[2] === '+' ? a + b : m[2] === '-' ? a - b : a * b);
+}
+
+/**
+ * A root node like n8n's AI Agent, as far as money goes: it takes its model from the `ai_languageModel` input once per
+ * run (n8n's Agent does the same), binds a calculator, and for each item asks its questions in one conversation,
+ * answering tool calls; items run `batch` at a time. A model error fails the node (Retry On Fail runs it again), or with
+ * an error setting that continues, makes the item `{ error }` (n8n's Agent does the same).
+ */
+export class MoneyAgent implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Money Agent',
+		name: 'moneyAgent',
+		group: ['transform'],
+		version: 1,
+		description: 'test agent',
+		defaults: { name: 'Money Agent' },
+		inputs: [NodeConnectionTypes.Main, { type: NodeConnectionTypes.AiLanguageModel, displayName: 'Chat Model', required: true, maxConnections: 1 }],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [
+			{ displayName: 'Tag', name: 'tag', type: 'string', default: '' },
+			{ displayName: 'Vary', name: 'vary', type: 'string', default: '' },
+			{ displayName: 'Questions', name: 'questions', type: 'json', default: '[]' },
+			{ displayName: 'Batch', name: 'batch', type: 'number', default: 1 },
+			{ displayName: 'Suffix', name: 'suffix', type: 'string', default: '' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const lm = (await this.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, 0)) as LcModel;
+		const model = lm.bindTools([CALCULATOR]);
+		const batch = Math.max(1, Number(this.getNodeParameter('batch', 0, 1)));
+		const out: INodeExecutionData[] = new Array(items.length);
+		const runItem = async (i: number) => {
+			try {
+				const tag = String(this.getNodeParameter('tag', i));
+				const vary = String(this.getNodeParameter('vary', i, ''));
+				const suffix = String(this.getNodeParameter('suffix', i, ''));
+				const raw = this.getNodeParameter('questions', i) as unknown;
+				const questions = (typeof raw === 'string' ? JSON.parse(raw) : raw) as ItemOptions['questions'];
+				const messages: unknown[] = [];
+				const answers: string[] = [];
+				for (const [j, q] of questions.entries()) {
+					const text = q.arithmetic ? `What is ${q.a} + ${q.b}?` : 'Tell me about foxes.';
+					messages.push({ role: 'user', content: `${tag} q${j}# ${text} ${vary}${suffix}`.trim() });
+					let answer = await model.invoke(messages);
+					let rounds = 0;
+					while (answer.tool_calls?.length && rounds++ < 3) {
+						messages.push(answer);
+						for (const c of answer.tool_calls) messages.push({ role: 'tool', content: calculate(String(c.args.input ?? '')), tool_call_id: c.id });
+						answer = await model.invoke(messages);
+					}
+					messages.push(answer);
+					answers.push(answer.text);
+				}
+				out[i] = { json: { answers }, pairedItem: { item: i } };
+			} catch (err) {
+				if (this.continueOnFail()) {
+					out[i] = { json: { error: (err as Error).message }, pairedItem: { item: i } };
+					return;
+				}
+				throw new NodeOperationError(this.getNode(), err as Error, { itemIndex: i });
+			}
+		};
+		for (let i = 0; i < items.length; i += batch) {
+			// like a careful agent, a failure waits for the batch's other items (no model call outlives the node's run)
+			const settled = await Promise.allSettled(items.slice(i, i + batch).map((_, j) => runItem(i + j)));
+			const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+			if (failed) throw failed.reason;
+		}
+		return [out];
+	}
+}
+
+/** Passes its input on (the Start node the expressions name). */
+export class Start implements INodeType {
+	description: INodeTypeDescription = { displayName: 'Start', name: 'moneyStart', group: ['transform'], version: 1, description: 'start', defaults: { name: 'Start' }, inputs: [NodeConnectionTypes.Main], outputs: [NodeConnectionTypes.Main], properties: [] };
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData().map((it, i) => ({ json: it.json, pairedItem: { item: i } }))];
+	}
+}
+
+/** Three outputs, each with every input item: each output connected to the chain runs it once more. */
+export class Fan implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Fan',
+		name: 'moneyFan',
+		group: ['transform'],
+		version: 1,
+		description: 'fan',
+		defaults: { name: 'Fan' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+		properties: [],
+	};
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData().map((it, i) => ({ json: it.json, pairedItem: { item: i } }));
+		return [items, items.map((x) => ({ ...x })), items.map((x) => ({ ...x }))];
+	}
+}
+
+// ---------- the workflow ----------
+
+export const START = 'Start';
+export const FAN = 'Fan';
+const MARK = (n: number) => `'#c' + $('${START}').item.json.cid + ' n${n} r' + $runIndex + ' k' + $('${START}').item.json.k`;
+const VARY: Record<Vary, string> = { none: "''", now: '$now.toMillis()', random: 'Math.random()' };
+const item = (n: number) => `$('${START}').item.json.m[${n}]`;
+
+export const locator = (value: string) => ({ __rl: true, mode: 'id', value });
+
+/** The money options of node `n`, each read from the Start item's values (a value of '' is "not given"). */
+function moneyOptions(c: NodeCase, n: number): Record<string, unknown> {
+	const o: Record<string, unknown> = {};
+	if (c.options.cap) o.maxExpectedSpend = `={{ ${item(n)}.cap }}`;
+	if (c.options.spend) o.maxSpend = `={{ ${item(n)}.spend }}`;
+	if (c.options.groupName) o.groupName = `={{ ${item(n)}.groupName }}`;
+	if (c.options.groupRatio) o.groupRatio = `={{ ${item(n)}.groupRatio }}`;
+	if (c.options.allowUnpriced) o.allowUnpriced = true;
+	return o;
+}
+
+function paidNode(c: NodeCase, n: number): TestNode {
+	const extra = { name: c.name, onError: c.onError, ...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 1 } : {}) };
+	const text = (words: string) => `={{ ${MARK(n)} + '# ${words} ' + ${VARY[c.vary]} + ${item(n)}.marker }}`;
+	switch (c.kind) {
+		case 'image':
+			return {
+				...extra,
+				type: new GenGatewayImageSubmit(),
+				parameters: {
+					operation: 'generate',
+					mode: 'async',
+					model: locator(MODELS.image),
+					prompt: text('a fox'),
+					size: `={{ ${item(n)}.bad ? '16:9' : '1536x1024' }}`,
+					options: { ...moneyOptions(c, n), ...(c.waitForResult ? { waitForResult: true } : {}) },
+				},
+			};
+		case 'gamma':
+			return {
+				...extra,
+				type: new GenGatewayVideoCreate(),
+				parameters: { family: 'gamma', model: locator(MODELS.gamma), prompt: text('a fox running'), gammaSeconds: `={{ ${item(n)}.bad ? 0 : 6 }}`, aspectRatio: '16:9', options: moneyOptions(c, n) },
+			};
+		case 'chat':
+			return {
+				...extra,
+				type: new GenGatewayChat(),
+				parameters: {
+					model: locator(MODELS.chat[0]),
+					messagesFrom: 'ui',
+					messages: { values: [{ role: `={{ ${item(n)}.bad ? 'wizard' : 'user' }}`, content: text('hello there') }] },
+					stream: false,
+					options: moneyOptions(c, n),
+				},
+			};
+		case 'agent':
+			return {
+				...extra,
+				type: new MoneyAgent(),
+				parameters: { tag: `={{ ${MARK(n)} }}`, vary: `={{ ${VARY[c.vary]} }}`, questions: `={{ ${item(n)}.questions }}`, batch: c.chatModel!.batch, suffix: c.chatModel!.full && c.chatModel!.maxTokens ? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]` : '' },
+			};
+	}
+}
+
+function chatModelNode(m: ChatModelCase, group: Group, ratio: number): TestNode {
+	const options: Record<string, unknown> = { streaming: m.streaming };
+	if (m.maxTokens !== undefined) options.maxTokens = m.maxTokens;
+	if (m.group === 'name') options.groupName = group;
+	if (m.group === 'ratio') options.groupRatio = ratio;
+	if (m.group === 'emptyRatio') options.groupRatio = 0;
+	if (m.cap !== undefined) options.maxExpectedSpend = m.cap;
+	if (m.spend !== undefined) options.maxSpend = m.spend;
+	return { name: m.name, type: new LmChatGenGateway(), parameters: { model: locator(m.model), options } };
+}
+
+/** The node type with its executions counted by node name (n8n's tries of a run included). */
+function counted(type: INodeType, tries: Record<string, number>): INodeType {
+	const execute = type.execute!;
+	return {
+		description: type.description,
+		methods: type.methods,
+		async execute(this: IExecuteFunctions) {
+			const name = this.getNode().name;
+			tries[name] = (tries[name] ?? 0) + 1;
+			return execute.call(this);
+		},
+	} as INodeType;
+}
+
+export interface Built {
+	/** executions of each node, tries included */
+	tries: Record<string, number>;
+	nodes: TestNode[];
+	connections: IConnections;
+	input: INodeExecutionData[];
+}
+
+/** The workflow of a case; `ratio` is what the key's group is charged at (the Group Multiplier a user would give). */
+export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
+	const nodes: TestNode[] = [{ name: START, type: new Start() }, { name: FAN, type: new Fan() }];
+	const connections: IConnections = { [START]: { main: [[{ node: FAN, type: 'main', index: 0 }]] } };
+	const first = c.nodes[0].name;
+	connections[FAN] = { main: [0, 1, 2].map((o) => (o < c.runs ? [{ node: first, type: 'main', index: 0 }] : [])) };
+	const tries: Record<string, number> = {};
+	c.nodes.forEach((nc, n) => {
+		const node = paidNode(nc, n);
+		nodes.push({ ...node, type: counted(node.type as INodeType, tries) });
+		if (n + 1 < c.nodes.length) connections[nc.name] = { main: [[{ node: c.nodes[n + 1].name, type: 'main', index: 0 }]] };
+		if (nc.chatModel) {
+			nodes.push(chatModelNode(nc.chatModel, c.group, ratio));
+			connections[nc.chatModel.name] = { [NodeConnectionTypes.AiLanguageModel]: [[{ node: nc.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }]] };
+		}
+	});
+	const input = c.items.map((perNode, k) => ({
+		json: {
+			cid,
+			k,
+			m: perNode.map((o) => ({
+				cap: o.cap,
+				spend: o.spend,
+				groupName: o.nameGiven ? c.group : '',
+				groupRatio: o.ratioGiven ? ratio : '',
+				bad: o.bad,
+				marker: o.fail ? ' [fail]' : '',
+				questions: o.questions,
+			})),
+		},
+	}));
+	return { tries, nodes, connections, input };
+}
+
+// ---------- generation ----------
+
+/** Node names of any length and alphabet, sharing a prefix; never the fixed names, never alike. */
+const nameParts = fc.record({
+	prefix: fc.oneof(fc.constant(''), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', minLength: 30, maxLength: 160 }), fc.constant('GenGateway Image Submit - product catalogue ')),
+	suffixes: fc.array(fc.string({ unit: fc.oneof(fc.constantFrom('a', 'Z', ' ', '-', '1', '.'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), minLength: 0, maxLength: 6 }), { minLength: 8, maxLength: 8 }),
+});
+
+const RESERVED = new Set([START, FAN]);
+function uniqueNames(prefix: string, suffixes: string[]): string[] {
+	const out: string[] = [];
+	for (const [i, s] of suffixes.entries()) {
+		let name = `${prefix}${s}`;
+		if (!name.trim() || RESERVED.has(name) || name in {} || out.includes(name)) name = `${prefix}${s}#${i}`;
+		out.push(name);
+	}
+	return out;
+}
+
+/** How a node's items give their money options; the values are made once the case is known (see `withValues`). */
+export interface NodePlan {
+	/** which cap fields the collection holds */
+	capFields: 'none' | 'cap' | 'spend' | 'both';
+	/** the cap against the spend expected up to this node's first run: 0.2× to 4× (log scale) */
+	capFactor: number;
+	/** per item: no cap (null), or the node's cap × this */
+	itemCaps: Array<number | null>;
+	/** the display field in ¤ ('¤N') instead of the display currency, per item */
+	spendInQuota: boolean[];
+	groupMode: 'none' | 'name' | 'ratio' | 'emptyRatio' | 'mixed';
+	mixed: Array<{ name: boolean; ratio: boolean }>;
+	/** an item that fails the node's checks, or a money option that breaks its rule */
+	badMode: 'none' | 'item' | 'money';
+	badAt: number;
+	failMode: 'none' | 'some' | 'all';
+	failItems: boolean[];
+	questions: ItemOptions['questions'][];
+}
+
+const question = fc.record({ arithmetic: fc.boolean(), a: fc.integer({ min: 1, max: 99 }), b: fc.integer({ min: 1, max: 99 }) });
+
+const factor = fc.integer({ min: 0, max: 100 }).map((x) => Number((0.2 * 20 ** (x / 100)).toFixed(3)));
+
+const nodePlan = (kind: Kind, items: number): fc.Arbitrary<NodePlan> =>
+	fc.record({
+		capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
+		capFactor: factor,
+		itemCaps: fc.array(fc.oneof(fc.constant(null), fc.constantFrom(1, 1, 1.3, 3)), { minLength: items, maxLength: items }),
+		spendInQuota: fc.array(fc.boolean(), { minLength: items, maxLength: items }),
+		groupMode: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio', 'mixed'),
+		mixed: fc.array(fc.record({ name: fc.boolean(), ratio: fc.boolean() }), { minLength: items, maxLength: items }),
+		badMode: kind === 'agent' ? fc.constant('none' as const) : fc.oneof({ weight: 8, arbitrary: fc.constant('none' as const) }, { weight: 2, arbitrary: fc.constant('item' as const) }, { weight: 1, arbitrary: fc.constant('money' as const) }),
+		badAt: fc.nat({ max: items - 1 }),
+		failMode: kind === 'image' ? fc.constantFrom('none', 'some', 'all') : fc.constant('none' as const),
+		failItems: fc.array(fc.boolean(), { minLength: items, maxLength: items }),
+		questions: fc.array(kind === 'agent' ? fc.array(question, { minLength: 1, maxLength: 3 }) : fc.constant([]), { minLength: items, maxLength: items }),
+	}) as fc.Arbitrary<NodePlan>;
+
+export interface ModelPlan {
+	model: string;
+	streaming: boolean;
+	maxTokens?: number;
+	group: ChatModelCase['group'];
+	capFields: 'none' | 'cap' | 'spend' | 'both';
+	capFactor: number;
+	batch: number;
+	full: boolean;
+}
+
+const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
+	model: fc.constantFrom(...MODELS.chat),
+	streaming: fc.boolean(),
+	maxTokens: fc.option(fc.constantFrom(120, 400, 4096), { nil: undefined }),
+	group: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio'),
+	capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
+	capFactor: factor,
+	batch: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
+	full: fc.boolean(),
+}) as fc.Arbitrary<ModelPlan>;
+
+export interface Plan {
+	kind: Kind;
+	name: string;
+	modelName: string;
+	onError: OnError;
+	maxTries: number;
+	vary: Vary;
+	waitForResult: boolean;
+	allowUnpriced: boolean;
+	node: NodePlan;
+	model: ModelPlan;
+}
+
+const plan = (kind: Kind, name: string, modelName: string, items: number): fc.Arbitrary<Plan> =>
+	fc.record({
+		kind: fc.constant(kind),
+		name: fc.constant(name),
+		modelName: fc.constant(modelName),
+		onError: fc.constantFrom<OnError>('stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'),
+		maxTries: fc.integer({ min: 1, max: 3 }),
+		vary: fc.constantFrom<Vary>('none', 'now', 'random'),
+		waitForResult: kind === 'image' ? fc.boolean() : fc.constant(false),
+		allowUnpriced: kind === 'chat' ? fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }) : fc.constant(false),
+		node: nodePlan(kind, items),
+		model: modelPlan,
+	});
+
+/** Requests whose answers the proxy loses after the gateway did the work (and charged): the n-th paid POST of a route. */
+export interface Loss {
+	route: 'chat' | 'image' | 'video';
+	nth: number;
+	how: 'drop' | '500';
+}
+
+const LOSS: fc.Arbitrary<Loss> = fc.record({ route: fc.constantFrom('chat', 'chat', 'image', 'video'), nth: fc.integer({ min: 1, max: 8 }), how: fc.constantFrom('drop', '500') }) as fc.Arbitrary<Loss>;
+
+const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
+	fc.integer({ min: 1, max: 3 }).map((times): FaultSpec => ({ route: 'POST /v1/chat/completions', kind: 'status', status: 500, times })),
+	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({ route: 'POST /v1/chat/completions', kind: 'rate-limit', retryAfter: 0, times })),
+	fc.constant<FaultSpec>({ route: 'POST /v1/chat/completions', kind: 'sse-cut', times: 1 }),
+	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({ route: 'POST /v1/images/generations/async', kind: 'rate-limit', retryAfter: 0, times })),
+	fc.constant<FaultSpec>({ route: 'POST /v1/images/generations/async', kind: 'reset-after', times: 1 }),
+	fc.constant<FaultSpec>({ route: 'POST /v1/videos', kind: 'status', status: 500, times: 1 }),
+	fc.constant<FaultSpec>({ route: 'POST /v1/videos', kind: 'reset-after', times: 1 }),
+);
+
+/** Paid calls a case can make at most (so every run stays small). */
+export function workload(c: Pick<MoneyCase, 'runs' | 'nodes' | 'items'>): number {
+	return c.runs * c.items.reduce((sum, perNode) => sum + perNode.reduce((s, o, n) => s + (c.nodes[n].kind === 'agent' ? o.questions.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0) : 1), 0), 0);
+}
+
+export const MAX_WORKLOAD = 48;
+
+/** About what one call costs at the highest published ratio (¤): for caps near what a run spends. */
+function callEstimate(kind: Kind, m: ModelPlan, hi: number, q: number): number {
+	if (kind === 'image') return 20_000 * hi * (q / 500_000);
+	if (kind === 'gamma') return 150_000 * hi * (q / 500_000);
+	if (kind === 'chat') return 300 * hi;
+	const ratio = m.model === 'alpha-chat-4o' ? 1.25 : 0.075;
+	// a turn: some 250 prompt tokens and a short answer, or all of Maximum Number of Tokens (× completion ratio 4)
+	return (250 + 4 * (m.full && m.maxTokens ? m.maxTokens : 60)) * ratio * hi;
+}
+
+/** A cap of about `quota` ¤ written in the site's display currency. */
+function displayOf(quota: number, display: Display, dollar: boolean): string {
+	if (display.type === 'TOKENS') return String(Math.max(1, Math.round(quota)));
+	const amount = display.type === 'USD' ? quota / display.quotaPerUnit : (quota * display.rate) / display.quotaPerUnit;
+	return `${dollar && display.type === 'USD' ? '$' : ''}${Math.max(amount, 0.000001).toFixed(6)}`;
+}
+
+/** The case with every item's values, from the plans: caps scaled to the spend expected up to each node. */
+function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boolean; concurrentCaps: boolean }, plans: Plan[], itemCount: number): MoneyCase {
+	const hi = Math.max(1.5, base.internalRatio);
+	const turns = (qs: ItemOptions['questions']) => qs.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0);
+	let before = 0;
+	const nodes: NodeCase[] = [];
+	const items: ItemOptions[][] = Array.from({ length: itemCount }, () => []);
+	for (const p of plans) {
+		const unit = callEstimate(p.kind, p.model, hi, base.display.quotaPerUnit);
+		const mine = p.kind === 'agent' ? unit * p.node.questions.reduce((t, qs) => t + turns(qs), 0) : unit * itemCount;
+		const cap = Math.max(1, Math.round(p.node.capFactor * (before + mine)));
+		const groupMode = base.knownAll ? (p.node.groupMode === 'name' ? 'name' : 'ratio') : p.node.groupMode;
+		const has = { cap: p.node.capFields === 'cap' || p.node.capFields === 'both', spend: p.node.capFields === 'spend' || p.node.capFields === 'both' };
+		let chatModel: ChatModelCase | undefined;
+		if (p.kind === 'agent') {
+			// a Chat Model under a cap with items running at once: only where asked (see CaseShape.concurrentCaps)
+			const m = p.model.batch > 1 && !base.concurrentCaps ? { ...p.model, capFields: 'none' as const } : p.model;
+			const mCap = Math.max(1, Math.round(m.capFactor * (before + mine / 2)));
+			chatModel = {
+				name: p.modelName,
+				model: m.model,
+				streaming: m.streaming,
+				maxTokens: m.maxTokens,
+				group: base.knownAll ? (m.group === 'name' ? 'name' : 'ratio') : m.group,
+				cap: m.capFields === 'cap' || m.capFields === 'both' ? mCap : undefined,
+				spend: m.capFields === 'spend' || m.capFields === 'both' ? (m.capFactor > 1 ? `¤${mCap}` : displayOf(mCap, base.display, false)) : undefined,
+				batch: m.batch,
+				full: m.full,
+			};
+		}
+		nodes.push({
+			kind: p.kind,
+			name: p.name,
+			onError: p.onError,
+			maxTries: p.maxTries,
+			vary: p.vary,
+			options: { cap: has.cap, spend: has.spend, groupName: groupMode === 'name' || groupMode === 'mixed', groupRatio: groupMode === 'ratio' || groupMode === 'emptyRatio' || groupMode === 'mixed', allowUnpriced: p.allowUnpriced },
+			waitForResult: p.waitForResult,
+			chatModel,
+		});
+		for (let k = 0; k < itemCount; k++) {
+			const m = p.node.itemCaps[k];
+			const value = m === null ? undefined : Math.max(1, Math.round(cap * m));
+			const bad = p.node.badMode !== 'none' && p.node.badAt === k;
+			items[k].push({
+				cap: bad && p.node.badMode === 'money' ? 'lots' : has.cap && value !== undefined ? value : '',
+				spend: has.spend && value !== undefined ? (p.node.spendInQuota[k] ? `¤${value}` : displayOf(value, base.display, k % 2 === 1)) : '',
+				nameGiven: groupMode === 'name' || (groupMode === 'mixed' && p.node.mixed[k].name),
+				ratioGiven: groupMode === 'ratio' || (groupMode === 'mixed' && p.node.mixed[k].ratio),
+				bad: bad && p.node.badMode === 'item',
+				fail: p.node.failMode === 'all' || (p.node.failMode === 'some' && p.node.failItems[k]),
+				questions: p.node.questions[k],
+			});
+		}
+		before += mine * base.runs;
+	}
+	return { group: base.group, internalRatio: base.internalRatio, partnerRatio: base.partnerRatio, display: base.display, runs: base.runs, knownAll: base.knownAll, nodes, items, faults: base.faults, losses: base.losses };
+}
+
+export interface CaseShape {
+	kinds?: fc.Arbitrary<Kind[]>;
+	runs?: fc.Arbitrary<number>;
+	items?: fc.Arbitrary<number>;
+	losses?: fc.Arbitrary<Loss[]>;
+	faults?: fc.Arbitrary<FaultSpec[]>;
+	knownAll?: fc.Arbitrary<boolean>;
+	group?: fc.Arbitrary<Group>;
+	/**
+	 * A Chat Model with a cap may serve an agent running items at once. Off by default: the Chat Model checks its cap
+	 * per turn without counting the turns in flight (reported as a package bug; the focused property shows it), so the
+	 * other properties keep a capped Chat Model to one item at a time until that is fixed.
+	 */
+	concurrentCaps?: boolean;
+	/** changes each node plan (a focused property) */
+	plan?: (p: Plan) => Plan;
+}
+
+/** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
+export const squeeze = (f: number, low: number, high: number) => Number((low * (high / low) ** (Math.log(f / 0.2) / Math.log(20))).toFixed(3));
+
+/** A generated case; `shape` narrows it (a focused property). */
+export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
+	const kinds = shape.kinds ?? fc.array(fc.constantFrom<Kind>('image', 'gamma', 'chat', 'agent'), { minLength: 1, maxLength: 4 });
+	return fc
+		.record({
+			kinds,
+			names: nameParts,
+			group: shape.group ?? fc.constantFrom(...GROUPS),
+			internalRatio: fc.constantFrom(0.5, 0.9, 1.2, 2),
+			partnerRatio: fc.constantFrom(0.3, 0.6, 1.1, 1.5),
+			display: fc.oneof(
+				{ weight: 4, arbitrary: fc.constantFrom(500_000, 500_000, 1_000_000, 250_000).map((quotaPerUnit): Display => ({ type: 'USD', quotaPerUnit })) },
+				{ weight: 1, arbitrary: fc.constantFrom(7.3, 7.1).map((rate): Display => ({ type: 'CNY', rate, quotaPerUnit: 500_000 })) },
+				{ weight: 1, arbitrary: fc.constant<Display>({ type: 'TOKENS', quotaPerUnit: 500_000 }) },
+			),
+			runs: shape.runs ?? fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.integer({ min: 2, max: 3 }) }),
+			itemCount: shape.items ?? fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })),
+			faults: shape.faults ?? fc.array(FAULTS, { maxLength: 2 }),
+			losses: shape.losses ?? fc.array(LOSS, { maxLength: 2 }),
+			knownAll: shape.knownAll ?? fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+			concurrentCaps: fc.constant(shape.concurrentCaps ?? false),
+		})
+		.chain((b) => {
+			const names = uniqueNames(b.names.prefix, b.names.suffixes);
+			return fc.record({ base: fc.constant(b), plans: fc.tuple(...b.kinds.map((k, n) => plan(k, names[n], names[4 + n], b.itemCount))) });
+		})
+		.map(({ base, plans }) => {
+			const c = withValues(base, shape.plan ? plans.map(shape.plan) : plans, base.itemCount);
+			// keep each run small: fewer items (then fewer runs) until the calls fit
+			while (workload(c) > MAX_WORKLOAD && c.items.length > 1) c.items = c.items.slice(0, -1);
+			while (workload(c) > MAX_WORKLOAD && c.runs > 1) c.runs--;
+			return c;
+		});
+}
+
+/** A short description of a case for the failure message. */
+export function describeMoneyCase(c: MoneyCase): string {
+	const nodes = c.nodes.map((n) => `${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.full ? ' full answers' : ''}` : ''})`);
+	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}`;
+}

@@ -1,0 +1,136 @@
+/**
+ * Issue 32, bullet 9: the money guarantees proven by properties. fast-check generates workflows of 1–4 paid nodes
+ * (Image Submit async, gamma Video Create, Chat, and an agent holding the GenGateway Chat Model through n8n's
+ * `ai_languageModel` connection, 1–6 model calls per item), node names of any length and alphabet sharing prefixes,
+ * 1–3 runs of every node, 1–8 items with per-item Max Expected Spend (¤ and display currency) and Group Name / Group
+ * Multiplier, every error setting, Retry On Fail with 1–3 tries, prompts that change between tries, keys in any
+ * group, and gateway faults that fail items after they were paid; each run is judged by ./money-invariants.ts against
+ * an oracle written from the spec's billing rules (./money-oracle.ts) and the simulator's ledger.
+ * FUZZ_RUNS, FUZZ_SEED, FUZZ_PATH and FUZZ_TIME_MS steer it; a failure prints the seed and a replay line.
+ */
+import fc from 'fast-check';
+import { cleanupBinaryData } from '../harness/workflow';
+import { fuzzParameters, report, type Budget } from './check';
+import { captureLogs } from './property';
+import { newCoverage, runMoneyCase, startMoneyFixture, stopMoneyFixture, type MoneyFixture } from './money-run';
+import { describeMoneyCase, moneyCase, squeeze, type Kind, type Loss, type MoneyCase } from './money-workflow';
+
+const FILE = 'money.property.test.ts';
+
+let f: MoneyFixture | undefined;
+beforeAll(async () => {
+	captureLogs();
+	f = await startMoneyFixture();
+});
+afterAll(async () => {
+	await stopMoneyFixture(f);
+	cleanupBinaryData();
+});
+
+async function checkMoney(arb: fc.Arbitrary<MoneyCase>, budget: Budget, o: { shrink?: boolean } = {}): Promise<void> {
+	const testName = expect.getState().currentTestName;
+	let ran = 0;
+	const cov = newCoverage();
+	const details = await fc.check(
+		fc.asyncProperty(arb, async (c) => {
+			ran++;
+			const { problems, ms } = await runMoneyCase(f!, c, cov);
+			if (process.env.FUZZ_VERBOSE) process.stdout.write(`${describeMoneyCase(c)}: ${ms} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`);
+			if (problems.length) throw new Error(`${describeMoneyCase(c)}\n  - ${problems.join('\n  - ')}`);
+		}),
+		{ ...fuzzParameters<[MoneyCase]>(budget), ...(o.shrink === false ? { endOnFailure: true } : {}) },
+	);
+	process.stdout.write(`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure)\n`);
+	report(FILE, details as fc.RunDetails<unknown>, ran, testName);
+}
+
+it('every generated workflow keeps the money guarantees: caps, the record, one POST per place, one item per input', async () => {
+	await checkMoney(moneyCase(), { runs: 200, timeMs: 35_000 });
+}, 3_600_000);
+
+/**
+ * Focused: caps near what the calls cost, the key's group not given (the cap must count the highest published ratio),
+ * one run, no faults: every batch and turn decides at its cap.
+ */
+it('focused: caps near the spend with the multiplier not known', async () => {
+	const arb = moneyCase({
+		kinds: fc.array(fc.constantFrom<Kind>('image', 'gamma', 'agent'), { minLength: 1, maxLength: 2 }),
+		runs: fc.constant(1),
+		items: fc.integer({ min: 1, max: 4 }),
+		faults: fc.constant([]),
+		losses: fc.constant([]),
+		knownAll: fc.constant(false),
+		plan: (p) => ({
+			...p,
+			onError: 'continueRegularOutput',
+			maxTries: 1,
+			node: { ...p.node, capFields: p.node.capFields === 'none' ? 'cap' : p.node.capFields, capFactor: squeeze(p.node.capFactor, 0.4, 1.6), groupMode: 'none', badMode: 'none', failMode: 'none' },
+			model: { ...p.model, capFields: p.model.capFields === 'none' ? 'cap' : p.model.capFields, capFactor: squeeze(p.model.capFactor, 0.4, 1.6), group: 'none' },
+		}),
+	});
+	await checkMoney(arb, { runs: 100, timeMs: 12_000 });
+}, 3_600_000);
+
+/**
+ * Focused: nodes that n8n runs again after they paid — agents whose later model answers are lost after the charge,
+ * images whose tasks fail — with Retry On Fail 2–3 and prompts that change between tries.
+ */
+it('focused: Retry On Fail after paid calls, prompts changing between tries', async () => {
+	const arb = moneyCase({
+		kinds: fc.array(fc.constantFrom<Kind>('agent', 'agent', 'image'), { minLength: 1, maxLength: 2 }),
+		runs: fc.integer({ min: 1, max: 2 }),
+		items: fc.integer({ min: 1, max: 3 }),
+		faults: fc.constant([]),
+		losses: fc.array(fc.record({ route: fc.constant('chat' as const), nth: fc.integer({ min: 1, max: 6 }), how: fc.constantFrom('drop' as const, '500' as const) }), { minLength: 1, maxLength: 2 }) as fc.Arbitrary<Loss[]>,
+		plan: (p) => ({
+			...p,
+			maxTries: p.maxTries === 1 ? 3 : p.maxTries,
+			vary: p.vary === 'none' ? 'now' : p.vary,
+			waitForResult: true,
+			node: { ...p.node, capFields: 'none', badMode: 'none', failMode: p.node.failMode === 'none' ? 'all' : p.node.failMode },
+			model: { ...p.model, capFields: 'none' },
+		}),
+	});
+	await checkMoney(arb, { runs: 100, timeMs: 12_000 });
+}, 3_600_000);
+
+/**
+ * KNOWN PACKAGE BUG (reported; remove `.failing` once fixed): an agent running 2–3 items at once (n8n's Agent
+ * batches) under the Chat Model's Max Expected Spend, answers that use all of Maximum Number of Tokens. Each turn is
+ * checked against what the execution has spent plus its own bound, but the turns in flight are in neither: three
+ * turns that each fit under the cap alone are all sent, and together pass it (without Maximum Number of Tokens, up to
+ * one turn per item in flight passes it, not "at most one turn"). The generator finds it within a few runs; it stops
+ * at the first failure (no shrinking), prints the seed and the replay line, and the test fails while the bug is there.
+ */
+it.failing('KNOWN BUG: an agent running items at once passes the Chat Model\'s cap (turns in flight are not counted)', async () => {
+	const arb = moneyCase({
+		kinds: fc.constant<Kind[]>(['agent']),
+		runs: fc.constant(1),
+		items: fc.constant(3),
+		concurrentCaps: true,
+		faults: fc.constant([]),
+		losses: fc.constant([]),
+		plan: (p) => ({
+			...p,
+			onError: 'continueRegularOutput',
+			maxTries: 1,
+			// one question each: three turns at once, each fitting under the cap alone (1.2 to 2.85 turns' worth)
+			node: { ...p.node, questions: p.node.questions.map((qs) => [{ ...qs[0], arithmetic: false }]) },
+			model: { ...p.model, batch: 3, full: true, maxTokens: 4096, capFields: p.model.capFields === 'none' ? 'cap' : p.model.capFields, capFactor: squeeze(p.model.capFactor, 0.8, 1.9) },
+		}),
+	});
+	await checkMoney(arb, { runs: 30, timeMs: 10_000 }, { shrink: false });
+}, 3_600_000);
+
+/** Focused: every node runs 2–3 times, every multiplier known, no caps: the record must equal the charges. */
+it('focused: several runs of every node, the record exact', async () => {
+	const arb = moneyCase({
+		runs: fc.integer({ min: 2, max: 3 }),
+		items: fc.integer({ min: 1, max: 3 }),
+		knownAll: fc.constant(true),
+		faults: fc.constant([]),
+		losses: fc.constant([]),
+		plan: (p) => ({ ...p, node: { ...p.node, capFields: 'none', badMode: 'none' }, model: { ...p.model, capFields: 'none' } }),
+	});
+	await checkMoney(arb, { runs: 100, timeMs: 10_000 });
+}, 3_600_000);
