@@ -604,7 +604,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 			faults: shape.faults ?? fc.array(FAULTS, { maxLength: 2 }),
 			losses: shape.losses ?? fc.array(LOSS, { maxLength: 2 }),
 			knownAll: shape.knownAll ?? fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-			concurrentCaps: fc.constant(shape.concurrentCaps ?? false),
+			concurrentCaps: fc.constant(shape.concurrentCaps ?? true),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
