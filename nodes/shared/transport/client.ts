@@ -260,13 +260,23 @@ export class GatewayClient {
 			throw new BodyError(`${what}: the answer of ${mib(declared)} is larger than the limit of ${mib(cap)}`, 'TOO_LARGE', 0, declared);
 		}
 		const { bytes } = await readCapped(res.body, cap, what, !ok);
-		const text = this.redact(this.decodeText(bytes, header(res.headers, 'content-type')));
+		const contentType = header(res.headers, 'content-type');
+		const text = this.redact(this.decodeText(bytes, contentType));
 		if (text.trim() === '') return { json: undefined, text, parsed: false };
 		let json: unknown;
 		try {
 			json = JSON.parse(text);
 		} catch {
-			return { json: undefined, text, parsed: false };
+			// a JSON body labelled with another charset than it was written in (UTF-8 labelled UTF-16): a paid answer's
+			// task ID must not be lost to a wrong label, so UTF-8 is tried once more (redacted the same way)
+			const utf8 = decodeBody(bytes, undefined).text;
+			if (utf8 === text || !looksLikeJson(utf8)) return { json: undefined, text, parsed: false };
+			const again = this.redact(utf8);
+			try {
+				return { json: this.redactor.parsed(again, JSON.parse(again)), text: again, parsed: true };
+			} catch {
+				return { json: undefined, text, parsed: false };
+			}
 		}
 		return { json: this.redactor.parsed(text, json), text, parsed: true };
 	}
@@ -292,6 +302,8 @@ export class GatewayClient {
 		return new GatewayHttpError(status, this.redact(message), ex.code === undefined ? undefined : this.redact(ex.code), method, this.path(url), parseRetryAfter(headers['retry-after']));
 	}
 }
+
+const looksLikeJson = (s: string) => /^\s*[[{]/.test(s);
 
 function pathOf(url: string): string {
 	try {
