@@ -24,7 +24,11 @@ const oddEntries: fc.Arbitrary<RunCase> = fc.tuple(runCase(paidNode), fc.oneof(f
 	script: {
 		...c.script,
 		paid: c.script.paid.map((list) =>
-			(list.length ? list : [PLAIN]).map((b): Behaviour => (b.body.kind === 'plausible' ? { ...b, status: 'normal', contentType: undefined, delivery: PLAIN.delivery, body: { ...b.body, mutation: { pick: 0, nested: false, op: 'element', value } } } : b)),
+			(list.length ? list : [PLAIN]).map((b): Behaviour =>
+				b.body.kind === 'plausible'
+					? { ...b, status: 'normal', contentType: undefined, delivery: PLAIN.delivery, leak: b.leak?.place === 'error-message' || b.leak?.place === 'error-code' ? undefined : b.leak, body: { ...b.body, mutation: { pick: 0, nested: false, op: 'element', value } } }
+					: b,
+			),
 		),
 	},
 }));

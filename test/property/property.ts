@@ -4,19 +4,22 @@
  * FUZZ_TIME_MS steer it (scripts/fuzz.sh sets them for `npm run fuzz -- --runs N`).
  */
 import fc from 'fast-check';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LoggerProxy } from 'n8n-workflow';
-import { cleanupBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
+import { cleanupBinaryData, initBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
 import { rssSampler } from '../reliability/scenarios';
 import { HostileGateway } from './hostile-gateway';
-import { WALL_BOUND_MS, violations, type Measures } from './invariants';
+import { WALL_BOUND_MS, violations, type Chunk, type Measures, type StoredFile } from './invariants';
 import { makeMedia, type Media } from './media';
 import { buildInput, buildNode, describeCase, type RunCase } from './runs';
 import { fuzzParameters, report, type Budget } from './check';
 
 export type { Budget } from './check';
 
-/** A key whose raw, percent-encoded and base64 forms all differ. */
-export const KEY = 'sk-prop/Key+Z9=abcdefghij0123456789';
+import { KEY } from './key';
+
+export { KEY };
 
 /** A run still going after this long is a hang: it is cancelled and reported, so one hang cannot stall the property. */
 const HANG_MS = 2 * WALL_BOUND_MS;
@@ -80,16 +83,43 @@ export interface Outcome {
 	problems: string[];
 }
 
+/** The metadata files n8n's filesystem binary store has written (`<id>.metadata`: file name, MIME type, size). */
+const seenStored = new Set<string>();
+async function metadataFiles(dir: string): Promise<string[]> {
+	const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+	return entries.filter((e) => e.isFile() && e.name.endsWith('.metadata')).map((e) => join(e.parentPath, e.name));
+}
+
+/** What the binary store wrote since the last call: the metadata files of this run, each with its text. */
+export async function newlyStored(): Promise<StoredFile[]> {
+	const dir = await initBinaryData();
+	const out: StoredFile[] = [];
+	for (const path of await metadataFiles(dir)) {
+		if (seenStored.has(path)) continue;
+		seenStored.add(path);
+		out.push({ path: path.slice(dir.length), text: await readFile(path, 'utf8').catch(() => '') });
+	}
+	return out;
+}
+
 export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 	const { items, tasks } = buildInput(c, f.gw, f.png);
 	f.gw.load(c.script, tasks);
+	await newlyStored();
 	logs.length = 0;
+	const chunks: Chunk[] = [];
 	const memory = rssSampler();
 	const started = Date.now();
 	let cancel: (() => void) | undefined;
 	let timer: NodeJS.Timeout | undefined;
 	const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)));
-	const running = runWorkflow({ nodes: [buildNode(c)], input: items, credentials: { apiKey: KEY, baseUrl: f.gw.origin }, onStart: (p) => (cancel = p.cancel) });
+	const running = runWorkflow({
+		nodes: [buildNode(c)],
+		input: items,
+		credentials: { apiKey: KEY, baseUrl: f.gw.origin },
+		onStart: (p) => (cancel = p.cancel),
+		...(c.n8nStreams ? { onChunk: (chunk: Chunk) => chunks.push(chunk) } : {}),
+	});
 	const result = await Promise.race([running, hung]);
 	clearTimeout(timer);
 	if (result === 'hung') {
@@ -99,8 +129,11 @@ export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 		memory.stop();
 		throw new Error(`${describeCase(c)}\n  - [wall-time] the run had not ended after ${HANG_MS} ms (bound ${WALL_BOUND_MS} ms); it was cancelled`);
 	}
-	const measures: Measures = { wallMs: Date.now() - started, rssGrowthMiB: memory.stop(), logs: [...logs] };
-	return { result, measures, problems: await violations(c, f.gw, result, measures) };
+	const measures: Measures = { wallMs: Date.now() - started, rssGrowthMiB: memory.stop(), logs: [...logs], chunks, stored: await newlyStored() };
+	const checking = Date.now();
+	const problems = await violations(c, f.gw, result, measures);
+	if (process.env.FUZZ_VERBOSE) process.stdout.write(`  (invariants checked in ${Date.now() - checking} ms)\n`);
+	return { result, measures, problems };
 }
 
 /** fc.check over `arb`, failing with the seed, path, shrunk case and the replay command. */
