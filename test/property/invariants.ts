@@ -172,7 +172,7 @@ function storedRun(r: RunResult): string {
 export function textsOf(v: unknown, path = '', out: Array<[string, string]> = [], seen = new WeakSet<object>(), depth = 0): Array<[string, string]> {
 	if (typeof v === 'string') out.push([path, v]);
 	else if (typeof v === 'number' || typeof v === 'bigint') out.push([path, String(v)]);
-	if (!v || typeof v !== 'object' || depth > 10 || seen.has(v) || Buffer.isBuffer(v) || ArrayBuffer.isView(v)) return out;
+	if (!v || typeof v !== 'object' || depth > 40 || seen.has(v) || Buffer.isBuffer(v) || ArrayBuffer.isView(v)) return out;
 	seen.add(v);
 	const keys = new Set(Object.keys(v));
 	if (v instanceof Error) for (const k of [...Object.getOwnPropertyNames(v), 'message', 'stack', 'description', 'messages', 'context', 'errorResponse', 'cause']) keys.add(k);
@@ -200,7 +200,8 @@ function leaksIn(texts: Array<[string, string]>, key: string): string[] {
 	return found;
 }
 
-function oracleFindings(key: string, r: RunResult, m: Measures): string[] {
+/** (3b) alone: where the independent oracle finds a form of `key` in what n8n keeps of a run (see keyNowhere). */
+export function oracleFindings(key: string, r: RunResult, m: Pick<Measures, 'logs' | 'chunks' | 'stored'>): string[] {
 	const problems: string[] = [];
 	const report = (tag: string, what: string, texts: Array<[string, string]>) => {
 		const found = leaksIn(texts, key);

@@ -47,12 +47,13 @@ export function useFixture(): () => Fixture {
 	afterAll(async () => {
 		await f?.gw.stop();
 		cleanupBinaryData();
+		seenWorkflows.clear();
 	});
 	return () => f!;
 }
 
 /** Everything the nodes and n8n write to the console or to n8n's logger during a run. */
-const logs: string[] = [];
+export const logs: string[] = [];
 let capturing = false;
 const fmt = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? `${a.message} ${a.stack ?? ''}` : safeJson(a))).join(' ');
 function safeJson(v: unknown): string {
@@ -83,21 +84,26 @@ export interface Outcome {
 	problems: string[];
 }
 
-/** The metadata files n8n's filesystem binary store has written (`<id>.metadata`: file name, MIME type, size). */
-const seenStored = new Set<string>();
-async function metadataFiles(dir: string): Promise<string[]> {
-	const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-	return entries.filter((e) => e.isFile() && e.name.endsWith('.metadata')).map((e) => join(e.parentPath, e.name));
-}
-
-/** What the binary store wrote since the last call: the metadata files of this run, each with its text. */
+/**
+ * The metadata files n8n's filesystem binary store has written (`<id>.metadata`: file name, MIME type, size). Each
+ * run is a new workflow (`workflows/wf<n>/…`): only the workflow folders not seen before are read, so a call costs
+ * the same after a thousand runs as after one.
+ */
+const seenWorkflows = new Set<string>();
+/** What the binary store wrote since the last call: the metadata files of the runs since, each with its text. */
 export async function newlyStored(): Promise<StoredFile[]> {
 	const dir = await initBinaryData();
 	const out: StoredFile[] = [];
-	for (const path of await metadataFiles(dir)) {
-		if (seenStored.has(path)) continue;
-		seenStored.add(path);
-		out.push({ path: path.slice(dir.length), text: await readFile(path, 'utf8').catch(() => '') });
+	const root = join(dir, 'workflows');
+	for (const wf of await readdir(root).catch(() => [] as string[])) {
+		if (seenWorkflows.has(wf)) continue;
+		seenWorkflows.add(wf);
+		const entries = await readdir(join(root, wf), { recursive: true, withFileTypes: true }).catch(() => []);
+		for (const e of entries) {
+			if (!e.isFile() || !e.name.endsWith('.metadata')) continue;
+			const path = join(e.parentPath, e.name);
+			out.push({ path: path.slice(dir.length), text: await readFile(path, 'utf8').catch(() => '') });
+		}
 	}
 	return out;
 }
@@ -138,6 +144,7 @@ export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 
 /** fc.check over `arb`, failing with the seed, path, shrunk case and the replay command. */
 export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<RunCase>, budget: Budget): Promise<void> {
+	const testName = expect.getState().currentTestName;
 	let ran = 0;
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
@@ -148,5 +155,5 @@ export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<
 		}),
 		fuzzParameters<[RunCase]>(budget),
 	);
-	report(file, details as fc.RunDetails<unknown>, ran);
+	report(file, details as fc.RunDetails<unknown>, ran, testName);
 }
