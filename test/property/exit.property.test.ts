@@ -2,7 +2,7 @@
  * Focused property: the exit alone (nodes/shared/exit), with nothing redacted before it. A test node hands the exit
  * texts that hold a generated form of a generated key (redaction-forms.ts: any key shape; the key or its Base64 at
  * any alignment under up to 3 layers of percent, HTML references, JSON escapes, NULs; inside plain, JSON, HTML or URL
- * text) — as a hint, as chat text cut into chunks at generated offsets, as the file name of binary data it stores
+ * text) — as a hint, as chat text cut into chunks at generated offsets (and, when short, in two at every offset), as the file name of binary data it stores
  * through n8n and of binary metadata on an item, as item JSON, and as a thrown error (a gateway error whose message
  * and code hold it, with a description and a cause), under each error setting, while n8n streams — and the
  * independent oracle (key-oracle.ts) looks for the key in everything n8n keeps of the run: run data as stored,
@@ -30,6 +30,8 @@ import { describeForm, embed, embeddingArb, formArb, formOf, keyArb } from './re
 
 const FILE = 'exit.property.test.ts';
 const BUDGET = { runs: 100, timeMs: 15_000 };
+/** answers this short are also sent to the chat cut in two at every offset */
+const EVERY_CUT_UP_TO = 160;
 /** a 1x1 PNG */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==', 'base64');
 
@@ -102,10 +104,21 @@ const echo: INodeType = {
 		return runNode(this, async (exit) => {
 			const c = current!;
 			exit.hint(`the gateway said: ${c.text}`, 'warning');
+			const answer = `answer: ${c.text}`;
 			const chat = exit.chat(0);
-			for (const piece of cutAt(`answer: ${c.text}`, c.cuts)) chat.item(piece);
+			for (const piece of cutAt(answer, c.cuts)) chat.item(piece);
 			chat.end();
 			await chat.flush();
+			// a short answer is also sent cut in two at every offset, each as the chat stream of an item of its own
+			if (answer.length <= EVERY_CUT_UP_TO) {
+				for (let k = 1; k < answer.length; k++) {
+					const one = exit.chat(k);
+					one.item(answer.slice(0, k));
+					one.item(answer.slice(k));
+					one.end();
+					await one.flush();
+				}
+			}
 			const stored = await exit.binary(PNG, `${c.text}.png`, 'image/png');
 			if (c.throws) throw new GatewayHttpError(400, `refused: ${c.text}`, c.text, 'POST', `/v1/x/${c.text}`);
 			return [

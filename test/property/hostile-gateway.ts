@@ -232,7 +232,9 @@ export class HostileGateway {
 			entry.mayHaveSpent = b.delivery.kind === 'reset' || !(status >= 400 && status < 500);
 			const j = answer.json as Record<string, unknown> | undefined;
 			const given = j && typeof j === 'object' && !Array.isArray(j) ? (j.task_id ?? j.id) : undefined;
-			if (b.delivery.kind === 'whole' && status >= 200 && status < 300 && !NO_BODY.has(status) && typeof given === 'string' && TASK_ID.test(given) && taskId && given === taskId) entry.givenTaskId = given;
+			// a UTF-8 body whose Content-Type declares UTF-16 (or 32) is read as that: it gave no task ID it can be held to
+			const mislabelled = !leak?.charset && /charset\s*=\s*"?utf-?(16|32)/i.test(type ?? '');
+			if (b.delivery.kind === 'whole' && status >= 200 && status < 300 && !NO_BODY.has(status) && !mislabelled && typeof given === 'string' && TASK_ID.test(given) && taskId && given === taskId) entry.givenTaskId = given;
 		}
 		if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
 		if (res.destroyed) return;
