@@ -29,7 +29,7 @@ import { captureLogs, logs, newlyStored } from './property';
 import { describeForm, embed, embeddingArb, formArb, formOf, keyArb } from './redaction-forms';
 
 const FILE = 'exit.property.test.ts';
-const BUDGET = { runs: 100, timeMs: 15_000 };
+const BUDGET = { runs: 60, timeMs: 12_000 };
 /** answers this short are also sent to the chat cut in two at every offset */
 const EVERY_CUT_UP_TO = 160;
 /** a 1x1 PNG */

@@ -8,6 +8,7 @@ import { Redactor } from '../../nodes/shared/transport/redact';
 import type { RunResult } from '../harness/workflow';
 import type { HostileGateway, LoggedRequest } from './hostile-gateway';
 import { ROUTE_CLASSES } from './behaviours';
+import { contradictions } from './contract';
 import { KEY } from './key';
 import { findKey } from './key-oracle';
 import { undecodable } from './oracle';
@@ -285,7 +286,7 @@ const STATUS_BY_OUTPUT: Record<RunCase['node']['node'], string[][]> = {
 
 /**
  * (6) every item speaks the output contract: `status` is one of ours and fits the output it is on, `failed_at` one of
- * ours, the gateway's word only ever in `gateway_status`; the only items without `status` are n8n's error items
+ * ours, the gateway's word only ever in `gateway_status`, no field its state contradicts (contract.ts); the only items without `status` are n8n's error items
  * (Continue: `error` text; error output: an `error` object).
  */
 export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
@@ -300,6 +301,8 @@ export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
 		if (!(status in ITEM_STATUSES)) problems.push(`[contract-status] item ${o.index} has status ${JSON.stringify(j.status)}, not one of ${Object.keys(ITEM_STATUSES).join(', ')}`);
 		else if (!allowed[o.output].includes(status)) problems.push(`[contract-output] item ${o.index} is "${status}" on output ${o.output}, which carries ${allowed[o.output].join(', ')}`);
 		if (status === 'failed' && !(String(j.failed_at) in FAILED_AT)) problems.push(`[contract-failed-at] failed item ${o.index} has failed_at ${JSON.stringify(j.failed_at)}`);
+		// (6b) and carries no field its state contradicts (the docs' contract, contract.ts)
+		for (const x of contradictions(o.item)) problems.push(`[contract-contradiction] item ${o.index} (${status}): ${x} — ${JSON.stringify(j).slice(0, 300)}`);
 	}
 	return problems;
 }

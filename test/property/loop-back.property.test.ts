@@ -26,7 +26,7 @@ import type { TaskInfo } from './hostile-gateway';
 import { KEY, useFixture, type Fixture } from './property';
 
 const FILE = 'loop-back.property.test.ts';
-const BUDGET = { runs: 16, timeMs: 25_000 };
+const BUDGET = { runs: 12, timeMs: 20_000 };
 
 it('the contract written from the docs agrees with the package\'s STATE_FIELDS (every word the docs give a state, that state owns)', () => {
 	const disagree = Object.entries(CONTRACT).flatMap(([k, states]) => states.filter((s) => !STATE_FIELDS[s as ItemStatus].includes(k)).map((s) => `${k} (${s})`));
