@@ -59,10 +59,12 @@ const loopCase: fc.Arbitrary<LoopCase> = fc
 			{ weight: 1, arbitrary: fc.record({ node: fc.constant('download' as const), source: fc.constantFrom<'imageTask' | 'videoTask'>('imageTask', 'videoTask') }) },
 		),
 		items: fc.integer({ min: 1, max: 4 }),
-		histories: fc.array(fc.constantFrom(...HISTORIES), { minLength: 4, maxLength: 4 }),
+		// the README's loop (Still Running back into Task Wait) twice as often as the others
+		histories: fc.array(fc.constantFrom(...HISTORIES, 'running-completed', 'running-running', 'running-failed'), { minLength: 4, maxLength: 4 }),
 		broken: fc.constantFrom<'not-found' | 'not-a-file'>('not-found', 'not-a-file'),
 		firstOnError: fc.constantFrom<'continueRegularOutput' | 'stopWorkflow'>('continueRegularOutput', 'continueRegularOutput', 'stopWorkflow'),
-		keepAgain: fc.boolean(),
+		// Keep Input Fields is on by default
+		keepAgain: fc.constantFrom(true, true, true, false),
 	})
 	// Download Result's task sources have no running or uncertain tasks; a stopped Download Result has no items to loop
 	.map((c) => (c.first.node === 'download' ? { ...c, histories: c.histories.map((h): History => (h === 'completed' || h === 'download-failed' ? h : 'completed')), firstOnError: 'continueRegularOutput' as const } : c));
