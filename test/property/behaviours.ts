@@ -4,6 +4,7 @@
  * plausible, spec-shaped one. Keyed by item (not by arrival order) so a seed replays the same run.
  */
 import fc from 'fast-check';
+import { formArb, type FormSpec } from './redaction-forms';
 import { IMAGE_VARIANTS, VIDEO_VARIANTS, type ImageVariant, type VideoVariant } from './media';
 
 export type RouteClass = 'paid' | 'query' | 'result' | 'content' | 'meta';
@@ -34,6 +35,44 @@ export interface Location {
 
 export type Delivery = { kind: 'whole'; chunked: boolean } | { kind: 'reset' } | { kind: 'cut'; at: number };
 
+/**
+ * Where a generated form of the key (redaction-forms.ts: the key or its Base64 at any alignment under up to 3 layers
+ * of percent, HTML references, JSON escapes and NULs) hides in one answer:
+ * - `body`: where the plausible answer echoes the key (an echoed Authorization, a chat answer's text, a task's error);
+ * - `deltas`: the same, and a stream's text cut into deltas at `cuts` (so the form is split across several deltas);
+ * - `sse-error`: a stream's error event (chat `event: error`, responses `response.failed`); other routes: as `error-message`;
+ * - `error-message`, `error-code`: an error answer (`status`) whose `error.message` / `error.code` (or the flat
+ *   `{code, message}` envelope's) holds the form, the other field a plain word or a number; a task query answered
+ *   200 gets a failed task with that error;
+ * - `header`: a response header (`header` names it; `content-disposition` as a file name);
+ * - `reason`: the HTTP status line's reason phrase;
+ * - `task-id`: the task ID a submit (or a query) answers with, which becomes file names;
+ * - `result-url`: the path of a result file's URL (image results, a gamma video's result_url).
+ * The form's JSON text in the body may be written with `\u` escapes (`uShare` per cent of its characters), and the
+ * whole text answer re-encoded in `charset` (declared in its Content-Type; `utf-16` with a byte order mark).
+ */
+export type LeakPlace = 'body' | 'deltas' | 'sse-error' | 'error-message' | 'error-code' | 'header' | 'reason' | 'task-id' | 'result-url';
+export const LEAK_PLACES: LeakPlace[] = ['body', 'deltas', 'sse-error', 'error-message', 'error-code', 'header', 'reason', 'task-id', 'result-url'];
+export type LeakCharset = 'utf-16le' | 'utf-16be' | 'utf-16' | 'iso-8859-1';
+export const LEAK_HEADERS = ['x-request-id', 'www-authenticate', 'x-echo-authorization', 'content-disposition', 'link', 'warning', 'x-error-message', 'set-cookie'] as const;
+
+export interface Leak {
+	place: LeakPlace;
+	form: FormSpec;
+	/** written as `Bearer <form>` */
+	bearer: boolean;
+	/** offsets (modulo the text's length) where a stream's text is cut into deltas */
+	cuts: number[];
+	/** per cent of the form's characters the body's JSON writes as `\u` escapes */
+	uShare: 0 | 30 | 100;
+	/** for error answers: the status, the envelope, whether the field without the form is a number */
+	status: number;
+	envelope: 'error-object' | 'flat';
+	numericCode: boolean;
+	header: (typeof LEAK_HEADERS)[number];
+	charset?: LeakCharset;
+}
+
 export interface Behaviour {
 	/** 'normal': the route's usual status (202 async submit, 200 otherwise) */
 	status: number | 'normal';
@@ -43,6 +82,10 @@ export interface Behaviour {
 	retryAfter?: string;
 	/** a header that echoes the key (as some proxies echo the request's Authorization) */
 	echoKey?: KeyForm;
+	/** a generated form of the key, somewhere in the answer */
+	leak?: Leak;
+	/** when the item's list of behaviours for this class runs out, this one answers again (a task that stays running) */
+	repeat?: boolean;
 	body: Body;
 	delivery: Delivery;
 	delayMs: number;
@@ -145,6 +188,22 @@ const delivery: fc.Arbitrary<Delivery> = fc.oneof(
 	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
 );
 
+export const leak: fc.Arbitrary<Leak> = fc.record(
+	{
+		place: fc.constantFrom(...LEAK_PLACES),
+		form: formArb,
+		bearer: fc.boolean(),
+		cuts: fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+		uShare: fc.constantFrom<0 | 30 | 100>(0, 0, 30, 100),
+		status: fc.constantFrom(200, 400, 401, 402, 403, 404, 422, 429, 500, 502, 503),
+		envelope: fc.constantFrom<'error-object' | 'flat'>('error-object', 'flat'),
+		numericCode: fc.boolean(),
+		header: fc.constantFrom(...LEAK_HEADERS),
+		charset: fc.option(fc.constantFrom<LeakCharset>('utf-16le', 'utf-16be', 'utf-16', 'iso-8859-1'), { freq: 3, nil: undefined }),
+	},
+	{ requiredKeys: ['place', 'form', 'bearer', 'cuts', 'uShare', 'status', 'envelope', 'numericCode', 'header'] },
+);
+
 export const behaviour: fc.Arbitrary<Behaviour> = fc.record(
 	{
 		status,
@@ -152,6 +211,8 @@ export const behaviour: fc.Arbitrary<Behaviour> = fc.record(
 		location: fc.option(location, { freq: 4, nil: undefined }),
 		retryAfter: fc.option(retryAfter, { freq: 3, nil: undefined }),
 		echoKey: fc.option(keyForm, { freq: 6, nil: undefined }),
+		// one answer in three (most scripts then hold several): the other behaviours keep their share of runs
+		leak: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: leak }),
 		body,
 		delivery,
 		delayMs: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }) }),

@@ -3,7 +3,7 @@
  * it came from; "on e76db53": found on that commit, before the fixes of 7bab41e and 5db1dcf) and the classes the
  * suite was written to find. Each runs the same invariants as the properties.
  */
-import type { Behaviour, RouteClass, Script } from './behaviours';
+import type { Behaviour, Leak, RouteClass, Script } from './behaviours';
 import { ROUTE_CLASSES } from './behaviours';
 import { IMAGE_VARIANTS, VIDEO_VARIANTS } from './media';
 import { undecodable } from './oracle';
@@ -21,6 +21,16 @@ function script(parts: Partial<Record<RouteClass, Record<number, Behaviour[]>>>)
 const run = (node: NodeCase, parts: Parameters<typeof script>[0], over: Partial<RunCase> = {}): RunCase => ({ node, items: 1, onError: 'stopWorkflow', maxTries: 1, changing: false, script: script(parts), ...over });
 
 const KEY_IN_LOCATION_PATH = { target: 'result', keyIn: { form: 'raw', where: 'path' } } as const;
+
+/** A generated form of the key somewhere in an answer (behaviours.ts `Leak`): the raw key unless said otherwise. */
+const leak = (over: Partial<Leak>): Leak => ({ place: 'body', form: { layers: [] }, bearer: false, cuts: [1], uShare: 0, status: 400, envelope: 'error-object', numericCode: false, header: 'x-request-id', ...over });
+const BASE64 = { base64: { before: [], after: [], urlAlphabet: false, padding: true }, layers: [] };
+/** `cuts` with which the body's JSON writes exactly the 11th character of the form as a \u escape (uShare 30: (cut + 37 i) % 100 < 30) */
+const ONE_ESCAPE_AT_10 = Array.from({ length: 64 }, (_, i) => (i === 10 ? 100 - ((37 * i) % 100) : 150 - ((37 * i) % 100)) % 100);
+/** the key's Base64 whose own value holds one JSON escape (the 11th character): a gateway that escaped it twice */
+const BASE64_VALUE_ESCAPED = { ...BASE64, layers: [{ kind: 'json' as const, share: 30, picks: Array.from({ length: 48 }, (_, i) => (i === 10 ? 0 : 99)) }] };
+const BASE64_URL = { base64: { before: [], after: [], urlAlphabet: true, padding: false }, layers: [] };
+const failedTaskWith = (l: Partial<Leak>) => b({ leak: leak({ place: 'error-message', status: 200, ...l }) });
 
 const EXAMPLES: Array<{ name: string; c: RunCase }> = [
 	// found by the properties
@@ -51,6 +61,51 @@ const EXAMPLES: Array<{ name: string; c: RunCase }> = [
 	{
 		name: 'seed 1236040285 (wait-download): a 504 to a task query carries the key base64-encoded; Still Running keeps the answer',
 		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 0: [b({ status: 504, body: { kind: 'plausible', variant: 0, keyIn: 'b64' } })] } }),
+	},
+	// issue 31's outside cases, as generated forms
+	{
+		name: 'issue 31 (1): a streamed Chat answer echoes `Bearer <key>` split across deltas while n8n streams: no chunk n8n receives, alone or joined, holds it',
+		c: run({ node: 'chat', stream: true }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 0 }, leak: leak({ place: 'deltas', bearer: true, cuts: [31, 36, 41, 47, 58] }) })] } }, { n8nStreams: true }),
+	},
+	{
+		name: 'issue 31 (1): the same through Responses, the form JSON-escaped inside its deltas',
+		c: run({ node: 'responses', stream: true }, { paid: { 0: [b({ body: { kind: 'plausible', variant: 0 }, leak: leak({ place: 'deltas', bearer: true, cuts: [33, 44], uShare: 100 }) })] } }, { n8nStreams: true }),
+	},
+	...(['stopWorkflow', 'continueRegularOutput'] as const).map((onError) => ({
+		name: `issue 31 (2): a 400 whose error.code holds the Base64 of the key with one character as a JSON \\u escape, ${onError}: not in the node error (message, errorResponse, stack), not in the hint or the item`,
+		c: run({ node: 'image', mode: 'async', wait: false }, { paid: { 0: [b({ leak: leak({ place: 'error-code', form: BASE64, uShare: 30, cuts: ONE_ESCAPE_AT_10, status: 400 }) })] } }, { onError }),
+	})),
+	{
+		name: 'issue 31 (2): the same code whose value itself holds the escape (escaped twice on the wire), under Continue',
+		c: run({ node: 'image', mode: 'async', wait: false }, { paid: { 0: [b({ leak: leak({ place: 'error-code', form: BASE64_VALUE_ESCAPED, status: 400 }) })] } }, { onError: 'continueRegularOutput' }),
+	},
+	{
+		name: 'issue 31 (3): a failed task whose error message is the key in a charset=utf-16le body: not in the Failed item',
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 0: [failedTaskWith({ charset: 'utf-16le' })] } }, { onError: 'continueRegularOutput' }),
+	},
+	{
+		name: 'issue 31 (3): a failed task whose error message is the key percent-encoded twice',
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 0: [failedTaskWith({ form: { layers: [{ kind: 'percent', share: 100, picks: [0] }, { kind: 'percent', share: 100, picks: [0] }] } })] } }),
+	},
+	{
+		name: 'issue 31 (3): a failed task whose error message is the key as HTML character references',
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 0: [failedTaskWith({ form: { layers: [{ kind: 'html', share: 100, picks: [0, 2048, 4096, 6144] }] } })] } }),
+	},
+	{
+		name: "issue 31 (4): a task ID that is the Base64 (URL alphabet) of the key: not in binary.data.fileName, nor in what n8n's binary store wrote",
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, {}, { idForms: [BASE64_URL] }),
+	},
+	{
+		name: 'issue 31 (4): the same through Download Result (an image task object)',
+		c: run({ node: 'download', source: 'imageTask' }, {}, { idForms: [BASE64_URL] }),
+	},
+	{
+		name: 'a result host answers with the key in its Content-Disposition file name',
+		c: run({ node: 'download', source: 'url-image' }, { result: { 0: [b({ leak: leak({ place: 'header', header: 'content-disposition', bearer: true }) })] } }),
+	},
+	{
+		name: "a task query answered 502 with the key's Base64 in the status line's reason phrase",
+		c: run({ node: 'wait', tasks: Array(8).fill('image') }, { query: { 0: [b({ status: 502, leak: leak({ place: 'reason', form: BASE64, bearer: true }) })] } }, { onError: 'continueRegularOutput' }),
 	},
 	// the classes the suite was written to find
 	{

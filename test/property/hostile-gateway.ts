@@ -2,13 +2,16 @@
  * One loopback gateway, result host and foreign origin (node:http) whose answer to each request is drawn from a
  * generated script (behaviours.ts): any status, headers that may carry the key, JSON of any shape or a spec-shaped
  * answer with one field changed, bodies cut at any byte, resets, short delays. Every request is recorded with the
- * item it belongs to and what it got, so the invariants can count paid POSTs per item.
+ * item it belongs to and what it got, so the invariants can count paid POSTs per item. A behaviour's `leak` puts a
+ * generated form of the key where the key can hide (behaviours.ts `Leak`): bodies, error fields, headers, the status
+ * line, task IDs, result URLs, stream deltas and error events, in a declared charset.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Behaviour, KeyForm, RouteClass, Script } from './behaviours';
+import type { Behaviour, KeyForm, Leak, RouteClass, Script } from './behaviours';
 import type { Media } from './media';
 import { metaAnswer, paidAnswer, queryAnswer, imageOf, videoOf, type Answer, type Where } from './plausible';
+import { formOf } from './redaction-forms';
 
 export type ServerName = 'gateway' | 'result' | 'foreign';
 
@@ -93,11 +96,19 @@ export class HostileGateway {
 		const k = `${cls}:${slot}`;
 		const n = this.used.get(k) ?? 0;
 		this.used.set(k, n + 1);
-		return this.script[cls][slot][n];
+		const list = this.script[cls][slot];
+		const last = list[list.length - 1];
+		return n >= list.length && last?.repeat ? last : list[n];
+	}
+
+	/** The text of a generated form of the key (`Bearer ` before it when the leak says so). */
+	leakText(l: Leak): string {
+		return `${l.bearer ? 'Bearer ' : ''}${formOf(this.key, l.form)}`;
 	}
 
 	private itemOfTask(id: string): number | undefined {
-		return this.tasks.get(id)?.item ?? (/x(\d+)$/.exec(id) ? Number(/x(\d+)$/.exec(id)![1]) : undefined);
+		const known = this.tasks.get(id) ?? this.tasks.get(safeDecode(id));
+		return known?.item ?? (/x(\d+)$/.exec(id) ? Number(/x(\d+)$/.exec(id)![1]) : undefined);
 	}
 
 	private classify(server: ServerName, method: string, path: string, body: string): { cls?: RouteClass; item?: number; taskId?: string; video?: boolean } {
@@ -160,26 +171,60 @@ export class HostileGateway {
 			/* multipart or empty */
 		}
 		let taskId = queried;
-		let family = queried ? this.tasks.get(queried)?.family : undefined;
+		let family = queried ? (this.tasks.get(queried) ?? this.tasks.get(safeDecode(queried)))?.family : undefined;
+		const leak = b.leak;
+		const leakText = leak ? this.leakText(leak) : '';
 		if (cls === 'paid' && item !== undefined && (path.startsWith('/v1/images') || path === '/v1/videos')) {
-			taskId = `t${++this.seq}x${item}`;
+			++this.seq;
+			taskId = leak?.place === 'task-id' ? `${leakText}x${item}` : `t${this.seq}x${item}`;
 			family = path === '/v1/videos' ? (String(request?.model ?? '').startsWith('gamma-') ? 'gamma' : 'delta') : undefined;
 			this.tasks.set(taskId, { item, kind: path === '/v1/videos' ? 'video' : 'image', family });
 		}
 		if (queried && video && !family) family = 'delta';
-		const where: Where = { origin: this.origin, resultOrigin: this.resultOrigin, item: item ?? 0, taskId, family, path, request, keyText: (f) => this.keyText(f), media: this.media };
+		const media = cls === 'result' || cls === 'content';
+		const streamed = cls === 'paid' && (path === '/v1/chat/completions' || path === '/v1/responses') && request?.stream === true;
+		// where the form goes: a place this answer has not (a media file's body, a model list) becomes a file name
+		let place = leak?.place;
+		if (place === 'sse-error' && !streamed) place = 'error-message';
+		if ((media && place !== 'error-message' && place !== 'error-code' && place !== 'header' && place !== 'reason') || (cls === 'meta' && (place === 'body' || place === 'deltas' || place === 'task-id' || place === 'result-url'))) place = 'header';
+		const where: Where = {
+			origin: this.origin,
+			resultOrigin: this.resultOrigin,
+			item: item ?? 0,
+			taskId,
+			family,
+			path,
+			request,
+			keyText: (f) => this.keyText(f),
+			media: this.media,
+			...(leak && place ? { leak: { text: leakText, place, cuts: leak.cuts } } : {}),
+			...(place === 'task-id' && cls === 'query' ? { answerTaskId: leakText } : {}),
+		};
 
 		let answer: Answer;
-		if (b.body.kind === 'plausible') answer = this.plausible(where, cls, b.body, !!video);
-		else if (b.body.kind === 'json') answer = { status: 200, type: 'application/json', bytes: Buffer.from(JSON.stringify(b.body.value) ?? 'null'), json: b.body.value };
-		else answer = { status: 200, type: 'text/plain', bytes: Buffer.from(b.body.text) };
-		const status = b.status === 'normal' ? answer.status : b.status;
+		if (leak && (place === 'error-message' || place === 'error-code')) answer = errorAnswer(where, leak, place, leakText, cls, !!video);
+		else if (b.body.kind === 'plausible') answer = this.plausible(where, cls, b.body, !!video);
+		else if (b.body.kind === 'json') {
+			const value = place === 'body' || place === 'deltas' ? withEcho(b.body.value, leakText) : b.body.value;
+			answer = { status: 200, type: 'application/json', bytes: Buffer.from(JSON.stringify(value) ?? 'null'), json: value };
+		} else answer = { status: 200, type: 'text/plain', bytes: Buffer.from(place === 'body' || place === 'deltas' ? `${b.body.text} ${leakText}` : b.body.text) };
+		const status = leak && (place === 'error-message' || place === 'error-code') ? answer.status : b.status === 'normal' ? answer.status : b.status;
 		const headers: Record<string, string> = {};
-		const type = b.contentType === undefined ? answer.type : b.contentType;
+		let type = b.contentType === undefined ? answer.type : b.contentType;
+		if (leak && !media) {
+			if (leak.uShare && answer.type !== 'text/plain') answer = { ...answer, bytes: uEscaped(answer.bytes, leakText, leak) };
+			if (leak.charset) {
+				answer = { ...answer, bytes: encodeIn(answer.bytes.toString('utf8'), leak.charset) };
+				type = `${(type ?? answer.type).split(';')[0]}; charset=${leak.charset}`;
+			}
+		}
 		if (type !== null) headers['content-type'] = type;
 		if (b.retryAfter !== undefined) headers['retry-after'] = b.retryAfter;
 		if (b.echoKey) headers['x-echo-authorization'] = `Bearer ${this.keyText(b.echoKey)}`;
 		if (b.location) headers.location = this.location(b.location, item ?? 0, path, cls);
+		// HTTP carries no NUL or other control character in a header or the status line: those of the form are left out
+		if (leak && place === 'header') headers[leak.header] = onTheWire(leak.header === 'content-disposition' ? `attachment; filename="${leakText}.png"` : leakText);
+		const reason = leak && place === 'reason' ? onTheWire(`Refused ${leakText}`) : undefined;
 
 		entry.status = status;
 		entry.delivery = b.delivery.kind;
@@ -191,7 +236,7 @@ export class HostileGateway {
 		}
 		if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
 		if (res.destroyed) return;
-		await deliver(req, res, status, headers, answer.bytes, b.delivery);
+		await deliver(req, res, status, headers, answer.bytes, b.delivery, reason);
 	}
 
 	private location(l: NonNullable<Behaviour['location']>, item: number, path: string, cls: RouteClass): string {
@@ -212,7 +257,7 @@ export class HostileGateway {
 	}
 }
 
-async function deliver(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, bytes: Buffer, d: Behaviour['delivery']): Promise<void> {
+async function deliver(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, bytes: Buffer, d: Behaviour['delivery'], reason?: string): Promise<void> {
 	if (d.kind === 'reset') {
 		req.socket.destroy();
 		return;
@@ -220,9 +265,10 @@ async function deliver(req: IncomingMessage, res: ServerResponse, status: number
 	const chunked = d.kind === 'whole' ? d.chunked : false;
 	try {
 		if (!chunked) headers['content-length'] = String(bytes.length);
-		res.writeHead(status, headers);
+		if (reason === undefined) res.writeHead(status, headers);
+		else res.writeHead(status, reason, headers);
 	} catch {
-		// a header value Node refuses to send: the connection breaks instead
+		// a header value (or reason phrase) Node refuses to send: the connection breaks instead
 		req.socket.destroy();
 		return;
 	}
@@ -242,4 +288,68 @@ async function deliver(req: IncomingMessage, res: ServerResponse, status: number
 		if (i % 70 === 0) await new Promise((r) => setImmediate(r));
 	}
 	res.end();
+}
+
+/**
+ * An error answer with the form in its message or code: `{"error":{message,type,code}}` or the flat `{code,message}`
+ * envelope; a task query answered 200 gets a failed task whose error (gamma: fail_reason) holds it.
+ */
+function errorAnswer(w: Where, l: Leak, place: 'error-message' | 'error-code', text: string, cls: RouteClass, video: boolean): Answer {
+	const message = place === 'error-message' ? `refused: ${text}` : 'refused';
+	const code: unknown = place === 'error-code' ? text : l.numericCode ? 40_013 : 'bad_key';
+	let value: unknown;
+	if (l.status < 300 && cls === 'query') {
+		const id = w.taskId ?? 'unknown';
+		if (video && w.family === 'gamma') value = { task_id: id, status: 'failed', fail_reason: message, code };
+		else if (video) value = { id, object: 'video', status: 'failed', progress: 10, error: { message, code } };
+		else value = { task_id: id, id, object: 'image.generation.task', status: 'failed', state: 'running', data: [], error: { message, code } };
+	} else value = l.envelope === 'flat' ? { code, message, data: null } : { error: { message, type: 'invalid_request_error', code } };
+	return { status: l.status, type: 'application/json', bytes: Buffer.from(JSON.stringify(value)), json: value };
+}
+
+/** A JSON value with the form echoed beside it (an object gains `echo`; anything else is left as it is). */
+function withEcho(value: unknown, text: string): unknown {
+	return value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as object), echo: { authorization: text } } : value;
+}
+
+/** The body with the form's JSON text written with `\u` escapes (`uShare` per cent of its characters, by `cuts`). */
+function uEscaped(bytes: Buffer, text: string, l: Leak): Buffer {
+	const inJson = JSON.stringify(text).slice(1, -1);
+	const body = bytes.toString('utf8');
+	if (!inJson || !body.includes(inJson)) return bytes;
+	const pick = (i: number) => l.cuts[i % l.cuts.length] ?? 0;
+	const escaped = [...text]
+		.map((c, i) => {
+			if (l.uShare === 100 || (pick(i) + i * 37) % 100 < l.uShare) return [...Array(c.length).keys()].map((k) => `\\u${c.charCodeAt(k).toString(16).padStart(4, '0')}`).join('');
+			return JSON.stringify(c).slice(1, -1);
+		})
+		.join('');
+	return Buffer.from(body.split(inJson).join(escaped));
+}
+
+/** A text in the charset a Content-Type declares (`utf-16`: little-endian after a byte order mark). */
+function encodeIn(text: string, charset: NonNullable<Leak['charset']>): Buffer {
+	switch (charset) {
+		case 'utf-16le':
+			return Buffer.from(text, 'utf16le');
+		case 'utf-16be':
+			return Buffer.from(text, 'utf16le').swap16();
+		case 'utf-16':
+			return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+		default:
+			return Buffer.from(text, 'latin1');
+	}
+}
+
+/** A header value or reason phrase as HTTP can carry it: tab, printable ASCII and Latin-1 (Node refuses the rest). */
+function onTheWire(s: string): string {
+	return s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+}
+
+function safeDecode(s: string): string {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
 }

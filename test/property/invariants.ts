@@ -8,7 +8,11 @@ import { Redactor } from '../../nodes/shared/transport/redact';
 import type { RunResult } from '../harness/workflow';
 import type { HostileGateway, LoggedRequest } from './hostile-gateway';
 import { ROUTE_CLASSES } from './behaviours';
+import { contradictions } from './contract';
+import { KEY } from './key';
+import { findKey } from './key-oracle';
 import { undecodable } from './oracle';
+import { FORM_DEPTH } from './redaction-forms';
 import { PAID, inputTaskId, type RunCase } from './runs';
 
 /** A hang, not a speed test: the run's options bound every wait to a few seconds, GET back-off included. */
@@ -18,10 +22,27 @@ export const RSS_BOUND_MIB = 300;
 /** The lead caps a stream's kept partial text at 1 MiB. */
 export const PARTIAL_TEXT_BOUND = 1024 * 1024;
 
+/** A chunk n8n received from a node while it streamed the execution (its chat or webhook stream). */
+export interface Chunk {
+	type: string;
+	content?: unknown;
+	metadata: { nodeName: string; itemIndex: number };
+}
+
+/** A file n8n's binary store wrote during the run (its path under the store, its text). */
+export interface StoredFile {
+	path: string;
+	text: string;
+}
+
 export interface Measures {
 	wallMs: number;
 	rssGrowthMiB: number;
 	logs: string[];
+	/** the chunks n8n received, in order (runs where n8n streams) */
+	chunks?: Chunk[];
+	/** the binary store's metadata files written during the run */
+	stored?: StoredFile[];
 }
 
 interface Out {
@@ -43,6 +64,9 @@ export function outputsOf(r: RunResult): Out[] {
 
 const threw = (r: RunResult) => r.run.status === 'error' || r.run.data.resultData.error !== undefined;
 
+/** A task ID as the docs define one: 1 to 200 characters of A-Z a-z 0-9 _ - (docs/configuration.md). */
+const TASK_ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
+
 /** (1) POSTs per item that got a 2xx or an unknown outcome, across all tries: at most one. */
 export function onePaidPostPerItem(log: LoggedRequest[]): string[] {
 	const per = new Map<number, LoggedRequest[]>();
@@ -57,6 +81,9 @@ export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): s
 		const why = r.run.data.resultData.error?.message ?? r.run.status;
 		if (PAID.has(c.node.node)) return spent.length ? [`[threw-after-spend] the node threw after ${spent.length} POST(s) that may have spent: ${why}`] : [];
 		if (c.node.node === 'download' && c.onError === 'stopWorkflow') return [];
+		// Stop Workflow and an input task ID the rule refuses (a generated form of the key): refused before any query
+		const refused = Array.from({ length: c.items }, (_, i) => inputTaskId(c, i)).some((id) => id !== undefined && !TASK_ID_PATTERN.test(id));
+		if (refused && c.onError === 'stopWorkflow') return log.some((l) => l.cls === 'query') ? [`[threw-after-query] the node refused an item after querying: ${why}`] : [];
 		return [`[threw] the node threw instead of giving each item its output: ${why}`];
 	}
 	const outs = outputsOf(r);
@@ -68,7 +95,8 @@ export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): s
 		if (o.index === undefined) continue;
 		const text = JSON.stringify(o.item.json);
 		const given = log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ?? inputTaskId(c, o.index);
-		if (given && c.node.node !== 'download' && !text.includes(given)) problems.push(`[task-id-lost] item ${o.index} lost its task ID ${given}: ${text.slice(0, 300)}`);
+		// a task ID that is a form of the key is redacted like any other: the key wins
+		if (given && c.node.node !== 'download' && !text.includes(given) && !holdsKey(given)) problems.push(`[task-id-lost] item ${o.index} lost its task ID ${given}: ${text.slice(0, 300)}`);
 	}
 	return problems;
 }
@@ -89,13 +117,26 @@ export function untouchedItemsUnharmed(c: RunCase, r: RunResult): string[] {
 	return problems;
 }
 
-/** (3) the key, raw, URL-encoded, base64 (or any form the redactor knows), nowhere in the run, its errors, hints or logs; never off its origin. */
-export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures): string[] {
+/** The oracle's depth: every sequence of up to FORM_DEPTH + 1 decoders (the generated layers and the JSON text around them). */
+const ORACLE_DEPTH = FORM_DEPTH + 1;
+/** Whether a text holds a form of the runs' key (the user's task ID may be one). */
+const holdsKey = (s: string) => !!findKey(s, KEY, ORACLE_DEPTH);
+
+/**
+ * (3) the key, raw, URL-encoded, base64 (or any form the redactor knows), nowhere in the run, its errors, hints or
+ * logs; never off its origin. (3b) judged by the independent oracle (key-oracle.ts: its own decoders, every sequence
+ * of up to FORM_DEPTH + 1 of them): no form of the key in n8n's run data as stored (JSON.stringify(run): items, hints,
+ * node errors as their toJSON gives them), in every node error whole (message, description, stack, messages,
+ * context, errorResponse, cause: own properties, enumerable or not), in the hints, in the binary metadata of every
+ * item, in the metadata files n8n's binary store wrote, in the chunks n8n's chat received (each chunk alone, each
+ * item's chunks joined in order, all chunks joined in order) and in the logs.
+ */
+export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures, c?: RunCase): string[] {
 	const forms = { raw: gw.key, 'url-encoded': encodeURIComponent(gw.key), base64: Buffer.from(gw.key).toString('base64') };
 	const redactor = new Redactor([gw.key]);
 	const err = r.run.data.resultData.error as (Error & { description?: string }) | undefined;
 	const places: Record<string, string> = {
-		'run data': JSON.stringify(r.run),
+		'run data': storedRun(r),
 		error: err ? `${err.message} ${err.description ?? ''} ${err.stack ?? ''}` : '',
 		logs: m.logs.join('\n'),
 	};
@@ -104,14 +145,109 @@ export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures): strin
 		for (const [form, f] of Object.entries(forms)) if (text.includes(f)) problems.push(`[key-${form}] the key (${form}) is in the ${place}: …${around(text, f)}…`);
 		if (!problems.length && redactor.contains(text)) problems.push(`[key-encoded] an encoded form of the key is in the ${place}`);
 	}
+	problems.push(...oracleFindings(gw.key, r, m));
+	// the user's own task IDs (a form of the key among them) go to the key's own origin: not a leak
+	const ownIds = c ? Array.from({ length: c.items }, (_, i) => inputTaskId(c, i)).filter((id): id is string => !!id && holdsKey(id)) : [];
 	for (const l of gw.log) {
 		if (l.server !== 'gateway' && l.authorization?.includes(gw.key)) problems.push(`[key-off-origin] the key went to the ${l.server} host: ${l.method} ${l.path}`);
+		if (l.server === 'gateway' && ownIds.some((id) => l.path.includes(id))) continue;
 		const url = safeDecode(l.path);
 		const held = Object.entries(forms).filter(([, f]) => l.path.includes(f) || url.includes(f)).map(([form]) => form);
 		// a base64 form is tagged key-base64 with the other base64 findings, so FUZZ_IGNORE can look past all of them at once
 		const tag = held.some((form) => form !== 'base64') ? 'key-url-followed' : 'key-base64';
 		if (held.length) problems.push(`[${tag}] a request went to an address holding the key (${held.join(', ')}; a redirect was followed): ${l.server} ${l.method} ${l.path.slice(0, 120)}`);
 	}
+	return problems;
+}
+
+/**
+ * n8n's run data as it is stored (JSON.stringify: errors as their toJSON gives them), without the input items the
+ * harness handed the node (left on the execution stack when the node threw): they are the user's, not the package's.
+ */
+function storedRun(r: RunResult): string {
+	const stack = r.run.data.executionData?.nodeExecutionStack;
+	return JSON.stringify(r.run, (k, v: unknown) => (k === 'nodeExecutionStack' && v === stack ? '(the harness input)' : v));
+}
+
+/** Every text of a value with its path: strings, object keys, and an error's own properties (enumerable or not). */
+export function textsOf(v: unknown, path = '', out: Array<[string, string]> = [], seen = new WeakSet<object>(), depth = 0): Array<[string, string]> {
+	if (typeof v === 'string') out.push([path, v]);
+	else if (typeof v === 'number' || typeof v === 'bigint') out.push([path, String(v)]);
+	if (!v || typeof v !== 'object' || depth > 40 || seen.has(v) || Buffer.isBuffer(v) || ArrayBuffer.isView(v)) return out;
+	seen.add(v);
+	const keys = new Set(Object.keys(v));
+	if (v instanceof Error) for (const k of [...Object.getOwnPropertyNames(v), 'message', 'stack', 'description', 'messages', 'context', 'errorResponse', 'cause']) keys.add(k);
+	for (const k of keys) {
+		out.push([`${path}{key}`, k]);
+		let x: unknown;
+		try {
+			x = (v as Record<string, unknown>)[k];
+		} catch {
+			continue;
+		}
+		textsOf(x, `${path}.${k}`, out, seen, depth + 1);
+	}
+	return out;
+}
+
+/** Where in the texts a form of the key is (the first few), or nothing. */
+function leaksIn(texts: Array<[string, string]>, key: string): string[] {
+	const found: string[] = [];
+	for (const [path, text] of texts) {
+		const how = findKey(text, key, ORACLE_DEPTH);
+		if (how) found.push(`${path || '(whole)'} (${how}): ${JSON.stringify(text.length > 240 ? `${text.slice(0, 240)}…` : text)}`);
+		if (found.length >= 3) break;
+	}
+	return found;
+}
+
+/** (3b) alone: where the independent oracle finds a form of `key` in what n8n keeps of a run (see keyNowhere). */
+export function oracleFindings(key: string, r: RunResult, m: Pick<Measures, 'logs' | 'chunks' | 'stored'>): string[] {
+	const problems: string[] = [];
+	const report = (tag: string, what: string, texts: Array<[string, string]>) => {
+		const found = leaksIn(texts, key);
+		if (found.length) problems.push(`[${tag}] the oracle finds the key in ${what}: ${found.join(' | ')}`);
+	};
+	// n8n's run data as it is stored (errors as their toJSON gives them); where, if anywhere: the texts of it
+	const stored = storedRun(r);
+	if (findKey(stored, key, ORACLE_DEPTH)) {
+		const where = leaksIn(textsOf(JSON.parse(stored) as unknown), key);
+		problems.push(`[key-in-run-data] the oracle finds the key in the run data as stored${where.length ? `: ${where.join(' | ')}` : ' (across its texts)'}`);
+	}
+	const runData = r.run.data.resultData.runData;
+	const errors: Array<[string, unknown]> = [['resultData.error', r.run.data.resultData.error]];
+	const hints: Array<[string, string]> = [];
+	const binaries: Array<[string, string]> = [];
+	for (const [node, tasks] of Object.entries(runData)) {
+		for (const [k, t] of tasks.entries()) {
+			errors.push([`${node}[${k}].error`, t.error]);
+			for (const [h, hint] of (t.hints ?? []).entries()) hints.push([`${node}[${k}].hints[${h}]`, JSON.stringify(hint)]);
+			for (const [o, items] of (t.data?.main ?? []).entries()) {
+				for (const [i, item] of (items ?? []).entries()) {
+					if (item.error) errors.push([`${node}[${k}].main[${o}][${i}].error`, item.error]);
+					for (const [prop, b] of Object.entries(item.binary ?? {})) binaries.push([`${node}[${k}].main[${o}][${i}].binary.${prop}`, `${prop} ${JSON.stringify(b)}`]);
+				}
+			}
+		}
+	}
+	for (const [where, e] of errors) if (e) report('key-in-node-error', `the node error ${where}`, textsOf(e, where));
+	report('key-in-hint', 'an execution hint', hints);
+	report('key-in-binary-meta', "an item's binary metadata", binaries);
+	report('key-in-binary-store', "a metadata file of n8n's binary store", (m.stored ?? []).map((f) => [f.path, `${f.path} ${f.text}`]));
+	report('key-in-logs', 'the logs', m.logs.map((l, i) => [`log ${i}`, l]));
+	// the chat: each chunk alone, each item's chunks joined in order, every chunk joined in order
+	const chunks = m.chunks ?? [];
+	const text = (ch: Chunk) => (typeof ch.content === 'string' ? ch.content : ch.content === undefined ? '' : JSON.stringify(ch.content));
+	const perItem = new Map<string, string>();
+	for (const ch of chunks) {
+		const k = `${ch.metadata?.nodeName} item ${ch.metadata?.itemIndex}`;
+		perItem.set(k, (perItem.get(k) ?? '') + text(ch));
+	}
+	report('key-in-chat', 'a chunk n8n\'s chat received', [
+		...chunks.map((ch, i): [string, string] => [`chunk ${i} (${ch.type}, ${ch.metadata?.nodeName} item ${ch.metadata?.itemIndex})`, `${ch.type} ${text(ch)}`]),
+		...[...perItem].map(([k, t]): [string, string] => [`the chunks of ${k}, joined`, t]),
+		['every chunk, joined in order', chunks.map(text).join('')],
+	]);
 	return problems;
 }
 
@@ -150,7 +286,7 @@ const STATUS_BY_OUTPUT: Record<RunCase['node']['node'], string[][]> = {
 
 /**
  * (6) every item speaks the output contract: `status` is one of ours and fits the output it is on, `failed_at` one of
- * ours, the gateway's word only ever in `gateway_status`; the only items without `status` are n8n's error items
+ * ours, the gateway's word only ever in `gateway_status`, no field its state contradicts (contract.ts); the only items without `status` are n8n's error items
  * (Continue: `error` text; error output: an `error` object).
  */
 export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
@@ -166,6 +302,35 @@ export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
 		if (!(status in ITEM_STATUSES)) problems.push(`[contract-status] item ${o.index} has status ${JSON.stringify(j.status)}, not one of ${Object.keys(ITEM_STATUSES).join(', ')}`);
 		else if (!allowed[o.output].includes(status)) problems.push(`[contract-output] item ${o.index} is "${status}" on output ${o.output}, which carries ${allowed[o.output].join(', ')}`);
 		if (status === 'failed' && !(String(j.failed_at) in FAILED_AT)) problems.push(`[contract-failed-at] failed item ${o.index} has failed_at ${JSON.stringify(j.failed_at)}`);
+		// (6b) and carries no field its state contradicts (the docs' contract, contract.ts)
+		for (const x of contradictions(o.item)) problems.push(`[contract-contradiction] item ${o.index} (${status}): ${x} — ${JSON.stringify(j).slice(0, 300)}`);
+	}
+	return problems;
+}
+
+/** Nodes whose items name a task: their every item carries `task_id` (null when none was given). */
+const TASK_NODES = (c: RunCase) => c.node.node === 'video' || c.node.node === 'wait' || (c.node.node === 'image' && (c.node.mode === 'async' || c.node.mode === 'edit')) || (c.node.node === 'download' && (c.node.source === 'imageTask' || c.node.source === 'videoTask'));
+
+/**
+ * (7) under Continue (regular output) every item, on every output, says where it stands: `status` (one of ours),
+ * `failed_at` when it failed, and, for nodes whose items name a task, `task_id` (the ID the item was given, when it
+ * was given one that is not a form of the key).
+ */
+export function continueItemsSayWhere(c: RunCase, r: RunResult, log: LoggedRequest[]): string[] {
+	if (c.onError !== 'continueRegularOutput' || threw(r)) return [];
+	const problems: string[] = [];
+	for (const o of outputsOf(r)) {
+		const j = o.item.json;
+		const show = JSON.stringify(j).slice(0, 300);
+		if (typeof j.status !== 'string' || !(j.status in ITEM_STATUSES)) problems.push(`[continue-status] item ${o.index} on output ${o.output} has no status of ours: ${show}`);
+		if (j.status === 'failed' && !(String(j.failed_at) in FAILED_AT)) problems.push(`[continue-failed-at] failed item ${o.index} does not say where it failed: ${show}`);
+		if (!TASK_NODES(c) || o.index === undefined) continue;
+		if (!('task_id' in j)) {
+			problems.push(`[continue-task-id] item ${o.index} has no task_id: ${show}`);
+			continue;
+		}
+		const given = c.node.node === 'download' ? inputTaskId(c, o.index) : (log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ?? inputTaskId(c, o.index));
+		if (given && !holdsKey(given) && j.task_id !== given && !(c.node.node === 'wait' && j.status === 'uncertain')) problems.push(`[continue-task-id] item ${o.index} says task_id ${JSON.stringify(j.task_id)}, given ${given}: ${show}`);
 	}
 	return problems;
 }
@@ -183,7 +348,7 @@ const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolea
 export const tagOf = (problem: string) => /^\[([a-z0-9-]+)\]/.exec(problem)?.[1] ?? 'other';
 
 export async function violations(c: RunCase, gw: HostileGateway, r: RunResult, m: Measures): Promise<string[]> {
-	const all = [...onePaidPostPerItem(gw.log), ...everyItemOnce(c, r, gw.log), ...untouchedItemsUnharmed(c, r), ...keyNowhere(gw, r, m), ...(await nothingFalselyCompleted(c, r)), ...itemsSpeakTheContract(c, r), ...withinBounds(m)];
+	const all = [...onePaidPostPerItem(gw.log), ...everyItemOnce(c, r, gw.log), ...untouchedItemsUnharmed(c, r), ...keyNowhere(gw, r, m, c), ...continueItemsSayWhere(c, r, gw.log), ...(await nothingFalselyCompleted(c, r)), ...itemsSpeakTheContract(c, r), ...withinBounds(m)];
 	return all.filter((p) => !IGNORED.has(tagOf(p)));
 }
 

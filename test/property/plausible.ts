@@ -3,7 +3,7 @@
  * objects whose result URLs point back at the result host, b64 images, video tasks, chat and responses answers
  * (JSON or SSE). `variant` picks among the normal forms; a few variants are broken media or odd streams.
  */
-import type { Body, KeyForm, Mutation } from './behaviours';
+import type { Body, KeyForm, LeakPlace, Mutation } from './behaviours';
 import { IMAGE_VARIANTS, VIDEO_VARIANTS, type ImageVariant, type Media, type VideoVariant } from './media';
 
 export interface Where {
@@ -17,6 +17,22 @@ export interface Where {
 	request?: Record<string, unknown>;
 	keyText: (form: KeyForm) => string;
 	media: Media;
+	/** a generated form of the key (behaviours.ts `Leak`) and where in the answer it goes */
+	leak?: { text: string; place: LeakPlace; cuts: number[] };
+	/** the task ID the answer names (a query's answer may name another than the one asked) */
+	answerTaskId?: string;
+}
+
+/** The key text the plausible answer echoes: the generated form when it goes in the body, else the behaviour's own. */
+function keyOf(w: Where, b: Extract<Body, { kind: 'plausible' }>): string {
+	if (w.leak && (w.leak.place === 'body' || w.leak.place === 'deltas')) return w.leak.text;
+	return b.keyIn ? w.keyText(b.keyIn) : '';
+}
+
+/** `text` cut at the generated offsets (each modulo its length), in order, no piece empty. */
+export function cutAt(text: string, cuts: number[]): string[] {
+	const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].filter((c) => c > 0 && c < text.length).sort((a, b) => a - b);
+	return [...at, text.length].map((end, i) => text.slice(i ? at[i - 1] : 0, end));
 }
 
 export interface Answer {
@@ -58,7 +74,8 @@ function mutate(value: unknown, m: Mutation | undefined): unknown {
 }
 
 function imageRef(w: Where, variant: number, name: string): Record<string, unknown> {
-	if (variant % 3 === 2) return { b64_json: w.media.image(imageOf(variant)).bytes.toString('base64') };
+	if (w.leak?.place === 'result-url') name = w.leak.text;
+	else if (variant % 3 === 2) return { b64_json: w.media.image(imageOf(variant)).bytes.toString('base64') };
 	return { url: `${w.resultOrigin}/r/x${w.item}/${name}/0.${imageOf(variant) === 'jpeg' ? 'jpg' : 'png'}` };
 }
 
@@ -75,7 +92,8 @@ function chatAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>, key: stri
 		return json(200, mutate({ id: `chatcmpl-${w.item}`, object: 'chat.completion', model: 'alpha-chat-4o', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } }, b.mutation));
 	}
 	const delta = (s: string) => `data: ${JSON.stringify(mutate({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: s } }] }, b.mutation))}\n\n`;
-	const words = text.split(' ').map((s) => delta(s + ' '));
+	const words = pieces(w, text).map(delta);
+	if (w.leak?.place === 'sse-error') return sse([...words, `event: error\ndata: ${JSON.stringify({ error: { message: `upstream failed: ${w.leak.text}`, code: w.leak.text } })}\n\n`]);
 	if (b.variant === 15) {
 		const one = delta('x'.repeat(4000));
 		return sse(Array.from({ length: Math.ceil(LONG_DELTAS / one.length) }, () => one));
@@ -90,12 +108,19 @@ function chatAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>, key: stri
 	}
 }
 
+/** A stream's text as deltas: word by word, or (a form of the key in it) cut at the generated offsets. */
+function pieces(w: Where, text: string): string[] {
+	if (w.leak?.place === 'deltas') return cutAt(text, w.leak.cuts);
+	return text.split(' ').map((s) => `${s} `);
+}
+
 function responsesAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>, key: string): Answer {
 	const text = `answer to item-${w.item}${key ? ` your key is ${key}` : ''}`;
 	const response = { id: `resp_${w.item}`, object: 'response', status: 'completed', model: 'alpha-chat-4o', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }], usage: { total_tokens: 8 } };
 	if (w.request?.stream !== true) return json(200, mutate(response, b.mutation));
 	const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-	const deltas = text.split(' ').map((s) => ev('response.output_text.delta', mutate({ type: 'response.output_text.delta', delta: s + ' ' }, b.mutation)));
+	const deltas = pieces(w, text).map((s) => ev('response.output_text.delta', mutate({ type: 'response.output_text.delta', delta: s }, b.mutation)));
+	if (w.leak?.place === 'sse-error') return sse([...deltas, ev('response.failed', { type: 'response.failed', response: { ...response, status: 'failed', error: { message: `model failed: ${w.leak.text}`, code: w.leak.text } } })]);
 	if (b.variant === 15) {
 		const one = ev('response.output_text.delta', { type: 'response.output_text.delta', delta: 'x'.repeat(4000) });
 		return sse(Array.from({ length: Math.ceil(LONG_DELTAS / one.length) }, () => one));
@@ -116,7 +141,7 @@ function taskState(b: Extract<Body, { kind: 'plausible' }>): 'completed' | 'fail
 
 /** The plausible answer to a paid POST. */
 export function paidAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>): Answer {
-	const key = b.keyIn ? w.keyText(b.keyIn) : '';
+	const key = keyOf(w, b);
 	const echo = key ? { echo: { authorization: `Bearer ${key}` } } : {};
 	const p = w.path;
 	if (p === '/v1/chat/completions') return chatAnswer(w, b, key);
@@ -141,13 +166,14 @@ export function paidAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>): A
 
 /** The plausible answer to a task query (image or video). */
 export function queryAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>, video: boolean): Answer {
-	const key = b.keyIn ? w.keyText(b.keyIn) : '';
-	const id = w.taskId!;
+	const key = keyOf(w, b);
+	const id = w.answerTaskId ?? w.taskId!;
 	const state = taskState(b);
 	const err = { message: `generation failed${key ? ` for ${key}` : ''}` };
 	if (video && w.family === 'gamma') {
 		const status = { completed: 'completed', failed: 'failed', processing: 'processing', odd: 'Exploded' }[state];
-		return json(200, mutate({ task_id: id, status, ...(state === 'completed' ? { result_url: `${w.resultOrigin}/v/x${w.item}/${id}.mp4` } : {}), ...(state === 'failed' ? { fail_reason: err.message } : {}) }, b.mutation));
+		const file = w.leak?.place === 'result-url' ? `${w.leak.text}/${id}` : id;
+		return json(200, mutate({ task_id: id, status, ...(state === 'completed' ? { result_url: `${w.resultOrigin}/v/x${w.item}/${file}.mp4` } : {}), ...(state === 'failed' ? { fail_reason: err.message } : {}) }, b.mutation));
 	}
 	if (video) {
 		const status = { completed: 'completed', failed: 'failed', processing: 'in_progress', odd: 'teleported' }[state];

@@ -4,19 +4,22 @@
  * FUZZ_TIME_MS steer it (scripts/fuzz.sh sets them for `npm run fuzz -- --runs N`).
  */
 import fc from 'fast-check';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LoggerProxy } from 'n8n-workflow';
-import { cleanupBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
+import { cleanupBinaryData, initBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
 import { rssSampler } from '../reliability/scenarios';
 import { HostileGateway } from './hostile-gateway';
-import { WALL_BOUND_MS, violations, type Measures } from './invariants';
+import { WALL_BOUND_MS, violations, type Chunk, type Measures, type StoredFile } from './invariants';
 import { makeMedia, type Media } from './media';
 import { buildInput, buildNode, describeCase, type RunCase } from './runs';
 import { fuzzParameters, report, type Budget } from './check';
 
 export type { Budget } from './check';
 
-/** A key whose raw, percent-encoded and base64 forms all differ. */
-export const KEY = 'sk-prop/Key+Z9=abcdefghij0123456789';
+import { KEY } from './key';
+
+export { KEY };
 
 /** A run still going after this long is a hang: it is cancelled and reported, so one hang cannot stall the property. */
 const HANG_MS = 2 * WALL_BOUND_MS;
@@ -44,12 +47,13 @@ export function useFixture(): () => Fixture {
 	afterAll(async () => {
 		await f?.gw.stop();
 		cleanupBinaryData();
+		seenWorkflows.clear();
 	});
 	return () => f!;
 }
 
 /** Everything the nodes and n8n write to the console or to n8n's logger during a run. */
-const logs: string[] = [];
+export const logs: string[] = [];
 let capturing = false;
 const fmt = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? `${a.message} ${a.stack ?? ''}` : safeJson(a))).join(' ');
 function safeJson(v: unknown): string {
@@ -80,16 +84,48 @@ export interface Outcome {
 	problems: string[];
 }
 
+/**
+ * The metadata files n8n's filesystem binary store has written (`<id>.metadata`: file name, MIME type, size). Each
+ * run is a new workflow (`workflows/wf<n>/…`): only the workflow folders not seen before are read, so a call costs
+ * the same after a thousand runs as after one.
+ */
+const seenWorkflows = new Set<string>();
+/** What the binary store wrote since the last call: the metadata files of the runs since, each with its text. */
+export async function newlyStored(): Promise<StoredFile[]> {
+	const dir = await initBinaryData();
+	const out: StoredFile[] = [];
+	const root = join(dir, 'workflows');
+	for (const wf of await readdir(root).catch(() => [] as string[])) {
+		if (seenWorkflows.has(wf)) continue;
+		seenWorkflows.add(wf);
+		const entries = await readdir(join(root, wf), { recursive: true, withFileTypes: true }).catch(() => []);
+		for (const e of entries) {
+			if (!e.isFile() || !e.name.endsWith('.metadata')) continue;
+			const path = join(e.parentPath, e.name);
+			out.push({ path: path.slice(dir.length), text: await readFile(path, 'utf8').catch(() => '') });
+		}
+	}
+	return out;
+}
+
 export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 	const { items, tasks } = buildInput(c, f.gw, f.png);
 	f.gw.load(c.script, tasks);
+	await newlyStored();
 	logs.length = 0;
+	const chunks: Chunk[] = [];
 	const memory = rssSampler();
 	const started = Date.now();
 	let cancel: (() => void) | undefined;
 	let timer: NodeJS.Timeout | undefined;
 	const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)));
-	const running = runWorkflow({ nodes: [buildNode(c)], input: items, credentials: { apiKey: KEY, baseUrl: f.gw.origin }, onStart: (p) => (cancel = p.cancel) });
+	const running = runWorkflow({
+		nodes: [buildNode(c)],
+		input: items,
+		credentials: { apiKey: KEY, baseUrl: f.gw.origin },
+		onStart: (p) => (cancel = p.cancel),
+		...(c.n8nStreams ? { onChunk: (chunk: Chunk) => chunks.push(chunk) } : {}),
+	});
 	const result = await Promise.race([running, hung]);
 	clearTimeout(timer);
 	if (result === 'hung') {
@@ -99,12 +135,16 @@ export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 		memory.stop();
 		throw new Error(`${describeCase(c)}\n  - [wall-time] the run had not ended after ${HANG_MS} ms (bound ${WALL_BOUND_MS} ms); it was cancelled`);
 	}
-	const measures: Measures = { wallMs: Date.now() - started, rssGrowthMiB: memory.stop(), logs: [...logs] };
-	return { result, measures, problems: await violations(c, f.gw, result, measures) };
+	const measures: Measures = { wallMs: Date.now() - started, rssGrowthMiB: memory.stop(), logs: [...logs], chunks, stored: await newlyStored() };
+	const checking = Date.now();
+	const problems = await violations(c, f.gw, result, measures);
+	if (process.env.FUZZ_VERBOSE) process.stdout.write(`  (invariants checked in ${Date.now() - checking} ms)\n`);
+	return { result, measures, problems };
 }
 
 /** fc.check over `arb`, failing with the seed, path, shrunk case and the replay command. */
 export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<RunCase>, budget: Budget): Promise<void> {
+	const testName = expect.getState().currentTestName;
 	let ran = 0;
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
@@ -115,5 +155,5 @@ export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<
 		}),
 		fuzzParameters<[RunCase]>(budget),
 	);
-	report(file, details as fc.RunDetails<unknown>, ran);
+	report(file, details as fc.RunDetails<unknown>, ran, testName);
 }

@@ -14,6 +14,8 @@ import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGate
 import type { TestNode } from '../harness/workflow';
 import { script, type Script } from './behaviours';
 import type { TaskInfo } from './hostile-gateway';
+import { KEY } from './key';
+import { describeForm, formArb, formOf, type FormSpec } from './redaction-forms';
 
 export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 
@@ -33,6 +35,13 @@ export interface RunCase {
 	/** the prompt expression reads the clock and Math.random: each try sends a different body */
 	changing: boolean;
 	script: Script;
+	/** n8n streams the execution (a chat or webhook): the chunks nodes send reach it (runOne receives them) */
+	n8nStreams?: boolean;
+	/**
+	 * Task Wait and Download Result's task sources: per item, a generated form of the key that is the input item's task
+	 * ID (it names the files stored, and the task queried on the key's own origin)
+	 */
+	idForms?: Array<FormSpec | null>;
 }
 
 export const PAID = new Set(['image', 'video', 'chat', 'responses']);
@@ -54,15 +63,30 @@ export const waitDownloadNode: fc.Arbitrary<NodeCase> = fc.oneof(
 	fc.record({ node: fc.constant('download' as const), source: fc.constantFrom<'imageTask' | 'videoTask' | 'url-image' | 'url-video'>('imageTask', 'videoTask', 'url-image', 'url-video') }),
 );
 
+/**
+ * A form of the key a task ID can be: mostly its Base64 (URL alphabet, no padding) among other bytes, which passes the
+ * task-ID rule; sometimes any form (the rule refuses it: the refusal must not show it either).
+ */
+export const idForm: fc.Arbitrary<FormSpec> = fc.oneof(
+	{ weight: 3, arbitrary: fc.record({ before: fc.array(fc.nat(255), { maxLength: 12 }), after: fc.array(fc.nat(255), { maxLength: 12 }) }).map(({ before, after }): FormSpec => ({ base64: { before, after, urlAlphabet: true, padding: false }, layers: [] })) },
+	{ weight: 1, arbitrary: formArb },
+);
+
+const idForms = fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: idForm }), { minLength: 8, maxLength: 8 });
+
 export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
-	fc.record({
-		node: nodes,
-		items: fc.integer({ min: 1, max: 8 }),
-		onError,
-		maxTries: fc.integer({ min: 1, max: 5 }),
-		changing: fc.boolean(),
-		script: script({ paid: 3, query: 2, result: 2, content: 2, meta: 2 }),
-	});
+	fc
+		.record({
+			node: nodes,
+			items: fc.integer({ min: 1, max: 8 }),
+			onError,
+			maxTries: fc.integer({ min: 1, max: 5 }),
+			changing: fc.boolean(),
+			script: script({ paid: 3, query: 2, result: 2, content: 2, meta: 2 }),
+			n8nStreams: fc.boolean(),
+			idForms: fc.option(idForms, { freq: 2, nil: undefined }),
+		})
+		.map((c) => (c.node.node === 'wait' || (c.node.node === 'download' && (c.node.source === 'imageTask' || c.node.source === 'videoTask')) ? c : { ...c, idForms: undefined }));
 
 const SHORT_SUBMIT = { submitTimeoutMs: 2500 };
 const SHORT_TEXT = { timeoutMs: 3000, idleTimeoutMs: 1000, maxDurationMs: 4000 };
@@ -115,8 +139,12 @@ export function buildNode(c: RunCase): TestNode {
 	}
 }
 
-/** The task ID the input item `i` names (Task Wait, Download Result), if any. */
-export const inputTaskId = (c: RunCase, i: number): string | undefined => (c.node.node === 'wait' || (c.node.node === 'download' && c.node.source !== 'url-image' && c.node.source !== 'url-video') ? `w${i}x${i}` : undefined);
+/** The task ID the input item `i` names (Task Wait, Download Result), if any: `w<i>x<i>`, or a form of the key. */
+export function inputTaskId(c: RunCase, i: number): string | undefined {
+	if (!(c.node.node === 'wait' || (c.node.node === 'download' && c.node.source !== 'url-image' && c.node.source !== 'url-video'))) return undefined;
+	const form = c.idForms?.[i];
+	return form ? formOf(KEY, form) : `w${i}x${i}`;
+}
 
 export function buildInput(c: RunCase, origins: { resultOrigin: string }, png: Buffer): { items: INodeExecutionData[]; tasks: Record<string, TaskInfo> } {
 	const items: INodeExecutionData[] = [];
@@ -150,5 +178,6 @@ export function describeCase(c: RunCase): string {
 	else if (n.node === 'wait') what = `Task Wait (${n.tasks.slice(0, c.items).join(',')})`;
 	else if (n.node === 'download') what = `Download Result ${n.source}`;
 	else what = `${n.node === 'chat' ? 'Chat' : 'Responses'} ${n.stream ? 'streamed' : 'plain'}`;
-	return `${what}, ${c.items} item(s), ${c.onError}, ${c.maxTries > 1 ? `Retry On Fail ×${c.maxTries}` : 'no retry'}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}`;
+	const forms = (c.idForms ?? []).slice(0, c.items).flatMap((f, i) => (f ? [`item ${i}: ${describeForm(f)}`] : []));
+	return `${what}, ${c.items} item(s), ${c.onError}, ${c.maxTries > 1 ? `Retry On Fail ×${c.maxTries}` : 'no retry'}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
 }
