@@ -13,7 +13,7 @@ const gamma = { show: { family: ['gamma'] } };
 const V1 = { '@version': [1] };
 const V11 = { '@version': [{ _cnd: { gte: 1.1 } }] };
 const MODEL_HINT = 'Video models of the chosen family that your key can call.';
-const outsideForm = `Another value (from an expression) is refused before anything is sent, unless Options → ${OUTSIDE_FORM} is on.`;
+const outsideForm = `Others are refused before sending unless Options → ${OUTSIDE_FORM} is on.`;
 
 const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and checks each file.';
 

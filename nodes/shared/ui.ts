@@ -30,7 +30,7 @@ export function modelLocator(searchListMethod: string, placeholder: string, extr
  */
 export function languageModelLocator(): INodeProperties {
 	return modelLocator('searchLanguageModels', 'alpha-chat-4o', {
-		hint: 'Your key\'s models (GET /v1/models). The gateway can list a model no channel serves at the moment: its call is then refused (HTTP 503 "No available channel"); pick another one.',
+		hint: 'The key\'s list (GET /v1/models) can name a model no channel serves right now: its call is refused (HTTP 503 "No available channel"); pick another.',
 	});
 }
 
