@@ -56,8 +56,9 @@ export interface DemoWorkflow {
 	/** our nodes, in order, and how many items each must put on its first output (`atLeast`: or more; none on
 	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream;
 	 * `turns`: an AI sub-node, whose runs (one per model turn) are counted instead of items; `refused`: every item must
-	 * come out refused by Max Expected Spend before any request (failed_at "budget", submitted false) */
-	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget' }>;
+	 * come out refused by Max Expected Spend before any request (failed_at "budget", submitted false); `answer`: the
+	 * step is judged by what it answered (its write field, e.g. the agent's `output`), whatever turns it took */
+	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget'; answer?: RegExp }>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
@@ -288,9 +289,10 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		description: "n8n's AI Agent asks the GenGateway Chat Model, uses the Calculator tool and writes its answer to a file.",
 		folder: 'agent',
 		steps: [
-			// the question needs the tool: one turn asks for it, one answers from its result
-			{ node: CHAT_MODEL, items: 2, atLeast: true, turns: true },
-			{ node: 'AI Agent', items: 1 },
+			// the model is asked at least once; how many turns it takes (the Calculator or not) is the model's choice
+			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
+			// judged by its answer: 12 × 7
+			{ node: 'AI Agent', items: 1, answer: /\b84\b/ },
 		],
 		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
 		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
