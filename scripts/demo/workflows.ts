@@ -80,6 +80,8 @@ const write = (name: string, folder: string, fileExpr: string): N => ({
 	parameters: { operation: 'write', fileName: `=${OUT}/${folder}/${fileExpr}`, dataPropertyName: 'data', options: {} },
 });
 const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({ name, type: `${PKG}.${type}`, typeVersion: 1, parameters, credentials: creds });
+/** Video Create as the node panel drops it today (version 1.1: a gamma node's model is its own field, gammaModel) */
+const videoCreate = (parameters: Record<string, unknown>): N => ({ ...ours('Video Create', 'genGatewayVideoCreate', parameters), typeVersion: 1.1 });
 const toText = (name: string, prop: string, fileName: string): N => ({ name, type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } } });
 const CHAT_MODEL = 'GenGateway Chat Model';
 const writesTo = (folder: string) => `Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
@@ -153,7 +155,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Delta video with reference images\n**Video Create** (delta family) with two public HTTPS reference images, named \`@图片1\` and \`@图片2\` in the prompt, ratio *adaptive* → **Task Wait** streams the MP4 into n8n's binary store → file.\n\nReplace the two example image addresses with images of your own (public HTTPS, no login).\n\n${writesTo('delta-video')}`,
 		nodes: [
 			trigger,
-			ours('Video Create', 'genGatewayVideoCreate', {
+			videoCreate({
 				family: 'delta',
 				model: model('delta-video-2-0-mini-260615'),
 				prompt: 'the cat from @图片1 walks into the garden of @图片2',
@@ -182,7 +184,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Gamma video\n**Video Create** (gamma family, 8 s, 16:9) → **Task Wait** reads every gamma answer shape and downloads the hosted MP4 without your key → file.\n\n${writesTo('gamma-video')}`,
 		nodes: [
 			trigger,
-			ours('Video Create', 'genGatewayVideoCreate', { family: 'gamma', model: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
+			videoCreate({ family: 'gamma', gammaModel: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
 			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
 			write('Write Video', 'gamma-video', '{{ $json.task_id }}.mp4'),
 		],
