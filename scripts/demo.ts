@@ -16,6 +16,7 @@ import type { LedgerEntry, RequestLogEntry } from '../simulator/state';
 import { scriptGateway } from './gateway';
 import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT, buildStamp, ensureN8n, treeHash, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, storedCustomData, type ExecuteResult } from './lib/n8n';
 import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
+import { budgetForGateway } from './demo/budget';
 import { checkWorkflow, skippedEntry, table, type SummaryEntry } from './demo/summary';
 import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
 import { CREDENTIAL_ID, WORKFLOWS, loadExample, runsOnN8n, useKeyTextModels } from './demo/workflows';
@@ -203,6 +204,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 
 	let state: string | undefined;
 	let pipelineRun: Promise<PipelineReport> | undefined;
+	/** workflows this gateway cannot run as written, and why (the budget workflow without a per-call price) */
+	const gatewaySkips = new Map<string, string>();
 	try {
 		// a run that stops half-way leaves no proof of an earlier one behind
 		rmSync(join(outDir, 'demo-proof.json'), { force: true });
@@ -233,13 +236,26 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			state = await newState();
 			await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
 			const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
-			await importWorkflows(
-				state,
-				workflows.map((w) => withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder)),
-			);
-			log(`[demo] credential and ${workflows.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
-
+			const loaded: Array<Record<string, unknown>> = [];
 			for (const w of workflows) {
+				const wf = withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder);
+				if (!w.spend) {
+					loaded.push(wf);
+					continue;
+				}
+				// a spend cap needs this gateway's group and price: from its price list, or the workflow is skipped saying why
+				const plan = await budgetForGateway(wf as Parameters<typeof budgetForGateway>[0], { baseUrl, apiKey });
+				if ('skip' in plan) {
+					gatewaySkips.set(w.folder, plan.skip);
+					continue;
+				}
+				for (const note of plan.notes) log(`[demo] ${w.folder}: ${note}`);
+				loaded.push(plan.wf as unknown as Record<string, unknown>);
+			}
+			await importWorkflows(state, loaded);
+			log(`[demo] credential and ${loaded.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
+
+			for (const w of workflows.filter((x) => !gatewaySkips.has(x.folder))) {
 				t = Date.now();
 				const { res, ms } = await executeWithProgress(state, w.id, w.folder, { fileAccess: [outDir, inputDir], timeoutMs: opts.timeoutMs ?? 15 * 60_000 });
 				runs[w.folder] = res;
@@ -256,6 +272,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			const e = skippedEntry(w, N8N_VERSION);
 			entries.push(e);
 			log(`[demo] ${w.folder.padEnd(14)} skipped: ${e.skipped}`);
+		}
+		for (const [folder, reason] of gatewaySkips) {
+			entries.push({ workflow: folder, step: 'not run', ok: true, skipped: `${reason} (gateway ${baseUrl})`, files: [] });
+			log(`[demo] ${folder.padEnd(14)} skipped: ${reason}`);
 		}
 		if (pipelineRun) {
 			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox (run beside the workflows above)`);
@@ -276,8 +296,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			n8nVersion: N8N_VERSION,
 			nodeVersion: NODE_VERSION,
 			gateway: external ? 'external' : opts.sim ? 'given' : 'embedded',
-			workflows: workflows.map((w) => w.folder),
-			skipped: skipped.map((w) => w.folder),
+			workflows: workflows.filter((w) => !gatewaySkips.has(w.folder)).map((w) => w.folder),
+			skipped: [...skipped.map((w) => w.folder), ...gatewaySkips.keys()],
 			pipeline: withPipeline,
 			entries,
 			...(gateway.sim ? { log: gateway.sim.log, ledger: gateway.sim.ledger } : {}),

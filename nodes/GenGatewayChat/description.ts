@@ -1,14 +1,14 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
 import { imageOptions } from '../shared/text/images';
 import { responseFormatOptions } from '../shared/text/jsonSchema';
-import { actionNode, modelLocator } from '../shared/ui';
+import { actionNode, languageModelLocator } from '../shared/ui';
 
 export const chatDescription = actionNode({
 	displayName: 'GenGateway Chat',
 	name: 'genGatewayChat',
 	description: 'Sends messages to a language model of your gateway account and returns its answer',
 	properties: [
-		modelLocator('searchLanguageModels', 'alpha-chat-4o'),
+		languageModelLocator(),
 		{
 			displayName: 'Messages From',
 			name: 'messagesFrom',

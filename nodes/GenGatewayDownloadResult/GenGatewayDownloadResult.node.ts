@@ -8,7 +8,7 @@ export class GenGatewayDownloadResult implements INodeType {
 	description: INodeTypeDescription = {
 		...downloadResultDescription,
 		icon: { light: 'file:../../icons/downloadResult.svg', dark: 'file:../../icons/downloadResult.dark.svg' },
-		subtitle: '={{ {"imageTask": "download image task", "videoTask": "download video task", "url": "download URL"}[$parameter["source"]] }}',
+		subtitle: '={{ {"imageTask": "download the item\'s result", "videoTask": "download by task ID", "url": "download URL"}[$parameter["source"]] }}',
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	};

@@ -1,5 +1,9 @@
 import { actionNode, videoOriginProperty, optionsCollection } from '../shared/ui';
 
+// the option values are those of the first release ("imageTask", "videoTask"), so saved workflows keep their source
+const fromItem = { show: { source: ['imageTask'] } };
+const byTaskId = { show: { source: ['videoTask'] } };
+
 export const downloadResultDescription = actionNode({
 	displayName: 'GenGateway Download Result',
 	name: 'genGatewayDownloadResult',
@@ -10,15 +14,40 @@ export const downloadResultDescription = actionNode({
 			name: 'source',
 			type: 'options',
 			options: [
-				{ name: 'Image Task Object', value: 'imageTask', description: 'A task object (data / result.data with url or b64_json), e.g. the input item' },
-				{ name: 'Video Task ID', value: 'videoTask', description: 'Delta: authenticated /v1/videos/{id}/content; gamma: the result URL of the task' },
-				{ name: 'URL', value: 'url', description: 'A hosted result address (fetched without the key)' },
+				{
+					name: 'Item From a GenGateway Node',
+					value: 'imageTask',
+					description: "Task Wait's, Image Submit's or Video Create's output item as it is (its files, or its task_id), or a task object the gateway returned",
+				},
+				{ name: 'Task ID', value: 'videoTask', description: 'An image or video task ID: the task is looked up and its result downloaded' },
+				{ name: 'Result URL', value: 'url', description: 'A hosted result address (fetched without the key)' },
 			],
 			default: 'imageTask',
 		},
-		{ displayName: 'Task Object', name: 'task', type: 'json', default: '={{ $json }}', displayOptions: { show: { source: ['imageTask'] } } },
-		{ displayName: 'Task ID', name: 'taskId', type: 'string', default: '={{ $json.task_id }}', displayOptions: { show: { source: ['videoTask'] } } },
-		videoOriginProperty('origin', { displayOptions: { show: { source: ['videoTask'] } } }),
+		{
+			displayName: 'Item or Task Object',
+			name: 'task',
+			type: 'json',
+			default: '={{ $json }}',
+			description:
+				"The input item (default): its files' addresses are downloaded again under the same file names; an item with only a task_id (a submitted or still running task, a delta video) has its task looked up. A task object's data / result.data works too.",
+			displayOptions: fromItem,
+		},
+		{ displayName: 'Task ID', name: 'taskId', type: 'string', default: '={{ $json.task_id }}', displayOptions: byTaskId },
+		{
+			displayName: 'Task Kind',
+			name: 'taskKind',
+			type: 'options',
+			options: [
+				{ name: 'Auto (From Input Item)', value: 'auto' },
+				{ name: 'Image Task', value: 'image' },
+				{ name: 'Video Task', value: 'video' },
+			],
+			default: 'auto',
+			description: 'Auto reads kind, family and origin from the input item; a task ID with nothing else is asked as an image task, then as a video task',
+			displayOptions: byTaskId,
+		},
+		videoOriginProperty('origin', { displayOptions: byTaskId }),
 		{ displayName: 'URL', name: 'url', type: 'string', default: '', displayOptions: { show: { source: ['url'] } } },
 		{
 			displayName: 'Result Type',
@@ -36,6 +65,14 @@ export const downloadResultDescription = actionNode({
 			{ displayName: 'Max Video Size (MiB)', name: 'maxVideoMiB', type: 'number', default: 2048, typeOptions: { minValue: 1 }, description: 'A video larger than this (announced or counted while it downloads) is refused, so a broken host cannot fill the disk' },
 			{ displayName: 'One Item per Image', name: 'splitImages', type: 'boolean', default: false, description: 'Whether to emit one item per image instead of all images on one item (data, data_1, …)' },
 			{ displayName: 'Return URLs Only', name: 'urlsOnly', type: 'boolean', default: false, description: 'Whether to return the result addresses without downloading (automatic when used as an AI-agent tool)' },
+			{
+				displayName: 'Wait for an Unfinished Task (Seconds)',
+				name: 'waitSeconds',
+				type: 'number',
+				default: 30,
+				typeOptions: { minValue: 1 },
+				description: 'A task that is looked up and has not finished is queried until it does, for at most this long; then the item fails saying it is still running (Task Wait waits longer)',
+			},
 			]),
 	],
 });

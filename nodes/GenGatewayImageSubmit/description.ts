@@ -48,6 +48,10 @@ export const imageSubmitDescription = actionNode({
 			default: '',
 			displayOptions: { show: { model: [ALPHA_AZ] } },
 		},
+		// n8n's node panel lists, for a node in its AI category, the options of the first parameter named "mode" as the
+		// node's actions (beside Generate and Edit). This first "mode" has no options and is never shown, so the panel
+		// lists the two operations only; the real field below keeps its name, so saved workflows keep their mode.
+		{ displayName: 'Mode', name: 'mode', type: 'hidden', default: 'async', displayOptions: { show: { '@version': [0] } } },
 		{
 			displayName: 'Mode',
 			name: 'mode',

@@ -1,13 +1,13 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
 import { imageOptions } from '../shared/text/images';
-import { actionNode, modelLocator } from '../shared/ui';
+import { actionNode, languageModelLocator } from '../shared/ui';
 
 export const responsesDescription = actionNode({
 	displayName: 'GenGateway Responses',
 	name: 'genGatewayResponses',
 	description: 'Asks a language model of your gateway account through the Responses API and returns its answer',
 	properties: [
-		modelLocator('searchLanguageModels', 'alpha-chat-4o'),
+		languageModelLocator(),
 		{
 			displayName: 'Input',
 			name: 'input',

@@ -1,7 +1,7 @@
 import { runNode } from '../shared/exit';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { videoModelMethods } from '../shared/methods';
-import { SUBTITLE_MODEL } from '../shared/ui';
+import { SUBTITLE_MODEL, subtitleModelOf } from '../shared/ui';
 import { createVideos } from './actions/create';
 import { videoCreateDescription } from './description';
 
@@ -9,7 +9,8 @@ export class GenGatewayVideoCreate implements INodeType {
 	description: INodeTypeDescription = {
 		...videoCreateDescription,
 		icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
-		subtitle: `={{$parameter["family"] + ": " + ${SUBTITLE_MODEL}}}`,
+		// version 1.1 keeps a gamma node's model in gammaModel (version 1: in model, for both families)
+		subtitle: `={{$parameter["family"] + ": " + ($parameter["family"] === "gamma" && $parameter["gammaModel"] !== undefined ? ${subtitleModelOf('gammaModel')} : ${SUBTITLE_MODEL})}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	};

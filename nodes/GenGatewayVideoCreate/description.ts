@@ -1,15 +1,27 @@
 import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
+import { DELTA_MODELS, DELTA_SECONDS, GAMMA_ASPECT_RATIOS, GAMMA_MODELS, GAMMA_SECONDS, OUTSIDE_FORM } from '../shared/video/schemas';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
+/**
+ * Version 1.1 (new nodes) gives each family its own Model field: switching Family shows that family's field, which
+ * starts at the family's first model, so a delta model never stays behind on a gamma node. Version 1 (workflows made
+ * before) keeps the one Model field of both families.
+ */
+const V1 = { '@version': [1] };
+const V11 = { '@version': [{ _cnd: { gte: 1.1 } }] };
+const MODEL_HINT = 'Video models of the chosen family that your key can call.';
+const outsideForm = `Others are refused before sending unless Options → ${OUTSIDE_FORM} is on.`;
 
 const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and checks each file.';
 
 export const videoCreateDescription = actionNode({
 	displayName: 'GenGateway Video Create',
 	name: 'genGatewayVideoCreate',
+	version: [1, 1.1],
+	defaultVersion: 1.1,
 	description: 'Starts a video from a prompt and references; as an AI tool it waits up to 10 minutes and returns its URL and cost',
 	properties: [
 		{
@@ -23,34 +35,41 @@ export const videoCreateDescription = actionNode({
 			],
 			default: 'delta',
 		},
-		modelLocator('searchVideoModels', 'delta-video-2-0-mini-260615', {
-			hint: 'Video models of the chosen family that your key can call.',
-		}),
+		modelLocator('searchVideoModels', DELTA_MODELS[0], { hint: MODEL_HINT, displayOptions: { show: V1 } }),
+		modelLocator('searchVideoModels', DELTA_MODELS[0], { hint: MODEL_HINT, default: { mode: 'list', value: DELTA_MODELS[0] }, displayOptions: { show: { ...delta.show, ...V11 } } }),
+		{
+			...modelLocator('searchVideoModels', GAMMA_MODELS[0], { hint: MODEL_HINT, default: { mode: 'list', value: GAMMA_MODELS[0] }, displayOptions: { show: { ...gamma.show, ...V11 } } }),
+			name: 'gammaModel',
+		},
 		{
 			displayName: 'Prompt',
 			name: 'prompt',
 			type: 'string',
 			typeOptions: { rows: 4 },
 			default: '',
-			placeholder: 'e.g. the cat from @图片1 walks into the garden',
-			description: 'What the video shows (required; checked with the other rules). Delta: at most 6000 characters, or leave empty and give one text item in Extra Body Fields; name reference materials with the tokens listed in the output (materials[].token: @图片1, @视频1, @音频1, numbered within their type in the order given).',
+			placeholder: 'e.g. a paper boat drifts down a rainy street, slow pan',
+			description:
+				'What the video shows (required; checked with the other rules). Delta: at most 6000 characters, or leave empty and give one text item in Extra Body Fields. Delta names each reference material in the prompt by a token: @ + 图片 (image), 视频 (video) or 音频 (audio) + its number within its type, in the order given (@图片1 is the first image). These are Chinese words, shown as boxes where no CJK font is installed: copy them from the output\'s materials[].token.',
 		},
 		{
 			displayName: 'Seconds',
 			name: 'seconds',
 			type: 'number',
-			typeOptions: { minValue: -1, maxValue: 15, numberPrecision: 0 },
-			default: 5,
-			description: '4 to 15 whole seconds. -1 (follow the input video\'s length) only in Edit Mode.',
+			// no minimum or maximum: the editor would drop the keys typed past them (20 became 2); the rule below says it
+			typeOptions: { numberPrecision: 0 },
+			default: DELTA_SECONDS.default,
+			description: `${DELTA_SECONDS.min} to ${DELTA_SECONDS.max} whole seconds. -1 (follow the input video's length) only in Edit Mode.`,
+			hint: `Offered: ${DELTA_SECONDS.min} to ${DELTA_SECONDS.max} whole seconds (-1 in Edit Mode). ${outsideForm}`,
 			displayOptions: delta,
 		},
 		{
 			displayName: 'Seconds',
 			name: 'gammaSeconds',
 			type: 'options',
-			options: [6, 8, 10, 12, 15, 4].map((s) => ({ name: s === 4 ? '4 (Unconfirmed Upstream)' : String(s), value: s })),
+			options: GAMMA_SECONDS.map((s) => ({ name: String(s), value: s })),
 			default: 8,
-			description: '6, 8, 10, 12 or 15 are preferred; 4 passes validation but is not confirmed upstream. gamma-video-1.0 with several reference images: at most 10.',
+			description: 'The seconds the gamma spec prefers (4 passes the gateway\'s validation but is not confirmed upstream: not offered). gamma-video-1.0 with several reference images: at most 10.',
+			hint: `Offered: ${GAMMA_SECONDS.join(', ')} seconds. ${outsideForm}`,
 			displayOptions: gamma,
 		},
 		{
@@ -78,9 +97,10 @@ export const videoCreateDescription = actionNode({
 			displayName: 'Aspect Ratio',
 			name: 'aspectRatio',
 			type: 'options',
-			options: ['16:9', '9:16', '1:1'].map((r) => ({ name: r, value: r })),
+			options: GAMMA_ASPECT_RATIOS.map((r) => ({ name: r, value: r })),
 			default: '16:9',
 			description: 'gamma-video-1.5 prefers 16:9 or 9:16',
+			hint: `Offered: ${GAMMA_ASPECT_RATIOS.join(', ')}. ${outsideForm}`,
 			displayOptions: gamma,
 		},
 		{ displayName: 'Generate Audio', name: 'generateAudio', type: 'boolean', default: false, description: 'Whether to generate sound (always sent explicitly)', displayOptions: delta },
@@ -159,6 +179,14 @@ export const videoCreateDescription = actionNode({
 			...spendOptions(),
 			{ displayName: 'Return Last Frame', name: 'returnLastFrame', type: 'boolean', default: false, description: 'Whether to ask for a last-frame artifact (delta)' },
 			{ displayName: 'Seed', name: 'seed', type: 'number', default: -1, description: 'Delta: 0 to 4294967295 to fix the seed (-1: random, not sent). Identical output is not guaranteed.' },
+			{
+				displayName: OUTSIDE_FORM,
+				name: 'sendOutsideForm',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to send a Seconds or (gamma) Aspect Ratio value the form does not offer, e.g. from an expression, instead of refusing it before any request. The gateway may refuse it, adjust it, or charge for it.',
+			},
 			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', typeOptions: { minValue: 1 }, default: 120000, description: 'After this the outcome is unknown: the item is marked submission_uncertain and the POST is not resent' },
 			]),
 	],

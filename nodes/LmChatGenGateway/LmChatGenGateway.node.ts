@@ -18,7 +18,7 @@ import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
-import { modelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { languageModelLocator, SUBTITLE_MODEL } from '../shared/ui';
 
 interface ModelOptions {
 	temperature?: number;
@@ -82,7 +82,7 @@ export class LmChatGenGateway implements INodeType {
 		outputNames: ['Model'],
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 		properties: [
-			modelLocator('searchLanguageModels', 'alpha-chat-4o'),
+			languageModelLocator(),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -123,8 +123,11 @@ export function redact(text: string, secrets: Array<string | undefined>): string
 	return redactSecrets(text, secrets);
 }
 
-/** Maps any error to the n8n error a user should see, with the item index and the spec's advice. */
-export function toNodeError(node: INode, err: unknown, itemIndex: number, secrets: Array<string | undefined> = []): NodeApiError | NodeOperationError {
+/**
+ * Maps any error to the n8n error a user should see, with the item index and the spec's advice. `itemIndex`
+ * undefined: the error is about the whole batch, not one item.
+ */
+export function toNodeError(node: INode, err: unknown, itemIndex: number | undefined, secrets: Array<string | undefined> = []): NodeApiError | NodeOperationError {
 	if (err instanceof NodeApiError || err instanceof NodeOperationError) return err;
 	if (err instanceof GatewayHttpError) {
 		const message = redact(err.gatewayMessage, secrets);

@@ -23,6 +23,17 @@ export function modelLocator(searchListMethod: string, placeholder: string, extr
 	};
 }
 
+/**
+ * The language-model picker (Chat, Responses, Chat Model). The key's list is the gateway's word on what the key may call;
+ * it cannot say whether a channel serves the model right now (the spec: a listed model does not guarantee capacity),
+ * so a model without one stays in the list and the hint says what its call does.
+ */
+export function languageModelLocator(): INodeProperties {
+	return modelLocator('searchLanguageModels', 'alpha-chat-4o', {
+		hint: 'The key\'s list (GET /v1/models) can name a model no channel serves right now: its call is refused (HTTP 503 "No available channel"); pick another.',
+	});
+}
+
 const MODEL_REQUIRED = 'is required (pick one from the list or enter its exact ID)';
 
 export const MODEL_RULE: Rule<string> = {
@@ -38,10 +49,13 @@ export const MODEL_RULE: Rule<string> = {
 
 export const MODEL_FIELDS = fieldSet('Model', { model: { label: 'Model', rule: MODEL_RULE } });
 
-/** Reads the model ID from a resource locator (or a plain string from older workflows). */
-export function readModel(ctx: IExecuteFunctions, i: number): string {
-	return readFields(MODEL_FIELDS, { model: ctx.getNodeParameter('model', i, '', { extractValue: true }) }).model;
+/** Reads the model ID from a resource locator (or a plain string from older workflows); `name`: the parameter. */
+export function readModel(ctx: IExecuteFunctions, i: number, name = 'model'): string {
+	return readFields(MODEL_FIELDS, { model: ctx.getNodeParameter(name, i, '', { extractValue: true }) }).model;
 }
+
+/** The model ID in a canvas subtitle, read from another model parameter than `model` (see SUBTITLE_MODEL). */
+export const subtitleModelOf = (name: string) => SUBTITLE_MODEL.split('$parameter["model"]').join(`$parameter["${name}"]`);
 
 /** Where video tasks are queried and downloaded (Task Wait, Download Result): the origin that created them. */
 export function videoOriginProperty(name: string, extra: Partial<INodeProperties> = {}): INodeProperties {
@@ -64,13 +78,16 @@ export function videoOriginProperty(name: string, extra: Partial<INodeProperties
  * What every GenGateway action node's description shares (one input, defaults, group). The icon, subtitle, tool use
  * and credential stay in the node class, where n8n's lint rules (and its verification scan) read them.
  */
-export function actionNode(d: Pick<INodeTypeDescription, 'displayName' | 'name' | 'description' | 'properties'> & { outputNames?: string[] }): Omit<INodeTypeDescription, 'icon' | 'credentials' | 'subtitle' | 'usableAsTool'> {
+export function actionNode(
+	d: Pick<INodeTypeDescription, 'displayName' | 'name' | 'description' | 'properties'> & Partial<Pick<INodeTypeDescription, 'version' | 'defaultVersion'>> & { outputNames?: string[] },
+): Omit<INodeTypeDescription, 'icon' | 'credentials' | 'subtitle' | 'usableAsTool'> {
 	const outputs = d.outputNames?.length ?? 1;
 	return {
 		displayName: d.displayName,
 		name: d.name,
 		group: ['transform'],
-		version: 1,
+		version: d.version ?? 1,
+		...(d.defaultVersion !== undefined ? { defaultVersion: d.defaultVersion } : {}),
 		description: d.description,
 		defaults: { name: d.displayName },
 		inputs: [NodeConnectionTypes.Main],

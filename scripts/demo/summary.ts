@@ -157,6 +157,11 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items) problems.push(`expected ${step.atLeast ? 'at least ' : ''}${step.items} ${counted}, got ${ok0.length}`);
 		if (others.length && (step.refused || !others.some(itemProblem))) problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
 		if (step.streamed && ok0.some((i) => i.json.streamed !== true)) problems.push('the answer did not come as a stream');
+		if (step.answer) {
+			const field = w.write.from === step.node ? (w.write.field ?? 'text') : 'text';
+			const said = ok0.map((i) => i.json[field]).find((x): x is string => typeof x === 'string');
+			if (said === undefined || !step.answer.test(said)) problems.push(`the answer does not say ${step.answer.source.replace(/\\b/g, '')}: ${said === undefined ? 'no answer' : `"${short(said.replace(/\s+/g, ' '), 200)}"`}`);
+		}
 		if (w.loop?.node === step.node && opts.checkLoop) {
 			const rounds = runCount(res, step.node);
 			const waits = runCount(res, w.loop.wait);

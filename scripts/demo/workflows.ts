@@ -56,8 +56,9 @@ export interface DemoWorkflow {
 	/** our nodes, in order, and how many items each must put on its first output (`atLeast`: or more; none on
 	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream;
 	 * `turns`: an AI sub-node, whose runs (one per model turn) are counted instead of items; `refused`: every item must
-	 * come out refused by Max Expected Spend before any request (failed_at "budget", submitted false) */
-	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget' }>;
+	 * come out refused by Max Expected Spend before any request (failed_at "budget", submitted false); `answer`: the
+	 * step is judged by what it answered (its write field, e.g. the agent's `output`), whatever turns it took */
+	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget'; answer?: RegExp }>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
@@ -79,6 +80,8 @@ const write = (name: string, folder: string, fileExpr: string): N => ({
 	parameters: { operation: 'write', fileName: `=${OUT}/${folder}/${fileExpr}`, dataPropertyName: 'data', options: {} },
 });
 const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({ name, type: `${PKG}.${type}`, typeVersion: 1, parameters, credentials: creds });
+/** Video Create as the node panel drops it today (version 1.1: a gamma node's model is its own field, gammaModel) */
+const videoCreate = (parameters: Record<string, unknown>): N => ({ ...ours('Video Create', 'genGatewayVideoCreate', parameters), typeVersion: 1.1 });
 const toText = (name: string, prop: string, fileName: string): N => ({ name, type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } } });
 const CHAT_MODEL = 'GenGateway Chat Model';
 /** the schema of the structured-output example (the Chat Model's JSON Schema and the Structured Output Parser's) */
@@ -158,7 +161,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Delta video with reference images\n**Video Create** (delta family) with two public HTTPS reference images, named \`@图片1\` and \`@图片2\` in the prompt, ratio *adaptive* → **Task Wait** streams the MP4 into n8n's binary store → file.\n\nReplace the two example image addresses with images of your own (public HTTPS, no login).\n\n${writesTo('delta-video')}`,
 		nodes: [
 			trigger,
-			ours('Video Create', 'genGatewayVideoCreate', {
+			videoCreate({
 				family: 'delta',
 				model: model('delta-video-2-0-mini-260615'),
 				prompt: 'the cat from @图片1 walks into the garden of @图片2',
@@ -187,7 +190,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Gamma video\n**Video Create** (gamma family, 8 s, 16:9) → **Task Wait** reads every gamma answer shape and downloads the hosted MP4 without your key → file.\n\n${writesTo('gamma-video')}`,
 		nodes: [
 			trigger,
-			ours('Video Create', 'genGatewayVideoCreate', { family: 'gamma', model: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
+			videoCreate({ family: 'gamma', gammaModel: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
 			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
 			write('Write Video', 'gamma-video', '{{ $json.task_id }}.mp4'),
 		],
@@ -294,9 +297,10 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		description: "n8n's AI Agent asks the GenGateway Chat Model, uses the Calculator tool and writes its answer to a file.",
 		folder: 'agent',
 		steps: [
-			// the question needs the tool: one turn asks for it, one answers from its result
-			{ node: CHAT_MODEL, items: 2, atLeast: true, turns: true },
-			{ node: 'AI Agent', items: 1 },
+			// the model is asked at least once; how many turns it takes (the Calculator or not) is the model's choice
+			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
+			// judged by its answer: 12 × 7
+			{ node: 'AI Agent', items: 1, answer: /\b84\b/ },
 		],
 		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
 		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },

@@ -4,14 +4,18 @@
  * panel's search finds every node, on an empty canvas and from a node's "+"; every node's canvas subtitle and
  * parameter panel show no "undefined" in any of its modes; the Chat Model is found and added from an AI Agent's
  * Chat Model connector and connects to it; the credential test shows its advice for a wrong key and
- * an unreachable host; and an Image Submit → Task Wait run shows the image in the binary preview.
+ * an unreachable host; and an Image Submit → Task Wait run shows the image in the binary preview. Issue 35: the node
+ * panel lists Image Submit's two operations as its actions (not its modes); Video Create's Seconds keeps what is typed,
+ * says its range, and a Family switch shows that family's first model; Download Result added by hand after Task Wait
+ * downloads the image again with its defaults, under Task Wait's file name; Max Expected Spend in the display currency
+ * refuses a batch with a message that names no item.
  * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { openEditor, type Editor } from '../../scripts/screenshots/editor';
-import { firstImageByHand } from './walkthrough';
+import { downloadAgainByHand, firstImageByHand } from './walkthrough';
 import { PACKAGE_NAME, ROOT, freePort, importCredentials, newState, removeState, removeTemplate } from '../../scripts/lib/n8n';
 
 jest.setTimeout(600_000);
@@ -39,9 +43,9 @@ const NODES: Array<{ type: string; displayName: string; query: string }> = [
 ];
 
 /** Every mode, operation and family of each node, and the forms a model takes (picked from the list, a plain ID from an older workflow, not picked yet). */
-function everyMode(): Array<{ type: string; parameters: Record<string, unknown> }> {
+function everyMode(): Array<{ type: string; typeVersion?: number; parameters: Record<string, unknown> }> {
 	const models = (picked: string) => [{ __rl: true, mode: 'list', value: picked }, picked, { __rl: true, mode: 'list', value: '' }];
-	const out: Array<{ type: string; parameters: Record<string, unknown> }> = [];
+	const out: Array<{ type: string; typeVersion?: number; parameters: Record<string, unknown> }> = [];
 	for (const operation of ['generate', 'edit'])
 		for (const mode of ['async', 'sync', 'native'])
 			for (const model of models(mode === 'native' ? 'beta-3-pro-image-preview' : 'alpha-image-2.5')) out.push({ type: 'genGatewayImageSubmit', parameters: { operation, mode, model } });
@@ -49,6 +53,8 @@ function everyMode(): Array<{ type: string; parameters: Record<string, unknown> 
 		for (const videoOrigin of ['auto', 'base', 'video']) out.push({ type: 'genGatewayTaskWait', parameters: { taskKind, videoOrigin } });
 	for (const family of ['delta', 'gamma'])
 		for (const model of models(family === 'delta' ? 'delta-video-2-0-mini-260615' : 'gamma-video-1.0')) out.push({ type: 'genGatewayVideoCreate', parameters: { family, model } });
+	// version 1.1 (new nodes): each family's own Model field, as the node panel drops it
+	for (const family of ['delta', 'gamma']) out.push({ type: 'genGatewayVideoCreate', typeVersion: 1.1, parameters: { family } });
 	for (const source of ['imageTask', 'videoTask', 'url']) out.push({ type: 'genGatewayDownloadResult', parameters: { source } });
 	for (const messagesFrom of ['ui', 'json'])
 		for (const model of models('alpha-chat-4o')) out.push({ type: 'genGatewayChat', parameters: { messagesFrom, model } });
@@ -76,8 +82,8 @@ describe('the n8n editor in Chromium', () => {
 	}
 	const passed = (name: string) => page.screenshot({ path: join(OUT, `passed-${name}.png`) });
 
-	async function createWorkflow(name: string, nodes: unknown[], connections: Record<string, unknown> = {}): Promise<string> {
-		const res = await page.request.post(`${editor.base}/rest/workflows`, { data: { name, nodes, connections, settings: { executionOrder: 'v1' } } });
+	async function createWorkflow(name: string, nodes: unknown[], connections: Record<string, unknown> = {}, pinData?: Record<string, unknown[]>): Promise<string> {
+		const res = await page.request.post(`${editor.base}/rest/workflows`, { data: { name, nodes, connections, settings: { executionOrder: 'v1' }, ...(pinData ? { pinData } : {}) } });
 		if (!res.ok()) throw new Error(`creating workflow ${name}: HTTP ${res.status()} ${await res.text()}`);
 		return (await res.json()).data.id;
 	}
@@ -147,7 +153,7 @@ describe('the n8n editor in Chromium', () => {
 			expect(await searchEveryNode()).toEqual({});
 			await passed('search-empty-canvas');
 		});
-		await step('search-after-node', async () => {
+		const actions = await step('search-after-node', async () => {
 			await search('Manual Trigger', ['Manual Trigger']);
 			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Manual Trigger' }).first().click();
 			await page.locator('[data-test-id="canvas-node"]').first().waitFor();
@@ -155,8 +161,24 @@ describe('the n8n editor in Chromium', () => {
 			await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
 			expect(await searchEveryNode()).toEqual({});
 			await passed('search-after-node');
+			// issue 35: Image Submit's actions are its two operations, not its modes
+			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^GenGateway Image Submit$/ }).first().click();
+			const header = page.locator('[data-test-id="node-creator"]').getByText(/^Actions \(\d+\)$/);
+			await header.waitFor();
+			// the node's view slides in over the search list: read it once the list has gone
+			let names: string[] = [];
+			for (let k = 0; k < 20; k++) {
+				names = await page.locator('[data-test-id="node-creator-item-name"]').allInnerTexts();
+				if (!names.some((n) => n.startsWith('GenGateway'))) break;
+				await page.waitForTimeout(250);
+			}
+			const listed = { header: await header.innerText(), names };
+			await passed('panel-actions');
 			await page.keyboard.press('Escape');
+			return listed;
 		});
+		expect(actions.header).toBe('Actions (2)');
+		expect(actions.names).toEqual(['Generate an image from text', 'Edit an image']);
 	});
 
 	it('the Chat Model: found in the node panel and under an AI Agent\'s Chat Model connector, added from there with a model of the key, connected', async () => {
@@ -228,7 +250,7 @@ describe('the n8n editor in Chromium', () => {
 		const names = modes.map((m, i) => `${NODES.find((n) => n.type === m.type)!.displayName.replace('GenGateway ', '')} ${i + 1}`);
 		const id = await createWorkflow(
 			'every mode',
-			modes.map((m, i) => ({ id: `m${i}`, name: names[i], type: `${PACKAGE_NAME}.${m.type}`, typeVersion: 1, position: [(i % 7) * 260, Math.floor(i / 7) * 220], parameters: m.parameters, credentials: CRED })),
+			modes.map((m, i) => ({ id: `m${i}`, name: names[i], type: `${PACKAGE_NAME}.${m.type}`, typeVersion: m.typeVersion ?? 1, position: [(i % 7) * 260, Math.floor(i / 7) * 220], parameters: m.parameters, credentials: CRED })),
 		);
 		const subtitles = await step('subtitles', async () => {
 			await editor.openWorkflow(id);
@@ -261,6 +283,41 @@ describe('the n8n editor in Chromium', () => {
 			});
 		}
 		expect(Object.keys(panels)).toEqual(names);
+
+		// issue 35: a new Video Create (version 1.1): Seconds keeps what is typed and says its range; switching Family
+		// shows that family's own Model field at its first model
+		const modelShown = async (field: string) => {
+			const inputs = page.locator(`[data-test-id="ndv"] [data-test-id="resource-locator-${field}"] input`);
+			return (await inputs.evaluateAll((els: Array<{ value: string }>) => els.map((e) => e.value))).pop();
+		};
+		const form = await step('video-form', async () => {
+			const params = await openNode(names[modes.findIndex((m) => m.type === 'genGatewayVideoCreate' && m.typeVersion === 1.1)]);
+			const seconds = params.locator('[data-test-id="parameter-input-seconds"] input').first();
+			await seconds.click();
+			await seconds.fill('');
+			await page.keyboard.type('20');
+			await page.keyboard.press('Tab');
+			const typed = await seconds.inputValue();
+			const hint = await params.getByText(/^Offered: 4 to 15 whole seconds/).innerText();
+			const delta = await modelShown('model');
+			await passed('video-seconds');
+			const choose = async (family: string) => {
+				await params.locator('[data-test-id="parameter-input-family"]').click();
+				await page.locator('.el-select-dropdown__item, [role="option"]').filter({ hasText: family }).first().click();
+				await page.waitForTimeout(300);
+			};
+			await choose('Gamma Video');
+			const gamma = await modelShown('gammaModel');
+			const gammaHint = await params.getByText(/^Offered: 6, 8, 10, 12, 15 seconds/).innerText();
+			await passed('video-gamma');
+			await choose('Delta Video');
+			const back = await modelShown('model');
+			await closeNdv();
+			return { typed, hint, delta, gamma, gammaHint, back };
+		});
+		expect(form).toMatchObject({ typed: '20', delta: 'delta-video-2-0-mini-260615', gamma: 'gamma-video-1.0', back: 'delta-video-2-0-mini-260615' });
+		expect(form.hint).toMatch(/Send Values Outside the Form/);
+		expect(form.gammaHint).toMatch(/Send Values Outside the Form/);
 	});
 
 	it('the credential test shows its advice: a wrong key, then an unreachable host, then success', async () => {
@@ -347,9 +404,51 @@ describe('the n8n editor in Chromium', () => {
 		expect(size.height).toBe(size.width);
 	});
 
-	it('the README walkthrough, by hand: nodes found by search, a credential made in its dialog, the model picked from the list, the image in the binary preview', async () => {
-		const size = await firstImageByHand({ page, base: editor.base, apiKey: sim.keys.demo, gatewayUrl: sim.baseUrl, out: OUT }, step);
+	it('the README walkthrough, by hand: nodes found by search, a credential made in its dialog, the model picked from the list, the image in the binary preview; then Download Result after Task Wait with its defaults', async () => {
+		const w = { page, base: editor.base, apiKey: sim.keys.demo, gatewayUrl: sim.baseUrl, out: OUT };
+		const size = await firstImageByHand(w, step);
 		expect(size.width).toBeGreaterThan(0);
 		expect(size.height).toBe(size.width);
+		// issue 35: Download Result dropped on Task Wait's Completed output, nothing set, downloads the image again
+		const names = await downloadAgainByHand(w, step);
+		expect(names.downloaded).toMatch(/^[A-Za-z0-9_-]+\.png$/);
+		expect(names.downloaded).toBe(names.waited);
+	});
+
+	it('Max Expected Spend in the display currency refuses a batch of two before any request, naming no item', async () => {
+		const id = await createWorkflow(
+			'cap',
+			[
+				{ id: 'c1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'c2',
+					name: 'Image Submit',
+					type: `${PACKAGE_NAME}.genGatewayImageSubmit`,
+					typeVersion: 1,
+					position: [260, 0],
+					parameters: { operation: 'generate', mode: 'async', model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' }, prompt: '={{ $json.prompt }}', size: '1024x1024', options: { maxSpend: '0.05' } },
+					credentials: CRED,
+				},
+			],
+			{ Start: { main: [[{ node: 'Image Submit', type: 'main', index: 0 }]] } },
+			// two prompts pinned on the trigger: a batch of two items
+			{ Start: [{ json: { prompt: 'a paper boat' } }, { json: { prompt: 'a paper plane' } }] },
+		);
+		const posts = sim.log.filter((l) => l.method === 'POST').length;
+		const message = await step('cap-refused', async () => {
+			await editor.openWorkflow(id);
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			await page.locator('[data-test-id="canvas-node"][data-node-name="Image Submit"] [data-test-id="canvas-node-status-mark-error"]').waitFor({ timeout: 60_000 });
+			await openNode('Image Submit');
+			const shown = page.locator('[data-test-id="ndv"] [data-test-id="node-error-message"]');
+			await shown.waitFor();
+			const text = await shown.innerText();
+			await passed('cap-refused');
+			await closeNdv();
+			return text;
+		});
+		expect(message).toMatch(/^Max Expected Spend \$0\.05 \(¤25000\) refused the batch before any paid request: the price of \$0\.12 \(¤60000\)/);
+		expect(message).not.toMatch(/\[item/);
+		expect(sim.log.filter((l) => l.method === 'POST').length).toBe(posts);
 	});
 });

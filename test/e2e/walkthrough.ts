@@ -90,3 +90,38 @@ export async function firstImageByHand(w: Walkthrough, step: <T>(name: string, f
 		return img.evaluate((el: { naturalWidth: number; naturalHeight: number }) => ({ width: el.naturalWidth, height: el.naturalHeight }));
 	});
 }
+
+/**
+ * After firstImageByHand (Task Wait's panel open on its image): GenGateway Download Result dropped on Task Wait's
+ * Completed output from its "+", nothing set, run with its "Execute step". Returns the file name Task Wait's item and
+ * Download Result's item show in their binary views (the input and output panels of Download Result).
+ */
+export async function downloadAgainByHand(w: Walkthrough, step: <T>(name: string, fn: () => Promise<T>) => Promise<T>): Promise<{ waited: string; downloaded: string }> {
+	const { page } = w;
+	const shot = (name: string) => page.screenshot({ path: join(w.out, `walkthrough-${name}.png`) });
+	await step('walkthrough-add-download-result', async () => {
+		await page.locator('[data-test-id="ndv-close-button"]').click();
+		await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden' });
+		await page.locator('[data-test-id="canvas-node-output-handle"][data-node-name="GenGateway Task Wait"][data-index="0"] [data-test-id="canvas-handle-plus"]').click();
+		await page.locator('[data-test-id="node-creator-search-bar"]').fill('Download Result');
+		await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'GenGateway Download Result' }).first().click();
+		// n8n shows an installed community node's details first
+		await page.getByRole('button', { name: 'Add to workflow' }).click();
+		await page.locator('[data-test-id="ndv"]').waitFor();
+		await shot('7-download-result-added');
+	});
+	return step('walkthrough-download-run', async () => {
+		// the node's own "Execute step": Task Wait's item of the run before is its input
+		await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
+		await page.locator('[data-test-id="output-panel"] [data-test-id="radio-button-binary"]').waitFor({ timeout: 120_000 });
+		const fileName = async (panel: string) => {
+			const p = page.locator(`[data-test-id="${panel}"]`);
+			await p.locator('[data-test-id="radio-button-binary"]').click();
+			await p.getByText('File Name:').first().waitFor();
+			return /File Name:\s*(\S+)/.exec(await p.innerText())?.[1] ?? '';
+		};
+		const names = { waited: await fileName('ndv-input-panel'), downloaded: await fileName('output-panel') };
+		await shot('8-download-result-binary');
+		return names;
+	});
+}

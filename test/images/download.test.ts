@@ -64,7 +64,7 @@ describe('Download Result, images', () => {
 
 	it('an empty task or a bad URL is refused before any request', async () => {
 		const r = await runWorkflow({ nodes: [{ ...dl({}), onError: 'continueRegularOutput' }], input: [{ json: { status: 'completed', data: [] } }], credentials: creds() });
-		expect(String(r.output('DL')[0].json.error)).toMatch(/^Task Object: holds no results/);
+		expect(String(r.output('DL')[0].json.error)).toMatch(/^Item or Task Object: holds no result to download/);
 		const u = await runWorkflow({ nodes: [{ ...dl({ source: 'url', url: 'ftp://x/y.png' }), onError: 'continueRegularOutput' }], credentials: creds() });
 		expect(String(u.output('DL')[0].json.error)).toMatch(/^URL: must be an http\(s\) address/);
 		expect(sim.log).toHaveLength(0);

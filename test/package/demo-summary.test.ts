@@ -28,8 +28,8 @@ describe('the demo summary of the AI Agent workflow', () => {
 	});
 	afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-	/** n8n's run data of the workflow: the Chat Model ran `turns` times, the agent answered */
-	const run = (turns: number): ExecuteResult => ({
+	/** n8n's run data of the workflow: the Chat Model ran `turns` times, the agent answered `output` */
+	const run = (turns: number, output = 'The result is 84.'): ExecuteResult => ({
 		code: 0,
 		stdout: '',
 		stderr: '',
@@ -38,7 +38,7 @@ describe('the demo summary of the AI Agent workflow', () => {
 				resultData: {
 					runData: {
 						'GenGateway Chat Model': Array.from({ length: turns }, () => ({ data: { ai_languageModel: [[{ json: { response: {}, tokenUsage: { completionTokens: 5 } } }]] } })),
-						'AI Agent': [{ data: { main: [[{ json: { output: 'The result is 84.' } }]] } }],
+						'AI Agent': [{ data: { main: [[{ json: { output } }]] } }],
 						'Write Answer': [{ data: { main: [[{ json: {} }]] } }],
 					},
 				},
@@ -57,9 +57,26 @@ describe('the demo summary of the AI Agent workflow', () => {
 		expect(table(entries)).toMatch(/^ok\s+agent\s+AI Agent\s+"The result is 84\."$/m);
 	});
 
-	it('an answer without the tool (one model turn) fails the Chat Model step', () => {
-		const [model] = checkWorkflow(agent, run(1), root, root, { checkLoop: true });
-		expect(model).toMatchObject({ ok: false, error: 'expected at least 2 model turn(s), got 1' });
+	it('judged by its answer, not by its turns: one model turn that answers 84 passes (issue 35, bullet 7)', () => {
+		const entries = checkWorkflow(agent, run(1), root, root, { checkLoop: true });
+		expect(entries.map((e) => [e.step, e.ok, e.error])).toEqual([
+			['GenGateway Chat Model', true, undefined],
+			['AI Agent', true, undefined],
+			['Write Answer', true, undefined],
+		]);
+	});
+
+	it('a wrong answer fails the AI Agent step, whatever the turns; no model turn fails the Chat Model step', () => {
+		writeFileSync(join(root, 'agent/answer.txt'), 'It is 82.');
+		try {
+			const [model, answer] = checkWorkflow(agent, run(2, 'It is 82.'), root, root, { checkLoop: true });
+			expect(model.ok).toBe(true);
+			expect(answer).toMatchObject({ ok: false, error: 'the answer does not say 84: "It is 82."' });
+			const [none] = checkWorkflow(agent, run(0, 'It is 82.'), root, root, { checkLoop: true });
+			expect(none).toMatchObject({ ok: false, error: 'expected at least 1 model turn(s), got 0' });
+		} finally {
+			writeFileSync(join(root, 'agent/answer.txt'), 'The result is 84.');
+		}
 	});
 
 	it('on n8n 1.x: one entry, ok, saying why, shown as skip', () => {

@@ -18,7 +18,8 @@ import { registeredFieldSets, shown } from '../../nodes/shared/rules/rule';
 export const m = (value: unknown) => ({ __rl: true, mode: 'id', value });
 export const image = { operation: 'generate', mode: 'async', model: m('alpha-image-2.5'), prompt: 'x', size: '1024x1024' };
 export const delta = { family: 'delta', model: m('delta-video-2-0-mini-260615'), prompt: 'x', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false };
-export const gamma = { ...delta, family: 'gamma', model: m('gamma-video-1.5'), gammaSeconds: 8, aspectRatio: '16:9' };
+// Video Create 1.1: a gamma node's model is its own field, gammaModel
+export const gamma = { family: 'gamma', gammaModel: m('gamma-video-1.5'), prompt: 'x', gammaSeconds: 8, aspectRatio: '16:9' };
 export const responses = { model: m('alpha-chat-4o'), input: 'x', stream: false };
 export const chat = { model: m('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'x' }] }, stream: false };
 
@@ -129,7 +130,7 @@ export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 		base: gamma,
 		parameters: (c) =>
 			asParameters(c, {
-				model,
+				model: (v) => ({ gammaModel: m(v) }),
 				prompt: (v) => ({ prompt: v === null ? '' : asExpression(v) }),
 				seconds: (v) => ({ gammaSeconds: asExpression(v) }),
 				aspect_ratio: (v) => ({ aspectRatio: asExpression(v) }),

@@ -139,10 +139,13 @@ const gammaRefused: Refused[] = [
 	['a key in a reference address', g({ image_urls: ['https://media.example/a.png?token=abc'] }), /^image_urls\[0\]: must not carry an API key/, false],
 	['an aspect ratio that is not text', g({ aspect_ratio: 16 }), /^aspect_ratio: 16: must be a ratio text such as 16:9/],
 	["delta's ratio field", g({ ratio: '16:9' }), /^ratio: gamma-video uses 'aspect_ratio', not 'ratio'/, false],
+	// outside what the form offers, though the gateway takes them: refused here unless Send Values Outside the Form is on
+	['4 seconds (passes the gateway, unconfirmed upstream, not offered)', g({ seconds: 4 }), /^seconds: 4 is not one the form offers \(6, 8, 10, 12, 15; Options → Send Values Outside the Form sends it anyway\)/, false],
+	['5 seconds (not offered)', g({ seconds: 5 }), /^seconds: 5 is not one the form offers/, false],
+	['an aspect ratio outside the offered ones', g({ aspect_ratio: '4:3' }), /^aspect_ratio: 4:3 is not one the form offers \(16:9, 9:16, 1:1; Options → Send Values Outside the Form sends it anyway\)/, false],
 ];
 const gammaAccepted: Array<[string, Obj]> = [
 	...[6, 8, 10, 12, 15].map((s): [string, Obj] => [`${s} seconds`, g({ seconds: s })]),
-	['4 seconds (unconfirmed upstream, passes validation)', g({ seconds: 4 })],
 	['seconds as text', g({ seconds: '10' })],
 	['7 reference images', g({ image_urls: urls(7), seconds: 10 })],
 	['gamma-video-1.0 with several references at 10 s', g({ image_urls: urls(2), seconds: 10 })],
@@ -150,10 +153,14 @@ const gammaAccepted: Array<[string, Obj]> = [
 	['gamma-video-1.5 with several references at 15 s', g({ model: 'gamma-video-1.5', image_urls: urls(3), seconds: 15, aspect_ratio: '9:16' })],
 	['an http reference (HTTPS only recommended)', g({ image_urls: ['http://media.example/a.png'] })],
 	['1:1', g({ aspect_ratio: '1:1' })],
-	// preferred by the spec, not required: sent with a hint (Video Create), accepted by the gateway
-	['5 seconds (6, 8, 10, 12, 15 only preferred)', g({ seconds: 5 })],
-	['an aspect ratio outside the common ones', g({ aspect_ratio: '4:3' })],
+	// offered, though only the other two are preferred: sent with a hint (Video Create), accepted by the gateway
 	['gamma-video-1.5 at 1:1 (16:9 or 9:16 only preferred)', g({ model: 'gamma-video-1.5', aspect_ratio: '1:1' })],
+];
+/** Not offered by the form, accepted by the gateway: sent only with Send Values Outside the Form. */
+const gammaOutsideForm: Array<[string, Obj]> = [
+	['4 seconds (unconfirmed upstream, passes validation)', g({ seconds: 4 })],
+	['5 seconds', g({ seconds: 5 })],
+	['an aspect ratio outside the offered ones', g({ aspect_ratio: '4:3' })],
 ];
 
 const messageOf = (schema: ReturnType<typeof deltaSchema>, body: Obj): string => {
@@ -215,6 +222,12 @@ describe('gamma-video rules', () => {
 
 	it.each(gammaAccepted)('accepted here and by the gateway: %s', async (_name, body) => {
 		expect(messageOf(gammaSchema(), body)).toBe('(accepted)');
+		expect(await gatewayStatus(body)).toBe(200);
+	});
+
+	it.each(gammaOutsideForm)('refused here, accepted with Send Values Outside the Form and by the gateway: %s', async (_name, body) => {
+		expect(messageOf(gammaSchema(), body)).toMatch(/is not one the form offers/);
+		expect(messageOf(gammaSchema({ outsideForm: true }), body)).toBe('(accepted)');
 		expect(await gatewayStatus(body)).toBe(200);
 	});
 

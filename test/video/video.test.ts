@@ -31,7 +31,8 @@ const delta = (p: Params = {}, extra: Partial<TestNode> = {}): TestNode => ({
 const gamma = (p: Params = {}, extra: Partial<TestNode> = {}): TestNode => ({
 	name: 'Create',
 	type: new GenGatewayVideoCreate(),
-	parameters: { family: 'gamma', model: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9', ...p },
+	// version 1.1 (new nodes): a gamma node's model is in gammaModel
+	parameters: { family: 'gamma', gammaModel: model('gamma-video-1.0'), prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9', ...p },
 	...extra,
 });
 const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 1000, ...options } } });
@@ -214,7 +215,7 @@ describe('Video Create (gamma)', () => {
 		['aspect ratio as text', { aspectRatio: '={{ 16 }}' }, /aspect_ratio: 16: must be a ratio text/, { aspectRatio: '9:16' }],
 		['prompt not empty', { prompt: ' ' }, /prompt: must not be empty/, { prompt: 'a dog' }],
 		['reference addresses public', { imageUrls: 'https://10.0.0.1/a.png' }, /image_urls\[0\]: host 10\.0\.0\.1 is a private/, { imageUrls: 'https://media.example/a.png' }],
-		['a gamma model', { model: model('delta-video-2-0-mini-260615') }, /model: must be gamma-video-1\.0 or gamma-video-1\.5/, { model: model('gamma-video-1.5') }],
+		['a gamma model', { gammaModel: model('delta-video-2-0-mini-260615') }, /model: must be gamma-video-1\.0 or gamma-video-1\.5/, { gammaModel: model('gamma-video-1.5') }],
 	] as Array<[string, Params, RegExp, Params]>)('%s', async (_rule, fail, message, pass) => {
 		expect(await errorOf(gamma(fail))).toMatch(message);
 		expect(posts()).toHaveLength(0);
@@ -223,11 +224,13 @@ describe('Video Create (gamma)', () => {
 		expect(task).toMatchObject({ family: 'gamma' });
 	});
 
-	it('4 seconds is sent with a hint that it is unconfirmed upstream; 1.5 prefers 16:9 or 9:16; http references are hinted', async () => {
-		const four = await accepted(gamma({ gammaSeconds: 4 }));
-		expect(hintsOf(four.r).join('\n')).toMatch(/4 seconds passes validation but is not confirmed upstream/);
+	it('4 seconds is sent only with Send Values Outside the Form, with a hint that it is unconfirmed upstream; 1.5 prefers 16:9 or 9:16; http references are hinted', async () => {
+		expect(await errorOf(gamma({ gammaSeconds: '={{ 4 }}' }))).toMatch(/seconds: 4 is not one the form offers/);
+		expect(posts()).toHaveLength(0);
+		const four = await accepted(gamma({ gammaSeconds: '={{ 4 }}', options: { sendOutsideForm: true } }));
+		expect(hintsOf(four.r).join('\n')).toMatch(/4 seconds passes the gateway's validation but is not confirmed upstream/);
 		expect(four.task.seconds).toBe(4);
-		const square = await accepted(gamma({ model: model('gamma-video-1.5'), aspectRatio: '1:1', imageUrls: 'http://media.example/a.png' }));
+		const square = await accepted(gamma({ gammaModel: model('gamma-video-1.5'), aspectRatio: '1:1', imageUrls: 'http://media.example/a.png' }));
 		expect(hintsOf(square.r).join('\n')).toMatch(/16:9 or 9:16 are preferred[\s\S]*use http:\/\/; public HTTPS addresses are recommended/);
 		// gamma-video-1.5: model_price 0.5 × the lowest public group vip 0.8 = $0.4, up to the highest published group
 		expect(square.j.cost).toMatchObject({ status: 'range', basis: 'per call', quota_low: 200000, amount_low: 0.4 });
@@ -318,7 +321,7 @@ describe('end to end: create → simulator ledger and log → Task Wait, on both
 
 	it('gamma multipart on the alternative origin', async () => {
 		const input = [{ json: {}, binary: { ref: { data: (await makeImageBytes('jpeg')).toString('base64'), mimeType: 'image/jpeg', fileName: 'r.jpg' } } }];
-		const r = await runWorkflow({ nodes: [gamma({ inputReference: 'ref', model: model('gamma-video-1.5') }), wait()], input, credentials: creds(true) });
+		const r = await runWorkflow({ nodes: [gamma({ inputReference: 'ref', gammaModel: model('gamma-video-1.5') }), wait()], input, credentials: creds(true) });
 		expect(json(r)).toMatchObject({ origin: 'video', submission_uncertain: false });
 		expect(r.output('Wait', 0)).toHaveLength(1);
 		expect(posts().map((l) => l.server)).toEqual(['alt']);

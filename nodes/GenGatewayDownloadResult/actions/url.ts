@@ -1,7 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_URL_FIELDS } from '../../shared/download/fields';
 import type { Emitted } from '../../shared/runners/free';
-import { storeVideoResult } from '../../shared/media/store';
 import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';
 import { downloadImages } from './imageTask';
@@ -17,10 +16,20 @@ export function checkUrl(ctx: IExecuteFunctions, i: number): UrlSource {
 	return { url, video: (ctx.getNodeParameter('resultType', i) as string) === 'video' };
 }
 
-/** A hosted result, fetched without the key: a video checked as MP4 while it streams, an image checked whole. */
-export async function downloadUrl(ctx: IExecuteFunctions, transport: GatewayTransport, s: UrlSource, o: DownloadOptions): Promise<Emitted | Emitted[]> {
-	if (!s.video) return downloadImages(ctx, transport, { refs: [{ url: s.url }] }, o);
-	if (o.urlsOnly) return { item: { json: { url: s.url } } };
-	const stored = await storeVideoResult(ctx, transport, { url: s.url }, 'video', undefined, o.video);
-	return { item: { json: { ...stored.meta }, binary: { [o.prop]: stored.binary } } };
+/** The file name an address gives (its last path segment without the extension), if it is a plain one. */
+export function nameFromUrl(url: string): string | undefined {
+	let last: string;
+	try {
+		last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+	} catch {
+		return undefined;
+	}
+	const stem = last.replace(/\.[A-Za-z0-9]{1,5}$/, '');
+	return /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(stem) ? stem : undefined;
+}
+
+/** A hosted result, fetched without the key: a video checked as MP4 while it streams, an image checked whole; named as the address names it. */
+export async function downloadUrl(ctx: IExecuteFunctions, transport: GatewayTransport, s: UrlSource, o: DownloadOptions): Promise<Emitted[]> {
+	const kind = s.video ? 'video' : 'image';
+	return downloadImages(ctx, transport, { kind, refs: [{ url: s.url, name: nameFromUrl(s.url) ?? kind }] }, o);
 }

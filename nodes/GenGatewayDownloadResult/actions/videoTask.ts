@@ -1,50 +1,61 @@
+/**
+ * A task looked up and its result downloaded: Source "Task ID" (value `videoTask`, image or video since issue 35), and
+ * an item that holds only a task ID. The same wait-and-emit path as Task Wait (./shared/wait/emit.ts): the task asked
+ * on its origin (an image task by its poll path; a task of unknown kind as an image, then as a video; a video unknown on
+ * one configured origin, on the other), its files checked whole and named as Task Wait names them (the task ID). A task
+ * that has not finished is queried for at most Wait for an Unfinished Task, then the item fails saying so.
+ */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_VIDEO_TASK_FIELDS } from '../../shared/download/fields';
-import { GatewayHttpError } from '../../shared/errors';
 import type { Emitted } from '../../shared/runners/free';
-import { storeVideoResult } from '../../shared/media/store';
-import { normaliseVideoTask } from '../../shared/tasks/phases';
-import type { GatewayTransport, OriginKind } from '../../shared/transport';
+import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';
-import { isTaskNotFound } from '../../shared/tasks/wait';
+import { itemOf, type WaitAndEmit } from '../../shared/tasks/emit';
+import { buildJob } from '../../shared/tasks/jobs';
+import { splitFiles } from './imageTask';
 import type { DownloadOptions } from './options';
 
-export interface VideoTaskSource {
+export interface TaskSource {
 	taskId: string;
+	/** auto (read from the item), image or video */
+	kindParam: string;
+	/** auto, base or video */
 	originParam: string;
-	input: IDataObject;
+	/** what kind, family, origin and poll path are read from */
+	item: IDataObject;
 }
 
-export function checkVideoTask(ctx: IExecuteFunctions, i: number): VideoTaskSource {
+export function checkVideoTask(ctx: IExecuteFunctions, i: number): TaskSource {
 	const { taskId } = readFields(DOWNLOAD_VIDEO_TASK_FIELDS, { taskId: ctx.getNodeParameter('taskId', i) });
-	return { taskId, originParam: ctx.getNodeParameter('origin', i) as string, input: ctx.getInputData()[i].json };
+	return { taskId, kindParam: ctx.getNodeParameter('taskKind', i, 'auto') as string, originParam: ctx.getNodeParameter('origin', i, 'auto') as string, item: ctx.getInputData()[i].json };
 }
 
-/** The task asked on its origin (auto: a task unknown on one configured origin is asked on the other). */
-async function readTask(transport: GatewayTransport, s: VideoTaskSource): Promise<{ body: Record<string, unknown>; origin: OriginKind }> {
-	const hasVideo = transport.root('video') !== transport.root('base');
-	const given = s.originParam === 'base' || s.originParam === 'video' ? s.originParam : s.input.origin === 'video' || s.input.origin === 'base' ? s.input.origin : undefined;
-	const origin: OriginKind = given ?? (hasVideo ? 'video' : 'base');
-	try {
-		return { body: (await transport.getJson<Record<string, unknown>>(`/v1/videos/${s.taskId}`, { origin })).body ?? {}, origin };
-	} catch (err) {
-		if (s.originParam !== 'auto' || !hasVideo || !(err instanceof GatewayHttpError) || !isTaskNotFound(err)) throw err;
-		const other: OriginKind = origin === 'video' ? 'base' : 'video';
-		return { body: (await transport.getJson<Record<string, unknown>>(`/v1/videos/${s.taskId}`, { origin: other })).body ?? {}, origin: other };
+/** The task's result: its files on one item (or one item per image), or the reason it has none yet. */
+export async function downloadVideoTask(transport: GatewayTransport, waiter: WaitAndEmit, s: TaskSource, o: DownloadOptions, index: number): Promise<Emitted[]> {
+	const now = Date.now();
+	// a Task Wait item's first wait time would end this lookup's own wait before it began
+	const { wait_started_at: _started, ...item } = s.item;
+	const { job, meta } = buildJob(index, item, s.taskId, s.kindParam, {
+		now,
+		deadlineMs: o.waitMs,
+		maxWaitMs: 0,
+		originParam: s.originParam,
+		hasVideoOrigin: transport.root('video') !== transport.root('base'),
+	});
+	// a download that starts near the end of the wait still gets the whole image download time
+	const r = await waiter.run(
+		{ ...job, finalDeadline: job.deadline + transport.timeouts.imageDownload },
+		{ binaryProperty: o.prop, download: !o.urlsOnly, family: meta.family, maxVideoBytes: o.video.maxBytes, imagesExpected: meta.imagesExpected },
+	);
+	if (r.state === 'failed') throw r.failure.error;
+	if (r.state === 'running') {
+		throw new Error(
+			`task ${s.taskId} has not finished (the gateway says ${r.gatewayStatus ?? 'nothing yet'}) after ${Math.round(o.waitMs / 1000)} s: wait for it with GenGateway Task Wait, or raise Options → Wait for an Unfinished Task`,
+		);
 	}
-}
-
-/** A finished video task's file: delta from the authenticated content path, gamma from its result URL. */
-export async function downloadVideoTask(ctx: IExecuteFunctions, transport: GatewayTransport, s: VideoTaskSource, o: DownloadOptions): Promise<Emitted> {
-	const { body, origin } = await readTask(transport, s);
-	const task = normaliseVideoTask(body);
-	if (task.phase !== 'succeeded') throw new Error(`video task ${s.taskId} is ${task.rawStatus ?? 'not finished'}${task.error ? `: ${task.error}` : ''}`);
-	const model = String(body.model ?? s.input.model ?? '');
-	const isDelta = model.startsWith('delta-') || body.object === 'video' || s.input.family === 'delta';
-	const gammaUrl = !isDelta ? task.results[0]?.url : undefined;
-	if (!isDelta && !gammaUrl) throw new Error(`video task ${s.taskId} finished without a result URL`);
-	const path = gammaUrl ? undefined : `/v1/videos/${s.taskId}/content`;
-	if (o.urlsOnly) return { item: { json: { task_id: s.taskId, url: task.results[0]?.url ?? null, content_path: path ?? null, origin } } };
-	const stored = await storeVideoResult(ctx, transport, gammaUrl ? { url: gammaUrl } : { path, origin }, s.taskId, undefined, o.video);
-	return { item: { json: { task_id: s.taskId, ...stored.meta }, binary: { [o.prop]: stored.binary } } };
+	const done = itemOf(r);
+	const json = done.json;
+	const files = Array.isArray(json.files) ? (json.files as IDataObject[]) : [];
+	if (o.urlsOnly) return [{ item: { json: { ...json, urls: files.map((f) => f.url ?? null) } } }];
+	return splitFiles({ json, binary: done.binary }, o);
 }

@@ -18,15 +18,16 @@ function displayHints(display: DisplaySettings): string[] {
 	return (display.notes ?? []).map((n) => `Display currency: ${n}`);
 }
 
-/** Get Prices: one row per catalog model, lowest public price in the display currency. No key is sent. */
+/**
+ * Get Prices: one row per catalog model, lowest public price in the display currency. No key is sent. A public group
+ * without a ratio is the gateway's set-up, the same on every run: the rows it concerns say so (`skipped_groups`,
+ * `note`), no execution hint repeats it.
+ */
 export async function getPrices(transport: GatewayTransport, filter = ''): Promise<OperationResult> {
 	const { pricing, display } = await loadPricing(transport);
 	const f = filter.trim().toLowerCase();
 	const items = pricing.data.filter((e) => !f || e.model_name.toLowerCase().includes(f)).map((e) => priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject);
-	const skipped = [...new Set(items.flatMap((i) => i.skipped_groups as string[]))];
-	const hints = displayHints(display);
-	if (skipped.length) hints.push(`Public group(s) ${skipped.join(', ')} have no ratio in group_ratio: they were skipped for the lowest price (an unknown multiplier is never treated as 0)`);
-	return { items, hints };
+	return { items, hints: displayHints(display) };
 }
 
 /** List My Models: GET /v1/models with the key (the authority), joined with the public prices. */

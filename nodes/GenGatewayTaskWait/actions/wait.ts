@@ -5,7 +5,7 @@ import { runFreeItems, type Emitted } from '../../shared/runners/free';
 import type { SpendEntry } from '../../shared/money/record';
 import { recordSettled } from '../../shared/money/settle';
 import { itemOf, outputOf, taskKey, WaitAndEmit } from '../../shared/tasks/emit';
-import { buildJob, type JobMeta } from './jobs';
+import { buildJob, type JobMeta } from '../../shared/tasks/jobs';
 import { readWaitOptions, type WaitOptionValues } from './options';
 import type { WaitJob } from '../../shared/tasks/wait';
 

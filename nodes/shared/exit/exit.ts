@@ -89,9 +89,12 @@ export class Exit {
 		return this.binaryMeta(await prepare.call(helpers, data, name === fileName ? name : name.replace(/\*\*\*/g, 'redacted'), this.text(mimeType)));
 	}
 
-	/** The n8n error for anything thrown, with every text in it redacted (message, description, context, cause, stack). */
+	/**
+	 * The n8n error for anything thrown, with every text in it redacted (message, description, context, cause, stack).
+	 * An error about the whole batch (WHOLE_BATCH_ERRORS) names no item: n8n's editor would end its message in "[item 0]".
+	 */
 	error(err: unknown, itemIndex = 0): NodeApiError | NodeOperationError {
-		const nodeError = toNodeError(this.ctx.getNode(), err, itemIndex, this.secrets);
+		const nodeError = toNodeError(this.ctx.getNode(), err, isWholeBatch(err) ? undefined : itemIndex, this.secrets);
 		return this.scrubError(nodeError);
 	}
 
@@ -110,6 +113,16 @@ export class Exit {
 		const enabled = wanted && typeof c.isStreaming === 'function' && typeof c.sendChunk === 'function' && !(typeof c.isToolExecution === 'function' && c.isToolExecution()) && c.isStreaming();
 		return new ChatOut(this.ctx, this.redactor, itemIndex, enabled);
 	}
+}
+
+/**
+ * Errors that judge a whole batch rather than one of its items, by their name (the class stays where it belongs):
+ * Max Expected Spend's refusal (money/cap.ts BudgetError) is about what all the items together would cost.
+ */
+const WHOLE_BATCH_ERRORS: ReadonlySet<string> = new Set(['BudgetError']);
+
+function isWholeBatch(err: unknown): boolean {
+	return err instanceof Error && WHOLE_BATCH_ERRORS.has(err.name);
 }
 
 /** Mutates errors (keeping their class) and plain containers in place; strings become redacted. */

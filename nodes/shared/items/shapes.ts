@@ -12,12 +12,12 @@ function shaped(status: ItemStatus, fields: IDataObject, extra: IDataObject = {}
 }
 
 /**
- * A task the gateway accepted. `gateway_state` is an image task's second status word; until 0.3.0 it is also kept
- * under its old name `state` (see CHANGELOG).
+ * A task the gateway accepted: `status` (ours) and `gateway_status` (the gateway's word), and `gateway_state` only where
+ * the gateway sent a second word (an image task's `state`). The old name `state` is gone since 0.2.0 (see CHANGELOG).
  */
 export function submittedItem(fields: IDataObject, gateway: { status?: unknown; state?: unknown }): IDataObject {
-	const state = gateway.state === undefined ? undefined : word(gateway.state);
-	return shaped('submitted', fields, { gateway_status: word(gateway.status), ...(state === undefined ? {} : { gateway_state: state, state }), submission_uncertain: false });
+	const state = word(gateway.state);
+	return shaped('submitted', fields, { gateway_status: word(gateway.status), ...(state === null ? {} : { gateway_state: state }), submission_uncertain: false });
 }
 
 /** A request whose outcome is unknown: it may have been accepted and billed; never resent. */

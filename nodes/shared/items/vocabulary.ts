@@ -35,7 +35,7 @@ export const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request a
  * `gateway_status` is the gateway's word at the time of the item's state: a state that knows none sets it to null.
  */
 export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
-	submitted: ['gateway_status', 'gateway_state', 'state', 'submission_uncertain', 'task', 'billing_status', 'http_status'],
+	submitted: ['gateway_status', 'gateway_state', 'submission_uncertain', 'task', 'billing_status', 'http_status'],
 	completed: ['gateway_status', 'files', 'billing_status', 'progress', 'usage', 'fee', 'warning', 'images_expected', 'images_received'],
 	failed: [
 		'gateway_status',
@@ -59,5 +59,11 @@ export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
 	quoted: [],
 };
 
-/** Every state word of the contract: the fields an item's state owns, and `status` itself. */
-export const STATE_WORDS: ReadonlySet<string> = new Set(['status', ...Object.values(STATE_FIELDS).flat()]);
+/**
+ * Words no state owns any more, dropped from every item of ours (and from input items carried by Keep Input Fields):
+ * `state`, the submitted image task's second word under its name before 0.2.0 (now `gateway_state`).
+ */
+export const RETIRED_WORDS: readonly string[] = ['state'];
+
+/** Every state word of the contract: the fields an item's state owns, `status` itself, and the retired words. */
+export const STATE_WORDS: ReadonlySet<string> = new Set(['status', ...Object.values(STATE_FIELDS).flat(), ...RETIRED_WORDS]);

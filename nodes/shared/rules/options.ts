@@ -28,6 +28,7 @@ function numberRule(says: string, accepts: (n: number) => boolean, good: unknown
 export const OPTION_RULES = {
 	minutes: numberRule('must be a positive number of minutes', (n) => n > 0, [30, '30', 0.5, ''], [0, -5, 'abc', Number.NaN, Number.NEGATIVE_INFINITY, true]),
 	seconds: numberRule('must be 0 (no limit) or a positive number of seconds', (n) => n >= 0, [0, 90, '90'], [-1, 'a minute', Number.NaN, Number.POSITIVE_INFINITY]),
+	positiveSeconds: numberRule('must be a positive number of seconds', (n) => n > 0, [30, '30', 0.5], [0, -1, 'soon', Number.NaN, Number.POSITIVE_INFINITY]),
 	milliseconds: numberRule('must be a positive number of milliseconds', (n) => n > 0, [120_000, '5000'], [0, -1000, 'soon', Number.NaN, Number.POSITIVE_INFINITY]),
 	mebibytes: numberRule('must be a positive number of MiB', (n) => n > 0, [2048, '512', 0.5], [0, -1, 'big', Number.NaN]),
 	concurrency: numberRule(`must be a whole number from 1 to ${MAX_CONCURRENCY_CAP}`, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY_CAP, [1, 16, '8', MAX_CONCURRENCY_CAP], [0, -3, 1.5, MAX_CONCURRENCY_CAP + 1, 'many', Number.NaN, Number.POSITIVE_INFINITY]),

@@ -15,12 +15,14 @@ import { readModel } from '../ui';
 import { parseOrThrow, readField, readFields, refuse } from '../validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './build';
 import { mediaUrlProblem } from './mediaUrl';
-import { deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
+import { deltaOutsideForm, deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
 
 export type VideoFamily = 'delta' | 'gamma';
 
 export interface VideoCreateOptions {
 	editMode?: boolean;
+	/** send a Seconds (or gamma Aspect Ratio) value the form does not offer instead of refusing it */
+	sendOutsideForm?: boolean;
 	extraBody?: unknown;
 	returnLastFrame?: boolean;
 	seed?: number;
@@ -53,11 +55,13 @@ export function parseExtraBody(v: unknown): Obj | undefined {
 /** Reads and checks the request of item `i`. Throws InputRuleError with every violated rule. */
 export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transport: GatewayTransport): Promise<VideoRequest> {
 	const family = ctx.getNodeParameter('family', i) as VideoFamily;
-	const model = readModel(ctx, i);
+	// version 1.1: each family has its own Model field (a gamma node's is gammaModel); version 1: one field for both
+	const model = readModel(ctx, i, family === 'gamma' && ctx.getNode().typeVersion >= 1.1 ? 'gammaModel' : 'model');
 	const raw = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
 	const checked = readFields(VIDEO_OPTION_FIELDS, raw as Record<string, unknown>);
 	const options: VideoCreateOptions = { ...raw, ...checked, extraBody: checked.extraBody && Object.keys(checked.extraBody).length ? checked.extraBody : undefined };
 	const containsSecret = (text: string) => transport.redact(text) !== text;
+	const outsideForm = options.sendOutsideForm === true;
 	const hints: string[] = [];
 	if (family === 'delta') {
 		const seed = options.seed;
@@ -80,7 +84,9 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 			editMode: options.editMode === true,
 			extraBody: options.extraBody as Obj | undefined,
 		});
-		parseOrThrow(deltaSchema({ containsSecret }), body);
+		parseOrThrow(deltaSchema({ containsSecret, outsideForm }), body);
+		const offside = deltaOutsideForm(body);
+		if (offside) hints.push(offside);
 		return { family, model, body, materials, hints };
 	}
 	if (family !== 'gamma') refuse([{ field: 'Family', rule: 'must be delta or gamma' }]);
@@ -92,7 +98,7 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 		imageUrls: urlList(ctx.getNodeParameter('imageUrls', i, '')),
 	});
 	const refProp = String(ctx.getNodeParameter('inputReference', i, '') ?? '').trim();
-	parseOrThrow(gammaSchema({ files: refProp ? 1 : 0, containsSecret }), body);
+	parseOrThrow(gammaSchema({ files: refProp ? 1 : 0, containsSecret, outsideForm }), body);
 	let form: (() => Promise<FormData>) | undefined;
 	if (refProp) {
 		const field = 'Input Reference Binary Property';

@@ -17,18 +17,28 @@ export const DELTA_SECONDS = { min: 4, max: 15, default: 5 } as const;
 export const DELTA_PROMPT_MAX = 6000;
 export const DELTA_SEED = { min: -1, max: 4294967295 } as const;
 export const DELTA_LIMITS = { reference_image: 9, reference_video: 3, reference_audio: 3, total: 12, items: 13 } as const;
-/** preferred by the spec, not required: other whole seconds are sent with a hint */
+/** preferred by the spec, and what the form offers: others are refused unless Send Values Outside the Form is on */
 export const GAMMA_SECONDS = [6, 8, 10, 12, 15] as const;
 /** passes the gateway's validation but is not confirmed upstream */
 export const GAMMA_UNCONFIRMED_SECONDS = 4;
-/** the ratios the spec names as common (1.0) or preferred (1.5: 16:9, 9:16); others are sent with a hint */
+/** the ratios the spec names as common (1.0) or preferred (1.5: 16:9, 9:16), and what the form offers */
 export const GAMMA_ASPECT_RATIOS = ['16:9', '9:16', '1:1'];
 export const GAMMA_15_PREFERRED_RATIOS = ['16:9', '9:16'];
 export const GAMMA_MAX_REFERENCES = 7;
 
+/** The option that sends a Seconds (or gamma Aspect Ratio) value the form does not offer instead of refusing it. */
+export const OUTSIDE_FORM = 'Send Values Outside the Form';
+const SEND_ANYWAY = `Options → ${OUTSIDE_FORM} sends it anyway`;
+
 export interface VideoRuleOptions {
 	/** true when a text holds the credential's API key (media addresses must not) */
 	containsSecret?: (text: string) => boolean;
+	/**
+	 * Send Values Outside the Form: seconds (and a gamma aspect ratio) outside what the form offers are sent as asked
+	 * (with a hint) instead of refused; the rules the spec states beyond the form (whole seconds, gamma-video-1.0 with
+	 * several references at most 10 s, …) still hold.
+	 */
+	outsideForm?: boolean;
 }
 
 type Path = Array<string | number>;
@@ -102,11 +112,11 @@ export const DELTA_RULES = bodyRuleSet('Video Create delta body', {
 		secondsWhole: { field: 'seconds', says: 'is not a whole number of seconds', good: [{ seconds: '15' }], bad: [{ seconds: 5.5 }, { seconds: '5s' }] },
 		followInputInEditOnly: {
 			field: 'duration',
-			says: '-1 (follow the input length) is only allowed in edit mode',
+			says: `-1 (follow the input length) is only allowed in edit mode (${SEND_ANYWAY})`,
 			good: [{ omni_reference_task_type: 'edit', seconds: null, duration: -1, ...content(vid()) }],
 			bad: [{ seconds: null, duration: -1, ...content(vid()) }],
 		},
-		secondsRange: { field: 'seconds', says: `is outside ${DELTA_SECONDS.min} to ${DELTA_SECONDS.max} seconds`, good: [{ seconds: DELTA_SECONDS.min }, { seconds: DELTA_SECONDS.max }], bad: [{ seconds: 3 }, { seconds: 16 }] },
+		secondsRange: { field: 'seconds', says: `is outside ${DELTA_SECONDS.min} to ${DELTA_SECONDS.max} seconds (${SEND_ANYWAY})`, good: [{ seconds: DELTA_SECONDS.min }, { seconds: DELTA_SECONDS.max }], bad: [{ seconds: 3 }, { seconds: 16 }] },
 		resolution: { field: 'resolution', says: '480p or 720p', good: [{ resolution: '720p' }], bad: [{ resolution: '1080p' }, { resolution: '1280x720' }, { resolution: 'HD' }] },
 		ratio: { field: 'ratio', says: `must be one of ${DELTA_RATIOS.join(', ')}`, good: [{ ratio: '9:16' }], bad: [{ ratio: '2:1' }] },
 		adaptiveRatio: { field: 'ratio', says: "'adaptive' needs at least one image or video input", good: [{ ratio: 'adaptive', ...content(img()) }, { ratio: 'adaptive', ...frames() }], bad: [{ ratio: 'adaptive' }, { ratio: 'adaptive', ...content(aud()) }] },
@@ -238,7 +248,9 @@ export function deltaSchema(opts: VideoRuleOptions = {}) {
 		if (sec) {
 			const s = typeof sec.value === 'string' && sec.value.trim() !== '' ? Number(sec.value) : sec.value;
 			if (typeof s !== 'number' || !Number.isInteger(s)) add(R.secondsWhole, sec.path, `${JSON.stringify(sec.value)} ${R.secondsWhole.says}`);
-			else if (s === -1 && !edit) add(R.followInputInEditOnly, sec.path);
+			else if (opts.outsideForm) {
+				// sent as asked: deltaOutsideForm says so in a hint
+			} else if (s === -1 && !edit) add(R.followInputInEditOnly, sec.path);
 			else if (s !== -1 && (s < DELTA_SECONDS.min || s > DELTA_SECONDS.max)) add(R.secondsRange, sec.path, `${s} ${R.secondsRange.says}`);
 		}
 		const res = aliasPlaces(b, meta, ['resolution', 'size'])[0];
@@ -263,20 +275,35 @@ export function deltaSchema(opts: VideoRuleOptions = {}) {
 	});
 }
 
+/** The hint for delta seconds the form does not offer, sent as asked (Send Values Outside the Form); undefined when offered. */
+export function deltaOutsideForm(body: Obj): string | undefined {
+	const meta = isObj(body.metadata) ? body.metadata : {};
+	const sec = aliasPlaces(body, meta, ['seconds', 'duration'])[0];
+	if (!sec) return undefined;
+	const s = typeof sec.value === 'string' && sec.value.trim() !== '' ? Number(sec.value) : sec.value;
+	const edit = body.omni_reference_task_type === 'edit';
+	if (typeof s !== 'number' || (s === -1 && edit) || (s >= DELTA_SECONDS.min && s <= DELTA_SECONDS.max)) return undefined;
+	return `delta-video: ${s} seconds is not offered by the form (${DELTA_SECONDS.min} to ${DELTA_SECONDS.max}${s === -1 ? '; -1 only in Edit Mode' : ''}): sent as asked (${OUTSIDE_FORM} is on); the gateway may refuse it or charge for it`;
+}
+
 export interface GammaRuleOptions extends VideoRuleOptions {
 	/** files sent beside the body (multipart input_reference); they count as reference images */
 	files?: number;
 }
 
-/** What the spec prefers for gamma without requiring it: hints for the execution, never refusals. */
+/**
+ * What the spec prefers for gamma, as execution hints: a value the form does not offer reaches here only with Send
+ * Values Outside the Form on (else the schema refuses it), and 1:1 on gamma-video-1.5 is offered but not preferred.
+ */
 export function gammaPreferenceHints(body: Obj): string[] {
 	const hints: string[] = [];
 	const s = Number(body.seconds);
-	if (body.seconds !== undefined && s === GAMMA_UNCONFIRMED_SECONDS) hints.push(`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes validation but is not confirmed upstream; ${GAMMA_SECONDS.join(', ')} are preferred`);
-	else if (body.seconds !== undefined && !(GAMMA_SECONDS as readonly number[]).includes(s)) hints.push(`gamma-video: ${s} seconds is sent as asked, but ${GAMMA_SECONDS.join(', ')} are preferred; the gateway may refuse or adjust it`);
+	const sent = `sent as asked (${OUTSIDE_FORM} is on); the gateway may refuse it, adjust it, or charge for it`;
+	if (body.seconds !== undefined && s === GAMMA_UNCONFIRMED_SECONDS) hints.push(`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes the gateway's validation but is not confirmed upstream, and the form does not offer it (${GAMMA_SECONDS.join(', ')}): ${sent}`);
+	else if (body.seconds !== undefined && !(GAMMA_SECONDS as readonly number[]).includes(s)) hints.push(`gamma-video: ${s} seconds is not offered by the form (${GAMMA_SECONDS.join(', ')}): ${sent}`);
 	const ratio = body.aspect_ratio === undefined ? undefined : String(body.aspect_ratio);
-	if (body.model === 'gamma-video-1.5' && ratio !== undefined && !GAMMA_15_PREFERRED_RATIOS.includes(ratio)) hints.push(`gamma-video-1.5: ${GAMMA_15_PREFERRED_RATIOS.join(' or ')} are preferred over ${ratio}`);
-	else if (ratio !== undefined && !GAMMA_ASPECT_RATIOS.includes(ratio)) hints.push(`gamma-video: aspect ratio ${ratio} is sent as asked, but ${GAMMA_ASPECT_RATIOS.join(', ')} are the common ones; the gateway may refuse or adjust it`);
+	if (ratio !== undefined && !GAMMA_ASPECT_RATIOS.includes(ratio)) hints.push(`gamma-video: aspect ratio ${ratio} is not offered by the form (${GAMMA_ASPECT_RATIOS.join(', ')}): ${sent}`);
+	else if (body.model === 'gamma-video-1.5' && ratio !== undefined && !GAMMA_15_PREFERRED_RATIOS.includes(ratio)) hints.push(`gamma-video-1.5: ${GAMMA_15_PREFERRED_RATIOS.join(' or ')} are preferred over ${ratio}`);
 	return hints;
 }
 
@@ -291,7 +318,13 @@ export const GAMMA_RULES = bodyRuleSet('Video Create gamma body', {
 		promptText: { field: 'prompt', says: 'must be text', good: [{ prompt: 'a cat, 42 times' }], bad: [{ prompt: 42 }] },
 		promptNotEmpty: { field: 'prompt', says: 'must not be empty', good: [{ prompt: ' a cat ' }], bad: [{ prompt: ' ' }, { prompt: null }] },
 		noRatio: { field: 'ratio', says: "gamma-video uses 'aspect_ratio', not 'ratio'", good: [{ aspect_ratio: '9:16' }], bad: [{ ratio: '16:9' }] },
-		secondsWhole: { field: 'seconds', says: 'must be a whole number of seconds', good: [{ seconds: 4 }, { seconds: '10' }, { seconds: 5 }], bad: [{ seconds: 6.5 }, { seconds: 0 }, { seconds: 'ten' }] },
+		secondsWhole: { field: 'seconds', says: 'must be a whole number of seconds', good: [{ seconds: 6 }, { seconds: '10' }], bad: [{ seconds: 6.5 }, { seconds: 0 }, { seconds: 'ten' }] },
+		secondsOffered: {
+			field: 'seconds',
+			says: `is not one the form offers (${GAMMA_SECONDS.join(', ')}; ${SEND_ANYWAY})`,
+			good: [{ seconds: 15 }, { seconds: '12' }],
+			bad: [{ seconds: GAMMA_UNCONFIRMED_SECONDS }, { seconds: 20 }, { seconds: 7 }],
+		},
 		imageUrlsList: { field: 'image_urls', says: 'must be a list of addresses', good: [{ image_urls: [url('a.png')] }], bad: [{ image_urls: url('a.png') }] },
 		imageUrl: { field: 'image_urls[0]', says: 'must be an http(s):// address', good: [{ image_urls: ['http://media.example/a.png'] }], bad: [{ image_urls: ['ftp://media.example/a.png'] }] },
 		maxReferences: { field: 'image_urls', says: `: at most ${GAMMA_MAX_REFERENCES}`, good: [{ image_urls: gammaUrls(GAMMA_MAX_REFERENCES) }], bad: [{ image_urls: gammaUrls(GAMMA_MAX_REFERENCES + 1) }] },
@@ -301,7 +334,8 @@ export const GAMMA_RULES = bodyRuleSet('Video Create gamma body', {
 			good: [{ model: 'gamma-video-1.0', image_urls: gammaUrls(2), seconds: 10 }, { model: 'gamma-video-1.0', image_urls: gammaUrls(1), seconds: 15 }, { image_urls: gammaUrls(3), seconds: 15 }],
 			bad: [{ model: 'gamma-video-1.0', image_urls: gammaUrls(2), seconds: 12 }],
 		},
-		aspectRatioText: { field: 'aspect_ratio', says: 'must be a ratio text such as 16:9', good: [{ aspect_ratio: '4:3' }], bad: [{ aspect_ratio: 16 }] },
+		aspectRatioText: { field: 'aspect_ratio', says: 'must be a ratio text such as 16:9', good: [{ aspect_ratio: '1:1' }], bad: [{ aspect_ratio: 16 }] },
+		aspectRatioOffered: { field: 'aspect_ratio', says: `is not one the form offers (${GAMMA_ASPECT_RATIOS.join(', ')}; ${SEND_ANYWAY})`, good: [{ aspect_ratio: '9:16' }], bad: [{ aspect_ratio: '4:3' }] },
 	},
 });
 
@@ -317,6 +351,7 @@ export function gammaSchema(opts: GammaRuleOptions = {}) {
 		if (b.seconds !== undefined) {
 			s = typeof b.seconds === 'string' && b.seconds.trim() !== '' ? Number(b.seconds) : (b.seconds as number);
 			if (typeof s !== 'number' || !Number.isInteger(s) || s < 1) add(R.secondsWhole, ['seconds'], `${JSON.stringify(b.seconds)}: ${R.secondsWhole.says} (${GAMMA_SECONDS.join(', ')} are preferred)`);
+			else if (!opts.outsideForm && !(GAMMA_SECONDS as readonly number[]).includes(s)) add(R.secondsOffered, ['seconds'], `${s} ${R.secondsOffered.says}`);
 		}
 		let urls: unknown[] = [];
 		if (b.image_urls !== undefined) {
@@ -332,5 +367,6 @@ export function gammaSchema(opts: GammaRuleOptions = {}) {
 		if (count > GAMMA_MAX_REFERENCES) add(R.maxReferences, ['image_urls'], `${count} reference images${files ? ` (incl. ${files} input_reference file)` : ''}${R.maxReferences.says}`);
 		if (b.model === 'gamma-video-1.0' && count > 1 && s !== undefined && s > 10) add(R.severalReferences10s, ['seconds'], `${s}: ${R.severalReferences10s.says}`);
 		if (b.aspect_ratio !== undefined && (typeof b.aspect_ratio !== 'string' || !b.aspect_ratio.trim())) add(R.aspectRatioText, ['aspect_ratio'], `${JSON.stringify(b.aspect_ratio)}: ${R.aspectRatioText.says}`);
+		else if (b.aspect_ratio !== undefined && !opts.outsideForm && !GAMMA_ASPECT_RATIOS.includes(b.aspect_ratio as string)) add(R.aspectRatioOffered, ['aspect_ratio'], `${b.aspect_ratio as string} ${R.aspectRatioOffered.says}`);
 	});
 }

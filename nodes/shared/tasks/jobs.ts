@@ -1,10 +1,10 @@
 /** Builds wait jobs from input items (Image Submit / Video Create output, or expressions). */
 import type { IDataObject } from 'n8n-workflow';
-import { fieldSet } from '../../shared/rules/rule';
-import { TASK_ID_RULE } from '../../shared/rules/taskId';
-import type { OriginKind } from '../../shared/transport';
-import { readFields } from '../../shared/validate';
-import type { WaitJob } from '../../shared/tasks/wait';
+import { fieldSet } from '../rules/rule';
+import { TASK_ID_RULE } from '../rules/taskId';
+import type { OriginKind } from '../transport';
+import { readFields } from '../validate';
+import type { WaitJob } from './wait';
 
 export const WAIT_TASK_FIELDS = fieldSet('Task Wait task', { taskId: { label: 'Task ID', rule: TASK_ID_RULE } });
 
