@@ -77,7 +77,8 @@ describe('edge-case price data', () => {
 		expect(p.chat).toMatchObject({ billing: 'per token', group: 'std', input_per_1m_tokens: 1_000_000, output_per_1m_tokens: 3_000_000, skipped_groups: ['norate'] });
 		expect(p.tiered).toMatchObject({ dynamic_pricing: true, priced: false, input_per_1m_tokens: null });
 		expect(p['delta-video-2-0-fast-260128']).toMatchObject({ billing: 'per video token', video_per_1m_tokens: 24_420_000, video_with_reference_per_1m_tokens: 14_520_000 });
-		expect(hints(r)).toMatch(/Public group\(s\) norate have no ratio/);
+		// the gateway's set-up, the same on every run: the rows say it (skipped_groups, note), no execution hint repeats it
+		expect(hints(r)).not.toMatch(/norate/);
 		expect(seen.map((s) => s.auth)).toEqual([undefined, undefined]);
 	});
 

@@ -19,8 +19,8 @@ export type State = keyof typeof ITEM_STATUSES;
  *   `deadline_at`, or `deadline`)"; "a failed wait keeps the wait's fields (… `download_later`, `result_urls`, …)";
  *   "Failed items of Chat and Responses keep at most 1 MiB of `partial_text`, with `partial_text_cut`"; "Image items
  *   with fewer images than `n`: `images_expected`, `images_received`, `warning`" (a *Completed* item, docs/behaviour.md);
- *   "The gateway's second word `state` … is now `gateway_state`" (a submitted item's; "with *Wait for Result* the
- *   finished item no longer carries the submit-time `state`"); Task Wait's delta-video `fee` (on the video it settles).
+ *   "The gateway's second word `state` … is now `gateway_state`" (a submitted item's), "`state` is removed in 0.2.0"
+ *   (no item carries it); Task Wait's delta-video `fee` (on the video it settles).
  * - docs/behaviour.md: "then *Still Running* with `last_error`"; docs/configuration.md: a download that keeps failing
  *   "ends the item as Failed with `download_later: true`"; README *Guarantees*: "Completed means the file decodes …
  *   anything else is *Failed* and nothing is stored" (`files`, and binary data, on Completed items only).
@@ -46,7 +46,8 @@ export const CONTRACT: Record<string, State[]> = {
 	warning: ['completed'],
 	fee: ['completed'],
 	gateway_state: ['submitted'],
-	state: ['submitted'],
+	// CHANGELOG 0.2.0: "`state` is removed in 0.2.0 … An input item still carrying `state` does not pass it on": no state owns it
+	state: [],
 };
 
 /** Words whose value says the state: `submission_uncertain: true` (uncertain), the notes of Still Running and of uncertain items. */
