@@ -11,7 +11,10 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../simulator';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../test/harness/workflow';
-import { PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, removeState } from '../scripts/lib/n8n';
+import { PACKAGE_NAME } from '../scripts/lib/repo';
+import { executeWorkflow } from '../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../scripts/lib/n8n/imports';
+import { newState, removeState } from '../scripts/lib/n8n/state';
 
 // the built package (npm run bench builds it first): the code users install, not the sources beside it
 // eslint-disable-next-line @typescript-eslint/no-require-imports

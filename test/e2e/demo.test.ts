@@ -13,7 +13,10 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { freshDemoProof, runDemo, type SummaryEntry } from '../../scripts/demo';
 import { runCount } from '../../scripts/demo/n8n-more';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
-import { N8N_MAJOR, ROOT, nodeOutput, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { N8N_MAJOR } from '../../scripts/lib/n8n/runtime';
+import { nodeOutput, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import { removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(600_000);
 

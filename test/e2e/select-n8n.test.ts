@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DemoProof, SummaryEntry } from '../../scripts/demo';
-import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { N8N_MAJOR, N8N_VERSION, NODE_VERSION } from '../../scripts/lib/n8n/runtime';
 
 jest.setTimeout(600_000);
 
