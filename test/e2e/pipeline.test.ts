@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
 import { CRED } from '../../scripts/demo/workflows';
 import { summarise } from '../../scripts/pipeline/judge';
-import { freshDemoProof } from '../../scripts/demo';
+import { freshDemoProof } from '../../scripts/demo/proof';
 import { FAILING, crashRun, demoPrompts, runPipeline, type PipelineReport } from '../../scripts/pipeline/run';
 import { PG_CRED, PIPELINE, S3_CRED, SMTP_CRED, pipelineToN8n } from '../../scripts/pipeline/workflows';
 import { ROOT } from '../../scripts/lib/repo';

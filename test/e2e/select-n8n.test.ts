@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DemoProof, SummaryEntry } from '../../scripts/demo';
+import type { DemoProof } from '../../scripts/demo/proof';
+import type { SummaryEntry } from '../../scripts/demo/summary';
 import { ROOT } from '../../scripts/lib/repo';
 import { N8N_MAJOR, N8N_VERSION, NODE_VERSION } from '../../scripts/lib/n8n/runtime';
 
