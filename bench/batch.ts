@@ -10,8 +10,11 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../simulator';
-import { cleanupBinaryData, runWorkflow, type TestNode } from '../test/harness/workflow';
-import { PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, removeState } from '../scripts/lib/n8n';
+import { removeBinaryStore, runChain, type ChainNode } from './n8n-core';
+import { PACKAGE_NAME } from '../scripts/lib/repo';
+import { executeWorkflow } from '../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../scripts/lib/n8n/imports';
+import { newState, removeState } from '../scripts/lib/n8n/state';
 
 // the built package (npm run bench builds it first): the code users install, not the sources beside it
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -63,15 +66,16 @@ function counts(sim: Simulator) {
 }
 
 const prompts = (n: number) => Array.from({ length: n }, (_, k) => ({ json: { p: `bench prompt ${k}` } }));
+const credential = (sim: Simulator) => ({ type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
 
 /** Image Submit → Task Wait in n8n-core on N items. */
 async function inProcess(sim: Simulator, n: number): Promise<{ wallMs: number; completed: number }> {
-	const nodes: TestNode[] = [
+	const nodes: ChainNode[] = [
 		{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: submitParams },
 		{ name: 'Wait', type: new GenGatewayTaskWait(), parameters: waitParams },
 	];
 	const t0 = Date.now();
-	const r = await runWorkflow({ nodes, input: prompts(n), credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+	const r = await runChain(nodes, prompts(n), credential(sim));
 	const wallMs = Date.now() - t0;
 	if (r.error) throw new Error(`the batch failed: ${r.error}`);
 	return { wallMs, completed: r.output('Wait', 0).filter((i: INodeExecutionData) => i.binary?.data).length };
@@ -81,11 +85,7 @@ async function inProcess(sim: Simulator, n: number): Promise<{ wallMs: number; c
 async function oneAtATime(sim: Simulator, items: number): Promise<number> {
 	const t0 = Date.now();
 	for (let k = 0; k < items; k++) {
-		const r = await runWorkflow({
-			nodes: [{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: { ...submitParams, options: { waitForResult: true } } }],
-			input: prompts(1),
-			credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
-		});
+		const r = await runChain([{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: { ...submitParams, options: { waitForResult: true } } }], prompts(1), credential(sim));
 		if (r.output('Submit')[0]?.json.status !== 'completed') throw new Error('one-at-a-time item did not complete');
 	}
 	return (Date.now() - t0) / items;
@@ -137,7 +137,7 @@ export async function benchBatches(sizes = [10, 100, 500], limits: Array<number 
 					process.stdout.write(`  N=${n}${limit ? ` limit ${limit}` : ''}: ${(wallMs / 1000).toFixed(1)} s (floor ${(floorMs(n, limit) / 1000).toFixed(1)} s)\n`);
 				} finally {
 					await sim.stop();
-					cleanupBinaryData();
+					removeBinaryStore();
 				}
 			}
 		}
@@ -153,7 +153,7 @@ export async function benchBatches(sizes = [10, 100, 500], limits: Array<number 
 			}
 		}
 	} finally {
-		cleanupBinaryData();
+		removeBinaryStore();
 	}
 	return rows;
 }

@@ -13,7 +13,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startSimulator, type Simulator } from '../simulator';
-import { N8N_BIN, N8N_NODE, ROOT, ensureN8n, freePort, importCredentials, importWorkflow, n8nEnv, newState, removeState, removeTemplate } from '../scripts/lib/n8n';
+import { ROOT } from '../scripts/lib/repo';
+import { freePort } from '../scripts/lib/port';
+import { N8N_BIN, N8N_NODE, ensureN8n } from '../scripts/lib/n8n/runtime';
+import { n8nEnv } from '../scripts/lib/n8n/env';
+import { importCredentials, importWorkflow } from '../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../scripts/lib/n8n/state';
 
 function rssKiB(pid: number): number {
 	try {

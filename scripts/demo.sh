@@ -19,6 +19,6 @@ case "$major" in 1|2) ;; *) echo "--n8n takes 2 or 1" >&2; exit 2 ;; esac
 setup_all "$major"
 export GG_N8N_MAJOR="$major"
 # one n8n state template (package installed, database migrated) per n8n version and build, shared by every
-# process of the run and by the demo and the tests that follow it (scripts/lib/n8n.ts: stateTemplate)
+# process of the run and by the demo and the tests that follow it (scripts/lib/n8n/state.ts: stateTemplate)
 export GG_N8N_TEMPLATES="${GG_N8N_TEMPLATES:-$ROOT/out/n8n-templates}"
 exec npx tsx scripts/demo.ts "${args[@]+"${args[@]}"}"

@@ -1,326 +1,23 @@
 /**
- * `npm run demo` (through scripts/demo.sh, which installs n8n once and builds first): the workflows of examples/
- * run in a real n8n (2.41.1, or 1.123.x with --n8n 1) with `n8n execute`, against the embedded gateway simulator, or against any gateway
- * given by GATEWAY_BASE_URL / GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY. Writes the generated files to
- * out/<workflow>/, n8n's run data to out/runs/<workflow>.json and out/summary.json (one entry per step);
- * prints a table and exits 0 only when every step did what it should.
+ * `npm run demo` (through scripts/demo.sh, which installs n8n once and builds first): the command line of the demo.
+ * Reads the arguments, runs the demo (scripts/demo/run.ts: the workflows of examples/ in a real n8n, 2.41.1 or 1.123.x
+ * with --n8n 1, against the embedded gateway simulator or the gateway given by GATEWAY_BASE_URL /
+ * GATEWAY_VIDEO_BASE_URL / GATEWAY_API_KEY), prints the table of its steps and exits 0 only when every step did what
+ * it should.
  *
  *   npx tsx scripts/demo.ts [--out DIR] [workflow ...]      e.g. `npm run demo -- chat pricing`
  *   (`npm run demo -- --n8n 1 ...` selects the n8n 1.x runtime: scripts/demo.sh sets GG_N8N_MAJOR)
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import sharp from 'sharp';
-import type { Simulator } from '../simulator';
-import type { LedgerEntry, RequestLogEntry } from '../simulator/state';
-import { scriptGateway } from './gateway';
-import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT, buildStamp, ensureN8n, treeHash, executeWorkflow, importCredentials, n8nInstalled, newState, removeState, removeTemplate, storedCustomData, type ExecuteResult } from './lib/n8n';
-import { binaryStoreBytes, importWorkflows } from './demo/n8n-more';
-import { budgetForGateway } from './demo/budget';
-import { checkWorkflow, skippedEntry, table, type SummaryEntry } from './demo/summary';
-import { composeUrl, normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
-import { CREDENTIAL_ID, WORKFLOWS, loadExample, runsOnN8n, useKeyTextModels } from './demo/workflows';
-import { FAILING, demoPrompts, pipelineEntries, runPipeline, type PipelineReport } from './pipeline/run';
+import { removeTemplate } from './lib/n8n/state';
+import { PIPELINE_NAME, runDemo, type DemoResult } from './demo/run';
+import { table } from './demo/summary';
+import { WORKFLOWS } from './demo/workflows';
 
-/** the scheduled pipeline (examples/pipeline-*.json), run by `n8n start` rather than `n8n execute` */
-export const PIPELINE_NAME = 'pipeline';
-
-export type { SummaryEntry } from './demo/summary';
-// where they were before they moved to demo/workflows.ts (which imports no script)
-export { CREDENTIAL_ID, loadExample } from './demo/workflows';
-
-export interface DemoOptions {
-	/** workflow names (folders) to run; all when absent */
-	only?: string[];
-	/** where files, runs/ and summary.json go (default out/) */
-	outDir?: string;
-	/** a simulator to run against instead of starting one (tests) */
-	sim?: Simulator;
-	/** called with n8n's state folder and everything n8n printed, before the state is removed (tests) */
-	inspectState?: (stateDir: string, output: string) => void;
-	/** per-workflow timeout of `n8n execute` (default 15 minutes: real videos take a while) */
-	timeoutMs?: number;
-}
-
-export interface DemoResult {
-	entries: SummaryEntry[];
-	ok: boolean;
-	/** n8n's result per workflow */
-	runs: Record<string, ExecuteResult>;
-	/** what <outDir>/demo-proof.json holds */
-	proof: DemoProof;
-}
-
-/**
- * What a demo run leaves beside summary.json for a judge that comes later (test/e2e/demo.test.ts and
- * pipeline.test.ts judge the CI demo step's run from it instead of running the same workflows again): which build
- * and n8n ran what, the gateway's request log and ledger (an embedded simulator only), the key scan of n8n's state and
- * output, and the pipeline's report.
- */
-export interface DemoProof {
-	/** demoStamp() of the run: the n8n version, the built package, examples/, scripts/ and simulator/ */
-	stamp: string;
-	n8nVersion: string;
-	nodeVersion: string;
-	/** the embedded simulator, a simulator a caller handed in, or a real gateway (GATEWAY_*) */
-	gateway: 'embedded' | 'given' | 'external';
-	/** the workflows that ran */
-	workflows: string[];
-	/** the workflows chosen that this n8n cannot run (summary.json says why) */
-	skipped: string[];
-	pipeline: boolean;
-	/** the summary's entries (as summary.json) */
-	entries: SummaryEntry[];
-	/** the simulator's request log and ledger of the workflows (not of the pipeline, which has its own) */
-	log?: RequestLogEntry[];
-	ledger?: LedgerEntry[];
-	/** the API key in n8n's state folder (database included) and in everything n8n printed */
-	keyScan?: { files: number; database: boolean; foundIn: string[]; inOutput: boolean };
-	pipelineReport?: PipelineReport;
-	/** per workflow with a spend check: the execution's custom data as n8n stored it in its database */
-	customData?: Record<string, Record<string, string>>;
-	ok: boolean;
-}
-
-/** The stamp a demo proof must carry to count as this checkout's: n8n version, build, examples, scripts, simulator. */
-export function demoStamp(): string {
-	return `${buildStamp()}-${treeHash(['examples', 'scripts', 'simulator'])}`;
-}
-
-/** The proof of the demo that wrote `outDir` (default out/), when it ran this checkout's build in this n8n; else undefined. */
-export function freshDemoProof(outDir = join(ROOT, 'out')): DemoProof | undefined {
-	let proof: DemoProof;
-	try {
-		proof = JSON.parse(readFileSync(join(outDir, 'demo-proof.json'), 'utf8')) as DemoProof;
-	} catch {
-		return undefined;
-	}
-	return proof.stamp === demoStamp() && proof.n8nVersion === N8N_VERSION ? proof : undefined;
-}
-
-/** The key in every file of n8n's state folder but the installed packages, and in what n8n printed. */
-function scanForKey(state: string, output: string, key: string): NonNullable<DemoProof['keyScan']> {
-	const bytes = Buffer.from(key);
-	const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
-	const files = walk(join(state, '.n8n')).filter((f) => !f.includes('node_modules'));
-	return {
-		files: files.length,
-		database: files.some((f) => f.endsWith('database.sqlite')),
-		foundIn: files.filter((f) => readFileSync(f).includes(bytes)).map((f) => relative(state, f)),
-		inOutput: output.includes(key),
-	};
-}
-
-const out = (s: string) => process.stdout.write(s);
-const log = (s: string) => out(`${s}\n`);
+const log = (s: string) => process.stdout.write(`${s}\n`);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function mb(bytes: number): string {
-	return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}
-
-/** GET /v1/models with the key: the models this key may call. */
-export async function keyModelIds(baseUrl: string, apiKey: string): Promise<string[]> {
-	const res = await fetch(composeUrl(normaliseBaseUrl(baseUrl), '/v1/models'), { headers: { Authorization: `Bearer ${apiKey}` }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-	if (!res.ok) throw new Error(`HTTP ${res.status}`);
-	const body = (await res.json()) as { data?: Array<{ id?: unknown }> };
-	return (Array.isArray(body.data) ? body.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id !== '');
-}
-
-/** The examples name language models the spec does not: where the key lacks one, use one it lists, and say so. */
-export async function textModelsOfKey(baseUrl: string, apiKey: string, say: (line: string) => void): Promise<(wf: Record<string, unknown>, folder: string) => Record<string, unknown>> {
-	let ids: string[] | undefined;
-	try {
-		ids = await keyModelIds(baseUrl, apiKey);
-	} catch (err) {
-		say(`[demo] GET /v1/models failed (${(err as Error).message}): the examples' language models are kept`);
-	}
-	return (wf, folder) => {
-		if (ids) for (const note of useKeyTextModels(wf as Parameters<typeof useKeyTextModels>[0], ids)) say(`[demo] ${folder}: ${note}`);
-		return wf;
-	};
-}
-
-/** A 768x512 landscape for "image edit from a file on disk". */
-async function writeInputImage(file: string): Promise<void> {
-	const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="768" height="512">
-<defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#2b5fa8"/><stop offset="1" stop-color="#f3c58b"/></linearGradient></defs>
-<rect width="768" height="512" fill="url(#sky)"/><circle cx="560" cy="190" r="64" fill="#ffe9a8"/>
-<path d="M0 360 Q 190 250 380 350 T 768 330 V 512 H 0 Z" fill="#3d7a4f"/><path d="M0 420 Q 260 350 520 430 T 768 420 V 512 H 0 Z" fill="#2c5e3b"/>
-<rect x="150" y="300" width="90" height="70" fill="#f4efe6"/><path d="M140 305 L195 258 L250 305 Z" fill="#a8432f"/><rect x="185" y="330" width="22" height="40" fill="#6b4a2f"/>
-</svg>`;
-	await sharp(Buffer.from(svg)).png().toFile(file);
-}
-
-/** Runs one workflow, showing elapsed time (and bytes landing in n8n's binary store) while it runs. */
-async function executeWithProgress(state: string, id: string, label: string, opts: { fileAccess: string[]; timeoutMs: number }): Promise<{ res: ExecuteResult; ms: number }> {
-	const started = Date.now();
-	const store0 = binaryStoreBytes(state);
-	const tty = process.stdout.isTTY;
-	const prefix = `[demo] ${label.padEnd(14)} `;
-	out(tty ? `${prefix}…` : `${prefix}… `);
-	let lastPlain = started;
-	const status = () => {
-		const got = binaryStoreBytes(state) - store0;
-		return `${secs(Date.now() - started)}${got > 1_000_000 ? `, ${mb(got)} downloaded` : ''}`;
-	};
-	const timer = setInterval(() => {
-		if (tty) out(`\r${prefix}… ${status()}   `);
-		else if (Date.now() - lastPlain >= 20_000) {
-			lastPlain = Date.now();
-			out(`\n${prefix}still running (${status()}) `);
-		}
-	}, 1000);
-	try {
-		const res = await executeWorkflow(state, id, opts);
-		return { res, ms: Date.now() - started };
-	} finally {
-		clearInterval(timer);
-		if (tty) out(`\r${prefix}`);
-	}
-}
-
-export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
-	const t0 = Date.now();
-	const outDir = opts.outDir ?? join(ROOT, 'out');
-	const inputDir = join(outDir, 'demo-input');
-	const runsDir = join(outDir, 'runs');
-	const unknown = (opts.only ?? []).filter((o) => o !== PIPELINE_NAME && !WORKFLOWS.some((w) => w.folder === o));
-	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}`);
-	const chosen = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
-	const workflows = chosen.filter((w) => runsOnN8n(w, N8N_MAJOR));
-	const skipped = chosen.filter((w) => !runsOnN8n(w, N8N_MAJOR));
-	const withPipeline = !opts.only || opts.only.includes(PIPELINE_NAME);
-
-	if (!n8nInstalled()) log(`[demo] installing a private n8n ${N8N_VERSION} with its own Node ${NODE_VERSION} (once, about 5 minutes)`);
-	ensureN8n();
-	log(`[demo] n8n ${N8N_VERSION} on Node ${NODE_VERSION}`);
-
-	const gateway = await scriptGateway(opts.sim, 2_000_000);
-	log(`[demo] ${gateway.describe}`);
-	const { baseUrl, videoBaseUrl, apiKey } = gateway;
-	const external = !gateway.sim;
-	const referenceImages = (process.env.GATEWAY_DEMO_REFERENCE_IMAGES ?? '').split(/[\s,]+/).filter(Boolean);
-
-	let state: string | undefined;
-	let pipelineRun: Promise<PipelineReport> | undefined;
-	/** workflows this gateway cannot run as written, and why (the budget workflow without a per-call price) */
-	const gatewaySkips = new Map<string, string>();
-	try {
-		// a run that stops half-way leaves no proof of an earlier one behind
-		rmSync(join(outDir, 'demo-proof.json'), { force: true });
-		// a skipped workflow keeps no files of an earlier run either
-		for (const w of chosen) rmSync(join(outDir, w.folder), { recursive: true, force: true });
-		for (const w of workflows) mkdirSync(join(outDir, w.folder), { recursive: true });
-		mkdirSync(inputDir, { recursive: true });
-		mkdirSync(runsDir, { recursive: true });
-		await writeInputImage(join(inputDir, 'input.png'));
-
-		let t = Date.now();
-		const entries: SummaryEntry[] = [];
-		const runs: Record<string, ExecuteResult> = {};
-		const spent: Record<string, Record<string, string>> = {};
-		let output = '';
-		let keyScan: DemoProof['keyScan'];
-		let pipelineReport: PipelineReport | undefined;
-		// the scheduled pipeline runs beside the workflows (its own simulator, n8n and services); its lines are printed
-		// when the workflows are done, so the two never interleave
-		const pipelineStart = Date.now();
-		const pipelineLines: string[] = [];
-		const failing = external ? FAILING.filter((p) => !p.prompt.includes('[fail]')) : FAILING;
-		const keepDir = join(outDir, PIPELINE_NAME);
-		pipelineRun = withPipeline ? runPipeline({ prompts: [...demoPrompts(4, 1), ...failing], keepDir, log: (l) => pipelineLines.push(`  ${l}`) }) : undefined;
-		pipelineRun?.catch(() => undefined);
-		if (workflows.length) {
-			log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
-			state = await newState();
-			await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
-			const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
-			const loaded: Array<Record<string, unknown>> = [];
-			for (const w of workflows) {
-				const wf = withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder);
-				if (!w.spend) {
-					loaded.push(wf);
-					continue;
-				}
-				// a spend cap needs this gateway's group and price: from its price list, or the workflow is skipped saying why
-				const plan = await budgetForGateway(wf as Parameters<typeof budgetForGateway>[0], { baseUrl, apiKey });
-				if ('skip' in plan) {
-					gatewaySkips.set(w.folder, plan.skip);
-					continue;
-				}
-				for (const note of plan.notes) log(`[demo] ${w.folder}: ${note}`);
-				loaded.push(plan.wf as unknown as Record<string, unknown>);
-			}
-			await importWorkflows(state, loaded);
-			log(`[demo] credential and ${loaded.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
-
-			for (const w of workflows.filter((x) => !gatewaySkips.has(x.folder))) {
-				t = Date.now();
-				const { res, ms } = await executeWithProgress(state, w.id, w.folder, { fileAccess: [outDir, inputDir], timeoutMs: opts.timeoutMs ?? 15 * 60_000 });
-				runs[w.folder] = res;
-				output += res.stdout + res.stderr;
-				writeFileSync(join(runsDir, `${w.folder}.json`), res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`);
-				const customData = w.spend ? storedCustomData(state, w.id) : undefined;
-				if (customData) spent[w.folder] = customData;
-				const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external, customData });
-				entries.push(...got);
-				log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
-			}
-		}
-		for (const w of skipped) {
-			const e = skippedEntry(w, N8N_VERSION);
-			entries.push(e);
-			log(`[demo] ${w.folder.padEnd(14)} skipped: ${e.skipped}`);
-		}
-		for (const [folder, reason] of gatewaySkips) {
-			entries.push({ workflow: folder, step: 'not run', ok: true, skipped: `${reason} (gateway ${baseUrl})`, files: [] });
-			log(`[demo] ${folder.padEnd(14)} skipped: ${reason}`);
-		}
-		if (pipelineRun) {
-			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox (run beside the workflows above)`);
-			const report = await pipelineRun;
-			for (const l of pipelineLines) log(l);
-			pipelineReport = report;
-			const got = pipelineEntries(report, failing.length, keepDir, ROOT);
-			entries.push(...got);
-			log(`[demo] ${PIPELINE_NAME}       ${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(Date.now() - pipelineStart)})`);
-		}
-		const ok = entries.every((e) => e.ok);
-		if (state) {
-			keyScan = scanForKey(state, output, apiKey);
-			opts.inspectState?.(state, output);
-		}
-		const proof: DemoProof = {
-			stamp: demoStamp(),
-			n8nVersion: N8N_VERSION,
-			nodeVersion: NODE_VERSION,
-			gateway: external ? 'external' : opts.sim ? 'given' : 'embedded',
-			workflows: workflows.filter((w) => !gatewaySkips.has(w.folder)).map((w) => w.folder),
-			skipped: [...skipped.map((w) => w.folder), ...gatewaySkips.keys()],
-			pipeline: withPipeline,
-			entries,
-			...(gateway.sim ? { log: gateway.sim.log, ledger: gateway.sim.ledger } : {}),
-			keyScan,
-			pipelineReport,
-			customData: spent,
-			ok,
-		};
-		writeFileSync(join(outDir, 'demo-proof.json'), JSON.stringify(proof) + '\n');
-		const summaryPath = join(outDir, 'summary.json');
-		writeFileSync(summaryPath, JSON.stringify(entries, null, 2) + '\n');
-		log(`\n${table(entries)}\n`);
-		log(`[demo] ${ok ? 'every step did what it should' : `${entries.filter((e) => !e.ok).length} step(s) failed`} (${secs(Date.now() - t0)}); summary in ${relative(process.cwd(), summaryPath)}, n8n run data in ${relative(process.cwd(), runsDir)}/`);
-		return { entries, ok, runs, proof };
-	} finally {
-		// a run that stopped early still lets the pipeline stop its own n8n and services
-		await pipelineRun?.catch(() => undefined);
-		if (state) removeState(state);
-		await gateway.stop();
-	}
-}
-
-/** `[--out DIR] [workflow ...]` */
+/** `[--out DIR] [workflow ...]`; `--help` prints the usage and exits */
 function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
 	const only: string[] = [];
 	let outDir: string | undefined;
@@ -336,10 +33,21 @@ function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
 	return { only: only.length ? only : undefined, outDir: outDir ? resolve(outDir) : undefined };
 }
 
+/** The table of the run's steps and its verdict. */
+function report(r: DemoResult, ms: number): void {
+	const { entries, ok, outDir } = r;
+	log(`\n${table(entries)}\n`);
+	log(`[demo] ${ok ? 'every step did what it should' : `${entries.filter((e) => !e.ok).length} step(s) failed`} (${secs(ms)}); summary in ${relative(process.cwd(), join(outDir, 'summary.json'))}, n8n run data in ${relative(process.cwd(), join(outDir, 'runs'))}/`);
+}
+
 if (require.main === module) {
+	const started = Date.now();
 	runDemo(parseArgs(process.argv.slice(2)))
 		.then(
-			(r) => r.ok,
+			(r) => {
+				report(r, Date.now() - started);
+				return r.ok;
+			},
 			(err) => {
 				console.error(`[demo] ${(err as Error).message}`);
 				return false;

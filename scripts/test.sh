@@ -13,7 +13,7 @@ phase_start=$(date +%s)
 phase() { echo "== $1 took $(( $(date +%s) - phase_start )) s"; phase_start=$(date +%s); }
 mkdir -p out/test
 # one n8n state template (package installed, database migrated) per n8n version and build, shared by every
-# process of the run and by the demo and the tests that follow it (scripts/lib/n8n.ts: stateTemplate)
+# process of the run and by the demo and the tests that follow it (scripts/lib/n8n/state.ts: stateTemplate)
 export GG_N8N_TEMPLATES="${GG_N8N_TEMPLATES:-$ROOT/out/n8n-templates}"
 rm -f out/test/unit.json out/test/e2e.json out/test/e2e-n8n1.json
 

@@ -1,10 +1,11 @@
 /**
- * What the demo needs from a real n8n beyond scripts/lib/n8n.ts (which it reuses): one `import:workflow`
+ * What the demo needs from a real n8n beyond scripts/lib/n8n/ (which it reuses): one `import:workflow`
  * process for many workflows, run counts per node, and the size of n8n's binary store (download progress).
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runN8n, type ExecuteResult, type N8nEnvOptions } from '../lib/n8n';
+import type { N8nEnvOptions } from '../lib/n8n/env';
+import { runN8n, type ExecuteResult } from '../lib/n8n/cli';
 
 /** Imports several workflows with one n8n process (`import:workflow --separate`): about 4 s instead of 4 s each. */
 export async function importWorkflows(stateDir: string, workflows: Array<Record<string, unknown>>, opts: N8nEnvOptions = {}): Promise<void> {

@@ -1,12 +1,30 @@
 /**
- * The packed package (`npm pack`): what it holds, and the tarball itself. Used by the tarball and scanner tests
- * (test/package/) and `npm run scan`; builds dist/ first when a source is newer (ensureBuilt).
+ * The built and packed package: dist/ built when a source is newer (ensureBuilt), what `npm pack` puts in the tarball,
+ * and the tarball itself. Used by the tarball and scanner tests (test/package/), `npm run scan` and the n8n driver's
+ * install (scripts/lib/n8n/state.ts).
  * The rule of what the tarball may hold lives here, beside the listing: what n8n loads and nothing else.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { ROOT, ensureBuilt } from './n8n';
+import { ROOT } from './repo';
+
+function newestMtime(dir: string): number {
+	let newest = 0;
+	for (const e of readdirSync(dir, { withFileTypes: true })) {
+		const p = join(dir, e.name);
+		if (e.isDirectory()) newest = Math.max(newest, newestMtime(p));
+		else newest = Math.max(newest, statSync(p).mtimeMs);
+	}
+	return newest;
+}
+
+/** Builds dist/ when any source is newer than it. */
+export function ensureBuilt(): void {
+	const marker = join(ROOT, 'dist/index.js');
+	const src = Math.max(newestMtime(join(ROOT, 'nodes')), newestMtime(join(ROOT, 'credentials')), newestMtime(join(ROOT, 'icons')), statSync(join(ROOT, 'index.ts')).mtimeMs);
+	if (!existsSync(marker) || statSync(marker).mtimeMs < src) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+}
 
 /**
  * The environment for npm here: none of the npm_config_* a surrounding `npm run` / `npm publish` exports (under

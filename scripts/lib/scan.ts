@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { ROOT } from './n8n';
+import { ROOT } from './repo';
 import { packTarball, unpack } from './package';
 
 export const EXCEPTIONS_DOC = 'docs/lint-exceptions.md';

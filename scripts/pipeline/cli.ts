@@ -6,7 +6,7 @@
  *   --queue-mode: main + 2 workers; --crash (implies --queue-mode): a worker killed while its execution polls, n8n
  *   restarted between two ticks with more prompts pending, bursts of 429 on submissions and 5xx on polls
  */
-import { removeTemplate } from '../lib/n8n';
+import { removeTemplate } from '../lib/n8n/state';
 import { summarise } from './judge';
 import { crashRun, runPipeline, demoPrompts, FAILING } from './run';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { freePort } from '../lib/n8n';
+import { freePort } from '../lib/port';
 
 export interface ObjectStore {
 	endpoint: string;

@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator';
-import { ROOT } from '../lib/n8n';
+import { ROOT } from '../lib/repo';
 import { filesIn, type SummaryFile } from '../demo/summary';
 import type { N8nProcess } from './processes';
 import type { Postgres } from './services';

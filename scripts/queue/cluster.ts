@@ -6,7 +6,11 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { N8N_MAJOR, freePort, newState, removeState, type Credential, type N8nEnvOptions } from '../lib/n8n';
+import { freePort } from '../lib/port';
+import { N8N_MAJOR } from '../lib/n8n/runtime';
+import type { N8nEnvOptions } from '../lib/n8n/env';
+import type { Credential } from '../lib/n8n/imports';
+import { newState, removeState } from '../lib/n8n/state';
 import { importWorkflows } from '../demo/n8n-more';
 import { n8nCommand, spawnN8n, type N8nProcess } from './processes';
 import { startPostgres, startRedis, until, type Postgres, type Service } from './services';

@@ -1,9 +1,12 @@
 /**
  * Long-running n8n processes (`n8n start`, `n8n worker`) for queue mode, with their output kept for
- * inspection; scripts/lib/n8n.ts has the one-shot commands.
+ * inspection; scripts/lib/n8n/cli.ts has the one-shot commands.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { N8N_BIN, N8N_NODE, freePort, n8nEnv, runN8n, type N8nEnvOptions } from '../lib/n8n';
+import { freePort } from '../lib/port';
+import { N8N_BIN, N8N_NODE } from '../lib/n8n/runtime';
+import { n8nEnv, type N8nEnvOptions } from '../lib/n8n/env';
+import { runN8n } from '../lib/n8n/cli';
 
 export interface N8nProcess {
 	name: string;

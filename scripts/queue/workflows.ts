@@ -30,7 +30,7 @@ export function queuePlan(images: number, videos: number, waitLoops: number): Qu
 	return { calls, files: { ...calls, 'text-to-image': images - waitLoops } };
 }
 
-/** Credentials are the demo's (`CREDENTIAL_ID` of scripts/demo.ts). */
+/** Credentials are the demo's (`CREDENTIAL_ID` of scripts/demo/workflows.ts). */
 export function asWebhookWorkflow(folder: string, subst: { outDir: string; inputDir: string }): QueueWorkflow {
 	const wf = loadExample(folder, subst) as { id: string; name: string; nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
 	const path = `gen-gateway-${folder}`;

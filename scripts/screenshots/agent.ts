@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
-import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../lib/n8n';
+import { ROOT } from '../lib/repo';
+import { importCredentials, importWorkflow } from '../lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../lib/n8n/state';
 import { openEditor, type Editor } from './editor';
 
 async function main() {

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { N8N_BIN, N8N_NODE, freePort, n8nEnv } from '../lib/n8n';
+import { freePort } from '../lib/port';
+import { N8N_BIN, N8N_NODE } from '../lib/n8n/runtime';
+import { n8nEnv } from '../lib/n8n/env';
 
 // playwright-core's types are not installed with the project
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -10,7 +10,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
 import { OUT } from '../demo/workflows';
-import { ROOT, importCredentials, importWorkflow, newState, removeState, removeTemplate } from '../lib/n8n';
+import { ROOT } from '../lib/repo';
+import { importCredentials, importWorkflow } from '../lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../lib/n8n/state';
 import { openEditor, type Editor } from './editor';
 
 const CRED_ID = 'ggdemocred';

@@ -6,7 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { N8N_MAJOR, ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { N8N_MAJOR } from '../../scripts/lib/n8n/runtime';
+import { executeWorkflow, nodeOutput } from '../../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
 

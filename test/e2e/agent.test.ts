@@ -8,7 +8,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { executeWorkflow, nodeOutput, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
 

@@ -10,10 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
-import { freshDemoProof, runDemo, type SummaryEntry } from '../../scripts/demo';
+import { freshDemoProof } from '../../scripts/demo/proof';
+import { runDemo } from '../../scripts/demo/run';
+import type { SummaryEntry } from '../../scripts/demo/summary';
 import { runCount } from '../../scripts/demo/n8n-more';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
-import { N8N_MAJOR, ROOT, nodeOutput, removeTemplate, type ExecuteResult } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { N8N_MAJOR } from '../../scripts/lib/n8n/runtime';
+import { nodeOutput, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import { removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(600_000);
 

@@ -16,7 +16,10 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { openEditor, type Editor } from '../../scripts/screenshots/editor';
 import { downloadAgainByHand, firstImageByHand } from './walkthrough';
-import { PACKAGE_NAME, ROOT, freePort, importCredentials, newState, removeState, removeTemplate } from '../../scripts/lib/n8n';
+import { PACKAGE_NAME, ROOT } from '../../scripts/lib/repo';
+import { freePort } from '../../scripts/lib/port';
+import { importCredentials } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(600_000);
 

@@ -17,7 +17,11 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { mp4Problem } from '../../scripts/pipeline/judge';
 import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, boundSeconds, chatRow, countKey, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, withMeasures, type BaseRow, type Item, type Row, type Scenario } from '../reliability/scenarios';
-import { N8N_HOME, N8N_NODE, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, newState, nodeOutput, removeState, removeTemplate, runFailure, type ExecuteResult } from '../../scripts/lib/n8n';
+import { PACKAGE_NAME, ROOT } from '../../scripts/lib/repo';
+import { N8N_HOME, N8N_NODE } from '../../scripts/lib/n8n/runtime';
+import { executeWorkflow, nodeOutput, runFailure, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import { importCredentials } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(600_000);
 

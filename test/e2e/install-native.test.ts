@@ -9,7 +9,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { N8N_HOME, N8N_NODE, NODE_HOME, ROOT, n8nInstalled } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { N8N_HOME, N8N_NODE, NODE_HOME, n8nInstalled } from '../../scripts/lib/n8n/runtime';
 
 jest.setTimeout(300_000);
 

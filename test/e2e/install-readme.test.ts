@@ -3,7 +3,7 @@
  * `install-from-checkout` marker; only its CHECKOUT and NODES lines get this test's folders) on a copy of this
  * checkout, into the nodes folder of a fresh n8n user folder, and then n8n 2.41.1 started on it runs a GenGateway node
  * against the simulator. The package it installs is the one the other e2e tests install the way n8n's installer does
- * (scripts/lib/n8n.ts packAndInstall): the same files. The Docker steps are not run (no Docker here); their install
+ * (scripts/lib/n8n/state.ts packAndInstall): the same files. The Docker steps are not run (no Docker here); their install
  * command is held to the same one.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,11 @@ import { dirname, join, relative } from 'node:path';
 import { crashedAfterRun } from '../../scripts/demo/summary';
 import { npmEnv } from '../../scripts/lib/package';
 import { startSimulator, type Simulator } from '../../simulator';
-import { NODE_HOME, PACKAGE_NAME, ROOT, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, runFailure } from '../../scripts/lib/n8n';
+import { PACKAGE_NAME, ROOT } from '../../scripts/lib/repo';
+import { NODE_HOME } from '../../scripts/lib/n8n/runtime';
+import { executeWorkflow, nodeOutput, runFailure } from '../../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(300_000);
 

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
 import { CREDENTIAL_ID, loadExample } from '../../scripts/demo/workflows';
-import { executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, runFailure, type ExecuteResult } from '../../scripts/lib/n8n';
+import { executeWorkflow, nodeOutput, runFailure, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
 

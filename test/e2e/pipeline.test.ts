@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { startSimulator } from '../../simulator';
 import { CRED } from '../../scripts/demo/workflows';
 import { summarise } from '../../scripts/pipeline/judge';
-import { freshDemoProof } from '../../scripts/demo';
+import { freshDemoProof } from '../../scripts/demo/proof';
 import { FAILING, crashRun, demoPrompts, runPipeline, type PipelineReport } from '../../scripts/pipeline/run';
 import { PG_CRED, PIPELINE, S3_CRED, SMTP_CRED, pipelineToN8n } from '../../scripts/pipeline/workflows';
-import { ROOT, removeTemplate } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
 

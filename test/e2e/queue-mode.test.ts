@@ -14,7 +14,8 @@ import { startCluster } from '../../scripts/queue/cluster';
 import { until } from '../../scripts/queue/services';
 import { asWebhookWorkflow } from '../../scripts/queue/workflows';
 import { runQueueMode, type QueueModeReport } from '../../scripts/queue-mode';
-import { ROOT, removeTemplate } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
+import { removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
 

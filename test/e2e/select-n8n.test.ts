@@ -7,8 +7,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DemoProof, SummaryEntry } from '../../scripts/demo';
-import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ROOT } from '../../scripts/lib/n8n';
+import type { DemoProof } from '../../scripts/demo/proof';
+import type { SummaryEntry } from '../../scripts/demo/summary';
+import { ROOT } from '../../scripts/lib/repo';
+import { N8N_MAJOR, N8N_VERSION, NODE_VERSION } from '../../scripts/lib/n8n/runtime';
 
 jest.setTimeout(600_000);
 

@@ -2,7 +2,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
-import { N8N_NODE, PACKAGE_NAME, executeWorkflow, importCredentials, importWorkflow, newState, nodeOutput, removeState, removeTemplate, storedRun, type ExecuteResult } from '../../scripts/lib/n8n';
+import { PACKAGE_NAME } from '../../scripts/lib/repo';
+import { N8N_NODE } from '../../scripts/lib/n8n/runtime';
+import { executeWorkflow, nodeOutput, storedRun, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 import { crashedAfterRun } from '../../scripts/demo/summary';
 
 jest.setTimeout(600_000);

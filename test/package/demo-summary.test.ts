@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkWorkflow, crashedAfterRun, itemProblem, refusalProblem, runErrorOf, skippedEntry, table } from '../../scripts/demo/summary';
 import { WORKFLOWS } from '../../scripts/demo/workflows';
-import type { ExecuteResult } from '../../scripts/lib/n8n';
+import type { ExecuteResult } from '../../scripts/lib/n8n/cli';
 
 describe('the demo summary judges each item', () => {
 	it('a failed item without an `error` field (the first of a spent batch) is a problem', () => {

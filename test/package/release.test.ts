@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
 
 const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 const pkg = JSON.parse(read('package.json')) as {

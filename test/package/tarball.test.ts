@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../scripts/lib/n8n';
+import { ROOT } from '../../scripts/lib/repo';
 import { disallowed, packedFiles, reachableModules, readFromRoot } from '../../scripts/lib/package';
 
 jest.setTimeout(120_000);

@@ -7,8 +7,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeProperties } from 'n8n-workflow';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
-import { keyModelIds, loadExample, textModelsOfKey } from '../../scripts/demo';
-import { pickTextModel, toN8n, useKeyTextModels, WORKFLOWS } from '../../scripts/demo/workflows';
+import { keyModelIds, textModelsOfKey } from '../../scripts/demo/models';
+import { loadExample, pickTextModel, toN8n, useKeyTextModels, WORKFLOWS } from '../../scripts/demo/workflows';
 import { PIPELINE } from '../../scripts/pipeline/workflows';
 import { startGateway, type FakeGateway } from './support/gateway';
 

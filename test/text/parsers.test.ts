@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { ChatStreamParser, chatFromJson } from '../../nodes/shared/text/chatStream';
 import { ResponsesStreamParser, responsesFromJson, textFromOutput } from '../../nodes/shared/text/responsesStream';
-import { StreamError, pumpStream, readSse, type StreamParser } from '../../nodes/shared/text/sse';
+import { StreamError, pumpStream, type StreamParser } from '../../nodes/shared/text/sse';
 import { messagesFromJson } from '../../nodes/GenGatewayChat/actions/messagesJson';
 import { chatBodySchema, mergeExtra, responsesBodySchema } from '../../nodes/shared/text/schemas';
 import { parseOrThrow } from '../../nodes/shared/validate';
@@ -328,15 +328,6 @@ describe('pumpStream: reading an HTTP-like body', () => {
 		setTimeout(() => body.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })), 10);
 		const err = (await pending.catch((e) => e)) as StreamError;
 		expect(err.message).toMatch(/^the stream broke off \(other side closed\) before \[DONE\] after 3 characters/);
-	});
-
-	it('readSse (event-level reader) still reads every event by SSE boundaries', async () => {
-		const seen: string[] = [];
-		const bytes = Buffer.from(CHAT_STREAM, 'utf8');
-		const r = await readSse(Readable.from([bytes.subarray(0, 33), bytes.subarray(33)]), (e) => (seen.push(e.data), e.data === '[DONE]' ? 'stop' : undefined), 5000);
-		expect(r.stopped).toBe(true);
-		expect(seen.at(-1)).toBe('[DONE]');
-		expect(seen).toHaveLength(7);
 	});
 
 	it('a parser that throws inside feed ends the pump with that error', async () => {

@@ -122,12 +122,6 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		return { ...this.meta, content: first.content, reasoning: first.reasoning, reasoningField: first.reasoningField, finishReason: first.finishReason, toolCalls: first.toolCalls, choices, done: this.doneSeen, chunks: this.chunkCount };
 	}
 
-	/** Compatibility form: the delta of this event, or 'done' at `[DONE]`. */
-	feed(e: EventSourceMessage): string | 'done' {
-		const d = this.onEvent(e, false);
-		return this.doneSeen ? 'done' : d;
-	}
-
 	onEvent(e: EventSourceMessage, atEnd: boolean): string {
 		if (this.doneSeen) return '';
 		const data = e.data.trim();

@@ -100,12 +100,6 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 		};
 	}
 
-	/** Compatibility form: the delta of this event, or 'done' at the completion event. */
-	feed(e: EventSourceMessage): string | 'done' {
-		const d = this.onEvent(e, false);
-		return this.finished ? 'done' : d;
-	}
-
 	onEvent(e: EventSourceMessage, atEnd: boolean): string {
 		if (this.final) return '';
 		const data = e.data.trim();
