@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { imageSize } from 'image-size';
-import { nodeOutput, type ExecuteResult } from '../lib/n8n';
+import { nodeOutput, type ExecuteResult } from '../lib/n8n/cli';
 import { nodeError, runCount } from './n8n-more';
 import type { DemoWorkflow } from './workflows';
 
@@ -125,6 +125,13 @@ export function refusalProblem(i: Item): string | undefined {
 	return `expected a refusal by Max Expected Spend before any request (failed_at budget, submitted false), got ${short(JSON.stringify({ status: j.status, failed_at: j.failed_at, submitted: j.submitted, task_id: j.task_id, error: j.error_message ?? j.error }), 300)}`;
 }
 
+/** Why an AI Agent's item that its Chat Model's cap must stop is not that stop. */
+export function capStopProblem(i: Item): string | undefined {
+	const e = i.json.error;
+	if (typeof e === 'string' && /Max Expected Spend .*refused this model turn before any paid request/.test(e)) return undefined;
+	return `expected the agent stopped by its Chat Model's Max Expected Spend (a model turn refused before any paid request), got ${short(JSON.stringify(i.json), 300)}`;
+}
+
 /** The execution's custom data must hold what the node's items cost: gengateway_spent = the sum of their `cost.quota`. */
 function spendEntry(w: DemoWorkflow, res: ExecuteResult, customData: Record<string, string> | undefined): SummaryEntry {
 	const node = w.spend!.node;
@@ -150,7 +157,7 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		const err = nodeError(res, step.node);
 		if (err) problems.push(err);
 		for (const i of [...ok0, ...others]) {
-			const p = step.refused ? refusalProblem(i) : itemProblem(i);
+			const p = step.refused === 'cap' ? capStopProblem(i) : step.refused ? refusalProblem(i) : itemProblem(i);
 			if (p && !problems.includes(p)) problems.push(p);
 		}
 		const counted = step.turns ? 'model turn(s)' : 'item(s) on its first output';

@@ -56,9 +56,10 @@ export interface DemoWorkflow {
 	/** our nodes, in order, and how many items each must put on its first output (`atLeast`: or more; none on
 	 * another output, none with an error or an uncertain submission); `streamed`: the answer must have come as a stream;
 	 * `turns`: an AI sub-node, whose runs (one per model turn) are counted instead of items; `refused`: every item must
-	 * come out refused by Max Expected Spend before any request (failed_at "budget", submitted false); `answer`: the
+	 * come out refused by Max Expected Spend before any request (`budget`: failed_at "budget", submitted false; `cap`: an
+	 * AI Agent's item whose error is its Chat Model's refusal of a model turn); `answer`: the
 	 * step is judged by what it answered (its write field, e.g. the agent's `output`), whatever turns it took */
-	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget'; answer?: RegExp }>;
+	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget' | 'cap'; answer?: RegExp }>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
@@ -91,6 +92,9 @@ export const STRUCTURED_SCHEMA = JSON.stringify(
 	2,
 );
 const writesTo = (folder: string) => `Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
+
+/** the approval rule of the quote-approve example: the whole batch at most this many ¤ ($2 on a default site) */
+const QUOTE_LIMIT = 1_000_000;
 
 export const WORKFLOWS: DemoWorkflow[] = [
 	{
@@ -415,6 +419,80 @@ export const WORKFLOWS: DemoWorkflow[] = [
 			['AI Agent', 0, 'As JSON Text'],
 			['As JSON Text', 0, 'To Text'],
 			['To Text', 0, 'Write JSON'],
+		],
+	},
+	{
+		id: 'ggdemo11',
+		name: 'GenGateway: a quote, an approval, then the paid run (capped at the approved price)',
+		description: 'Image Submit with Quote Only prices every item and sends nothing; an approval step passes the batch on with its approved total; the paid Image Submit holds that total as its Max Expected Spend.',
+		folder: 'quote-approve',
+		steps: [
+			{ node: 'Quote', items: 2 },
+			{ node: 'Generate', items: 2 },
+			{ node: 'Task Wait', items: 2 },
+		],
+		write: { node: 'Write Image', from: 'Task Wait', kind: 'image', files: 2 },
+		note: `## A quote before paying\n**Quote** is Image Submit with *Quote Only (Send Nothing)*: every item is checked and priced (\`status: "quoted"\`, \`cost\`), nothing is sent. **Approve** stands for the approval: here a rule (the whole batch at most ¤${QUOTE_LIMIT}); in your workflow put n8n's *Send and Wait for Response* (Slack, Gmail, Telegram …) there with \`{{ $json.cost.text }}\` in the message. The approved items go on to **Generate** (the same node without Quote Only) whose *Max Expected Spend* is the approved total (\`{{ $json.approved }}\`): the run cannot spend more than what was approved. Without a *Group Name* each cost is a range up to the highest published group ratio, and the quote counts its highest end.\n\n${writesTo('quote-approve')}`,
+		nodes: [
+			trigger,
+			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a tin robot reading a book'}},{json:{prompt:'a glass teapot on a windowsill'}}];" } },
+			ours('Quote', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { quoteOnly: true } }),
+			{
+				name: 'Approve',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode: [
+						`// the approval: a person (Send and Wait for Response) or a rule; here the whole batch at most ¤${QUOTE_LIMIT}`,
+						'const quotes = $input.all();',
+						'const total = quotes.reduce((n, q) => n + (q.json.status === \'quoted\' && typeof q.json.cost?.quota === \'number\' ? q.json.cost.quota : Infinity), 0);',
+						`if (!(total <= ${QUOTE_LIMIT})) return [];`,
+						"return quotes.map((q) => ({ json: { prompt: q.json.prompt, quoted: q.json.cost.text, approved: '¤' + total } }));",
+					].join('\n'),
+				},
+			},
+			ours('Generate', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { maxSpend: '={{ $json.approved }}' } }),
+			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
+			write('Write Image', 'quote-approve', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
+		],
+		conn: [
+			['Start', 0, 'Prompts'],
+			['Prompts', 0, 'Quote'],
+			['Quote', 0, 'Approve'],
+			['Approve', 0, 'Generate'],
+			['Generate', 0, 'Task Wait'],
+			['Task Wait', 0, 'Write Image'],
+		],
+	},
+	{
+		id: 'ggdemo24',
+		name: 'GenGateway: an AI Agent stopped by its Chat Model\'s spend cap → refusal.txt',
+		description: "The GenGateway Chat Model's Max Expected Spend is below the price of one turn: the first turn goes, the next is refused before it is sent, and the agent stops with the refusal.",
+		folder: 'agent-capped',
+		steps: [{ node: 'AI Agent', items: 1, refused: 'cap' }],
+		write: { node: 'Write Refusal', from: 'AI Agent', kind: 'text', files: 1, field: 'error' },
+		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
+		note: `## An agent under a cap\nAn agent loop makes one paid call per model turn, any number of turns: the **GenGateway Chat Model**'s *Max Expected Spend* (here ¤1, below one turn) counts every turn of the execution with every other GenGateway node. Without *Maximum Number of Tokens* a turn has no bound, so a turn goes while the spend is under the cap: the first turn (a Calculator call) is paid, the second is refused before it is sent, and the agent (*On Error: Continue*) hands on the refusal, which goes to \`refusal.txt\`.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-capped')}`,
+		nodes: [
+			trigger,
+			{
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				onError: 'continueRegularOutput',
+				parameters: { promptType: 'define', text: 'What is 12 * 7?', options: { systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.' } },
+			},
+			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-chat-4o'), options: { streaming: false, temperature: 0, maxSpend: '¤1' } }), at: [0.5, 1.1] },
+			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [1.5, 1.1] },
+			{ ...toText('To Text', 'error', 'refusal.txt'), at: [2.5, 0] },
+			{ ...write('Write Refusal', 'agent-capped', 'refusal.txt'), at: [3.5, 0] },
+		],
+		conn: [
+			['Start', 0, 'AI Agent'],
+			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+			['Calculator', 0, 'AI Agent', 'ai_tool'],
+			['AI Agent', 0, 'To Text'],
+			['To Text', 0, 'Write Refusal'],
 		],
 	},
 ];

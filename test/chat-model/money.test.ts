@@ -102,6 +102,9 @@ describe('Max Expected Spend on the Chat Model, before every turn', () => {
 		const err = await failure(model.invoke(Q));
 		expect(posts()).toHaveLength(1);
 		expect(err.description).toMatch(/can be passed by at most one turn/);
+		// the spend refused it, not a price it does not have; no option the Chat Model lacks is named
+		expect(err.message).toMatch(/^GenGateway: Max Expected Spend .*¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*¤\d+\), which reached the cap$/);
+		expect(`${err.message} ${err.description}`).not.toMatch(/Allow Unpriced/);
 	});
 
 	it('a bad cap on the Chat Model names its field and rule before anything is sent', async () => {

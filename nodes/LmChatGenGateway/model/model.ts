@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Exit } from '../../shared/exit';
-import { capRefusal, costEntry, costJsonOf, pricesOf, type Prices } from '../../shared/money/cap';
+import { capRefusal, costEntry, costJsonOf, money, pricesOf, type Prices } from '../../shared/money/cap';
 import { capBound, quote, type TokenBound } from '../../shared/money/cost';
 import { resolveCap, type MoneyOptions } from '../../shared/money/options';
 import { callSpendKey, ExecutionSpend } from '../../shared/money/record';
@@ -509,7 +509,7 @@ export class GatewayChatCore {
 		// the cap is checked once they are counted, so several items' turns at once can pass it by one turn, never more
 		const unbounded = q.basis === 'per_token' && !tokenBound;
 		const release = unbounded ? await takeGate(s.spend.executionBook) : undefined;
-		const refused = capRefusal(s.spend, { cap: resolved.cap, allowUnpriced: false }, [q], prices.display, 'this model turn');
+		const refused = capRefusal(s.spend, { cap: resolved.cap, allowUnpriced: false, hasAllowOption: false }, [q], prices.display, 'this model turn');
 		// without a bound a per-token turn is refused only once the spend reached the cap
 		const passes = !refused || (unbounded && resolved.cap !== undefined && s.spend.spent().quota < resolved.cap && !s.spend.spent().full);
 		if (passes) {
@@ -521,10 +521,16 @@ export class GatewayChatCore {
 			return { q, prices, reserved, release };
 		}
 		release?.();
-		throw new GatewayModelError(
-			`GenGateway: ${refused.message}`,
-			`${refused.description}${q.basis === 'per_token' && !tokenBound ? ' Without Maximum Number of Tokens a turn has no bound: the cap stops the agent once the spend reaches it, and can be passed by at most one turn.' : ''}`,
-		);
+		if (unbounded) {
+			// the price is not what refused it (a turn without a bound has none): the spend reached the cap
+			const so = s.spend.spent();
+			const spent = `${money(so.quota, prices.display)}${so.bounded ? ' at most' : ''}`;
+			throw new GatewayModelError(
+				`GenGateway: Max Expected Spend ${money(resolved.cap!, prices.display)} refused this model turn before any paid request: ${so.full ? "what this execution has spent cannot be known (its custom data is full)" : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
+				`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
+			);
+		}
+		throw new GatewayModelError(`GenGateway: ${refused!.message}`, refused!.description);
 	}
 
 	/** The turn's cost and its entry in the execution's money record (an unknown outcome counts its bound). */

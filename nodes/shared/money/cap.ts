@@ -56,7 +56,9 @@ export function strictest(options: MoneyOptions[]): { cap?: number; allowUnprice
  * The cap's refusal for these calls, or undefined when they may be sent. `what` names the calls in the message
  * ("the batch", "this model turn").
  */
-export function capRefusal(spend: ExecutionSpend, limits: { cap?: number; allowUnpriced: boolean }, quotes: Quote[], display: DisplaySettings | undefined, what: string): BudgetError | undefined {
+export function capRefusal(spend: ExecutionSpend, limits: { cap?: number; allowUnpriced: boolean; hasAllowOption?: boolean }, quotes: Quote[], display: DisplaySettings | undefined, what: string): BudgetError | undefined {
+	// the Chat Model has no Allow Unpriced Models: its messages do not name it
+	const allowOption = limits.hasAllowOption !== false;
 	const cap = limits.cap;
 	if (cap === undefined || !quotes.length) return undefined;
 	const bounds = quotes.map(capBound);
@@ -70,11 +72,11 @@ export function capRefusal(spend: ExecutionSpend, limits: { cap?: number; allowU
 	const why = so.full
 		? `the execution's custom data already holds ${MAX_CUSTOM_DATA_KEYS} keys without gengateway_spent, so what this execution has spent cannot be known`
 		: blockedUnpriced
-			? `${unpriced.length} call(s) have no price before they are sent and Allow Unpriced Models is off`
+			? `${unpriced.length} call(s) have no price before they are sent${allowOption ? ' and Allow Unpriced Models is off' : ''}`
 			: `the price of ${money(expected, display)} + spent so far ${spent} = ${money(expected + so.quota, display)} is over the cap`;
 	return new BudgetError(
 		`Max Expected Spend ${money(cap, display)} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${money(cap, display)})` : ''}`,
-		`Nothing was sent to the gateway. Price: ${perItem}. Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. Raise Max Expected Spend, turn on Allow Unpriced Models, or split the work.`,
+		`Nothing was sent to the gateway. Price: ${perItem}. Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. Raise Max Expected Spend, ${allowOption ? 'turn on Allow Unpriced Models, ' : ''}or split the work.`,
 	);
 }
 
