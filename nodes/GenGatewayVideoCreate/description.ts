@@ -1,7 +1,7 @@
 import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
-import { DELTA_MODELS, DELTA_SECONDS, GAMMA_ASPECT_RATIOS, GAMMA_MODELS, GAMMA_SECONDS, OUTSIDE_FORM } from '../shared/video/schemas';
+import { DELTA_MODELS, DELTA_SECONDS, GAMMA_ASPECT_RATIOS, GAMMA_MODELS, GAMMA_SECONDS, OUTSIDE_FORM } from './actions/schemas';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };

@@ -13,6 +13,20 @@ export function familyOf(id: string): ModelFamily {
 	return 'language';
 }
 
+/**
+ * The one rule for a video's family (Task Wait, Download Result, the wait): the `family` an item of ours names, else
+ * the model's stem (`gamma-…`, `delta-…`; an item's `model`, or a task body's `model` / `data.model`). Undefined when
+ * neither says it (a task body is then read by its shape: tasks/wait.ts).
+ */
+export function videoFamilyOf(o: Record<string, unknown>): 'delta' | 'gamma' | undefined {
+	if (o.family === 'delta' || o.family === 'gamma') return o.family;
+	const data = o.data && typeof o.data === 'object' && !Array.isArray(o.data) ? (o.data as Record<string, unknown>) : {};
+	const model = typeof o.model === 'string' ? o.model : typeof data.model === 'string' ? data.model : '';
+	if (model.startsWith('gamma-')) return 'gamma';
+	if (model.startsWith('delta-')) return 'delta';
+	return undefined;
+}
+
 export async function listModelIds(transport: GatewayTransport): Promise<string[]> {
 	const res = await transport.getJson<{ data?: Array<{ id?: unknown }> }>('/v1/models', { timeout: 'query' });
 	const data = Array.isArray(res.body?.data) ? res.body.data : [];

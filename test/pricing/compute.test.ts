@@ -6,7 +6,6 @@ import {
 	formatDisplay,
 	lowestPrice,
 	parsePricing,
-	priceRow,
 	quotaToDisplay,
 	readDisplay,
 	toDisplay,
@@ -14,6 +13,7 @@ import {
 	type PricingData,
 } from '../../nodes/shared/money/lookup';
 import { roundedProduct, toFraction } from '../../nodes/shared/money/decimal';
+import { priceRow } from '../../nodes/GenGatewayPricing/actions/rows';
 
 const sim = parsePricing(pricingBody());
 const usd = readDisplay(statusBody());

@@ -1,5 +1,5 @@
-import { buildDeltaBody, buildGammaBody, buildGammaForm, deltaMaterials, mergeExtra, urlList } from '../../nodes/shared/video/build';
-import { parseExtraBody } from '../../nodes/shared/video/create';
+import { buildDeltaBody, buildGammaBody, buildGammaForm, deltaMaterials, mergeExtra, urlList } from '../../nodes/GenGatewayVideoCreate/actions/body';
+import { parseExtraBody } from '../../nodes/GenGatewayVideoCreate/actions/request';
 
 const fields = (f: Partial<Parameters<typeof buildDeltaBody>[0]> = {}) => ({
 	model: 'delta-video-2-0-mini-260615',

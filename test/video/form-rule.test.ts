@@ -9,7 +9,7 @@
 import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
-import { DELTA_MODELS, GAMMA_MODELS } from '../../nodes/shared/video/schemas';
+import { DELTA_MODELS, GAMMA_MODELS } from '../../nodes/GenGatewayVideoCreate/actions/schemas';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 
 const node = new GenGatewayVideoCreate();

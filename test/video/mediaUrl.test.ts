@@ -1,4 +1,4 @@
-import { mediaUrlProblem, privateHostProblem } from '../../nodes/shared/video/mediaUrl';
+import { mediaUrlProblem, privateHostProblem } from '../../nodes/shared/rules/mediaUrl';
 
 describe('media addresses (spec rule 6): refused with a reason, accepted when public HTTPS', () => {
 	it.each([

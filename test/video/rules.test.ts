@@ -8,8 +8,8 @@ import { GatewayHttpError, InputRuleError } from '../../nodes/shared/errors';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport';
 import { parseOrThrow } from '../../nodes/shared/validate';
-import { buildGammaForm } from '../../nodes/shared/video/build';
-import { deltaSchema, gammaSchema } from '../../nodes/shared/video/schemas';
+import { buildGammaForm } from '../../nodes/GenGatewayVideoCreate/actions/body';
+import { deltaSchema, gammaSchema } from '../../nodes/GenGatewayVideoCreate/actions/schemas';
 import { makeImageBytes } from '../images/fixtures';
 
 type Obj = Record<string, unknown>;

@@ -4,10 +4,11 @@
  * first download gave them, or a task ID whose task is looked up (./videoTask.ts).
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { DOWNLOAD_IMAGE_TASK_FIELDS } from '../../shared/download/fields';
+import { DOWNLOAD_IMAGE_TASK_FIELDS } from './fields';
 import { isObj, type Obj } from '../../shared/jsonObject';
 import type { Emitted } from '../../shared/runners/free';
 import { storeImageResult, storeVideoResult, type StoredResult } from '../../shared/media/store';
+import { videoFamilyOf } from '../../shared/models';
 import { taskIdIn } from '../../shared/rules/taskId';
 import { normaliseImageTask, type ResultRef } from '../../shared/tasks/phases';
 import type { GatewayTransport } from '../../shared/transport';
@@ -47,7 +48,7 @@ export function checkImageTask(ctx: IExecuteFunctions, i: number): ItemSource {
 export function itemSource(o: Obj): ItemSource {
 	const taskId = taskIdIn(o);
 	const model = text(o.model) ?? '';
-	const family = o.family === 'delta' || o.family === 'gamma' ? o.family : model.startsWith('delta-') ? 'delta' : model.startsWith('gamma-') ? 'gamma' : undefined;
+	const family = videoFamilyOf(o);
 	const video = o.kind === 'video' || !!family || /-video-/.test(model) || o.object === 'video';
 	const name = (k: number) => `${taskId ?? (video ? 'video' : 'image')}${k ? `_${k}` : ''}`;
 	const refs = (kind: 'image' | 'video', list: NamedRef[]): ItemSource => ({ via: 'refs', s: { refs: list, kind, taskId } });

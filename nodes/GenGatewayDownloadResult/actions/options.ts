@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { DOWNLOAD_OPTION_FIELDS } from '../../shared/download/fields';
+import { DOWNLOAD_OPTION_FIELDS } from './fields';
 import type { VideoResultOptions } from '../../shared/media/store';
 import { readFields } from '../../shared/validate';
 

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { DOWNLOAD_URL_FIELDS } from '../../shared/download/fields';
+import { DOWNLOAD_URL_FIELDS } from './fields';
 import type { Emitted } from '../../shared/runners/free';
 import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';

@@ -6,7 +6,7 @@
  * that has not finished is queried for at most Wait for an Unfinished Task, then the item fails saying so.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { DOWNLOAD_VIDEO_TASK_FIELDS } from '../../shared/download/fields';
+import { DOWNLOAD_VIDEO_TASK_FIELDS } from './fields';
 import type { Emitted } from '../../shared/runners/free';
 import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';

@@ -10,7 +10,7 @@ import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
 import { OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { readModel } from '../../shared/ui';
-import { mediaUrlProblem } from '../../shared/video/mediaUrl';
+import { mediaUrlProblem } from '../../shared/rules/mediaUrl';
 import { parseOrThrow, readFields, refuse } from '../../shared/validate';
 import { imageRequestSchema } from '../../shared/images/rules';
 import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './request';

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
-import { textBatch } from '../../shared/text/batch';
+import { textBatch } from '../../shared/text/paid';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
 import { itemImages, withResponsesImages } from '../../shared/text/images';
 import { readModel } from '../../shared/ui';

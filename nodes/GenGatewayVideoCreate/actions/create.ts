@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { readConcurrency, usable } from '../../shared/runners/options';
-import { videoBatch } from '../../shared/video/batch';
-import type { VideoCreateOptions } from '../../shared/video/create';
+import { videoBatch } from './answer';
+import type { VideoCreateOptions } from './request';
 
 /** Video Create (delta and gamma): every item checked, then each sent once on the paid pipeline. */
 export async function createVideos(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {

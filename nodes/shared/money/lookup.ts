@@ -19,7 +19,7 @@
  * - `referenceVideoOf(json)`: whether a Video Create output / delta create body has a reference video.
  * - Pure (compute.ts): lowestPrice, toDisplay, quotaToDisplay, formatDisplay, readDisplay, parsePricing,
  *   deltaVideoFee, videoFeeQuota, deltaUnitPrice, settlementTokens, settlementUsage, DELTA_VIDEO_UNIT_PRICES;
- *   rows.ts priceRow (the Pricing node's output row).
+ *   (the Pricing node's output row is nodes/GenGatewayPricing/actions/rows.ts).
  */
 import { sleep } from '../transport/clock';
 import type { GatewayTransport } from '../transport';
@@ -27,7 +27,6 @@ import { formatDisplay, parsePricing, readDisplay, toDisplay, type DisplaySettin
 
 export * from './prices';
 export * from './delta';
-export * from '../../GenGatewayPricing/actions/rows';
 
 /**
  * How long the paid nodes' price look-up (price list and display settings, beside the paid calls) may take, retries

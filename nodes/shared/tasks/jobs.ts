@@ -1,4 +1,5 @@
 /** Builds wait jobs from input items (Image Submit / Video Create output, or expressions). */
+import { videoFamilyOf } from '../models';
 import type { IDataObject } from 'n8n-workflow';
 import { fieldSet } from '../rules/rule';
 import { TASK_ID_RULE } from '../rules/taskId';
@@ -32,7 +33,7 @@ export function buildJob(index: number, json: IDataObject, taskIdParam: unknown,
 	const originParam = limits.originParam ?? 'auto';
 	const fromItem: OriginKind | undefined = json.origin === 'video' || json.origin === 'base' ? json.origin : undefined;
 	const origin: OriginKind = kindUnknown ? 'base' : originParam === 'base' || originParam === 'video' ? originParam : (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
-	const family = json.family === 'delta' || json.family === 'gamma' ? json.family : model?.startsWith('gamma-') ? 'gamma' : model?.startsWith('delta-') ? 'delta' : undefined;
+	const family = videoFamilyOf(json);
 	const started = typeof json.wait_started_at === 'number' && json.wait_started_at > 0 && json.wait_started_at <= limits.now ? json.wait_started_at : limits.now;
 	const overall = started + limits.deadlineMs;
 	const deadline = limits.maxWaitMs > 0 ? Math.min(overall, limits.now + limits.maxWaitMs) : overall;

@@ -2,6 +2,7 @@
  * Waits for image/video tasks and classifies each: completed, failed or still running. One TaskWaiter serves a
  * whole execution: its tasks share one query window, and a task can join as soon as it was accepted.
  */
+import { videoFamilyOf } from '../models';
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
 import { minPollIntervalMs, Poller, type PollStep } from './poller';
 import { TASK_ID_CHARS } from '../rules/taskId';
@@ -182,7 +183,7 @@ export class TaskWaiter {
 			return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
 		}
 		s.errors = 0;
-		if (j.kind === 'video') j.family ??= videoFamilyOf(body);
+		if (j.kind === 'video') j.family ??= familyOfTask(body);
 		s.last = task;
 		s.raw = body;
 		if (task.phase === 'succeeded') return { done: true, result: { state: 'completed', task, raw: body, polls: s.polls } };
@@ -191,11 +192,7 @@ export class TaskWaiter {
 	}
 }
 
-/** The family a video task object shows: its model's stem, else delta's `object: "video"`, else gamma's shapes. */
-function videoFamilyOf(body: Record<string, unknown>): 'delta' | 'gamma' {
-	const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
-	const model = typeof body.model === 'string' ? body.model : typeof data.model === 'string' ? data.model : '';
-	if (model.startsWith('gamma-')) return 'gamma';
-	if (model.startsWith('delta-') || body.object === 'video') return 'delta';
-	return 'gamma';
+/** The family a video task object shows: the one rule (models.ts), else delta's `object: "video"`, else gamma. */
+function familyOfTask(body: Record<string, unknown>): 'delta' | 'gamma' {
+	return videoFamilyOf(body) ?? (body.object === 'video' ? 'delta' : 'gamma');
 }

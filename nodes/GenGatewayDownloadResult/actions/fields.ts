@@ -1,9 +1,9 @@
 /** Download Result's checked fields, by source: each is refused naming its label before anything is fetched. */
-import { jsonObjectRule } from '../rules/json';
-import { OPTION_RULES } from '../rules/options';
-import { fieldSet } from '../rules/rule';
-import { TASK_ID_RULE } from '../rules/taskId';
-import { HTTP_URL_RULE } from '../rules/url';
+import { jsonObjectRule } from '../../shared/rules/json';
+import { OPTION_RULES } from '../../shared/rules/options';
+import { fieldSet } from '../../shared/rules/rule';
+import { TASK_ID_RULE } from '../../shared/rules/taskId';
+import { HTTP_URL_RULE } from '../../shared/rules/url';
 
 export const DOWNLOAD_OPTION_FIELDS = fieldSet('Download Result options', {
 	maxVideoMiB: { label: 'Max Video Size (MiB)', rule: OPTION_RULES.mebibytes },

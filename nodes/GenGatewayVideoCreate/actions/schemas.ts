@@ -5,9 +5,9 @@
  * checks them; nothing here fetches a media address.
  */
 import { z } from 'zod';
-import { isObj, type Obj } from '../jsonObject';
-import { bodyRuleSet, violate, type BodyRule } from '../rules/body';
-import { mediaUrlProblem } from './mediaUrl';
+import { isObj, type Obj } from '../../shared/jsonObject';
+import { bodyRuleSet, violate, type BodyRule } from '../../shared/rules/body';
+import { mediaUrlProblem } from '../../shared/rules/mediaUrl';
 
 export const DELTA_MODELS = ['delta-video-2-0-mini-260615', 'delta-video-2-0-fast-260128'] as const;
 export const GAMMA_MODELS = ['gamma-video-1.0', 'gamma-video-1.5'] as const;

@@ -1,5 +1,5 @@
 /** Turns Video Create's fields into a request body and names each material's prompt token. */
-import { isObj, type Obj } from '../jsonObject';
+import { isObj, type Obj } from '../../shared/jsonObject';
 
 export type MaterialType = 'image' | 'video' | 'audio';
 

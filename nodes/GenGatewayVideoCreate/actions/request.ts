@@ -3,18 +3,18 @@
  * violation), submit once on the video origin, and shape the output item Task Wait reads.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { readInputBinary, sniffImage } from '../binary';
-import { submittedItem, uncertainItem } from '../items/shapes';
-import { isObj, type Obj } from '../jsonObject';
-import { SUBMIT_OPTION_FIELDS } from '../runners/options';
-import { EXTRA_BODY_RULE } from '../rules/json';
-import { fieldSet } from '../rules/rule';
-import { taskIdIn } from '../rules/taskId';
-import type { GatewayTransport, SubmitOutcome } from '../transport';
-import { readModel } from '../ui';
-import { parseOrThrow, readField, readFields, refuse } from '../validate';
-import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './build';
-import { mediaUrlProblem } from './mediaUrl';
+import { readInputBinary, sniffImage } from '../../shared/binary';
+import { submittedItem, uncertainItem } from '../../shared/items/shapes';
+import { isObj, type Obj } from '../../shared/jsonObject';
+import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
+import { EXTRA_BODY_RULE } from '../../shared/rules/json';
+import { fieldSet } from '../../shared/rules/rule';
+import { taskIdIn } from '../../shared/rules/taskId';
+import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
+import { readModel } from '../../shared/ui';
+import { parseOrThrow, readField, readFields, refuse } from '../../shared/validate';
+import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './body';
+import { mediaUrlProblem } from '../../shared/rules/mediaUrl';
 import { deltaOutsideForm, deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
 
 export type VideoFamily = 'delta' | 'gamma';

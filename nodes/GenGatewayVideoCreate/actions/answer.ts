@@ -1,15 +1,15 @@
 /** Video Create's part of the item pipeline: read and check an item, create the task once, shape the output item. */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { exitOf } from '../exit';
-import type { PaidBatch } from '../runners/paid';
-import type { GatewayTransport, SubmitOutcome } from '../transport';
-import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './create';
-import { DEFAULT_VIDEO_INTERVAL_MS } from '../tasks/wait';
-import { itemOf, WaitAndEmit } from '../tasks/emit';
-import { userFields } from '../items/shapes';
-import { failure } from '../runners/failures';
-import { deltaTokenEstimate } from '../money/cost';
-import { taskSpendKey } from '../money/record';
+import { exitOf } from '../../shared/exit';
+import type { PaidBatch } from '../../shared/runners/paid';
+import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
+import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './request';
+import { DEFAULT_VIDEO_INTERVAL_MS } from '../../shared/tasks/wait';
+import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
+import { userFields } from '../../shared/items/shapes';
+import { failure } from '../../shared/runners/failures';
+import { deltaTokenEstimate } from '../../shared/money/cost';
+import { taskSpendKey } from '../../shared/money/record';
 
 /** The delta clip's token estimate from its duration and resolution (reference videos add tokens not counted here). */
 function deltaVideoEstimate(req: VideoRequest): { tokens: number; withReferenceVideo: boolean; how: string } | undefined {
