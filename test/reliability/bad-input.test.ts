@@ -138,7 +138,7 @@ describe('every rule has a case', () => {
 });
 
 describe('every body rule has a case', () => {
-	const schemaFiles = ['nodes/shared/images/rules.ts', 'nodes/shared/video/schemas.ts', 'nodes/shared/text/schemas.ts'];
+	const schemaFiles = ['nodes/shared/images/rules.ts', 'nodes/GenGatewayVideoCreate/actions/schemas.ts', 'nodes/shared/text/schemas.ts'];
 
 	it.each(bodyRules.map((r) => [`${r.set}: ${r.id} (${r.rule.field})`, r] as const))('%s: has bad examples its schema refuses by this rule, and good ones it accepts', (_, { rule, valid, schema }) => {
 		expect(rule.bad.length).toBeGreaterThan(0);
