@@ -3,7 +3,7 @@ import { jsonObjectRule } from '../../shared/rules/json';
 import { OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { TASK_ID_RULE } from '../../shared/rules/taskId';
-import { HTTP_URL_RULE } from '../../shared/rules/url';
+import { HTTP_URL_RULE } from './urlRule';
 
 export const DOWNLOAD_OPTION_FIELDS = fieldSet('Download Result options', {
 	maxVideoMiB: { label: 'Max Video Size (MiB)', rule: OPTION_RULES.mebibytes },

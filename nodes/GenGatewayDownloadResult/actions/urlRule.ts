@@ -1,6 +1,6 @@
 /** Addresses a node fetches itself (without the key): http(s) only. */
 import { z } from 'zod';
-import type { Rule } from './rule';
+import type { Rule } from '../../shared/rules/rule';
 
 const SAYS = 'must be an http(s) address';
 
