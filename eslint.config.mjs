@@ -6,7 +6,6 @@
 //   - no-runtime-dependencies   package.json (undici, zod, eventsource-parser, image-size, sharp are runtime deps)
 //   - no-restricted-imports     nodes/shared/** (those dependencies and node: modules)
 //   - require-node-api-error, missing-paired-item   nodes/** (one error mapper, pairing by the item runners)
-//   - icon-validation           the two node files whose description lives in description.ts
 import { defineConfig } from 'eslint/config';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import tseslint from 'typescript-eslint';
@@ -49,7 +48,7 @@ export default defineConfig([
 
 	// Errors and item pairing have one home each (docs/lint-exceptions.md): nodes throw typed errors that the
 	// single error mapper (errors.ts toNodeError) turns into NodeApiError / NodeOperationError with the item
-	// index, and the two item runners (pipeline/batch.ts, pipeline/freeItems.ts) set pairedItem on every item.
+	// index, and the two item runners (runners/paid.ts, runners/free.ts) set pairedItem on every item.
 	{
 		files: ['nodes/**/*.ts'],
 		rules: {
