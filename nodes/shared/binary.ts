@@ -1,5 +1,5 @@
 import { imageSize } from 'image-size';
-import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { refuse } from './validate';
 
 export const MAX_REFERENCE_IMAGE_BYTES = 25 * 1024 * 1024;
@@ -68,4 +68,3 @@ export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number,
 	return { data, meta };
 }
 
-export type OutputItem = INodeExecutionData;

@@ -20,11 +20,6 @@ export function usageMarker(text: string): Partial<Record<UsageField, number>> |
 	return out;
 }
 
-/** Removes every `[llm:usage …]` marker (so answers that echo the question do not echo it). */
-export function withoutUsageMarker(text: string): string {
-	return text.replace(new RegExp(MARKER.source, 'g'), '');
-}
-
 /**
  * The usage of one answer. `text` are the conversation's text tokens, `image` its image tokens, `answer` the tokens of
  * what was answered (text or tool calls), `reasoning` the thinking model's reasoning tokens. The marker overrides any

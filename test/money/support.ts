@@ -48,7 +48,6 @@ export const creds = (sim: Simulator) => ({ apiKey: sim.keys.demo, baseUrl: sim.
 export const items = (n: number) => Array.from({ length: n }, (_, i) => ({ json: { p: `item ${i}` } as IDataObject }));
 /** what the gateway charged or reserved: one entry per paid request it accepted */
 export const paidRequests = (sim: Simulator) => sim.ledger.filter((l) => l.kind === 'charge' || l.kind === 'reserve');
-export const charged = (sim: Simulator) => sim.ledger.reduce((n, l) => n + (l.kind === 'refund' ? -l.amount : l.amount), 0);
 export const posts = (sim: Simulator) => sim.log.filter((l) => l.method === 'POST');
 /** the execution's custom data, as n8n stores it (resultData.metadata) */
 export const customData = (r: RunResult) => (r.run.data.resultData.metadata ?? {}) as Record<string, string>;

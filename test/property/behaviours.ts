@@ -5,7 +5,6 @@
  */
 import fc from 'fast-check';
 import { formArb, type FormSpec } from './redaction-forms';
-import { IMAGE_VARIANTS, VIDEO_VARIANTS, type ImageVariant, type VideoVariant } from './media';
 
 export type RouteClass = 'paid' | 'query' | 'result' | 'content' | 'meta';
 export const ROUTE_CLASSES: RouteClass[] = ['paid', 'query', 'result', 'content', 'meta'];
@@ -226,5 +225,3 @@ export const script = (maxPerItem: Partial<Record<RouteClass, number>> = {}): fc
 	return fc.record({ paid: perItem('paid'), query: perItem('query'), result: perItem('result'), content: perItem('content'), meta: perItem('meta') });
 };
 
-export const imageVariant = (n: number): ImageVariant => IMAGE_VARIANTS[n % IMAGE_VARIANTS.length];
-export const videoVariant = (n: number): VideoVariant => VIDEO_VARIANTS[n % VIDEO_VARIANTS.length];

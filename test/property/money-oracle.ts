@@ -71,13 +71,6 @@ export function entryOf(facts: PriceFacts, model: string): Record<string, unknow
 	return e;
 }
 
-/** The ratio a key of `group` is charged at: its published ratio, else its unpublished one, else 1 (never 0). */
-export function chargedRatio(facts: PriceFacts, group: string): number {
-	if (Object.prototype.hasOwnProperty.call(facts.group_ratio, group)) return facts.group_ratio[group];
-	if (Object.prototype.hasOwnProperty.call(facts.hidden_group_ratio, group)) return facts.hidden_group_ratio[group];
-	return 1;
-}
-
 /** The highest ratio the price list publishes for a group that enables the model (what a cap must count when the key's group is not known). */
 export function highestPublished(facts: PriceFacts, model: string): number {
 	const groups = (entryOf(facts, model).enable_groups as string[] | undefined) ?? [];

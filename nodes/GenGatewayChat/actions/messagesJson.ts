@@ -1,6 +1,6 @@
 /** Messages given as JSON in the Chat node: a field rule (the messages themselves are body rules, ./schemas.ts). */
 import { z } from 'zod';
-import { fieldSet, type Rule } from '../../shared/rules/rule';
+import type { Rule } from '../../shared/rules/rule';
 import { readField } from '../../shared/validate';
 
 const MESSAGES = 'must be a JSON array of {role, content} messages';
@@ -33,8 +33,6 @@ export const MESSAGES_JSON_RULE: Rule<unknown[]> = {
 		{ value: null, says: `${MESSAGES}, but the value is null` },
 	],
 };
-
-export const CHAT_MESSAGE_FIELDS = fieldSet('Chat messages', { messagesJson: { label: 'Messages JSON', rule: MESSAGES_JSON_RULE } });
 
 /** Messages given as JSON; a value that is not an array is refused naming `field`, before any request. */
 export function messagesFromJson(value: unknown, field: string): unknown[] {

@@ -134,10 +134,6 @@ export async function sendImage(transport: GatewayTransport, input: SubmitInput)
 	return { mode, out: await transport.submit(path, payload, { timeout: mode === 'async' ? 'submit' : 'syncImage' }) };
 }
 
-export async function submitImage(transport: GatewayTransport, input: SubmitInput): Promise<SubmitResult> {
-	return readImageAnswer(await sendImage(transport, input));
-}
-
 /** What an answer means: a task, images, or an uncertain outcome. May throw on a shape nobody expected. */
 export function readImageAnswer({ mode, out }: ImageAnswer): SubmitResult {
 	if (out.kind === 'uncertain') return { kind: 'uncertain', reason: out.reason, body: out.body, mode };

@@ -23,7 +23,7 @@
  */
 import { sleep } from '../transport/clock';
 import type { GatewayTransport } from '../transport';
-import { formatDisplay, parsePricing, readDisplay, toDisplay, type DisplaySettings, type PricingData } from './prices';
+import { parsePricing, readDisplay, type DisplaySettings, type PricingData } from './prices';
 
 export * from './prices';
 export * from './delta';
@@ -106,7 +106,3 @@ export async function loadPricing(transport: GatewayTransport, opts: LoadOptions
 	return { pricing, display };
 }
 
-/** A base-unit amount in the display currency, e.g. "$0.032". */
-export function formatAmount(usd: number, display: DisplaySettings): string {
-	return formatDisplay(toDisplay(usd, display));
-}

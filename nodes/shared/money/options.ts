@@ -146,9 +146,6 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 	};
 }
 
-/** Whether the cap needs the site's display settings to be known in ¤. */
-export const needsDisplay = (o: MoneyOptions) => o.spend?.unit === 'display';
-
 /** ¤ per unit of the display currency. */
 export function quotaPerDisplayUnit(d: DisplaySettings): number {
 	switch (d.type) {
