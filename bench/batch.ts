@@ -18,7 +18,8 @@ import { newState, removeState } from '../scripts/lib/n8n/state';
 
 // the built package (npm run bench builds it first): the code users install, not the sources beside it
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { GenGatewayImageSubmit, GenGatewayTaskWait } = require('../dist') as typeof import('../index');
+const { GenGatewayImageSubmit, GenGatewayTaskWait } =
+	require('../dist') as typeof import('../index');
 
 export const KNOBS = {
 	submitLatencyMs: 800,
@@ -53,23 +54,45 @@ export function floorMs(n: number, limit?: number): number {
 }
 
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
-const submitParams = { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: {} };
+const submitParams = {
+	operation: 'generate',
+	mode: 'async',
+	model: model('alpha-image-2.5'),
+	prompt: '={{ $json.p }}',
+	size: '1024x1024',
+	options: {},
+};
 const waitParams = { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} };
 
 async function simulator(limit?: number): Promise<Simulator> {
-	return startSimulator({ quiet: true, imageFormat: 'png', ...KNOBS, ...(limit ? { maxConcurrentSubmits: limit } : {}) } as Parameters<typeof startSimulator>[0]);
+	return startSimulator({
+		quiet: true,
+		imageFormat: 'png',
+		...KNOBS,
+		...(limit ? { maxConcurrentSubmits: limit } : {}),
+	} as Parameters<typeof startSimulator>[0]);
 }
 
 function counts(sim: Simulator) {
 	const posts = sim.log.filter((l) => l.method === 'POST');
-	return { accepted: posts.filter((l) => l.status >= 200 && l.status < 300).length, refused: posts.filter((l) => l.status === 429).length };
+	return {
+		accepted: posts.filter((l) => l.status >= 200 && l.status < 300).length,
+		refused: posts.filter((l) => l.status === 429).length,
+	};
 }
 
-const prompts = (n: number) => Array.from({ length: n }, (_, k) => ({ json: { p: `bench prompt ${k}` } }));
-const credential = (sim: Simulator) => ({ type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+const prompts = (n: number) =>
+	Array.from({ length: n }, (_, k) => ({ json: { p: `bench prompt ${k}` } }));
+const credential = (sim: Simulator) => ({
+	type: 'genGatewayApi',
+	data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+});
 
 /** Image Submit → Task Wait in n8n-core on N items. */
-async function inProcess(sim: Simulator, n: number): Promise<{ wallMs: number; completed: number }> {
+async function inProcess(
+	sim: Simulator,
+	n: number,
+): Promise<{ wallMs: number; completed: number }> {
 	const nodes: ChainNode[] = [
 		{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: submitParams },
 		{ name: 'Wait', type: new GenGatewayTaskWait(), parameters: waitParams },
@@ -78,46 +101,107 @@ async function inProcess(sim: Simulator, n: number): Promise<{ wallMs: number; c
 	const r = await runChain(nodes, prompts(n), credential(sim));
 	const wallMs = Date.now() - t0;
 	if (r.error) throw new Error(`the batch failed: ${r.error}`);
-	return { wallMs, completed: r.output('Wait', 0).filter((i: INodeExecutionData) => i.binary?.data).length };
+	return {
+		wallMs,
+		completed: r.output('Wait', 0).filter((i: INodeExecutionData) => i.binary?.data).length,
+	};
 }
 
 /** The common pattern: each item submitted and waited for (Image Submit with Wait for Result) before the next. */
 async function oneAtATime(sim: Simulator, items: number): Promise<number> {
 	const t0 = Date.now();
 	for (let k = 0; k < items; k++) {
-		const r = await runChain([{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: { ...submitParams, options: { waitForResult: true } } }], prompts(1), credential(sim));
-		if (r.output('Submit')[0]?.json.status !== 'completed') throw new Error('one-at-a-time item did not complete');
+		const r = await runChain(
+			[
+				{
+					name: 'Submit',
+					type: new GenGatewayImageSubmit(),
+					parameters: { ...submitParams, options: { waitForResult: true } },
+				},
+			],
+			prompts(1),
+			credential(sim),
+		);
+		if (r.output('Submit')[0]?.json.status !== 'completed')
+			throw new Error('one-at-a-time item did not complete');
 	}
 	return (Date.now() - t0) / items;
 }
 
 /** The same batch in a real n8n: Manual Trigger → Code (N prompts) → Image Submit → Task Wait, timed from n8n's run data. */
-async function inRealN8n(sim: Simulator, n: number): Promise<{ wallMs: number; completed: number }> {
+async function inRealN8n(
+	sim: Simulator,
+	n: number,
+): Promise<{ wallMs: number; completed: number }> {
 	const state = await newState();
 	try {
 		const cred = { id: 'ggbenchcred', name: 'Gateway' };
-		await importCredentials(state, [{ ...cred, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
-		const ours = (name: string, type: string, parameters: Record<string, unknown>) => ({ name, type: `${PACKAGE_NAME}.${type}`, typeVersion: 1, parameters, credentials: { genGatewayApi: cred } });
+		await importCredentials(state, [
+			{ ...cred, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } },
+		]);
+		const ours = (name: string, type: string, parameters: Record<string, unknown>) => ({
+			name,
+			type: `${PACKAGE_NAME}.${type}`,
+			typeVersion: 1,
+			parameters,
+			credentials: { genGatewayApi: cred },
+		});
 		const nodes = [
 			{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: `return Array.from({ length: ${n} }, (_, k) => ({ json: { p: 'bench prompt ' + k } }));` } },
+			{
+				name: 'Prompts',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode: `return Array.from({ length: ${n} }, (_, k) => ({ json: { p: 'bench prompt ' + k } }));`,
+				},
+			},
 			ours('Submit', 'genGatewayImageSubmit', submitParams),
 			ours('Wait', 'genGatewayTaskWait', waitParams),
 		].map((x, k) => ({ id: `b${k}`, position: [k * 200, 0], ...x }));
-		const connections = Object.fromEntries(nodes.slice(1).map((x, k) => [nodes[k].name, { main: [[{ node: x.name, type: 'main', index: 0 }]] }]));
-		await importWorkflow(state, { id: 'ggbenchbatch', name: 'bench batch', active: false, nodes, connections, settings: { executionOrder: 'v1' } });
+		const connections = Object.fromEntries(
+			nodes
+				.slice(1)
+				.map((x, k) => [nodes[k].name, { main: [[{ node: x.name, type: 'main', index: 0 }]] }]),
+		);
+		await importWorkflow(state, {
+			id: 'ggbenchbatch',
+			name: 'bench batch',
+			active: false,
+			nodes,
+			connections,
+			settings: { executionOrder: 'v1' },
+		});
 		const res = await executeWorkflow(state, 'ggbenchbatch', { timeoutMs: 20 * 60_000 });
-		const runData = res.data?.data?.resultData?.runData as Record<string, Array<{ startTime: number; executionTime: number; data?: { main?: Array<Array<{ binary?: unknown }> | null> } }>> | undefined;
+		const runData = res.data?.data?.resultData?.runData as
+			| Record<
+					string,
+					Array<{
+						startTime: number;
+						executionTime: number;
+						data?: { main?: Array<Array<{ binary?: unknown }> | null> };
+					}>
+			  >
+			| undefined;
 		const submit = runData?.Submit?.[0];
 		const wait = runData?.Wait?.[0];
-		if (res.code !== 0 || !submit || !wait) throw new Error(`n8n execute failed (${res.code}): ${res.stderr.slice(-1500)}`);
-		return { wallMs: wait.startTime + wait.executionTime - submit.startTime, completed: (wait.data?.main?.[0] ?? []).filter((i) => i.binary).length };
+		if (res.code !== 0 || !submit || !wait)
+			throw new Error(`n8n execute failed (${res.code}): ${res.stderr.slice(-1500)}`);
+		return {
+			wallMs: wait.startTime + wait.executionTime - submit.startTime,
+			completed: (wait.data?.main?.[0] ?? []).filter((i) => i.binary).length,
+		};
 	} finally {
 		removeState(state);
 	}
 }
 
-export async function benchBatches(sizes = [10, 100, 500], limits: Array<number | undefined> = [undefined, 4], baselineItems = 2, realN = 100): Promise<BatchRow[]> {
+export async function benchBatches(
+	sizes = [10, 100, 500],
+	limits: Array<number | undefined> = [undefined, 4],
+	baselineItems = 2,
+	realN = 100,
+): Promise<BatchRow[]> {
 	const rows: BatchRow[] = [];
 	let perItemMs = 0;
 	try {
@@ -133,8 +217,20 @@ export async function benchBatches(sizes = [10, 100, 500], limits: Array<number 
 				try {
 					const { wallMs, completed } = await inProcess(sim, n);
 					const c = counts(sim);
-					rows.push({ n, limit, wallMs, floorMs: floorMs(n, limit), completed, acceptedPerItem: c.accepted / n, refused429: c.refused, oneAtATimeMs: perItemMs * n, where: 'n8n-core' });
-					process.stdout.write(`  N=${n}${limit ? ` limit ${limit}` : ''}: ${(wallMs / 1000).toFixed(1)} s (floor ${(floorMs(n, limit) / 1000).toFixed(1)} s)\n`);
+					rows.push({
+						n,
+						limit,
+						wallMs,
+						floorMs: floorMs(n, limit),
+						completed,
+						acceptedPerItem: c.accepted / n,
+						refused429: c.refused,
+						oneAtATimeMs: perItemMs * n,
+						where: 'n8n-core',
+					});
+					process.stdout.write(
+						`  N=${n}${limit ? ` limit ${limit}` : ''}: ${(wallMs / 1000).toFixed(1)} s (floor ${(floorMs(n, limit) / 1000).toFixed(1)} s)\n`,
+					);
 				} finally {
 					await sim.stop();
 					removeBinaryStore();
@@ -146,8 +242,20 @@ export async function benchBatches(sizes = [10, 100, 500], limits: Array<number 
 			try {
 				const { wallMs, completed } = await inRealN8n(sim, realN);
 				const c = counts(sim);
-				rows.push({ n: realN, limit, wallMs, floorMs: floorMs(realN, limit), completed, acceptedPerItem: c.accepted / realN, refused429: c.refused, oneAtATimeMs: perItemMs * realN, where: 'real n8n' });
-				process.stdout.write(`  real n8n N=${realN}${limit ? ` limit ${limit}` : ''}: ${(wallMs / 1000).toFixed(1)} s\n`);
+				rows.push({
+					n: realN,
+					limit,
+					wallMs,
+					floorMs: floorMs(realN, limit),
+					completed,
+					acceptedPerItem: c.accepted / realN,
+					refused429: c.refused,
+					oneAtATimeMs: perItemMs * realN,
+					where: 'real n8n',
+				});
+				process.stdout.write(
+					`  real n8n N=${realN}${limit ? ` limit ${limit}` : ''}: ${(wallMs / 1000).toFixed(1)} s\n`,
+				);
 			} finally {
 				await sim.stop();
 			}

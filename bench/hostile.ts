@@ -16,7 +16,8 @@ const ms = (fn: () => void): number => {
 	return performance.now() - started;
 };
 /** The fastest of `runs` (the least disturbed by the rest of the machine). */
-const best = (runs: number, fn: () => void): number => Math.min(...Array.from({ length: runs }, () => ms(fn)));
+const best = (runs: number, fn: () => void): number =>
+	Math.min(...Array.from({ length: runs }, () => ms(fn)));
 
 export interface RedactionRow {
 	what: string;
@@ -28,17 +29,30 @@ export interface RedactionRow {
 /** Base64 JSON with escaped slashes in it (so every form of the key is searched for), then a plain one. */
 export function benchRedaction(): { rows: RedactionRow[]; growth: number } {
 	const r = new Redactor([KEY]);
-	const escaped = (mb: number) => JSON.stringify({ data: [{ b64_json: Buffer.alloc(mb * 750_000, 7).toString('base64') }], url: 'https:\\/\\/x', e: KEY });
+	const escaped = (mb: number) =>
+		JSON.stringify({
+			data: [{ b64_json: Buffer.alloc(mb * 750_000, 7).toString('base64') }],
+			url: 'https:\\/\\/x',
+			e: KEY,
+		});
 	const rows: RedactionRow[] = [];
 	for (const [what, body] of [
 		['escaped slashes, 8 MB', escaped(8)],
 		['escaped slashes, 64 MB', escaped(64)],
-		['plain, 64 MB', JSON.stringify({ data: [{ b64_json: Buffer.alloc(48e6, 7).toString('base64') }], e: KEY })],
+		[
+			'plain, 64 MB',
+			JSON.stringify({ data: [{ b64_json: Buffer.alloc(48e6, 7).toString('base64') }], e: KEY }),
+		],
 	] as const) {
 		let out = '';
 		const t = best(3, () => (out = r.text(body)));
 		if (!out.endsWith('"e":"***"}')) throw new Error(`redaction missed the key in ${what}`);
-		rows.push({ what, mb: body.length / 1e6, ms: t, baselineMs: best(3, () => void body.replaceAll(KEY, '***')) });
+		rows.push({
+			what,
+			mb: body.length / 1e6,
+			ms: t,
+			baselineMs: best(3, () => void body.replaceAll(KEY, '***')),
+		});
 	}
 	return { rows, growth: rows[1].ms / rows[0].ms };
 }
@@ -64,18 +78,41 @@ function feedAll(parser: StreamParser, head: string, body: Buffer, chunk: number
 /** Floods fed to the chat stream reader, beside decoding the same chunks to text (the floor of any reader). */
 export function benchFloods(): FloodRow[] {
 	const cases: Array<[string, string, Buffer, number]> = [
-		['one line without a break, 24 MiB in 16 KiB chunks', 'data: {"choices":[{"delta":{"content":"', Buffer.alloc(24 * 1024 * 1024, 'x'), 16 * 1024],
-		['a 6 MiB line under the limit, 4 KiB chunks', '', Buffer.from(`data: {"choices":[{"index":0,"delta":{"content":"${'y'.repeat(6 * 1024 * 1024)}"}}]}\n\ndata: [DONE]\n\n`), 4096],
+		[
+			'one line without a break, 24 MiB in 16 KiB chunks',
+			'data: {"choices":[{"delta":{"content":"',
+			Buffer.alloc(24 * 1024 * 1024, 'x'),
+			16 * 1024,
+		],
+		[
+			'a 6 MiB line under the limit, 4 KiB chunks',
+			'',
+			Buffer.from(
+				`data: {"choices":[{"index":0,"delta":{"content":"${'y'.repeat(6 * 1024 * 1024)}"}}]}\n\ndata: [DONE]\n\n`,
+			),
+			4096,
+		],
 		['8 MiB of "\\n" lines, 64 KiB chunks', '', Buffer.alloc(8 * 1024 * 1024, '\n'), 64 * 1024],
-		['8 MiB of "\\r\\n" lines, 64 KiB chunks', '', Buffer.alloc(8 * 1024 * 1024, '\r\n'), 64 * 1024],
-		['8 MiB of ":\\n" comments, 64 KiB chunks', '', Buffer.alloc(8 * 1024 * 1024, ':\n'), 64 * 1024],
+		[
+			'8 MiB of "\\r\\n" lines, 64 KiB chunks',
+			'',
+			Buffer.alloc(8 * 1024 * 1024, '\r\n'),
+			64 * 1024,
+		],
+		[
+			'8 MiB of ":\\n" comments, 64 KiB chunks',
+			'',
+			Buffer.alloc(8 * 1024 * 1024, ':\n'),
+			64 * 1024,
+		],
 	];
 	return cases.map(([what, head, body, chunk]) => {
 		let outcome = '';
 		const t = best(3, () => (outcome = feedAll(new ChatStreamParser(), head, body, chunk)));
 		const baselineMs = best(3, () => {
 			const d = new TextDecoder();
-			for (let i = 0; i < body.length; i += chunk) d.decode(body.subarray(i, i + chunk), { stream: true });
+			for (let i = 0; i < body.length; i += chunk)
+				d.decode(body.subarray(i, i + chunk), { stream: true });
 		});
 		return { what, mib: body.length / 1048576, ms: t, baselineMs, outcome };
 	});
@@ -102,8 +139,11 @@ async function maxLoopLag(fn: () => Promise<void>): Promise<number> {
 const tick = () => new Promise((r) => setImmediate(r));
 
 /** The event loop's worst gap while streams name indices 1e8 and 2^53-1, beside the same streams with small indices. */
-export async function benchIndices(): Promise<Array<{ what: string; lagMs: number; baselineLagMs: number }>> {
-	const toolChunk = (index: number, args: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index, id: `c${index}`, function: { name: 'f', arguments: args } }] } }] })}\n\n`;
+export async function benchIndices(): Promise<
+	Array<{ what: string; lagMs: number; baselineLagMs: number }>
+> {
+	const toolChunk = (index: number, args: string) =>
+		`data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index, id: `c${index}`, function: { name: 'f', arguments: args } }] } }] })}\n\n`;
 	const chat = (big: number, huge: number) => async () => {
 		const p = new ChatStreamParser();
 		p.feed(toolChunk(0, '{"a":'));
@@ -119,16 +159,34 @@ export async function benchIndices(): Promise<Array<{ what: string; lagMs: numbe
 	const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 	const responses = (big: number) => async () => {
 		const p = new ResponsesStreamParser();
-		p.feed(ev('response.output_item.done', { output_index: big, item: { type: 'message', content: [{ type: 'output_text', text: 'B' }] } }));
+		p.feed(
+			ev('response.output_item.done', {
+				output_index: big,
+				item: { type: 'message', content: [{ type: 'output_text', text: 'B' }] },
+			}),
+		);
 		await tick();
-		p.feed(ev('response.output_item.done', { output_index: 2, item: { type: 'message', content: [{ type: 'output_text', text: 'A' }] } }));
+		p.feed(
+			ev('response.output_item.done', {
+				output_index: 2,
+				item: { type: 'message', content: [{ type: 'output_text', text: 'A' }] },
+			}),
+		);
 		p.feed(ev('response.output_text.done', { output_index: big, content_index: big, text: 'x' }));
 		p.feed(ev('response.completed', { response: { status: 'completed' } }));
 		p.end();
 		void p.result.text;
 	};
 	return [
-		{ what: 'chat tool calls at index 1e8 and 2^53-1 (baseline: 1 and 2)', lagMs: await maxLoopLag(chat(1e8, Number.MAX_SAFE_INTEGER)), baselineLagMs: await maxLoopLag(chat(1, 2)) },
-		{ what: 'responses output_index 1e8 (baseline: 3)', lagMs: await maxLoopLag(responses(1e8)), baselineLagMs: await maxLoopLag(responses(3)) },
+		{
+			what: 'chat tool calls at index 1e8 and 2^53-1 (baseline: 1 and 2)',
+			lagMs: await maxLoopLag(chat(1e8, Number.MAX_SAFE_INTEGER)),
+			baselineLagMs: await maxLoopLag(chat(1, 2)),
+		},
+		{
+			what: 'responses output_index 1e8 (baseline: 3)',
+			lagMs: await maxLoopLag(responses(1e8)),
+			baselineLagMs: await maxLoopLag(responses(3)),
+		},
 	];
 }

@@ -36,7 +36,11 @@ interface Sampled {
 }
 
 /** Runs a command, sampling its RSS every 20 ms. */
-async function sampled(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; mustPrint?: string }): Promise<Sampled> {
+async function sampled(
+	cmd: string,
+	args: string[],
+	opts: { env?: NodeJS.ProcessEnv; cwd?: string; mustPrint?: string },
+): Promise<Sampled> {
 	const start = Date.now();
 	const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd ?? ROOT });
 	const samples: Array<[number, number]> = [];
@@ -46,7 +50,8 @@ async function sampled(cmd: string, args: string[], opts: { env?: NodeJS.Process
 	const timer = setInterval(() => samples.push([Date.now(), rssKiB(child.pid!) / 1024]), 20);
 	const code = await new Promise<number | null>((r) => child.on('close', r));
 	clearInterval(timer);
-	if (code !== 0 || (opts.mustPrint && !out.includes(opts.mustPrint))) throw new Error(`${args.join(' ')} failed (exit ${code}): ${out.slice(-1500)}`);
+	if (code !== 0 || (opts.mustPrint && !out.includes(opts.mustPrint)))
+		throw new Error(`${args.join(' ')} failed (exit ${code}): ${out.slice(-1500)}`);
 	return { samples, ms: Date.now() - start };
 }
 
@@ -68,9 +73,22 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function videoUrl(sim: Simulator): Promise<string> {
 	const headers = { authorization: `Bearer ${sim.keys.demo}`, 'content-type': 'application/json' };
-	const created = (await (await request(`${sim.baseUrl}/v1/videos`, { method: 'POST', headers, body: JSON.stringify({ model: 'delta-video-2-0-mini-260615', prompt: 'bench', generate_audio: false, watermark: false }) })).body.json()) as { id: string };
+	const created = (await (
+		await request(`${sim.baseUrl}/v1/videos`, {
+			method: 'POST',
+			headers,
+			body: JSON.stringify({
+				model: 'delta-video-2-0-mini-260615',
+				prompt: 'bench',
+				generate_audio: false,
+				watermark: false,
+			}),
+		})
+	).body.json()) as { id: string };
 	for (;;) {
-		const task = (await (await request(`${sim.baseUrl}/v1/videos/${created.id}`, { headers })).body.json()) as { status: string; result_url?: string };
+		const task = (await (
+			await request(`${sim.baseUrl}/v1/videos/${created.id}`, { headers })
+		).body.json()) as { status: string; result_url?: string };
 		if (task.result_url) return task.result_url;
 		await new Promise((r) => setTimeout(r, 50));
 	}
@@ -98,7 +116,11 @@ export const SMALL_YOUNG_GENERATION = '--max-semi-space-size=1';
 
 const CONTROL = `const http=require('node:http'),fsp=require('node:fs/promises');http.get(process.argv[1],async(res)=>{await fsp.writeFile(process.argv[2],res);console.log('bytes',(await fsp.stat(process.argv[2])).size)});`;
 
-export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 * 1024, repeats = 3): Promise<MemoryResult> {
+export async function benchMemory(
+	bytes = 1024 * 1024 * 1024,
+	smallBytes = 1024 * 1024,
+	repeats = 3,
+): Promise<MemoryResult> {
 	ensureN8n();
 	const big = await startSimulator({ quiet: true, videoLatencyMs: 20, videoBytes: bytes });
 	const small = await startSimulator({ quiet: true, videoLatencyMs: 20, videoBytes: smallBytes });
@@ -106,20 +128,43 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 
 	try {
 		const urls = { big: await videoUrl(big), small: await videoUrl(small) };
 		const sims = { big, small };
-		await importCredentials(state, [{ id: 'ggbench', name: 'bench', type: 'genGatewayApi', data: { apiKey: big.keys.demo, baseUrl: big.baseUrl } }]);
+		await importCredentials(state, [
+			{
+				id: 'ggbench',
+				name: 'bench',
+				type: 'genGatewayApi',
+				data: { apiKey: big.keys.demo, baseUrl: big.baseUrl },
+			},
+		]);
 		const wf = (id: string, node: Record<string, unknown>) => ({
 			id,
 			name: id,
 			active: false,
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				{ id: 't', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 't',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{ id: 'd', name: 'Download', position: [200, 0], ...node },
 			],
 			connections: { Start: { main: [[{ node: 'Download', type: 'main', index: 0 }]] } },
 		});
-		const ours = (url: string) => ({ type: 'n8n-nodes-gen-gateway.genGatewayDownloadResult', typeVersion: 1, parameters: { source: 'url', url, resultType: 'video' }, credentials: { genGatewayApi: { id: 'ggbench', name: 'bench' } } });
-		const http = (url: string) => ({ type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters: { url, options: { response: { response: { responseFormat: 'file' } } } } });
+		const ours = (url: string) => ({
+			type: 'n8n-nodes-gen-gateway.genGatewayDownloadResult',
+			typeVersion: 1,
+			parameters: { source: 'url', url, resultType: 'video' },
+			credentials: { genGatewayApi: { id: 'ggbench', name: 'bench' } },
+		});
+		const http = (url: string) => ({
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			parameters: { url, options: { response: { response: { responseFormat: 'file' } } } },
+		});
 		for (const size of ['small', 'big'] as const) {
 			await importWorkflow(state, wf(`ggbenchO${size}`, ours(urls[size])));
 			await importWorkflow(state, wf(`ggbenchH${size}`, http(urls[size])));
@@ -128,17 +173,42 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 
 		const target = join(state, 'control.bin');
 		const n8n = (node: 'O' | 'H', nodeOptions?: string) => async (size: 'small' | 'big') =>
 			sampled(N8N_NODE, [N8N_BIN, 'execute', `--id=ggbench${node}${size}`, '--rawOutput'], {
-				env: { ...n8nEnv(state, await freePort()), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+				env: {
+					...n8nEnv(state, await freePort()),
+					...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+				},
 				cwd: state,
 				mustPrint: node === 'O' ? `"bytes": ${sizeOf[size]}` : '"status": "success"',
 			});
 		const runners: Array<[string, string, (size: 'small' | 'big') => Promise<Sampled>]> = [
 			['GenGateway Download Result', 'real n8n 2.41.1, Node 24', n8n('O')],
 			['n8n HTTP Request (file response)', 'real n8n 2.41.1, Node 24', n8n('H')],
-			['GenGateway Download Result', `same, n8n started with NODE_OPTIONS=${SMALL_YOUNG_GENERATION}`, n8n('O', SMALL_YOUNG_GENERATION)],
-			['n8n HTTP Request (file response)', `same, n8n started with NODE_OPTIONS=${SMALL_YOUNG_GENERATION}`, n8n('H', SMALL_YOUNG_GENERATION)],
-			['control: node:http → fs.promises.writeFile, no n8n', 'bare Node 24 process', (size) => sampled(N8N_NODE, ['-e', CONTROL, urls[size], target], { mustPrint: `bytes ${sizeOf[size]}` })],
-			['control: node:http → fs.promises.writeFile, no n8n', `bare Node ${process.versions.node} process`, (size) => sampled(process.execPath, ['-e', CONTROL, urls[size], target], { mustPrint: `bytes ${sizeOf[size]}` })],
+			[
+				'GenGateway Download Result',
+				`same, n8n started with NODE_OPTIONS=${SMALL_YOUNG_GENERATION}`,
+				n8n('O', SMALL_YOUNG_GENERATION),
+			],
+			[
+				'n8n HTTP Request (file response)',
+				`same, n8n started with NODE_OPTIONS=${SMALL_YOUNG_GENERATION}`,
+				n8n('H', SMALL_YOUNG_GENERATION),
+			],
+			[
+				'control: node:http → fs.promises.writeFile, no n8n',
+				'bare Node 24 process',
+				(size) =>
+					sampled(N8N_NODE, ['-e', CONTROL, urls[size], target], {
+						mustPrint: `bytes ${sizeOf[size]}`,
+					}),
+			],
+			[
+				'control: node:http → fs.promises.writeFile, no n8n',
+				`bare Node ${process.versions.node} process`,
+				(size) =>
+					sampled(process.execPath, ['-e', CONTROL, urls[size], target], {
+						mustPrint: `bytes ${sizeOf[size]}`,
+					}),
+			],
 		];
 		const rows: MemoryRow[] = [];
 		for (const [name, where, run] of runners) {
@@ -154,7 +224,13 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 
 					if (size === 'big') ms.push(s.ms);
 				}
 			}
-			rows.push({ name, where, bigGrowthMiB: median(growth.big), smallGrowthMiB: median(growth.small), ms: median(ms) });
+			rows.push({
+				name,
+				where,
+				bigGrowthMiB: median(growth.big),
+				smallGrowthMiB: median(growth.small),
+				ms: median(ms),
+			});
 		}
 		return { fileMiB: bytes / 1048576, smallMiB: smallBytes / 1048576, repeats, rows };
 	} finally {
@@ -165,4 +241,7 @@ export async function benchMemory(bytes = 1024 * 1024 * 1024, smallBytes = 1024 
 	}
 }
 
-if (require.main === module) benchMemory(Number(process.argv[2] ?? 1024 * 1024 * 1024)).then((r) => console.log(JSON.stringify(r, null, 2)));
+if (require.main === module)
+	benchMemory(Number(process.argv[2] ?? 1024 * 1024 * 1024)).then((r) =>
+		console.log(JSON.stringify(r, null, 2)),
+	);

@@ -9,8 +9,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute, type BinaryDataConfig } from 'n8n-core';
-import { ICredentialsHelper, NodeHelpers, Workflow, createRunExecutionData, type ICredentialDataDecryptedObject, type IConnections, type INode, type INodeExecutionData, type INodeType, type INodeTypes, type IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import {
+	BinaryDataService,
+	ExecutionLifecycleHooks,
+	WorkflowExecute,
+	type BinaryDataConfig,
+} from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	createRunExecutionData,
+	type ICredentialDataDecryptedObject,
+	type IConnections,
+	type INode,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 export interface ChainNode {
 	name: string;
@@ -83,9 +100,21 @@ let binaryDir: string | undefined;
 async function binaryStore(): Promise<void> {
 	if (binaryDir) return;
 	binaryDir = mkdtempSync(join(tmpdir(), 'gg-bench-binary-'));
-	const config = { mode: 'filesystem', availableModes: ['filesystem'], localStoragePath: binaryDir, signingSecret: 'bench-secret', dbMaxFileSize: 512 } as unknown as BinaryDataConfig;
+	const config = {
+		mode: 'filesystem',
+		availableModes: ['filesystem'],
+		localStoragePath: binaryDir,
+		signingSecret: 'bench-secret',
+		dbMaxFileSize: 512,
+	} as unknown as BinaryDataConfig;
 	const noop = () => {};
-	const logger = { error: noop, warn: noop, info: noop, debug: noop, scoped: () => logger } as never;
+	const logger = {
+		error: noop,
+		warn: noop,
+		info: noop,
+		debug: noop,
+		scoped: () => logger,
+	} as never;
 	const svc = new BinaryDataService(config, { error: noop } as never, logger);
 	await svc.init();
 	Container.set(BinaryDataService, svc);
@@ -100,7 +129,11 @@ export function removeBinaryStore(): void {
 let runs = 0;
 
 /** Runs `nodes` as a chain on `input`, with the credential of type `credential.type`. */
-export async function runChain(nodes: ChainNode[], input: INodeExecutionData[], credential: { type: string; data: Record<string, unknown> }): Promise<ChainResult> {
+export async function runChain(
+	nodes: ChainNode[],
+	input: INodeExecutionData[],
+	credential: { type: string; data: Record<string, unknown> },
+): Promise<ChainResult> {
 	await binaryStore();
 	const types: Record<string, INodeType> = {};
 	const wfNodes: INode[] = nodes.map((n, k) => {
@@ -114,19 +147,42 @@ export async function runChain(nodes: ChainNode[], input: INodeExecutionData[], 
 			typeVersion: Array.isArray(version) ? Math.max(...version) : version,
 			position: [k * 200, 0],
 			parameters: n.parameters as INode['parameters'],
-			credentials: Object.fromEntries((n.type.description.credentials ?? []).map((c) => [c.name, { id: '1', name: 'bench' }])),
+			credentials: Object.fromEntries(
+				(n.type.description.credentials ?? []).map((c) => [c.name, { id: '1', name: 'bench' }]),
+			),
 		};
 	});
 	const connections: IConnections = {};
-	for (let k = 0; k + 1 < wfNodes.length; k++) connections[wfNodes[k].name] = { main: [[{ node: wfNodes[k + 1].name, type: 'main', index: 0 }]] };
+	for (let k = 0; k + 1 < wfNodes.length; k++)
+		connections[wfNodes[k].name] = {
+			main: [[{ node: wfNodes[k + 1].name, type: 'main', index: 0 }]],
+		};
 	const id = `bench${++runs}`;
-	const workflow = new Workflow({ id, name: id, nodes: wfNodes, connections, nodeTypes: new ChainNodeTypes(types), active: false, settings: { executionOrder: 'v1' } });
-	const hooks = new ExecutionLifecycleHooks('manual', `${id}-run`, { id, name: id, nodes: wfNodes, connections, active: false, settings: {} } as never);
+	const workflow = new Workflow({
+		id,
+		name: id,
+		nodes: wfNodes,
+		connections,
+		nodeTypes: new ChainNodeTypes(types),
+		active: false,
+		settings: { executionOrder: 'v1' },
+	});
+	const hooks = new ExecutionLifecycleHooks('manual', `${id}-run`, {
+		id,
+		name: id,
+		nodes: wfNodes,
+		connections,
+		active: false,
+		settings: {},
+	} as never);
 	const additionalData = {
 		executionId: `${id}-run`,
 		workflowId: id,
 		hooks,
-		credentialsHelper: new OneCredential(credential.type, credential.data as ICredentialDataDecryptedObject),
+		credentialsHelper: new OneCredential(
+			credential.type,
+			credential.data as ICredentialDataDecryptedObject,
+		),
 		variables: {},
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://localhost/rest',
@@ -136,8 +192,16 @@ export async function runChain(nodes: ChainNode[], input: INodeExecutionData[], 
 		webhookTestBaseUrl: 'http://localhost/webhook-test',
 		formWaitingBaseUrl: 'http://localhost/form-waiting',
 	} as unknown as IWorkflowExecuteAdditionalData;
-	const runData = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node: workflow.getNode(wfNodes[0].name)!, data: { main: [input] }, source: null }] } });
-	const run = await new WorkflowExecute(additionalData, 'manual', runData).processRunExecutionData(workflow);
+	const runData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [
+				{ node: workflow.getNode(wfNodes[0].name)!, data: { main: [input] }, source: null },
+			],
+		},
+	});
+	const run = await new WorkflowExecute(additionalData, 'manual', runData).processRunExecutionData(
+		workflow,
+	);
 	return {
 		error: run.data.resultData.error?.message,
 		output: (name, output = 0) => {

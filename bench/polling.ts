@@ -34,7 +34,13 @@ function transportFor(sim: Simulator): GatewayTransport {
 async function concurrentWait(sim: Simulator, ids: string[]): Promise<number> {
 	const t = transportFor(sim);
 	const start = Date.now();
-	const jobs: WaitJob[] = ids.map((taskId, index) => ({ index, taskId, kind: 'image', origin: 'base', deadline: start + 10 * 60_000 }));
+	const jobs: WaitJob[] = ids.map((taskId, index) => ({
+		index,
+		taskId,
+		kind: 'image',
+		origin: 'base',
+		deadline: start + 10 * 60_000,
+	}));
 	// one waiter for all tasks, each task through wait(): what Task Wait's WaitAndEmit runs
 	const waiter = new TaskWaiter(t, { maxConcurrency: 16 });
 	const out = await Promise.all(jobs.map((j) => waiter.wait(j)));
@@ -72,15 +78,30 @@ function pollStats(sim: Simulator, ids: string[]): { perTask: number; shortest: 
 }
 
 /** P2: N tasks submitted at once, waited by the Task Wait engine; polls per task and their spacing. */
-export async function benchPolling(sizes = [10, 100, 500], latencyMs = 10_000, pollAfterMs = 3000): Promise<PollingRow[]> {
+export async function benchPolling(
+	sizes = [10, 100, 500],
+	latencyMs = 10_000,
+	pollAfterMs = 3000,
+): Promise<PollingRow[]> {
 	const rows: PollingRow[] = [];
 	for (const n of sizes) {
-		const sim = await startSimulator({ quiet: true, taskLatencyMs: latencyMs, pollAfterMs, imageFormat: 'png' });
+		const sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: latencyMs,
+			pollAfterMs,
+			imageFormat: 'png',
+		});
 		try {
 			const ids = await submitMany(sim, n);
 			await concurrentWait(sim, ids);
 			const stats = pollStats(sim, ids);
-			rows.push({ n, latencyMs, pollsPerTask: stats.perTask, idealPolls: Math.ceil(latencyMs / pollAfterMs) + 1, shortestIntervalMs: stats.shortest });
+			rows.push({
+				n,
+				latencyMs,
+				pollsPerTask: stats.perTask,
+				idealPolls: Math.ceil(latencyMs / pollAfterMs) + 1,
+				shortestIntervalMs: stats.shortest,
+			});
 		} finally {
 			await sim.stop();
 		}
@@ -89,18 +110,35 @@ export async function benchPolling(sizes = [10, 100, 500], latencyMs = 10_000, p
 }
 
 /** P2 with 429 + Retry-After on polls: the shortest gap after a 429 against the Retry-After asked for. */
-export async function benchRetryAfter(retryAfterSec = 2): Promise<{ retryAfterMs: number; shortestAfter429Ms: number }> {
+export async function benchRetryAfter(
+	retryAfterSec = 2,
+): Promise<{ retryAfterMs: number; shortestAfter429Ms: number }> {
 	const sim = await startSimulator({ quiet: true, taskLatencyMs: 6000, pollAfterMs: 500 });
 	try {
 		const ids = await submitMany(sim, 20);
-		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', retryAfter: retryAfterSec, times: 15 });
+		sim.fault({
+			route: 're:^GET /v1/images/tasks/',
+			kind: 'rate-limit',
+			retryAfter: retryAfterSec,
+			times: 15,
+		});
 		await concurrentWait(sim, ids);
 		let shortest = Infinity;
 		const byTask = new Map<string, Array<{ time: number; status: number }>>();
-		for (const l of sim.log) if (l.method === 'GET' && l.taskId) (byTask.get(l.taskId) ?? byTask.set(l.taskId, []).get(l.taskId)!).push({ time: l.time, status: l.status });
-		for (const polls of byTask.values()) for (let k = 1; k < polls.length; k++) if (polls[k - 1].status === 429) shortest = Math.min(shortest, polls[k].time - polls[k - 1].time);
+		for (const l of sim.log)
+			if (l.method === 'GET' && l.taskId)
+				(byTask.get(l.taskId) ?? byTask.set(l.taskId, []).get(l.taskId)!).push({
+					time: l.time,
+					status: l.status,
+				});
+		for (const polls of byTask.values())
+			for (let k = 1; k < polls.length; k++)
+				if (polls[k - 1].status === 429)
+					shortest = Math.min(shortest, polls[k].time - polls[k - 1].time);
 		// 429s are answered before the task ID is known to the log; count by path instead
-		const by429 = sim.log.filter((l) => l.status === 429).map((l) => ({ path: l.path, time: l.time }));
+		const by429 = sim.log
+			.filter((l) => l.status === 429)
+			.map((l) => ({ path: l.path, time: l.time }));
 		for (const r of by429) {
 			const next = sim.log.find((l) => l.path === r.path && l.time > r.time && l.method === 'GET');
 			if (next) shortest = Math.min(shortest, next.time - r.time);

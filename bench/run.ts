@@ -25,7 +25,13 @@ async function main() {
 		shown = lines.length;
 	};
 	const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version} (benchmarks) / Node 24 (n8n)`;
-	lines.push(`# Benchmark results`, '', `Date: ${new Date().toISOString()}  `, `Machine: ${machine}`, '');
+	lines.push(
+		`# Benchmark results`,
+		'',
+		`Date: ${new Date().toISOString()}  `,
+		`Machine: ${machine}`,
+		'',
+	);
 	show();
 	if (want('p1')) {
 		process.stdout.write('P1 batches through Image Submit → Task Wait …\n');
@@ -54,10 +60,22 @@ async function main() {
 		const poll = 3000;
 		process.stdout.write('P2 polling …\n');
 		const prow = await benchPolling([10, 100, 500], L, poll);
-		lines.push(`## P2 polls per task and poll spacing (N tasks of ${L / 1000} s, waited by the Task Wait engine)`, '', '| N | polls per task | ideal ceil(L / poll_after) + 1 | ratio | shortest interval | poll_after_ms |', '|---:|---:|---:|---:|---:|---:|');
-		for (const r of prow) lines.push(`| ${r.n} | ${f(r.pollsPerTask)} | ${r.idealPolls} | ${f(r.pollsPerTask / r.idealPolls)} | ${r.shortestIntervalMs} ms | ${poll} ms |`);
+		lines.push(
+			`## P2 polls per task and poll spacing (N tasks of ${L / 1000} s, waited by the Task Wait engine)`,
+			'',
+			'| N | polls per task | ideal ceil(L / poll_after) + 1 | ratio | shortest interval | poll_after_ms |',
+			'|---:|---:|---:|---:|---:|---:|',
+		);
+		for (const r of prow)
+			lines.push(
+				`| ${r.n} | ${f(r.pollsPerTask)} | ${r.idealPolls} | ${f(r.pollsPerTask / r.idealPolls)} | ${r.shortestIntervalMs} ms | ${poll} ms |`,
+			);
 		const ra = await benchRetryAfter(2);
-		lines.push('', `With 429 + Retry-After ${ra.retryAfterMs / 1000} s on polls: shortest gap after a 429 = ${ra.shortestAfter429Ms} ms (ratio to Retry-After ${f(ra.shortestAfter429Ms / ra.retryAfterMs)}).`, '');
+		lines.push(
+			'',
+			`With 429 + Retry-After ${ra.retryAfterMs / 1000} s on polls: shortest gap after a 429 = ${ra.shortestAfter429Ms} ms (ratio to Retry-After ${f(ra.shortestAfter429Ms / ra.retryAfterMs)}).`,
+			'',
+		);
 		show();
 	}
 	if (want('p3')) {
@@ -69,7 +87,10 @@ async function main() {
 			`| Node | where | RSS growth during the ${m.fileMiB} MiB download | growth / file size | same for a ${m.smallMiB} MiB file | within 64 MiB | time (${m.fileMiB} MiB) |`,
 			'|---|---|---:|---:|---:|:---:|---:|',
 		);
-		for (const r of m.rows) lines.push(`| ${r.name} | ${r.where} | ${f(r.bigGrowthMiB, 0)} MiB | ${f(r.bigGrowthMiB / m.fileMiB, 3)} | ${f(r.smallGrowthMiB, 0)} MiB | ${r.bigGrowthMiB <= 64 ? 'yes' : 'no'} | ${f(r.ms / 1000, 1)} s |`);
+		for (const r of m.rows)
+			lines.push(
+				`| ${r.name} | ${r.where} | ${f(r.bigGrowthMiB, 0)} MiB | ${f(r.bigGrowthMiB / m.fileMiB, 3)} | ${f(r.smallGrowthMiB, 0)} MiB | ${r.bigGrowthMiB <= 64 ? 'yes' : 'no'} | ${f(r.ms / 1000, 1)} s |`,
+			);
 		const [ours, theirs, oursTuned, theirsTuned, control] = m.rows;
 		lines.push(
 			'',
@@ -82,20 +103,48 @@ async function main() {
 		process.stdout.write('P4 transport and SSE …\n');
 		const t = await benchTransport();
 		const sse = await benchSse(50);
-		lines.push(`## P4 transport overhead and SSE parsing`, '', '| Measure | ours | baseline | ratio |', '|---|---:|---:|---:|');
-		lines.push(`| GET requests/s on loopback (${t.requests} requests, ${t.concurrency} in flight): GatewayTransport vs raw undici | ${f(t.transportRps, 0)} | ${f(t.rawRps, 0)} | ${f(t.ratio)} |`);
-		for (const s of sse) lines.push(`| SSE parsing as the nodes read a stream, ${s.what}, ${f(s.mb, 0)} MB stream (MB/s) vs naive split | ${f(s.parserMBs, 1)} | ${f(s.naiveMBs, 1)} | ${f(s.ratio)} |`);
+		lines.push(
+			`## P4 transport overhead and SSE parsing`,
+			'',
+			'| Measure | ours | baseline | ratio |',
+			'|---|---:|---:|---:|',
+		);
+		lines.push(
+			`| GET requests/s on loopback (${t.requests} requests, ${t.concurrency} in flight): GatewayTransport vs raw undici | ${f(t.transportRps, 0)} | ${f(t.rawRps, 0)} | ${f(t.ratio)} |`,
+		);
+		for (const s of sse)
+			lines.push(
+				`| SSE parsing as the nodes read a stream, ${s.what}, ${f(s.mb, 0)} MB stream (MB/s) vs naive split | ${f(s.parserMBs, 1)} | ${f(s.naiveMBs, 1)} | ${f(s.ratio)} |`,
+			);
 		lines.push('');
 		show();
 	}
 	if (want('p5')) {
 		process.stdout.write('P5 hostile answers …\n');
 		const red = benchRedaction();
-		lines.push(`## P5 the cost of hostile answers (tests check what comes out; the time is measured here)`, '', '| Measure | size | ours | baseline | ratio |', '|---|---:|---:|---:|---:|');
-		for (const r of red.rows) lines.push(`| Key redaction, ${r.what} (baseline: replaceAll of the literal key) | ${f(r.mb, 0)} MB | ${f(r.ms, 0)} ms | ${f(r.baselineMs, 0)} ms | ${f(r.ms / r.baselineMs, 1)} |`);
-		for (const r of benchFloods()) lines.push(`| Chat stream reader, ${r.what}: ${r.outcome} (baseline: decoding the same chunks) | ${f(r.mib, 0)} MiB | ${f(r.ms, 0)} ms | ${f(r.baselineMs, 0)} ms | ${f(r.ms / r.baselineMs, 1)} |`);
-		for (const r of await benchIndices()) lines.push(`| Worst event-loop gap, ${r.what} | | ${f(r.lagMs, 0)} ms | ${f(r.baselineLagMs, 0)} ms | ${f(r.lagMs / Math.max(1, r.baselineLagMs), 1)} |`);
-		lines.push('', `Redaction time 64 MB / 8 MB = ${f(red.growth, 1)} (linear ≈ 8; a quadratic search ≈ 64).`, '');
+		lines.push(
+			`## P5 the cost of hostile answers (tests check what comes out; the time is measured here)`,
+			'',
+			'| Measure | size | ours | baseline | ratio |',
+			'|---|---:|---:|---:|---:|',
+		);
+		for (const r of red.rows)
+			lines.push(
+				`| Key redaction, ${r.what} (baseline: replaceAll of the literal key) | ${f(r.mb, 0)} MB | ${f(r.ms, 0)} ms | ${f(r.baselineMs, 0)} ms | ${f(r.ms / r.baselineMs, 1)} |`,
+			);
+		for (const r of benchFloods())
+			lines.push(
+				`| Chat stream reader, ${r.what}: ${r.outcome} (baseline: decoding the same chunks) | ${f(r.mib, 0)} MiB | ${f(r.ms, 0)} ms | ${f(r.baselineMs, 0)} ms | ${f(r.ms / r.baselineMs, 1)} |`,
+			);
+		for (const r of await benchIndices())
+			lines.push(
+				`| Worst event-loop gap, ${r.what} | | ${f(r.lagMs, 0)} ms | ${f(r.baselineLagMs, 0)} ms | ${f(r.lagMs / Math.max(1, r.baselineLagMs), 1)} |`,
+			);
+		lines.push(
+			'',
+			`Redaction time 64 MB / 8 MB = ${f(red.growth, 1)} (linear ≈ 8; a quadratic search ≈ 64).`,
+			'',
+		);
 		show();
 	}
 	if (!only.length) writeFileSync(join(__dirname, 'results.md'), `${lines.join('\n')}\n`);

@@ -34,14 +34,16 @@ function chunked(event: (k: number) => string, tail: string, bytes: number): Buf
 	parts.push(tail);
 	const all = Buffer.from(parts.join(''), 'utf8');
 	const chunks: Buffer[] = [];
-	for (let i = 0; i < all.length; i += 16 * 1024 + 7) chunks.push(all.subarray(i, i + 16 * 1024 + 7));
+	for (let i = 0; i < all.length; i += 16 * 1024 + 7)
+		chunks.push(all.subarray(i, i + 16 * 1024 + 7));
 	return chunks;
 }
 
 /** chat completions: content deltas, a keep-alive every 50 events, a usage chunk and [DONE] */
 const chatStream = (bytes: number) =>
 	chunked(
-		(k) => `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word${k} ünï "},"finish_reason":null}]}\n\n${(k + 1) % 50 === 0 ? ': PING\n\n' : ''}`,
+		(k) =>
+			`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word${k} ünï "},"finish_reason":null}]}\n\n${(k + 1) % 50 === 0 ? ': PING\n\n' : ''}`,
 		'data: {"id":"c","choices":[],"usage":{"total_tokens":1}}\n\ndata: [DONE]\n\n',
 		bytes,
 	);
@@ -56,19 +58,27 @@ const responsesStream = (bytes: number) =>
 	);
 
 /** The answer's text through pumpStream and the node's parser; deltas handed on one by one as the nodes forward them. */
-async function ours(chunks: Buffer[], parser: (onDelta: (t: string) => void) => StreamParser & { result: unknown }, text: (p: StreamParser & { result: unknown }) => string): Promise<{ sec: number; text: string }> {
+async function ours(
+	chunks: Buffer[],
+	parser: (onDelta: (t: string) => void) => StreamParser & { result: unknown },
+	text: (p: StreamParser & { result: unknown }) => string,
+): Promise<{ sec: number; text: string }> {
 	let forwarded = 0;
 	const p = parser((t) => (forwarded += t.length));
 	const t0 = process.hrtime.bigint();
 	await pumpStream(Readable.from(chunks), p, { idleMs: 60_000 });
 	const sec = Number(process.hrtime.bigint() - t0) / 1e9;
 	const out = text(p);
-	if (forwarded !== out.length) throw new Error(`forwarded ${forwarded} characters of ${out.length}`);
+	if (forwarded !== out.length)
+		throw new Error(`forwarded ${forwarded} characters of ${out.length}`);
 	return { sec, text: out };
 }
 
 /** The naive split: the text of every data line's JSON that `delta` reads. */
-function naive(chunks: Buffer[], delta: (json: Record<string, unknown>) => string): { sec: number; text: string } {
+function naive(
+	chunks: Buffer[],
+	delta: (json: Record<string, unknown>) => string,
+): { sec: number; text: string } {
 	const t0 = process.hrtime.bigint();
 	const decoder = new TextDecoder();
 	let buf = '';
@@ -96,12 +106,25 @@ async function fastest<T extends { sec: number }>(run: () => T | Promise<T>): Pr
 	return best!;
 }
 
-async function row(what: string, chunks: Buffer[], parser: Parameters<typeof ours>[1], text: Parameters<typeof ours>[2], delta: Parameters<typeof naive>[1]): Promise<SseRow> {
+async function row(
+	what: string,
+	chunks: Buffer[],
+	parser: Parameters<typeof ours>[1],
+	text: Parameters<typeof ours>[2],
+	delta: Parameters<typeof naive>[1],
+): Promise<SseRow> {
 	const mb = chunks.reduce((s, c) => s + c.length, 0) / 1048576;
 	const a = await fastest(() => ours(chunks, parser, text));
 	const b = await fastest(() => naive(chunks, delta));
 	if (a.text !== b.text) throw new Error(`${what}: the parsers disagree`);
-	return { what, mb, parserMBs: mb / a.sec, naiveMBs: mb / b.sec, ratio: b.sec / a.sec, chars: a.text.length };
+	return {
+		what,
+		mb,
+		parserMBs: mb / a.sec,
+		naiveMBs: mb / b.sec,
+		ratio: b.sec / a.sec,
+		chars: a.text.length,
+	};
 }
 
 export async function benchSse(mb = 50): Promise<SseRow[]> {
@@ -111,7 +134,8 @@ export async function benchSse(mb = 50): Promise<SseRow[]> {
 		chatStream(bytes),
 		(d) => new ChatStreamParser(d),
 		(p) => (p as ChatStreamParser).result.content,
-		(j) => ((j.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content ?? ''),
+		(j) =>
+			(j.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content ?? '',
 	);
 	const responses = await row(
 		'Responses: pumpStream + ResponsesStreamParser',

@@ -16,7 +16,11 @@ export interface TransportBenchResult {
 	concurrency: number;
 }
 
-async function drive(total: number, concurrency: number, one: () => Promise<unknown>): Promise<number> {
+async function drive(
+	total: number,
+	concurrency: number,
+	one: () => Promise<unknown>,
+): Promise<number> {
 	let next = 0;
 	const start = process.hrtime.bigint();
 	await Promise.all(
@@ -31,10 +35,21 @@ async function drive(total: number, concurrency: number, one: () => Promise<unkn
 	return total / secs;
 }
 
-export async function benchTransport(total = 20_000, concurrency = 32): Promise<TransportBenchResult> {
-	const body = JSON.stringify({ id: 'task_bench', status: 'processing', state: 'queued', poll_after_ms: 3000 });
+export async function benchTransport(
+	total = 20_000,
+	concurrency = 32,
+): Promise<TransportBenchResult> {
+	const body = JSON.stringify({
+		id: 'task_bench',
+		status: 'processing',
+		state: 'queued',
+		poll_after_ms: 3000,
+	});
 	const server = createServer((_req, res) => {
-		res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+		res.writeHead(200, {
+			'content-type': 'application/json',
+			'content-length': Buffer.byteLength(body),
+		});
 		res.end(body);
 	});
 	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -44,7 +59,10 @@ export async function benchTransport(total = 20_000, concurrency = 32): Promise<
 	const transport = new GatewayTransport({ apiKey: 'sk-bench', base: normaliseBaseUrl(base) });
 	const url = `${base}/v1/images/tasks/task_bench`;
 	const rawOnce = async () => {
-		const res = await request(url, { dispatcher: raw, headers: { authorization: 'Bearer sk-bench', accept: 'application/json' } });
+		const res = await request(url, {
+			dispatcher: raw,
+			headers: { authorization: 'Bearer sk-bench', accept: 'application/json' },
+		});
 		return res.body.json();
 	};
 	const transportOnce = () => transport.getJson('/v1/images/tasks/task_bench');

@@ -18,7 +18,8 @@ export class GenGatewayApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'The key created in the gateway console. Its group decides which models it may call. It is sent only to the Base URL and Video Base URL origins.',
+			description:
+				'The key created in the gateway console. Its group decides which models it may call. It is sent only to the Base URL and Video Base URL origins.',
 		},
 		{
 			displayName: 'Base URL',
@@ -27,7 +28,8 @@ export class GenGatewayApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://gateway.example.com',
-			description: 'The gateway origin. A trailing /v1 is accepted and removed, so /v1/... is added exactly once. No query string, fragment or user:password@.',
+			description:
+				'The gateway origin. A trailing /v1 is accepted and removed, so /v1/... is added exactly once. No query string, fragment or user:password@.',
 		},
 		{
 			displayName: 'Video Base URL',
@@ -35,7 +37,8 @@ export class GenGatewayApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'https://video.gateway.example.com',
-			description: 'Optional second origin for the video endpoints. Submitting, querying and downloading a video all use the same origin and key.',
+			description:
+				'Optional second origin for the video endpoints. Submitting, querying and downloading a video all use the same origin and key.',
 		},
 	];
 

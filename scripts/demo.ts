@@ -26,7 +26,9 @@ function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
 		if (a === '--out') outDir = argv[++k];
 		else if (a.startsWith('--out=')) outDir = a.slice('--out='.length);
 		else if (a === '-h' || a === '--help') {
-			log(`usage: npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]\nworkflows: ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`);
+			log(
+				`usage: npm run demo -- [--n8n 2|1] [--out DIR] [workflow ...]\nworkflows: ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}\nenvironment: GATEWAY_BASE_URL, GATEWAY_VIDEO_BASE_URL, GATEWAY_API_KEY (a real gateway instead of the simulator), GATEWAY_DEMO_REFERENCE_IMAGES`,
+			);
 			process.exit(0);
 		} else if (!a.startsWith('-')) only.push(a);
 	}
@@ -37,7 +39,9 @@ function parseArgs(argv: string[]): { only?: string[]; outDir?: string } {
 function report(r: DemoResult, ms: number): void {
 	const { entries, ok, outDir } = r;
 	log(`\n${table(entries)}\n`);
-	log(`[demo] ${ok ? 'every step did what it should' : `${entries.filter((e) => !e.ok).length} step(s) failed`} (${secs(ms)}); summary in ${relative(process.cwd(), join(outDir, 'summary.json'))}, n8n run data in ${relative(process.cwd(), join(outDir, 'runs'))}/`);
+	log(
+		`[demo] ${ok ? 'every step did what it should' : `${entries.filter((e) => !e.ok).length} step(s) failed`} (${secs(ms)}); summary in ${relative(process.cwd(), join(outDir, 'summary.json'))}, n8n run data in ${relative(process.cwd(), join(outDir, 'runs'))}/`,
+	);
 }
 
 if (require.main === module) {

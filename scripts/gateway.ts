@@ -17,7 +17,10 @@ export interface ScriptGateway {
 	stop(): Promise<void>;
 }
 
-export async function scriptGateway(given: Simulator | undefined, videoBytes: number): Promise<ScriptGateway> {
+export async function scriptGateway(
+	given: Simulator | undefined,
+	videoBytes: number,
+): Promise<ScriptGateway> {
 	const external = process.env.GATEWAY_BASE_URL;
 	if (external) {
 		const apiKey = process.env.GATEWAY_API_KEY;
@@ -27,13 +30,23 @@ export async function scriptGateway(given: Simulator | undefined, videoBytes: nu
 		return { baseUrl: external, videoBaseUrl, apiKey, describe, stop: async () => undefined };
 	}
 	const own = !given;
-	const sim = given ?? (await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes }));
+	const sim =
+		given ??
+		(await startSimulator({
+			quiet: true,
+			taskLatencyMs: 2000,
+			pollAfterMs: 500,
+			videoLatencyMs: 3000,
+			videoBytes,
+		}));
 	return {
 		baseUrl: sim.baseUrl,
 		videoBaseUrl: sim.altBaseUrl,
 		apiKey: sim.keys.demo,
 		sim,
-		describe: own ? `embedded gateway simulator at ${sim.baseUrl} (video origin ${sim.altBaseUrl})` : `gateway simulator at ${sim.baseUrl}`,
+		describe: own
+			? `embedded gateway simulator at ${sim.baseUrl} (video origin ${sim.altBaseUrl})`
+			: `gateway simulator at ${sim.baseUrl}`,
 		stop: async () => {
 			if (own) await sim.stop();
 		},

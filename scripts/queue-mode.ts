@@ -17,7 +17,16 @@ import { ROOT } from './lib/repo';
 import { ensureN8n } from './lib/n8n/runtime';
 import { removeTemplate } from './lib/n8n/state';
 import { CREDENTIAL_ID } from './demo/workflows';
-import { collectExecutions, executionsIn, gatewayView, keyPlaces, problemsOf, writtenFiles, type GatewayView, type QueueExecution } from './queue/check';
+import {
+	collectExecutions,
+	executionsIn,
+	gatewayView,
+	keyPlaces,
+	problemsOf,
+	writtenFiles,
+	type GatewayView,
+	type QueueExecution,
+} from './queue/check';
 import { BINARY_DATA_MODE, startCluster } from './queue/cluster';
 import type { SummaryFile } from './demo/summary';
 import { asWebhookWorkflow, queuePlan, type QueuePlan } from './queue/workflows';
@@ -69,15 +78,25 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 	log(`[queue] ${gateway.describe}`);
 
 	rmSync(outDir, { recursive: true, force: true });
-	for (const dir of [inputDir, ...Object.keys(plan.calls).map((f) => join(outDir, f))]) mkdirSync(dir, { recursive: true });
-	const workflows = Object.keys(plan.calls).map((folder) => asWebhookWorkflow(folder, { outDir, inputDir }));
+	for (const dir of [inputDir, ...Object.keys(plan.calls).map((f) => join(outDir, f))])
+		mkdirSync(dir, { recursive: true });
+	const workflows = Object.keys(plan.calls).map((folder) =>
+		asWebhookWorkflow(folder, { outDir, inputDir }),
+	);
 	const folderOf = new Map(workflows.map((w) => [String(w.json.id), w.folder]));
 	try {
 		const cluster = await startCluster(
 			{
 				workers: opts.workers ?? 2,
 				concurrency: opts.concurrency ?? 10,
-				credentials: [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }],
+				credentials: [
+					{
+						id: CREDENTIAL_ID,
+						name: 'GenGateway account',
+						type: 'genGatewayApi',
+						data: { apiKey, baseUrl, videoBaseUrl },
+					},
+				],
 				workflows,
 				fileAccess: [outDir, inputDir],
 			},
@@ -85,12 +104,14 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 		);
 		try {
 			const fired = Date.now();
-			const calls = workflows.flatMap((w) => Array.from({ length: plan.calls[w.folder] }, (_, k) => cluster.trigger(w.path, { run: k })));
+			const calls = workflows.flatMap((w) =>
+				Array.from({ length: plan.calls[w.folder] }, (_, k) => cluster.trigger(w.path, { run: k })),
+			);
 			await Promise.all(calls);
 			log(`[queue] ${calls.length} webhook calls accepted; the workers run them`);
 			const parked = new Set<string>();
 			let last = '';
-			for (const end = Date.now() + 15 * 60_000; ; ) {
+			for (const end = Date.now() + 15 * 60_000; ;) {
 				const ex = executionsIn(cluster.pg, folderOf);
 				for (const e of ex) if (e.status === 'waiting') parked.add(e.id);
 				const done = ex.filter((e) => !['new', 'running', 'waiting'].includes(e.status)).length;
@@ -106,8 +127,23 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 			const { executions, perWorker } = collectExecutions(cluster.pg, folderOf, cluster.workers);
 			const files = writtenFiles(outDir, plan);
 			const gateway = sim ? gatewayView(sim, Object.values(files).flat()) : undefined;
-			const keyFound = keyPlaces(apiKey, { dump: cluster.pg.dump(), processes: [cluster.main, ...cluster.workers], stateDir: cluster.state, outDir });
-			const report = { plan, executions, perWorker, parked: [...parked], files, keyFound, gateway, ms, binaryDataMode: BINARY_DATA_MODE };
+			const keyFound = keyPlaces(apiKey, {
+				dump: cluster.pg.dump(),
+				processes: [cluster.main, ...cluster.workers],
+				stateDir: cluster.state,
+				outDir,
+			});
+			const report = {
+				plan,
+				executions,
+				perWorker,
+				parked: [...parked],
+				files,
+				keyFound,
+				gateway,
+				ms,
+				binaryDataMode: BINARY_DATA_MODE,
+			};
 			return { ...report, problems: problemsOf(report) };
 		} finally {
 			await cluster.stop();
@@ -118,25 +154,42 @@ export async function runQueueMode(opts: QueueModeOptions = {}): Promise<QueueMo
 }
 
 export function summarise(r: QueueModeReport): string {
-	const count = (xs: string[]) => Object.entries(xs.reduce<Record<string, number>>((m, x) => ((m[x] = (m[x] ?? 0) + 1), m), {})).map(([k, n]) => `${k} ${n}`).join(', ');
+	const count = (xs: string[]) =>
+		Object.entries(xs.reduce<Record<string, number>>((m, x) => ((m[x] = (m[x] ?? 0) + 1), m), {}))
+			.map(([k, n]) => `${k} ${n}`)
+			.join(', ');
 	const files = Object.values(r.files).flat();
 	return [
 		`executions: ${r.executions.length} (${count(r.executions.map((e) => e.workflow))}); status: ${count(r.executions.map((e) => e.status))}`,
-		`started per worker: ${Object.entries(r.perWorker).map(([w, n]) => `${w} ${n}`).join(', ')}; wait-loop runs parked in the database and resumed: ${r.parked.length}`,
-		`files: ${Object.entries(r.files).map(([w, f]) => `${w} ${f.length}`).join(', ')}${files.length ? ` (under ${relative(process.cwd(), join(ROOT, files[0].path, '../..')) || '.'})` : ''}`,
-		...(r.gateway ? [`gateway: ${r.gateway.posts} paid POSTs, ${r.gateway.tasks} tasks charged, ${r.gateway.chargedOnce} of them exactly once`] : []),
+		`started per worker: ${Object.entries(r.perWorker)
+			.map(([w, n]) => `${w} ${n}`)
+			.join(', ')}; wait-loop runs parked in the database and resumed: ${r.parked.length}`,
+		`files: ${Object.entries(r.files)
+			.map(([w, f]) => `${w} ${f.length}`)
+			.join(
+				', ',
+			)}${files.length ? ` (under ${relative(process.cwd(), join(ROOT, files[0].path, '../..')) || '.'})` : ''}`,
+		...(r.gateway
+			? [
+					`gateway: ${r.gateway.posts} paid POSTs, ${r.gateway.tasks} tasks charged, ${r.gateway.chargedOnce} of them exactly once`,
+				]
+			: []),
 		`binary data mode: ${r.binaryDataMode}; API key found in: ${r.keyFound.length ? r.keyFound.join(', ') : 'nothing (database dump, logs, n8n folder, files)'}`,
 		`every execution finished ${(r.ms / 1000).toFixed(1)} s after the first webhook call`,
-		r.problems.length ? `PROBLEMS:\n- ${r.problems.join('\n- ')}` : 'nothing lost, nothing duplicated',
+		r.problems.length
+			? `PROBLEMS:\n- ${r.problems.join('\n- ')}`
+			: 'nothing lost, nothing duplicated',
 	].join('\n');
 }
 
 function parseArgs(argv: string[]): QueueModeOptions {
 	const o: QueueModeOptions = {};
-	const usage = 'usage: npm run queue-mode -- [--images 100] [--videos 10] [--wait-loops 2] [--workers 2] [--concurrency 10] [--out DIR]';
+	const usage =
+		'usage: npm run queue-mode -- [--images 100] [--videos 10] [--wait-loops 2] [--workers 2] [--concurrency 10] [--out DIR]';
 	const num = (flag: string, v: string | undefined) => {
 		const n = Number(v);
-		if (v === undefined || !Number.isInteger(n) || n < 0) throw new Error(`${flag} needs a whole number, got "${v ?? ''}"; ${usage}`);
+		if (v === undefined || !Number.isInteger(n) || n < 0)
+			throw new Error(`${flag} needs a whole number, got "${v ?? ''}"; ${usage}`);
 		return n;
 	};
 	for (let k = 0; k < argv.length; k++) {

@@ -49,7 +49,16 @@ async function main() {
 		keys: (a.key ?? []).map((k) => JSON.parse(k) as KeyConfig),
 	});
 	for (const f of a.fault ?? []) sim.fault(JSON.parse(f) as FaultSpec);
-	console.log(`gateway simulator\n  base URL:       ${sim.baseUrl}\n  video base URL: ${sim.altBaseUrl}\n  result host:    ${sim.resultBaseUrl}\n  demo key:       ${sim.keys.demo}\n  other keys:     ${Object.entries(sim.keys).filter(([name]) => name !== 'demo').map(([name, key]) => `${name}=${key}`).join(' ')}\n  admin:          ${sim.baseUrl}/__sim/{faults,log,ledger,reset,status,keys,pricing}`);
+	console.log(
+		`gateway simulator\n  base URL:       ${sim.baseUrl}\n  video base URL: ${sim.altBaseUrl}\n  result host:    ${sim.resultBaseUrl}\n  demo key:       ${sim.keys.demo}\n  other keys:     ${Object.entries(
+			sim.keys,
+		)
+			.filter(([name]) => name !== 'demo')
+			.map(([name, key]) => `${name}=${key}`)
+			.join(
+				' ',
+			)}\n  admin:          ${sim.baseUrl}/__sim/{faults,log,ledger,reset,status,keys,pricing}`,
+	);
 	const stop = async () => {
 		await sim.stop();
 		process.exit(0);

@@ -13,7 +13,13 @@ import { resultHost, sendDownload } from './gateway/results';
 import type { KeyConfig } from './catalog/keys';
 import type { PricingConfig, PricingSnapshot } from './catalog/price-list';
 import type { StatusOverrides } from './catalog/pricing';
-import { SimState, type LedgerEntry, type RequestLogEntry, type ServerName, type SimulatorOptions } from './state';
+import {
+	SimState,
+	type LedgerEntry,
+	type RequestLogEntry,
+	type ServerName,
+	type SimulatorOptions,
+} from './state';
 
 export type { EchoWhere, FaultSpec, FaultKind } from './faults/book';
 export type { LedgerBasis, LedgerEntry, RequestLogEntry, SimulatorOptions } from './state';
@@ -68,18 +74,30 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			if (!res.writableFinished && !entry.status) entry.status = -1;
 		});
 		const faults = new FaultLayer(sim, server, raw);
-		const write = (a: Answer) => writeAnswer(res, faults.answer(a), (r, d) => sendDownload(sim, r, d));
+		const write = (a: Answer) =>
+			writeAnswer(res, faults.answer(a), (r, d) => sendDownload(sim, r, d));
 		try {
 			if (server === 'result') return await write(resultHost(sim, raw));
 			const early = await faults.beforeGateway();
-			return await write(early ?? (await answerGateway(sim, server, raw, res, entry, faults.upstream)));
+			return await write(
+				early ?? (await answerGateway(sim, server, raw, res, entry, faults.upstream)),
+			);
 		} catch (err) {
-			if (!res.headersSent) await write(openAiError(500, `simulator error: ${(err as Error).message}`, 'internal_error', 'api_error'));
+			if (!res.headersSent)
+				await write(
+					openAiError(
+						500,
+						`simulator error: ${(err as Error).message}`,
+						'internal_error',
+						'api_error',
+					),
+				);
 			else res.destroy();
 		}
 	};
 
-	const reply = (res: ServerResponse, status: number, body: unknown) => void writeAnswer(res, json(status, body), (r, d) => sendDownload(sim, r, d));
+	const reply = (res: ServerResponse, status: number, body: unknown) =>
+		void writeAnswer(res, json(status, body), (r, d) => sendDownload(sim, r, d));
 
 	const addKey = (k: KeyConfig): string => {
 		const secret = sim.addKey(k);
@@ -87,7 +105,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		return secret;
 	};
 
-	async function admin(raw: IncomingMessage, res: ServerResponse, path: string, method: string): Promise<void> {
+	async function admin(
+		raw: IncomingMessage,
+		res: ServerResponse,
+		path: string,
+		method: string,
+	): Promise<void> {
 		const body = await readBody(raw);
 		let json: unknown;
 		try {
@@ -98,7 +121,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		}
 	}
 
-	async function adminRoute(res: ServerResponse, path: string, method: string, json: any): Promise<void> {
+	async function adminRoute(
+		res: ServerResponse,
+		path: string,
+		method: string,
+		json: any,
+	): Promise<void> {
 		if (path === '/__sim/faults' && method === 'POST') {
 			sim.faults.add(json);
 			return reply(res, 200, { ok: true, faults: sim.faults.list() });
@@ -123,7 +151,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			return reply(res, 200, { ok: true, name: info.name, group: info.group, key: secret });
 		}
 		if (path === '/__sim/keys' && method === 'GET') {
-			return reply(res, 200, [...sim.keys.values()].map((k) => ({ name: k.name, group: k.group, group_ratio: sim.prices.ratioOf(k.group), quota: Number.isFinite(k.quota) ? k.quota : null, ...(k.models ? { models: k.models } : {}) })));
+			return reply(
+				res,
+				200,
+				[...sim.keys.values()].map((k) => ({
+					name: k.name,
+					group: k.group,
+					group_ratio: sim.prices.ratioOf(k.group),
+					quota: Number.isFinite(k.quota) ? k.quota : null,
+					...(k.models ? { models: k.models } : {}),
+				})),
+			);
 		}
 		if (path === '/__sim/pricing' && method === 'POST') {
 			sim.prices.apply(json ?? {});
@@ -133,11 +171,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 			sim.prices.reset();
 			return reply(res, 200, { ok: true });
 		}
-		if (path === '/__sim/pricing' && method === 'GET') return reply(res, 200, sim.prices.snapshot());
+		if (path === '/__sim/pricing' && method === 'GET')
+			return reply(res, 200, sim.prices.snapshot());
 		return reply(res, 404, { error: 'unknown admin route' });
 	}
 
-	const keys = Object.fromEntries([...sim.keys.entries()].map(([secret, info]) => [info.name, secret])) as Simulator['keys'];
+	const keys = Object.fromEntries(
+		[...sim.keys.entries()].map(([secret, info]) => [info.name, secret]),
+	) as Simulator['keys'];
 
 	const listen = (s: Server, port: number) =>
 		new Promise<string>((resolve, reject) => {

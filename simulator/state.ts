@@ -61,9 +61,26 @@ export type LedgerBasis =
 	/** model price × group ratio × quota per unit, per unit (image, request), × n */
 	| { billing: 'per_call'; modelPrice: number; n: number; quotaPerUnit: number }
 	/** the usage the answer reported, weighted by the model's ratios (absent ratios: 1) */
-	| { billing: 'per_token'; usage: TokenUsage; modelRatio: number; completionRatio?: number; cacheRatio?: number; createCacheRatio?: number; imageRatio?: number; audioRatio?: number; audioCompletionRatio?: number }
+	| {
+			billing: 'per_token';
+			usage: TokenUsage;
+			modelRatio: number;
+			completionRatio?: number;
+			cacheRatio?: number;
+			createCacheRatio?: number;
+			imageRatio?: number;
+			audioRatio?: number;
+			audioCompletionRatio?: number;
+	  }
 	/** video tokens (the estimate for a reservation, the reported usage for a settlement) × unit price */
-	| { billing: 'per_video_token'; tokens: number; unitPrice: number; withRefVideo: boolean; quotaPerUnit: number; fee: number };
+	| {
+			billing: 'per_video_token';
+			tokens: number;
+			unitPrice: number;
+			withRefVideo: boolean;
+			quotaPerUnit: number;
+			fee: number;
+	  };
 
 export interface LedgerEntry {
 	time: number;
@@ -164,7 +181,9 @@ export interface VideoTask {
 }
 
 export class SimState {
-	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host' | 'quiet'>> & { imageFormat?: ImageFormat };
+	readonly opts: Required<Omit<SimulatorOptions, 'imageFormat' | 'port' | 'host' | 'quiet'>> & {
+		imageFormat?: ImageFormat;
+	};
 	/** task-creating POSTs being answered right now */
 	submitsInFlight = 0;
 	readonly keys: Map<string, KeyInfo>;
@@ -218,10 +237,22 @@ export class SimState {
 
 	/** Adds a key, or reconfigures the key of that name; returns its secret. */
 	addKey(c: KeyConfig): string {
-		if (!c || typeof c.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(c.name)) throw new Error('key: name must be 1-64 letters, digits, ".", "_" or "-"');
-		if (c.group !== undefined && (typeof c.group !== 'string' || !c.group)) throw new Error('key: group must be a non-empty string');
-		if (c.quota !== undefined && c.quota !== null && (typeof c.quota !== 'number' || Number.isNaN(c.quota))) throw new Error('key: quota must be a number or null');
-		if (c.models !== undefined && c.models !== null && (!Array.isArray(c.models) || c.models.some((m) => typeof m !== 'string'))) throw new Error('key: models must be a list of model IDs or null');
+		if (!c || typeof c.name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(c.name))
+			throw new Error('key: name must be 1-64 letters, digits, ".", "_" or "-"');
+		if (c.group !== undefined && (typeof c.group !== 'string' || !c.group))
+			throw new Error('key: group must be a non-empty string');
+		if (
+			c.quota !== undefined &&
+			c.quota !== null &&
+			(typeof c.quota !== 'number' || Number.isNaN(c.quota))
+		)
+			throw new Error('key: quota must be a number or null');
+		if (
+			c.models !== undefined &&
+			c.models !== null &&
+			(!Array.isArray(c.models) || c.models.some((m) => typeof m !== 'string'))
+		)
+			throw new Error('key: models must be a list of model IDs or null');
 		const existing = this.keyByName(c.name);
 		const quota = c.quota === undefined ? undefined : c.quota === null ? Infinity : c.quota;
 		if (existing) {
@@ -232,9 +263,16 @@ export class SimState {
 			return existing.secret;
 		}
 		this.keysMade++;
-		const secret = c.key ?? `sk-sim-${c.name}-${(0x5eed0000 + this.keysMade).toString(16).padStart(16, '0')}`;
-		if (!/^\S+$/.test(secret) || this.keys.has(secret)) throw new Error('key: the secret must be new and have no spaces');
-		this.keys.set(secret, { name: c.name, group: c.group ?? 'default', quota: quota ?? Infinity, ...(c.models ? { models: [...c.models] } : {}) });
+		const secret =
+			c.key ?? `sk-sim-${c.name}-${(0x5eed0000 + this.keysMade).toString(16).padStart(16, '0')}`;
+		if (!/^\S+$/.test(secret) || this.keys.has(secret))
+			throw new Error('key: the secret must be new and have no spaces');
+		this.keys.set(secret, {
+			name: c.name,
+			group: c.group ?? 'default',
+			quota: quota ?? Infinity,
+			...(c.models ? { models: [...c.models] } : {}),
+		});
 		return secret;
 	}
 
@@ -256,7 +294,11 @@ export class SimState {
 	}
 
 	/** What every new task starts with: an ID, its owner, its creation time and when it will be ready. */
-	newTask(prefix: string, owner: string, latencyMs: number): { id: string; owner: string; createdAt: number; readyAt: number } {
+	newTask(
+		prefix: string,
+		owner: string,
+		latencyMs: number,
+	): { id: string; owner: string; createdAt: number; readyAt: number } {
 		const createdAt = Date.now();
 		return { id: this.nextId(prefix), owner, createdAt, readyAt: createdAt + latencyMs };
 	}
@@ -264,8 +306,14 @@ export class SimState {
 	/** Writes a ledger line for `key` (its group unless the line names the group of the task's acceptance) and spends its quota. */
 	charge(key: KeyInfo, line: LedgerLine): LedgerEntry {
 		const { group, ...rest } = line;
-		const entry: LedgerEntry = { time: Date.now(), key: key.name, group: group ?? key.group, ...rest };
-		for (const k of Object.keys(entry) as Array<keyof LedgerEntry>) if (entry[k] === undefined) delete entry[k];
+		const entry: LedgerEntry = {
+			time: Date.now(),
+			key: key.name,
+			group: group ?? key.group,
+			...rest,
+		};
+		for (const k of Object.keys(entry) as Array<keyof LedgerEntry>)
+			if (entry[k] === undefined) delete entry[k];
 		this.ledger.push(entry);
 		if (Number.isFinite(key.quota)) key.quota -= line.amount;
 		return entry;
@@ -273,7 +321,14 @@ export class SimState {
 
 	/** Quota units charged, net of refunds: in all, or of one key (name), task or request. */
 	charged(filter: { key?: string; taskId?: string; requestId?: string } = {}): number {
-		return this.ledger.filter((l) => (filter.key === undefined || l.key === filter.key) && (filter.taskId === undefined || l.taskId === filter.taskId) && (filter.requestId === undefined || l.requestId === filter.requestId)).reduce((s, l) => s + l.amount, 0);
+		return this.ledger
+			.filter(
+				(l) =>
+					(filter.key === undefined || l.key === filter.key) &&
+					(filter.taskId === undefined || l.taskId === filter.taskId) &&
+					(filter.requestId === undefined || l.requestId === filter.requestId),
+			)
+			.reduce((s, l) => s + l.amount, 0);
 	}
 
 	reset(): void {

@@ -27,24 +27,48 @@ const KEY = Symbol.for('gen-gateway.test.unhandled');
 type Proto = EventEmitter & { [KEY]?: Recorder };
 const proto = EventEmitter.prototype as Proto;
 
-const describeError = (e: unknown) => (e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e)).split('\n').slice(0, 8).join('\n');
+const describeError = (e: unknown) =>
+	(e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e))
+		.split('\n')
+		.slice(0, 8)
+		.join('\n');
 const currentTest = () => expect.getState().currentTestName ?? '(between tests)';
-const isProcess = (o: unknown) => !!o && typeof (o as NodeJS.Process).pid === 'number' && typeof (o as NodeJS.Process).kill === 'function';
+const isProcess = (o: unknown) =>
+	!!o &&
+	typeof (o as NodeJS.Process).pid === 'number' &&
+	typeof (o as NodeJS.Process).kill === 'function';
 
 function install(): Recorder {
 	const existing = proto[KEY];
 	if (existing) return existing;
 	const recorder: Recorder = { problems: [], file: '' };
 	const original = proto.emit;
-	const record = (what: string, err: unknown) => recorder.problems.push({ what, detail: describeError(err), test: currentTest(), file: recorder.file });
-	proto.emit = function emit(this: EventEmitter, type: string | symbol, ...args: unknown[]): boolean {
+	const record = (what: string, err: unknown) =>
+		recorder.problems.push({
+			what,
+			detail: describeError(err),
+			test: currentTest(),
+			file: recorder.file,
+		});
+	proto.emit = function emit(
+		this: EventEmitter,
+		type: string | symbol,
+		...args: unknown[]
+	): boolean {
 		if (type === 'error' && this.listenerCount('error') === 0 && !isProcess(this)) {
 			recorder.lastEventError = args[0];
-			record(`an 'error' event without a listener on a ${this.constructor?.name ?? 'EventEmitter'}`, args[0]);
+			record(
+				`an 'error' event without a listener on a ${this.constructor?.name ?? 'EventEmitter'}`,
+				args[0],
+			);
 		} else if ((type === 'uncaughtException' || type === 'unhandledRejection') && isProcess(this)) {
 			const err = args[0] as { code?: string; context?: unknown };
 			const echo = err?.code === 'ERR_UNHANDLED_ERROR' && err.context === recorder.lastEventError;
-			if (!echo) record(type === 'uncaughtException' ? 'an uncaught exception' : 'an unhandled rejection', err);
+			if (!echo)
+				record(
+					type === 'uncaughtException' ? 'an uncaught exception' : 'an unhandled rejection',
+					err,
+				);
 		}
 		return original.call(this, type, ...args);
 	} as typeof proto.emit;
@@ -66,7 +90,12 @@ function take(): Problem[] {
 }
 
 const report = (list: Problem[], where: string) =>
-	new Error(`${list.length} unhandled error${list.length === 1 ? '' : 's'} ${where}:\n` + list.map((p) => `• ${p.what}${p.file !== recorder.file ? ` (in ${p.file})` : ''}:\n${p.detail}`).join('\n'));
+	new Error(
+		`${list.length} unhandled error${list.length === 1 ? '' : 's'} ${where}:\n` +
+			list
+				.map((p) => `• ${p.what}${p.file !== recorder.file ? ` (in ${p.file})` : ''}:\n${p.detail}`)
+				.join('\n'),
+	);
 
 beforeAll(() => {
 	const left = take();

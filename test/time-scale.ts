@@ -9,7 +9,9 @@ import { setTimeScaleForTests } from '../nodes/shared/transport/clock';
 export const TEST_TIME_SCALE = 0.05;
 
 /** Runs a test body at real time (scale 1), restoring the test scale afterwards. */
-export function atRealTime<A extends unknown[], T>(fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+export function atRealTime<A extends unknown[], T>(
+	fn: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
 	return async (...args: A) => {
 		const previous = setTimeScaleForTests(1);
 		try {

@@ -1,5 +1,10 @@
 import { runNode } from '../shared/exit';
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { languageModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL } from '../shared/ui';
 import { sendChat } from './actions/chat';

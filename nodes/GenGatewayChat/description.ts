@@ -14,8 +14,16 @@ export const chatDescription = actionNode({
 			name: 'messagesFrom',
 			type: 'options',
 			options: [
-				{ name: 'List Below', value: 'ui', description: 'System, user and assistant messages entered here' },
-				{ name: 'JSON Array', value: 'json', description: 'An array of {role, content} messages, e.g. from an expression' },
+				{
+					name: 'List Below',
+					value: 'ui',
+					description: 'System, user and assistant messages entered here',
+				},
+				{
+					name: 'JSON Array',
+					value: 'json',
+					description: 'An array of {role, content} messages, e.g. from an expression',
+				},
 			],
 			default: 'ui',
 		},
@@ -43,7 +51,14 @@ export const chatDescription = actionNode({
 							],
 							default: 'user',
 						},
-						{ displayName: 'Content', name: 'content', type: 'string', typeOptions: { rows: 3 }, default: '', placeholder: 'e.g. Summarise this ticket in two sentences: {{ $json.text }}' },
+						{
+							displayName: 'Content',
+							name: 'content',
+							type: 'string',
+							typeOptions: { rows: 3 },
+							default: '',
+							placeholder: 'e.g. Summarise this ticket in two sentences: {{ $json.text }}',
+						},
 					],
 				},
 			],
@@ -53,10 +68,14 @@ export const chatDescription = actionNode({
 			name: 'messagesJson',
 			type: 'json',
 			default: '[{"role":"user","content":"Hello"}]',
-			description: 'An array of {role, content} messages (roles: system, user, assistant, tool, developer), e.g. <code>{{ $json.messages }}</code>',
+			description:
+				'An array of {role, content} messages (roles: system, user, assistant, tool, developer), e.g. <code>{{ $json.messages }}</code>',
 			displayOptions: { show: { messagesFrom: ['json'] } },
 		},
 		streamProperty(),
-		textOptionsProperty('model, messages or stream (nor response_format with a Response Format other than Text)', [...imageOptions(), ...responseFormatOptions()]),
+		textOptionsProperty(
+			'model, messages or stream (nor response_format with a Response Format other than Text)',
+			[...imageOptions(), ...responseFormatOptions()],
+		),
 	],
 });

@@ -1,5 +1,10 @@
 import { runNode } from '../shared/exit';
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { plainMethods } from '../shared/methods';
 import { downloadResults } from './actions/download';
 import { downloadResultDescription } from './description';
@@ -7,8 +12,12 @@ import { downloadResultDescription } from './description';
 export class GenGatewayDownloadResult implements INodeType {
 	description: INodeTypeDescription = {
 		...downloadResultDescription,
-		icon: { light: 'file:../../icons/downloadResult.svg', dark: 'file:../../icons/downloadResult.dark.svg' },
-		subtitle: '={{ {"imageTask": "download the item\'s result", "videoTask": "download by task ID", "url": "download URL"}[$parameter["source"]] }}',
+		icon: {
+			light: 'file:../../icons/downloadResult.svg',
+			dark: 'file:../../icons/downloadResult.dark.svg',
+		},
+		subtitle:
+			'={{ {"imageTask": "download the item\'s result", "videoTask": "download by task ID", "url": "download URL"}[$parameter["source"]] }}',
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	};

@@ -1,5 +1,10 @@
 import { runNode } from '../shared/exit';
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { imageModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL } from '../shared/ui';
 import { submitImages } from './actions/submit';
@@ -8,7 +13,10 @@ import { imageSubmitDescription } from './description';
 export class GenGatewayImageSubmit implements INodeType {
 	description: INodeTypeDescription = {
 		...imageSubmitDescription,
-		icon: { light: 'file:../../icons/imageSubmit.svg', dark: 'file:../../icons/imageSubmit.dark.svg' },
+		icon: {
+			light: 'file:../../icons/imageSubmit.svg',
+			dark: 'file:../../icons/imageSubmit.dark.svg',
+		},
 		subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],

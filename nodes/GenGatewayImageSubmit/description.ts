@@ -1,10 +1,20 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
-import { ALPHA_25_SIZES, ALPHA_2_TIER_CAP, BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS } from '../shared/images/rules';
+import {
+	ALPHA_25_SIZES,
+	ALPHA_2_TIER_CAP,
+	BETA_FLASH_ONLY_RATIOS,
+	BETA_PRO_RATIOS,
+} from '../shared/images/rules';
 import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
 
-const TIERS = (['1k', '2k', '4k'] as const).map((t) => `${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`).join(', ');
+const TIERS = (['1k', '2k', '4k'] as const)
+	.map(
+		(t) =>
+			`${t === '1k' ? 'standard/1K' : t.toUpperCase()} ${ALPHA_2_TIER_CAP[t]}x${ALPHA_2_TIER_CAP[t]}`,
+	)
+	.join(', ');
 const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, value: r }));
 const isFlash = { _cnd: { includes: 'flash' } };
 const ALPHA_25 = 'alpha-image-2.5';
@@ -13,13 +23,18 @@ const isAlpha2 = { _cnd: { regex: '^alpha-image-2(-1k|-2k|-4k)?$' } };
 const isBeta = { _cnd: { startsWith: 'beta-' } };
 const notNative = { mode: ['native'] };
 /** One Size field per model family (the same parameter, shown for one family each), each with its own one-sentence hint. */
-const sizeField = (hint: string, show: IDisplayOptions['show'], hide: IDisplayOptions['hide']): INodeProperties => ({
+const sizeField = (
+	hint: string,
+	show: IDisplayOptions['show'],
+	hide: IDisplayOptions['hide'],
+): INodeProperties => ({
 	displayName: 'Size',
 	name: 'size',
 	type: 'string',
 	default: '1024x1024',
 	placeholder: 'e.g. 1536x1024',
-	description: 'Pixel string WIDTHxHEIGHT. Delivered pixels can differ; the output reports the real size.',
+	description:
+		'Pixel string WIDTHxHEIGHT. Delivered pixels can differ; the output reports the real size.',
 	hint,
 	displayOptions: { ...(show ? { show } : {}), hide: { ...notNative, ...hide } },
 });
@@ -27,7 +42,8 @@ const sizeField = (hint: string, show: IDisplayOptions['show'], hide: IDisplayOp
 export const imageSubmitDescription = actionNode({
 	displayName: 'GenGateway Image Submit',
 	name: 'genGatewayImageSubmit',
-	description: 'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs, sizes and cost',
+	description:
+		'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs, sizes and cost',
 	properties: [
 		{
 			displayName: 'Operation',
@@ -35,14 +51,25 @@ export const imageSubmitDescription = actionNode({
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{ name: 'Generate', value: 'generate', action: 'Generate an image from text', description: 'Text to image' },
-				{ name: 'Edit', value: 'edit', action: 'Edit an image', description: 'Image to image, from reference images' },
+				{
+					name: 'Generate',
+					value: 'generate',
+					action: 'Generate an image from text',
+					description: 'Text to image',
+				},
+				{
+					name: 'Edit',
+					value: 'edit',
+					action: 'Edit an image',
+					description: 'Image to image, from reference images',
+				},
 			],
 			default: 'generate',
 		},
 		modelLocator('searchImageModels', ALPHA_25, { default: { mode: 'list', value: ALPHA_25 } }),
 		{
-			displayName: 'alpha-image-2-az always runs synchronously, whatever the mode: its channel refuses the asynchronous form.',
+			displayName:
+				'alpha-image-2-az always runs synchronously, whatever the mode: its channel refuses the asynchronous form.',
 			name: 'azNotice',
 			type: 'notice',
 			default: '',
@@ -51,32 +78,76 @@ export const imageSubmitDescription = actionNode({
 		// n8n's node panel lists, for a node in its AI category, the options of the first parameter named "mode" as the
 		// node's actions (beside Generate and Edit). This first "mode" has no options and is never shown, so the panel
 		// lists the two operations only; the real field below keeps its name, so saved workflows keep their mode.
-		{ displayName: 'Mode', name: 'mode', type: 'hidden', default: 'async', displayOptions: { show: { '@version': [0] } } },
+		{
+			displayName: 'Mode',
+			name: 'mode',
+			type: 'hidden',
+			default: 'async',
+			displayOptions: { show: { '@version': [0] } },
+		},
 		{
 			displayName: 'Mode',
 			name: 'mode',
 			type: 'options',
 			options: [
-				{ name: 'Async Task (Recommended)', value: 'async', description: 'Submit once, get a task ID, wait or poll later' },
-				{ name: 'Synchronous', value: 'sync', description: 'Waits for the images in the same call (up to 10 minutes)' },
-				{ name: 'Native (Beta Family)', value: 'native', description: '/v1beta generateContent: returns images directly, no task ID' },
+				{
+					name: 'Async Task (Recommended)',
+					value: 'async',
+					description: 'Submit once, get a task ID, wait or poll later',
+				},
+				{
+					name: 'Synchronous',
+					value: 'sync',
+					description: 'Waits for the images in the same call (up to 10 minutes)',
+				},
+				{
+					name: 'Native (Beta Family)',
+					value: 'native',
+					description: '/v1beta generateContent: returns images directly, no task ID',
+				},
 			],
 			default: 'async',
 		},
-		{ displayName: 'Prompt', name: 'prompt', type: 'string', typeOptions: { rows: 4 }, default: '', required: true, placeholder: 'e.g. a watercolour fox in a snowy forest, soft morning light', description: 'What to draw; for edits, what to keep and what to change' },
+		{
+			displayName: 'Prompt',
+			name: 'prompt',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			default: '',
+			required: true,
+			placeholder: 'e.g. a watercolour fox in a snowy forest, soft morning light',
+			description: 'What to draw; for edits, what to keep and what to change',
+		},
 		{
 			displayName: 'Size',
 			name: 'size',
 			type: 'options',
 			options: ALPHA_25_SIZES.map((v) => ({ name: v, value: v })),
 			default: '1024x1024',
-			description: 'The sizes alpha-image-2.5 takes (targets: delivered pixels can differ; the output reports the real size)',
+			description:
+				'The sizes alpha-image-2.5 takes (targets: delivered pixels can differ; the output reports the real size)',
 			displayOptions: { show: { model: [ALPHA_25] }, hide: notNative },
 		},
-		sizeField(`Any WIDTHxHEIGHT within the tier's pixel count (${TIERS}); the gateway rounds it to multiples of 16.`, { model: [isAlpha2] }, {}),
-		sizeField('Any pixel string; alpha-image-2-az delivers what its channel makes of it.', { model: [ALPHA_AZ] }, {}),
-		sizeField('A pixel string (never a ratio like 16:9) for the nearest supported ratio; without a -1k/-2k/-4k suffix the longest side picks the tier.', { model: [isBeta] }, {}),
-		sizeField('This package has no size rules for this model: the size is sent as given and the gateway decides.', undefined, { model: [ALPHA_25, ALPHA_AZ, isAlpha2, isBeta] }),
+		sizeField(
+			`Any WIDTHxHEIGHT within the tier's pixel count (${TIERS}); the gateway rounds it to multiples of 16.`,
+			{ model: [isAlpha2] },
+			{},
+		),
+		sizeField(
+			'Any pixel string; alpha-image-2-az delivers what its channel makes of it.',
+			{ model: [ALPHA_AZ] },
+			{},
+		),
+		sizeField(
+			'A pixel string (never a ratio like 16:9) for the nearest supported ratio; without a -1k/-2k/-4k suffix the longest side picks the tier.',
+			{ model: [isBeta] },
+			{},
+		),
+		sizeField(
+			'This package has no size rules for this model: the size is sent as given and the gateway decides.',
+			undefined,
+			{ model: [ALPHA_25, ALPHA_AZ, isAlpha2, isBeta] },
+		),
 		// the same parameter twice: flash models are offered their four extra ratios, every other model the pro set
 		{
 			displayName: 'Aspect Ratio',
@@ -106,7 +177,8 @@ export const imageSubmitDescription = actionNode({
 				{ name: '4K', value: '4K' },
 			],
 			default: '1K',
-			description: 'For models with a -1k/-2k/-4k suffix the suffix decides; the key needs permission for the tier',
+			description:
+				'For models with a -1k/-2k/-4k suffix the suffix decides; the key needs permission for the tier',
 			displayOptions: { show: { mode: ['native'] } },
 		},
 		{
@@ -119,7 +191,8 @@ export const imageSubmitDescription = actionNode({
 				{ name: 'High', value: 'high' },
 			],
 			default: '',
-			description: 'alpha-image-2.5: omit, auto or high (high has no proven extra quality). Other alpha models: as their channel supports. The beta family does not take it.',
+			description:
+				'alpha-image-2.5: omit, auto or high (high has no proven extra quality). Other alpha models: as their channel supports. The beta family does not take it.',
 			displayOptions: { hide: { mode: ['native'] } },
 		},
 		{
@@ -128,7 +201,8 @@ export const imageSubmitDescription = actionNode({
 			type: 'number',
 			default: 1,
 			typeOptions: { minValue: 1 },
-			description: 'Keep 1: one image per task. More images can partially fail without a clear hint and with unclear billing.',
+			description:
+				'Keep 1: one image per task. More images can partially fail without a clear hint and with unclear billing.',
 			displayOptions: { hide: { mode: ['native'] } },
 		},
 		{
@@ -136,7 +210,8 @@ export const imageSubmitDescription = actionNode({
 			name: 'referenceBinaries',
 			type: 'string',
 			default: 'data',
-			description: 'Binary properties of the input item holding the reference images, comma-separated (several for the beta family). PNG, JPEG, WebP or BMP, up to 25 MiB each; the type is read from the bytes.',
+			description:
+				'Binary properties of the input item holding the reference images, comma-separated (several for the beta family). PNG, JPEG, WebP or BMP, up to 25 MiB each; the type is read from the bytes.',
 			displayOptions: { show: { operation: ['edit'] } },
 		},
 		{
@@ -144,7 +219,8 @@ export const imageSubmitDescription = actionNode({
 			name: 'referenceUrls',
 			type: 'string',
 			default: '',
-			description: 'Beta family only, async or synchronous mode: public http(s) image addresses the gateway reads itself (comma or newline separated), sent in the JSON form. They must stay reachable during generation; private, loopback or link-local hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
+			description:
+				'Beta family only, async or synchronous mode: public http(s) image addresses the gateway reads itself (comma or newline separated), sent in the JSON form. They must stay reachable during generation; private, loopback or link-local hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
 			displayOptions: { show: { operation: ['edit'] } },
 		},
 		{
@@ -159,13 +235,43 @@ export const imageSubmitDescription = actionNode({
 			displayOptions: { show: { operation: ['edit'], mode: ['async', 'sync'] } },
 		},
 		optionsCollection([
-			{ displayName: 'Binary Property', name: 'binaryPropertyName', type: 'string', default: 'data', description: 'Where images go (synchronous, native, or waited); further images get _1, _2, …' },
+			{
+				displayName: 'Binary Property',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+				description:
+					'Where images go (synchronous, native, or waited); further images get _1, _2, …',
+			},
 			concurrencyOption(),
 			...spendOptions(),
-			{ displayName: 'Deadline (Minutes)', name: 'deadlineMinutes', type: 'number', default: 30, description: 'With Wait for Result: how long to wait before handing back status running' },
-			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', default: 60000 },
-			{ displayName: 'Synchronous Timeout (Ms)', name: 'syncTimeoutMs', type: 'number', default: 600000 },
-			{ displayName: 'Wait for Result', name: 'waitForResult', type: 'boolean', default: false, description: 'Whether to wait for async tasks like Task Wait does and emit the images (holds the execution meanwhile)' },
-			]),
+			{
+				displayName: 'Deadline (Minutes)',
+				name: 'deadlineMinutes',
+				type: 'number',
+				default: 30,
+				description: 'With Wait for Result: how long to wait before handing back status running',
+			},
+			{
+				displayName: 'Submit Timeout (Ms)',
+				name: 'submitTimeoutMs',
+				type: 'number',
+				default: 60000,
+			},
+			{
+				displayName: 'Synchronous Timeout (Ms)',
+				name: 'syncTimeoutMs',
+				type: 'number',
+				default: 600000,
+			},
+			{
+				displayName: 'Wait for Result',
+				name: 'waitForResult',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to wait for async tasks like Task Wait does and emit the images (holds the execution meanwhile)',
+			},
+		]),
 	],
 });

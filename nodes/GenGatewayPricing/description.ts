@@ -6,7 +6,8 @@ const FEE_OPS = ['estimateVideoCost', 'settleTask'];
 export const pricingDescription = actionNode({
 	displayName: 'GenGateway Pricing',
 	name: 'genGatewayPricing',
-	description: 'Shows model prices in your currency, the models your key can call, and what a video costs',
+	description:
+		'Shows model prices in your currency, the models your key can call, and what a video costs',
 	properties: [
 		{
 			displayName: 'Operation',
@@ -14,15 +15,37 @@ export const pricingDescription = actionNode({
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{ name: 'Estimate Video Cost', value: 'estimateVideoCost', action: 'Estimate a delta video cost', description: 'Fee of a delta-video task from a token count' },
-				{ name: 'Get Prices', value: 'getPrices', action: 'Get public prices', description: 'Lowest public price per model in the display currency (the key is not sent)' },
-				{ name: 'List My Models', value: 'listModels', action: 'List the models of my key', description: 'GET /v1/models for the key, joined with the public prices' },
-				{ name: 'Settle Task', value: 'settleTask', action: 'Settle a finished delta video task', description: 'Fee of a finished delta-video task from its usage' },
+				{
+					name: 'Estimate Video Cost',
+					value: 'estimateVideoCost',
+					action: 'Estimate a delta video cost',
+					description: 'Fee of a delta-video task from a token count',
+				},
+				{
+					name: 'Get Prices',
+					value: 'getPrices',
+					action: 'Get public prices',
+					description:
+						'Lowest public price per model in the display currency (the key is not sent)',
+				},
+				{
+					name: 'List My Models',
+					value: 'listModels',
+					action: 'List the models of my key',
+					description: 'GET /v1/models for the key, joined with the public prices',
+				},
+				{
+					name: 'Settle Task',
+					value: 'settleTask',
+					action: 'Settle a finished delta video task',
+					description: 'Fee of a finished delta-video task from its usage',
+				},
 			],
 			default: 'getPrices',
 		},
 		{
-			displayName: 'Get Prices and List My Models return one list per run (paired with the first input item). Prices are the lowest of the publicly selectable groups; your key\'s group may cost more.',
+			displayName:
+				"Get Prices and List My Models return one list per run (paired with the first input item). Prices are the lowest of the publicly selectable groups; your key's group may cost more.",
 			name: 'listNotice',
 			type: 'notice',
 			default: '',
@@ -42,7 +65,8 @@ export const pricingDescription = actionNode({
 			name: 'includeOthers',
 			type: 'boolean',
 			default: true,
-			description: 'Whether to also list public catalog models this key cannot call (marked callable: false)',
+			description:
+				'Whether to also list public catalog models this key cannot call (marked callable: false)',
 			displayOptions: { show: { operation: ['listModels'] } },
 		},
 		{
@@ -93,7 +117,12 @@ export const pricingDescription = actionNode({
 			name: 'origin',
 			type: 'options',
 			options: [
-				{ name: 'Video Origin', value: 'video', description: "The credential's Video Base URL when set, else its Base URL (where Video Create sends tasks)" },
+				{
+					name: 'Video Origin',
+					value: 'video',
+					description:
+						"The credential's Video Base URL when set, else its Base URL (where Video Create sends tasks)",
+				},
 				{ name: 'Base URL', value: 'base' },
 			],
 			default: 'video',
@@ -105,12 +134,18 @@ export const pricingDescription = actionNode({
 			name: 'referenceVideo',
 			type: 'options',
 			options: [
-				{ name: 'Detect From JSON', value: 'detect', description: 'with_reference_video / materials of Video Create, or metadata.content of a create body' },
+				{
+					name: 'Detect From JSON',
+					value: 'detect',
+					description:
+						'with_reference_video / materials of Video Create, or metadata.content of a create body',
+				},
 				{ name: 'No (Text, Image or Audio References Only)', value: 'no' },
 				{ name: 'Yes (At Least One Reference Video)', value: 'yes' },
 			],
 			default: 'no',
-			description: 'Whether the task has a reference video: only a video reference uses the "with reference video" price; image or audio references count as none',
+			description:
+				'Whether the task has a reference video: only a video reference uses the "with reference video" price; image or audio references count as none',
 			displayOptions: { show: { operation: ['estimateVideoCost'] } },
 		},
 		{
@@ -118,12 +153,18 @@ export const pricingDescription = actionNode({
 			name: 'referenceVideo',
 			type: 'options',
 			options: [
-				{ name: 'Detect From Task', value: 'detect', description: 'From with_reference_video / materials / metadata.content; if none, the higher no-reference price is used and said' },
+				{
+					name: 'Detect From Task',
+					value: 'detect',
+					description:
+						'From with_reference_video / materials / metadata.content; if none, the higher no-reference price is used and said',
+				},
 				{ name: 'No (Text, Image or Audio References Only)', value: 'no' },
 				{ name: 'Yes (At Least One Reference Video)', value: 'yes' },
 			],
 			default: 'detect',
-			description: 'Whether the task had a reference video: only a video reference uses the "with reference video" price',
+			description:
+				'Whether the task had a reference video: only a video reference uses the "with reference video" price',
 			displayOptions: { show: { operation: ['settleTask'] } },
 		},
 		{
@@ -144,15 +185,19 @@ export const pricingDescription = actionNode({
 				"Your key's group multiplier (the ratio of the group the key was created in; Get Prices shows the public groups' ratios). 0 = not known: the fee is then given at multiplier 1 and labelled at_multiplier_1, never as settled.",
 			displayOptions: { show: { operation: FEE_OPS } },
 		},
-		optionsCollection([
-			{
-				displayName: 'Group Name',
-				name: 'groupName',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. default',
-				description: "Look the multiplier up by your key's group name in the public group_ratio instead (a group without a ratio is refused, never taken as 0)",
-			},
-			], { displayOptions: { show: { operation: FEE_OPS } } }),
+		optionsCollection(
+			[
+				{
+					displayName: 'Group Name',
+					name: 'groupName',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. default',
+					description:
+						"Look the multiplier up by your key's group name in the public group_ratio instead (a group without a ratio is refused, never taken as 0)",
+				},
+			],
+			{ displayOptions: { show: { operation: FEE_OPS } } },
+		),
 	],
 });

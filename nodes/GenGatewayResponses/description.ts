@@ -5,7 +5,8 @@ import { actionNode, languageModelLocator } from '../shared/ui';
 export const responsesDescription = actionNode({
 	displayName: 'GenGateway Responses',
 	name: 'genGatewayResponses',
-	description: 'Asks a language model of your gateway account through the Responses API and returns its answer',
+	description:
+		'Asks a language model of your gateway account through the Responses API and returns its answer',
 	properties: [
 		languageModelLocator(),
 		{
@@ -16,7 +17,8 @@ export const responsesDescription = actionNode({
 			default: '',
 			placeholder: 'e.g. Write a product description for {{ $json.name }}',
 			required: true,
-			description: 'The text input. For structured input items, use an expression that returns an array.',
+			description:
+				'The text input. For structured input items, use an expression that returns an array.',
 		},
 		streamProperty(),
 		textOptionsProperty('model, input or stream', imageOptions()),

@@ -1,5 +1,10 @@
 import { runNode } from '../shared/exit';
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { plainMethods } from '../shared/methods';
 import { waitForTasks } from './actions/wait';
 import { taskWaitDescription } from './description';
@@ -8,7 +13,8 @@ export class GenGatewayTaskWait implements INodeType {
 	description: INodeTypeDescription = {
 		...taskWaitDescription,
 		icon: { light: 'file:../../icons/taskWait.svg', dark: 'file:../../icons/taskWait.dark.svg' },
-		subtitle: '={{"wait for " + ($parameter["taskKind"] === "auto" ? "tasks" : $parameter["taskKind"] + " tasks")}}',
+		subtitle:
+			'={{"wait for " + ($parameter["taskKind"] === "auto" ? "tasks" : $parameter["taskKind"] + " tasks")}}',
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	};

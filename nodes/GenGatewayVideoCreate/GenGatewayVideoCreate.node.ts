@@ -1,5 +1,10 @@
 import { runNode } from '../shared/exit';
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { videoModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL, subtitleModelOf } from '../shared/ui';
 import { createVideos } from './actions/create';
@@ -8,7 +13,10 @@ import { videoCreateDescription } from './description';
 export class GenGatewayVideoCreate implements INodeType {
 	description: INodeTypeDescription = {
 		...videoCreateDescription,
-		icon: { light: 'file:../../icons/videoCreate.svg', dark: 'file:../../icons/videoCreate.dark.svg' },
+		icon: {
+			light: 'file:../../icons/videoCreate.svg',
+			dark: 'file:../../icons/videoCreate.dark.svg',
+		},
 		// version 1.1 keeps a gamma node's model in gammaModel (version 1: in model, for both families)
 		subtitle: `={{$parameter["family"] + ": " + ($parameter["family"] === "gamma" && $parameter["gammaModel"] !== undefined ? ${subtitleModelOf('gammaModel')} : ${SUBTITLE_MODEL})}}`,
 		usableAsTool: true,

@@ -1,7 +1,14 @@
 import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
-import { DELTA_MODELS, DELTA_SECONDS, GAMMA_ASPECT_RATIOS, GAMMA_MODELS, GAMMA_SECONDS, OUTSIDE_FORM } from './actions/schemas';
+import {
+	DELTA_MODELS,
+	DELTA_SECONDS,
+	GAMMA_ASPECT_RATIOS,
+	GAMMA_MODELS,
+	GAMMA_SECONDS,
+	OUTSIDE_FORM,
+} from './actions/schemas';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
@@ -22,7 +29,8 @@ export const videoCreateDescription = actionNode({
 	name: 'genGatewayVideoCreate',
 	version: [1, 1.1],
 	defaultVersion: 1.1,
-	description: 'Starts a video from a prompt and references; as an AI tool it waits up to 10 minutes and returns its URL and cost',
+	description:
+		'Starts a video from a prompt and references; as an AI tool it waits up to 10 minutes and returns its URL and cost',
 	properties: [
 		{
 			displayName: 'Family',
@@ -30,15 +38,30 @@ export const videoCreateDescription = actionNode({
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{ name: 'Delta Video', value: 'delta', description: 'Text, image, video and audio references, first/last frames, edit mode' },
+				{
+					name: 'Delta Video',
+					value: 'delta',
+					description: 'Text, image, video and audio references, first/last frames, edit mode',
+				},
 				{ name: 'Gamma Video', value: 'gamma', description: 'Text with optional reference images' },
 			],
 			default: 'delta',
 		},
-		modelLocator('searchVideoModels', DELTA_MODELS[0], { hint: MODEL_HINT, displayOptions: { show: V1 } }),
-		modelLocator('searchVideoModels', DELTA_MODELS[0], { hint: MODEL_HINT, default: { mode: 'list', value: DELTA_MODELS[0] }, displayOptions: { show: { ...delta.show, ...V11 } } }),
+		modelLocator('searchVideoModels', DELTA_MODELS[0], {
+			hint: MODEL_HINT,
+			displayOptions: { show: V1 },
+		}),
+		modelLocator('searchVideoModels', DELTA_MODELS[0], {
+			hint: MODEL_HINT,
+			default: { mode: 'list', value: DELTA_MODELS[0] },
+			displayOptions: { show: { ...delta.show, ...V11 } },
+		}),
 		{
-			...modelLocator('searchVideoModels', GAMMA_MODELS[0], { hint: MODEL_HINT, default: { mode: 'list', value: GAMMA_MODELS[0] }, displayOptions: { show: { ...gamma.show, ...V11 } } }),
+			...modelLocator('searchVideoModels', GAMMA_MODELS[0], {
+				hint: MODEL_HINT,
+				default: { mode: 'list', value: GAMMA_MODELS[0] },
+				displayOptions: { show: { ...gamma.show, ...V11 } },
+			}),
 			name: 'gammaModel',
 		},
 		{
@@ -49,7 +72,7 @@ export const videoCreateDescription = actionNode({
 			default: '',
 			placeholder: 'e.g. a paper boat drifts down a rainy street, slow pan',
 			description:
-				'What the video shows (required; checked with the other rules). Delta: at most 6000 characters, or leave empty and give one text item in Extra Body Fields. Delta names each reference material in the prompt by a token: @ + 图片 (image), 视频 (video) or 音频 (audio) + its number within its type, in the order given (@图片1 is the first image). These are Chinese words, shown as boxes where no CJK font is installed: copy them from the output\'s materials[].token.',
+				"What the video shows (required; checked with the other rules). Delta: at most 6000 characters, or leave empty and give one text item in Extra Body Fields. Delta names each reference material in the prompt by a token: @ + 图片 (image), 视频 (video) or 音频 (audio) + its number within its type, in the order given (@图片1 is the first image). These are Chinese words, shown as boxes where no CJK font is installed: copy them from the output's materials[].token.",
 		},
 		{
 			displayName: 'Seconds',
@@ -68,7 +91,8 @@ export const videoCreateDescription = actionNode({
 			type: 'options',
 			options: GAMMA_SECONDS.map((s) => ({ name: String(s), value: s })),
 			default: 8,
-			description: 'The seconds the gamma spec prefers (4 passes the gateway\'s validation but is not confirmed upstream: not offered). gamma-video-1.0 with several reference images: at most 10.',
+			description:
+				"The seconds the gamma spec prefers (4 passes the gateway's validation but is not confirmed upstream: not offered). gamma-video-1.0 with several reference images: at most 10.",
 			hint: `Offered: ${GAMMA_SECONDS.join(', ')} seconds. ${outsideForm}`,
 			displayOptions: gamma,
 		},
@@ -88,9 +112,13 @@ export const videoCreateDescription = actionNode({
 			displayName: 'Ratio',
 			name: 'ratio',
 			type: 'options',
-			options: ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9', 'adaptive'].map((r) => ({ name: r === 'adaptive' ? 'Adaptive (Needs an Image or Video)' : r, value: r })),
+			options: ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9', 'adaptive'].map((r) => ({
+				name: r === 'adaptive' ? 'Adaptive (Needs an Image or Video)' : r,
+				value: r,
+			})),
 			default: '16:9',
-			description: 'Sent as ratio (never aspect_ratio). Adaptive needs at least one image or video input.',
+			description:
+				'Sent as ratio (never aspect_ratio). Adaptive needs at least one image or video input.',
 			displayOptions: delta,
 		},
 		{
@@ -103,15 +131,30 @@ export const videoCreateDescription = actionNode({
 			hint: `Offered: ${GAMMA_ASPECT_RATIOS.join(', ')}. ${outsideForm}`,
 			displayOptions: gamma,
 		},
-		{ displayName: 'Generate Audio', name: 'generateAudio', type: 'boolean', default: false, description: 'Whether to generate sound (always sent explicitly)', displayOptions: delta },
-		{ displayName: 'Watermark', name: 'watermark', type: 'boolean', default: false, description: 'Whether to add a watermark (always sent explicitly)', displayOptions: delta },
+		{
+			displayName: 'Generate Audio',
+			name: 'generateAudio',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to generate sound (always sent explicitly)',
+			displayOptions: delta,
+		},
+		{
+			displayName: 'Watermark',
+			name: 'watermark',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to add a watermark (always sent explicitly)',
+			displayOptions: delta,
+		},
 		{
 			displayName: 'Reference Image URLs',
 			name: 'referenceImages',
 			type: 'string',
 			default: '',
 			placeholder: 'https://cdn.example.com/cat.png',
-			description: 'At most 9. HTTPS addresses, one per line or comma separated, or an expression giving a list. Tokens @图片1, @图片2, … in this order.',
+			description:
+				'At most 9. HTTPS addresses, one per line or comma separated, or an expression giving a list. Tokens @图片1, @图片2, … in this order.',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
@@ -120,7 +163,8 @@ export const videoCreateDescription = actionNode({
 			name: 'referenceVideos',
 			type: 'string',
 			default: '',
-			description: 'At most 3 (exactly one in Edit Mode). Tokens @视频1, … Each: MP4 or MOV, H.264 or H.265, ≤ 200 MB, 3 to 10 s, 24 to 60 FPS, 432 to 2160 px per side, at least 407,696 pixels (512x512 fails, 640x640 passes).',
+			description:
+				'At most 3 (exactly one in Edit Mode). Tokens @视频1, … Each: MP4 or MOV, H.264 or H.265, ≤ 200 MB, 3 to 10 s, 24 to 60 FPS, 432 to 2160 px per side, at least 407,696 pixels (512x512 fails, 640x640 passes).',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
@@ -129,7 +173,8 @@ export const videoCreateDescription = actionNode({
 			name: 'referenceAudios',
 			type: 'string',
 			default: '',
-			description: 'At most 3. Tokens @音频1, … Each: MP3 or PCM WAV, ≤ 15 MB, 2 to 30 s. All references together: at most 12.',
+			description:
+				'At most 3. Tokens @音频1, … Each: MP3 or PCM WAV, ≤ 15 MB, 2 to 30 s. All references together: at most 12.',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
@@ -138,16 +183,25 @@ export const videoCreateDescription = actionNode({
 			name: 'firstFrame',
 			type: 'string',
 			default: '',
-			description: 'HTTPS image address. Give both first and last frame, and no reference materials.',
+			description:
+				'HTTPS image address. Give both first and last frame, and no reference materials.',
 			displayOptions: delta,
 		},
-		{ displayName: 'Last Frame URL', name: 'lastFrame', type: 'string', default: '', description: 'HTTPS image address (with First Frame URL)', displayOptions: delta },
+		{
+			displayName: 'Last Frame URL',
+			name: 'lastFrame',
+			type: 'string',
+			default: '',
+			description: 'HTTPS image address (with First Frame URL)',
+			displayOptions: delta,
+		},
 		{
 			displayName: 'Reference Image URLs',
 			name: 'imageUrls',
 			type: 'string',
 			default: '',
-			description: 'Public image addresses (HTTPS recommended), one per line or comma separated, or an expression giving a list. At most 7 together with an input reference file; gamma-video-1.0 with several: at most 10 seconds.',
+			description:
+				'Public image addresses (HTTPS recommended), one per line or comma separated, or an expression giving a list. At most 7 together with an input reference file; gamma-video-1.0 with several: at most 10 seconds.',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: gamma,
 		},
@@ -157,7 +211,8 @@ export const videoCreateDescription = actionNode({
 			type: 'string',
 			default: '',
 			placeholder: 'data',
-			description: 'Optional: the binary property of the input item holding an image, sent as the input_reference file (multipart). Counts towards the 7 reference images.',
+			description:
+				'Optional: the binary property of the input item holding an image, sent as the input_reference file (multipart). Counts towards the 7 reference images.',
 			displayOptions: gamma,
 		},
 		optionsCollection([
@@ -166,19 +221,34 @@ export const videoCreateDescription = actionNode({
 				name: 'editMode',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to edit one reference video (delta, omni_reference_task_type: edit): exactly one reference video and no other material; Seconds -1 follows its length',
+				description:
+					'Whether to edit one reference video (delta, omni_reference_task_type: edit): exactly one reference video and no other material; Seconds -1 follows its length',
 			},
 			{
 				displayName: 'Extra Body Fields (JSON)',
 				name: 'extraBody',
 				type: 'json',
 				default: '{}',
-				description: 'Delta: raw fields merged into the body. Top-level fields replace the node\'s field of the same name (null removes it); metadata is merged and metadata.content items are appended after the node\'s materials. They are checked by the same rules (alias pairs, no aspect_ratio, one text item, …).',
+				description:
+					"Delta: raw fields merged into the body. Top-level fields replace the node's field of the same name (null removes it); metadata is merged and metadata.content items are appended after the node's materials. They are checked by the same rules (alias pairs, no aspect_ratio, one text item, …).",
 			},
 			concurrencyOption(),
 			...spendOptions(),
-			{ displayName: 'Return Last Frame', name: 'returnLastFrame', type: 'boolean', default: false, description: 'Whether to ask for a last-frame artifact (delta)' },
-			{ displayName: 'Seed', name: 'seed', type: 'number', default: -1, description: 'Delta: 0 to 4294967295 to fix the seed (-1: random, not sent). Identical output is not guaranteed.' },
+			{
+				displayName: 'Return Last Frame',
+				name: 'returnLastFrame',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to ask for a last-frame artifact (delta)',
+			},
+			{
+				displayName: 'Seed',
+				name: 'seed',
+				type: 'number',
+				default: -1,
+				description:
+					'Delta: 0 to 4294967295 to fix the seed (-1: random, not sent). Identical output is not guaranteed.',
+			},
 			{
 				displayName: OUTSIDE_FORM,
 				name: 'sendOutsideForm',
@@ -187,7 +257,15 @@ export const videoCreateDescription = actionNode({
 				description:
 					'Whether to send a Seconds or (gamma) Aspect Ratio value the form does not offer, e.g. from an expression, instead of refusing it before any request. The gateway may refuse it, adjust it, or charge for it.',
 			},
-			{ displayName: 'Submit Timeout (Ms)', name: 'submitTimeoutMs', type: 'number', typeOptions: { minValue: 1 }, default: 120000, description: 'After this the outcome is unknown: the item is marked submission_uncertain and the POST is not resent' },
-			]),
+			{
+				displayName: 'Submit Timeout (Ms)',
+				name: 'submitTimeoutMs',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 120000,
+				description:
+					'After this the outcome is unknown: the item is marked submission_uncertain and the POST is not resent',
+			},
+		]),
 	],
 });

@@ -11,7 +11,14 @@ import { GatewayChatCore, TurnSupply, type GatewayModelOptions } from './model/m
 import { exitOf, runSupply } from '../shared/exit';
 import { readMoneyOptions, spendOptions } from '../shared/money/options';
 import { runIndexOf } from '../shared/runners/ledger';
-import { loadAiNodeSdk, type AiNodeSdk, type ChatModelConfig, type Message, type StreamChunk, type Tool } from './model/sdk';
+import {
+	loadAiNodeSdk,
+	type AiNodeSdk,
+	type ChatModelConfig,
+	type Message,
+	type StreamChunk,
+	type Tool,
+} from './model/sdk';
 import { bridgeAdapter } from './model/bridge';
 import { readJsonSchemaFormat } from '../shared/text/jsonSchema';
 import type { WireTool } from './model/wire';
@@ -41,7 +48,13 @@ interface ModelOptions {
  */
 function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error) {
 	const toWire = (tools: Tool[]): WireTool[] =>
-		tools.filter((t) => t.type === 'function').map((t) => ({ name: t.name, description: t.description, parameters: sdk.getParametersJsonSchema(t) }));
+		tools
+			.filter((t) => t.type === 'function')
+			.map((t) => ({
+				name: t.name,
+				description: t.description,
+				parameters: sdk.getParametersJsonSchema(t),
+			}));
 	class GenGatewayChatModel extends sdk.BaseChatModel {
 		constructor(readonly core: GatewayChatCore) {
 			super('gen-gateway', core.opts.model, {});
@@ -75,7 +88,8 @@ export class LmChatGenGateway implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: `={{${SUBTITLE_MODEL}}}`,
-		description: "A language model of your gateway account for the AI Agent and chains (needs n8n 2.16 or newer)",
+		description:
+			'A language model of your gateway account for the AI Agent and chains (needs n8n 2.16 or newer)',
 		defaults: { name: 'GenGateway Chat Model' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiLanguageModel],
@@ -94,8 +108,10 @@ export class LmChatGenGateway implements INodeType {
 						displayName: 'JSON Schema',
 						name: 'jsonSchema',
 						type: 'json',
-						default: '{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
-						description: 'With Response Format "JSON Schema": the schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the agent gets an error that says why.',
+						default:
+							'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
+						description:
+							'With Response Format "JSON Schema": the schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the agent gets an error that says why.',
 						displayOptions: { show: { responseFormat: ['json_schema'] } },
 					},
 					{
@@ -103,16 +119,25 @@ export class LmChatGenGateway implements INodeType {
 						name: 'leaveOutReasoning',
 						type: 'boolean',
 						default: false,
-						description: "Whether to leave a thinking model's reasoning out of the messages the agent keeps and of this node's run data. It is still sent back to the gateway with the tool calls it led to, where thinking models require it.",
+						description:
+							"Whether to leave a thinking model's reasoning out of the messages the agent keeps and of this node's run data. It is still sent back to the gateway with the tool calls it led to, where thinking models require it.",
 					},
-					{ displayName: 'Maximum Number of Tokens', name: 'maxTokens', type: 'number', typeOptions: { minValue: 1 }, default: 1024, description: 'The most tokens the answer may have' },
+					{
+						displayName: 'Maximum Number of Tokens',
+						name: 'maxTokens',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: 1024,
+						description: 'The most tokens the answer may have',
+					},
 					{
 						displayName: 'Request Timeout (Ms)',
 						name: 'timeout',
 						type: 'number',
 						typeOptions: { minValue: 1000 },
 						default: 120_000,
-						description: 'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 is sent again once after its Retry-After only within this time.',
+						description:
+							'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 is sent again once after its Retry-After only within this time.',
 					},
 					{
 						displayName: 'Response Format',
@@ -120,8 +145,18 @@ export class LmChatGenGateway implements INodeType {
 						type: 'options',
 						options: [
 							{ name: 'Text', value: 'text' },
-							{ name: 'JSON', value: 'json_object', description: 'JSON mode: the model answers with a JSON object (say so in the prompt too)' },
-							{ name: 'JSON Schema', value: 'json_schema', description: 'The answer must validate against the JSON Schema below (response_format json_schema; one repair request at most)' },
+							{
+								name: 'JSON',
+								value: 'json_object',
+								description:
+									'JSON mode: the model answers with a JSON object (say so in the prompt too)',
+							},
+							{
+								name: 'JSON Schema',
+								value: 'json_schema',
+								description:
+									'The answer must validate against the JSON Schema below (response_format json_schema; one repair request at most)',
+							},
 						],
 						default: 'text',
 					},
@@ -138,7 +173,8 @@ export class LmChatGenGateway implements INodeType {
 						name: 'strictSchema',
 						type: 'boolean',
 						default: true,
-						description: 'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
+						description:
+							'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
 						displayOptions: { show: { responseFormat: ['json_schema'] } },
 					},
 					{
@@ -162,11 +198,20 @@ export class LmChatGenGateway implements INodeType {
 						name: 'streaming',
 						type: 'boolean',
 						default: true,
-						description: 'Whether to ask the gateway for a streamed answer (SSE). Turn it off for gateways whose streams break tool calls.',
+						description:
+							'Whether to ask the gateway for a streamed answer (SSE). Turn it off for gateways whose streams break tool calls.',
 					},
 					// the action nodes' spend options; a turn always has a price or a stated bound, and quoting a turn means nothing
 					...spendOptions().filter((p) => p.name !== 'allowUnpriced' && p.name !== 'quoteOnly'),
-					{ displayName: 'Top P', name: 'topP', type: 'number', typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 }, default: 1, description: 'Nucleus sampling: only the tokens of this probability mass are considered' },
+					{
+						displayName: 'Top P',
+						name: 'topP',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+						default: 1,
+						description:
+							'Nucleus sampling: only the tokens of this probability mass are considered',
+					},
 					{
 						displayName: 'Use Responses API',
 						name: 'useResponsesApi',
@@ -196,7 +241,11 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 		}
 		const model = ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) as unknown;
 		if (typeof model !== 'string' || !model.trim()) {
-			throw new NodeOperationError(ctx.getNode(), 'Model: is required (pick one from the list or enter its exact ID)', { itemIndex });
+			throw new NodeOperationError(
+				ctx.getNode(),
+				'Model: is required (pick one from the list or enter its exact ID)',
+				{ itemIndex },
+			);
 		}
 		const o = ctx.getNodeParameter('options', itemIndex, {}) as ModelOptions;
 		const timeoutMs = typeof o.timeout === 'number' && o.timeout > 0 ? o.timeout : 120_000;
@@ -208,25 +257,44 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 			maxTokens: o.maxTokens,
 			topP: o.topP,
 			responseFormat: o.responseFormat,
-			jsonSchema: o.responseFormat === 'json_schema' ? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema) : undefined,
+			jsonSchema:
+				o.responseFormat === 'json_schema'
+					? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema)
+					: undefined,
 			leaveOutReasoning: o.leaveOutReasoning === true,
 			timeoutMs,
-			idleMs: typeof o.idleTimeout === 'number' && o.idleTimeout > 0 ? o.idleTimeout : DEFAULT_TIMEOUTS.streamIdle,
+			idleMs:
+				typeof o.idleTimeout === 'number' && o.idleTimeout > 0
+					? o.idleTimeout
+					: DEFAULT_TIMEOUTS.streamIdle,
 		};
 		// the spend options, through the rules layer every paid node uses (a bad value names its field)
 		const money = readMoneyOptions(o as Record<string, unknown>);
-		const transport = await createTransport(ctx as unknown as IExecuteFunctions, { text: timeoutMs });
+		const transport = await createTransport(ctx as unknown as IExecuteFunctions, {
+			text: timeoutMs,
+		});
 		const node = ctx.getNode();
 		const exit = exitOf(ctx);
 		// the errors the agent gets (and stores) leave through the exit, redacted
 		const toNodeError = (err: unknown): Error => exit.error(err, itemIndex);
 		const root = (ctx as unknown as { parentNode?: { id?: string; name?: string } }).parentNode;
-		const supply = new TurnSupply(transport, exit, { node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) }, money, ctx);
+		const supply = new TurnSupply(
+			transport,
+			exit,
+			{ node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) },
+			money,
+			ctx,
+		);
 		const Model = gatewayModelClass(sdk, toNodeError);
-		const supplied = sdk.supplyModel(ctx, new Model(new GatewayChatCore(transport, opts, [], supply)));
+		const supplied = sdk.supplyModel(
+			ctx,
+			new Model(new GatewayChatCore(transport, opts, [], supply)),
+		);
 		const sourceOf = (wrapped: unknown) => {
 			const core = (wrapped as { core?: unknown } | undefined)?.core;
-			return core instanceof GatewayChatCore ? { summaries: core.summaries, leaveOutReasoning: core.opts.leaveOutReasoning === true } : undefined;
+			return core instanceof GatewayChatCore
+				? { summaries: core.summaries, leaveOutReasoning: core.opts.leaveOutReasoning === true }
+				: undefined;
 		};
 		return { ...supplied, response: bridgeAdapter(supplied.response, sourceOf) };
 	}

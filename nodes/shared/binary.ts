@@ -39,14 +39,31 @@ export function sniffImage(buf: Uint8Array): ImageInfo | undefined {
  * Reads an input binary. Binaries that n8n stores on disk or S3 (they carry an `id`) are read as a
  * stream with the size limit enforced while reading; inline ones come from memory.
  */
-export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number, property: string, field: string, maxBytes = MAX_REFERENCE_IMAGE_BYTES): Promise<{ data: Buffer; meta: IBinaryData }> {
+export async function readInputBinary(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	property: string,
+	field: string,
+	maxBytes = MAX_REFERENCE_IMAGE_BYTES,
+): Promise<{ data: Buffer; meta: IBinaryData }> {
 	const items = ctx.getInputData();
 	const meta = items[itemIndex]?.binary?.[property];
 	if (!meta) {
 		const have = Object.keys(items[itemIndex]?.binary ?? {});
-		refuse([{ field, rule: `input item has no binary property "${property}"${have.length ? ` (it has: ${have.join(', ')})` : ' (it has no binary data)'}` }]);
+		refuse([
+			{
+				field,
+				rule: `input item has no binary property "${property}"${have.length ? ` (it has: ${have.join(', ')})` : ' (it has no binary data)'}`,
+			},
+		]);
 	}
-	const refuseTooBig = (n: number): never => refuse([{ field, rule: `binary "${property}" is ${(n / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(0)} MiB per image` }]);
+	const refuseTooBig = (n: number): never =>
+		refuse([
+			{
+				field,
+				rule: `binary "${property}" is ${(n / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(0)} MiB per image`,
+			},
+		]);
 	if (meta.id) {
 		const stream = await ctx.helpers.getBinaryStream(meta.id);
 		const chunks: Buffer[] = [];
@@ -67,4 +84,3 @@ export async function readInputBinary(ctx: IExecuteFunctions, itemIndex: number,
 	if (data.length > maxBytes) return refuseTooBig(data.length);
 	return { data, meta };
 }
-

@@ -22,15 +22,27 @@ export interface GatewayCredentials {
 type Ctx = IExecuteFunctions | ILoadOptionsFunctions;
 
 /** Reads the credential and builds the transport, refusing malformed base URLs before any request. */
-export async function createTransport(ctx: Ctx, timeouts: Partial<Timeouts> = {}): Promise<GatewayTransport> {
+export async function createTransport(
+	ctx: Ctx,
+	timeouts: Partial<Timeouts> = {},
+): Promise<GatewayTransport> {
 	const creds = (await ctx.getCredentials(CREDENTIAL_TYPE)) as unknown as GatewayCredentials;
 	if (!creds.apiKey || typeof creds.apiKey !== 'string') {
 		throw new NodeOperationError(ctx.getNode(), 'API Key: the credential has no key');
 	}
 	const base = normaliseOrExplain(ctx, creds.baseUrl, 'Base URL');
-	const video = creds.videoBaseUrl && creds.videoBaseUrl.trim() ? normaliseOrExplain(ctx, creds.videoBaseUrl, 'Video Base URL') : undefined;
+	const video =
+		creds.videoBaseUrl && creds.videoBaseUrl.trim()
+			? normaliseOrExplain(ctx, creds.videoBaseUrl, 'Video Base URL')
+			: undefined;
 	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-	const transport = new GatewayTransport({ apiKey: creds.apiKey.trim(), base, video, timeouts, signal });
+	const transport = new GatewayTransport({
+		apiKey: creds.apiKey.trim(),
+		base,
+		video,
+		timeouts,
+		signal,
+	});
 	// the exit of this node run redacts what the transport redacts
 	exitOf(ctx).addSecrets(transport.redactionSecrets);
 	return transport;
@@ -58,16 +70,19 @@ export const CREDENTIAL_TEST = 'genGatewayApiTest';
 
 const TEST_TIMEOUT_MS = 20_000;
 const ROOT_EXAMPLE = 'https://gateway.example.com';
-const REACH = "and that n8n can reach it (proxy, firewall)";
+const REACH = 'and that n8n can reach it (proxy, firewall)';
 
-export const MESSAGE_401 = 'The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.';
-export const MESSAGE_403 = 'The key is not allowed to list models (HTTP 403): its group, quota or token restriction blocks it.';
+export const MESSAGE_401 =
+	'The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.';
+export const MESSAGE_403 =
+	'The key is not allowed to list models (HTTP 403): its group, quota or token restriction blocks it.';
 
 export function redirectMessage(status: number): string {
 	return `The Base URL answered a redirect (HTTP ${status}), which was not followed: the key is only sent to the gateway origin itself. Enter the address the gateway really answers on (check http vs https, the host name and any path prefix).`;
 }
 
-const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$)/;
+const TLS_CODE =
+	/^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$)/;
 
 function networkAdvice(err: GatewayNetworkError, base: GatewayRoot, timeoutMs: number): string {
 	const origin = base.origin;
@@ -109,23 +124,38 @@ function httpAdvice(err: GatewayHttpError, base: GatewayRoot): string {
 			? `HTTP 404 at ${url}: the Base URL must be the gateway's root, without /v1 or another path. Try ${base.origin} (keep ${prefix} only if the gateway really is mounted there).`
 			: `HTTP 404 at ${url}: the server at ${base.origin} has no gateway API. The Base URL must be the gateway's root (for example ${ROOT_EXAMPLE}): check the host and port.`;
 	}
-	if (status === 429) return `The gateway is rate-limiting this key (HTTP 429): the address and the key reached it. Try the test again in a moment.`;
-	if (status >= 500) return `HTTP ${status} at ${url}: ${err.gatewayMessage}. The gateway, or a proxy in front of it, has a problem: try again later, and check the Base URL if a proxy answers for it.`;
+	if (status === 429)
+		return `The gateway is rate-limiting this key (HTTP 429): the address and the key reached it. Try the test again in a moment.`;
+	if (status >= 500)
+		return `HTTP ${status} at ${url}: ${err.gatewayMessage}. The gateway, or a proxy in front of it, has a problem: try again later, and check the Base URL if a proxy answers for it.`;
 	return `HTTP ${status} at ${url}: ${err.gatewayMessage}. Check that the Base URL is the gateway's root (for example ${ROOT_EXAMPLE}) and the key.`;
 }
 
 /** Checks the credential's fields, then lists the key's models (GET /v1/models) once, without retries. */
-export async function checkGatewayCredential(data: Partial<GatewayCredentials>, timeoutMs = TEST_TIMEOUT_MS): Promise<INodeCredentialTestResult> {
+export async function checkGatewayCredential(
+	data: Partial<GatewayCredentials>,
+	timeoutMs = TEST_TIMEOUT_MS,
+): Promise<INodeCredentialTestResult> {
 	const apiKey = typeof data.apiKey === 'string' ? data.apiKey.trim() : '';
-	if (!apiKey) return { status: 'Error', message: 'The API Key is empty. Paste the key created in the gateway console.' };
+	if (!apiKey)
+		return {
+			status: 'Error',
+			message: 'The API Key is empty. Paste the key created in the gateway console.',
+		};
 	let base: GatewayRoot;
 	let video: GatewayRoot | undefined;
 	try {
 		base = normaliseBaseUrl(data.baseUrl, 'Base URL');
-		video = typeof data.videoBaseUrl === 'string' && data.videoBaseUrl.trim() ? normaliseBaseUrl(data.videoBaseUrl, 'Video Base URL') : undefined;
+		video =
+			typeof data.videoBaseUrl === 'string' && data.videoBaseUrl.trim()
+				? normaliseBaseUrl(data.videoBaseUrl, 'Video Base URL')
+				: undefined;
 	} catch (err) {
 		const message = err instanceof BaseUrlError ? err.message : String(err);
-		return { status: 'Error', message: `${message}. Enter only the gateway's root address (for example ${ROOT_EXAMPLE}).` };
+		return {
+			status: 'Error',
+			message: `${message}. Enter only the gateway's root address (for example ${ROOT_EXAMPLE}).`,
+		};
 	}
 	const transport = new GatewayTransport({ apiKey, base, video, timeouts: { query: timeoutMs } });
 	try {
@@ -140,7 +170,10 @@ export async function checkGatewayCredential(data: Partial<GatewayCredentials>, 
 	return { status: 'OK', message: 'Connection successful!' };
 }
 
-export async function testGatewayCredential(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+export async function testGatewayCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
 	return await checkGatewayCredential((credential.data ?? {}) as Partial<GatewayCredentials>);
 }
 

@@ -12,7 +12,10 @@ export class Limit {
 
 	/** `first`: wait at the head of the queue (a request refused with 429 goes before requests not yet sent) */
 	async acquire(first = false): Promise<void> {
-		while (this.active >= this.limit) await new Promise<void>((resolve) => (first ? this.waiters.unshift(resolve) : this.waiters.push(resolve)));
+		while (this.active >= this.limit)
+			await new Promise<void>((resolve) =>
+				first ? this.waiters.unshift(resolve) : this.waiters.push(resolve),
+			);
 		this.active++;
 	}
 
@@ -22,7 +25,8 @@ export class Limit {
 	}
 
 	protected wake(): void {
-		for (let free = this.limit - this.active; free > 0 && this.waiters.length; free--) this.waiters.shift()!();
+		for (let free = this.limit - this.active; free > 0 && this.waiters.length; free--)
+			this.waiters.shift()!();
 	}
 
 	async run<T>(fn: () => Promise<T>): Promise<T> {

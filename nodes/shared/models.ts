@@ -20,15 +20,21 @@ export function familyOf(id: string): ModelFamily {
  */
 export function videoFamilyOf(o: Record<string, unknown>): 'delta' | 'gamma' | undefined {
 	if (o.family === 'delta' || o.family === 'gamma') return o.family;
-	const data = o.data && typeof o.data === 'object' && !Array.isArray(o.data) ? (o.data as Record<string, unknown>) : {};
-	const model = typeof o.model === 'string' ? o.model : typeof data.model === 'string' ? data.model : '';
+	const data =
+		o.data && typeof o.data === 'object' && !Array.isArray(o.data)
+			? (o.data as Record<string, unknown>)
+			: {};
+	const model =
+		typeof o.model === 'string' ? o.model : typeof data.model === 'string' ? data.model : '';
 	if (model.startsWith('gamma-')) return 'gamma';
 	if (model.startsWith('delta-')) return 'delta';
 	return undefined;
 }
 
 export async function listModelIds(transport: GatewayTransport): Promise<string[]> {
-	const res = await transport.getJson<{ data?: Array<{ id?: unknown }> }>('/v1/models', { timeout: 'query' });
+	const res = await transport.getJson<{ data?: Array<{ id?: unknown }> }>('/v1/models', {
+		timeout: 'query',
+	});
 	const data = Array.isArray(res.body?.data) ? res.body.data : [];
 	return data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id !== '');
 }

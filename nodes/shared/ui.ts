@@ -1,22 +1,38 @@
 /** UI pieces several nodes share. */
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 import { z } from 'zod';
 import { fieldSet, type Rule } from './rules/rule';
 import { readFields } from './validate';
 
 /** The model ID in a canvas subtitle: a resource locator's value, a plain string from an older workflow, or "no model". */
-export const SUBTITLE_MODEL = '(typeof $parameter["model"] === "object" && $parameter["model"] !== null ? ($parameter["model"].value || "no model") : ($parameter["model"] || "no model"))';
+export const SUBTITLE_MODEL =
+	'(typeof $parameter["model"] === "object" && $parameter["model"] !== null ? ($parameter["model"].value || "no model") : ($parameter["model"] || "no model"))';
 
-export function modelLocator(searchListMethod: string, placeholder: string, extra: Partial<INodeProperties> = {}): INodeProperties {
+export function modelLocator(
+	searchListMethod: string,
+	placeholder: string,
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
 	return {
 		displayName: 'Model',
 		name: 'model',
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		description: 'Models your key can call (GET /v1/models). IDs are exact: -1k/-2k/-4k and build suffixes are part of the ID.',
+		description:
+			'Models your key can call (GET /v1/models). IDs are exact: -1k/-2k/-4k and build suffixes are part of the ID.',
 		modes: [
-			{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod, searchable: true } },
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod, searchable: true },
+			},
 			{ displayName: 'ID', name: 'id', type: 'string', placeholder },
 		],
 		...extra,
@@ -37,7 +53,10 @@ export function languageModelLocator(): INodeProperties {
 const MODEL_REQUIRED = 'is required (pick one from the list or enter its exact ID)';
 
 export const MODEL_RULE: Rule<string> = {
-	schema: z.string({ errorMap: () => ({ message: MODEL_REQUIRED }) }).trim().min(1, MODEL_REQUIRED),
+	schema: z
+		.string({ errorMap: () => ({ message: MODEL_REQUIRED }) })
+		.trim()
+		.min(1, MODEL_REQUIRED),
 	good: ['alpha-image-2.5', ' delta-video-2-0-mini-260615 '],
 	bad: [
 		{ value: '', says: MODEL_REQUIRED },
@@ -51,25 +70,37 @@ export const MODEL_FIELDS = fieldSet('Model', { model: { label: 'Model', rule: M
 
 /** Reads the model ID from a resource locator (or a plain string from older workflows); `name`: the parameter. */
 export function readModel(ctx: IExecuteFunctions, i: number, name = 'model'): string {
-	return readFields(MODEL_FIELDS, { model: ctx.getNodeParameter(name, i, '', { extractValue: true }) }).model;
+	return readFields(MODEL_FIELDS, {
+		model: ctx.getNodeParameter(name, i, '', { extractValue: true }),
+	}).model;
 }
 
 /** The model ID in a canvas subtitle, read from another model parameter than `model` (see SUBTITLE_MODEL). */
-export const subtitleModelOf = (name: string) => SUBTITLE_MODEL.split('$parameter["model"]').join(`$parameter["${name}"]`);
+export const subtitleModelOf = (name: string) =>
+	SUBTITLE_MODEL.split('$parameter["model"]').join(`$parameter["${name}"]`);
 
 /** Where video tasks are queried and downloaded (Task Wait, Download Result): the origin that created them. */
-export function videoOriginProperty(name: string, extra: Partial<INodeProperties> = {}): INodeProperties {
+export function videoOriginProperty(
+	name: string,
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
 	return {
 		displayName: 'Video Origin',
 		name,
 		type: 'options',
 		options: [
-			{ name: 'Auto', value: 'auto', description: "The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin before it is declared failed" },
+			{
+				name: 'Auto',
+				value: 'auto',
+				description:
+					"The input item's origin (else the Video Base URL when set); a task unknown there is asked on the other origin before it is declared failed",
+			},
 			{ name: 'Base URL', value: 'base' },
 			{ name: 'Video Base URL', value: 'video' },
 		],
 		default: 'auto',
-		description: 'Where video tasks are queried and downloaded: always on the origin that created them',
+		description:
+			'Where video tasks are queried and downloaded: always on the origin that created them',
 		...extra,
 	};
 }
@@ -79,7 +110,8 @@ export function videoOriginProperty(name: string, extra: Partial<INodeProperties
  * and credential stay in the node class, where n8n's lint rules (and its verification scan) read them.
  */
 export function actionNode(
-	d: Pick<INodeTypeDescription, 'displayName' | 'name' | 'description' | 'properties'> & Partial<Pick<INodeTypeDescription, 'version' | 'defaultVersion'>> & { outputNames?: string[] },
+	d: Pick<INodeTypeDescription, 'displayName' | 'name' | 'description' | 'properties'> &
+		Partial<Pick<INodeTypeDescription, 'version' | 'defaultVersion'>> & { outputNames?: string[] },
 ): Omit<INodeTypeDescription, 'icon' | 'credentials' | 'subtitle' | 'usableAsTool'> {
 	const outputs = d.outputNames?.length ?? 1;
 	return {
@@ -98,6 +130,17 @@ export function actionNode(
 }
 
 /** The node's "Options" collection (Add Option). */
-export function optionsCollection(options: INodeProperties[], extra: Partial<INodeProperties> = {}): INodeProperties {
-	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, ...extra, options };
+export function optionsCollection(
+	options: INodeProperties[],
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		...extra,
+		options,
+	};
 }

@@ -5,8 +5,14 @@ import type { FieldValues, Fields, Rule } from './rules/rule';
 
 function issueToViolation(issue: ZodIssue, labels: Record<string, string> = {}): RuleViolation {
 	const [head, ...rest] = issue.path;
-	if (typeof head === 'string' && labels[head] && !rest.length) return { field: labels[head], rule: issue.message };
-	const field = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[') : '(body)';
+	if (typeof head === 'string' && labels[head] && !rest.length)
+		return { field: labels[head], rule: issue.message };
+	const field = issue.path.length
+		? issue.path
+				.map((p) => (typeof p === 'number' ? `[${p}]` : p))
+				.join('.')
+				.replace(/\.\[/g, '[')
+		: '(body)';
 	return { field, rule: issue.message };
 }
 
@@ -25,8 +31,14 @@ export function readField<T>(label: string, rule: Rule<T>, value: unknown): T {
 }
 
 /** Checks every field of a set at once (`raw` by parameter name): the values, or every violation named by its label. */
-export function checkFields<F extends Fields>(fields: F, raw: Record<string, unknown> | undefined): { values: FieldValues<F>; violations: [] } | { values?: undefined; violations: RuleViolation[] } {
-	const shape = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.rule.schema]));
+export function checkFields<F extends Fields>(
+	fields: F,
+	raw: Record<string, unknown> | undefined,
+):
+	{ values: FieldValues<F>; violations: [] } | { values?: undefined; violations: RuleViolation[] } {
+	const shape = Object.fromEntries(
+		Object.entries(fields).map(([name, f]) => [name, f.rule.schema]),
+	);
 	const labels = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.label]));
 	const res = z.object(shape).safeParse(raw ?? {});
 	if (res.success) return { values: res.data as FieldValues<F>, violations: [] };
@@ -34,7 +46,10 @@ export function checkFields<F extends Fields>(fields: F, raw: Record<string, unk
 }
 
 /** Like checkFields, refusing at once when a field breaks its rule. */
-export function readFields<F extends Fields>(fields: F, raw: Record<string, unknown> | undefined): FieldValues<F> {
+export function readFields<F extends Fields>(
+	fields: F,
+	raw: Record<string, unknown> | undefined,
+): FieldValues<F> {
 	const res = checkFields(fields, raw);
 	if (res.values) return res.values;
 	throw new InputRuleError(res.violations);

@@ -8,12 +8,18 @@ import type { N8nEnvOptions } from '../lib/n8n/env';
 import { runN8n, type ExecuteResult } from '../lib/n8n/cli';
 
 /** Imports several workflows with one n8n process (`import:workflow --separate`): about 4 s instead of 4 s each. */
-export async function importWorkflows(stateDir: string, workflows: Array<Record<string, unknown>>, opts: N8nEnvOptions = {}): Promise<void> {
+export async function importWorkflows(
+	stateDir: string,
+	workflows: Array<Record<string, unknown>>,
+	opts: N8nEnvOptions = {},
+): Promise<void> {
 	const dir = mkdtempSync(join(stateDir, 'wf-import-'));
 	try {
-		for (const [k, wf] of workflows.entries()) writeFileSync(join(dir, `${String(k).padStart(2, '0')}.json`), JSON.stringify(wf));
+		for (const [k, wf] of workflows.entries())
+			writeFileSync(join(dir, `${String(k).padStart(2, '0')}.json`), JSON.stringify(wf));
 		const r = await runN8n(stateDir, ['import:workflow', '--separate', `--input=${dir}`], opts);
-		if (r.code !== 0) throw new Error(`import:workflow failed (${r.code}): ${r.stderr.slice(-2000)}`);
+		if (r.code !== 0)
+			throw new Error(`import:workflow failed (${r.code}): ${r.stderr.slice(-2000)}`);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}

@@ -58,9 +58,16 @@ export function freshDemoProof(outDir = join(ROOT, 'out')): DemoProof | undefine
 }
 
 /** The key in every file of n8n's state folder but the installed packages, and in what n8n printed. */
-export function scanForKey(state: string, output: string, key: string): NonNullable<DemoProof['keyScan']> {
+export function scanForKey(
+	state: string,
+	output: string,
+	key: string,
+): NonNullable<DemoProof['keyScan']> {
 	const bytes = Buffer.from(key);
-	const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+	const walk = (dir: string): string[] =>
+		readdirSync(dir).flatMap((f) =>
+			statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)],
+		);
 	const files = walk(join(state, '.n8n')).filter((f) => !f.includes('node_modules'));
 	return {
 		files: files.length,

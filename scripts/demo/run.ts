@@ -16,7 +16,13 @@ import { N8N_MAJOR, N8N_VERSION, NODE_VERSION, ensureN8n, n8nInstalled } from '.
 import { executeWorkflow, storedCustomData, type ExecuteResult } from '../lib/n8n/cli';
 import { importCredentials } from '../lib/n8n/imports';
 import { newState, removeState } from '../lib/n8n/state';
-import { FAILING, demoPrompts, pipelineEntries, runPipeline, type PipelineReport } from '../pipeline/run';
+import {
+	FAILING,
+	demoPrompts,
+	pipelineEntries,
+	runPipeline,
+	type PipelineReport,
+} from '../pipeline/run';
 import { budgetForGateway } from './budget';
 import { textModelsOfKey } from './models';
 import { binaryStoreBytes, importWorkflows } from './n8n-more';
@@ -71,7 +77,12 @@ async function writeInputImage(file: string): Promise<void> {
 }
 
 /** Runs one workflow, showing elapsed time (and bytes landing in n8n's binary store) while it runs. */
-async function executeWithProgress(state: string, id: string, label: string, opts: { fileAccess: string[]; timeoutMs: number }): Promise<{ res: ExecuteResult; ms: number }> {
+async function executeWithProgress(
+	state: string,
+	id: string,
+	label: string,
+	opts: { fileAccess: string[]; timeoutMs: number },
+): Promise<{ res: ExecuteResult; ms: number }> {
 	const started = Date.now();
 	const store0 = binaryStoreBytes(state);
 	const tty = process.stdout.isTTY;
@@ -102,14 +113,22 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	const outDir = opts.outDir ?? join(ROOT, 'out');
 	const inputDir = join(outDir, 'demo-input');
 	const runsDir = join(outDir, 'runs');
-	const unknown = (opts.only ?? []).filter((o) => o !== PIPELINE_NAME && !WORKFLOWS.some((w) => w.folder === o));
-	if (unknown.length) throw new Error(`unknown workflow(s): ${unknown.join(', ')}; choose from ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}`);
+	const unknown = (opts.only ?? []).filter(
+		(o) => o !== PIPELINE_NAME && !WORKFLOWS.some((w) => w.folder === o),
+	);
+	if (unknown.length)
+		throw new Error(
+			`unknown workflow(s): ${unknown.join(', ')}; choose from ${[...WORKFLOWS.map((w) => w.folder), PIPELINE_NAME].join(', ')}`,
+		);
 	const chosen = WORKFLOWS.filter((w) => !opts.only || opts.only.includes(w.folder));
 	const workflows = chosen.filter((w) => runsOnN8n(w, N8N_MAJOR));
 	const skipped = chosen.filter((w) => !runsOnN8n(w, N8N_MAJOR));
 	const withPipeline = !opts.only || opts.only.includes(PIPELINE_NAME);
 
-	if (!n8nInstalled()) log(`[demo] installing a private n8n ${N8N_VERSION} with its own Node ${NODE_VERSION} (once, about 5 minutes)`);
+	if (!n8nInstalled())
+		log(
+			`[demo] installing a private n8n ${N8N_VERSION} with its own Node ${NODE_VERSION} (once, about 5 minutes)`,
+		);
 	ensureN8n();
 	log(`[demo] n8n ${N8N_VERSION} on Node ${NODE_VERSION}`);
 
@@ -117,7 +136,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	log(`[demo] ${gateway.describe}`);
 	const { baseUrl, videoBaseUrl, apiKey } = gateway;
 	const external = !gateway.sim;
-	const referenceImages = (process.env.GATEWAY_DEMO_REFERENCE_IMAGES ?? '').split(/[\s,]+/).filter(Boolean);
+	const referenceImages = (process.env.GATEWAY_DEMO_REFERENCE_IMAGES ?? '')
+		.split(/[\s,]+/)
+		.filter(Boolean);
 
 	let state: string | undefined;
 	let pipelineRun: Promise<PipelineReport> | undefined;
@@ -146,22 +167,43 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		const pipelineLines: string[] = [];
 		const failing = external ? FAILING.filter((p) => !p.prompt.includes('[fail]')) : FAILING;
 		const keepDir = join(outDir, PIPELINE_NAME);
-		pipelineRun = withPipeline ? runPipeline({ prompts: [...demoPrompts(4, 1), ...failing], keepDir, log: (l) => pipelineLines.push(`  ${l}`) }) : undefined;
+		pipelineRun = withPipeline
+			? runPipeline({
+					prompts: [...demoPrompts(4, 1), ...failing],
+					keepDir,
+					log: (l) => pipelineLines.push(`  ${l}`),
+				})
+			: undefined;
 		pipelineRun?.catch(() => undefined);
 		if (workflows.length) {
-			log('[demo] packing the package and installing it into a private n8n home the way n8n installs community packages');
+			log(
+				'[demo] packing the package and installing it into a private n8n home the way n8n installs community packages',
+			);
 			state = await newState();
-			await importCredentials(state, [{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey, baseUrl, videoBaseUrl } }]);
+			await importCredentials(state, [
+				{
+					id: CREDENTIAL_ID,
+					name: 'GenGateway account',
+					type: 'genGatewayApi',
+					data: { apiKey, baseUrl, videoBaseUrl },
+				},
+			]);
 			const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
 			const loaded: Array<Record<string, unknown>> = [];
 			for (const w of workflows) {
-				const wf = withKeyModels(loadExample(w.folder, { outDir, inputDir, referenceImages }), w.folder);
+				const wf = withKeyModels(
+					loadExample(w.folder, { outDir, inputDir, referenceImages }),
+					w.folder,
+				);
 				if (!w.spend) {
 					loaded.push(wf);
 					continue;
 				}
 				// a spend cap needs this gateway's group and price: from its price list, or the workflow is skipped saying why
-				const plan = await budgetForGateway(wf as Parameters<typeof budgetForGateway>[0], { baseUrl, apiKey });
+				const plan = await budgetForGateway(wf as Parameters<typeof budgetForGateway>[0], {
+					baseUrl,
+					apiKey,
+				});
 				if ('skip' in plan) {
 					gatewaySkips.set(w.folder, plan.skip);
 					continue;
@@ -170,14 +212,22 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 				loaded.push(plan.wf as unknown as Record<string, unknown>);
 			}
 			await importWorkflows(state, loaded);
-			log(`[demo] credential and ${loaded.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`);
+			log(
+				`[demo] credential and ${loaded.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`,
+			);
 
 			for (const w of workflows.filter((x) => !gatewaySkips.has(x.folder))) {
 				t = Date.now();
-				const { res, ms } = await executeWithProgress(state, w.id, w.folder, { fileAccess: [outDir, inputDir], timeoutMs: opts.timeoutMs ?? 15 * 60_000 });
+				const { res, ms } = await executeWithProgress(state, w.id, w.folder, {
+					fileAccess: [outDir, inputDir],
+					timeoutMs: opts.timeoutMs ?? 15 * 60_000,
+				});
 				runs[w.folder] = res;
 				output += res.stdout + res.stderr;
-				writeFileSync(join(runsDir, `${w.folder}.json`), res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`);
+				writeFileSync(
+					join(runsDir, `${w.folder}.json`),
+					res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`,
+				);
 				const customData = w.spend ? storedCustomData(state, w.id) : undefined;
 				if (customData) spent[w.folder] = customData;
 				const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external, customData });
@@ -191,17 +241,27 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			log(`[demo] ${w.folder.padEnd(14)} skipped: ${e.skipped}`);
 		}
 		for (const [folder, reason] of gatewaySkips) {
-			entries.push({ workflow: folder, step: 'not run', ok: true, skipped: `${reason} (gateway ${baseUrl})`, files: [] });
+			entries.push({
+				workflow: folder,
+				step: 'not run',
+				ok: true,
+				skipped: `${reason} (gateway ${baseUrl})`,
+				files: [],
+			});
 			log(`[demo] ${folder.padEnd(14)} skipped: ${reason}`);
 		}
 		if (pipelineRun) {
-			log(`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox (run beside the workflows above)`);
+			log(
+				`[demo] ${PIPELINE_NAME}: the two scheduled workflows in \`n8n start\` with PostgreSQL, an S3 store and an SMTP mailbox (run beside the workflows above)`,
+			);
 			const report = await pipelineRun;
 			for (const l of pipelineLines) log(l);
 			pipelineReport = report;
 			const got = pipelineEntries(report, failing.length, keepDir, ROOT);
 			entries.push(...got);
-			log(`[demo] ${PIPELINE_NAME}       ${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(Date.now() - pipelineStart)})`);
+			log(
+				`[demo] ${PIPELINE_NAME}       ${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(Date.now() - pipelineStart)})`,
+			);
 		}
 		const ok = entries.every((e) => e.ok);
 		if (state) {
@@ -233,4 +293,3 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		await gateway.stop();
 	}
 }
-

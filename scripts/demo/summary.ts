@@ -37,17 +37,31 @@ type Item = { json: Record<string, unknown>; binary?: Record<string, Record<stri
 
 /** MIME type from the bytes (never from the file name), and the real pixel size of images. */
 export function sniffFile(buf: Buffer): { mime: string; width?: number; height?: number } {
-	if (buf.length >= 8 && buf.subarray(4, 8).toString('latin1') === 'ftyp') return { mime: 'video/mp4' };
+	if (buf.length >= 8 && buf.subarray(4, 8).toString('latin1') === 'ftyp')
+		return { mime: 'video/mp4' };
 	try {
 		const r = imageSize(buf);
-		if (r.type && r.width && r.height) return { mime: r.type === 'jpg' ? 'image/jpeg' : r.type === 'svg' ? 'image/svg+xml' : `image/${r.type}`, width: r.width, height: r.height };
+		if (r.type && r.width && r.height)
+			return {
+				mime:
+					r.type === 'jpg' ? 'image/jpeg' : r.type === 'svg' ? 'image/svg+xml' : `image/${r.type}`,
+				width: r.width,
+				height: r.height,
+			};
 	} catch {
 		/* not an image */
 	}
 	const text = buf.subarray(0, 4096).toString('utf8');
-	if (text.includes('\u0000') || text.includes('\ufffd')) return { mime: 'application/octet-stream' };
+	if (text.includes('\u0000') || text.includes('\ufffd'))
+		return { mime: 'application/octet-stream' };
 	const lines = text.split(/\r?\n/).filter((l) => l.length);
-	if (lines.length >= 2 && lines.slice(0, 5).every((l) => l.split(',').length === lines[0].split(',').length && l.includes(','))) return { mime: 'text/csv' };
+	if (
+		lines.length >= 2 &&
+		lines
+			.slice(0, 5)
+			.every((l) => l.split(',').length === lines[0].split(',').length && l.includes(','))
+	)
+		return { mime: 'text/csv' };
 	return { mime: 'text/plain' };
 }
 
@@ -68,16 +82,24 @@ const notes = new WeakMap<SummaryEntry, string>();
 const short = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function taskIds(items: Item[]): string | undefined {
-	const ids = [...new Set(items.map((i) => i.json.task_id).filter((t): t is string => typeof t === 'string' && t.length > 0))];
+	const ids = [
+		...new Set(
+			items
+				.map((i) => i.json.task_id)
+				.filter((t): t is string => typeof t === 'string' && t.length > 0),
+		),
+	];
 	return ids.length ? ids.join(',') : undefined;
 }
 
 /** Why an output item is not a success: uncertain, an error, or `status: "failed"` (the first failed item of a spent batch has no `error`). */
 export function itemProblem(i: Item): string | undefined {
 	const j = i.json;
-	if (j.submission_uncertain === true) return `submission uncertain${j.reason ? `: ${String(j.reason)}` : ''}${j.task_id ? ` (task ${String(j.task_id)})` : ''}`;
+	if (j.submission_uncertain === true)
+		return `submission uncertain${j.reason ? `: ${String(j.reason)}` : ''}${j.task_id ? ` (task ${String(j.task_id)})` : ''}`;
 	if (j.error) return typeof j.error === 'string' ? j.error : JSON.stringify(j.error);
-	if (j.status === 'failed') return `failed${j.failed_at ? ` at ${String(j.failed_at)}` : ''}: ${String(j.error_message ?? 'no message')}`;
+	if (j.status === 'failed')
+		return `failed${j.failed_at ? ` at ${String(j.failed_at)}` : ''}: ${String(j.error_message ?? 'no message')}`;
 	return undefined;
 }
 
@@ -87,7 +109,8 @@ export function itemProblem(i: Item): string | undefined {
  */
 export function crashedAfterRun(res: ExecuteResult): string | undefined {
 	const d = res.data as { finished?: boolean; status?: string } | undefined;
-	if (res.code !== null || !res.signal || !d || d.finished !== true || d.status !== 'success') return undefined;
+	if (res.code !== null || !res.signal || !d || d.finished !== true || d.status !== 'success')
+		return undefined;
 	return `n8n execute was ended by ${res.signal} after it had finished the run and printed it`;
 }
 
@@ -96,90 +119,192 @@ export function runErrorOf(res: ExecuteResult): string | undefined {
 	const e = res.data?.data?.resultData?.error?.message;
 	if (e) return e;
 	if (crashedAfterRun(res)) return undefined;
-	if (res.code !== 0) return `n8n execute ${res.code === null ? `was ended by ${res.signal ?? 'a signal'}` : `exited ${res.code}`}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}`;
+	if (res.code !== 0)
+		return `n8n execute ${res.code === null ? `was ended by ${res.signal ?? 'a signal'}` : `exited ${res.code}`}: ${res.stderr.trim().split('\n').slice(-3).join(' ')}`;
 	if (!res.data) return 'n8n execute printed no run data';
 	return undefined;
 }
 
 /** Pixel size and bytes of the files an item of our nodes reports in `files[]`. */
-function reportedFiles(i: Item): Array<{ bytes?: number; width?: number; height?: number; mimeType?: string }> {
+function reportedFiles(
+	i: Item,
+): Array<{ bytes?: number; width?: number; height?: number; mimeType?: string }> {
 	const f = i.json.files;
-	return Array.isArray(f) ? (f as Array<Record<string, unknown>>).map((m) => ({ bytes: m.bytes as number, width: m.width as number, height: m.height as number, mimeType: m.mimeType as string })) : [];
+	return Array.isArray(f)
+		? (f as Array<Record<string, unknown>>).map((m) => ({
+				bytes: m.bytes as number,
+				width: m.width as number,
+				height: m.height as number,
+				mimeType: m.mimeType as string,
+			}))
+		: [];
 }
 
 /** The one entry of a workflow this n8n cannot run. */
 export function skippedEntry(w: DemoWorkflow, n8nVersion: string): SummaryEntry {
-	return { workflow: w.folder, step: 'not run', ok: true, skipped: `${w.needs?.why ?? 'not for this n8n'}; this is n8n ${n8nVersion}`, files: [] };
+	return {
+		workflow: w.folder,
+		step: 'not run',
+		ok: true,
+		skipped: `${w.needs?.why ?? 'not for this n8n'}; this is n8n ${n8nVersion}`,
+		files: [],
+	};
 }
 
 /** What an AI sub-node handed its root node in each run (one run per model turn), as items. */
 function subNodeTurns(res: ExecuteResult, node: string): Item[] {
-	const runs = (res.data?.data?.resultData?.runData?.[node] ?? []) as Array<{ data?: Record<string, Item[][] | undefined> }>;
-	return runs.flatMap((r) => Object.entries(r.data ?? {}).flatMap(([type, outs]) => (type.startsWith('ai_') ? (outs?.[0] ?? []).slice(0, 1) : [])));
+	const runs = (res.data?.data?.resultData?.runData?.[node] ?? []) as Array<{
+		data?: Record<string, Item[][] | undefined>;
+	}>;
+	return runs.flatMap((r) =>
+		Object.entries(r.data ?? {}).flatMap(([type, outs]) =>
+			type.startsWith('ai_') ? (outs?.[0] ?? []).slice(0, 1) : [],
+		),
+	);
 }
 
 /** Why an item of a step that Max Expected Spend must refuse is not that refusal. */
 export function refusalProblem(i: Item): string | undefined {
 	const j = i.json;
-	if (j.status === 'failed' && j.failed_at === 'budget' && j.submitted === false && !j.task_id) return undefined;
+	if (j.status === 'failed' && j.failed_at === 'budget' && j.submitted === false && !j.task_id)
+		return undefined;
 	return `expected a refusal by Max Expected Spend before any request (failed_at budget, submitted false), got ${short(JSON.stringify({ status: j.status, failed_at: j.failed_at, submitted: j.submitted, task_id: j.task_id, error: j.error_message ?? j.error }), 300)}`;
 }
 
 /** Why an AI Agent's item that its Chat Model's cap must stop is not that stop. */
 export function capStopProblem(i: Item): string | undefined {
 	const e = i.json.error;
-	if (typeof e === 'string' && /Max Expected Spend .*refused this model turn before any paid request/.test(e)) return undefined;
+	if (
+		typeof e === 'string' &&
+		/Max Expected Spend .*refused this model turn before any paid request/.test(e)
+	)
+		return undefined;
 	return `expected the agent stopped by its Chat Model's Max Expected Spend (a model turn refused before any paid request), got ${short(JSON.stringify(i.json), 300)}`;
 }
 
 /** The execution's custom data must hold what the node's items cost: gengateway_spent = the sum of their `cost.quota`. */
-function spendEntry(w: DemoWorkflow, res: ExecuteResult, customData: Record<string, string> | undefined): SummaryEntry {
+function spendEntry(
+	w: DemoWorkflow,
+	res: ExecuteResult,
+	customData: Record<string, string> | undefined,
+): SummaryEntry {
 	const node = w.spend!.node;
-	const costs = (nodeOutput(res, node, 0) as Item[]).map((i) => i.json.cost as { status?: string; quota?: number } | undefined);
-	const expected = costs.reduce((n, c) => n + (c?.status === 'expected' || c?.status === 'settled' ? Number(c.quota) : 0), 0);
+	const costs = (nodeOutput(res, node, 0) as Item[]).map(
+		(i) => i.json.cost as { status?: string; quota?: number } | undefined,
+	);
+	const expected = costs.reduce(
+		(n, c) => n + (c?.status === 'expected' || c?.status === 'settled' ? Number(c.quota) : 0),
+		0,
+	);
 	const problems: string[] = [];
-	if (!costs.length || costs.some((c) => !c || typeof c.quota !== 'number' || c.quota <= 0)) problems.push(`every item of ${node} must carry a cost with a figure, got ${short(JSON.stringify(costs), 300)}`);
+	if (!costs.length || costs.some((c) => !c || typeof c.quota !== 'number' || c.quota <= 0))
+		problems.push(
+			`every item of ${node} must carry a cost with a figure, got ${short(JSON.stringify(costs), 300)}`,
+		);
 	if (!customData) problems.push("the execution's custom data was not read");
-	else if (customData.gengateway_spent !== String(expected)) problems.push(`custom data gengateway_spent is ${customData.gengateway_spent ?? 'missing'}, expected ${expected} (the sum of ${node}'s costs)`);
+	else if (customData.gengateway_spent !== String(expected))
+		problems.push(
+			`custom data gengateway_spent is ${customData.gengateway_spent ?? 'missing'}, expected ${expected} (the sum of ${node}'s costs)`,
+		);
 	const error = problems.length ? problems.join('; ') : undefined;
-	const entry: SummaryEntry = { workflow: w.folder, step: 'Custom data', ok: !error, ...(error ? { error } : {}), files: [] };
-	notes.set(entry, `gengateway_spent ${customData?.gengateway_spent ?? '?'} (${customData?.gengateway_spent_text ?? '?'})`);
+	const entry: SummaryEntry = {
+		workflow: w.folder,
+		step: 'Custom data',
+		ok: !error,
+		...(error ? { error } : {}),
+		files: [],
+	};
+	notes.set(
+		entry,
+		`gengateway_spent ${customData?.gengateway_spent ?? '?'} (${customData?.gengateway_spent_text ?? '?'})`,
+	);
 	return entry;
 }
 
-export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: string, root: string, opts: { checkLoop: boolean; customData?: Record<string, string> }): SummaryEntry[] {
+export function checkWorkflow(
+	w: DemoWorkflow,
+	res: ExecuteResult,
+	outDir: string,
+	root: string,
+	opts: { checkLoop: boolean; customData?: Record<string, string> },
+): SummaryEntry[] {
 	const entries: SummaryEntry[] = [];
 	const runError = runErrorOf(res);
 	for (const step of w.steps) {
-		const ok0 = step.turns ? subNodeTurns(res, step.node) : (nodeOutput(res, step.node, 0) as Item[]);
+		const ok0 = step.turns
+			? subNodeTurns(res, step.node)
+			: (nodeOutput(res, step.node, 0) as Item[]);
 		const others = [1, 2, 3].flatMap((o) => nodeOutput(res, step.node, o) as Item[]);
 		const problems: string[] = [];
 		const err = nodeError(res, step.node);
 		if (err) problems.push(err);
 		for (const i of [...ok0, ...others]) {
-			const p = step.refused === 'cap' ? capStopProblem(i) : step.refused ? refusalProblem(i) : itemProblem(i);
+			const p =
+				step.refused === 'cap'
+					? capStopProblem(i)
+					: step.refused
+						? refusalProblem(i)
+						: itemProblem(i);
 			if (p && !problems.includes(p)) problems.push(p);
 		}
 		const counted = step.turns ? 'model turn(s)' : 'item(s) on its first output';
-		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items) problems.push(`expected ${step.atLeast ? 'at least ' : ''}${step.items} ${counted}, got ${ok0.length}`);
-		if (others.length && (step.refused || !others.some(itemProblem))) problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
-		if (step.streamed && ok0.some((i) => i.json.streamed !== true)) problems.push('the answer did not come as a stream');
+		if (step.atLeast ? ok0.length < step.items : ok0.length !== step.items)
+			problems.push(
+				`expected ${step.atLeast ? 'at least ' : ''}${step.items} ${counted}, got ${ok0.length}`,
+			);
+		if (others.length && (step.refused || !others.some(itemProblem)))
+			problems.push(`${others.length} item(s) on the Failed / Still Running outputs`);
+		if (step.streamed && ok0.some((i) => i.json.streamed !== true))
+			problems.push('the answer did not come as a stream');
 		if (step.answer) {
 			const field = w.write.from === step.node ? (w.write.field ?? 'text') : 'text';
 			const said = ok0.map((i) => i.json[field]).find((x): x is string => typeof x === 'string');
-			if (said === undefined || !step.answer.test(said)) problems.push(`the answer does not say ${step.answer.source.replace(/\\b/g, '')}: ${said === undefined ? 'no answer' : `"${short(said.replace(/\s+/g, ' '), 200)}"`}`);
+			if (said === undefined || !step.answer.test(said))
+				problems.push(
+					`the answer does not say ${step.answer.source.replace(/\\b/g, '')}: ${said === undefined ? 'no answer' : `"${short(said.replace(/\s+/g, ' '), 200)}"`}`,
+				);
 		}
 		if (w.loop?.node === step.node && opts.checkLoop) {
 			const rounds = runCount(res, step.node);
 			const waits = runCount(res, w.loop.wait);
-			if (rounds < 2 || waits < 1) problems.push(`expected the loop through the ${w.loop.wait} node: ${step.node} ran ${rounds} time(s), ${w.loop.wait} ${waits} time(s)`);
+			if (rounds < 2 || waits < 1)
+				problems.push(
+					`expected the loop through the ${w.loop.wait} node: ${step.node} ran ${rounds} time(s), ${w.loop.wait} ${waits} time(s)`,
+				);
 		}
 		const tid = taskIds([...ok0, ...others]);
-		const error = problems.length ? problems.join('; ') : ok0.length === 0 && runError ? runError : undefined;
-		const entry: SummaryEntry = { workflow: w.folder, step: step.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), files: [] };
-		const answer = ok0.map((i) => i.json[w.write.from === step.node ? (w.write.field ?? 'text') : 'text']).find((x): x is string => typeof x === 'string');
-		const refusal = step.refused && !error ? ok0.map((i) => i.json.error_message ?? i.json.error).find((x): x is string => typeof x === 'string') : undefined;
-		notes.set(entry, refusal ? `refused as planned: ${short(refusal.replace(/^.*?before any paid request: /, ''), 130)}` : tid ? tid.split(',').join(', ') : answer ? `"${short(answer.replace(/\s+/g, ' '), 70)}"` : `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`);
+		const error = problems.length
+			? problems.join('; ')
+			: ok0.length === 0 && runError
+				? runError
+				: undefined;
+		const entry: SummaryEntry = {
+			workflow: w.folder,
+			step: step.node,
+			ok: !error,
+			...(tid ? { task_id: tid } : {}),
+			...(error ? { error: short(error, 1000) } : {}),
+			files: [],
+		};
+		const answer = ok0
+			.map((i) => i.json[w.write.from === step.node ? (w.write.field ?? 'text') : 'text'])
+			.find((x): x is string => typeof x === 'string');
+		const refusal =
+			step.refused && !error
+				? ok0
+						.map((i) => i.json.error_message ?? i.json.error)
+						.find((x): x is string => typeof x === 'string')
+				: undefined;
+		notes.set(
+			entry,
+			refusal
+				? `refused as planned: ${short(refusal.replace(/^.*?before any paid request: /, ''), 130)}`
+				: tid
+					? tid.split(',').join(', ')
+					: answer
+						? `"${short(answer.replace(/\s+/g, ' '), 70)}"`
+						: `${ok0.length} ${step.turns ? 'model turn(s)' : 'item(s)'}`,
+		);
 		entries.push(entry);
 	}
 
@@ -191,23 +316,37 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 	const problems: string[] = [];
 	const err = nodeError(res, wr.node);
 	if (err) problems.push(`${wr.node}: ${err}`);
-	if (files.length !== wr.files) problems.push(`expected ${wr.files} file(s), found ${files.length}`);
+	if (files.length !== wr.files)
+		problems.push(`expected ${wr.files} file(s), found ${files.length}`);
 	const empty = files.filter((f) => f.bytes === 0);
 	if (empty.length) problems.push(`empty file(s): ${empty.map((f) => f.path).join(', ')}`);
 	if (wr.kind === 'image' || wr.kind === 'video') {
 		const wanted = wr.kind === 'image' ? /^image\// : /^video\/mp4$/;
-		for (const f of files) if (!wanted.test(f.mime)) problems.push(`${f.path} is ${f.mime}, not ${wr.kind === 'image' ? 'an image' : 'an MP4 video'}`);
+		for (const f of files)
+			if (!wanted.test(f.mime))
+				problems.push(
+					`${f.path} is ${f.mime}, not ${wr.kind === 'image' ? 'an image' : 'an MP4 video'}`,
+				);
 		const unmatched = [...files];
 		for (const item of source) {
 			for (const m of reportedFiles(item)) {
-				const k = unmatched.findIndex((f) => f.bytes === m.bytes && (wr.kind === 'video' || (f.width === m.width && f.height === m.height)));
+				const k = unmatched.findIndex(
+					(f) =>
+						f.bytes === m.bytes &&
+						(wr.kind === 'video' || (f.width === m.width && f.height === m.height)),
+				);
 				if (k >= 0) unmatched.splice(k, 1);
-				else problems.push(`no written file matches ${String(item.json.task_id ?? wr.from)} as ${wr.from} reported it (${m.bytes} bytes${m.width ? `, ${m.width}x${m.height}` : ''})`);
+				else
+					problems.push(
+						`no written file matches ${String(item.json.task_id ?? wr.from)} as ${wr.from} reported it (${m.bytes} bytes${m.width ? `, ${m.width}x${m.height}` : ''})`,
+					);
 			}
 		}
 		if (!source.some((i) => reportedFiles(i).length)) problems.push(`${wr.from} reported no file`);
 	} else if (wr.kind === 'text') {
-		const want = source.map((i) => i.json[wr.field ?? 'text']).filter((t): t is string => typeof t === 'string');
+		const want = source
+			.map((i) => i.json[wr.field ?? 'text'])
+			.filter((t): t is string => typeof t === 'string');
 		for (const f of files) {
 			const text = readFileSync(join(root, f.path), 'utf8');
 			if (!text.trim()) problems.push(`${f.path} holds no text`);
@@ -215,14 +354,27 @@ export function checkWorkflow(w: DemoWorkflow, res: ExecuteResult, outDir: strin
 		}
 	} else {
 		for (const f of files) {
-			const rows = readFileSync(join(root, f.path), 'utf8').split(/\r?\n/).filter((l) => l.trim()).length;
-			if (rows !== source.length + 1) problems.push(`${f.path} has ${rows} line(s); expected a header and ${source.length} row(s)`);
+			const rows = readFileSync(join(root, f.path), 'utf8')
+				.split(/\r?\n/)
+				.filter((l) => l.trim()).length;
+			if (rows !== source.length + 1)
+				problems.push(
+					`${f.path} has ${rows} line(s); expected a header and ${source.length} row(s)`,
+				);
 		}
 	}
 	const tid = taskIds(source);
 	const error = problems.length ? problems.join('; ') : runError;
 	const warning = crashedAfterRun(res);
-	entries.push({ workflow: w.folder, step: wr.node, ok: !error, ...(tid ? { task_id: tid } : {}), ...(error ? { error: short(error, 1000) } : {}), ...(warning ? { warning } : {}), files });
+	entries.push({
+		workflow: w.folder,
+		step: wr.node,
+		ok: !error,
+		...(tid ? { task_id: tid } : {}),
+		...(error ? { error: short(error, 1000) } : {}),
+		...(warning ? { warning } : {}),
+		files,
+	});
 	return entries;
 }
 
@@ -236,13 +388,34 @@ function human(bytes: number): string {
 export function table(entries: SummaryEntry[]): string {
 	const rows: string[][] = [];
 	for (const e of entries) {
-		const first = e.ok ? (notes.get(e) ?? (e.skipped ? `skipped: ${e.skipped}` : undefined) ?? e.task_id ?? '') : short(e.error ?? 'failed', 160);
-		const fileLines = e.files.map((f) => `${f.path}  ${f.mime}${f.width ? ` ${f.width}x${f.height}` : ''}  ${human(f.bytes)}`);
-		const lines = [...(e.ok && fileLines.length ? fileLines : [first, ...(e.ok ? [] : fileLines)]), ...(e.warning ? [`note: ${e.warning}`] : [])];
-		lines.forEach((l, k) => rows.push(k === 0 ? [e.skipped ? 'skip' : e.ok ? 'ok' : 'FAIL', e.workflow, e.step, l] : ['', '', '', l]));
+		const first = e.ok
+			? (notes.get(e) ?? (e.skipped ? `skipped: ${e.skipped}` : undefined) ?? e.task_id ?? '')
+			: short(e.error ?? 'failed', 160);
+		const fileLines = e.files.map(
+			(f) => `${f.path}  ${f.mime}${f.width ? ` ${f.width}x${f.height}` : ''}  ${human(f.bytes)}`,
+		);
+		const lines = [
+			...(e.ok && fileLines.length ? fileLines : [first, ...(e.ok ? [] : fileLines)]),
+			...(e.warning ? [`note: ${e.warning}`] : []),
+		];
+		lines.forEach((l, k) =>
+			rows.push(
+				k === 0
+					? [e.skipped ? 'skip' : e.ok ? 'ok' : 'FAIL', e.workflow, e.step, l]
+					: ['', '', '', l],
+			),
+		);
 	}
 	const head = ['', 'workflow', 'step', 'task IDs / files / error'];
 	const widths = [0, 1, 2].map((k) => Math.max(head[k].length, ...rows.map((r) => r[k].length)));
-	const line = (r: string[]) => r.map((c, k) => (k < 3 ? c.padEnd(widths[k]) : c)).join('  ').trimEnd();
-	return [line(head), line([...widths.map((w) => '-'.repeat(w)), '-'.repeat(24)]), ...rows.map(line)].join('\n');
+	const line = (r: string[]) =>
+		r
+			.map((c, k) => (k < 3 ? c.padEnd(widths[k]) : c))
+			.join('  ')
+			.trimEnd();
+	return [
+		line(head),
+		line([...widths.map((w) => '-'.repeat(w)), '-'.repeat(24)]),
+		...rows.map(line),
+	].join('\n');
 }

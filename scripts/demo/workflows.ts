@@ -12,7 +12,10 @@ export const CRED = 'REPLACE_CREDENTIAL_ID';
 export const OUT = '/tmp/gen-gateway-demo';
 export const INPUT = '/tmp/gen-gateway-demo-input';
 /** delta-video reference images of the example; GATEWAY_DEMO_REFERENCE_IMAGES replaces them for a real gateway */
-export const REFERENCE_IMAGES = ['https://media.example/cat.png', 'https://media.example/garden.jpg'];
+export const REFERENCE_IMAGES = [
+	'https://media.example/cat.png',
+	'https://media.example/garden.jpg',
+];
 const PKG = 'n8n-nodes-gen-gateway';
 const creds = { genGatewayApi: { id: CRED, name: 'GenGateway account' } };
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -59,7 +62,15 @@ export interface DemoWorkflow {
 	 * come out refused by Max Expected Spend before any request (`budget`: failed_at "budget", submitted false; `cap`: an
 	 * AI Agent's item whose error is its Chat Model's refusal of a model turn); `answer`: the
 	 * step is judged by what it answered (its write field, e.g. the agent's `output`), whatever turns it took */
-	steps: Array<{ node: string; items: number; atLeast?: boolean; streamed?: boolean; turns?: boolean; refused?: 'budget' | 'cap'; answer?: RegExp }>;
+	steps: Array<{
+		node: string;
+		items: number;
+		atLeast?: boolean;
+		streamed?: boolean;
+		turns?: boolean;
+		refused?: 'budget' | 'cap';
+		answer?: RegExp;
+	}>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
@@ -73,25 +84,58 @@ export interface DemoWorkflow {
 	conn: Conn;
 }
 
-const trigger: N = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+const trigger: N = {
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	parameters: {},
+};
 const write = (name: string, folder: string, fileExpr: string): N => ({
 	name,
 	type: 'n8n-nodes-base.readWriteFile',
 	typeVersion: 1,
-	parameters: { operation: 'write', fileName: `=${OUT}/${folder}/${fileExpr}`, dataPropertyName: 'data', options: {} },
+	parameters: {
+		operation: 'write',
+		fileName: `=${OUT}/${folder}/${fileExpr}`,
+		dataPropertyName: 'data',
+		options: {},
+	},
 });
-const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({ name, type: `${PKG}.${type}`, typeVersion: 1, parameters, credentials: creds });
+const ours = (name: string, type: string, parameters: Record<string, unknown>): N => ({
+	name,
+	type: `${PKG}.${type}`,
+	typeVersion: 1,
+	parameters,
+	credentials: creds,
+});
 /** Video Create as the node panel drops it today (version 1.1: a gamma node's model is its own field, gammaModel) */
-const videoCreate = (parameters: Record<string, unknown>): N => ({ ...ours('Video Create', 'genGatewayVideoCreate', parameters), typeVersion: 1.1 });
-const toText = (name: string, prop: string, fileName: string): N => ({ name, type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } } });
+const videoCreate = (parameters: Record<string, unknown>): N => ({
+	...ours('Video Create', 'genGatewayVideoCreate', parameters),
+	typeVersion: 1.1,
+});
+const toText = (name: string, prop: string, fileName: string): N => ({
+	name,
+	type: 'n8n-nodes-base.convertToFile',
+	typeVersion: 1.1,
+	parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } },
+});
 const CHAT_MODEL = 'GenGateway Chat Model';
 /** the schema of the structured-output example (the Chat Model's JSON Schema and the Structured Output Parser's) */
 export const STRUCTURED_SCHEMA = JSON.stringify(
-	{ type: 'object', properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } }, required: ['answer', 'confidence'], additionalProperties: false },
+	{
+		type: 'object',
+		properties: {
+			answer: { type: 'string' },
+			confidence: { type: 'number', minimum: 0, maximum: 1 },
+		},
+		required: ['answer', 'confidence'],
+		additionalProperties: false,
+	},
 	null,
 	2,
 );
-const writesTo = (folder: string) => `Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
+const writesTo = (folder: string) =>
+	`Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
 
 /** the approval rule of the quote-approve example: the whole batch at most this many ¤ ($2 on a default site) */
 const QUOTE_LIMIT = 1_000_000;
@@ -100,7 +144,8 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo01',
 		name: 'GenGateway: text to image → wait → files',
-		description: 'Submits a text-to-image task, waits for it with Task Wait and writes the images to disk.',
+		description:
+			'Submits a text-to-image task, waits for it with Task Wait and writes the images to disk.',
 		folder: 'text-to-image',
 		steps: [
 			{ node: 'Image Submit', items: 2 },
@@ -110,12 +155,35 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Text to image\nTwo prompts → **Image Submit** (async task, one paid POST per item) → **Task Wait** polls both tasks at once and downloads the images into binary \`data\` (real pixel size in the JSON) → files.\n\n${writesTo('text-to-image')}`,
 		nodes: [
 			trigger,
-			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a lighthouse at dawn, watercolor'}},{json:{prompt:'a red fox in fresh snow, photo'}}];" } },
-			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1536x1024' }),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
+			{
+				name: 'Prompts',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode:
+						"return [{json:{prompt:'a lighthouse at dawn, watercolor'}},{json:{prompt:'a red fox in fresh snow, photo'}}];",
+				},
+			},
+			ours('Image Submit', 'genGatewayImageSubmit', {
+				operation: 'generate',
+				mode: 'async',
+				model: model('alpha-image-2.5'),
+				prompt: '={{ $json.prompt }}',
+				size: '1536x1024',
+			}),
+			ours('Task Wait', 'genGatewayTaskWait', {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: {},
+			}),
 			write('Write Image', 'text-to-image', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
 		],
-		conn: [['Start', 0, 'Prompts'], ['Prompts', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image']],
+		conn: [
+			['Start', 0, 'Prompts'],
+			['Prompts', 0, 'Image Submit'],
+			['Image Submit', 0, 'Task Wait'],
+			['Task Wait', 0, 'Write Image'],
+		],
 	},
 	{
 		id: 'ggdemo02',
@@ -130,12 +198,38 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Image edit from a file on disk\n**Read Input** loads \`${INPUT}/input.png\` (put your own picture there, or change the path) → **Image Submit** *Edit* sends it as a multipart upload → **Task Wait** → file.\n\n${writesTo('image-edit')}`,
 		nodes: [
 			trigger,
-			{ name: 'Read Input', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, parameters: { fileSelector: `${INPUT}/input.png`, options: {} } },
-			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'edit', mode: 'async', model: model('alpha-image-2.5'), prompt: 'make it look like an oil painting, keep the composition', size: '1024x1024', referenceBinaries: 'data', editEncoding: 'multipart' }),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
-			write('Write Image', 'image-edit', 'edited-{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
+			{
+				name: 'Read Input',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				parameters: { fileSelector: `${INPUT}/input.png`, options: {} },
+			},
+			ours('Image Submit', 'genGatewayImageSubmit', {
+				operation: 'edit',
+				mode: 'async',
+				model: model('alpha-image-2.5'),
+				prompt: 'make it look like an oil painting, keep the composition',
+				size: '1024x1024',
+				referenceBinaries: 'data',
+				editEncoding: 'multipart',
+			}),
+			ours('Task Wait', 'genGatewayTaskWait', {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: {},
+			}),
+			write(
+				'Write Image',
+				'image-edit',
+				'edited-{{ $json.task_id }}.{{ $binary.data.fileExtension }}',
+			),
 		],
-		conn: [['Start', 0, 'Read Input'], ['Read Input', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image']],
+		conn: [
+			['Start', 0, 'Read Input'],
+			['Read Input', 0, 'Image Submit'],
+			['Image Submit', 0, 'Task Wait'],
+			['Task Wait', 0, 'Write Image'],
+		],
 	},
 	{
 		id: 'ggdemo03',
@@ -147,15 +241,25 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Native image (beta)\n**Image Submit** in *Native* mode calls \`/v1beta/models/{model}:generateContent\`: no task, the image comes back in the answer (aspect ratio 16:9, tier from the model suffix).\n\n${writesTo('native-image')}`,
 		nodes: [
 			trigger,
-			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'native', model: model('beta-3.1-flash-image-preview-1k'), prompt: 'a tiny robot watering a bonsai', aspectRatio: '16:9' }),
+			ours('Image Submit', 'genGatewayImageSubmit', {
+				operation: 'generate',
+				mode: 'native',
+				model: model('beta-3.1-flash-image-preview-1k'),
+				prompt: 'a tiny robot watering a bonsai',
+				aspectRatio: '16:9',
+			}),
 			write('Write Image', 'native-image', 'native.{{ $binary.data.fileExtension }}'),
 		],
-		conn: [['Start', 0, 'Image Submit'], ['Image Submit', 0, 'Write Image']],
+		conn: [
+			['Start', 0, 'Image Submit'],
+			['Image Submit', 0, 'Write Image'],
+		],
 	},
 	{
 		id: 'ggdemo04',
 		name: 'GenGateway: delta video with reference images → wait → file',
-		description: 'A delta-video task with two reference images (named @图片1, @图片2 in the prompt), waited and saved as MP4.',
+		description:
+			'A delta-video task with two reference images (named @图片1, @图片2 in the prompt), waited and saved as MP4.',
 		folder: 'delta-video',
 		steps: [
 			{ node: 'Video Create', items: 1 },
@@ -176,10 +280,18 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				watermark: false,
 				referenceImages: REFERENCE_IMAGES.join('\n'),
 			}),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
+			ours('Task Wait', 'genGatewayTaskWait', {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: {},
+			}),
 			write('Write Video', 'delta-video', '{{ $json.task_id }}.mp4'),
 		],
-		conn: [['Start', 0, 'Video Create'], ['Video Create', 0, 'Task Wait'], ['Task Wait', 0, 'Write Video']],
+		conn: [
+			['Start', 0, 'Video Create'],
+			['Video Create', 0, 'Task Wait'],
+			['Task Wait', 0, 'Write Video'],
+		],
 	},
 	{
 		id: 'ggdemo05',
@@ -194,11 +306,25 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Gamma video\n**Video Create** (gamma family, 8 s, 16:9) → **Task Wait** reads every gamma answer shape and downloads the hosted MP4 without your key → file.\n\n${writesTo('gamma-video')}`,
 		nodes: [
 			trigger,
-			videoCreate({ family: 'gamma', gammaModel: model('gamma-video-1.5'), prompt: 'waves rolling onto a beach at sunset', gammaSeconds: 8, aspectRatio: '16:9' }),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
+			videoCreate({
+				family: 'gamma',
+				gammaModel: model('gamma-video-1.5'),
+				prompt: 'waves rolling onto a beach at sunset',
+				gammaSeconds: 8,
+				aspectRatio: '16:9',
+			}),
+			ours('Task Wait', 'genGatewayTaskWait', {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: {},
+			}),
 			write('Write Video', 'gamma-video', '{{ $json.task_id }}.mp4'),
 		],
-		conn: [['Start', 0, 'Video Create'], ['Video Create', 0, 'Task Wait'], ['Task Wait', 0, 'Write Video']],
+		conn: [
+			['Start', 0, 'Video Create'],
+			['Video Create', 0, 'Task Wait'],
+			['Task Wait', 0, 'Write Video'],
+		],
 	},
 	{
 		id: 'ggdemo06',
@@ -210,11 +336,26 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Chat (streamed)\n**Chat** sends \`stream: true\` and reads the answer by SSE events (a stream cut before \`[DONE]\` is an error, never a short answer) → **To Text** → \`chat.txt\`.\n\n${writesTo('chat')}`,
 		nodes: [
 			trigger,
-			ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'system', content: 'You answer in one short paragraph.' }, { role: 'user', content: 'Why do paid APIs need idempotency?' }] }, stream: true, options: {} }),
+			ours('Chat', 'genGatewayChat', {
+				model: model('alpha-chat-4o'),
+				messagesFrom: 'ui',
+				messages: {
+					values: [
+						{ role: 'system', content: 'You answer in one short paragraph.' },
+						{ role: 'user', content: 'Why do paid APIs need idempotency?' },
+					],
+				},
+				stream: true,
+				options: {},
+			}),
 			toText('To Text', 'text', 'chat.txt'),
 			write('Write Text', 'chat', 'chat.txt'),
 		],
-		conn: [['Start', 0, 'Chat'], ['Chat', 0, 'To Text'], ['To Text', 0, 'Write Text']],
+		conn: [
+			['Start', 0, 'Chat'],
+			['Chat', 0, 'To Text'],
+			['To Text', 0, 'Write Text'],
+		],
 	},
 	{
 		id: 'ggdemo07',
@@ -226,16 +367,26 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Responses\n**Responses** calls \`/v1/responses\`; the text is read from \`output[].content[]\` → **To Text** → \`responses.txt\`.\n\n${writesTo('responses')}`,
 		nodes: [
 			trigger,
-			ours('Responses', 'genGatewayResponses', { model: model('alpha-chat-4o-mini'), input: 'Write a haiku about polling.', stream: false, options: {} }),
+			ours('Responses', 'genGatewayResponses', {
+				model: model('alpha-chat-4o-mini'),
+				input: 'Write a haiku about polling.',
+				stream: false,
+				options: {},
+			}),
 			toText('To Text', 'text', 'responses.txt'),
 			write('Write Text', 'responses', 'responses.txt'),
 		],
-		conn: [['Start', 0, 'Responses'], ['Responses', 0, 'To Text'], ['To Text', 0, 'Write Text']],
+		conn: [
+			['Start', 0, 'Responses'],
+			['Responses', 0, 'To Text'],
+			['To Text', 0, 'Write Text'],
+		],
 	},
 	{
 		id: 'ggdemo08',
 		name: 'GenGateway: pricing report → CSV',
-		description: 'Public prices in the display currency, lowest public group per model, as a CSV table.',
+		description:
+			'Public prices in the display currency, lowest public group per model, as a CSV table.',
 		folder: 'pricing',
 		steps: [{ node: 'Pricing', items: 5, atLeast: true }],
 		write: { node: 'Write CSV', from: 'Pricing', kind: 'csv', files: 1 },
@@ -243,15 +394,25 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		nodes: [
 			trigger,
 			ours('Pricing', 'genGatewayPricing', { operation: 'getPrices' }),
-			{ name: 'To CSV', type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, parameters: { operation: 'csv', options: { fileName: 'prices.csv' } } },
+			{
+				name: 'To CSV',
+				type: 'n8n-nodes-base.convertToFile',
+				typeVersion: 1.1,
+				parameters: { operation: 'csv', options: { fileName: 'prices.csv' } },
+			},
 			write('Write CSV', 'pricing', 'prices.csv'),
 		],
-		conn: [['Start', 0, 'Pricing'], ['Pricing', 0, 'To CSV'], ['To CSV', 0, 'Write CSV']],
+		conn: [
+			['Start', 0, 'Pricing'],
+			['Pricing', 0, 'To CSV'],
+			['To CSV', 0, 'Write CSV'],
+		],
 	},
 	{
 		id: 'ggdemo09',
 		name: 'GenGateway: long job loop (Wait node, no worker held)',
-		description: "Submit, keep the task ID, let Task Wait hand back Still Running quickly, loop through n8n's Wait node until done.",
+		description:
+			"Submit, keep the task ID, let Task Wait hand back Still Running quickly, loop through n8n's Wait node until done.",
 		folder: 'wait-loop',
 		steps: [
 			{ node: 'Image Submit', items: 1 },
@@ -262,17 +423,47 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Long jobs: loop through n8n's Wait node\n**Image Submit** stores the task ID at once. **Task Wait** gives up after *Max Wait per Execution* (1 s here) and hands the item to *Still Running*; n8n's **Wait** node pauses (2 s here) and sends it back. In queue mode use e.g. 30 s here and 2 minutes in the Wait node: n8n parks an execution in its database, holding no worker, only for waits of 65 s or more.\n\n${writesTo('wait-loop')}`,
 		nodes: [
 			trigger,
-			ours('Image Submit', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2'), prompt: 'an isometric city block at night', size: '1024x1024' }),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: 1 } }),
-			{ name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'timeInterval', amount: 2, unit: 'seconds' }, at: [3, 1] },
-			{ ...write('Write Image', 'wait-loop', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'), at: [4, 0] },
+			ours('Image Submit', 'genGatewayImageSubmit', {
+				operation: 'generate',
+				mode: 'async',
+				model: model('alpha-image-2'),
+				prompt: 'an isometric city block at night',
+				size: '1024x1024',
+			}),
+			ours('Task Wait', 'genGatewayTaskWait', {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: { maxWaitSeconds: 1 },
+			}),
+			{
+				name: 'Wait',
+				type: 'n8n-nodes-base.wait',
+				typeVersion: 1.1,
+				parameters: { resume: 'timeInterval', amount: 2, unit: 'seconds' },
+				at: [3, 1],
+			},
+			{
+				...write(
+					'Write Image',
+					'wait-loop',
+					'{{ $json.task_id }}.{{ $binary.data.fileExtension }}',
+				),
+				at: [4, 0],
+			},
 		],
-		conn: [['Start', 0, 'Image Submit'], ['Image Submit', 0, 'Task Wait'], ['Task Wait', 0, 'Write Image'], ['Task Wait', 2, 'Wait'], ['Wait', 0, 'Task Wait']],
+		conn: [
+			['Start', 0, 'Image Submit'],
+			['Image Submit', 0, 'Task Wait'],
+			['Task Wait', 0, 'Write Image'],
+			['Task Wait', 2, 'Wait'],
+			['Wait', 0, 'Task Wait'],
+		],
 	},
 	{
 		id: 'ggdemo10',
 		name: 'GenGateway: an execution budget across two paid nodes',
-		description: 'Two batches of images under one Max Expected Spend: the first fits and is paid, the second would go over what the execution already spent and is refused before any request.',
+		description:
+			'Two batches of images under one Max Expected Spend: the first fits and is paid, the second would go over what the execution already spent and is refused before any request.',
 		folder: 'budget',
 		steps: [
 			{ node: 'First batch', items: 2 },
@@ -283,10 +474,35 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## An execution budget\nBoth **Image Submit** nodes have *Max Expected Spend (¤)* 100000 and *Group Name* \`hd\` (the demo key's group: put your key's group there, or its *Group Multiplier*). The first batch (2 images, ¤30000 each) fits and is paid; each item carries its \`cost\`, and the execution's custom data \`gengateway_spent\` says ¤60000. The second batch would bring the execution to ¤120000, so it is refused before any request: with *Continue*, each item comes out with \`failed_at: "budget"\` and \`submitted: false\`. Any expression can read the running total: \`{{ $execution.customData.get('gengateway_spent') }}\`.\n\n${writesTo('budget')}`,
 		nodes: [
 			trigger,
-			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a paper boat on a pond'}},{json:{prompt:'a paper plane over a city'}}];" } },
-			ours('First batch', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { waitForResult: true, maxExpectedSpend: 100000, groupName: 'hd' } }),
+			{
+				name: 'Prompts',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode:
+						"return [{json:{prompt:'a paper boat on a pond'}},{json:{prompt:'a paper plane over a city'}}];",
+				},
+			},
+			ours('First batch', 'genGatewayImageSubmit', {
+				operation: 'generate',
+				mode: 'async',
+				model: model('alpha-image-2.5'),
+				prompt: '={{ $json.prompt }}',
+				size: '1024x1024',
+				options: { waitForResult: true, maxExpectedSpend: 100000, groupName: 'hd' },
+			}),
 			write('Write Image', 'budget', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
-			{ ...ours('Second batch', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { maxExpectedSpend: 100000, groupName: 'hd' } }), onError: 'continueRegularOutput' },
+			{
+				...ours('Second batch', 'genGatewayImageSubmit', {
+					operation: 'generate',
+					mode: 'async',
+					model: model('alpha-image-2.5'),
+					prompt: '={{ $json.prompt }}',
+					size: '1024x1024',
+					options: { maxExpectedSpend: 100000, groupName: 'hd' },
+				}),
+				onError: 'continueRegularOutput',
+			},
 		],
 		conn: [
 			['Start', 0, 'Prompts'],
@@ -298,7 +514,8 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo20',
 		name: 'GenGateway: AI Agent + GenGateway Chat Model + Calculator → answer.txt',
-		description: "n8n's AI Agent asks the GenGateway Chat Model, uses the Calculator tool and writes its answer to a file.",
+		description:
+			"n8n's AI Agent asks the GenGateway Chat Model, uses the Calculator tool and writes its answer to a file.",
 		folder: 'agent',
 		steps: [
 			// the model is asked at least once; how many turns it takes (the Calculator or not) is the model's choice
@@ -318,10 +535,28 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				retryOnFail: true,
 				maxTries: 2,
 				waitBetweenTries: 1000,
-				parameters: { promptType: 'define', text: 'What is 12 * 7?', options: { systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.' } },
+				parameters: {
+					promptType: 'define',
+					text: 'What is 12 * 7?',
+					options: {
+						systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
+					},
+				},
 			},
-			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-chat-4o'), options: { streaming: true, temperature: 0 } }), at: [0.5, 1.1] },
-			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [1.5, 1.1] },
+			{
+				...ours(CHAT_MODEL, 'lmChatGenGateway', {
+					model: model('alpha-chat-4o'),
+					options: { streaming: true, temperature: 0 },
+				}),
+				at: [0.5, 1.1],
+			},
+			{
+				name: 'Calculator',
+				type: '@n8n/n8n-nodes-langchain.toolCalculator',
+				typeVersion: 1,
+				parameters: {},
+				at: [1.5, 1.1],
+			},
 			{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] },
 			{ ...write('Write Answer', 'agent', 'answer.txt'), at: [3.5, 0] },
 		],
@@ -336,7 +571,8 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo21',
 		name: 'GenGateway: AI Agent + thinking model + Calculator → answer.txt',
-		description: "n8n's AI Agent with a thinking model (reasoning beside the answer, required back on the tool-call turn) and the Calculator tool.",
+		description:
+			"n8n's AI Agent with a thinking model (reasoning beside the answer, required back on the tool-call turn) and the Calculator tool.",
 		folder: 'agent-thinking',
 		steps: [
 			{ node: CHAT_MODEL, items: 2, atLeast: true, turns: true },
@@ -347,9 +583,32 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## AI Agent with a thinking model\nThe **GenGateway Chat Model** runs a thinking model (\`delta-think-r1\`: its reasoning comes as \`reasoning_content\` beside the answer). Thinking models refuse a tool-call turn that comes back without its reasoning; the Chat Model keeps each tool call's reasoning for the execution and sends it back. The reasoning shows in the Chat Model's run data (with each turn's tool calls and cost), never in the agent's answer; *Leave Out Reasoning* hides it.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-thinking')}`,
 		nodes: [
 			trigger,
-			{ name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'What is 12 * 7?', options: { systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.' } } },
-			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('delta-think-r1'), options: { streaming: true } }), at: [0.5, 1.1] },
-			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [1.5, 1.1] },
+			{
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				parameters: {
+					promptType: 'define',
+					text: 'What is 12 * 7?',
+					options: {
+						systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
+					},
+				},
+			},
+			{
+				...ours(CHAT_MODEL, 'lmChatGenGateway', {
+					model: model('delta-think-r1'),
+					options: { streaming: true },
+				}),
+				at: [0.5, 1.1],
+			},
+			{
+				name: 'Calculator',
+				type: '@n8n/n8n-nodes-langchain.toolCalculator',
+				typeVersion: 1,
+				parameters: {},
+				at: [1.5, 1.1],
+			},
 			{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] },
 			{ ...write('Write Answer', 'agent-thinking', 'answer.txt'), at: [3.5, 0] },
 		],
@@ -364,7 +623,8 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo22',
 		name: 'GenGateway: AI Agent asked about an image → answer.txt',
-		description: "n8n's AI Agent passes a PNG read from disk to a vision model of the gateway and answers from it.",
+		description:
+			"n8n's AI Agent passes a PNG read from disk to a vision model of the gateway and answers from it.",
 		folder: 'agent-image',
 		steps: [
 			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
@@ -375,10 +635,36 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## AI Agent asked about an image\n**Read Image** loads \`${INPUT}/input.png\`; the **AI Agent** (*Automatically Passthrough Binary Images* on) hands it to the **GenGateway Chat Model**, which sends it to a vision model (\`alpha-vision-1\`) as an \`image_url\` part (a Data URL; images up to 20 MiB each, 48 MiB per request).\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-image')}`,
 		nodes: [
 			trigger,
-			{ name: 'Read Image', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, parameters: { fileSelector: `${INPUT}/input.png`, options: {} } },
-			{ name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'What is in this picture? Say its format and size.', options: { systemMessage: 'You describe images.', passthroughBinaryImages: true } } },
-			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-vision-1'), options: { streaming: true } }), at: [1.5, 1.1] },
-			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [2.5, 1.1] },
+			{
+				name: 'Read Image',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				parameters: { fileSelector: `${INPUT}/input.png`, options: {} },
+			},
+			{
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				parameters: {
+					promptType: 'define',
+					text: 'What is in this picture? Say its format and size.',
+					options: { systemMessage: 'You describe images.', passthroughBinaryImages: true },
+				},
+			},
+			{
+				...ours(CHAT_MODEL, 'lmChatGenGateway', {
+					model: model('alpha-vision-1'),
+					options: { streaming: true },
+				}),
+				at: [1.5, 1.1],
+			},
+			{
+				name: 'Calculator',
+				type: '@n8n/n8n-nodes-langchain.toolCalculator',
+				typeVersion: 1,
+				parameters: {},
+				at: [2.5, 1.1],
+			},
 			{ ...toText('To Text', 'output', 'answer.txt'), at: [3, 0] },
 			{ ...write('Write Answer', 'agent-image', 'answer.txt'), at: [4, 0] },
 		],
@@ -394,7 +680,8 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo23',
 		name: 'GenGateway: AI Agent with structured output (JSON Schema + Structured Output Parser) → answer.json',
-		description: "The GenGateway Chat Model answers against a JSON Schema (checked, one repair request at most) and n8n's Structured Output Parser reads it into fields.",
+		description:
+			"The GenGateway Chat Model answers against a JSON Schema (checked, one repair request at most) and n8n's Structured Output Parser reads it into fields.",
 		folder: 'agent-structured',
 		steps: [
 			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
@@ -405,10 +692,46 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Structured output\nThe **GenGateway Chat Model** has *Response Format: JSON Schema*: the request carries the schema (\`response_format: json_schema\`), the answer is checked against it, and one that does not validate gets one repair request (counted in the cost and Max Expected Spend), never more. n8n's **Structured Output Parser** (same schema) turns the answer into fields of \`output\`.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-structured')}`,
 		nodes: [
 			trigger,
-			{ name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'What colour is a clear sky at noon, and how sure are you (0 to 1)?', hasOutputParser: true, options: { systemMessage: 'Answer as JSON with the fields answer and confidence.' } } },
-			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-chat-4o'), options: { streaming: false, responseFormat: 'json_schema', schemaName: 'sky', jsonSchema: STRUCTURED_SCHEMA } }), at: [0.5, 1.1] },
-			{ name: 'Structured Output Parser', type: '@n8n/n8n-nodes-langchain.outputParserStructured', typeVersion: 1.3, parameters: { schemaType: 'manual', inputSchema: STRUCTURED_SCHEMA }, at: [1.5, 1.1] },
-			{ name: 'As JSON Text', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: 'return $input.all().map((i) => ({ json: { text: JSON.stringify(i.json.output) } }));' }, at: [2.5, 0] },
+			{
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				parameters: {
+					promptType: 'define',
+					text: 'What colour is a clear sky at noon, and how sure are you (0 to 1)?',
+					hasOutputParser: true,
+					options: { systemMessage: 'Answer as JSON with the fields answer and confidence.' },
+				},
+			},
+			{
+				...ours(CHAT_MODEL, 'lmChatGenGateway', {
+					model: model('alpha-chat-4o'),
+					options: {
+						streaming: false,
+						responseFormat: 'json_schema',
+						schemaName: 'sky',
+						jsonSchema: STRUCTURED_SCHEMA,
+					},
+				}),
+				at: [0.5, 1.1],
+			},
+			{
+				name: 'Structured Output Parser',
+				type: '@n8n/n8n-nodes-langchain.outputParserStructured',
+				typeVersion: 1.3,
+				parameters: { schemaType: 'manual', inputSchema: STRUCTURED_SCHEMA },
+				at: [1.5, 1.1],
+			},
+			{
+				name: 'As JSON Text',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode:
+						'return $input.all().map((i) => ({ json: { text: JSON.stringify(i.json.output) } }));',
+				},
+				at: [2.5, 0],
+			},
 			{ ...toText('To Text', 'text', 'answer.json'), at: [3.5, 0] },
 			{ ...write('Write JSON', 'agent-structured', 'answer.json'), at: [4.5, 0] },
 		],
@@ -424,7 +747,8 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	{
 		id: 'ggdemo11',
 		name: 'GenGateway: a quote, an approval, then the paid run (capped at the approved price)',
-		description: 'Image Submit with Quote Only prices every item and sends nothing; an approval step passes the batch on with its approved total; the paid Image Submit holds that total as its Max Expected Spend.',
+		description:
+			'Image Submit with Quote Only prices every item and sends nothing; an approval step passes the batch on with its approved total; the paid Image Submit holds that total as its Max Expected Spend.',
 		folder: 'quote-approve',
 		steps: [
 			{ node: 'Quote', items: 2 },
@@ -435,8 +759,23 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## A quote before paying\n**Quote** is Image Submit with *Quote Only (Send Nothing)*: every item is checked and priced (\`status: "quoted"\`, \`cost\`), nothing is sent. **Approve** stands for the approval: here a rule (the whole batch at most ¤${QUOTE_LIMIT}); in your workflow put n8n's *Send and Wait for Response* (Slack, Gmail, Telegram …) there with \`{{ $json.cost.text }}\` in the message. The approved items go on to **Generate** (the same node without Quote Only) whose *Max Expected Spend* is the approved total (\`{{ $json.approved }}\`): the run cannot spend more than what was approved. Without a *Group Name* each cost is a range up to the highest published group ratio, and the quote counts its highest end.\n\n${writesTo('quote-approve')}`,
 		nodes: [
 			trigger,
-			{ name: 'Prompts', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: "return [{json:{prompt:'a tin robot reading a book'}},{json:{prompt:'a glass teapot on a windowsill'}}];" } },
-			ours('Quote', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { quoteOnly: true } }),
+			{
+				name: 'Prompts',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode:
+						"return [{json:{prompt:'a tin robot reading a book'}},{json:{prompt:'a glass teapot on a windowsill'}}];",
+				},
+			},
+			ours('Quote', 'genGatewayImageSubmit', {
+				operation: 'generate',
+				mode: 'async',
+				model: model('alpha-image-2.5'),
+				prompt: '={{ $json.prompt }}',
+				size: '1024x1024',
+				options: { quoteOnly: true },
+			}),
 			{
 				name: 'Approve',
 				type: 'n8n-nodes-base.code',
@@ -445,14 +784,25 @@ export const WORKFLOWS: DemoWorkflow[] = [
 					jsCode: [
 						`// the approval: a person (Send and Wait for Response) or a rule; here the whole batch at most ¤${QUOTE_LIMIT}`,
 						'const quotes = $input.all();',
-						'const total = quotes.reduce((n, q) => n + (q.json.status === \'quoted\' && typeof q.json.cost?.quota === \'number\' ? q.json.cost.quota : Infinity), 0);',
+						"const total = quotes.reduce((n, q) => n + (q.json.status === 'quoted' && typeof q.json.cost?.quota === 'number' ? q.json.cost.quota : Infinity), 0);",
 						`if (!(total <= ${QUOTE_LIMIT})) return [];`,
 						"return quotes.map((q) => ({ json: { prompt: q.json.prompt, quoted: q.json.cost.text, approved: '¤' + total } }));",
 					].join('\n'),
 				},
 			},
-			ours('Generate', 'genGatewayImageSubmit', { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.prompt }}', size: '1024x1024', options: { maxSpend: '={{ $json.approved }}' } }),
-			ours('Task Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }),
+			ours('Generate', 'genGatewayImageSubmit', {
+				operation: 'generate',
+				mode: 'async',
+				model: model('alpha-image-2.5'),
+				prompt: '={{ $json.prompt }}',
+				size: '1024x1024',
+				options: { maxSpend: '={{ $json.approved }}' },
+			}),
+			ours('Task Wait', 'genGatewayTaskWait', {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: {},
+			}),
 			write('Write Image', 'quote-approve', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
 		],
 		conn: [
@@ -466,8 +816,9 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	},
 	{
 		id: 'ggdemo24',
-		name: 'GenGateway: an AI Agent stopped by its Chat Model\'s spend cap → refusal.txt',
-		description: "The GenGateway Chat Model's Max Expected Spend is below the price of one turn: the first turn goes, the next is refused before it is sent, and the agent stops with the refusal.",
+		name: "GenGateway: an AI Agent stopped by its Chat Model's spend cap → refusal.txt",
+		description:
+			"The GenGateway Chat Model's Max Expected Spend is below the price of one turn: the first turn goes, the next is refused before it is sent, and the agent stops with the refusal.",
 		folder: 'agent-capped',
 		steps: [{ node: 'AI Agent', items: 1, refused: 'cap' }],
 		write: { node: 'Write Refusal', from: 'AI Agent', kind: 'text', files: 1, field: 'error' },
@@ -480,10 +831,28 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				type: '@n8n/n8n-nodes-langchain.agent',
 				typeVersion: 3.1,
 				onError: 'continueRegularOutput',
-				parameters: { promptType: 'define', text: 'What is 12 * 7?', options: { systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.' } },
+				parameters: {
+					promptType: 'define',
+					text: 'What is 12 * 7?',
+					options: {
+						systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
+					},
+				},
 			},
-			{ ...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model('alpha-chat-4o'), options: { streaming: false, temperature: 0, maxSpend: '¤1' } }), at: [0.5, 1.1] },
-			{ name: 'Calculator', type: '@n8n/n8n-nodes-langchain.toolCalculator', typeVersion: 1, parameters: {}, at: [1.5, 1.1] },
+			{
+				...ours(CHAT_MODEL, 'lmChatGenGateway', {
+					model: model('alpha-chat-4o'),
+					options: { streaming: false, temperature: 0, maxSpend: '¤1' },
+				}),
+				at: [0.5, 1.1],
+			},
+			{
+				name: 'Calculator',
+				type: '@n8n/n8n-nodes-langchain.toolCalculator',
+				typeVersion: 1,
+				parameters: {},
+				at: [1.5, 1.1],
+			},
 			{ ...toText('To Text', 'error', 'refusal.txt'), at: [2.5, 0] },
 			{ ...write('Write Refusal', 'agent-capped', 'refusal.txt'), at: [3.5, 0] },
 		],
@@ -503,7 +872,11 @@ export function runsOnN8n(w: Pick<DemoWorkflow, 'needs'>, major: number | string
 }
 
 /** Node types of the examples whose model is a language model (the spec names none: the key's list decides). */
-export const TEXT_MODEL_NODES = [`${PKG}.genGatewayChat`, `${PKG}.genGatewayResponses`, `${PKG}.lmChatGenGateway`];
+export const TEXT_MODEL_NODES = [
+	`${PKG}.genGatewayChat`,
+	`${PKG}.genGatewayResponses`,
+	`${PKG}.lmChatGenGateway`,
+];
 const NOT_CHAT = /embed|whisper|tts|speech|audio|transcri|moderation|rerank|realtime/i;
 
 /**
@@ -513,7 +886,9 @@ const NOT_CHAT = /embed|whisper|tts|speech|audio|transcri|moderation|rerank|real
 export function pickTextModel(wanted: string, available: string[]): string | undefined {
 	if (available.includes(wanted)) return wanted;
 	const stem = wanted.split('-')[0];
-	const text = available.filter((id) => familyOf(id) === 'language' && !isRetired(id) && !NOT_CHAT.test(id)).sort();
+	const text = available
+		.filter((id) => familyOf(id) === 'language' && !isRetired(id) && !NOT_CHAT.test(id))
+		.sort();
 	return text.find((id) => id.split('-')[0] === stem) ?? text[0];
 }
 
@@ -521,7 +896,10 @@ export function pickTextModel(wanted: string, available: string[]): string | und
  * Points the language-model nodes of a loaded example at models of the key (GET /v1/models is the authority for a
  * key). Returns one line per node whose model was replaced or could not be.
  */
-export function useKeyTextModels(wf: { nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }> }, available: string[]): string[] {
+export function useKeyTextModels(
+	wf: { nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }> },
+	available: string[],
+): string[] {
 	const notes: string[] = [];
 	for (const n of wf.nodes) {
 		if (!TEXT_MODEL_NODES.includes(n.type)) continue;
@@ -543,8 +921,14 @@ const ROW = 200;
 const TOP = 300;
 
 /** n8n workflow JSON for a demo workflow: nodes in a row (or at their `at` [column, row]), a sticky note above. */
-export function toN8n(w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'note' | 'nodes' | 'conn'>): Record<string, unknown> {
-	const nodes: Array<Record<string, unknown>> = w.nodes.map(({ at, ...n }, k) => ({ id: `${w.id}-n${k}`, position: [Math.round((at?.[0] ?? k) * COL), Math.round(TOP + (at?.[1] ?? 0) * ROW)], ...n }));
+export function toN8n(
+	w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'note' | 'nodes' | 'conn'>,
+): Record<string, unknown> {
+	const nodes: Array<Record<string, unknown>> = w.nodes.map(({ at, ...n }, k) => ({
+		id: `${w.id}-n${k}`,
+		position: [Math.round((at?.[0] ?? k) * COL), Math.round(TOP + (at?.[1] ?? 0) * ROW)],
+		...n,
+	}));
 	const columns = Math.ceil(Math.max(...w.nodes.map((n, k) => n.at?.[0] ?? k))) + 1;
 	nodes.push({
 		id: `${w.id}-note`,
@@ -552,19 +936,40 @@ export function toN8n(w: Pick<DemoWorkflow, 'id' | 'name' | 'description' | 'not
 		type: 'n8n-nodes-base.stickyNote',
 		typeVersion: 1,
 		position: [-40, 0],
-		parameters: { content: w.note, width: Math.max(560, columns * COL - 20), height: 260, color: 7 },
+		parameters: {
+			content: w.note,
+			width: Math.max(560, columns * COL - 20),
+			height: 260,
+			color: 7,
+		},
 	});
-	const connections: Record<string, Partial<Record<ConnType, Array<Array<{ node: string; type: ConnType; index: number }>>>>> = {};
+	const connections: Record<
+		string,
+		Partial<Record<ConnType, Array<Array<{ node: string; type: ConnType; index: number }>>>>
+	> = {};
 	for (const [from, out, to, type = 'main'] of w.conn) {
 		const outputs = ((connections[from] ??= {})[type] ??= []);
 		while (outputs.length <= out) outputs.push([]);
 		outputs[out].push({ node: to, type, index: 0 });
 	}
-	return { id: w.id, name: w.name, active: false, nodes, connections, settings: { executionOrder: 'v1' }, meta: { description: w.description }, pinData: {} };
+	return {
+		id: w.id,
+		name: w.name,
+		active: false,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		meta: { description: w.description },
+		pinData: {},
+	};
 }
 
 if (require.main === module) {
-	for (const w of WORKFLOWS) writeFileSync(join(__dirname, '../../examples', `${w.folder}.json`), JSON.stringify(toN8n(w), null, 2) + '\n');
+	for (const w of WORKFLOWS)
+		writeFileSync(
+			join(__dirname, '../../examples', `${w.folder}.json`),
+			JSON.stringify(toN8n(w), null, 2) + '\n',
+		);
 	console.log(`wrote ${WORKFLOWS.length} workflows to examples/`);
 }
 
@@ -572,13 +977,28 @@ if (require.main === module) {
 export const CREDENTIAL_ID = 'ggdemocred';
 
 /** The example file as shipped, with the credential, folders (and reference images, if given) filled in. */
-export function loadExample(folder: string, subst: { outDir: string; inputDir: string; referenceImages?: string[] }): Record<string, unknown> {
+export function loadExample(
+	folder: string,
+	subst: { outDir: string; inputDir: string; referenceImages?: string[] },
+): Record<string, unknown> {
 	let text = readFileSync(join(__dirname, '../../examples', `${folder}.json`), 'utf8');
-	text = text.split(CRED).join(CREDENTIAL_ID).split(INPUT).join(subst.inputDir).split(OUT).join(subst.outDir);
-	const wf = JSON.parse(text) as { nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
+	text = text
+		.split(CRED)
+		.join(CREDENTIAL_ID)
+		.split(INPUT)
+		.join(subst.inputDir)
+		.split(OUT)
+		.join(subst.outDir);
+	const wf = JSON.parse(text) as {
+		nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
+	};
 	if (subst.referenceImages?.length) {
 		for (const n of wf.nodes) {
-			if (n.type.endsWith('.genGatewayVideoCreate') && n.parameters.referenceImages === REFERENCE_IMAGES.join('\n')) n.parameters.referenceImages = subst.referenceImages.join('\n');
+			if (
+				n.type.endsWith('.genGatewayVideoCreate') &&
+				n.parameters.referenceImages === REFERENCE_IMAGES.join('\n')
+			)
+				n.parameters.referenceImages = subst.referenceImages.join('\n');
 		}
 	}
 	return wf as unknown as Record<string, unknown>;

@@ -22,8 +22,14 @@ function newestMtime(dir: string): number {
 /** Builds dist/ when any source is newer than it. */
 export function ensureBuilt(): void {
 	const marker = join(ROOT, 'dist/index.js');
-	const src = Math.max(newestMtime(join(ROOT, 'nodes')), newestMtime(join(ROOT, 'credentials')), newestMtime(join(ROOT, 'icons')), statSync(join(ROOT, 'index.ts')).mtimeMs);
-	if (!existsSync(marker) || statSync(marker).mtimeMs < src) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+	const src = Math.max(
+		newestMtime(join(ROOT, 'nodes')),
+		newestMtime(join(ROOT, 'credentials')),
+		newestMtime(join(ROOT, 'icons')),
+		statSync(join(ROOT, 'index.ts')).mtimeMs,
+	);
+	if (!existsSync(marker) || statSync(marker).mtimeMs < src)
+		execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 }
 
 /**
@@ -33,14 +39,25 @@ export function ensureBuilt(): void {
  */
 export function npmEnv(): NodeJS.ProcessEnv {
 	const env = { ...process.env };
-	for (const k of Object.keys(env)) if (/^npm_config_/i.test(k) && !/^npm_config_(registry|cache|userconfig|globalconfig|proxy|https_proxy|noproxy|no_proxy|cafile|ca|strict_ssl|fetch_.*|maxsockets)$/i.test(k)) delete env[k];
+	for (const k of Object.keys(env))
+		if (
+			/^npm_config_/i.test(k) &&
+			!/^npm_config_(registry|cache|userconfig|globalconfig|proxy|https_proxy|noproxy|no_proxy|cafile|ca|strict_ssl|fetch_.*|maxsockets)$/i.test(
+				k,
+			)
+		)
+			delete env[k];
 	return env;
 }
 
 /** The files `npm pack` would put in the tarball (paths inside it, without the `package/` prefix), sorted. */
 export function packedFiles(): string[] {
 	ensureBuilt();
-	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: ROOT, encoding: 'utf8', env: npmEnv() });
+	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], {
+		cwd: ROOT,
+		encoding: 'utf8',
+		env: npmEnv(),
+	});
 	const [report] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
 	return report.files.map((f) => f.path).sort();
 }
@@ -49,7 +66,11 @@ export function packedFiles(): string[] {
 export function packTarball(destDir: string): string {
 	ensureBuilt();
 	mkdirSync(destDir, { recursive: true });
-	const out = execFileSync('npm', ['pack', '--json', '--loglevel=error', '--pack-destination', destDir], { cwd: ROOT, encoding: 'utf8', env: npmEnv() });
+	const out = execFileSync(
+		'npm',
+		['pack', '--json', '--loglevel=error', '--pack-destination', destDir],
+		{ cwd: ROOT, encoding: 'utf8', env: npmEnv() },
+	);
 	const [report] = JSON.parse(out) as Array<{ filename: string }>;
 	return join(destDir, report.filename);
 }
@@ -64,8 +85,14 @@ export function unpack(tarball: string, dir: string): string {
 /** What the tarball may hold: what n8n loads (compiled nodes and credential, icons, codex) and the package's papers. */
 export const TARBALL_RULES: Array<{ what: string; match: RegExp }> = [
 	{ what: "the package's papers", match: /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/ },
-	{ what: 'a compiled node, or a module of the shared library the nodes load', match: /^dist\/nodes\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]+(?:\.node)?\.js$/ },
-	{ what: 'a codex file beside its node', match: /^dist\/nodes\/[A-Za-z0-9]+\/[A-Za-z0-9]+\.node\.json$/ },
+	{
+		what: 'a compiled node, or a module of the shared library the nodes load',
+		match: /^dist\/nodes\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]+(?:\.node)?\.js$/,
+	},
+	{
+		what: 'a codex file beside its node',
+		match: /^dist\/nodes\/[A-Za-z0-9]+\/[A-Za-z0-9]+\.node\.json$/,
+	},
 	{ what: 'the compiled credential', match: /^dist\/credentials\/[A-Za-z0-9]+\.credentials\.js$/ },
 	{ what: 'an icon', match: /^dist\/icons\/[A-Za-z0-9.-]+\.svg$/ },
 ];
@@ -73,8 +100,18 @@ export const TARBALL_RULES: Array<{ what: string; match: RegExp }> = [
 /** Files no rule allows, each with what it looks like (a declaration, a source map, a test file, …). */
 export function disallowed(files: string[]): string[] {
 	const kind = (f: string) =>
-		/\.d\.[cm]?ts$/.test(f) ? 'a declaration file' : /\.map$/.test(f) ? 'a source map' : /(\.test\.|\.spec\.|(^|\/)(test|tests|__tests__|fixtures|harness)\/)/.test(f) ? 'a test file or helper' : /\.ts$/.test(f) ? 'a TypeScript source' : 'not something n8n loads';
-	return files.filter((f) => !TARBALL_RULES.some((r) => r.match.test(f))).map((f) => `${f} (${kind(f)})`);
+		/\.d\.[cm]?ts$/.test(f)
+			? 'a declaration file'
+			: /\.map$/.test(f)
+				? 'a source map'
+				: /(\.test\.|\.spec\.|(^|\/)(test|tests|__tests__|fixtures|harness)\/)/.test(f)
+					? 'a test file or helper'
+					: /\.ts$/.test(f)
+						? 'a TypeScript source'
+						: 'not something n8n loads';
+	return files
+		.filter((f) => !TARBALL_RULES.some((r) => r.match.test(f)))
+		.map((f) => `${f} (${kind(f)})`);
 }
 
 /**
@@ -82,7 +119,9 @@ export function disallowed(files: string[]): string[] {
  * relative require() of the packed files. A packed module outside this set is dead weight or a test helper.
  */
 export function reachableModules(files: string[], read: (file: string) => string): Set<string> {
-	const pkg = JSON.parse(read('package.json')) as { n8n: { nodes: string[]; credentials: string[] } };
+	const pkg = JSON.parse(read('package.json')) as {
+		n8n: { nodes: string[]; credentials: string[] };
+	};
 	const packed = new Set(files);
 	const seen = new Set<string>();
 	const queue = [...pkg.n8n.nodes, ...pkg.n8n.credentials];

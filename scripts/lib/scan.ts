@@ -55,7 +55,10 @@ export interface ScanReport {
 const stripAnsi = (t: string) => t.replace(/\x1b\[[0-9;]*m/g, '');
 
 /** The findings of the scanner's `stylish` report (`details`); `root` is the unpacked package folder. */
-export function parseStylish(details: string, root: string): { findings: Finding[]; summary: string } {
+export function parseStylish(
+	details: string,
+	root: string,
+): { findings: Finding[]; summary: string } {
 	const findings: Finding[] = [];
 	let file = '';
 	let summary = '';
@@ -70,7 +73,15 @@ export function parseStylish(details: string, root: string): { findings: Finding
 		if (m) {
 			const message = m[4].trim();
 			const quoted = /'([^']+)'|"([^"]+)"/.exec(message);
-			findings.push({ file, line: Number(m[1]), column: Number(m[2]), severity: m[3] as Finding['severity'], message, rule: m[5], name: quoted ? (quoted[1] ?? quoted[2]) : '' });
+			findings.push({
+				file,
+				line: Number(m[1]),
+				column: Number(m[2]),
+				severity: m[3] as Finding['severity'],
+				message,
+				rule: m[5],
+				name: quoted ? (quoted[1] ?? quoted[2]) : '',
+			});
 		} else if (!/^\s/.test(line)) {
 			file = relative(root, line.trim()).split('\\').join('/');
 		} else {
@@ -80,7 +91,9 @@ export function parseStylish(details: string, root: string): { findings: Finding
 	// the report's own count, so that a line this parser misread cannot go unnoticed
 	const counted = /✖ (\d+) problems? \((\d+) errors?, (\d+) warnings?\)/.exec(summary);
 	if (findings.length && (!counted || Number(counted[1]) !== findings.length)) {
-		throw new Error(`read ${findings.length} findings from the scanner's report, but it says "${summary}"`);
+		throw new Error(
+			`read ${findings.length} findings from the scanner's report, but it says "${summary}"`,
+		);
 	}
 	return { findings, summary };
 }
@@ -88,40 +101,73 @@ export function parseStylish(details: string, root: string): { findings: Finding
 /** The known exceptions: the table after the `<!-- scanner-exceptions -->` marker in docs/lint-exceptions.md. */
 export function readExceptions(markdown: string): Exception[] {
 	const at = markdown.indexOf(MARKER);
-	if (at < 0) throw new Error(`${EXCEPTIONS_DOC} has no "${MARKER} -->" marker before the scanner's exceptions table`);
+	if (at < 0)
+		throw new Error(
+			`${EXCEPTIONS_DOC} has no "${MARKER} -->" marker before the scanner's exceptions table`,
+		);
 	const rows: Exception[] = [];
 	const lines = markdown.slice(at).split('\n').slice(1);
 	let i = 0;
 	while (i < lines.length && !lines[i].startsWith('|')) i++;
 	for (i += 2; i < lines.length && lines[i].startsWith('|'); i++) {
-		const cells = lines[i].split('|').slice(1, -1).map((c) => c.trim());
-		const code = (c: string) => [...c.matchAll(/`([^`]+)`(?:\s*×\s*(\d+))?/g)].map((m) => ({ text: m[1], count: m[2] ? Number(m[2]) : 1 }));
+		const cells = lines[i]
+			.split('|')
+			.slice(1, -1)
+			.map((c) => c.trim());
+		const code = (c: string) =>
+			[...c.matchAll(/`([^`]+)`(?:\s*×\s*(\d+))?/g)].map((m) => ({
+				text: m[1],
+				count: m[2] ? Number(m[2]) : 1,
+			}));
 		const [rule] = code(cells[0] ?? '');
 		const [file] = code(cells[1] ?? '');
 		const names = code(cells[2] ?? '');
-		if (!rule || !file || !names.length) throw new Error(`${EXCEPTIONS_DOC}: cannot read the exceptions row ${JSON.stringify(lines[i])}`);
-		for (const n of names) rows.push({ rule: rule.text, file: file.text, name: n.text, count: n.count, why: cells[3] ?? '' });
+		if (!rule || !file || !names.length)
+			throw new Error(
+				`${EXCEPTIONS_DOC}: cannot read the exceptions row ${JSON.stringify(lines[i])}`,
+			);
+		for (const n of names)
+			rows.push({
+				rule: rule.text,
+				file: file.text,
+				name: n.text,
+				count: n.count,
+				why: cells[3] ?? '',
+			});
 	}
-	if (!rows.length) throw new Error(`${EXCEPTIONS_DOC}: the scanner's exceptions table is empty or missing`);
+	if (!rows.length)
+		throw new Error(`${EXCEPTIONS_DOC}: the scanner's exceptions table is empty or missing`);
 	return rows;
 }
 
 /** Judges findings against the exceptions. */
-export function judge(findings: Finding[], exceptions: Exception[]): Pick<ScanReport, 'findings' | 'undocumented' | 'miscounted'> {
-	const key = (x: { rule: string; file: string; name: string }) => `${x.rule}\0${x.file}\0${x.name}`;
+export function judge(
+	findings: Finding[],
+	exceptions: Exception[],
+): Pick<ScanReport, 'findings' | 'undocumented' | 'miscounted'> {
+	const key = (x: { rule: string; file: string; name: string }) =>
+		`${x.rule}\0${x.file}\0${x.name}`;
 	const documented = new Map(exceptions.map((e) => [key(e), e]));
 	const found = new Map<string, number>();
 	for (const f of findings) found.set(key(f), (found.get(key(f)) ?? 0) + 1);
 	return {
 		findings: findings.map((f) => ({ ...f, documented: documented.has(key(f)) })),
 		undocumented: findings.filter((f) => !documented.has(key(f))),
-		miscounted: exceptions.map((e) => ({ ...e, found: found.get(key(e)) ?? 0 })).filter((e) => e.found !== e.count),
+		miscounted: exceptions
+			.map((e) => ({ ...e, found: found.get(key(e)) ?? 0 }))
+			.filter((e) => e.found !== e.count),
 	};
 }
 
 /** Runs the scanner's analyzePackage on an unpacked package (an ES module: run in a child process). */
-export function analyze(packageDir: string): { passed: boolean; message?: string; details: string } {
-	const scanner = require.resolve('@n8n/scan-community-package/scanner/scanner.mjs', { paths: [ROOT] });
+export function analyze(packageDir: string): {
+	passed: boolean;
+	message?: string;
+	details: string;
+} {
+	const scanner = require.resolve('@n8n/scan-community-package/scanner/scanner.mjs', {
+		paths: [ROOT],
+	});
 	const script = `
 const { pathToFileURL } = await import('node:url');
 const { analyzePackage } = await import(pathToFileURL(process.argv[1]).href);
@@ -130,11 +176,15 @@ process.stdout.write(JSON.stringify({ passed: r.passed, message: r.message, deta
 	// the scanner makes a temporary folder when it loads (for its registry legs): keep it in ours
 	const tmp = mkdtempSync(join(tmpdir(), 'gg-scan-tmp-'));
 	try {
-		const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, scanner, packageDir], {
-			encoding: 'utf8',
-			maxBuffer: 64 << 20,
-			env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', FORCE_COLOR: '0' },
-		});
+		const out = execFileSync(
+			process.execPath,
+			['--input-type=module', '-e', script, scanner, packageDir],
+			{
+				encoding: 'utf8',
+				maxBuffer: 64 << 20,
+				env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', FORCE_COLOR: '0' },
+			},
+		);
 		return JSON.parse(out);
 	} finally {
 		rmSync(tmp, { recursive: true, force: true });
@@ -153,8 +203,21 @@ export function scanPackage(): ScanReport {
 		if (!result.passed && !result.details) throw new Error(`the scanner failed: ${result.message}`);
 		const { findings, summary } = parseStylish(result.details, dir);
 		const exceptions = readExceptions(readFileSync(join(ROOT, EXCEPTIONS_DOC), 'utf8'));
-		const version = (JSON.parse(readFileSync(require.resolve('@n8n/scan-community-package/package.json', { paths: [ROOT] }), 'utf8')) as { version: string }).version;
-		return { version, ...judge(findings, exceptions), passed: result.passed, summary: summary || 'no problems', ms };
+		const version = (
+			JSON.parse(
+				readFileSync(
+					require.resolve('@n8n/scan-community-package/package.json', { paths: [ROOT] }),
+					'utf8',
+				),
+			) as { version: string }
+		).version;
+		return {
+			version,
+			...judge(findings, exceptions),
+			passed: result.passed,
+			summary: summary || 'no problems',
+			ms,
+		};
 	} finally {
 		rmSync(work, { recursive: true, force: true });
 	}
@@ -162,11 +225,24 @@ export function scanPackage(): ScanReport {
 
 /** The report as CI's log shows it: every finding, marked documented or not, then what fails. */
 export function formatReport(r: ScanReport): string {
-	const lines = [`n8n's community-package scanner ${r.version} (analyzePackage) on the packed tarball: ${r.summary}, ${Math.round(r.ms / 100) / 10} s`];
-	for (const f of r.findings) lines.push(`  ${f.documented ? 'exception ' : 'NEW       '} ${f.severity.padEnd(7)} ${f.rule}  ${f.file}:${f.line}  ${f.name || f.message}`);
+	const lines = [
+		`n8n's community-package scanner ${r.version} (analyzePackage) on the packed tarball: ${r.summary}, ${Math.round(r.ms / 100) / 10} s`,
+	];
+	for (const f of r.findings)
+		lines.push(
+			`  ${f.documented ? 'exception ' : 'NEW       '} ${f.severity.padEnd(7)} ${f.rule}  ${f.file}:${f.line}  ${f.name || f.message}`,
+		);
 	const known = r.findings.filter((f) => f.documented).length;
-	lines.push(`${known} known exceptions (${EXCEPTIONS_DOC}), ${r.undocumented.length} other findings, ${r.miscounted.length} exceptions off their documented count`);
-	for (const f of r.undocumented) lines.push(`  FAIL not a documented exception: ${f.file}:${f.line}:${f.column} ${f.severity} ${f.message}  ${f.rule}`);
-	for (const e of r.miscounted) lines.push(`  FAIL ${EXCEPTIONS_DOC} documents ${e.rule} ${e.file} \`${e.name}\` ×${e.count}, the scanner found it ×${e.found}${e.found === 0 ? ' (it no longer occurs: remove the row)' : ''}`);
+	lines.push(
+		`${known} known exceptions (${EXCEPTIONS_DOC}), ${r.undocumented.length} other findings, ${r.miscounted.length} exceptions off their documented count`,
+	);
+	for (const f of r.undocumented)
+		lines.push(
+			`  FAIL not a documented exception: ${f.file}:${f.line}:${f.column} ${f.severity} ${f.message}  ${f.rule}`,
+		);
+	for (const e of r.miscounted)
+		lines.push(
+			`  FAIL ${EXCEPTIONS_DOC} documents ${e.rule} ${e.file} \`${e.name}\` ×${e.count}, the scanner found it ×${e.found}${e.found === 0 ? ' (it no longer occurs: remove the row)' : ''}`,
+		);
 	return lines.join('\n');
 }

@@ -21,7 +21,13 @@ async function main(argv: string[]): Promise<boolean> {
 	const images = num('--images', 4);
 	const videos = num('--videos', 1);
 	const tickSeconds = num('--tick', 5);
-	const report = flag('--crash') ? await crashRun({ images, videos, tickSeconds }) : await runPipeline({ queue: flag('--queue-mode') ? { workers: 2, crash: false } : undefined, prompts: [...demoPrompts(images, videos), ...FAILING], tickSeconds });
+	const report = flag('--crash')
+		? await crashRun({ images, videos, tickSeconds })
+		: await runPipeline({
+				queue: flag('--queue-mode') ? { workers: 2, crash: false } : undefined,
+				prompts: [...demoPrompts(images, videos), ...FAILING],
+				tickSeconds,
+			});
 	console.log(`\n${summarise(report)}`);
 	return report.problems.length === 0;
 }

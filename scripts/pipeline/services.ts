@@ -6,7 +6,15 @@
  * - an SMTP server: smtp-server (npm, the Nodemailer project's), with AUTH PLAIN/LOGIN against one account,
  *   every accepted message delivered as one .eml file into a Maildir-like folder the checks read.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -38,12 +46,21 @@ export interface Mailbox {
 
 export async function startObjectStore(bucket: string): Promise<ObjectStore> {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => { run(): Promise<{ port: number }>; close(): Promise<void> };
+	const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => {
+		run(): Promise<{ port: number }>;
+		close(): Promise<void>;
+	};
 	const dir = mkdtempSync(join(tmpdir(), 'gg-s3-'));
 	const port = await freePort();
 	const accessKeyId = 'S3RVER';
 	const secretAccessKey = 'S3RVER';
-	const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+	const server = new S3rver({
+		address: '127.0.0.1',
+		port,
+		silent: true,
+		directory: dir,
+		configureBuckets: [{ name: bucket }],
+	});
 	await server.run();
 	const bucketDir = join(dir, bucket);
 	return {
@@ -59,7 +76,8 @@ export async function startObjectStore(bucket: string): Promise<ObjectStore> {
 				for (const name of readdirSync(d)) {
 					const p = join(d, name);
 					if (statSync(p).isDirectory()) walk(p);
-					else if (name.endsWith('._S3rver_object')) found.set(relative(bucketDir, p).slice(0, -'._S3rver_object'.length), readFileSync(p));
+					else if (name.endsWith('._S3rver_object'))
+						found.set(relative(bucketDir, p).slice(0, -'._S3rver_object'.length), readFileSync(p));
 				}
 			};
 			walk(bucketDir);
@@ -95,7 +113,10 @@ export async function startMailbox(): Promise<Mailbox> {
 			const chunks: Buffer[] = [];
 			stream.on('data', (c: Buffer) => chunks.push(c));
 			stream.on('end', () => {
-				writeFileSync(join(newDir, `${Date.now()}.${String(++seq).padStart(6, '0')}.eml`), Buffer.concat(chunks));
+				writeFileSync(
+					join(newDir, `${Date.now()}.${String(++seq).padStart(6, '0')}.eml`),
+					Buffer.concat(chunks),
+				);
 				cb();
 			});
 		},

@@ -48,7 +48,14 @@ const sql = (name: string, query: string, params?: string, at?: [number, number]
 	name,
 	type: 'n8n-nodes-base.postgres',
 	typeVersion: 2.5,
-	parameters: { operation: 'executeQuery', query, options: { ...(params ? { queryReplacement: `={{ ${params} }}` } : {}), queryBatching: 'independently' } },
+	parameters: {
+		operation: 'executeQuery',
+		query,
+		options: {
+			...(params ? { queryReplacement: `={{ ${params} }}` } : {}),
+			queryBatching: 'independently',
+		},
+	},
 	credentials: { postgres: { id: PG_CRED, name: 'Pipeline database' } },
 	...(at ? { at } : {}),
 });
@@ -75,7 +82,13 @@ const submitNodes: N[] = [
 		name: 'Image Submit',
 		type: `${PKG}.genGatewayImageSubmit`,
 		typeVersion: 1,
-		parameters: { operation: 'generate', mode: 'async', model: model('={{ $json.model }}'), prompt: '={{ $json.prompt }}', size: "={{ $json.size || '1024x1024' }}" },
+		parameters: {
+			operation: 'generate',
+			mode: 'async',
+			model: model('={{ $json.model }}'),
+			prompt: '={{ $json.prompt }}',
+			size: "={{ $json.size || '1024x1024' }}",
+		},
 		credentials: gateway,
 		onError: 'continueRegularOutput',
 		at: [2, 0],
@@ -86,7 +99,13 @@ const submitNodes: N[] = [
 		name: 'Video Create',
 		type: `${PKG}.genGatewayVideoCreate`,
 		typeVersion: 1,
-		parameters: { family: 'gamma', model: model('={{ $json.model }}'), prompt: '={{ $json.prompt }}', gammaSeconds: '={{ $json.seconds || 8 }}', aspectRatio: '16:9' },
+		parameters: {
+			family: 'gamma',
+			model: model('={{ $json.model }}'),
+			prompt: '={{ $json.prompt }}',
+			gammaSeconds: '={{ $json.seconds || 8 }}',
+			aspectRatio: '16:9',
+		},
 		credentials: gateway,
 		onError: 'continueRegularOutput',
 		at: [2, 1],
@@ -127,7 +146,11 @@ const deliverNodes: N[] = [
 		name: 'Task Wait',
 		type: `${PKG}.genGatewayTaskWait`,
 		typeVersion: 1,
-		parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: MAX_WAIT_SECONDS } },
+		parameters: {
+			taskId: '={{ $json.task_id }}',
+			taskKind: 'auto',
+			options: { maxWaitSeconds: MAX_WAIT_SECONDS },
+		},
 		credentials: gateway,
 		onError: 'continueErrorOutput',
 		at: [2, 0],
@@ -136,7 +159,14 @@ const deliverNodes: N[] = [
 		name: 'Upload to S3',
 		type: 'n8n-nodes-base.s3',
 		typeVersion: 1,
-		parameters: { operation: 'upload', bucketName: BUCKET, fileName: `={{ ${KEY} }}`, binaryData: true, binaryPropertyName: 'data', additionalFields: {} },
+		parameters: {
+			operation: 'upload',
+			bucketName: BUCKET,
+			fileName: `={{ ${KEY} }}`,
+			binaryData: true,
+			binaryPropertyName: 'data',
+			additionalFields: {},
+		},
 		credentials: { s3: { id: S3_CRED, name: 'Object store' } },
 		at: [3, -0.5],
 	},
@@ -156,9 +186,19 @@ const deliverNodes: N[] = [
 		credentials: { smtp: { id: SMTP_CRED, name: 'Mail server' } },
 		at: [5, -0.5],
 	},
-	sql('Mark mailed', `UPDATE gen_prompts SET mailed_at = now() WHERE id = $1 RETURNING id, mailed_at`, `[ $('Mark done').item.json.id ]`, [6, -0.5]),
+	sql(
+		'Mark mailed',
+		`UPDATE gen_prompts SET mailed_at = now() WHERE id = $1 RETURNING id, mailed_at`,
+		`[ $('Mark done').item.json.id ]`,
+		[6, -0.5],
+	),
 	sql('Mark failed', MARK_FAILED, failedParams, [3, 0.5]),
-	sql('Release lease', `UPDATE gen_prompts SET lease_until = NULL, updated_at = now() WHERE id = $1 AND status = 'submitted' RETURNING id`, `[ ${leased}.id ]`, [3, 1.5]),
+	sql(
+		'Release lease',
+		`UPDATE gen_prompts SET lease_until = NULL, updated_at = now() WHERE id = $1 AND status = 'submitted' RETURNING id`,
+		`[ ${leased}.id ]`,
+		[3, 1.5],
+	),
 ];
 const deliverConn: Conn = [
 	['Every minute', 0, 'Lease submitted tasks'],
@@ -187,9 +227,9 @@ export const PIPELINE: PipelineWorkflow[] = [
 		id: 'ggpipe01',
 		name: 'GenGateway pipeline: submit pending prompts',
 		folder: 'pipeline-submit',
-		description: 'Scheduled: claims pending prompts from PostgreSQL, submits them, writes each task ID to its row.',
-		note:
-			'## Pipeline, part 1: submit\nEvery minute, **Claim** takes up to 20 `pending` rows of `gen_prompts` (examples/pipeline.sql) and marks them `submitting` in one statement. **Image Submit** / **Video Create** send them (a batch never throws after money was spent: every row comes out, paired), and **Record** writes the task ID at once (`submitted`) or the reason (`failed`). An uncertain submission is never sent again.\n\nCredentials: GenGateway, Postgres.',
+		description:
+			'Scheduled: claims pending prompts from PostgreSQL, submits them, writes each task ID to its row.',
+		note: '## Pipeline, part 1: submit\nEvery minute, **Claim** takes up to 20 `pending` rows of `gen_prompts` (examples/pipeline.sql) and marks them `submitting` in one statement. **Image Submit** / **Video Create** send them (a batch never throws after money was spent: every row comes out, paired), and **Record** writes the task ID at once (`submitted`) or the reason (`failed`). An uncertain submission is never sent again.\n\nCredentials: GenGateway, Postgres.',
 		nodes: submitNodes,
 		conn: submitConn,
 	},
@@ -197,9 +237,9 @@ export const PIPELINE: PipelineWorkflow[] = [
 		id: 'ggpipe02',
 		name: 'GenGateway pipeline: deliver results',
 		folder: 'pipeline-deliver',
-		description: 'Scheduled: waits for submitted tasks, uploads results to S3, marks rows done or failed, mails a link.',
-		note:
-			'## Pipeline, part 2: deliver\nEvery minute, **Lease** takes up to 20 `submitted` rows for 60 s (a crashed run gives them back by itself). **Task Wait** hands back Still Running after 20 s (the lease is released for the next tick). Completed: **Upload to S3** (key `results/<row>-<task>.<ext>`), **Mark done**, then **Send mail** only for the run that made the row `done`. Failed: **Mark failed** with the gateway\'s message (a result that could not be downloaded stays `submitted` and is fetched again).\n\nCredentials: GenGateway, Postgres, S3, SMTP.',
+		description:
+			'Scheduled: waits for submitted tasks, uploads results to S3, marks rows done or failed, mails a link.',
+		note: "## Pipeline, part 2: deliver\nEvery minute, **Lease** takes up to 20 `submitted` rows for 60 s (a crashed run gives them back by itself). **Task Wait** hands back Still Running after 20 s (the lease is released for the next tick). Completed: **Upload to S3** (key `results/<row>-<task>.<ext>`), **Mark done**, then **Send mail** only for the run that made the row `done`. Failed: **Mark failed** with the gateway's message (a result that could not be downloaded stays `submitted` and is fetched again).\n\nCredentials: GenGateway, Postgres, S3, SMTP.",
 		nodes: deliverNodes,
 		conn: deliverConn,
 	},
@@ -210,6 +250,10 @@ export function pipelineToN8n(w: PipelineWorkflow): Record<string, unknown> {
 }
 
 if (require.main === module) {
-	for (const w of PIPELINE) writeFileSync(join(__dirname, '../../examples', `${w.folder}.json`), JSON.stringify(pipelineToN8n(w), null, 2) + '\n');
+	for (const w of PIPELINE)
+		writeFileSync(
+			join(__dirname, '../../examples', `${w.folder}.json`),
+			JSON.stringify(pipelineToN8n(w), null, 2) + '\n',
+		);
 	console.log(`wrote ${PIPELINE.length} pipeline workflows to examples/`);
 }

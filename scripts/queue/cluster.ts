@@ -59,10 +59,15 @@ export const BINARY_DATA_MODE = 'database';
 
 /** n8n 2 publishes a workflow; n8n 1 activates it */
 export function activateCommand(id: string): string[] {
-	return N8N_MAJOR === '1' ? ['update:workflow', `--id=${id}`, '--active=true'] : ['publish:workflow', `--id=${id}`];
+	return N8N_MAJOR === '1'
+		? ['update:workflow', `--id=${id}`, '--active=true']
+		: ['publish:workflow', `--id=${id}`];
 }
 
-export async function startCluster(opts: ClusterOptions, log: (s: string) => void): Promise<Cluster> {
+export async function startCluster(
+	opts: ClusterOptions,
+	log: (s: string) => void,
+): Promise<Cluster> {
 	const t0 = Date.now();
 	const since = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 	let redis: Service | undefined;
@@ -85,12 +90,20 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 	try {
 		const queue = opts.queue ?? true;
 		[redis, pg] = await Promise.all([queue ? startRedis() : undefined, startPostgres()]);
-		log(`[queue] ${redis ? `redis on 127.0.0.1:${redis.port}, ` : ''}postgres on 127.0.0.1:${pg.port}`);
+		log(
+			`[queue] ${redis ? `redis on 127.0.0.1:${redis.port}, ` : ''}postgres on 127.0.0.1:${pg.port}`,
+		);
 		const credentials = [...opts.credentials, ...((await opts.prepare?.(pg)) ?? [])];
 		const env: N8nEnvOptions = {
 			fileAccess: opts.fileAccess,
 			extra: {
-				...(redis ? { EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '127.0.0.1', QUEUE_BULL_REDIS_PORT: String(redis.port) } : {}),
+				...(redis
+					? {
+							EXECUTIONS_MODE: 'queue',
+							QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+							QUEUE_BULL_REDIS_PORT: String(redis.port),
+						}
+					: {}),
 				DB_TYPE: 'postgresdb',
 				DB_POSTGRESDB_HOST: '127.0.0.1',
 				DB_POSTGRESDB_PORT: String(pg.port),
@@ -114,25 +127,50 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 			opts.workflows.map((w) => w.json),
 			env,
 		);
-		for (const w of opts.workflows) await n8nCommand(state, activateCommand(String(w.json.id)), env);
-		log(`[queue] package installed; credentials and ${opts.workflows.length} workflows imported into PostgreSQL and activated (${since()})`);
+		for (const w of opts.workflows)
+			await n8nCommand(state, activateCommand(String(w.json.id)), env);
+		log(
+			`[queue] package installed; credentials and ${opts.workflows.length} workflows imported into PostgreSQL and activated (${since()})`,
+		);
 
 		const port = await freePort();
 		let workerSeq = 0;
-		const spawnWorker = async () => spawnN8n(`worker-${++workerSeq}`, state!, ['worker', `--concurrency=${opts.concurrency}`], env);
+		const spawnWorker = async () =>
+			spawnN8n(
+				`worker-${++workerSeq}`,
+				state!,
+				['worker', `--concurrency=${opts.concurrency}`],
+				env,
+			);
 		const workers: N8nProcess[] = [];
 		const startN8n = async () => {
-			const main = await spawnN8n(gone.some((p) => p.name === 'main') ? 'main (restarted)' : 'main', state!, ['start'], { ...env, extra: { ...env.extra, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' } });
+			const main = await spawnN8n(
+				gone.some((p) => p.name === 'main') ? 'main (restarted)' : 'main',
+				state!,
+				['start'],
+				{
+					...env,
+					extra: { ...env.extra, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' },
+				},
+			);
 			processes.push(main);
 			workers.splice(0);
 			for (let k = 1; k <= (queue ? opts.workers : 0); k++) workers.push(await spawnWorker());
 			processes.push(...workers);
 			await main.waitFor('Editor is now accessible', 180_000);
 			// n8n registers the webhooks of published workflows in the background, after the editor is up
-			if (opts.webhooks ?? true) await until('webhook registration', () => pg!.query('select count(*) from webhook_entity')[0] === String(opts.workflows.length), 120_000);
+			if (opts.webhooks ?? true)
+				await until(
+					'webhook registration',
+					() =>
+						pg!.query('select count(*) from webhook_entity')[0] === String(opts.workflows.length),
+					120_000,
+				);
 			for (const w of workers) await w.waitFor('n8n worker is now ready', 180_000);
 			cluster.main = main;
-			log(`[queue] main on 127.0.0.1:${port}${queue ? ` and ${workers.length} workers (concurrency ${opts.concurrency})` : ' (regular mode)'} ready (${since()})`);
+			log(
+				`[queue] main on 127.0.0.1:${port}${queue ? ` and ${workers.length} workers (concurrency ${opts.concurrency})` : ' (regular mode)'} ready (${since()})`,
+			);
 		};
 		const cluster: Cluster = {
 			state,
@@ -141,9 +179,14 @@ export async function startCluster(opts: ClusterOptions, log: (s: string) => voi
 			main: undefined as unknown as N8nProcess,
 			workers,
 			async trigger(path, body) {
-				const res = await request(`http://127.0.0.1:${port}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+				const res = await request(`http://127.0.0.1:${port}/webhook/${path}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+				});
 				const text = await res.body.text();
-				if (res.statusCode !== 200) throw new Error(`webhook ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+				if (res.statusCode !== 200)
+					throw new Error(`webhook ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
 			},
 			stopN8n,
 			startN8n,

@@ -18,8 +18,17 @@ export interface N8nProcess {
 	stop(): Promise<void>;
 }
 
-export async function spawnN8n(name: string, stateDir: string, args: string[], opts: N8nEnvOptions): Promise<N8nProcess> {
-	const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, await freePort(), opts), cwd: stateDir, detached: true });
+export async function spawnN8n(
+	name: string,
+	stateDir: string,
+	args: string[],
+	opts: N8nEnvOptions,
+): Promise<N8nProcess> {
+	const child = spawn(N8N_NODE, [N8N_BIN, ...args], {
+		env: n8nEnv(stateDir, await freePort(), opts),
+		cwd: stateDir,
+		detached: true,
+	});
 	let out = '';
 	child.stdout!.on('data', (d) => (out += d));
 	child.stderr!.on('data', (d) => (out += d));
@@ -32,8 +41,14 @@ export async function spawnN8n(name: string, stateDir: string, args: string[], o
 			const end = Date.now() + timeoutMs;
 			const found = () => (typeof text === 'string' ? out.includes(text) : text.test(out));
 			while (!found()) {
-				if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before printing ${String(text)}:\n${out.slice(-3000)}`);
-				if (Date.now() > end) throw new Error(`${name} did not print ${String(text)} within ${timeoutMs} ms:\n${out.slice(-3000)}`);
+				if (child.exitCode !== null)
+					throw new Error(
+						`${name} exited (${child.exitCode}) before printing ${String(text)}:\n${out.slice(-3000)}`,
+					);
+				if (Date.now() > end)
+					throw new Error(
+						`${name} did not print ${String(text)} within ${timeoutMs} ms:\n${out.slice(-3000)}`,
+					);
 				await new Promise((r) => setTimeout(r, 200));
 			}
 		},
@@ -55,8 +70,15 @@ export async function spawnN8n(name: string, stateDir: string, args: string[], o
 }
 
 /** A one-shot n8n command that must succeed. */
-export async function n8nCommand(stateDir: string, args: string[], opts: N8nEnvOptions): Promise<string> {
+export async function n8nCommand(
+	stateDir: string,
+	args: string[],
+	opts: N8nEnvOptions,
+): Promise<string> {
 	const r = await runN8n(stateDir, args, opts);
-	if (r.code !== 0) throw new Error(`n8n ${args.join(' ')} failed (${r.code}): ${(r.stderr || r.stdout).slice(-2000)}`);
+	if (r.code !== 0)
+		throw new Error(
+			`n8n ${args.join(' ')} failed (${r.code}): ${(r.stderr || r.stdout).slice(-2000)}`,
+		);
 	return r.stdout + r.stderr;
 }

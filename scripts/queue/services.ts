@@ -24,11 +24,17 @@ export interface Postgres extends Service {
 }
 
 /** Polls `ok` until it holds; fails after `timeoutMs`, or at once if `child` exits meanwhile. */
-export async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function until(
+	what: string,
+	ok: () => boolean | Promise<boolean>,
+	timeoutMs: number,
+	child?: ChildProcess,
+): Promise<void> {
 	const end = Date.now() + timeoutMs;
 	for (;;) {
 		if (await ok()) return;
-		if (child && child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}`);
+		if (child && child.exitCode !== null)
+			throw new Error(`${what} exited with code ${child.exitCode}`);
 		if (Date.now() > end) throw new Error(`${what} not ready after ${timeoutMs} ms`);
 		await new Promise((r) => setTimeout(r, 200));
 	}
@@ -46,12 +52,34 @@ function killTree(child: ChildProcess): Promise<void> {
 export async function startRedis(): Promise<Service> {
 	const port = await freePort();
 	const dir = mkdtempSync(join(tmpdir(), 'gg-redis-'));
-	const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'yes'], { stdio: 'ignore' });
+	const child = spawn(
+		'redis-server',
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+			'--protected-mode',
+			'yes',
+		],
+		{ stdio: 'ignore' },
+	);
 	await until(
 		'redis-server',
 		() => {
 			try {
-				return execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'PONG';
+				return (
+					execFileSync('redis-cli', ['-p', String(port), 'ping'], {
+						encoding: 'utf8',
+						stdio: ['ignore', 'pipe', 'ignore'],
+					}).trim() === 'PONG'
+				);
 			} catch {
 				return false;
 			}
@@ -70,8 +98,13 @@ export async function startRedis(): Promise<Service> {
 
 function pgBin(): string {
 	const root = '/usr/lib/postgresql';
-	const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin/initdb'))) : [];
-	if (!versions.length) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (run scripts/install-system-deps.sh)');
+	const versions = existsSync(root)
+		? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin/initdb')))
+		: [];
+	if (!versions.length)
+		throw new Error(
+			'PostgreSQL server binaries not found under /usr/lib/postgresql (run scripts/install-system-deps.sh)',
+		);
 	return join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
 }
 
@@ -89,13 +122,57 @@ export async function startPostgres(): Promise<Postgres> {
 		const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
 		chownSync(dir, Number(pw), Number(gid));
 	}
-	const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((p) => existsSync(p)) ?? 'runuser';
-	const cmd = (file: string, args: string[]): [string, string[]] => (asRoot ? [runuser, ['-u', 'postgres', '--', join(bin, file), ...args]] : [join(bin, file), args]);
-	const [initCmd, initArgs] = cmd('initdb', ['-D', data, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
+	const runuser =
+		['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((p) => existsSync(p)) ??
+		'runuser';
+	const cmd = (file: string, args: string[]): [string, string[]] =>
+		asRoot
+			? [runuser, ['-u', 'postgres', '--', join(bin, file), ...args]]
+			: [join(bin, file), args];
+	const [initCmd, initArgs] = cmd('initdb', [
+		'-D',
+		data,
+		'-U',
+		user,
+		'--auth=trust',
+		'-E',
+		'UTF8',
+		'--no-sync',
+	]);
 	execFileSync(initCmd, initArgs, { stdio: 'pipe' });
-	const [pgCmd, pgArgs] = cmd('postgres', ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200']);
+	const [pgCmd, pgArgs] = cmd('postgres', [
+		'-D',
+		data,
+		'-p',
+		String(port),
+		'-k',
+		dir,
+		'-c',
+		'listen_addresses=127.0.0.1',
+		'-c',
+		'fsync=off',
+		'-c',
+		'max_connections=200',
+	]);
 	const child = spawn(pgCmd, pgArgs, { stdio: 'ignore' });
-	const psql = (args: string[], db = 'postgres') => execFileSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', db, '-v', 'ON_ERROR_STOP=1', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	const psql = (args: string[], db = 'postgres') =>
+		execFileSync(
+			join(bin, 'psql'),
+			[
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(port),
+				'-U',
+				user,
+				'-d',
+				db,
+				'-v',
+				'ON_ERROR_STOP=1',
+				...args,
+			],
+			{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+		);
 	await until(
 		'postgres',
 		() => {
@@ -118,7 +195,12 @@ export async function startPostgres(): Promise<Postgres> {
 			psql(['-At', '-F', '|', '-c', sql], database)
 				.split('\n')
 				.filter((l) => l.length),
-		dump: () => execFileSync(join(bin, 'pg_dump'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, database], { maxBuffer: 1 << 30 }),
+		dump: () =>
+			execFileSync(
+				join(bin, 'pg_dump'),
+				['-h', '127.0.0.1', '-p', String(port), '-U', user, database],
+				{ maxBuffer: 1 << 30 },
+			),
 		async stop() {
 			const [stopCmd, stopArgs] = cmd('pg_ctl', ['-D', data, 'stop', '-m', 'fast']);
 			try {

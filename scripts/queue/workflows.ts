@@ -25,22 +25,48 @@ export interface QueuePlan {
 
 /** text-to-image makes two images a run, wait-loop one (through the long-job loop), each video workflow one video. */
 export function queuePlan(images: number, videos: number, waitLoops: number): QueuePlan {
-	if (waitLoops > images || (images - waitLoops) % 2) throw new Error(`images (${images}) minus wait-loop runs (${waitLoops}) must be even and not negative: text-to-image makes 2 images a run`);
-	const calls = { 'text-to-image': (images - waitLoops) / 2, 'wait-loop': waitLoops, 'delta-video': Math.ceil(videos / 2), 'gamma-video': Math.floor(videos / 2) };
+	if (waitLoops > images || (images - waitLoops) % 2)
+		throw new Error(
+			`images (${images}) minus wait-loop runs (${waitLoops}) must be even and not negative: text-to-image makes 2 images a run`,
+		);
+	const calls = {
+		'text-to-image': (images - waitLoops) / 2,
+		'wait-loop': waitLoops,
+		'delta-video': Math.ceil(videos / 2),
+		'gamma-video': Math.floor(videos / 2),
+	};
 	return { calls, files: { ...calls, 'text-to-image': images - waitLoops } };
 }
 
 /** Credentials are the demo's (`CREDENTIAL_ID` of scripts/demo/workflows.ts). */
-export function asWebhookWorkflow(folder: string, subst: { outDir: string; inputDir: string }): QueueWorkflow {
-	const wf = loadExample(folder, subst) as { id: string; name: string; nodes: Array<{ type: string; parameters: Record<string, unknown> }> };
+export function asWebhookWorkflow(
+	folder: string,
+	subst: { outDir: string; inputDir: string },
+): QueueWorkflow {
+	const wf = loadExample(folder, subst) as {
+		id: string;
+		name: string;
+		nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
+	};
 	const path = `gen-gateway-${folder}`;
 	let triggers = 0;
 	wf.nodes = wf.nodes.map((n) => {
-		if (n.type === 'n8n-nodes-base.wait') return { ...n, parameters: { ...n.parameters, amount: PARKING_WAIT_SECONDS, unit: 'seconds' } };
+		if (n.type === 'n8n-nodes-base.wait')
+			return {
+				...n,
+				parameters: { ...n.parameters, amount: PARKING_WAIT_SECONDS, unit: 'seconds' },
+			};
 		if (n.type !== 'n8n-nodes-base.manualTrigger') return n;
 		triggers++;
-		return { ...n, type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } };
+		return {
+			...n,
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		};
 	});
-	if (triggers !== 1) throw new Error(`examples/${folder}.json: expected one manual trigger, found ${triggers}`);
+	if (triggers !== 1)
+		throw new Error(`examples/${folder}.json: expected one manual trigger, found ${triggers}`);
 	return { folder, path, json: { ...wf, id: `${wf.id}q`, name: `${wf.name} (webhook)` } };
 }

@@ -14,8 +14,22 @@ import { openEditor, type Editor } from './editor';
 async function main() {
 	const sim = await startSimulator({ quiet: true });
 	const state = await newState();
-	await importCredentials(state, [{ id: 'ggdemocred', name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
-	await importWorkflow(state, JSON.parse(readFileSync(join(ROOT, 'examples/agent.json'), 'utf8').split('REPLACE_CREDENTIAL_ID').join('ggdemocred')));
+	await importCredentials(state, [
+		{
+			id: 'ggdemocred',
+			name: 'GenGateway account',
+			type: 'genGatewayApi',
+			data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+		},
+	]);
+	await importWorkflow(
+		state,
+		JSON.parse(
+			readFileSync(join(ROOT, 'examples/agent.json'), 'utf8')
+				.split('REPLACE_CREDENTIAL_ID')
+				.join('ggdemocred'),
+		),
+	);
 	let editor: Editor | undefined;
 	try {
 		editor = await openEditor(state, { width: 1440, height: 820 });

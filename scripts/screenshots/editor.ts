@@ -23,12 +23,25 @@ export interface Editor {
 	close(): Promise<void>;
 }
 
-export async function openEditor(state: string, view: { width: number; height: number; scale?: number }): Promise<Editor> {
+export async function openEditor(
+	state: string,
+	view: { width: number; height: number; scale?: number },
+): Promise<Editor> {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { chromium } = require(process.env.PLAYWRIGHT_CORE ?? 'playwright-core');
 	const port = await freePort();
-	const env = { ...n8nEnv(state, await freePort()), N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_SECURE_COOKIE: 'false' };
-	const n8n = spawn(N8N_NODE, [N8N_BIN, 'start'], { env, cwd: state, detached: true, stdio: 'ignore' });
+	const env = {
+		...n8nEnv(state, await freePort()),
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_SECURE_COOKIE: 'false',
+	};
+	const n8n = spawn(N8N_NODE, [N8N_BIN, 'start'], {
+		env,
+		cwd: state,
+		detached: true,
+		stdio: 'ignore',
+	});
 	const stopN8n = () => {
 		try {
 			process.kill(-n8n.pid!, 'SIGTERM');
@@ -51,18 +64,32 @@ export async function openEditor(state: string, view: { width: number; height: n
 		const setup = await request(`${base}/rest/owner/setup`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Demo-Passw0rd!' }),
+			body: JSON.stringify({
+				email: 'demo@example.com',
+				firstName: 'Demo',
+				lastName: 'User',
+				password: 'Demo-Passw0rd!',
+			}),
 		});
 		const cookie = String(setup.headers['set-cookie'] ?? '').split(';')[0];
 		await setup.body.dump();
-		if (!cookie.includes('=')) throw new Error(`owner setup gave no cookie (HTTP ${setup.statusCode})`);
+		if (!cookie.includes('='))
+			throw new Error(`owner setup gave no cookie (HTTP ${setup.statusCode})`);
 		const [name, value] = cookie.split('=');
 		const browser = await chromium.launchPersistentContext(userDir, {
 			executablePath: '/usr/bin/chromium',
 			headless: true,
 			viewport: { width: view.width, height: view.height },
 			deviceScaleFactor: view.scale ?? 1,
-			args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+			args: [
+				'--no-sandbox',
+				'--disable-gpu',
+				'--disable-background-networking',
+				'--disable-component-update',
+				'--disable-sync',
+				'--no-first-run',
+				'--disable-quic',
+			],
 		});
 		await browser.addCookies([{ name, value, domain: '127.0.0.1', path: '/' }]);
 		const page = browser.pages()[0] ?? (await browser.newPage());

@@ -19,10 +19,23 @@ const CRED_ID = 'ggdemocred';
 
 /** examples/budget.json as shipped, writing into `outDir`, with one more node: a Code node returning the custom data */
 function budgetWorkflow(outDir: string) {
-	const wf = JSON.parse(readFileSync(join(ROOT, 'examples/budget.json'), 'utf8').split('REPLACE_CREDENTIAL_ID').join(CRED_ID).split(`${OUT}/budget`).join(outDir));
+	const wf = JSON.parse(
+		readFileSync(join(ROOT, 'examples/budget.json'), 'utf8')
+			.split('REPLACE_CREDENTIAL_ID')
+			.join(CRED_ID)
+			.split(`${OUT}/budget`)
+			.join(outDir),
+	);
 	const last = wf.nodes.find((n: { name: string }) => n.name === 'Second batch');
 	// the community edition's editor shows custom data nowhere (no "Highlighted data" without a licence), so a node reads it
-	wf.nodes.push({ id: 'ggmoney-custom', name: 'Custom data', type: 'n8n-nodes-base.code', typeVersion: 2, position: [last.position[0] + 240, last.position[1]], parameters: { jsCode: 'return [{ json: $execution.customData.getAll() }];' } });
+	wf.nodes.push({
+		id: 'ggmoney-custom',
+		name: 'Custom data',
+		type: 'n8n-nodes-base.code',
+		typeVersion: 2,
+		position: [last.position[0] + 240, last.position[1]],
+		parameters: { jsCode: 'return [{ json: $execution.customData.getAll() }];' },
+	});
 	wf.connections['Second batch'] = { main: [[{ node: 'Custom data', type: 'main', index: 0 }]] };
 	return wf as Record<string, unknown> & { id: string };
 }
@@ -35,7 +48,14 @@ async function main() {
 	// the editor's n8n allows file access to <state>/files only (n8nEnv's default)
 	const outDir = join(state, 'files', 'budget');
 	mkdirSync(outDir, { recursive: true });
-	await importCredentials(state, [{ id: CRED_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+	await importCredentials(state, [
+		{
+			id: CRED_ID,
+			name: 'GenGateway account',
+			type: 'genGatewayApi',
+			data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+		},
+	]);
 	const wf = budgetWorkflow(outDir);
 	await importWorkflow(state, wf);
 	let editor: Editor | undefined;
@@ -44,13 +64,19 @@ async function main() {
 		const { page } = editor;
 		let step = 0;
 		const debug = async (label: string) => {
-			if (debugDir) await page.screenshot({ path: join(debugDir, `${String(++step).padStart(2, '0')}-${label}.png`) });
+			if (debugDir)
+				await page.screenshot({
+					path: join(debugDir, `${String(++step).padStart(2, '0')}-${label}.png`),
+				});
 		};
 		const shot = async (file: string) => {
 			await page.screenshot({ path: join(ROOT, 'docs/screenshots', file) });
 			process.stdout.write(`docs/screenshots/${file} written\n`);
 		};
-		const closeToasts = () => page.locator('.el-notification__closeBtn').evaluateAll((els: Array<{ click(): void }>) => els.forEach((e) => e.click()));
+		const closeToasts = () =>
+			page
+				.locator('.el-notification__closeBtn')
+				.evaluateAll((els: Array<{ click(): void }>) => els.forEach((e) => e.click()));
 		await editor.openWorkflow(wf.id);
 		await debug('opened');
 		// run it as a user does, so n8n stores the execution (the Executions tab shows it)
@@ -63,7 +89,11 @@ async function main() {
 
 		// 1. the first batch's output: the price and spend hints above it, the first item's `cost` (a taller window fits both)
 		await page.setViewportSize({ width: 1440, height: 1380 });
-		await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'First batch' }).first().dblclick({ force: true });
+		await page
+			.locator('[data-test-id="canvas-node"]')
+			.filter({ hasText: 'First batch' })
+			.first()
+			.dblclick({ force: true });
 		await page.waitForTimeout(2500);
 		const out = page.locator('[data-test-id="output-panel"]');
 		await out.getByText('JSON', { exact: true }).first().click();
@@ -76,7 +106,11 @@ async function main() {
 		await page.setViewportSize({ width: 1440, height: 900 });
 		await page.waitForTimeout(800);
 		if (debugDir) {
-			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'Second batch' }).first().dblclick({ force: true });
+			await page
+				.locator('[data-test-id="canvas-node"]')
+				.filter({ hasText: 'Second batch' })
+				.first()
+				.dblclick({ force: true });
 			await page.waitForTimeout(2500);
 			await debug('second-batch');
 			await page.keyboard.press('Escape');
@@ -97,9 +131,17 @@ async function main() {
 			await page.locator('[data-test-id="executions-filter-button"]').first().click();
 			await page.waitForTimeout(800);
 		}
-		await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'Custom data' }).first().dblclick({ force: true });
+		await page
+			.locator('[data-test-id="canvas-node"]')
+			.filter({ hasText: 'Custom data' })
+			.first()
+			.dblclick({ force: true });
 		await page.waitForTimeout(2500);
-		await page.locator('[data-test-id="output-panel"]').getByText('gengateway_spent_text').first().waitFor();
+		await page
+			.locator('[data-test-id="output-panel"]')
+			.getByText('gengateway_spent_text')
+			.first()
+			.waitFor();
 		await shot('execution-custom-data.png');
 	} finally {
 		await editor?.close();

@@ -38,7 +38,12 @@ async function main() {
 <div style="margin:24px;background:#fff;border:1px solid #d1d5db;border-radius:8px;overflow:hidden">
 <div style="padding:16px 20px;border-bottom:1px solid #e5e7eb;background:#fafafa">
 <div style="font-size:20px;font-weight:600;margin-bottom:10px">${esc(mail.subject ?? '')}</div>
-<div style="color:#374151;line-height:1.6"><b>From:</b> ${esc(mail.from?.text ?? '')}<br><b>To:</b> ${esc([mail.to ?? []].flat().map((a) => a.text).join(', '))}<br><b>Date:</b> ${esc(mail.date?.toUTCString() ?? '')}</div>
+<div style="color:#374151;line-height:1.6"><b>From:</b> ${esc(mail.from?.text ?? '')}<br><b>To:</b> ${esc(
+			[mail.to ?? []]
+				.flat()
+				.map((a) => a.text)
+				.join(', '),
+		)}<br><b>Date:</b> ${esc(mail.date?.toUTCString() ?? '')}</div>
 </div>
 <pre style="padding:16px 20px;margin:0;font-size:15px;white-space:pre-wrap">${esc(mail.text ?? '')}</pre>
 </div></body></html>`,
@@ -46,12 +51,49 @@ async function main() {
 
 	const state = await newState();
 	await importCredentials(state, [
-		{ id: CREDENTIAL_ID, name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: 'sk-screenshot-placeholder', baseUrl: 'https://gateway.example.com' } },
-		{ id: 'ggpipepg', name: 'Pipeline database', type: 'postgres', data: { host: '127.0.0.1', port: 5432, database: 'pipeline', user: 'n8n', password: '', ssl: 'disable' } },
-		{ id: 'ggpipes3', name: 'Object store', type: 's3', data: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', accessKeyId: 'KEY', secretAccessKey: 'SECRET', forcePathStyle: true } },
-		{ id: 'ggpipesmtp', name: 'Mail server', type: 'smtp', data: { host: '127.0.0.1', port: 2525, user: 'pipeline', password: 'x', secure: false } },
+		{
+			id: CREDENTIAL_ID,
+			name: 'GenGateway account',
+			type: 'genGatewayApi',
+			data: { apiKey: 'sk-screenshot-placeholder', baseUrl: 'https://gateway.example.com' },
+		},
+		{
+			id: 'ggpipepg',
+			name: 'Pipeline database',
+			type: 'postgres',
+			data: {
+				host: '127.0.0.1',
+				port: 5432,
+				database: 'pipeline',
+				user: 'n8n',
+				password: '',
+				ssl: 'disable',
+			},
+		},
+		{
+			id: 'ggpipes3',
+			name: 'Object store',
+			type: 's3',
+			data: {
+				endpoint: 'http://127.0.0.1:9000',
+				region: 'us-east-1',
+				accessKeyId: 'KEY',
+				secretAccessKey: 'SECRET',
+				forcePathStyle: true,
+			},
+		},
+		{
+			id: 'ggpipesmtp',
+			name: 'Mail server',
+			type: 'smtp',
+			data: { host: '127.0.0.1', port: 2525, user: 'pipeline', password: 'x', secure: false },
+		},
 	]);
-	for (const w of PIPELINE) await importWorkflow(state, pipelineWorkflow(w.folder, { resultsUrl: 'https://objects.example.com/gen-results' }));
+	for (const w of PIPELINE)
+		await importWorkflow(
+			state,
+			pipelineWorkflow(w.folder, { resultsUrl: 'https://objects.example.com/gen-results' }),
+		);
 	let editor: Editor | undefined;
 	try {
 		editor = await openEditor(state, { width: 1400, height: 800, scale: 2 }); // scale 2: sticky notes stay readable when the README image is opened
@@ -74,7 +116,10 @@ async function main() {
 		// cut below the card (its margin kept), so no empty band under a short mail
 		const card = await page.locator('body > div').boundingBox();
 		const height = Math.min(500, Math.ceil(card ? card.y + card.height + 24 : 500));
-		await page.screenshot({ path: join(ROOT, 'docs/screenshots/pipeline-mail.png'), clip: { x: 0, y: 0, width: 900, height } });
+		await page.screenshot({
+			path: join(ROOT, 'docs/screenshots/pipeline-mail.png'),
+			clip: { x: 0, y: 0, width: 900, height },
+		});
 		process.stdout.write('screenshots written to docs/screenshots/\n');
 	} finally {
 		await editor?.close();

@@ -15,22 +15,45 @@ import { openEditor, type Editor } from './editor';
 async function main() {
 	const sim = await startSimulator({ quiet: true });
 	const state = await newState();
-	await importCredentials(state, [{ id: 'ggdemocred', name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl, videoBaseUrl: sim.altBaseUrl } }]);
+	await importCredentials(state, [
+		{
+			id: 'ggdemocred',
+			name: 'GenGateway account',
+			type: 'genGatewayApi',
+			data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl, videoBaseUrl: sim.altBaseUrl },
+		},
+	]);
 	for (const w of WORKFLOWS) {
-		await importWorkflow(state, JSON.parse(JSON.stringify(toN8n(w)).split(CRED).join('ggdemocred').split(INPUT).join('/tmp/gg-input').split(OUT).join('/tmp/gg-out')));
+		await importWorkflow(
+			state,
+			JSON.parse(
+				JSON.stringify(toN8n(w))
+					.split(CRED)
+					.join('ggdemocred')
+					.split(INPUT)
+					.join('/tmp/gg-input')
+					.split(OUT)
+					.join('/tmp/gg-out'),
+			),
+		);
 	}
 	let editor: Editor | undefined;
 	try {
 		editor = await openEditor(state, { width: 1440, height: 820 });
 		const { page } = editor;
 		const openWorkflow = editor.openWorkflow;
-		const shot = async (file: string) => page.screenshot({ path: join(ROOT, 'docs/screenshots', file) });
+		const shot = async (file: string) =>
+			page.screenshot({ path: join(ROOT, 'docs/screenshots', file) });
 		const open = async (id: string) => {
 			await openWorkflow(id);
 			await page.waitForTimeout(300);
 		};
 		const openNode = async (label: string) => {
-			await page.locator('[data-test-id="canvas-node"]').filter({ hasText: label }).first().dblclick({ force: true });
+			await page
+				.locator('[data-test-id="canvas-node"]')
+				.filter({ hasText: label })
+				.first()
+				.dblclick({ force: true });
 			await page.waitForTimeout(2500);
 		};
 		await open('ggdemo01');

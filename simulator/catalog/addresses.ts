@@ -8,9 +8,19 @@ export function publicUrlRefusal(u: string): string | undefined {
 	} catch {
 		return 'reference is not a valid URL';
 	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'reference must be an HTTP/HTTPS address';
+	if (url.protocol !== 'https:' && url.protocol !== 'http:')
+		return 'reference must be an HTTP/HTTPS address';
 	const h = url.hostname;
-	if (h === 'localhost' || /^127\./.test(h) || /^10\./.test(h) || /^192\.168\./.test(h) || /^172\.(1[6-9]|2\d|3[01])\./.test(h) || /^169\.254\./.test(h) || h === '[::1]' || h === '0.0.0.0') {
+	if (
+		h === 'localhost' ||
+		/^127\./.test(h) ||
+		/^10\./.test(h) ||
+		/^192\.168\./.test(h) ||
+		/^172\.(1[6-9]|2\d|3[01])\./.test(h) ||
+		/^169\.254\./.test(h) ||
+		h === '[::1]' ||
+		h === '0.0.0.0'
+	) {
 		return `reference host ${h} is a private address and was refused`;
 	}
 	if (!/\.(example|test)$/i.test(h)) return `reference host ${h} could not be resolved`;

@@ -14,7 +14,11 @@ function ratio(group: string | number): number {
 }
 
 /** Quota units for one per-call unit (one image, one request): model price × group ratio × quota per unit, half-up. */
-export function perCallQuota(m: { modelPrice?: number }, group: string | number, quotaPerUnit = QUOTA_PER_UNIT): number {
+export function perCallQuota(
+	m: { modelPrice?: number },
+	group: string | number,
+	quotaPerUnit = QUOTA_PER_UNIT,
+): number {
 	return roundHalfUp(mul(m.modelPrice ?? 0, ratio(group), quotaPerUnit));
 }
 
@@ -71,12 +75,23 @@ export function perTokenQuota(m: TokenRatios, group: string | number, usage: Tok
 }
 
 /** Delta-video fee: tokens / 1e6 × unit price (base quota per 1M video tokens, in USD-equivalent) × group ratio × quota per unit, half-up. */
-export function videoTokenQuota(unitPrice: number, tokens: number, group: string | number, quotaPerUnit = QUOTA_PER_UNIT): number {
+export function videoTokenQuota(
+	unitPrice: number,
+	tokens: number,
+	group: string | number,
+	quotaPerUnit = QUOTA_PER_UNIT,
+): number {
 	return roundHalfUp(mul(tokens, unitPrice, ratio(group), quotaPerUnit, { n: 1n, d: 1_000_000n }));
 }
 
 /** Delta-video fee at the default unit prices of the spec's table. */
-export function deltaVideoQuota(model: string, tokens: number, withRefVideo: boolean, group: string | number, quotaPerUnit = QUOTA_PER_UNIT): number {
+export function deltaVideoQuota(
+	model: string,
+	tokens: number,
+	withRefVideo: boolean,
+	group: string | number,
+	quotaPerUnit = QUOTA_PER_UNIT,
+): number {
 	const p = DELTA_VIDEO_PRICES[model];
 	return videoTokenQuota(withRefVideo ? p.withRefVideo : p.noRefVideo, tokens, group, quotaPerUnit);
 }

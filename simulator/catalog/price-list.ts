@@ -3,7 +3,14 @@
  * (`usable_group`, `group_ratio`) and the ratios of hidden groups (charged, never published). It starts as the
  * defaults of ./models.ts; tests reconfigure it with a `PricingConfig` in the wire's own field names.
  */
-import { GROUP_RATIO, HIDDEN_GROUP_RATIO, MODELS, USABLE_GROUPS, VISION_MAX_IMAGE_BYTES, type ModelEntry } from './models';
+import {
+	GROUP_RATIO,
+	HIDDEN_GROUP_RATIO,
+	MODELS,
+	USABLE_GROUPS,
+	VISION_MAX_IMAGE_BYTES,
+	type ModelEntry,
+} from './models';
 
 /** One model of a `PricingConfig`: the wire fields of `/api/pricing`, plus a few the simulator never publishes. */
 export interface PriceEntryInput {
@@ -68,10 +75,21 @@ const OPTIONAL_RATIOS = [
 ] as const;
 
 function copyModel(m: ModelEntry): ModelEntry {
-	return { ...m, groups: [...m.groups], endpointTypes: [...m.endpointTypes], ...(m.videoTokenPrice ? { videoTokenPrice: { ...m.videoTokenPrice } } : {}), ...(m.vision ? { vision: { ...m.vision } } : {}) };
+	return {
+		...m,
+		groups: [...m.groups],
+		endpointTypes: [...m.endpointTypes],
+		...(m.videoTokenPrice ? { videoTokenPrice: { ...m.videoTokenPrice } } : {}),
+		...(m.vision ? { vision: { ...m.vision } } : {}),
+	};
 }
 
-function merge<T>(into: Record<string, T>, from: Record<string, T | null> | undefined, what: string, check: (v: T) => boolean): void {
+function merge<T>(
+	into: Record<string, T>,
+	from: Record<string, T | null> | undefined,
+	what: string,
+	check: (v: T) => boolean,
+): void {
 	for (const [k, v] of Object.entries(from ?? {})) {
 		if (v === null) delete into[k];
 		else if (check(v)) into[k] = v;
@@ -116,12 +134,19 @@ export class PriceList {
 
 	/** A group the price list does not publish: only in `hidden_group_ratio`. */
 	isHidden(group: string): boolean {
-		return group in this.hiddenGroupRatio && !(group in this.groupRatio) && !(group in this.usableGroups);
+		return (
+			group in this.hiddenGroupRatio && !(group in this.groupRatio) && !(group in this.usableGroups)
+		);
 	}
 
 	/** Applies a change whole, or not at all (an invalid part throws and leaves the list as it was). */
 	apply(config: PricingConfig): void {
-		const before = { models: this.models.map(copyModel), usableGroups: { ...this.usableGroups }, groupRatio: { ...this.groupRatio }, hiddenGroupRatio: { ...this.hiddenGroupRatio } };
+		const before = {
+			models: this.models.map(copyModel),
+			usableGroups: { ...this.usableGroups },
+			groupRatio: { ...this.groupRatio },
+			hiddenGroupRatio: { ...this.hiddenGroupRatio },
+		};
 		try {
 			this.applyAll(config);
 		} catch (err) {
@@ -152,19 +177,38 @@ export class PriceList {
 	}
 
 	private applyEntry(e: PriceEntryInput): void {
-		if (!e || typeof e.model_name !== 'string' || !e.model_name) throw new Error('pricing: every data entry needs a model_name');
+		if (!e || typeof e.model_name !== 'string' || !e.model_name)
+			throw new Error('pricing: every data entry needs a model_name');
 		let m = this.model(e.model_name);
 		if (!m) {
 			const types = e.supported_endpoint_types ?? ['openai'];
-			const kind = e.kind ?? (types.includes('video') ? 'video' : types.includes('image-generation') ? 'image' : 'language');
-			m = { id: e.model_name, kind, billing: e.quota_type === 1 ? 'per_call' : 'per_token', groups: [], endpointTypes: [...types] };
+			const kind =
+				e.kind ??
+				(types.includes('video')
+					? 'video'
+					: types.includes('image-generation')
+						? 'image'
+						: 'language');
+			m = {
+				id: e.model_name,
+				kind,
+				billing: e.quota_type === 1 ? 'per_call' : 'per_token',
+				groups: [],
+				endpointTypes: [...types],
+			};
 			this.models.push(m);
 		}
-		for (const [field, value] of Object.entries({ model_price: e.model_price, model_ratio: e.model_ratio, completion_ratio: e.completion_ratio })) {
-			if (value !== undefined && !isRatio(value)) throw new Error(`pricing: ${e.model_name}.${field} is not valid: ${JSON.stringify(value)}`);
+		for (const [field, value] of Object.entries({
+			model_price: e.model_price,
+			model_ratio: e.model_ratio,
+			completion_ratio: e.completion_ratio,
+		})) {
+			if (value !== undefined && !isRatio(value))
+				throw new Error(`pricing: ${e.model_name}.${field} is not valid: ${JSON.stringify(value)}`);
 		}
 		if (e.kind) m.kind = e.kind;
-		if (e.quota_type !== undefined && m.billing !== 'per_video_token') m.billing = e.quota_type === 1 ? 'per_call' : 'per_token';
+		if (e.quota_type !== undefined && m.billing !== 'per_video_token')
+			m.billing = e.quota_type === 1 ? 'per_call' : 'per_token';
 		if (e.model_price !== undefined) m.modelPrice = e.model_price;
 		if (e.model_ratio !== undefined) m.modelRatio = e.model_ratio;
 		if (e.completion_ratio !== undefined) m.completionRatio = e.completion_ratio;
@@ -184,7 +228,10 @@ export class PriceList {
 		if (e.video_token_price) m.videoTokenPrice = { ...e.video_token_price };
 		if (e.vision !== undefined) {
 			if (e.vision === false) delete m.vision;
-			else m.vision = { maxImageBytes: e.vision === true ? VISION_MAX_IMAGE_BYTES : e.vision.max_image_bytes };
+			else
+				m.vision = {
+					maxImageBytes: e.vision === true ? VISION_MAX_IMAGE_BYTES : e.vision.max_image_bytes,
+				};
 		}
 		if (e.thinking !== undefined) {
 			if (e.thinking === false) delete m.thinking;
@@ -214,7 +261,14 @@ export class PriceList {
 	/** The whole price list as the simulator knows it, hidden ratios included. */
 	snapshot(): PricingSnapshot {
 		return {
-			data: this.models.map((m) => ({ ...this.publishedEntry(m), enable_groups: [...m.groups], ...(m.vision ? { vision: { max_image_bytes: m.vision.maxImageBytes } } : {}), ...(m.thinking ? { thinking: m.thinking } : {}), ...(m.noChannel ? { no_channel: true } : {}), kind: m.kind })),
+			data: this.models.map((m) => ({
+				...this.publishedEntry(m),
+				enable_groups: [...m.groups],
+				...(m.vision ? { vision: { max_image_bytes: m.vision.maxImageBytes } } : {}),
+				...(m.thinking ? { thinking: m.thinking } : {}),
+				...(m.noChannel ? { no_channel: true } : {}),
+				kind: m.kind,
+			})),
 			usable_group: { ...this.usableGroups },
 			group_ratio: { ...this.groupRatio },
 			hidden_group_ratio: { ...this.hiddenGroupRatio },

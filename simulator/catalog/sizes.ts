@@ -11,13 +11,18 @@ export const ALPHA_25_SIZES: Record<string, string> = {
 };
 
 /** alpha-image-2 tiers: a pixel budget (the validation sizes 1024², 2048², 2880²), not a per-side cap. */
-export const ALPHA_2_TIER_PIXELS: Record<string, number> = { '1k': 1024 * 1024, '2k': 2048 * 2048, '4k': 2880 * 2880 };
+export const ALPHA_2_TIER_PIXELS: Record<string, number> = {
+	'1k': 1024 * 1024,
+	'2k': 2048 * 2048,
+	'4k': 2880 * 2880,
+};
 
 const PRO_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
 const FLASH_RATIOS = [...PRO_RATIOS, '1:4', '1:8', '4:1', '8:1'];
 const TIER_LONG_SIDE: Record<string, number> = { '1k': 1024, '2k': 2048, '4k': 4096 };
 
-export type SizeResult = { ok: true; width: number; height: number } | { ok: false; message: string };
+export type SizeResult =
+	{ ok: true; width: number; height: number } | { ok: false; message: string };
 
 function parsePixels(size: string): [number, number] | undefined {
 	const m = /^(\d{1,6})x(\d{1,6})$/.exec(size);
@@ -37,7 +42,8 @@ export function normaliseAlpha2(w: number, h: number, budget: number): [number, 
 		for (const ch of [down(h), up(h)]) {
 			if (cw * ch > budget) continue;
 			// closest ratio first, then the area closest to the request
-			const score = Math.abs(Math.log(cw / ch) - target) * 1e6 + Math.abs(cw * ch - w * h) / (w * h);
+			const score =
+				Math.abs(Math.log(cw / ch) - target) * 1e6 + Math.abs(cw * ch - w * h) / (w * h);
 			if (score < bestScore) {
 				bestScore = score;
 				best = [cw, ch];
@@ -53,11 +59,19 @@ export function alphaTier(model: string): string {
 
 /** What the gateway would deliver for a request, or why it refuses it. `seed` varies delivered pixels as real channels do. */
 export function resolveSize(model: string, size: unknown, seed: number): SizeResult {
-	if (size !== undefined && typeof size !== 'string') return { ok: false, message: `Invalid size ${JSON.stringify(size)}: expected a pixel string <width>x<height>` };
+	if (size !== undefined && typeof size !== 'string')
+		return {
+			ok: false,
+			message: `Invalid size ${JSON.stringify(size)}: expected a pixel string <width>x<height>`,
+		};
 	const s = size || undefined;
 	if (model === 'alpha-image-2.5') {
 		const req = s ?? '1024x1024';
-		if (!ALPHA_25_SIZES[req]) return { ok: false, message: `Invalid size '${req}' for ${model}: supported sizes are ${Object.keys(ALPHA_25_SIZES).join(', ')}` };
+		if (!ALPHA_25_SIZES[req])
+			return {
+				ok: false,
+				message: `Invalid size '${req}' for ${model}: supported sizes are ${Object.keys(ALPHA_25_SIZES).join(', ')}`,
+			};
 		const [w, h] = parsePixels(req)!;
 		if (w === h && seed % 2 === 1) return { ok: true, width: 1254, height: 1254 };
 		return { ok: true, width: w, height: h };
@@ -66,7 +80,11 @@ export function resolveSize(model: string, size: unknown, seed: number): SizeRes
 		// the spec does not show the az size rules: any pixel string is passed through as asked
 		const req = s ?? '1024x1024';
 		const px = parsePixels(req);
-		if (!px) return { ok: false, message: `Invalid size '${req}': expected a pixel string <width>x<height>` };
+		if (!px)
+			return {
+				ok: false,
+				message: `Invalid size '${req}': expected a pixel string <width>x<height>`,
+			};
 		return { ok: true, width: px[0], height: px[1] };
 	}
 	if (model.startsWith('alpha-image-2')) {
@@ -74,9 +92,17 @@ export function resolveSize(model: string, size: unknown, seed: number): SizeRes
 		const budget = ALPHA_2_TIER_PIXELS[tier];
 		const req = s ?? '1024x1024';
 		const px = parsePixels(req);
-		if (!px) return { ok: false, message: `Invalid size '${req}': expected a pixel string <width>x<height>` };
+		if (!px)
+			return {
+				ok: false,
+				message: `Invalid size '${req}': expected a pixel string <width>x<height>`,
+			};
 		const [w, h] = px;
-		if (w * h > budget) return { ok: false, message: `Invalid size '${req}' for tier ${tier.toUpperCase()}: ${w * h} pixels exceed the tier's ${budget}` };
+		if (w * h > budget)
+			return {
+				ok: false,
+				message: `Invalid size '${req}' for tier ${tier.toUpperCase()}: ${w * h} pixels exceed the tier's ${budget}`,
+			};
 		const [width, height] = normaliseAlpha2(w, h, budget);
 		return { ok: true, width, height };
 	}
@@ -86,7 +112,8 @@ export function resolveSize(model: string, size: unknown, seed: number): SizeRes
 		const px = s ? parsePixels(s) : [1024, 1024];
 		// A ratio string such as 16:9 (or 'auto') is not parsed as a size: it falls back to a square.
 		const [rw, rh] = px ?? [1024, 1024];
-		const tier = suffix ?? (Math.max(rw, rh) <= 1024 ? '1k' : Math.max(rw, rh) <= 2048 ? '2k' : '4k');
+		const tier =
+			suffix ?? (Math.max(rw, rh) <= 1024 ? '1k' : Math.max(rw, rh) <= 2048 ? '2k' : '4k');
 		const ratios = flash ? FLASH_RATIOS : PRO_RATIOS;
 		const target = rw / rh;
 		let best = '1:1';

@@ -90,7 +90,8 @@ export class FaultBook {
 	private armed: Armed[] = [];
 
 	add(spec: FaultSpec | FaultSpec[]): void {
-		for (const s of Array.isArray(spec) ? spec : [spec]) this.armed.push({ ...s, left: s.times ?? 1 });
+		for (const s of Array.isArray(spec) ? spec : [spec])
+			this.armed.push({ ...s, left: s.times ?? 1 });
 	}
 
 	clear(): void {
@@ -102,9 +103,16 @@ export class FaultBook {
 	}
 
 	/** Takes the first armed fault matching the request (and of one of `kinds`, and passing `accept`, when given). */
-	take(method: string, path: string, kinds?: FaultKind[], accept?: (f: FaultSpec) => boolean): FaultSpec | undefined {
+	take(
+		method: string,
+		path: string,
+		kinds?: FaultKind[],
+		accept?: (f: FaultSpec) => boolean,
+	): FaultSpec | undefined {
 		const line = `${method} ${path}`;
-		const i = this.armed.findIndex((f) => (!kinds || kinds.includes(f.kind)) && matches(f.route, line) && (!accept || accept(f)));
+		const i = this.armed.findIndex(
+			(f) => (!kinds || kinds.includes(f.kind)) && matches(f.route, line) && (!accept || accept(f)),
+		);
 		if (i < 0) return undefined;
 		const f = this.armed[i];
 		if (f.left > 0) f.left--;

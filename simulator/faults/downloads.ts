@@ -1,5 +1,13 @@
 /** Download faults: the result host's and `/content`'s bodies broken the way misbehaving upstreams break them. */
-import { endlessMp4, endlessPng, headerOnlyPng, jpegWithoutScan, junk, shortMp4, truncatedImage } from '../media/broken-media';
+import {
+	endlessMp4,
+	endlessPng,
+	headerOnlyPng,
+	jpegWithoutScan,
+	junk,
+	shortMp4,
+	truncatedImage,
+} from '../media/broken-media';
 import type { Answer, Download } from '../gateway/answer';
 import { downloadBody, downloadMime, sendDownload } from '../gateway/results';
 import { bufferBody, type Body } from '../media/body';
@@ -49,7 +57,11 @@ function withJunk(body: Body, bytes: number): Body {
 }
 
 /** What the download sends instead of its real bytes (still after the time to first byte, at the bandwidth). */
-async function broken(sim: SimState, d: Download, fault: FaultSpec): Promise<{ type: string; body: Body; pace?: Pace }> {
+async function broken(
+	sim: SimState,
+	d: Download,
+	fault: FaultSpec,
+): Promise<{ type: string; body: Body; pace?: Pace }> {
 	const mime = downloadMime(d);
 	const natural = () => downloadBody(sim, d);
 	switch (fault.kind) {
@@ -60,18 +72,40 @@ async function broken(sim: SimState, d: Download, fault: FaultSpec): Promise<{ t
 		case 'header-only-image':
 			return { type: 'image/png', body: bufferBody([headerOnlyPng()]) };
 		case 'jpeg-no-scan': {
-			const jpeg = await baseImage(d.kind === 'image' ? d.width : 640, d.kind === 'image' ? d.height : 480, 'jpeg', 0);
+			const jpeg = await baseImage(
+				d.kind === 'image' ? d.width : 640,
+				d.kind === 'image' ? d.height : 480,
+				'jpeg',
+				0,
+			);
 			return { type: 'image/jpeg', body: bufferBody([jpegWithoutScan(jpeg)]) };
 		}
 		case 'short-mp4':
 			return { type: 'video/mp4', body: bufferBody([shortMp4()]) };
 		case 'mp4-no-moov':
-			return { type: 'video/mp4', body: mp4Body(d.kind === 'video' ? d.bytes : 100_000, d.kind === 'video' ? d.durationSec : 5, false) };
+			return {
+				type: 'video/mp4',
+				body: mp4Body(
+					d.kind === 'video' ? d.bytes : 100_000,
+					d.kind === 'video' ? d.durationSec : 5,
+					false,
+				),
+			};
 		case 'endless':
-			return { type: d.kind === 'image' ? 'image/png' : 'video/mp4', body: d.kind === 'image' ? endlessPng() : endlessMp4(), pace: { chunkPauseMs: fault.intervalMs } };
+			return {
+				type: d.kind === 'image' ? 'image/png' : 'video/mp4',
+				body: d.kind === 'image' ? endlessPng() : endlessMp4(),
+				pace: { chunkPauseMs: fault.intervalMs },
+			};
 		case 'truncated-image': {
 			const body = await natural();
-			return { type: mime, body: d.kind === 'image' ? bufferBody([truncatedImage(Buffer.concat([...body.chunks()]))]) : headOf(body, Math.floor(body.length! * 0.6)) };
+			return {
+				type: mime,
+				body:
+					d.kind === 'image'
+						? bufferBody([truncatedImage(Buffer.concat([...body.chunks()]))])
+						: headOf(body, Math.floor(body.length! * 0.6)),
+			};
 		}
 		case 'padded-image':
 			return { type: mime, body: withJunk(await natural(), 4096) };
@@ -81,7 +115,14 @@ async function broken(sim: SimState, d: Download, fault: FaultSpec): Promise<{ t
 		case 'cut-download': {
 			const body = await natural();
 			const half = Math.floor(body.length! / 2);
-			return { type: mime, body, pace: { cutAfter: fault.kind === 'truncate' ? half : Math.min(fault.afterBytes ?? half, body.length!) } };
+			return {
+				type: mime,
+				body,
+				pace: {
+					cutAfter:
+						fault.kind === 'truncate' ? half : Math.min(fault.afterBytes ?? half, body.length!),
+				},
+			};
 		}
 		default:
 			return { type: mime, body: await natural() };

@@ -8,7 +8,11 @@ function sseHead(res: ServerResponse): void {
 }
 
 /** Writes SSE events, optionally in small random pieces with keep-alive comments between events, optionally cut mid-way. */
-export async function writeSse(res: ServerResponse, events: string[], opts: { split?: boolean; cut?: boolean; seed: number }): Promise<void> {
+export async function writeSse(
+	res: ServerResponse,
+	events: string[],
+	opts: { split?: boolean; cut?: boolean; seed: number },
+): Promise<void> {
 	sseHead(res);
 	let all = events.map((e) => ({ text: e }));
 	if (opts.cut) {
@@ -60,7 +64,9 @@ export async function stalledStream(res: ServerResponse, intervalMs: number): Pr
 /** Valid chat content deltas of 16 KiB each, for ever (paced by backpressure); never `[DONE]`. */
 export async function endlessDeltas(res: ServerResponse): Promise<void> {
 	sseHead(res);
-	const event = Buffer.from(`data: ${JSON.stringify({ id: 'chatcmpl-endless', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'y'.repeat(16 * 1024) } }] })}\n\n`);
+	const event = Buffer.from(
+		`data: ${JSON.stringify({ id: 'chatcmpl-endless', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'y'.repeat(16 * 1024) } }] })}\n\n`,
+	);
 	while (!res.destroyed) {
 		if (!res.write(event)) await drained(res);
 		else await new Promise((r) => setImmediate(r));

@@ -9,7 +9,8 @@ export function oversizeJson(prefix: string, suffix: string, bytes: number): Bod
 	return {
 		*chunks() {
 			yield head;
-			for (let left = bytes - head.length - tail.length; left > 0; left -= filler.length) yield filler.subarray(0, Math.min(filler.length, left));
+			for (let left = bytes - head.length - tail.length; left > 0; left -= filler.length)
+				yield filler.subarray(0, Math.min(filler.length, left));
 			yield tail;
 		},
 	};
@@ -34,6 +35,9 @@ export function oversizeB64(text: string, head: string, bytes: number): Body {
 	const mark = JSON.stringify(OVERSIZE_B64_MARK);
 	const at = text.indexOf(mark);
 	const prefix = `${text.slice(0, at)}"${head}`;
-	const suffix = `"${text.slice(at + mark.length).split(mark).join(JSON.stringify(head))}`;
+	const suffix = `"${text
+		.slice(at + mark.length)
+		.split(mark)
+		.join(JSON.stringify(head))}`;
 	return oversizeJson(prefix, suffix, bytes);
 }

@@ -54,7 +54,10 @@ function videoFaults(task: VideoTask): VideoTaskFaults {
 }
 
 /** A JSON mode: what every JSON answer of the request suffers. */
-type JsonMode = { kind: 'trickle'; intervalMs: number } | { kind: 'oversize'; bytes: number } | { kind: 'echo-headers'; headers: Record<string, unknown> };
+type JsonMode =
+	| { kind: 'trickle'; intervalMs: number }
+	| { kind: 'oversize'; bytes: number }
+	| { kind: 'echo-headers'; headers: Record<string, unknown> };
 
 type DataItem = Record<string, string>;
 
@@ -88,11 +91,27 @@ export class FaultLayer {
 
 	/** Step 1 (gateway and video origin): an answer instead of the gateway's, or undefined to let the gateway answer. */
 	async beforeGateway(): Promise<Answer | undefined> {
-		const hostile = this.take(['trickle', 'oversize-json', 'echo-key'], (x) => (x.kind === 'echo-key' ? x.where === 'headers' : x.kind !== 'trickle' || !VIDEO_CONTENT.test(this.path)));
-		if (hostile?.kind === 'echo-key') this.jsonMode = { kind: 'echo-headers', headers: { ...this.raw.headers } };
-		else if (hostile?.kind === 'trickle') this.jsonMode = { kind: 'trickle', intervalMs: hostile.intervalMs ?? 500 };
+		const hostile = this.take(['trickle', 'oversize-json', 'echo-key'], (x) =>
+			x.kind === 'echo-key'
+				? x.where === 'headers'
+				: x.kind !== 'trickle' || !VIDEO_CONTENT.test(this.path),
+		);
+		if (hostile?.kind === 'echo-key')
+			this.jsonMode = { kind: 'echo-headers', headers: { ...this.raw.headers } };
+		else if (hostile?.kind === 'trickle')
+			this.jsonMode = { kind: 'trickle', intervalMs: hostile.intervalMs ?? 500 };
 		else if (hostile?.kind === 'oversize-json') {
-			if (hostile.status !== undefined) return { kind: 'bytes', status: hostile.status, headers: { 'content-type': 'application/json' }, body: oversizeJson(`{"error":{"type":"upstream_error","code":${hostile.status},"message":"`, '"}}', hostile.bytes ?? 200_000_000) };
+			if (hostile.status !== undefined)
+				return {
+					kind: 'bytes',
+					status: hostile.status,
+					headers: { 'content-type': 'application/json' },
+					body: oversizeJson(
+						`{"error":{"type":"upstream_error","code":${hostile.status},"message":"`,
+						'"}}',
+						hostile.bytes ?? 200_000_000,
+					),
+				};
 			this.jsonMode = { kind: 'oversize', bytes: hostile.bytes ?? 200_000_000 };
 		}
 		const f = this.take(['status', 'rate-limit', 'delay', 'redirect']);
@@ -101,13 +120,26 @@ export class FaultLayer {
 			await new Promise((r) => setTimeout(r, f.delayMs ?? 5000));
 			return undefined;
 		}
-		if (f.kind === 'redirect') return plain(f.status ?? 302, { location: f.location ?? `${this.sim.urls.result}/elsewhere${this.path}` });
+		if (f.kind === 'redirect')
+			return plain(f.status ?? 302, {
+				location: f.location ?? `${this.sim.urls.result}/elsewhere${this.path}`,
+			});
 		const status = f.kind === 'rate-limit' ? 429 : (f.status ?? 500);
 		const headers: Record<string, string> = {};
 		if (f.retryAfter !== undefined) headers['retry-after'] = String(f.retryAfter);
 		if (f.emptyBody) return plain(status, headers);
 		if (f.body !== undefined) return json(status, f.body, headers);
-		return json(status, { error: { message: status === 429 ? 'Too many requests' : 'upstream error', type: status === 429 ? 'rate_limit_error' : 'upstream_error', code: status } }, headers);
+		return json(
+			status,
+			{
+				error: {
+					message: status === 429 ? 'Too many requests' : 'upstream error',
+					type: status === 429 ? 'rate_limit_error' : 'upstream_error',
+					code: status,
+				},
+			},
+			headers,
+		);
 	}
 
 	/** Step 2: the gateway's questions, answered from the armed faults. */
@@ -177,8 +209,15 @@ export class FaultLayer {
 		},
 		ignoresStream: () => !!this.take(['ignore-stream']),
 		streamError: () => {
-			this.hostileStream = this.take(['sse-stall', 'sse-endless-line', 'sse-endless-deltas', 'huge-index']);
-			return this.take(['echo-key'], (x) => x.where === 'stream-error') ? this.leakedKeyText() : undefined;
+			this.hostileStream = this.take([
+				'sse-stall',
+				'sse-endless-line',
+				'sse-endless-deltas',
+				'huge-index',
+			]);
+			return this.take(['echo-key'], (x) => x.where === 'stream-error')
+				? this.leakedKeyText()
+				: undefined;
 		},
 		// a hostile stream replaces the route's: what it would have ended with is never asked
 		streamFails: () => !this.hostileStream && !!this.take(['sse-error']),
@@ -186,7 +225,13 @@ export class FaultLayer {
 			if (this.hostileStream) return undefined;
 			const renamed = this.take(['sse-final-event']);
 			if (!renamed) return undefined;
-			return { name: typeof renamed.value === 'string' ? renamed.value : 'response.done', response: renamed.body && typeof renamed.body === 'object' ? (renamed.body as Record<string, unknown>) : {} };
+			return {
+				name: typeof renamed.value === 'string' ? renamed.value : 'response.done',
+				response:
+					renamed.body && typeof renamed.body === 'object'
+						? (renamed.body as Record<string, unknown>)
+						: {},
+			};
 		},
 	};
 
@@ -199,54 +244,95 @@ export class FaultLayer {
 	private answerFaults(a: Answer): Answer {
 		if (a.kind === 'download') {
 			// the result host: one fault of any of these kinds; `/content`: its download faults (its refusals were asked)
-			const f = this.server === 'result' ? this.take([...DOWNLOAD_FAULTS, 'redirect', 'status', 'rate-limit']) : this.take(DOWNLOAD_FAULTS);
+			const f =
+				this.server === 'result'
+					? this.take([...DOWNLOAD_FAULTS, 'redirect', 'status', 'rate-limit'])
+					: this.take(DOWNLOAD_FAULTS);
 			if (!f) return a;
-			if (f.kind === 'status' || f.kind === 'rate-limit') return plain(f.kind === 'rate-limit' ? 429 : (f.status ?? 500), f.retryAfter !== undefined ? { 'retry-after': String(f.retryAfter) } : {});
-			if (f.kind === 'redirect') return plain(302, { location: f.location ?? `${this.sim.urls.result}${this.path}` });
+			if (f.kind === 'status' || f.kind === 'rate-limit')
+				return plain(
+					f.kind === 'rate-limit' ? 429 : (f.status ?? 500),
+					f.retryAfter !== undefined ? { 'retry-after': String(f.retryAfter) } : {},
+				);
+			if (f.kind === 'redirect')
+				return plain(302, { location: f.location ?? `${this.sim.urls.result}${this.path}` });
 			return brokenDownload(this.sim, a.download, f);
 		}
 		if (a.kind === 'sse') return this.stream(a.events, a.about);
 		if (a.kind !== 'json' || !a.about) return a;
 		const about = a.about;
-		if (about.kind === 'image-answer' && a.status === 200) return this.syncImage(a.body as { data: DataItem[] }, about.width, about.height);
-		if (about.kind === 'native-image' && this.b64Junk) return json(a.status, withInlineData(a.body, pngHeaderThenJunk(about.width, about.height).toString('base64')));
-		if (about.kind === 'image-task' && a.status >= 200 && a.status < 300) return this.imageTask(a.status, a.body as Record<string, unknown>, about.task, about.query);
+		if (about.kind === 'image-answer' && a.status === 200)
+			return this.syncImage(a.body as { data: DataItem[] }, about.width, about.height);
+		if (about.kind === 'native-image' && this.b64Junk)
+			return json(
+				a.status,
+				withInlineData(a.body, pngHeaderThenJunk(about.width, about.height).toString('base64')),
+			);
+		if (about.kind === 'image-task' && a.status >= 200 && a.status < 300)
+			return this.imageTask(a.status, a.body as Record<string, unknown>, about.task, about.query);
 		return a;
 	}
 
 	private syncImage(body: { data: DataItem[] }, width: number, height: number): Answer {
 		const big = this.b64Oversize;
 		if (!big && !this.b64Junk) return json(200, body);
-		const data = body.data.map(() => (big ? { b64_json: OVERSIZE_B64_MARK } : { b64_json: pngHeaderThenJunk(width, height).toString('base64') }));
+		const data = body.data.map(() =>
+			big
+				? { b64_json: OVERSIZE_B64_MARK }
+				: { b64_json: pngHeaderThenJunk(width, height).toString('base64') },
+		);
 		const answer = { ...body, data };
-		if (big && data.length) return oversizeB64Answer(answer, width, height, big.bytes ?? 200_000_000);
+		if (big && data.length)
+			return oversizeB64Answer(answer, width, height, big.bytes ?? 200_000_000);
 		return json(200, answer);
 	}
 
-	private imageTask(status: number, body: Record<string, unknown>, task: ImageTask, query: boolean): Answer {
+	private imageTask(
+		status: number,
+		body: Record<string, unknown>,
+		task: ImageTask,
+		query: boolean,
+	): Answer {
 		const marks = imageTaskFaults.get(task) ?? {};
 		const out: Record<string, unknown> = { ...body };
-		if (marks.foreignPollUrl) out.poll_url = `${this.sim.urls.result}/steal${String(body.poll_path)}`;
+		if (marks.foreignPollUrl)
+			out.poll_url = `${this.sim.urls.result}/steal${String(body.poll_path)}`;
 		const queried = query ? this.take(['bad-poll-after']) : undefined;
-		const pollAfter = queried ? { value: 'value' in queried ? queried.value : 'soon' } : marks.pollAfter;
+		const pollAfter = queried
+			? { value: 'value' in queried ? queried.value : 'soon' }
+			: marks.pollAfter;
 		if (pollAfter) out.poll_after_ms = pollAfter.value;
 		const data = body.data;
 		if (Array.isArray(data) && (marks.b64Junk || marks.b64Oversize)) {
-			const items = data.map(() => (marks.b64Junk ? { b64_json: pngHeaderThenJunk(task.width, task.height).toString('base64') } : { b64_json: OVERSIZE_B64_MARK }));
+			const items = data.map(() =>
+				marks.b64Junk
+					? { b64_json: pngHeaderThenJunk(task.width, task.height).toString('base64') }
+					: { b64_json: OVERSIZE_B64_MARK },
+			);
 			out.data = items;
-			if (out.result && typeof out.result === 'object') out.result = { ...(out.result as object), data: items };
+			if (out.result && typeof out.result === 'object')
+				out.result = { ...(out.result as object), data: items };
 		}
 		if (!query) return json(status, out);
-		if (this.take(['malformed-json'])) return plain(200, { 'content-type': 'application/json' }, '{"id":"' + task.id + '","status":');
-		if (marks.b64Oversize && Array.isArray(out.data) && out.data.length) return oversizeB64Answer(out, task.width, task.height, marks.b64Oversize);
+		if (this.take(['malformed-json']))
+			return plain(
+				200,
+				{ 'content-type': 'application/json' },
+				'{"id":"' + task.id + '","status":',
+			);
+		if (marks.b64Oversize && Array.isArray(out.data) && out.data.length)
+			return oversizeB64Answer(out, task.width, task.height, marks.b64Oversize);
 		return json(status, out);
 	}
 
 	private stream(events: string[], about: About | undefined): Answer {
 		const f = this.hostileStream;
-		if (f?.kind === 'sse-stall') return { kind: 'custom', write: (res) => stalledStream(res, f.intervalMs ?? 500) };
-		if (f?.kind === 'sse-endless-line') return { kind: 'custom', write: (res) => endlessLine(res, f.intervalMs ?? 0) };
-		if (f?.kind === 'sse-endless-deltas') return { kind: 'custom', write: (res) => endlessDeltas(res) };
+		if (f?.kind === 'sse-stall')
+			return { kind: 'custom', write: (res) => stalledStream(res, f.intervalMs ?? 500) };
+		if (f?.kind === 'sse-endless-line')
+			return { kind: 'custom', write: (res) => endlessLine(res, f.intervalMs ?? 0) };
+		if (f?.kind === 'sse-endless-deltas')
+			return { kind: 'custom', write: (res) => endlessDeltas(res) };
 		if (f?.kind === 'huge-index' && about) return { kind: 'sse', events: hugeIndexEvents(about) };
 		const prompt = about && 'prompt' in about ? about.prompt : '';
 		const split = prompt.includes('[split]') || !!this.take(['sse-split']);
@@ -261,45 +347,91 @@ export class FaultLayer {
 		if (!mode) return a;
 		if (mode.kind === 'echo-headers') {
 			const v = a.body;
-			return { ...a, body: v && typeof v === 'object' && !Array.isArray(v) ? { ...v, request_headers: mode.headers } : { value: v, request_headers: mode.headers } };
+			return {
+				...a,
+				body:
+					v && typeof v === 'object' && !Array.isArray(v)
+						? { ...v, request_headers: mode.headers }
+						: { value: v, request_headers: mode.headers },
+			};
 		}
 		const text = JSON.stringify(a.body);
 		const headers = { 'content-type': 'application/json', ...a.headers };
 		if (mode.kind === 'oversize') {
 			const [prefix, suffix] = paddingAround(text);
-			return { kind: 'bytes', status: a.status, headers, body: oversizeJson(prefix, suffix, mode.bytes) };
+			return {
+				kind: 'bytes',
+				status: a.status,
+				headers,
+				body: oversizeJson(prefix, suffix, mode.bytes),
+			};
 		}
-		return { kind: 'custom', write: (res) => sendBody(res, a.status, headers, bufferBody([Buffer.from(text, 'utf8')]), { trickleMs: mode.intervalMs }) };
+		return {
+			kind: 'custom',
+			write: (res) =>
+				sendBody(res, a.status, headers, bufferBody([Buffer.from(text, 'utf8')]), {
+					trickleMs: mode.intervalMs,
+				}),
+		};
 	}
 }
 
 /** An image answer whose first `b64_json` (a placeholder in `body`) is grown to make the answer `bytes` long, sent chunked. */
 function oversizeB64Answer(body: unknown, width: number, height: number, bytes: number): Answer {
-	return { kind: 'bytes', status: 200, headers: { 'content-type': 'application/json' }, body: oversizeB64(JSON.stringify(body), headerOnlyPng(width, height).toString('base64'), bytes) };
+	return {
+		kind: 'bytes',
+		status: 200,
+		headers: { 'content-type': 'application/json' },
+		body: oversizeB64(JSON.stringify(body), headerOnlyPng(width, height).toString('base64'), bytes),
+	};
 }
 
 /** A native answer whose image part carries `data` instead. */
 function withInlineData(body: unknown, data: string): unknown {
-	const b = body as { candidates: Array<{ content: { parts: Array<Record<string, Record<string, string>>> } }> };
+	const b = body as {
+		candidates: Array<{ content: { parts: Array<Record<string, Record<string, string>>> } }>;
+	};
 	const parts = b.candidates[0].content.parts.map((p) => {
 		const key = 'inlineData' in p ? 'inlineData' : 'inline_data' in p ? 'inline_data' : undefined;
 		return key ? { [key]: { ...p[key], data } } : p;
 	});
-	return { ...b, candidates: [{ ...b.candidates[0], content: { ...b.candidates[0].content, parts } }] };
+	return {
+		...b,
+		candidates: [{ ...b.candidates[0], content: { ...b.candidates[0].content, parts } }],
+	};
 }
 
 /** `huge-index`: a tool-call delta (chat) or an output item (responses) at index 100000000, then the end. */
 function hugeIndexEvents(about: About): string[] {
 	if (about.kind === 'chat') {
-		const call = { index: HUGE_INDEX, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } };
-		return [chatChunk(about, [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }]), chatChunk(about, [{ index: 0, delta: {}, finish_reason: 'tool_calls' }]), 'data: [DONE]\n\n'];
+		const call = {
+			index: HUGE_INDEX,
+			id: 'call_1',
+			type: 'function',
+			function: { name: 'f', arguments: '{}' },
+		};
+		return [
+			chatChunk(about, [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }]),
+			chatChunk(about, [{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+			'data: [DONE]\n\n',
+		];
 	}
 	if (about.kind !== 'responses') return [];
 	const { full, item, msgId } = about;
 	return [
-		responsesEvent('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } }),
-		responsesEvent('response.output_item.added', { output_index: HUGE_INDEX, item: { ...item, status: 'in_progress', content: [] } }),
-		responsesEvent('response.output_text.delta', { item_id: msgId, output_index: HUGE_INDEX, content_index: 0, delta: 'x' }),
+		responsesEvent('response.created', {
+			response: { ...full, status: 'in_progress', output: [], usage: null },
+		}),
+		responsesEvent('response.output_item.added', {
+			output_index: HUGE_INDEX,
+			item: { ...item, status: 'in_progress', content: [] },
+		}),
+		responsesEvent('response.output_text.delta', {
+			item_id: msgId,
+			output_index: HUGE_INDEX,
+			content_index: 0,
+			delta: 'x',
+		}),
 		responsesEvent('response.completed', { response: full }),
 	];
 }

@@ -9,7 +9,14 @@ import type { ImageTask, VideoTask } from '../state';
 
 /** A result download (result host, video `/content`): sent after the result host's time to first byte, at its bandwidth. */
 export type Download =
-	| { kind: 'image'; id: string; width: number; height: number; format: 'png' | 'jpeg' | 'webp'; variant: number }
+	| {
+			kind: 'image';
+			id: string;
+			width: number;
+			height: number;
+			format: 'png' | 'jpeg' | 'webp';
+			variant: number;
+	  }
 	| { kind: 'video'; bytes: number; durationSec: number };
 
 /** What an answer is about, so that a fault can find the answers it changes (absent: nothing in particular). */
@@ -23,7 +30,13 @@ export type About =
 	/** chat completions: the stream's id, created and model, and the text the answer replies to */
 	| { kind: 'chat'; id: string; created: number; model: unknown; prompt: string }
 	/** responses: the final response object, its message item, and the text the answer replies to */
-	| { kind: 'responses'; full: Record<string, unknown>; item: Record<string, unknown>; msgId: string; prompt: string }
+	| {
+			kind: 'responses';
+			full: Record<string, unknown>;
+			item: Record<string, unknown>;
+			msgId: string;
+			prompt: string;
+	  }
 	| { kind: 'video-task'; task: VideoTask };
 
 export type Answer = (
@@ -39,11 +52,29 @@ export type Answer = (
 	| { kind: 'drop' }
 ) & { about?: About };
 
-export const json = (status: number, body: unknown, headers?: Record<string, string>, about?: About): Answer => ({ kind: 'json', status, body, headers, about });
+export const json = (
+	status: number,
+	body: unknown,
+	headers?: Record<string, string>,
+	about?: About,
+): Answer => ({ kind: 'json', status, body, headers, about });
 
 /** OpenAI-style envelope, used on most routes (middleware errors omit `param`). */
-export function openAiError(status: number, message: string, code: string | number, type = 'invalid_request_error', requestId?: string, headers: Record<string, string> = {}): Answer {
-	return json(status, { error: { message: requestId ? `${message} (request id: ${requestId})` : message, type, code } }, headers);
+export function openAiError(
+	status: number,
+	message: string,
+	code: string | number,
+	type = 'invalid_request_error',
+	requestId?: string,
+	headers: Record<string, string> = {},
+): Answer {
+	return json(
+		status,
+		{
+			error: { message: requestId ? `${message} (request id: ${requestId})` : message, type, code },
+		},
+		headers,
+	);
 }
 
 /** Task-route envelope: `{"code","message","data":null}`. */
@@ -64,13 +95,20 @@ export function plain(status: number, headers: Record<string, string>, text?: st
 	};
 }
 
-
 /** Sends an answer as it is; `sendDownload` writes downloads (it knows the result host's pace). */
-export async function writeAnswer(res: ServerResponse, a: Answer, sendDownload: (res: ServerResponse, d: Download) => Promise<void>): Promise<void> {
+export async function writeAnswer(
+	res: ServerResponse,
+	a: Answer,
+	sendDownload: (res: ServerResponse, d: Download) => Promise<void>,
+): Promise<void> {
 	switch (a.kind) {
 		case 'json': {
 			const text = JSON.stringify(a.body);
-			res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...a.headers });
+			res.writeHead(a.status, {
+				'content-type': 'application/json',
+				'content-length': Buffer.byteLength(text),
+				...a.headers,
+			});
 			return void res.end(text);
 		}
 		case 'bytes':
@@ -88,10 +126,18 @@ export async function writeAnswer(res: ServerResponse, a: Answer, sendDownload: 
 	}
 }
 
-export const SSE_HEAD = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
+export const SSE_HEAD = {
+	'content-type': 'text/event-stream',
+	'cache-control': 'no-cache',
+	connection: 'keep-alive',
+};
 
 /** One chat completion chunk event. */
-export function chatChunk(meta: { id: string; created: number; model: unknown }, choices: unknown[], extra: Record<string, unknown> = {}): string {
+export function chatChunk(
+	meta: { id: string; created: number; model: unknown },
+	choices: unknown[],
+	extra: Record<string, unknown> = {},
+): string {
 	return `data: ${JSON.stringify({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices, ...extra })}\n\n`;
 }
 

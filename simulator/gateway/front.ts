@@ -12,7 +12,10 @@ import type { Ctx, Req } from './context';
 import { routeOf, SUBMIT_PATHS } from './routes';
 import type { Upstream } from './upstream';
 
-export async function readBody(req: IncomingMessage, cap = 64 * 1024 * 1024): Promise<Buffer | 'too-large'> {
+export async function readBody(
+	req: IncomingMessage,
+	cap = 64 * 1024 * 1024,
+): Promise<Buffer | 'too-large'> {
 	const chunks: Buffer[] = [];
 	let total = 0;
 	for await (const c of req) {
@@ -45,7 +48,14 @@ function admitSubmit(sim: SimState, res: ServerResponse): boolean {
 }
 
 /** The faithful gateway's answer to a request on the gateway or the video origin. */
-export async function answerGateway(sim: SimState, server: Exclude<ServerName, 'result'>, raw: IncomingMessage, res: ServerResponse, log: RequestLogEntry, upstream: Upstream): Promise<Answer> {
+export async function answerGateway(
+	sim: SimState,
+	server: Exclude<ServerName, 'result'>,
+	raw: IncomingMessage,
+	res: ServerResponse,
+	log: RequestLogEntry,
+	upstream: Upstream,
+): Promise<Answer> {
 	const url = new URL(raw.url ?? '/', 'http://x');
 	const path = url.pathname;
 	const method = raw.method ?? 'GET';
@@ -54,10 +64,21 @@ export async function answerGateway(sim: SimState, server: Exclude<ServerName, '
 	const authz = raw.headers.authorization;
 	const m = typeof authz === 'string' ? /^Bearer (\S+)$/.exec(authz) : null;
 	const key = m ? sim.keys.get(m[1]) : undefined;
-	if (!key) return openAiError(401, authz ? 'Invalid token (check the Bearer format and the key)' : 'No token provided', 'invalid_api_key', 'authentication_error');
+	if (!key)
+		return openAiError(
+			401,
+			authz ? 'Invalid token (check the Bearer format and the key)' : 'No token provided',
+			'invalid_api_key',
+			'authentication_error',
+		);
 	log.keyName = key.name;
 	const body = await readBody(raw, sim.opts.maxBodyBytes);
-	if (body === 'too-large') return openAiError(413, `Request body too large: the gateway accepts at most ${sim.opts.maxBodyBytes} bytes`, 'request_too_large');
+	if (body === 'too-large')
+		return openAiError(
+			413,
+			`Request body too large: the gateway accepts at most ${sim.opts.maxBodyBytes} bytes`,
+			'request_too_large',
+		);
 	const ct = String(raw.headers['content-type'] ?? '');
 	const req: Req = { method, path, query: url.searchParams, headers: raw.headers, raw, res, body };
 	if (ct.startsWith('multipart/form-data')) {
@@ -74,9 +95,17 @@ export async function answerGateway(sim: SimState, server: Exclude<ServerName, '
 		if (!admitSubmit(sim, res)) {
 			const model = (req.json as { model?: unknown } | undefined)?.model ?? req.form?.get('model');
 			if (typeof model === 'string') log.model = model;
-			return openAiError(429, `Too many concurrent requests: at most ${sim.opts.maxConcurrentSubmits} submissions at a time`, 'concurrency_limit_exceeded', 'rate_limit_error', undefined, { 'retry-after': String(sim.opts.submitRetryAfterSec) });
+			return openAiError(
+				429,
+				`Too many concurrent requests: at most ${sim.opts.maxConcurrentSubmits} submissions at a time`,
+				'concurrency_limit_exceeded',
+				'rate_limit_error',
+				undefined,
+				{ 'retry-after': String(sim.opts.submitRetryAfterSec) },
+			);
 		}
-		if (sim.opts.submitLatencyMs > 0) await new Promise((r) => setTimeout(r, sim.opts.submitLatencyMs));
+		if (sim.opts.submitLatencyMs > 0)
+			await new Promise((r) => setTimeout(r, sim.opts.submitLatencyMs));
 	}
 	const ctx: Ctx = {
 		sim,
@@ -85,25 +114,66 @@ export async function answerGateway(sim: SimState, server: Exclude<ServerName, '
 		log,
 		upstream,
 		model: (model) => {
-			if (typeof model !== 'string' || !model) return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
+			if (typeof model !== 'string' || !model)
+				return openAiError(400, "Missing required parameter: 'model'", 'invalid_request_error');
 			log.model = model;
 			return modelRefusal(sim.prices, key, model) ?? model;
 		},
 	};
-	if (!found) return server === 'alt' ? openAiError(404, `Invalid URL (${method} ${path}) on the video origin`, 'not_found') : openAiError(404, `Invalid URL (${method} ${path})`, 'not_found');
-	return 'answer' in found.route ? found.route.answer(ctx, found.match, server) : found.route.public(sim);
+	if (!found)
+		return server === 'alt'
+			? openAiError(404, `Invalid URL (${method} ${path}) on the video origin`, 'not_found')
+			: openAiError(404, `Invalid URL (${method} ${path})`, 'not_found');
+	return 'answer' in found.route
+		? found.route.answer(ctx, found.match, server)
+		: found.route.public(sim);
 }
 
 function modelRefusal(prices: PriceList, key: KeyInfo, model: string): Answer | undefined {
 	const mm = prices.model(String(model));
 	if (!mm || !mm.groups.includes(key.group)) {
-		if (!mm) return openAiError(503, `model ${String(model)} not found: no available channel in group ${key.group}`, 'model_not_found', 'new_api_error');
-		return openAiError(403, `This key's group ${key.group} may not use model ${String(model)}`, 'model_not_allowed', 'permission_error');
+		if (!mm)
+			return openAiError(
+				503,
+				`model ${String(model)} not found: no available channel in group ${key.group}`,
+				'model_not_found',
+				'new_api_error',
+			);
+		return openAiError(
+			403,
+			`This key's group ${key.group} may not use model ${String(model)}`,
+			'model_not_allowed',
+			'permission_error',
+		);
 	}
-	if (key.models && !key.models.includes(mm.id)) return openAiError(403, `This key may not use model ${mm.id} (the key's model restriction)`, 'model_not_allowed', 'permission_error');
-	if (mm.noChannel) return openAiError(503, `No available channel for model ${mm.id} in group ${key.group}`, 'model_not_found', 'new_api_error');
-	const unpriced = mm.billing === 'per_call' ? mm.modelPrice === undefined : mm.billing === 'per_token' ? mm.modelRatio === undefined : !mm.videoTokenPrice;
-	if (unpriced) return openAiError(400, `Model ${mm.id} has no price or ratio set`, 'model_price_error', 'new_api_error');
-	if (key.quota <= 0) return openAiError(403, 'Insufficient user quota', 'insufficient_user_quota', 'new_api_error');
+	if (key.models && !key.models.includes(mm.id))
+		return openAiError(
+			403,
+			`This key may not use model ${mm.id} (the key's model restriction)`,
+			'model_not_allowed',
+			'permission_error',
+		);
+	if (mm.noChannel)
+		return openAiError(
+			503,
+			`No available channel for model ${mm.id} in group ${key.group}`,
+			'model_not_found',
+			'new_api_error',
+		);
+	const unpriced =
+		mm.billing === 'per_call'
+			? mm.modelPrice === undefined
+			: mm.billing === 'per_token'
+				? mm.modelRatio === undefined
+				: !mm.videoTokenPrice;
+	if (unpriced)
+		return openAiError(
+			400,
+			`Model ${mm.id} has no price or ratio set`,
+			'model_price_error',
+			'new_api_error',
+		);
+	if (key.quota <= 0)
+		return openAiError(403, 'Insufficient user quota', 'insufficient_user_quota', 'new_api_error');
 	return undefined;
 }

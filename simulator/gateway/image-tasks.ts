@@ -29,29 +29,57 @@ function finish(sim: SimState, task: ImageTask, key: KeyInfo): void {
 		task.resultIds = [];
 		for (let i = 0; i < task.delivered; i++) {
 			const rid = sim.nextId('img');
-			sim.results.set(rid, { kind: 'image', width: task.width, height: task.height, format: task.format, seed: sim.opts.seed + i + task.createdAt });
+			sim.results.set(rid, {
+				kind: 'image',
+				width: task.width,
+				height: task.height,
+				format: task.format,
+				seed: sim.opts.seed + i + task.createdAt,
+			});
 			task.resultIds.push(rid);
 		}
 	} else if (REFUNDED.includes(task.outcome) && task.charged) {
 		task.refunded = true;
-		refundTask(sim, key, task, task.charged, task.outcome === 'fail' ? 'failed' : task.outcome === 'cancelled' ? 'cancelled' : 'expired');
+		refundTask(
+			sim,
+			key,
+			task,
+			task.charged,
+			task.outcome === 'fail' ? 'failed' : task.outcome === 'cancelled' ? 'cancelled' : 'expired',
+		);
 	}
 }
 
 /** The result items of a finished task: hosted URLs, or Base64 images when the task answers b64_json. */
 async function dataItems(sim: SimState, task: ImageTask): Promise<Array<Record<string, string>>> {
 	const ids = task.resultIds ?? [];
-	if (!task.b64) return ids.map((rid) => ({ url: `${sim.urls.result}/r/${rid}.${resultExt(task)}` }));
+	if (!task.b64)
+		return ids.map((rid) => ({ url: `${sim.urls.result}/r/${rid}.${resultExt(task)}` }));
 	const out: Array<Record<string, string>> = [];
 	for (const rid of ids) {
 		const r = sim.results.get(rid);
-		out.push({ b64_json: (await resultImageBuffer(task.width, task.height, task.format, (r?.seed ?? 0) % 16, rid, sim.opts.imageBytes)).toString('base64') });
+		out.push({
+			b64_json: (
+				await resultImageBuffer(
+					task.width,
+					task.height,
+					task.format,
+					(r?.seed ?? 0) % 16,
+					rid,
+					sim.opts.imageBytes,
+				)
+			).toString('base64'),
+		});
 	}
 	return out;
 }
 
 /** The task object as the gateway reports it now (finishing the task when its time has come). */
-export async function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo): Promise<Record<string, unknown>> {
+export async function imageTaskBody(
+	sim: SimState,
+	task: ImageTask,
+	key: KeyInfo,
+): Promise<Record<string, unknown>> {
 	const now = Date.now();
 	const done = now >= task.readyAt;
 	if (done) finish(sim, task, key);
@@ -71,25 +99,61 @@ export async function imageTaskBody(sim: SimState, task: ImageTask, key: KeyInfo
 	};
 	if (!done) {
 		const running = now - task.createdAt > (task.readyAt - task.createdAt) / 3;
-		return { ...base, status: 'processing', state: running ? 'running' : 'queued', provider_status: running ? 'in_progress' : 'queued', billing: { status: task.charged ? 'charged' : 'not_charged' } };
+		return {
+			...base,
+			status: 'processing',
+			state: running ? 'running' : 'queued',
+			provider_status: running ? 'in_progress' : 'queued',
+			billing: { status: task.charged ? 'charged' : 'not_charged' },
+		};
 	}
 	const t = TERMINAL[task.outcome];
-	const terminal = { ...base, status: t.status, state: t.state, provider_status: t.provider, completed_at: Math.floor(task.finishedAt! / 1000), expires_at: Math.floor((task.finishedAt! + sim.opts.retentionMs) / 1000), request_id: task.requestId };
+	const terminal = {
+		...base,
+		status: t.status,
+		state: t.state,
+		provider_status: t.provider,
+		completed_at: Math.floor(task.finishedAt! / 1000),
+		expires_at: Math.floor((task.finishedAt! + sim.opts.retentionMs) / 1000),
+		request_id: task.requestId,
+	};
 	switch (task.outcome) {
 		case 'ok': {
 			const data = await dataItems(sim, task);
 			return { ...terminal, data, result: { created, data }, billing: { status: 'charged' } };
 		}
 		case 'empty':
-			return { ...terminal, data: [], result: { created, data: [] }, billing: { status: 'needs_manual_check' } };
+			return {
+				...terminal,
+				data: [],
+				result: { created, data: [] },
+				billing: { status: 'needs_manual_check' },
+			};
 		case 'uncertain-fail':
-			return { ...terminal, submission_uncertain: true, error: { message: 'upstream connection lost after submission; outcome unknown' }, billing: { status: 'needs_manual_check' } };
+			return {
+				...terminal,
+				submission_uncertain: true,
+				error: { message: 'upstream connection lost after submission; outcome unknown' },
+				billing: { status: 'needs_manual_check' },
+			};
 		case 'cancelled':
-			return { ...terminal, error: { message: task.error ?? 'the task was cancelled upstream' }, billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' } };
+			return {
+				...terminal,
+				error: { message: task.error ?? 'the task was cancelled upstream' },
+				billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' },
+			};
 		case 'expired':
-			return { ...terminal, error: { message: task.error ?? 'the task expired before the upstream finished it' }, billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' } };
+			return {
+				...terminal,
+				error: { message: task.error ?? 'the task expired before the upstream finished it' },
+				billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' },
+			};
 		default:
-			return { ...terminal, error: { message: task.error ?? 'upstream rejected the generation (content policy)' }, billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' } };
+			return {
+				...terminal,
+				error: { message: task.error ?? 'upstream rejected the generation (content policy)' },
+				billing: { status: task.refunded ? 'refunded_if_reserved' : 'not_charged' },
+			};
 	}
 }
 
@@ -105,5 +169,9 @@ export async function imageQuery(ctx: Ctx, id: string): Promise<Answer> {
 		return notFound();
 	}
 	log.model = task.model;
-	return json(200, await imageTaskBody(sim, task, key), undefined, { kind: 'image-task', task, query: true });
+	return json(200, await imageTaskBody(sim, task, key), undefined, {
+		kind: 'image-task',
+		task,
+		query: true,
+	});
 }

@@ -15,7 +15,17 @@
 import type { TokenUsage } from '../catalog/billing';
 import { imageInputTokens } from '../catalog/billing';
 import type { ModelEntry } from '../catalog/models';
-import { argNameOf, argumentsOf, oddPieces, plan, quirksIn, tokensOf, type OfferedTool, type Plan, type Quirk } from '../llm/rules';
+import {
+	argNameOf,
+	argumentsOf,
+	oddPieces,
+	plan,
+	quirksIn,
+	tokensOf,
+	type OfferedTool,
+	type Plan,
+	type Quirk,
+} from '../llm/rules';
 import { instanceOf, invalidAnswer } from '../llm/schema';
 import { missingReasoning, reasoningFor } from '../llm/thinking';
 import { hasDetails, usageMarker, usageOf } from '../llm/usage';
@@ -30,7 +40,10 @@ const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.
 
 function textOf(content: unknown): string {
 	if (typeof content === 'string') return content;
-	if (Array.isArray(content)) return content.map((p) => (p && typeof (p as Json).text === 'string' ? ((p as Json).text as string) : '')).join('');
+	if (Array.isArray(content))
+		return content
+			.map((p) => (p && typeof (p as Json).text === 'string' ? ((p as Json).text as string) : ''))
+			.join('');
 	if (content && typeof content === 'object') return JSON.stringify(content);
 	return '';
 }
@@ -46,20 +59,44 @@ const withoutMarkers = (text: string) => text.replace(/\[llm:[^\]]*\]/g, '');
 const refuse = (...a: Parameters<typeof openAiError>) => ({ refusal: openAiError(...a) });
 
 /** What the answer must be: free text, a JSON object, or JSON following a schema. */
-type Format = { kind: 'text' } | { kind: 'json_object' } | { kind: 'json_schema'; name: string; schema: unknown };
+type Format =
+	| { kind: 'text' }
+	| { kind: 'json_object' }
+	| { kind: 'json_schema'; name: string; schema: unknown };
 
 /** The format asked (`response_format` in chat, `text.format` in responses: the schema beside `name` there), or the refusal. */
 function formatOf(raw: unknown, param: string, nested: boolean): Format | { refusal: Answer } {
 	if (raw === undefined || raw === null) return { kind: 'text' };
-	if (!isObj(raw) || typeof raw.type !== 'string') return refuse(400, `Invalid '${param}': expected an object with a type`, 'invalid_request_error');
+	if (!isObj(raw) || typeof raw.type !== 'string')
+		return refuse(
+			400,
+			`Invalid '${param}': expected an object with a type`,
+			'invalid_request_error',
+		);
 	if (raw.type === 'text') return { kind: 'text' };
 	if (raw.type === 'json_object') return { kind: 'json_object' };
-	if (raw.type !== 'json_schema') return refuse(400, `Invalid '${param}.type': '${raw.type}' (text, json_object or json_schema)`, 'invalid_request_error');
+	if (raw.type !== 'json_schema')
+		return refuse(
+			400,
+			`Invalid '${param}.type': '${raw.type}' (text, json_object or json_schema)`,
+			'invalid_request_error',
+		);
 	const spec = nested ? raw.json_schema : raw;
 	const at = nested ? `${param}.json_schema` : param;
-	if (!isObj(spec)) return refuse(400, `Missing required parameter: '${at}'`, 'invalid_request_error');
-	if (typeof spec.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(spec.name)) return refuse(400, `Invalid '${at}.name': 1 to 64 letters, digits, '_' or '-'`, 'invalid_request_error');
-	if (spec.schema !== undefined && !isObj(spec.schema)) return refuse(400, `Invalid '${at}.schema': expected a JSON schema object`, 'invalid_request_error');
+	if (!isObj(spec))
+		return refuse(400, `Missing required parameter: '${at}'`, 'invalid_request_error');
+	if (typeof spec.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(spec.name))
+		return refuse(
+			400,
+			`Invalid '${at}.name': 1 to 64 letters, digits, '_' or '-'`,
+			'invalid_request_error',
+		);
+	if (spec.schema !== undefined && !isObj(spec.schema))
+		return refuse(
+			400,
+			`Invalid '${at}.schema': expected a JSON schema object`,
+			'invalid_request_error',
+		);
 	return { kind: 'json_schema', name: spec.name, schema: spec.schema ?? {} };
 }
 
@@ -97,7 +134,15 @@ interface Turn {
 
 /** Whether the scripted model takes the request (see the header). */
 function takes(entry: ModelEntry, c: Conversation, format: Format): boolean {
-	return c.tools.length > 0 || c.toolTraffic || c.all.includes('[llm') || !!entry.thinking || !!entry.vision || c.images.length > 0 || format.kind !== 'text';
+	return (
+		c.tools.length > 0 ||
+		c.toolTraffic ||
+		c.all.includes('[llm') ||
+		!!entry.thinking ||
+		!!entry.vision ||
+		c.images.length > 0 ||
+		format.kind !== 'text'
+	);
 }
 
 /** `[llm:invalid-first]` / `[llm:invalid-always]`, optionally `=not-json`: the schema answers that fail, and how. */
@@ -108,11 +153,21 @@ function invalidMode(all: string, textAnswers: number): 'missing' | 'not-json' |
 }
 
 /** The model's turn: plan, reasoning, the answer's text in the asked format, usage. A refusal is an Answer. */
-async function think(ctx: Ctx, entry: ModelEntry, c: Conversation, format: Format): Promise<Turn | Answer> {
+async function think(
+	ctx: Ctx,
+	entry: ModelEntry,
+	c: Conversation,
+	format: Format,
+): Promise<Turn | Answer> {
 	const seen: Array<{ part: ImagePart; image: SeenImage }> = [];
 	if (c.images.length) {
 		if (!entry.vision) {
-			return openAiError(400, `Model ${entry.id} does not accept image input (the image part at ${c.images[0].where}); send images to a vision model`, 'image_input_not_supported', 'invalid_request_error');
+			return openAiError(
+				400,
+				`Model ${entry.id} does not accept image input (the image part at ${c.images[0].where}); send images to a vision model`,
+				'image_input_not_supported',
+				'invalid_request_error',
+			);
 		}
 		for (const part of c.images) {
 			const read = await readImage(part.url, part.where, entry.vision.maxImageBytes);
@@ -121,37 +176,92 @@ async function think(ctx: Ctx, entry: ModelEntry, c: Conversation, format: Forma
 		}
 	}
 	const quirks = quirksIn(c.all);
-	let p = plan({ tools: c.tools, lastUser: withoutMarkers(c.lastUser), toolResults: c.toolResults, ids: () => ctx.sim.nextId('call') });
+	let p = plan({
+		tools: c.tools,
+		lastUser: withoutMarkers(c.lastUser),
+		toolResults: c.toolResults,
+		ids: () => ctx.sim.nextId('call'),
+	});
 	const looked = seen.filter((s) => s.part.last);
-	if (p.kind === 'text' && looked.length && !c.toolResults) p = { kind: 'text', text: describeImages(looked.map((s) => s.image)) };
+	if (p.kind === 'text' && looked.length && !c.toolResults)
+		p = { kind: 'text', text: describeImages(looked.map((s) => s.image)) };
 	if (p.kind === 'text' && format.kind !== 'text') {
-		const instance = format.kind === 'json_schema' ? instanceOf(format.schema, p.text) : { answer: p.text };
+		const instance =
+			format.kind === 'json_schema' ? instanceOf(format.schema, p.text) : { answer: p.text };
 		const invalid = invalidMode(c.all, c.textAnswers);
-		p = { kind: 'text', text: invalid ? invalidAnswer(format.kind === 'json_schema' ? format.schema : { type: 'object', required: ['answer'] }, instance, invalid) : JSON.stringify(instance) };
+		p = {
+			kind: 'text',
+			text: invalid
+				? invalidAnswer(
+						format.kind === 'json_schema'
+							? format.schema
+							: { type: 'object', required: ['answer'] },
+						instance,
+						invalid,
+					)
+				: JSON.stringify(instance),
+		};
 	}
-	const reasoning = entry.thinking ? reasoningFor(p, withoutMarkers(c.lastUser), c.toolResults) : undefined;
-	const imageTokens = seen.reduce((n, s) => n + (s.part.detail === 'low' ? 85 : imageInputTokens(s.image.width, s.image.height)), 0);
+	const reasoning = entry.thinking
+		? reasoningFor(p, withoutMarkers(c.lastUser), c.toolResults)
+		: undefined;
+	const imageTokens = seen.reduce(
+		(n, s) => n + (s.part.detail === 'low' ? 85 : imageInputTokens(s.image.width, s.image.height)),
+		0,
+	);
 	const answer = p.kind === 'text' ? tokensOf(p.text) : tokensOf(p.calls.map((x) => x.args));
-	const usage = usageOf({ text: c.textTokens, image: imageTokens, answer, reasoning: reasoning ? tokensOf(reasoning) : 0 }, usageMarker(c.all));
+	const usage = usageOf(
+		{
+			text: c.textTokens,
+			image: imageTokens,
+			answer,
+			reasoning: reasoning ? tokensOf(reasoning) : 0,
+		},
+		usageMarker(c.all),
+	);
 	chargeUsage(ctx, entry, usage);
 	return { plan: p, reasoning, usage, quirks };
 }
 
 /** Usage as chat completions report it (details only when there are any, as OpenAI-compatible relays do). */
 function chatUsage(u: TokenUsage): Json {
-	const out: Json = { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion };
+	const out: Json = {
+		prompt_tokens: u.prompt,
+		completion_tokens: u.completion,
+		total_tokens: u.prompt + u.completion,
+	};
 	if (!hasDetails(u)) return out;
-	out.prompt_tokens_details = { cached_tokens: u.cached ?? 0, audio_tokens: u.audio ?? 0, ...(u.image ? { image_tokens: u.image } : {}), ...(u.cacheWrite ? { cached_creation_tokens: u.cacheWrite } : {}) };
-	out.completion_tokens_details = { reasoning_tokens: u.reasoning ?? 0, audio_tokens: u.audioOut ?? 0 };
+	out.prompt_tokens_details = {
+		cached_tokens: u.cached ?? 0,
+		audio_tokens: u.audio ?? 0,
+		...(u.image ? { image_tokens: u.image } : {}),
+		...(u.cacheWrite ? { cached_creation_tokens: u.cacheWrite } : {}),
+	};
+	out.completion_tokens_details = {
+		reasoning_tokens: u.reasoning ?? 0,
+		audio_tokens: u.audioOut ?? 0,
+	};
 	return out;
 }
 
 /** Usage as responses report it. */
 function responsesUsage(u: TokenUsage): Json {
-	const out: Json = { input_tokens: u.prompt, output_tokens: u.completion, total_tokens: u.prompt + u.completion };
+	const out: Json = {
+		input_tokens: u.prompt,
+		output_tokens: u.completion,
+		total_tokens: u.prompt + u.completion,
+	};
 	if (!hasDetails(u)) return out;
-	out.input_tokens_details = { cached_tokens: u.cached ?? 0, ...(u.audio ? { audio_tokens: u.audio } : {}), ...(u.image ? { image_tokens: u.image } : {}), ...(u.cacheWrite ? { cached_creation_tokens: u.cacheWrite } : {}) };
-	out.output_tokens_details = { reasoning_tokens: u.reasoning ?? 0, ...(u.audioOut ? { audio_tokens: u.audioOut } : {}) };
+	out.input_tokens_details = {
+		cached_tokens: u.cached ?? 0,
+		...(u.audio ? { audio_tokens: u.audio } : {}),
+		...(u.image ? { image_tokens: u.image } : {}),
+		...(u.cacheWrite ? { cached_creation_tokens: u.cacheWrite } : {}),
+	};
+	out.output_tokens_details = {
+		reasoning_tokens: u.reasoning ?? 0,
+		...(u.audioOut ? { audio_tokens: u.audioOut } : {}),
+	};
 	return out;
 }
 
@@ -166,7 +276,12 @@ function chatConversation(messages: Json[], rawTools: Json[]): Conversation {
 		(m.content as unknown[]).forEach((part, j) => {
 			if (!isObj(part) || part.type !== 'image_url') return;
 			const ref = part.image_url;
-			images.push({ where: `messages[${i}].content[${j}]`, url: isObj(ref) ? ref.url : ref, detail: isObj(ref) ? ref.detail : undefined, last: i === lastUserAt });
+			images.push({
+				where: `messages[${i}].content[${j}]`,
+				url: isObj(ref) ? ref.url : ref,
+				detail: isObj(ref) ? ref.detail : undefined,
+				last: i === lastUserAt,
+			});
 		});
 	});
 	const since = messages.slice(lastUserAt + 1);
@@ -178,10 +293,14 @@ function chatConversation(messages: Json[], rawTools: Json[]): Conversation {
 			.filter((f) => typeof f.name === 'string')
 			.map((f) => ({ name: f.name as string, argName: argNameOf(f.parameters) })),
 		// the tool results since the last user message (a client may send each call as its own assistant turn)
-		toolResults: messages[messages.length - 1]?.role === 'tool' ? since.filter((m) => m?.role === 'tool').map((m) => textOf(m.content)) : undefined,
+		toolResults:
+			messages[messages.length - 1]?.role === 'tool'
+				? since.filter((m) => m?.role === 'tool').map((m) => textOf(m.content))
+				: undefined,
 		toolTraffic: messages.some((m) => m?.role === 'tool' || Array.isArray(m?.tool_calls)),
 		images,
-		textAnswers: messages.filter((m) => m?.role === 'assistant' && textOf(m.content).trim() !== '').length,
+		textAnswers: messages.filter((m) => m?.role === 'assistant' && textOf(m.content).trim() !== '')
+			.length,
 		textTokens: textTokensOf(messages) + tokensOf(rawTools),
 	};
 }
@@ -200,7 +319,12 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	if (entry.thinking) {
 		// DeepSeek's thinking mode: an assistant turn that called tools comes back with its reasoning
 		const missing = missingReasoning(messages, entry.thinking);
-		if (missing !== undefined) return openAiError(400, `Missing ${entry.thinking} field in the assistant message at message index ${missing}`, 'invalid_request_error');
+		if (missing !== undefined)
+			return openAiError(
+				400,
+				`Missing ${entry.thinking} field in the assistant message at message index ${missing}`,
+				'invalid_request_error',
+			);
 	}
 	const turn = await think(ctx, entry, c, format);
 	if ('kind' in turn) return turn;
@@ -214,17 +338,30 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	const upstreamError = ctx.upstream.streamError();
 
 	if (body.stream !== true || ignore) {
-		if (upstreamError !== undefined) return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
+		if (upstreamError !== undefined)
+			return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
 		const message: Json = { role: 'assistant', content: p.kind === 'text' ? p.text : null };
 		if (reasoning !== undefined) message[field] = reasoning;
-		if (p.kind === 'tools') message.tool_calls = p.calls.map((x) => ({ id: x.id, type: 'function', function: { name: x.name, arguments: argumentsOf(x, quirks) } }));
-		const answer: Json = { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish }] };
+		if (p.kind === 'tools')
+			message.tool_calls = p.calls.map((x) => ({
+				id: x.id,
+				type: 'function',
+				function: { name: x.name, arguments: argumentsOf(x, quirks) },
+			}));
+		const answer: Json = {
+			id,
+			object: 'chat.completion',
+			created,
+			model,
+			choices: [{ index: 0, message, finish_reason: finish }],
+		};
 		if (!quirks.has('no-usage')) answer.usage = usage;
 		return json(200, answer);
 	}
 	const meta = { id, created, model };
 	const chunk = (choices: unknown[], extra: Json = {}) => chatChunk(meta, choices, extra);
-	const delta = (d: Json, finishReason: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finishReason }]);
+	const delta = (d: Json, finishReason: string | null = null) =>
+		chunk([{ index: 0, delta: d, finish_reason: finishReason }]);
 	const events = [': keep-alive\n\n'];
 	if (reasoning !== undefined) {
 		// reasoning first, in its own deltas, then the answer
@@ -233,7 +370,9 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	} else events.push(delta({ role: 'assistant', content: p.kind === 'text' ? '' : null }));
 	events.push(...chatDeltas(p, quirks, delta));
 	if (upstreamError !== undefined || c.all.includes('[sse-error]') || ctx.upstream.streamFails()) {
-		events.push(`data: ${JSON.stringify({ error: { message: upstreamError ?? 'upstream stream failed', type: 'upstream_error', code: 'stream_error' } })}\n\n`);
+		events.push(
+			`data: ${JSON.stringify({ error: { message: upstreamError ?? 'upstream stream failed', type: 'upstream_error', code: 'stream_error' } })}\n\n`,
+		);
 	} else {
 		events.push(delta({}, finish));
 		const include = (body.stream_options as Json | undefined)?.include_usage === true;
@@ -244,15 +383,23 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 }
 
 function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): string[] {
-	if (p.kind === 'text') return (p.text.match(/\S+\s*/g) ?? [p.text]).map((w) => delta({ content: w }));
+	if (p.kind === 'text')
+		return (p.text.match(/\S+\s*/g) ?? [p.text]).map((w) => delta({ content: w }));
 	const out: string[] = [];
 	if (!quirks.has('odd-split')) {
 		p.calls.forEach((c, index) => {
 			const args = argumentsOf(c, quirks);
-			out.push(delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+			out.push(
+				delta({
+					tool_calls: [
+						{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } },
+					],
+				}),
+			);
 			if (typeof args === 'string') {
 				const half = Math.ceil(args.length / 2);
-				for (const piece of [args.slice(0, half), args.slice(half)]) if (piece) out.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+				for (const piece of [args.slice(0, half), args.slice(half)])
+					if (piece) out.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
 			} else out.push(delta({ tool_calls: [{ index, function: { arguments: args } }] }));
 		});
 		return out;
@@ -264,7 +411,10 @@ function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): st
 		const half = Math.ceil(c.name.length / 2);
 		const first = { index, id: c.id, type: 'function', function: { name: c.name.slice(0, half) } };
 		const second = { index, function: { name: c.name.slice(half), arguments: '' } };
-		const pieces = typeof args === 'string' ? oddPieces(args).map((a) => ({ index, function: { arguments: a } })) : [{ index, function: { arguments: args } }];
+		const pieces =
+			typeof args === 'string'
+				? oddPieces(args).map((a) => ({ index, function: { arguments: a } }))
+				: [{ index, function: { arguments: args } }];
 		return [first, second, ...pieces];
 	});
 	// a name split in two must be joined: deltas only ever add to a name that is not complete
@@ -284,7 +434,11 @@ interface InputItem {
 }
 
 /** The responses conversation: `input_image` parts of user items, the tools, the function results since the last user item. */
-function responsesConversation(items: InputItem[], rawTools: Json[], instructions: string): Conversation | Answer {
+function responsesConversation(
+	items: InputItem[],
+	rawTools: Json[],
+	instructions: string,
+): Conversation | Answer {
 	const images: ImagePart[] = [];
 	const lastUserAt = items.map((m) => m?.role).lastIndexOf('user');
 	for (const [i, m] of items.entries()) {
@@ -292,20 +446,39 @@ function responsesConversation(items: InputItem[], rawTools: Json[], instruction
 		for (const [j, part] of (m.content as unknown[]).entries()) {
 			if (!isObj(part) || part.type !== 'input_image') continue;
 			const where = `input[${i}].content[${j}]`;
-			if (part.image_url === undefined && part.file_id !== undefined) return openAiError(400, `The image part at ${where} names a file_id; the simulator has no files API: send an image_url`, 'invalid_image', 'invalid_request_error');
+			if (part.image_url === undefined && part.file_id !== undefined)
+				return openAiError(
+					400,
+					`The image part at ${where} names a file_id; the simulator has no files API: send an image_url`,
+					'invalid_image',
+					'invalid_request_error',
+				);
 			const ref = part.image_url;
-			images.push({ where, url: isObj(ref) ? ref.url : ref, detail: part.detail, last: i === lastUserAt });
+			images.push({
+				where,
+				url: isObj(ref) ? ref.url : ref,
+				detail: part.detail,
+				last: i === lastUserAt,
+			});
 		}
 	}
 	const since = items.slice(lastUserAt + 1);
 	return {
 		all: [instructions, ...items.map((m) => textOf(m?.content))].join('\n'),
 		lastUser: textOf(items[lastUserAt]?.content),
-		tools: rawTools.filter((t) => typeof t?.name === 'string').map((t) => ({ name: t.name as string, argName: argNameOf(t.parameters) })),
-		toolResults: items[items.length - 1]?.type === 'function_call_output' ? since.filter((m) => m?.type === 'function_call_output').map((m) => textOf(m.output)) : undefined,
-		toolTraffic: items.some((m) => m?.type === 'function_call' || m?.type === 'function_call_output'),
+		tools: rawTools
+			.filter((t) => typeof t?.name === 'string')
+			.map((t) => ({ name: t.name as string, argName: argNameOf(t.parameters) })),
+		toolResults:
+			items[items.length - 1]?.type === 'function_call_output'
+				? since.filter((m) => m?.type === 'function_call_output').map((m) => textOf(m.output))
+				: undefined,
+		toolTraffic: items.some(
+			(m) => m?.type === 'function_call' || m?.type === 'function_call_output',
+		),
 		images,
-		textAnswers: items.filter((m) => m?.role === 'assistant' && textOf(m.content).trim() !== '').length,
+		textAnswers: items.filter((m) => m?.role === 'assistant' && textOf(m.content).trim() !== '')
+			.length,
 		textTokens: textTokensOf(items) + tokensOf(rawTools) + tokensOf(instructions),
 	};
 }
@@ -315,7 +488,12 @@ export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | 
 	const { sim } = ctx;
 	const model = body.model as string;
 	const entry = sim.prices.model(model)!;
-	const items: InputItem[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as InputItem[]) : [];
+	const items: InputItem[] =
+		typeof body.input === 'string'
+			? [{ role: 'user', content: body.input }]
+			: Array.isArray(body.input)
+				? (body.input as InputItem[])
+				: [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
 	const instructions = typeof body.instructions === 'string' ? body.instructions : '';
 	const format = formatOf(isObj(body.text) ? body.text.format : undefined, 'text.format', false);
@@ -329,51 +507,150 @@ export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | 
 	const id = sim.nextId('resp');
 	const output: Json[] =
 		p.kind === 'text'
-			? [{ id: sim.nextId('msg'), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: p.text, annotations: [] }] }]
-			: p.calls.map((x) => ({ id: sim.nextId('fc'), type: 'function_call', call_id: x.id, name: x.name, arguments: argumentsOf(x, quirks), status: 'completed' }));
-	if (reasoning !== undefined) output.unshift({ id: sim.nextId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: reasoning }] });
-	const full: Json = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'completed', output };
+			? [
+					{
+						id: sim.nextId('msg'),
+						type: 'message',
+						role: 'assistant',
+						status: 'completed',
+						content: [{ type: 'output_text', text: p.text, annotations: [] }],
+					},
+				]
+			: p.calls.map((x) => ({
+					id: sim.nextId('fc'),
+					type: 'function_call',
+					call_id: x.id,
+					name: x.name,
+					arguments: argumentsOf(x, quirks),
+					status: 'completed',
+				}));
+	if (reasoning !== undefined)
+		output.unshift({
+			id: sim.nextId('rs'),
+			type: 'reasoning',
+			summary: [{ type: 'summary_text', text: reasoning }],
+		});
+	const full: Json = {
+		id,
+		object: 'response',
+		created_at: Math.floor(Date.now() / 1000),
+		model,
+		status: 'completed',
+		output,
+	};
 	if (!quirks.has('no-usage')) full.usage = responsesUsage(turn.usage);
 	const ignore = c.all.includes('[nostream]') || ctx.upstream.ignoresStream();
 	const upstreamError = ctx.upstream.streamError();
 	if (body.stream !== true || ignore) {
-		if (upstreamError !== undefined) return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
+		if (upstreamError !== undefined)
+			return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
 		return json(200, full);
 	}
 	const ev = responsesEvent;
-	const events = [ev('response.created', { response: { ...full, status: 'in_progress', output: [], usage: null } })];
+	const events = [
+		ev('response.created', {
+			response: { ...full, status: 'in_progress', output: [], usage: null },
+		}),
+	];
 	output.forEach((item, index) => {
 		if (item.type === 'reasoning') {
 			const text = reasoning ?? '';
 			const at = { item_id: item.id, output_index: index, summary_index: 0 };
-			events.push(ev('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }));
-			events.push(ev('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }));
-			for (const w of words(text)) events.push(ev('response.reasoning_summary_text.delta', { ...at, delta: w }));
+			events.push(
+				ev('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }),
+			);
+			events.push(
+				ev('response.reasoning_summary_part.added', {
+					...at,
+					part: { type: 'summary_text', text: '' },
+				}),
+			);
+			for (const w of words(text))
+				events.push(ev('response.reasoning_summary_text.delta', { ...at, delta: w }));
 			events.push(ev('response.reasoning_summary_text.done', { ...at, text }));
-			events.push(ev('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }));
+			events.push(
+				ev('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }),
+			);
 		} else if (item.type === 'message') {
 			const text = p.kind === 'text' ? p.text : '';
-			events.push(ev('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }));
-			for (const w of words(text)) events.push(ev('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: w }));
-			events.push(ev('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text }));
+			events.push(
+				ev('response.output_item.added', {
+					output_index: index,
+					item: { ...item, status: 'in_progress', content: [] },
+				}),
+			);
+			for (const w of words(text))
+				events.push(
+					ev('response.output_text.delta', {
+						item_id: item.id,
+						output_index: index,
+						content_index: 0,
+						delta: w,
+					}),
+				);
+			events.push(
+				ev('response.output_text.done', {
+					item_id: item.id,
+					output_index: index,
+					content_index: 0,
+					text,
+				}),
+			);
 		} else {
-			events.push(ev('response.output_item.added', { output_index: index, item: { ...item, arguments: '', status: 'in_progress' } }));
+			events.push(
+				ev('response.output_item.added', {
+					output_index: index,
+					item: { ...item, arguments: '', status: 'in_progress' },
+				}),
+			);
 			const args = item.arguments;
-			const pieces = typeof args === 'string' ? (quirks.has('odd-split') ? oddPieces(args) : [args]) : [JSON.stringify(args)];
-			for (const d of pieces) if (d) events.push(ev('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: d }));
-			events.push(ev('response.function_call_arguments.done', { item_id: item.id, output_index: index, arguments: args }));
+			const pieces =
+				typeof args === 'string'
+					? quirks.has('odd-split')
+						? oddPieces(args)
+						: [args]
+					: [JSON.stringify(args)];
+			for (const d of pieces)
+				if (d)
+					events.push(
+						ev('response.function_call_arguments.delta', {
+							item_id: item.id,
+							output_index: index,
+							delta: d,
+						}),
+					);
+			events.push(
+				ev('response.function_call_arguments.done', {
+					item_id: item.id,
+					output_index: index,
+					arguments: args,
+				}),
+			);
 		}
 		events.push(ev('response.output_item.done', { output_index: index, item }));
 	});
 	if (upstreamError !== undefined || c.all.includes('[sse-error]') || ctx.upstream.streamFails()) {
 		// the error replaces the end: the last item's done event is the last thing before it
-		events.push(ev('error', { message: upstreamError ?? 'upstream stream failed', code: 'stream_error' }));
+		events.push(
+			ev('error', { message: upstreamError ?? 'upstream stream failed', code: 'stream_error' }),
+		);
 	} else {
 		const final = ctx.upstream.finalEvent();
 		const incomplete = c.all.includes('[incomplete]');
 		if (final) events.push(ev(final.name, { response: { ...full, ...final.response } }));
-		else events.push(ev(incomplete ? 'response.incomplete' : 'response.completed', { response: incomplete ? { ...full, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : full }));
+		else
+			events.push(
+				ev(incomplete ? 'response.incomplete' : 'response.completed', {
+					response: incomplete
+						? { ...full, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }
+						: full,
+				}),
+			);
 	}
 	const last = output[output.length - 1];
-	return { kind: 'sse', events, about: { kind: 'responses', full, item: last, msgId: String(last.id), prompt: c.lastUser } };
+	return {
+		kind: 'sse',
+		events,
+		about: { kind: 'responses', full, item: last, msgId: String(last.id), prompt: c.lastUser },
+	};
 }

@@ -34,9 +34,15 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 	const model = ctx.model(b.model);
 	if (typeof model !== 'string') return model;
 	const entry = sim.prices.model(model)!;
-	if (entry.kind !== 'video') return taskError(400, 'invalid_request', `Model ${model} is not a video model`);
+	if (entry.kind !== 'video')
+		return taskError(400, 'invalid_request', `Model ${model} is not a video model`);
 	const family = model.startsWith('delta-') ? 'delta' : 'gamma';
-	if (family === 'delta' && req.form) return taskError(400, 'invalid_request', 'delta-video takes JSON only; give media as HTTPS addresses');
+	if (family === 'delta' && req.form)
+		return taskError(
+			400,
+			'invalid_request',
+			'delta-video takes JSON only; give media as HTTPS addresses',
+		);
 	const delta = family === 'delta' ? deltaRequest(b) : undefined;
 	const problem = delta ? ('problem' in delta ? delta.problem : undefined) : gammaProblem(b, files);
 	if (problem) return taskError(400, 'invalid_request', problem);
@@ -52,7 +58,11 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 		family,
 		model,
 		server,
-		outcome: prompt.includes('[fail-silent]') ? 'fail-silent' : prompt.includes('[fail]') ? 'fail' : 'ok',
+		outcome: prompt.includes('[fail-silent]')
+			? 'fail-silent'
+			: prompt.includes('[fail]')
+				? 'fail'
+				: 'ok',
 		seconds: seconds === -1 ? 6 : seconds,
 		resolution,
 		withRefVideo,
@@ -67,10 +77,27 @@ export async function videoCreate(ctx: Ctx, server: ServerName): Promise<Answer>
 		const estimate = tokensFor(resolution, task.seconds, withRefVideo);
 		const marked = usageMarker(prompt);
 		task.tokens = marked === 'none' ? undefined : (marked ?? Math.round(estimate * 0.9));
-		const unitPrice = withRefVideo ? entry.videoTokenPrice!.withRefVideo : entry.videoTokenPrice!.noRefVideo;
+		const unitPrice = withRefVideo
+			? entry.videoTokenPrice!.withRefVideo
+			: entry.videoTokenPrice!.noRefVideo;
 		const b = (task.billing = { ...task.billing, unitPrice });
 		task.reserved = videoTokenQuota(unitPrice, estimate, b.groupRatio, b.quotaPerUnit);
-		sim.charge(key, { kind: 'reserve', model, amount: task.reserved, groupRatio: b.groupRatio, taskId: task.id, requestId: b.requestId, basis: { billing: 'per_video_token', tokens: estimate, unitPrice, withRefVideo, quotaPerUnit: b.quotaPerUnit, fee: task.reserved } });
+		sim.charge(key, {
+			kind: 'reserve',
+			model,
+			amount: task.reserved,
+			groupRatio: b.groupRatio,
+			taskId: task.id,
+			requestId: b.requestId,
+			basis: {
+				billing: 'per_video_token',
+				tokens: estimate,
+				unitPrice,
+				withRefVideo,
+				quotaPerUnit: b.quotaPerUnit,
+				fee: task.reserved,
+			},
+		});
 	} else {
 		task.reserved = chargePerCall(ctx, entry, 1, { taskId: task.id, billing: task.billing });
 	}
@@ -86,7 +113,12 @@ function finishVideo(sim: SimState, task: VideoTask): void {
 	const key = sim.keyByName(task.owner)!.info;
 	if (task.outcome === 'ok') {
 		task.resultId = sim.nextId('mp4');
-		sim.results.set(task.resultId, { kind: 'video', seed: 1, bytes: sim.opts.videoBytes, durationSec: task.seconds });
+		sim.results.set(task.resultId, {
+			kind: 'video',
+			seed: 1,
+			bytes: sim.opts.videoBytes,
+			durationSec: task.seconds,
+		});
 		// settled to the reported usage at the basis of acceptance; without usage the reservation is kept (no settle line)
 		const b = task.billing!;
 		if (task.family === 'delta' && task.tokens !== undefined) {
@@ -101,17 +133,31 @@ function finishVideo(sim: SimState, task: VideoTask): void {
 				groupRatio: b.groupRatio,
 				taskId: task.id,
 				requestId: b.requestId,
-				basis: { billing: 'per_video_token', tokens: task.tokens, unitPrice: b.unitPrice!, withRefVideo: task.withRefVideo, quotaPerUnit: b.quotaPerUnit, fee: actual },
+				basis: {
+					billing: 'per_video_token',
+					tokens: task.tokens,
+					unitPrice: b.unitPrice!,
+					withRefVideo: task.withRefVideo,
+					quotaPerUnit: b.quotaPerUnit,
+					fee: actual,
+				},
 			});
 		}
 	} else {
-		task.error = task.outcome === 'fail' ? (task.error ?? 'upstream rejected the video: content moderation') : undefined;
+		task.error =
+			task.outcome === 'fail'
+				? (task.error ?? 'upstream rejected the video: content moderation')
+				: undefined;
 		refundTask(sim, key, task, task.reserved, 'failed');
 	}
 }
 
 /** The task in the family's shape; gamma rotates between the response variants real gateways send. */
-export function videoBody(sim: SimState, task: VideoTask, moment: 'created' | 'queried' | 'queried-unknown'): Obj {
+export function videoBody(
+	sim: SimState,
+	task: VideoTask,
+	moment: 'created' | 'queried' | 'queried-unknown',
+): Obj {
 	const now = Date.now();
 	const elapsed = now - task.createdAt;
 	const total = task.readyAt - task.createdAt;
@@ -123,33 +169,89 @@ export function videoBody(sim: SimState, task: VideoTask, moment: 'created' | 'q
 		finishVideo(sim, task);
 		status = task.outcome === 'ok' ? 'completed' : 'failed';
 	}
-	const progress = status === 'completed' ? 100 : status === 'in_progress' ? Math.min(99, Math.round((elapsed / total) * 100)) : 0;
+	const progress =
+		status === 'completed'
+			? 100
+			: status === 'in_progress'
+				? Math.min(99, Math.round((elapsed / total) * 100))
+				: 0;
 	const origin = task.server === 'alt' ? sim.urls.alt : sim.urls.gateway;
 	const resultUrl = task.resultId ? `${sim.urls.result}/v/${task.resultId}.mp4` : undefined;
 	if (task.family === 'delta') {
-		const body: Obj = { id: task.id, object: 'video', model: task.model, status, progress, created_at: Math.floor(task.createdAt / 1000), seconds: String(task.seconds), size: task.resolution };
+		const body: Obj = {
+			id: task.id,
+			object: 'video',
+			model: task.model,
+			status,
+			progress,
+			created_at: Math.floor(task.createdAt / 1000),
+			seconds: String(task.seconds),
+			size: task.resolution,
+		};
 		if (status === 'completed') {
-			if (task.tokens !== undefined) body.usage = { completion_tokens: task.tokens, total_tokens: task.tokens };
+			if (task.tokens !== undefined)
+				body.usage = { completion_tokens: task.tokens, total_tokens: task.tokens };
 			body.completed_at = Math.floor(task.readyAt / 1000);
 			body.result_url = resultUrl;
 			body.content_url = `${origin}/v1/videos/${task.id}/content`;
 		}
-		if (status === 'failed' && task.error) body.error = { message: task.error, code: 'generation_failed' };
+		if (status === 'failed' && task.error)
+			body.error = { message: task.error, code: 'generation_failed' };
 		return body;
 	}
-	const word = { queued: ['queued', 'PENDING', 'submitted', 'Queued', 'pending'], in_progress: ['processing', 'IN_PROGRESS', 'Processing', 'running', 'in_progress'], completed: ['completed', 'SUCCESS', 'done', 'Succeeded', 'success'], failed: ['failed', 'FAILURE', 'error', 'Failed', 'cancelled'], unknown: ['unknown', 'unknown', 'unknown', 'unknown', 'unknown'] }[status][task.variant];
-	const fail = status === 'failed' ? task.error ?? undefined : undefined;
+	const word = {
+		queued: ['queued', 'PENDING', 'submitted', 'Queued', 'pending'],
+		in_progress: ['processing', 'IN_PROGRESS', 'Processing', 'running', 'in_progress'],
+		completed: ['completed', 'SUCCESS', 'done', 'Succeeded', 'success'],
+		failed: ['failed', 'FAILURE', 'error', 'Failed', 'cancelled'],
+		unknown: ['unknown', 'unknown', 'unknown', 'unknown', 'unknown'],
+	}[status][task.variant];
+	const fail = status === 'failed' ? (task.error ?? undefined) : undefined;
 	switch (task.variant) {
 		case 0:
-			return { task_id: task.id, status: word, progress, ...(resultUrl && status === 'completed' ? { result_url: resultUrl } : {}), ...(fail ? { error: fail } : {}) };
+			return {
+				task_id: task.id,
+				status: word,
+				progress,
+				...(resultUrl && status === 'completed' ? { result_url: resultUrl } : {}),
+				...(fail ? { error: fail } : {}),
+			};
 		case 1:
-			return { id: task.id, status: word, ...(resultUrl && status === 'completed' ? { video: { url: resultUrl } } : {}), ...(fail ? { fail_reason: fail } : {}) };
+			return {
+				id: task.id,
+				status: word,
+				...(resultUrl && status === 'completed' ? { video: { url: resultUrl } } : {}),
+				...(fail ? { fail_reason: fail } : {}),
+			};
 		case 2:
-			return { code: 'success', data: { task_id: task.id, status: word, ...(resultUrl && status === 'completed' ? { result_url: resultUrl } : {}), ...(fail ? { error: { message: fail } } : {}) } };
+			return {
+				code: 'success',
+				data: {
+					task_id: task.id,
+					status: word,
+					...(resultUrl && status === 'completed' ? { result_url: resultUrl } : {}),
+					...(fail ? { error: { message: fail } } : {}),
+				},
+			};
 		case 3:
-			return { task_id: task.id, data: { status: word, ...(resultUrl && status === 'completed' ? { url: resultUrl } : {}), ...(fail ? { fail_reason: fail } : {}) } };
+			return {
+				task_id: task.id,
+				data: {
+					status: word,
+					...(resultUrl && status === 'completed' ? { url: resultUrl } : {}),
+					...(fail ? { fail_reason: fail } : {}),
+				},
+			};
 		default:
-			return { data: { task_id: task.id, status: word, progress, ...(resultUrl && status === 'completed' ? { video: { url: resultUrl } } : {}), ...(fail ? { error: { message: fail } } : {}) } };
+			return {
+				data: {
+					task_id: task.id,
+					status: word,
+					progress,
+					...(resultUrl && status === 'completed' ? { video: { url: resultUrl } } : {}),
+					...(fail ? { error: { message: fail } } : {}),
+				},
+			};
 	}
 }
 
@@ -167,13 +269,25 @@ export function videoQuery(ctx: Ctx, id: string, server: ServerName): Answer {
 	ctx.log.model = task.model;
 	const refused = ctx.upstream.videoQueryRefused(task);
 	if (refused !== undefined) return queryRefusal(refused);
-	return json(200, videoBody(ctx.sim, task, ctx.upstream.videoStatusUnknown(task) ? 'queried-unknown' : 'queried'), undefined, { kind: 'video-task', task });
+	return json(
+		200,
+		videoBody(ctx.sim, task, ctx.upstream.videoStatusUnknown(task) ? 'queried-unknown' : 'queried'),
+		undefined,
+		{ kind: 'video-task', task },
+	);
 }
 
 /** A refused query of an existing task: auth and permission errors in the first envelope (as on real task routes), others in the task-route one. */
 function queryRefusal(status: number): Answer {
-	if (status === 401) return openAiError(401, 'Invalid token', 'invalid_api_key', 'authentication_error');
-	if (status === 403) return openAiError(403, 'the token has no access to this model group right now', 'access_denied', 'permission_error');
+	if (status === 401)
+		return openAiError(401, 'Invalid token', 'invalid_api_key', 'authentication_error');
+	if (status === 403)
+		return openAiError(
+			403,
+			'the token has no access to this model group right now',
+			'access_denied',
+			'permission_error',
+		);
 	return taskError(status, 'query_failed', `the task query failed (HTTP ${status})`);
 }
 
@@ -189,7 +303,16 @@ export async function videoContent(ctx: Ctx, id: string, server: ServerName): Pr
 	}
 	const refused = ctx.upstream.contentRefused(task);
 	if (refused !== undefined) {
-		return refused === 401 || refused === 403 ? queryRefusal(refused) : taskError(refused, 'content_unavailable', `the video of task ${id} cannot be served right now (HTTP ${refused})`);
+		return refused === 401 || refused === 403
+			? queryRefusal(refused)
+			: taskError(
+					refused,
+					'content_unavailable',
+					`the video of task ${id} cannot be served right now (HTTP ${refused})`,
+				);
 	}
-	return { kind: 'download', download: { kind: 'video', bytes: sim.opts.videoBytes, durationSec: task.seconds } };
+	return {
+		kind: 'download',
+		download: { kind: 'video', bytes: sim.opts.videoBytes, durationSec: task.seconds },
+	};
 }

@@ -46,7 +46,10 @@ export function calculatorTool(tools: OfferedTool[]): OfferedTool | undefined {
 
 /** The first property of a JSON schema's `properties`, else `input` (LangChain's single-string tools). */
 export function argNameOf(schema: unknown): string {
-	const props = schema && typeof schema === 'object' ? (schema as { properties?: unknown }).properties : undefined;
+	const props =
+		schema && typeof schema === 'object'
+			? (schema as { properties?: unknown }).properties
+			: undefined;
 	if (props && typeof props === 'object') {
 		const first = Object.keys(props as object)[0];
 		if (first) return first;
@@ -70,7 +73,8 @@ export function resultValue(raw: string): string {
 	const leaves: string[] = [];
 	const walk = (x: unknown): void => {
 		if (x === null || x === undefined) return;
-		if (typeof x === 'object') for (const y of Array.isArray(x) ? x : Object.values(x as object)) walk(y);
+		if (typeof x === 'object')
+			for (const y of Array.isArray(x) ? x : Object.values(x as object)) walk(y);
 		else leaves.push(String(x));
 	};
 	walk(v);
@@ -78,22 +82,42 @@ export function resultValue(raw: string): string {
 }
 
 /** What the model answers: tool calls, or text. `ids` makes the call IDs (deterministic per simulator). */
-export function plan(opts: { tools: OfferedTool[]; lastUser: string; toolResults: string[] | undefined; ids: () => string }): Plan {
+export function plan(opts: {
+	tools: OfferedTool[];
+	lastUser: string;
+	toolResults: string[] | undefined;
+	ids: () => string;
+}): Plan {
 	if (opts.toolResults) {
 		const results = opts.toolResults.map(resultValue).filter(Boolean);
-		return { kind: 'text', text: results.length ? `The result is ${results.join(' and ')}.` : 'The tool returned nothing.' };
+		return {
+			kind: 'text',
+			text: results.length
+				? `The result is ${results.join(' and ')}.`
+				: 'The tool returned nothing.',
+		};
 	}
 	const calc = calculatorTool(opts.tools);
 	const exprs = expressionsIn(opts.lastUser);
 	if (calc && exprs.length) {
-		return { kind: 'tools', calls: exprs.map((e) => ({ id: opts.ids(), name: calc.name, args: { [calc.argName]: e.replace(/×|x/g, '*') } })) };
+		return {
+			kind: 'tools',
+			calls: exprs.map((e) => ({
+				id: opts.ids(),
+				name: calc.name,
+				args: { [calc.argName]: e.replace(/×|x/g, '*') },
+			})),
+		};
 	}
 	const q = opts.lastUser.replace(/\[[a-z:-]+\]/g, '').trim();
 	return { kind: 'text', text: `Scripted answer: ${q.slice(0, 200) || 'hello'}` };
 }
 
 /** The `arguments` value of a call, with the quirks applied. */
-export function argumentsOf(call: PlannedCall, quirks: Set<Quirk>): string | Record<string, string> {
+export function argumentsOf(
+	call: PlannedCall,
+	quirks: Set<Quirk>,
+): string | Record<string, string> {
 	if (quirks.has('empty-args')) return '';
 	if (quirks.has('object-args')) return call.args;
 	return JSON.stringify(call.args);

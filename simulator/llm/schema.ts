@@ -26,7 +26,8 @@ const FORMATS: Record<string, string> = {
 function resolveRef(root: Schema, ref: string): Schema {
 	if (!ref.startsWith('#')) return {};
 	let at: unknown = root;
-	for (const part of ref.slice(1).split('/').filter(Boolean)) at = isObj(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+	for (const part of ref.slice(1).split('/').filter(Boolean))
+		at = isObj(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
 	return isObj(at) ? at : {};
 }
 
@@ -43,7 +44,12 @@ function normalise(root: Schema, s: Schema, depth: number): Schema {
 		let merged: Schema = {};
 		for (const part of allOf as unknown[]) {
 			const p = isObj(part) ? normalise(root, part, depth + 1) : {};
-			merged = { ...merged, ...p, properties: { ...(merged.properties as Schema), ...(p.properties as Schema) }, required: [...((merged.required as string[]) ?? []), ...((p.required as string[]) ?? [])] };
+			merged = {
+				...merged,
+				...p,
+				properties: { ...(merged.properties as Schema), ...(p.properties as Schema) },
+				required: [...((merged.required as string[]) ?? []), ...((p.required as string[]) ?? [])],
+			};
 		}
 		out = { ...merged, ...rest };
 	}
@@ -68,8 +74,18 @@ function typeOf(s: Schema): string | undefined {
 }
 
 function numberFor(s: Schema, integer: boolean): number {
-	const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
-	const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined;
+	const lo =
+		typeof s.minimum === 'number'
+			? s.minimum
+			: typeof s.exclusiveMinimum === 'number'
+				? s.exclusiveMinimum + (integer ? 1 : 0.5)
+				: undefined;
+	const hi =
+		typeof s.maximum === 'number'
+			? s.maximum
+			: typeof s.exclusiveMaximum === 'number'
+				? s.exclusiveMaximum - (integer ? 1 : 0.5)
+				: undefined;
 	let v = lo ?? (hi !== undefined && hi < 0 ? hi : 0);
 	if (integer) v = Math.ceil(v);
 	const step = typeof s.multipleOf === 'number' && s.multipleOf > 0 ? s.multipleOf : undefined;
@@ -92,7 +108,8 @@ export function instanceOf(schema: unknown, text = 'sample'): unknown {
 			case 'object': {
 				const props = isObj(s.properties) ? s.properties : {};
 				const out: Record<string, unknown> = {};
-				for (const k of Array.isArray(s.required) ? (s.required as string[]) : []) out[k] = gen(props[k], depth + 1);
+				for (const k of Array.isArray(s.required) ? (s.required as string[]) : [])
+					out[k] = gen(props[k], depth + 1);
 				return out;
 			}
 			case 'array': {
@@ -131,7 +148,11 @@ export function instanceOf(schema: unknown, text = 'sample'): unknown {
  * An answer that fails the schema. `missing`: the instance without its first required property (when the schema has
  * none, a property of the wrong type; when it has no properties, not JSON); `not-json`: prose around a cut-off object.
  */
-export function invalidAnswer(schema: unknown, instance: unknown, how: 'missing' | 'not-json'): string {
+export function invalidAnswer(
+	schema: unknown,
+	instance: unknown,
+	how: 'missing' | 'not-json',
+): string {
 	const root = isObj(schema) ? normalise(schema, schema, 0) : {};
 	if (how === 'missing' && isObj(instance)) {
 		const required = Array.isArray(root.required) ? (root.required as string[]) : [];
@@ -141,8 +162,17 @@ export function invalidAnswer(schema: unknown, instance: unknown, how: 'missing'
 			return JSON.stringify(out);
 		}
 		const props = isObj(root.properties) ? root.properties : {};
-		const typed = Object.keys(props).find((k) => isObj(props[k]) && typeOf(normalise(root, props[k] as Schema, 1)) !== undefined);
-		if (typed) return JSON.stringify({ ...instance, [typed]: typeOf(normalise(root, props[typed] as Schema, 1)) === 'string' ? 0 : 'not the right type' });
+		const typed = Object.keys(props).find(
+			(k) => isObj(props[k]) && typeOf(normalise(root, props[k] as Schema, 1)) !== undefined,
+		);
+		if (typed)
+			return JSON.stringify({
+				...instance,
+				[typed]:
+					typeOf(normalise(root, props[typed] as Schema, 1)) === 'string'
+						? 0
+						: 'not the right type',
+			});
 	}
 	const json = JSON.stringify(instance);
 	return `Sure! Here is the JSON you asked for: ${json.slice(0, Math.max(1, Math.floor(json.length / 2)))}`;

@@ -6,9 +6,14 @@
 import type { Plan } from './rules';
 
 /** The reasoning the model shows before its answer. */
-export function reasoningFor(plan: Plan, question: string, toolResults: string[] | undefined): string {
+export function reasoningFor(
+	plan: Plan,
+	question: string,
+	toolResults: string[] | undefined,
+): string {
 	const q = question.trim().slice(0, 120) || 'hello';
-	if (toolResults) return `The tool results are in (${toolResults.length}). I will state them plainly as the answer.`;
+	if (toolResults)
+		return `The tool results are in (${toolResults.length}). I will state them plainly as the answer.`;
 	if (plan.kind === 'tools') {
 		const calls = plan.calls.map((c) => Object.values(c.args).join(' ')).join('; ');
 		return `The user asks: "${q}". It holds arithmetic (${calls}) and a calculator tool is offered, so I will call ${plan.calls[0].name} for each expression.`;
@@ -20,7 +25,16 @@ export function reasoningFor(plan: Plan, question: string, toolResults: string[]
  * The index of the first assistant message with tool calls that does not carry its reasoning back in `field`
  * (a string, possibly empty), or undefined when every one does.
  */
-export function missingReasoning(messages: Array<Record<string, unknown> | null | undefined>, field: 'reasoning_content' | 'reasoning'): number | undefined {
-	const i = messages.findIndex((m) => m?.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && typeof m[field] !== 'string');
+export function missingReasoning(
+	messages: Array<Record<string, unknown> | null | undefined>,
+	field: 'reasoning_content' | 'reasoning',
+): number | undefined {
+	const i = messages.findIndex(
+		(m) =>
+			m?.role === 'assistant' &&
+			Array.isArray(m.tool_calls) &&
+			m.tool_calls.length > 0 &&
+			typeof m[field] !== 'string',
+	);
 	return i < 0 ? undefined : i;
 }

@@ -6,7 +6,16 @@
 import type { TokenUsage } from '../catalog/billing';
 
 /** The marker's fields, named as on the wire (`completion_audio_tokens` is `completion_tokens_details.audio_tokens`). */
-export const USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'cached_tokens', 'cached_creation_tokens', 'image_tokens', 'audio_tokens', 'completion_audio_tokens', 'reasoning_tokens'] as const;
+export const USAGE_FIELDS = [
+	'prompt_tokens',
+	'completion_tokens',
+	'cached_tokens',
+	'cached_creation_tokens',
+	'image_tokens',
+	'audio_tokens',
+	'completion_audio_tokens',
+	'reasoning_tokens',
+] as const;
 export type UsageField = (typeof USAGE_FIELDS)[number];
 
 const MARKER = /\[llm:usage((?:\s+[a-z_]+=\d{1,9})*)\s*\]/;
@@ -16,7 +25,8 @@ export function usageMarker(text: string): Partial<Record<UsageField, number>> |
 	const m = MARKER.exec(text);
 	if (!m) return undefined;
 	const out: Partial<Record<UsageField, number>> = {};
-	for (const [, k, v] of m[1].matchAll(/([a-z_]+)=(\d+)/g)) if ((USAGE_FIELDS as readonly string[]).includes(k)) out[k as UsageField] = Number(v);
+	for (const [, k, v] of m[1].matchAll(/([a-z_]+)=(\d+)/g))
+		if ((USAGE_FIELDS as readonly string[]).includes(k)) out[k as UsageField] = Number(v);
 	return out;
 }
 
@@ -26,7 +36,10 @@ export function usageMarker(text: string): Partial<Record<UsageField, number>> |
  * count; prompt tokens default to text + image + audio, completion tokens to answer + reasoning + audio, and each is
  * raised to at least the sum of its parts.
  */
-export function usageOf(counts: { text: number; image?: number; answer: number; reasoning?: number }, marker?: Partial<Record<UsageField, number>>): TokenUsage {
+export function usageOf(
+	counts: { text: number; image?: number; answer: number; reasoning?: number },
+	marker?: Partial<Record<UsageField, number>>,
+): TokenUsage {
 	const m = marker ?? {};
 	const image = m.image_tokens ?? counts.image ?? 0;
 	const audio = m.audio_tokens ?? 0;
@@ -34,8 +47,14 @@ export function usageOf(counts: { text: number; image?: number; answer: number; 
 	const cacheWrite = m.cached_creation_tokens ?? 0;
 	const reasoning = m.reasoning_tokens ?? counts.reasoning ?? 0;
 	const audioOut = m.completion_audio_tokens ?? 0;
-	const prompt = Math.max(m.prompt_tokens ?? counts.text + image + audio, cached + cacheWrite + image + audio);
-	const completion = Math.max(m.completion_tokens ?? counts.answer + reasoning + audioOut, reasoning + audioOut);
+	const prompt = Math.max(
+		m.prompt_tokens ?? counts.text + image + audio,
+		cached + cacheWrite + image + audio,
+	);
+	const completion = Math.max(
+		m.completion_tokens ?? counts.answer + reasoning + audioOut,
+		reasoning + audioOut,
+	);
 	const u: TokenUsage = { prompt, completion };
 	if (cached) u.cached = cached;
 	if (cacheWrite) u.cacheWrite = cacheWrite;

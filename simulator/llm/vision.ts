@@ -24,14 +24,20 @@ function isLoopback(hostname: string): boolean {
 	return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
 }
 
-async function fetchBounded(url: URL, where: string, maxBytes: number): Promise<Buffer | { message: string }> {
+async function fetchBounded(
+	url: URL,
+	where: string,
+	maxBytes: number,
+): Promise<Buffer | { message: string }> {
 	const controller = new AbortController();
 	const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
 	try {
 		const res = await fetch(url, { redirect: 'error', signal: controller.signal });
 		if (!res.ok || !res.body) {
 			await res.body?.cancel().catch(() => undefined);
-			return { message: `The image at ${where} could not be read: ${url.origin} answered HTTP ${res.status}` };
+			return {
+				message: `The image at ${where} could not be read: ${url.origin} answered HTTP ${res.status}`,
+			};
 		}
 		const parts: Buffer[] = [];
 		let total = 0;
@@ -47,7 +53,9 @@ async function fetchBounded(url: URL, where: string, maxBytes: number): Promise<
 			parts.push(Buffer.from(value));
 		}
 	} catch (err) {
-		const reason = controller.signal.aborted ? `no complete answer within ${FETCH_TIMEOUT_MS} ms` : (err as Error).message;
+		const reason = controller.signal.aborted
+			? `no complete answer within ${FETCH_TIMEOUT_MS} ms`
+			: (err as Error).message;
 		return { message: `The image at ${where} could not be read from ${url.origin}: ${reason}` };
 	} finally {
 		clearTimeout(timer);
@@ -60,37 +68,70 @@ function tooLarge(where: string, size: string, maxBytes: number): string {
 
 /** Reads and decodes the image an image part points at. `where` names the part in messages (e.g. `messages[0].content[1]`). */
 export async function readImage(url: unknown, where: string, maxBytes: number): Promise<ImageRead> {
-	if (typeof url !== 'string' || !url) return { ok: false, message: `The image part at ${where} has no image_url` };
+	if (typeof url !== 'string' || !url)
+		return { ok: false, message: `The image part at ${where} has no image_url` };
 	let bytes: Buffer;
 	if (url.startsWith('data:')) {
 		const m = /^data:([a-z]+\/[a-z0-9.+-]+)?(;[^,]*)?,/i.exec(url.slice(0, 200));
-		if (!m || !/;base64$/i.test(m[2] ?? '')) return { ok: false, message: `The image at ${where} is not a Base64 Data URL (data:<mime>;base64,<data>)` };
+		if (!m || !/;base64$/i.test(m[2] ?? ''))
+			return {
+				ok: false,
+				message: `The image at ${where} is not a Base64 Data URL (data:<mime>;base64,<data>)`,
+			};
 		const data = url.slice(m[0].length);
 		const decodedSize = Math.floor((data.replace(/\s+/g, '').length * 3) / 4);
-		if (decodedSize > maxBytes + 2) return { ok: false, message: tooLarge(where, String(decodedSize), maxBytes) };
+		if (decodedSize > maxBytes + 2)
+			return { ok: false, message: tooLarge(where, String(decodedSize), maxBytes) };
 		bytes = Buffer.from(data, 'base64');
-		if (bytes.length > maxBytes) return { ok: false, message: tooLarge(where, String(bytes.length), maxBytes) };
+		if (bytes.length > maxBytes)
+			return { ok: false, message: tooLarge(where, String(bytes.length), maxBytes) };
 	} else {
 		let parsed: URL;
 		try {
 			parsed = new URL(url);
 		} catch {
-			return { ok: false, message: `The image at ${where} is neither a Data URL nor a valid http(s) address` };
+			return {
+				ok: false,
+				message: `The image at ${where} is neither a Data URL nor a valid http(s) address`,
+			};
 		}
-		if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, message: `The image at ${where} must be a Data URL or an http(s) address` };
-		if (!isLoopback(parsed.hostname)) return { ok: false, message: `The image at ${where} could not be read: the simulator fetches image addresses on loopback only (host ${parsed.hostname})` };
+		if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+			return {
+				ok: false,
+				message: `The image at ${where} must be a Data URL or an http(s) address`,
+			};
+		if (!isLoopback(parsed.hostname))
+			return {
+				ok: false,
+				message: `The image at ${where} could not be read: the simulator fetches image addresses on loopback only (host ${parsed.hostname})`,
+			};
 		const fetched = await fetchBounded(parsed, where, maxBytes);
 		if (!Buffer.isBuffer(fetched)) return { ok: false, ...fetched };
 		bytes = fetched;
 	}
 	try {
 		const meta = await sharp(bytes, { limitInputPixels: MAX_PIXELS }).metadata();
-		if (!meta.format || !FORMATS.has(meta.format)) return { ok: false, message: `The image at ${where} is ${meta.format ?? 'of an unknown format'}; this model reads PNG, JPEG, WebP and GIF` };
+		if (!meta.format || !FORMATS.has(meta.format))
+			return {
+				ok: false,
+				message: `The image at ${where} is ${meta.format ?? 'of an unknown format'}; this model reads PNG, JPEG, WebP and GIF`,
+			};
 		// a real decode of every pixel: a truncated or corrupt file fails here
 		await sharp(bytes, { limitInputPixels: MAX_PIXELS }).raw().toBuffer();
-		return { ok: true, image: { format: meta.format as SeenImage['format'], width: meta.width!, height: meta.height!, bytes: bytes.length } };
+		return {
+			ok: true,
+			image: {
+				format: meta.format as SeenImage['format'],
+				width: meta.width!,
+				height: meta.height!,
+				bytes: bytes.length,
+			},
+		};
 	} catch (err) {
-		return { ok: false, message: `The image at ${where} could not be decoded: ${(err as Error).message}` };
+		return {
+			ok: false,
+			message: `The image at ${where} could not be decoded: ${(err as Error).message}`,
+		};
 	}
 }
 

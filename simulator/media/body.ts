@@ -11,7 +11,8 @@ export function bufferBody(parts: Buffer[]): Body {
 	return {
 		length: parts.reduce((n, p) => n + p.length, 0),
 		*chunks() {
-			for (const p of parts) for (let i = 0; i < p.length; i += CHUNK) yield p.subarray(i, i + CHUNK);
+			for (const p of parts)
+				for (let i = 0; i < p.length; i += CHUNK) yield p.subarray(i, i + CHUNK);
 		},
 	};
 }

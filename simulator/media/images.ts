@@ -15,7 +15,12 @@ export function encodeCount(): number {
 }
 
 /** A gradient image of exactly width × height; `variant` (0–15) picks its colours. Cached, bounded by count and bytes. */
-export function baseImage(width: number, height: number, format: ImageFormat, variant: number): Promise<Buffer> {
+export function baseImage(
+	width: number,
+	height: number,
+	format: ImageFormat,
+	variant: number,
+): Promise<Buffer> {
 	const key = `${width}x${height}.${format}.${variant}`;
 	const hit = cache.get(key);
 	if (hit) {
@@ -42,13 +47,23 @@ export function baseImage(width: number, height: number, format: ImageFormat, va
 	return entry.image;
 }
 
-async function encode(width: number, height: number, format: ImageFormat, variant: number): Promise<Buffer> {
+async function encode(
+	width: number,
+	height: number,
+	format: ImageFormat,
+	variant: number,
+): Promise<Buffer> {
 	encodes++;
 	const hue = (variant * 47) % 360;
 	const svg = Buffer.from(
 		`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},70%,55%)"/><stop offset="1" stop-color="hsl(${(hue + 120) % 360},70%,35%)"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 4}" fill="rgba(255,255,255,0.35)"/></svg>`,
 	);
 	let img = sharp(svg);
-	img = format === 'png' ? img.png({ compressionLevel: 9, palette: true }) : format === 'jpeg' ? img.jpeg({ quality: 70 }) : img.webp({ quality: 70 });
+	img =
+		format === 'png'
+			? img.png({ compressionLevel: 9, palette: true })
+			: format === 'jpeg'
+				? img.jpeg({ quality: 70 })
+				: img.webp({ quality: 70 });
 	return img.toBuffer();
 }

@@ -11,7 +11,14 @@ function box(type: string, payload: Buffer): Buffer {
 }
 
 export function ftypBox(): Buffer {
-	return box('ftyp', Buffer.concat([Buffer.from('isom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2avc1mp41', 'latin1')]));
+	return box(
+		'ftyp',
+		Buffer.concat([
+			Buffer.from('isom', 'latin1'),
+			Buffer.from([0, 0, 2, 0]),
+			Buffer.from('isomiso2avc1mp41', 'latin1'),
+		]),
+	);
 }
 
 const FILLER = Buffer.alloc(64 * 1024, 0x2a);
@@ -21,7 +28,8 @@ function realParts(): { head: Buffer; payload: Buffer } {
 	let at = 0;
 	while (at + 8 <= REAL_MP4.length) {
 		const size = REAL_MP4.readUInt32BE(at);
-		if (REAL_MP4.toString('latin1', at + 4, at + 8) === 'mdat') return { head: REAL_MP4.subarray(0, at), payload: REAL_MP4.subarray(at + 8, at + size) };
+		if (REAL_MP4.toString('latin1', at + 4, at + 8) === 'mdat')
+			return { head: REAL_MP4.subarray(0, at), payload: REAL_MP4.subarray(at + 8, at + size) };
 		at += size;
 	}
 	throw new Error('the embedded video has no mdat box');
@@ -43,7 +51,8 @@ export function mp4Body(totalBytes: number, _durationSec: number, withMoov = tru
 			length: ftyp.length + mdatSize,
 			*chunks() {
 				yield Buffer.concat([ftyp, mdatHead]);
-				for (let left = mdatSize - 8; left > 0; left -= FILLER.length) yield FILLER.subarray(0, Math.min(FILLER.length, left));
+				for (let left = mdatSize - 8; left > 0; left -= FILLER.length)
+					yield FILLER.subarray(0, Math.min(FILLER.length, left));
 			},
 		};
 	}
@@ -56,13 +65,17 @@ export function mp4Body(totalBytes: number, _durationSec: number, withMoov = tru
 		length: head.length + mdatSize,
 		*chunks() {
 			yield Buffer.concat([head, mdatHead, payload]);
-			for (let left = mdatSize - 8 - payload.length; left > 0; left -= FILLER.length) yield FILLER.subarray(0, Math.min(FILLER.length, left));
+			for (let left = mdatSize - 8 - payload.length; left > 0; left -= FILLER.length)
+				yield FILLER.subarray(0, Math.min(FILLER.length, left));
 		},
 	};
 }
 
 /** The same MP4 as a readable stream (tests that feed a client or a validator). */
-export function mp4Stream(totalBytes: number, durationSec: number): { stream: Readable; length: number } {
+export function mp4Stream(
+	totalBytes: number,
+	durationSec: number,
+): { stream: Readable; length: number } {
 	const body = mp4Body(totalBytes, durationSec);
 	return { stream: Readable.from(body.chunks()), length: body.length! };
 }

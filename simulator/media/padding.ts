@@ -21,7 +21,14 @@ const MAX_PLANS = 64;
 const plans = new Map<string, Promise<Padded>>();
 
 /** The parts of a result image: natural when `padTo` is 0, else padded to at least `padTo` bytes and tagged with `tag`. */
-export async function resultImage(width: number, height: number, format: ImageFormat, variant: number, tag: string, padTo: number): Promise<Buffer[]> {
+export async function resultImage(
+	width: number,
+	height: number,
+	format: ImageFormat,
+	variant: number,
+	tag: string,
+	padTo: number,
+): Promise<Buffer[]> {
 	if (padTo <= 0) return [await baseImage(width, height, format, variant)];
 	const key = `${width}x${height}.${format}.${padTo}`;
 	let plan = plans.get(key);
@@ -36,7 +43,14 @@ export async function resultImage(width: number, height: number, format: ImageFo
 	return [p.head, tagBlock(format, tag), ...p.tail];
 }
 
-export async function resultImageBuffer(width: number, height: number, format: ImageFormat, variant: number, tag: string, padTo: number): Promise<Buffer> {
+export async function resultImageBuffer(
+	width: number,
+	height: number,
+	format: ImageFormat,
+	variant: number,
+	tag: string,
+	padTo: number,
+): Promise<Buffer> {
 	return Buffer.concat(await resultImage(width, height, format, variant, tag, padTo));
 }
 
@@ -46,7 +60,8 @@ function tagText(tag: string): Buffer {
 
 function tagBlock(format: ImageFormat, tag: string): Buffer {
 	const text = tagText(tag);
-	if (format === 'png') return pngChunk('tEXt', Buffer.concat([Buffer.from('Comment\0', 'latin1'), text]));
+	if (format === 'png')
+		return pngChunk('tEXt', Buffer.concat([Buffer.from('Comment\0', 'latin1'), text]));
 	if (format === 'jpeg') return jpegSegment(0xfe, text);
 	return riffChunk('SIMT', text);
 }
@@ -58,7 +73,11 @@ function planFor(base: Buffer, format: ImageFormat, padTo: number): Padded {
 		const head = base.subarray(0, iend);
 		const pad = padTo - base.length - tagLength;
 		const block = pad > 0 ? pngChunk('paDd', Buffer.alloc(Math.max(0, pad - 12))) : Buffer.alloc(0);
-		return { head, tail: [block, base.subarray(iend)], length: base.length + tagLength + block.length };
+		return {
+			head,
+			tail: [block, base.subarray(iend)],
+			length: base.length + tagLength + block.length,
+		};
 	}
 	if (format === 'jpeg') {
 		// COM segments right after SOI (at most 65 533 bytes of payload each)
@@ -71,7 +90,11 @@ function planFor(base: Buffer, format: ImageFormat, padTo: number): Padded {
 			pad -= payload + 4;
 		}
 		const block = Buffer.concat(blocks);
-		return { head, tail: [block, base.subarray(2)], length: base.length + tagLength + block.length };
+		return {
+			head,
+			tail: [block, base.subarray(2)],
+			length: base.length + tagLength + block.length,
+		};
 	}
 	return planWebp(base, padTo, tagLength);
 }

@@ -52,13 +52,23 @@ function written(res: ServerResponse, piece: Buffer): Promise<void> {
 }
 
 /** Sends `body` (Content-Length from its length, chunked without one) at the given pace. */
-export async function sendBody(res: ServerResponse, status: number, headers: Record<string, string | number>, body: Body, pace: Pace = {}): Promise<void> {
+export async function sendBody(
+	res: ServerResponse,
+	status: number,
+	headers: Record<string, string | number>,
+	body: Body,
+	pace: Pace = {},
+): Promise<void> {
 	const h: Record<string, string | number> = { ...headers };
 	if (body.length !== undefined) h['content-length'] = body.length;
 	res.writeHead(status, h);
-	const rate = pace.bytesPerSec !== undefined && Number.isFinite(pace.bytesPerSec) && pace.bytesPerSec > 0 ? pace.bytesPerSec : undefined;
+	const rate =
+		pace.bytesPerSec !== undefined && Number.isFinite(pace.bytesPerSec) && pace.bytesPerSec > 0
+			? pace.bytesPerSec
+			: undefined;
 	// pieces small enough for a smooth rate (about 50 writes a second)
-	const slice = pace.trickleMs !== undefined ? 1 : rate ? Math.max(1, Math.floor(rate / 50)) : Infinity;
+	const slice =
+		pace.trickleMs !== undefined ? 1 : rate ? Math.max(1, Math.floor(rate / 50)) : Infinity;
 	const start = Date.now();
 	let sent = 0;
 	if (pace.cutAfter === 0) return cut(res);

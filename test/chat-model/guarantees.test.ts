@@ -39,17 +39,20 @@ async function failure(p: Promise<unknown>): Promise<Error & { description?: str
 }
 
 describe('paid calls', () => {
-	it.each([false, true])('a 429 with Retry-After is sent again after it, and the turn succeeds (streaming %s)', atRealTime(async (streaming: boolean) => {
-		sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 1 });
-		const { model } = await supplyModel(creds(), { options: { streaming } });
-		const t0 = Date.now();
-		const m = await model.bindTools([CALCULATOR]).invoke(Q);
-		expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
-		expect(m.tool_calls![0].args).toEqual({ input: '12 * 7' });
-		// (a streamed answer's log status is set when the server's response finishes, after the client has read [DONE])
-		expect(posts()).toHaveLength(2);
-		expect(posts()[0].status).toBe(429);
-	}));
+	it.each([false, true])(
+		'a 429 with Retry-After is sent again after it, and the turn succeeds (streaming %s)',
+		atRealTime(async (streaming: boolean) => {
+			sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 1 });
+			const { model } = await supplyModel(creds(), { options: { streaming } });
+			const t0 = Date.now();
+			const m = await model.bindTools([CALCULATOR]).invoke(Q);
+			expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+			expect(m.tool_calls![0].args).toEqual({ input: '12 * 7' });
+			// (a streamed answer's log status is set when the server's response finishes, after the client has read [DONE])
+			expect(posts()).toHaveLength(2);
+			expect(posts()[0].status).toBe(429);
+		}),
+	);
 
 	it("429s go again as the action nodes' do, while the request timeout allows: two refusals, then the answer", async () => {
 		sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 1, times: 2 });
@@ -75,36 +78,85 @@ describe('paid calls', () => {
 		expect(err.description).toMatch(/does not fit in the request timeout/);
 	});
 
-	it.each([false, true])('a 500 is never sent again and fails the call with the gateway message first (streaming %s)', async (streaming) => {
-		sim.fault({ route: CHAT, kind: 'status', status: 500, body: { error: { message: 'upstream exploded', type: 'upstream_error' } } });
-		const { model } = await supplyModel(creds(), { options: { streaming } });
-		const err = await failure(model.invoke(Q));
-		expect(posts()).toHaveLength(1);
-		expect(err.message).toBe('GenGateway: upstream exploded (HTTP 500)');
-		expect(err.description).toMatch(/not sent again/);
-	});
+	it.each([false, true])(
+		'a 500 is never sent again and fails the call with the gateway message first (streaming %s)',
+		async (streaming) => {
+			sim.fault({
+				route: CHAT,
+				kind: 'status',
+				status: 500,
+				body: { error: { message: 'upstream exploded', type: 'upstream_error' } },
+			});
+			const { model } = await supplyModel(creds(), { options: { streaming } });
+			const err = await failure(model.invoke(Q));
+			expect(posts()).toHaveLength(1);
+			expect(err.message).toBe('GenGateway: upstream exploded (HTTP 500)');
+			expect(err.description).toMatch(/not sent again/);
+		},
+	);
 
-	it.each([false, true])("n8n's Retry On Fail on the agent (the same call again in the same execution) does not send a spent call twice (streaming %s)", async (streaming) => {
-		sim.fault({ route: CHAT, kind: 'status', status: 500, body: { error: { message: 'upstream exploded' } }, times: 3 });
-		const execution = new AbortController();
-		const first = await supplyModel(creds(), { options: { streaming } }, undefined, execution.signal);
-		await failure(first.model.bindTools([CALCULATOR]).invoke(Q));
-		// the agent runs again: supplyData again, the same messages
-		const again = await supplyModel(creds(), { options: { streaming } }, undefined, execution.signal);
-		const err = await failure(again.model.bindTools([CALCULATOR]).invoke(Q));
-		expect(posts()).toHaveLength(1);
-		expect(err.message).toMatch(/not sent again/);
-		expect(err.description).toMatch(/upstream exploded \(HTTP 500\)/);
-		// another execution, or other messages, are other calls
-		await failure((await supplyModel(creds(), { options: { streaming: false } }, undefined, new AbortController().signal)).model.invoke(Q));
-		expect(posts()).toHaveLength(2);
-	});
+	it.each([false, true])(
+		"n8n's Retry On Fail on the agent (the same call again in the same execution) does not send a spent call twice (streaming %s)",
+		async (streaming) => {
+			sim.fault({
+				route: CHAT,
+				kind: 'status',
+				status: 500,
+				body: { error: { message: 'upstream exploded' } },
+				times: 3,
+			});
+			const execution = new AbortController();
+			const first = await supplyModel(
+				creds(),
+				{ options: { streaming } },
+				undefined,
+				execution.signal,
+			);
+			await failure(first.model.bindTools([CALCULATOR]).invoke(Q));
+			// the agent runs again: supplyData again, the same messages
+			const again = await supplyModel(
+				creds(),
+				{ options: { streaming } },
+				undefined,
+				execution.signal,
+			);
+			const err = await failure(again.model.bindTools([CALCULATOR]).invoke(Q));
+			expect(posts()).toHaveLength(1);
+			expect(err.message).toMatch(/not sent again/);
+			expect(err.description).toMatch(/upstream exploded \(HTTP 500\)/);
+			// another execution, or other messages, are other calls
+			await failure(
+				(
+					await supplyModel(
+						creds(),
+						{ options: { streaming: false } },
+						undefined,
+						new AbortController().signal,
+					)
+				).model.invoke(Q),
+			);
+			expect(posts()).toHaveLength(2);
+		},
+	);
 
 	it('a definite rejection (4xx) is not recorded as spent: the same call may go again', async () => {
-		sim.fault({ route: CHAT, kind: 'status', status: 400, body: { error: { message: 'bad field' } } });
+		sim.fault({
+			route: CHAT,
+			kind: 'status',
+			status: 400,
+			body: { error: { message: 'bad field' } },
+		});
 		const execution = new AbortController();
-		await failure((await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)).model.invoke(Q));
-		const m = await (await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)).model.bindTools([CALCULATOR]).invoke(Q);
+		await failure(
+			(
+				await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)
+			).model.invoke(Q),
+		);
+		const m = await (
+			await supplyModel(creds(), { options: { streaming: false } }, undefined, execution.signal)
+		).model
+			.bindTools([CALCULATOR])
+			.invoke(Q);
 		expect(m.tool_calls).toHaveLength(1);
 		expect(posts()).toHaveLength(2);
 	});
@@ -126,18 +178,34 @@ describe('paid calls', () => {
 		expect(posts()).toHaveLength(1);
 	});
 
-	it.each([false, true])('the key is redacted from an error that carries it (streaming %s)', async (streaming) => {
-		sim.fault({ route: CHAT, kind: 'status', status: 400, body: { error: { message: `bad request for key ${sim.keys.demo}` } } });
-		const { model, traced } = await supplyModel(creds(), { options: { streaming } });
-		const err = await failure(model.invoke(Q));
-		expect(err.message).toMatch(/bad request for key/);
-		const everything = JSON.stringify([err.message, err.description, String(err.stack), traced.outputs.map((o) => o.error?.message)]);
-		expect(everything).not.toContain(sim.keys.demo);
-		expect(err.message).toContain('(HTTP 400)');
-	});
+	it.each([false, true])(
+		'the key is redacted from an error that carries it (streaming %s)',
+		async (streaming) => {
+			sim.fault({
+				route: CHAT,
+				kind: 'status',
+				status: 400,
+				body: { error: { message: `bad request for key ${sim.keys.demo}` } },
+			});
+			const { model, traced } = await supplyModel(creds(), { options: { streaming } });
+			const err = await failure(model.invoke(Q));
+			expect(err.message).toMatch(/bad request for key/);
+			const everything = JSON.stringify([
+				err.message,
+				err.description,
+				String(err.stack),
+				traced.outputs.map((o) => o.error?.message),
+			]);
+			expect(everything).not.toContain(sim.keys.demo);
+			expect(err.message).toContain('(HTTP 400)');
+		},
+	);
 
 	it('an unknown model ID is sent exactly and the gateway message reaches the agent', async () => {
-		const { model } = await supplyModel(creds(), { model: 'alpha-chat-4O', options: { streaming: false } });
+		const { model } = await supplyModel(creds(), {
+			model: 'alpha-chat-4O',
+			options: { streaming: false },
+		});
 		const err = await failure(model.invoke(Q));
 		expect(posts()[0].model).toBe('alpha-chat-4O');
 		expect(err.message).toMatch(/model alpha-chat-4O not found.*\(HTTP 503\)/);
@@ -146,10 +214,18 @@ describe('paid calls', () => {
 });
 
 describe('tool-call quirks', () => {
-	const run = async (marker: string, streaming: boolean, how: 'invoke' | 'stream', question = 'What is 12 * 7?'): Promise<LcMessage> => {
+	const run = async (
+		marker: string,
+		streaming: boolean,
+		how: 'invoke' | 'stream',
+		question = 'What is 12 * 7?',
+	): Promise<LcMessage> => {
 		const { model } = await supplyModel(creds(), { options: { streaming } });
 		const bound = model.bindTools([CALCULATOR]);
-		const input = [{ role: 'system', content: marker }, { role: 'user', content: question }];
+		const input = [
+			{ role: 'system', content: marker },
+			{ role: 'user', content: question },
+		];
 		return how === 'invoke' ? bound.invoke(input) : joinStream(await bound.stream(input));
 	};
 	const cases: Array<[boolean, 'invoke' | 'stream']> = [
@@ -164,22 +240,32 @@ describe('tool-call quirks', () => {
 		expect(m.invalid_tool_calls ?? []).toHaveLength(0);
 	});
 
-	it.each(cases)('arguments sent as an object are read as the object (streaming %s, %s)', async (streaming, how) => {
-		const m = await run('[llm:object-args]', streaming, how);
-		expect(m.tool_calls).toEqual([expect.objectContaining({ name: 'calculator', args: { input: '12 * 7' } })]);
-	});
+	it.each(cases)(
+		'arguments sent as an object are read as the object (streaming %s, %s)',
+		async (streaming, how) => {
+			const m = await run('[llm:object-args]', streaming, how);
+			expect(m.tool_calls).toEqual([
+				expect.objectContaining({ name: 'calculator', args: { input: '12 * 7' } }),
+			]);
+		},
+	);
 
-	it.each([['invoke'], ['stream']] as const)('oddly split, interleaved deltas of two calls are assembled by index (%s)', async (how) => {
-		const m = await run('[llm:odd-split]', true, how, 'What is 12 * 7 and 3 + 4?');
-		expect(m.tool_calls!.map((c) => [c.name, c.args])).toEqual([
-			['calculator', { input: '12 * 7' }],
-			['calculator', { input: '3 + 4' }],
-		]);
-		expect(posts()).toHaveLength(1);
-	});
+	it.each([['invoke'], ['stream']] as const)(
+		'oddly split, interleaved deltas of two calls are assembled by index (%s)',
+		async (how) => {
+			const m = await run('[llm:odd-split]', true, how, 'What is 12 * 7 and 3 + 4?');
+			expect(m.tool_calls!.map((c) => [c.name, c.args])).toEqual([
+				['calculator', { input: '12 * 7' }],
+				['calculator', { input: '3 + 4' }],
+			]);
+			expect(posts()).toHaveLength(1);
+		},
+	);
 
 	it('arguments that are not a JSON object are an invalid tool call, not a guess', async () => {
-		const { parseArgs } = { parseArgs: (await import('../../nodes/LmChatGenGateway/model/wire')).repairArguments };
+		const { parseArgs } = {
+			parseArgs: (await import('../../nodes/LmChatGenGateway/model/wire')).repairArguments,
+		};
 		expect(parseArgs('{"input":')).toMatchObject({ ok: false });
 		expect(parseArgs('[1]')).toMatchObject({ ok: false });
 		expect(parseArgs('  ')).toEqual({ ok: true, json: '{}' });
@@ -188,9 +274,14 @@ describe('tool-call quirks', () => {
 });
 
 describe('the node', () => {
-	it('lists the key\'s language models only (GET /v1/models), IDs exact', async () => {
-		const ctx = { getCredentials: async () => creds(), getNode: () => ({ name: 'm' }) } as unknown as ILoadOptionsFunctions;
-		const { results } = await new LmChatGenGateway().methods.listSearch.searchLanguageModels.call(ctx);
+	it("lists the key's language models only (GET /v1/models), IDs exact", async () => {
+		const ctx = {
+			getCredentials: async () => creds(),
+			getNode: () => ({ name: 'm' }),
+		} as unknown as ILoadOptionsFunctions;
+		const { results } = await new LmChatGenGateway().methods.listSearch.searchLanguageModels.call(
+			ctx,
+		);
 		const ids = results.map((r) => r.value);
 		expect(ids).toContain('alpha-chat-4o');
 		expect(ids).toContain('alpha-chat-4o-mini');
@@ -201,30 +292,59 @@ describe('the node', () => {
 	it('says clearly that it needs n8n 2.16 or newer when the host has no SDK', () => {
 		expect(() =>
 			loadAiNodeSdk(() => {
-				throw Object.assign(new Error("Cannot find module '@n8n/ai-node-sdk'"), { code: 'MODULE_NOT_FOUND' });
+				throw Object.assign(new Error("Cannot find module '@n8n/ai-node-sdk'"), {
+					code: 'MODULE_NOT_FOUND',
+				});
 			}),
 		).toThrow(SDK_MISSING_MESSAGE);
 		expect(() => loadAiNodeSdk(() => ({}))).toThrow(/needs n8n 2.16 or newer/);
 	});
 
 	it('builds the body OpenAI-style: options, tools, stream_options on streamed chat, model exact', () => {
-		const t = new GatewayTransport({ apiKey: 'k', base: normaliseBaseUrl('http://127.0.0.1:1', 'Base URL') });
-		const core = new GatewayChatCore(t, { model: 'alpha-chat-4o-mini', streaming: true, useResponsesApi: false, temperature: 0.2, topP: 0.9, maxTokens: 77, responseFormat: 'json_object', timeoutMs: 1000, idleMs: 1000 }).withTools([
-			{ name: 'calculator', description: 'd', parameters: { type: 'object' } },
-		]);
+		const t = new GatewayTransport({
+			apiKey: 'k',
+			base: normaliseBaseUrl('http://127.0.0.1:1', 'Base URL'),
+		});
+		const core = new GatewayChatCore(t, {
+			model: 'alpha-chat-4o-mini',
+			streaming: true,
+			useResponsesApi: false,
+			temperature: 0.2,
+			topP: 0.9,
+			maxTokens: 77,
+			responseFormat: 'json_object',
+			timeoutMs: 1000,
+			idleMs: 1000,
+		}).withTools([{ name: 'calculator', description: 'd', parameters: { type: 'object' } }]);
 		const msgs = [{ role: 'user' as const, content: [{ type: 'text', text: 'hi' }] }];
 		expect(core.body(msgs)).toEqual({
 			model: 'alpha-chat-4o-mini',
 			messages: [{ role: 'user', content: 'hi' }],
 			stream: true,
 			stream_options: { include_usage: true },
-			tools: [{ type: 'function', function: { name: 'calculator', description: 'd', parameters: { type: 'object' } } }],
+			tools: [
+				{
+					type: 'function',
+					function: { name: 'calculator', description: 'd', parameters: { type: 'object' } },
+				},
+			],
 			temperature: 0.2,
 			top_p: 0.9,
 			max_tokens: 77,
 			response_format: { type: 'json_object' },
 		});
-		const r = new GatewayChatCore(t, { ...core.opts, useResponsesApi: true, streaming: false }).withTools([{ name: 'calculator', parameters: {} }]);
-		expect(r.body(msgs)).toMatchObject({ model: 'alpha-chat-4o-mini', input: [{ role: 'user', content: 'hi' }], stream: false, max_output_tokens: 77, text: { format: { type: 'json_object' } }, tools: [{ type: 'function', name: 'calculator' }] });
+		const r = new GatewayChatCore(t, {
+			...core.opts,
+			useResponsesApi: true,
+			streaming: false,
+		}).withTools([{ name: 'calculator', parameters: {} }]);
+		expect(r.body(msgs)).toMatchObject({
+			model: 'alpha-chat-4o-mini',
+			input: [{ role: 'user', content: 'hi' }],
+			stream: false,
+			max_output_tokens: 77,
+			text: { format: { type: 'json_object' } },
+			tools: [{ type: 'function', name: 'calculator' }],
+		});
 	});
 });

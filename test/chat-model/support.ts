@@ -19,12 +19,29 @@ export interface ModelParams {
 	options?: Record<string, unknown>;
 }
 
-export const NODE: INode = { id: 'm1', name: 'GenGateway Chat Model', type: 'n8n-nodes-gen-gateway.lmChatGenGateway', typeVersion: 1, position: [0, 0], parameters: {} };
+export const NODE: INode = {
+	id: 'm1',
+	name: 'GenGateway Chat Model',
+	type: 'n8n-nodes-gen-gateway.lmChatGenGateway',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
 
 /** n8n's execution custom data, as a node reads it through `$execution.customData` (one per execution). */
-export function customDataStore(): { get(k: string): string | undefined; getAll(): Record<string, string>; set(k: string, v: string): void; setAll(o: Record<string, string>): void } {
+export function customDataStore(): {
+	get(k: string): string | undefined;
+	getAll(): Record<string, string>;
+	set(k: string, v: string): void;
+	setAll(o: Record<string, string>): void;
+} {
 	const data: Record<string, string> = {};
-	return { get: (k) => data[k], getAll: () => ({ ...data }), set: (k, v) => void (data[k] = v), setAll: (o) => void Object.assign(data, o) };
+	return {
+		get: (k) => data[k],
+		getAll: () => ({ ...data }),
+		set: (k, v) => void (data[k] = v),
+		setAll: (o) => void Object.assign(data, o),
+	};
 }
 
 /** Where the Chat Model is supplied: the root node that asks (an AI Agent) and its run, and the execution's custom data. */
@@ -34,15 +51,30 @@ export interface SupplyPlace {
 	customData?: ReturnType<typeof customDataStore>;
 }
 
-export function supplyCtx(creds: { apiKey: string; baseUrl: string }, params: ModelParams, traced: Traced, signal?: AbortSignal, at: SupplyPlace = {}): ISupplyDataFunctions {
+export function supplyCtx(
+	creds: { apiKey: string; baseUrl: string },
+	params: ModelParams,
+	traced: Traced,
+	signal?: AbortSignal,
+	at: SupplyPlace = {},
+): ISupplyDataFunctions {
 	let runIndex = 0;
-	const values: Record<string, unknown> = { model: { __rl: true, mode: 'id', value: params.model ?? 'alpha-chat-4o' }, options: params.options ?? {} };
+	const values: Record<string, unknown> = {
+		model: { __rl: true, mode: 'id', value: params.model ?? 'alpha-chat-4o' },
+		options: params.options ?? {},
+	};
 	const ctx = {
 		getNode: () => NODE,
 		getCredentials: async () => creds,
-		getNodeParameter: (name: string, _i: number, fallback?: unknown, opts?: { extractValue?: boolean }) => {
+		getNodeParameter: (
+			name: string,
+			_i: number,
+			fallback?: unknown,
+			opts?: { extractValue?: boolean },
+		) => {
 			const v = values[name] ?? fallback;
-			if (opts?.extractValue && v && typeof v === 'object' && '__rl' in v) return (v as unknown as { value: unknown }).value;
+			if (opts?.extractValue && v && typeof v === 'object' && '__rl' in v)
+				return (v as unknown as { value: unknown }).value;
 			return v;
 		},
 		getExecutionCancelSignal: () => signal,
@@ -53,7 +85,10 @@ export function supplyCtx(creds: { apiKey: string; baseUrl: string }, params: Mo
 		},
 		addOutputData: (_type: string, _index: number, data: unknown) => {
 			if (data instanceof Error) traced.outputs.push({ error: data });
-			else traced.outputs.push({ json: (data as Array<Array<{ json: Record<string, unknown> }>>)[0][0].json });
+			else
+				traced.outputs.push({
+					json: (data as Array<Array<{ json: Record<string, unknown> }>>)[0][0].json,
+				});
 		},
 		setMetadata: (m: Record<string, unknown>) => traced.metadata.push(m),
 		logAiEvent: (event: string) => traced.events.push(event),
@@ -85,15 +120,32 @@ export interface LcMessage {
 	concat?(other: LcMessage): LcMessage;
 }
 
-export async function supplyModel(creds: { apiKey: string; baseUrl: string }, params: ModelParams = {}, traced = newTrace(), signal?: AbortSignal, at: SupplyPlace = {}): Promise<{ model: LcModel; traced: Traced }> {
-	const data = await new LmChatGenGateway().supplyData.call(supplyCtx(creds, params, traced, signal, at), 0);
+export async function supplyModel(
+	creds: { apiKey: string; baseUrl: string },
+	params: ModelParams = {},
+	traced = newTrace(),
+	signal?: AbortSignal,
+	at: SupplyPlace = {},
+): Promise<{ model: LcModel; traced: Traced }> {
+	const data = await new LmChatGenGateway().supplyData.call(
+		supplyCtx(creds, params, traced, signal, at),
+		0,
+	);
 	return { model: data.response as LcModel, traced };
 }
 
 /** n8n's Calculator tool as the agent binds it (LangChain's Calculator: one string `input`). */
 export const CALCULATOR = {
 	type: 'function',
-	function: { name: 'calculator', description: 'Useful for getting the result of a math expression.', parameters: { type: 'object', properties: { input: { type: 'string' } }, additionalProperties: false } },
+	function: {
+		name: 'calculator',
+		description: 'Useful for getting the result of a math expression.',
+		parameters: {
+			type: 'object',
+			properties: { input: { type: 'string' } },
+			additionalProperties: false,
+		},
+	},
 };
 
 /** Joins a LangChain stream into one message chunk. */

@@ -4,8 +4,19 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Expression, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { CREDENTIAL_TEST, CREDENTIAL_TYPE, createTransport, testGatewayCredential } from '../../nodes/shared/credentials';
+import {
+	Expression,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import {
+	CREDENTIAL_TEST,
+	CREDENTIAL_TYPE,
+	createTransport,
+	testGatewayCredential,
+} from '../../nodes/shared/credentials';
 import { setDispatcher } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { NODE_CLASSES, cred, credentialTestFunction, loadNode, testCredential } from './tester';
@@ -28,7 +39,10 @@ describe('GenGatewayApi properties', () => {
 		expect(cred.name).toBe('genGatewayApi');
 		expect(cred.name).toBe(CREDENTIAL_TYPE);
 		expect(cred.displayName).toBe('GenGateway API');
-		expect(cred.icon).toEqual({ light: 'file:../icons/genGateway.svg', dark: 'file:../icons/genGateway.dark.svg' });
+		expect(cred.icon).toEqual({
+			light: 'file:../icons/genGateway.svg',
+			dark: 'file:../icons/genGateway.dark.svg',
+		});
 		expect(cred.documentationUrl).toMatch(/^https:\/\//);
 	});
 
@@ -37,7 +51,12 @@ describe('GenGatewayApi properties', () => {
 	});
 
 	it('apiKey is a required password field', () => {
-		expect(prop('apiKey')).toMatchObject({ type: 'string', typeOptions: { password: true }, required: true, default: '' });
+		expect(prop('apiKey')).toMatchObject({
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+		});
 	});
 
 	it('baseUrl is a required plain string with a placeholder', () => {
@@ -56,12 +75,18 @@ describe('GenGatewayApi properties', () => {
 
 describe('authenticate', () => {
 	it('is a generic header exactly `=Bearer {{$credentials.apiKey}}`', () => {
-		expect(cred.authenticate).toEqual({ type: 'generic', properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } } });
+		expect(cred.authenticate).toEqual({
+			type: 'generic',
+			properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
+		});
 	});
 
 	it('resolves to "Bearer <key>" with one space', () => {
-		const header = (cred.authenticate as { properties: { headers: Record<string, string> } }).properties.headers.Authorization;
-		expect(resolve(header, { apiKey: KEY, baseUrl: 'https://gw.example.com' })).toBe(`Bearer ${KEY}`);
+		const header = (cred.authenticate as { properties: { headers: Record<string, string> } })
+			.properties.headers.Authorization;
+		expect(resolve(header, { apiKey: KEY, baseUrl: 'https://gw.example.com' })).toBe(
+			`Bearer ${KEY}`,
+		);
 	});
 });
 
@@ -70,7 +95,9 @@ describe('the Test button', () => {
 		expect((cred as unknown as { test?: unknown }).test).toBeUndefined();
 		for (const cls of NODE_CLASSES) {
 			const node = loadNode(cls);
-			expect(node.description.credentials).toEqual([{ name: 'genGatewayApi', required: true, testedBy: CREDENTIAL_TEST }]);
+			expect(node.description.credentials).toEqual([
+				{ name: 'genGatewayApi', required: true, testedBy: CREDENTIAL_TEST },
+			]);
 			// whichever node n8n looks at first gives the same test
 			expect(credentialTestFunction([node])).toBe(testGatewayCredential);
 		}
@@ -108,7 +135,10 @@ describe('the Test button', () => {
 			['/gw', '/gw/v1/models'],
 			['/gw/v1/', '/gw/v1/models'],
 		])('base URL form %j → one GET %s with the trimmed key, and success', async (suffix, path) => {
-			const verdict = await testCredential({ apiKey: `  ${KEY}\n`, baseUrl: `  ${origin}${suffix} ` });
+			const verdict = await testCredential({
+				apiKey: `  ${KEY}\n`,
+				baseUrl: `  ${origin}${suffix} `,
+			});
 			expect(verdict).toEqual({ status: 'OK', message: 'Connection successful!' });
 			expect(seen).toEqual([{ method: 'GET', url: path, auth: `Bearer ${KEY}` }]);
 		});
@@ -133,7 +163,9 @@ describe('createTransport reads the credential', () => {
 			const t = await createTransport(this);
 			const a = await t.getJson<Record<string, unknown>>('/v1/models');
 			const b = await t.getJson<Record<string, unknown>>('/v1/videos/v1', { origin: 'video' });
-			return [[{ json: { a: a.body, b: b.body, video: t.root('video').root }, pairedItem: { item: 0 } }]];
+			return [
+				[{ json: { a: a.body, b: b.body, video: t.root('video').root }, pairedItem: { item: 0 } }],
+			];
 		}
 	}
 
@@ -160,7 +192,10 @@ describe('createTransport reads the credential', () => {
 	});
 
 	it('trims the key, normalises the base URL; a blank video URL means the base origin', async () => {
-		const r = await runWorkflow({ nodes: [{ name: 'Probe', type: new Probe() }], credentials: { apiKey: `  ${KEY}\n`, baseUrl: `${origin}/v1/`, videoBaseUrl: '   ' } });
+		const r = await runWorkflow({
+			nodes: [{ name: 'Probe', type: new Probe() }],
+			credentials: { apiKey: `  ${KEY}\n`, baseUrl: `${origin}/v1/`, videoBaseUrl: '   ' },
+		});
 		expect(r.error).toBeUndefined();
 		expect(seen).toEqual([
 			{ url: '/v1/models', auth: `Bearer ${KEY}` },
@@ -169,26 +204,43 @@ describe('createTransport reads the credential', () => {
 	});
 
 	it('a malformed base URL fails before any request, naming the credential field', async () => {
-		const r = await runWorkflow({ nodes: [{ name: 'Probe', type: new Probe() }], credentials: { apiKey: KEY, baseUrl: `${origin}/v1?key=${KEY}` } });
+		const r = await runWorkflow({
+			nodes: [{ name: 'Probe', type: new Probe() }],
+			credentials: { apiKey: KEY, baseUrl: `${origin}/v1?key=${KEY}` },
+		});
 		expect(r.error).toMatch(/^Credential Base URL: must not contain a query string/);
 		expect(r.error).not.toContain(KEY);
 		expect(seen).toEqual([]);
 	});
 
 	it('a malformed video base URL names the video field', async () => {
-		const r = await runWorkflow({ nodes: [{ name: 'Probe', type: new Probe() }], credentials: { apiKey: KEY, baseUrl: origin, videoBaseUrl: 'ftp://video.example.com' } });
+		const r = await runWorkflow({
+			nodes: [{ name: 'Probe', type: new Probe() }],
+			credentials: { apiKey: KEY, baseUrl: origin, videoBaseUrl: 'ftp://video.example.com' },
+		});
 		expect(r.error).toMatch(/^Credential Video Base URL: must use http or https/);
 		expect(seen).toEqual([]);
 	});
 
 	it('an empty key fails before any request', async () => {
-		const r = await runWorkflow({ nodes: [{ name: 'Probe', type: new Probe() }], credentials: { apiKey: '', baseUrl: origin } });
+		const r = await runWorkflow({
+			nodes: [{ name: 'Probe', type: new Probe() }],
+			credentials: { apiKey: '', baseUrl: origin },
+		});
 		expect(r.error).toMatch(/API Key/);
 		expect(seen).toEqual([]);
 	});
 
 	it('errors are NodeOperationErrors (shown on the node, not as a crash)', async () => {
-		const r = await runWorkflow({ nodes: [{ name: 'Probe', type: new Probe() }], credentials: { apiKey: KEY, baseUrl: 'nope' } });
-		expect(r.run.data.resultData.error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/^Credential Base URL: must start with http:\/\/ or https:\/\//) });
+		const r = await runWorkflow({
+			nodes: [{ name: 'Probe', type: new Probe() }],
+			credentials: { apiKey: KEY, baseUrl: 'nope' },
+		});
+		expect(r.run.data.resultData.error).toMatchObject({
+			name: 'NodeOperationError',
+			message: expect.stringMatching(
+				/^Credential Base URL: must start with http:\/\/ or https:\/\//,
+			),
+		});
 	});
 });

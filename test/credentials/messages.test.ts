@@ -3,7 +3,15 @@
  * (tester.ts) run against real loopback servers, a closed port and a name that does not resolve. Every failure
  * names what is wrong and what to do; nothing is sent for a base URL the nodes would refuse.
  */
-import { KEY, closedPort, json, startServer, text, withoutProxyEnv, type TestServer } from '../transport/support';
+import {
+	KEY,
+	closedPort,
+	json,
+	startServer,
+	text,
+	withoutProxyEnv,
+	type TestServer,
+} from '../transport/support';
 import { MESSAGE_401, MESSAGE_403, checkGatewayCredential } from '../../nodes/shared/credentials';
 import { testCredential } from './tester';
 
@@ -14,16 +22,33 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const models = () => gw.reset((_req, res) => json(res, 200, { object: 'list', data: [{ id: 'alpha-image-2.5' }] }));
+const models = () =>
+	gw.reset((_req, res) => json(res, 200, { object: 'list', data: [{ id: 'alpha-image-2.5' }] }));
 
 describe('refused before any request', () => {
 	beforeEach(models);
 
 	it.each([
-		['a query string', (o: string) => `${o}/v1?key=${KEY}`, /^Base URL: must not contain a query string .*Enter only the gateway's root address \(for example https:\/\/gateway\.example\.com\)\.$/],
-		['a fragment', (o: string) => `${o}/#models`, /^Base URL: must not contain a fragment .*Enter only the gateway's root address/],
-		['user:password@', (o: string) => o.replace('http://', 'http://me:pw@'), /^Base URL: must not contain user info .*put the key in the API Key field\. Enter only/],
-		['no scheme', (o: string) => o.replace('http://', ''), /^Base URL: must start with http:\/\/ or https:\/\//],
+		[
+			'a query string',
+			(o: string) => `${o}/v1?key=${KEY}`,
+			/^Base URL: must not contain a query string .*Enter only the gateway's root address \(for example https:\/\/gateway\.example\.com\)\.$/,
+		],
+		[
+			'a fragment',
+			(o: string) => `${o}/#models`,
+			/^Base URL: must not contain a fragment .*Enter only the gateway's root address/,
+		],
+		[
+			'user:password@',
+			(o: string) => o.replace('http://', 'http://me:pw@'),
+			/^Base URL: must not contain user info .*put the key in the API Key field\. Enter only/,
+		],
+		[
+			'no scheme',
+			(o: string) => o.replace('http://', ''),
+			/^Base URL: must start with http:\/\/ or https:\/\//,
+		],
 	])('a Base URL with %s says so and what to enter', async (_what, url, message) => {
 		const verdict = await testCredential({ apiKey: KEY, baseUrl: url(gw.origin) });
 		expect(verdict.status).toBe('Error');
@@ -33,13 +58,25 @@ describe('refused before any request', () => {
 	});
 
 	it('a Video Base URL with a query string names the video field', async () => {
-		const verdict = await testCredential({ apiKey: KEY, baseUrl: gw.origin, videoBaseUrl: `${gw.origin}/?region=eu` });
-		expect(verdict).toEqual({ status: 'Error', message: expect.stringMatching(/^Video Base URL: must not contain a query string .*Enter only the gateway's root address/) });
+		const verdict = await testCredential({
+			apiKey: KEY,
+			baseUrl: gw.origin,
+			videoBaseUrl: `${gw.origin}/?region=eu`,
+		});
+		expect(verdict).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(
+				/^Video Base URL: must not contain a query string .*Enter only the gateway's root address/,
+			),
+		});
 		expect(gw.seen).toEqual([]);
 	});
 
 	it('an empty key says where to get one', async () => {
-		expect(await testCredential({ apiKey: '  ', baseUrl: gw.origin })).toEqual({ status: 'Error', message: 'The API Key is empty. Paste the key created in the gateway console.' });
+		expect(await testCredential({ apiKey: '  ', baseUrl: gw.origin })).toEqual({
+			status: 'Error',
+			message: 'The API Key is empty. Paste the key created in the gateway console.',
+		});
 		expect(gw.seen).toEqual([]);
 	});
 });
@@ -57,13 +94,18 @@ describe('the gateway cannot be reached', () => {
 	it('a host name that does not resolve says so', async () => {
 		const verdict = await testCredential({ apiKey: KEY, baseUrl: 'http://gateway.invalid' });
 		expect(verdict.status).toBe('Error');
-		expect(verdict.message).toMatch(/^Cannot reach http:\/\/gateway\.invalid: the host name gateway\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\)\. Check the spelling of the Base URL's host, and the DNS n8n uses\.$/);
+		expect(verdict.message).toMatch(
+			/^Cannot reach http:\/\/gateway\.invalid: the host name gateway\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\)\. Check the spelling of the Base URL's host, and the DNS n8n uses\.$/,
+		);
 	});
 
 	it('a server that never answers: no answer within the test timeout', async () => {
 		gw.reset(() => undefined);
 		const verdict = await checkGatewayCredential({ apiKey: KEY, baseUrl: gw.origin }, 1000);
-		expect(verdict).toEqual({ status: 'Error', message: `No answer from ${gw.origin} within 1 s. Check the Base URL's host and port, and that n8n can reach it (proxy, firewall).` });
+		expect(verdict).toEqual({
+			status: 'Error',
+			message: `No answer from ${gw.origin} within 1 s. Check the Base URL's host and port, and that n8n can reach it (proxy, firewall).`,
+		});
 		expect(gw.seen.map((s) => s.url)).toEqual(['/v1/models']);
 	});
 
@@ -73,23 +115,36 @@ describe('the gateway cannot be reached', () => {
 		});
 		const verdict = await testCredential({ apiKey: KEY, baseUrl: gw.origin });
 		expect(verdict.status).toBe('Error');
-		expect(verdict.message).toMatch(new RegExp(`^${gw.origin.replace(/\./g, '\\.')} closed the connection without an HTTP answer \\((ECONNRESET|UND_ERR_SOCKET|UND_ERR_CLOSED)\\)\\. Check http vs https and the port`));
+		expect(verdict.message).toMatch(
+			new RegExp(
+				`^${gw.origin.replace(/\./g, '\\.')} closed the connection without an HTTP answer \\((ECONNRESET|UND_ERR_SOCKET|UND_ERR_CLOSED)\\)\\. Check http vs https and the port`,
+			),
+		);
 		// one attempt: the test does not retry
 		expect(gw.seen).toHaveLength(1);
 	});
 
 	it('https:// to a plain-HTTP port: the TLS failure says to check http vs https', async () => {
 		models();
-		const verdict = await testCredential({ apiKey: KEY, baseUrl: gw.origin.replace('http://', 'https://') });
+		const verdict = await testCredential({
+			apiKey: KEY,
+			baseUrl: gw.origin.replace('http://', 'https://'),
+		});
 		expect(verdict.status).toBe('Error');
-		expect(verdict.message).toMatch(/^The connection to https:\/\/127\.0\.0\.1:\d+ failed \(\w+\)\. Check http vs https in the Base URL; for a self-signed or private certificate, give n8n its CA \(NODE_EXTRA_CA_CERTS\)\.$/);
+		expect(verdict.message).toMatch(
+			/^The connection to https:\/\/127\.0\.0\.1:\d+ failed \(\w+\)\. Check http vs https in the Base URL; for a self-signed or private certificate, give n8n its CA \(NODE_EXTRA_CA_CERTS\)\.$/,
+		);
 		expect(gw.seen).toEqual([]);
 	});
 });
 
 describe('the gateway answers with an error', () => {
 	it('404 under a path prefix: the Base URL must be the root, try the origin', async () => {
-		gw.reset((req, res) => (req.url === '/v1/models' ? json(res, 200, { object: 'list', data: [] }) : text(res, 404, 'Not Found')));
+		gw.reset((req, res) =>
+			req.url === '/v1/models'
+				? json(res, 200, { object: 'list', data: [] })
+				: text(res, 404, 'Not Found'),
+		);
 		const verdict = await testCredential({ apiKey: KEY, baseUrl: `${gw.origin}/api/v1` });
 		expect(verdict).toEqual({
 			status: 'Error',
@@ -97,7 +152,10 @@ describe('the gateway answers with an error', () => {
 		});
 		expect(gw.seen.map((s) => s.url)).toEqual(['/api/v1/models']);
 		// the advice is right: the origin alone passes
-		expect(await testCredential({ apiKey: KEY, baseUrl: gw.origin })).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await testCredential({ apiKey: KEY, baseUrl: gw.origin })).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 	});
 
 	it('404 at the root: that server is not the gateway, check host and port', async () => {
@@ -118,16 +176,30 @@ describe('the gateway answers with an error', () => {
 
 	it('401 and 403 keep their messages', async () => {
 		gw.reset((_req, res) => json(res, 401, { error: { message: 'invalid token' } }));
-		expect(await testCredential({ apiKey: KEY, baseUrl: gw.origin })).toEqual({ status: 'Error', message: MESSAGE_401 });
-		expect(MESSAGE_401).toBe('The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.');
+		expect(await testCredential({ apiKey: KEY, baseUrl: gw.origin })).toEqual({
+			status: 'Error',
+			message: MESSAGE_401,
+		});
+		expect(MESSAGE_401).toBe(
+			'The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.',
+		);
 		gw.reset((_req, res) => json(res, 403, { error: { message: 'group denied' } }));
-		expect(await testCredential({ apiKey: KEY, baseUrl: gw.origin })).toEqual({ status: 'Error', message: MESSAGE_403 });
+		expect(await testCredential({ apiKey: KEY, baseUrl: gw.origin })).toEqual({
+			status: 'Error',
+			message: MESSAGE_403,
+		});
 	});
 
 	it('429: the address and key reached the gateway, try again in a moment (asked once)', async () => {
-		gw.reset((_req, res) => json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1' }));
+		gw.reset((_req, res) =>
+			json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1' }),
+		);
 		const verdict = await testCredential({ apiKey: KEY, baseUrl: gw.origin });
-		expect(verdict).toEqual({ status: 'Error', message: 'The gateway is rate-limiting this key (HTTP 429): the address and the key reached it. Try the test again in a moment.' });
+		expect(verdict).toEqual({
+			status: 'Error',
+			message:
+				'The gateway is rate-limiting this key (HTTP 429): the address and the key reached it. Try the test again in a moment.',
+		});
 		expect(gw.seen).toHaveLength(1);
 	});
 

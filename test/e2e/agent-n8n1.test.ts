@@ -20,7 +20,14 @@ describe(`the package on n8n ${N8N_MAJOR}.x`, () => {
 	beforeAll(async () => {
 		sim = await startSimulator({ quiet: true, syncLatencyMs: 5 });
 		state = await newState();
-		await importCredentials(state, [{ id: 'ggagentcred', name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+		await importCredentials(state, [
+			{
+				id: 'ggagentcred',
+				name: 'GenGateway account',
+				type: 'genGatewayApi',
+				data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+			},
+		]);
 	});
 	afterAll(async () => {
 		await sim.stop();
@@ -34,8 +41,29 @@ describe(`the package on n8n ${N8N_MAJOR}.x`, () => {
 			name: 'models',
 			active: false,
 			nodes: [
-				{ id: 'a', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				{ id: 'b', name: 'Chat', type: 'n8n-nodes-gen-gateway.genGatewayChat', typeVersion: 1, position: [200, 0], parameters: { model: { __rl: true, mode: 'id', value: 'alpha-chat-4o' }, messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'hello' }] }, stream: false, options: {} }, credentials: { genGatewayApi: { id: 'ggagentcred', name: 'GenGateway account' } } },
+				{
+					id: 'a',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'b',
+					name: 'Chat',
+					type: 'n8n-nodes-gen-gateway.genGatewayChat',
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: {
+						model: { __rl: true, mode: 'id', value: 'alpha-chat-4o' },
+						messagesFrom: 'ui',
+						messages: { values: [{ role: 'user', content: 'hello' }] },
+						stream: false,
+						options: {},
+					},
+					credentials: { genGatewayApi: { id: 'ggagentcred', name: 'GenGateway account' } },
+				},
 			],
 			connections: { Start: { main: [[{ node: 'Chat', type: 'main', index: 0 }]] } },
 			settings: { executionOrder: 'v1' },
@@ -48,16 +76,25 @@ describe(`the package on n8n ${N8N_MAJOR}.x`, () => {
 		expect(res.stdout + res.stderr).not.toMatch(/LmChatGenGateway.*(error|fail)/i);
 	});
 
-	(N8N_MAJOR === '1' ? it : it.skip)('the Chat Model in an AI Agent says clearly that it needs n8n 2.16 or newer; nothing is sent', async () => {
-		const wf = JSON.parse(readFileSync(join(ROOT, 'examples/agent.json'), 'utf8').split('REPLACE_CREDENTIAL_ID').join('ggagentcred')) as { id: string; nodes: Array<{ name: string; typeVersion: number; type: string }> };
-		wf.id = 'ggn1agent';
-		// n8n 1.x's newest AI Agent version
-		wf.nodes.find((n) => n.name === 'AI Agent')!.typeVersion = 2.2;
-		await importWorkflow(state, wf as unknown as Record<string, unknown>);
-		sim.reset();
-		const res = await executeWorkflow(state, 'ggn1agent');
-		expect(res.code).not.toBe(0);
-		expect(res.stdout + res.stderr).toContain('The GenGateway Chat Model needs n8n 2.16 or newer');
-		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(0);
-	});
+	(N8N_MAJOR === '1' ? it : it.skip)(
+		'the Chat Model in an AI Agent says clearly that it needs n8n 2.16 or newer; nothing is sent',
+		async () => {
+			const wf = JSON.parse(
+				readFileSync(join(ROOT, 'examples/agent.json'), 'utf8')
+					.split('REPLACE_CREDENTIAL_ID')
+					.join('ggagentcred'),
+			) as { id: string; nodes: Array<{ name: string; typeVersion: number; type: string }> };
+			wf.id = 'ggn1agent';
+			// n8n 1.x's newest AI Agent version
+			wf.nodes.find((n) => n.name === 'AI Agent')!.typeVersion = 2.2;
+			await importWorkflow(state, wf as unknown as Record<string, unknown>);
+			sim.reset();
+			const res = await executeWorkflow(state, 'ggn1agent');
+			expect(res.code).not.toBe(0);
+			expect(res.stdout + res.stderr).toContain(
+				'The GenGateway Chat Model needs n8n 2.16 or newer',
+			);
+			expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(0);
+		},
+	);
 });

@@ -16,7 +16,10 @@ import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/sta
 jest.setTimeout(900_000);
 
 const MODEL_NODE = 'GenGateway Chat Model';
-type SubRun = { data?: { ai_languageModel?: Array<Array<{ json: Record<string, unknown> }>> }; error?: unknown };
+type SubRun = {
+	data?: { ai_languageModel?: Array<Array<{ json: Record<string, unknown> }>> };
+	error?: unknown;
+};
 
 describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	let sim: Simulator;
@@ -28,7 +31,14 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 		outDir = join(state, 'files');
 		// n8n's Read/Write Files node does not create folders
 		mkdirSync(join(outDir, 'agent'), { recursive: true });
-		await importCredentials(state, [{ id: 'ggagentcred', name: 'GenGateway account', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+		await importCredentials(state, [
+			{
+				id: 'ggagentcred',
+				name: 'GenGateway account',
+				type: 'genGatewayApi',
+				data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+			},
+		]);
 	});
 	afterAll(async () => {
 		await sim.stop();
@@ -38,9 +48,19 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	beforeEach(() => sim.reset());
 
 	/** examples/agent.json with the credential, the output folder and the given changes */
-	function workflow(id: string, opts: { streaming: boolean; question?: string; system?: string }): Record<string, unknown> {
-		const text = readFileSync(join(ROOT, 'examples/agent.json'), 'utf8').split('REPLACE_CREDENTIAL_ID').join('ggagentcred').split('/tmp/gen-gateway-demo').join(outDir);
-		const wf = JSON.parse(text) as { id: string; nodes: Array<{ name: string; parameters: Record<string, any>; retryOnFail?: boolean }> };
+	function workflow(
+		id: string,
+		opts: { streaming: boolean; question?: string; system?: string },
+	): Record<string, unknown> {
+		const text = readFileSync(join(ROOT, 'examples/agent.json'), 'utf8')
+			.split('REPLACE_CREDENTIAL_ID')
+			.join('ggagentcred')
+			.split('/tmp/gen-gateway-demo')
+			.join(outDir);
+		const wf = JSON.parse(text) as {
+			id: string;
+			nodes: Array<{ name: string; parameters: Record<string, any>; retryOnFail?: boolean }>;
+		};
 		wf.id = id;
 		const agent = wf.nodes.find((n) => n.name === 'AI Agent')!;
 		expect(agent.retryOnFail).toBe(true);
@@ -50,12 +70,16 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 		return wf as unknown as Record<string, unknown>;
 	}
 
-	async function run(id: string, opts: { streaming: boolean; question?: string; system?: string }): Promise<{ res: ExecuteResult; turns: SubRun[]; ms: number }> {
+	async function run(
+		id: string,
+		opts: { streaming: boolean; question?: string; system?: string },
+	): Promise<{ res: ExecuteResult; turns: SubRun[]; ms: number }> {
 		await importWorkflow(state, workflow(id, opts));
 		const t0 = Date.now();
 		const res = await executeWorkflow(state, id, { fileAccess: [outDir], timeoutMs: 300_000 });
 		const ms = Date.now() - t0;
-		if (res.code !== 0) throw new Error(`n8n execute failed: ${res.stderr.slice(-3000)}\n${res.stdout.slice(-3000)}`);
+		if (res.code !== 0)
+			throw new Error(`n8n execute failed: ${res.stderr.slice(-3000)}\n${res.stdout.slice(-3000)}`);
 		const runData = res.data?.data?.resultData?.runData as unknown as Record<string, SubRun[]>;
 		return { res, turns: runData[MODEL_NODE] ?? [], ms };
 	}
@@ -71,40 +95,61 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	function expectGatewayUsage(turns: SubRun[]): void {
 		for (const t of turns) {
 			const json = t.data!.ai_languageModel![0][0].json;
-			expect(json.tokenUsage).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
+			expect(json.tokenUsage).toMatchObject({
+				promptTokens: expect.any(Number),
+				completionTokens: expect.any(Number),
+			});
 			expect((json.tokenUsage as { completionTokens: number }).completionTokens).toBeGreaterThan(0);
 			expect(json.tokenUsageEstimate).toBeUndefined();
 		}
 	}
 
-	it.each([true, false])('answers 12 * 7 with the Calculator (streaming %s): one paid call per model turn, gateway usage, no key', async (streaming) => {
-		const { res, turns, ms } = await run(streaming ? 'ggagent1' : 'ggagent2', { streaming });
-		const answer = nodeOutput(res, 'AI Agent')[0].json.output;
-		expect(answer).toBe('The result is 84.');
-		expect(readFileSync(join(outDir, 'agent/answer.txt'), 'utf8')).toBe('The result is 84.');
-		// two model turns: the tool call, then the answer from the tool result
-		expect(turns).toHaveLength(2);
-		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(2);
-		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(2);
-		// every request went to the gateway: the paid calls, and the price list the turns are priced by (read once per supply)
-		expect(sim.log.filter((l) => l.server !== 'gateway' || (l.path !== '/v1/chat/completions' && !(l.method === 'GET' && /^\/api\/(pricing|status)$/.test(l.path))))).toEqual([]);
-		expectGatewayUsage(turns);
-		noKeyAnywhere(res);
-		process.stdout.write(`[agent e2e] streaming ${streaming}: n8n execute ${(ms / 1000).toFixed(1)} s\n`);
-	});
+	it.each([true, false])(
+		'answers 12 * 7 with the Calculator (streaming %s): one paid call per model turn, gateway usage, no key',
+		async (streaming) => {
+			const { res, turns, ms } = await run(streaming ? 'ggagent1' : 'ggagent2', { streaming });
+			const answer = nodeOutput(res, 'AI Agent')[0].json.output;
+			expect(answer).toBe('The result is 84.');
+			expect(readFileSync(join(outDir, 'agent/answer.txt'), 'utf8')).toBe('The result is 84.');
+			// two model turns: the tool call, then the answer from the tool result
+			expect(turns).toHaveLength(2);
+			expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(2);
+			expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(2);
+			// every request went to the gateway: the paid calls, and the price list the turns are priced by (read once per supply)
+			expect(
+				sim.log.filter(
+					(l) =>
+						l.server !== 'gateway' ||
+						(l.path !== '/v1/chat/completions' &&
+							!(l.method === 'GET' && /^\/api\/(pricing|status)$/.test(l.path))),
+				),
+			).toEqual([]);
+			expectGatewayUsage(turns);
+			noKeyAnywhere(res);
+			process.stdout.write(
+				`[agent e2e] streaming ${streaming}: n8n execute ${(ms / 1000).toFixed(1)} s\n`,
+			);
+		},
+	);
 
 	it('recovers from a first-call 429 (sent again once after Retry-After) and from tool arguments sent as an object', async () => {
 		sim.fault({ route: '/v1/chat/completions', kind: 'rate-limit', retryAfter: 1 });
 		const { res, turns } = await run('ggagent3', { streaming: false, system: '[llm:object-args]' });
 		expect(nodeOutput(res, 'AI Agent')[0].json.output).toBe('The result is 84.');
-		expect(sim.log.filter((l) => l.method === 'POST').map((l) => l.status)).toEqual([429, 200, 200]);
+		expect(sim.log.filter((l) => l.method === 'POST').map((l) => l.status)).toEqual([
+			429, 200, 200,
+		]);
 		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(turns.length);
 		expectGatewayUsage(turns);
 		noKeyAnywhere(res);
 	});
 
 	it('two tool calls in one streamed turn, their deltas split oddly and interleaved', async () => {
-		const { res, turns } = await run('ggagent4', { streaming: true, question: 'What is 12 * 7 and what is 3 + 4?', system: '[llm:odd-split]' });
+		const { res, turns } = await run('ggagent4', {
+			streaming: true,
+			question: 'What is 12 * 7 and what is 3 + 4?',
+			system: '[llm:odd-split]',
+		});
 		expect(nodeOutput(res, 'AI Agent')[0].json.output).toBe('The result is 84 and 7.');
 		expect(turns).toHaveLength(2);
 		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(2);
@@ -112,9 +157,18 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	});
 
 	it('a 500 is not sent again: the run fails with the gateway message', async () => {
-		sim.fault({ route: '/v1/chat/completions', kind: 'status', status: 500, body: { error: { message: 'upstream exploded' } }, times: 5 });
+		sim.fault({
+			route: '/v1/chat/completions',
+			kind: 'status',
+			status: 500,
+			body: { error: { message: 'upstream exploded' } },
+			times: 5,
+		});
 		await importWorkflow(state, workflow('ggagent5', { streaming: true }));
-		const res = await executeWorkflow(state, 'ggagent5', { fileAccess: [outDir], timeoutMs: 300_000 });
+		const res = await executeWorkflow(state, 'ggagent5', {
+			fileAccess: [outDir],
+			timeoutMs: 300_000,
+		});
 		expect(res.code).not.toBe(0);
 		expect(res.stdout + res.stderr).toContain('upstream exploded (HTTP 500)');
 		// Retry On Fail on the agent runs it again with the same messages: that spent call is not sent a second time

@@ -49,7 +49,12 @@ describe('demo workflows in real n8n', () => {
 	let sim: Simulator;
 	let out: string;
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 1500, pollAfterMs: 300, videoLatencyMs: 1500 });
+		sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: 1500,
+			pollAfterMs: 300,
+			videoLatencyMs: 1500,
+		});
 		out = mkdtempSync(join(tmpdir(), 'gg-demo-out-'));
 	});
 	afterAll(async () => {
@@ -62,11 +67,17 @@ describe('demo workflows in real n8n', () => {
 		for (const w of WORKFLOWS) {
 			const text = readFileSync(join(ROOT, 'examples', `${w.folder}.json`), 'utf8');
 			expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(toN8n(w))));
-			const wf = JSON.parse(text) as { nodes: Array<{ type: string; credentials?: { genGatewayApi?: { id: string } } }> };
+			const wf = JSON.parse(text) as {
+				nodes: Array<{ type: string; credentials?: { genGatewayApi?: { id: string } } }>;
+			};
 			// every node of ours names the placeholder credential; the only folders are the placeholders
-			for (const n of wf.nodes.filter((x) => x.type.startsWith('n8n-nodes-gen-gateway.'))) expect(n.credentials?.genGatewayApi?.id).toBe(CRED);
+			for (const n of wf.nodes.filter((x) => x.type.startsWith('n8n-nodes-gen-gateway.')))
+				expect(n.credentials?.genGatewayApi?.id).toBe(CRED);
 			const paths = text.match(/"=?\/[a-z][^"{]*/g) ?? [];
-			for (const p of paths) expect(p.replace(/^"=?/, '').startsWith(OUT) || p.replace(/^"=?/, '').startsWith(INPUT)).toBe(true);
+			for (const p of paths)
+				expect(
+					p.replace(/^"=?/, '').startsWith(OUT) || p.replace(/^"=?/, '').startsWith(INPUT),
+				).toBe(true);
 			expect(text).not.toMatch(/sk-|Bearer/);
 		}
 	});
@@ -77,13 +88,20 @@ describe('demo workflows in real n8n', () => {
 		const ci = freshDemoProof();
 		const all = WORKFLOWS.map((w) => w.folder);
 		const ran = RAN.map((w) => w.folder);
-		const usable = ci && ci.gateway === 'embedded' && ci.pipeline && ran.every((f) => ci.workflows.includes(f)) && SKIPPED.every((f) => ci.skipped?.includes(f));
+		const usable =
+			ci &&
+			ci.gateway === 'embedded' &&
+			ci.pipeline &&
+			ran.every((f) => ci.workflows.includes(f)) &&
+			SKIPPED.every((f) => ci.skipped?.includes(f));
 		const outDir = usable ? join(ROOT, 'out') : out;
 		const proof = usable
 			? ci
 			: // n8n 2 runs the pipeline in test/e2e/pipeline.test.ts (after `npm run demo` in CI); here only n8n 1.x does
 				(await runDemo({ outDir, sim, only: withPipeline ? undefined : all })).proof;
-		process.stdout.write(`judging ${usable ? "the demo step's run (out/demo-proof.json)" : 'a demo run of this test'}: n8n ${proof.n8nVersion}, ${proof.workflows.length} workflows${proof.skipped.length ? ` (${proof.skipped.join(', ')} skipped)` : ''}${proof.pipeline ? ' and the pipeline' : ''}\n`);
+		process.stdout.write(
+			`judging ${usable ? "the demo step's run (out/demo-proof.json)" : 'a demo run of this test'}: n8n ${proof.n8nVersion}, ${proof.workflows.length} workflows${proof.skipped.length ? ` (${proof.skipped.join(', ')} skipped)` : ''}${proof.pipeline ? ' and the pipeline' : ''}\n`,
+		);
 		const { entries } = proof;
 		const log = proof.log!;
 		const ledger = proof.ledger!;
@@ -91,14 +109,28 @@ describe('demo workflows in real n8n', () => {
 		expect(proof.skipped).toEqual(SKIPPED);
 		// a failed step first: it says why (a run n8n could not print leaves raw output in runs/)
 		expect(entries.filter((e) => !e.ok)).toEqual([]);
-		const runs = Object.fromEntries(ran.map((f) => [f, { code: 0, stdout: '', stderr: '', data: JSON.parse(readFileSync(join(outDir, 'runs', `${f}.json`), 'utf8')) } as ExecuteResult]));
+		const runs = Object.fromEntries(
+			ran.map((f) => [
+				f,
+				{
+					code: 0,
+					stdout: '',
+					stderr: '',
+					data: JSON.parse(readFileSync(join(outDir, 'runs', `${f}.json`), 'utf8')),
+				} as ExecuteResult,
+			]),
+		);
 		// the key appears nowhere in n8n's database (credentials are encrypted), files or output
 		expect(proof.keyScan).toMatchObject({ database: true, foundIn: [], inOutput: false });
 		expect(proof.keyScan!.files).toBeGreaterThan(1);
 		expect(proof.ok).toBe(true);
 		// one entry per step: each of our nodes plus the step writing files, for the workflows that ran, one per skipped
 		// workflow, and four for the pipeline
-		expect(entries).toHaveLength(RAN.reduce((n, w) => n + w.steps.length + 1 + (w.spend ? 1 : 0), 0) + SKIPPED.length + (proof.pipeline ? 4 : 0));
+		expect(entries).toHaveLength(
+			RAN.reduce((n, w) => n + w.steps.length + 1 + (w.spend ? 1 : 0), 0) +
+				SKIPPED.length +
+				(proof.pipeline ? 4 : 0),
+		);
 		if (proof.pipeline) {
 			// the scheduled pipeline left its objects and mails in <out>/pipeline
 			expect(entries.filter((e) => e.workflow === 'pipeline').map((e) => [e.step, e.ok])).toEqual([
@@ -113,7 +145,10 @@ describe('demo workflows in real n8n', () => {
 			for (const f of step(entries, 'pipeline', 'Upload to S3').files) {
 				const bytes = readFileSync(join(ROOT, f.path));
 				if (f.mime === 'video/mp4') expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
-				else expect((await sharp(bytes).raw().toBuffer({ resolveWithObject: true })).info.width).toBe(f.width);
+				else
+					expect((await sharp(bytes).raw().toBuffer({ resolveWithObject: true })).info.width).toBe(
+						f.width,
+					);
 			}
 		}
 		expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toEqual(entries);
@@ -128,7 +163,9 @@ describe('demo workflows in real n8n', () => {
 			expect(f).toMatchObject({ mime: 'image/png', width: 1536, height: 1024 });
 			const meta = await sharp(abs(f.path)).metadata();
 			expect([meta.format, meta.width, meta.height]).toEqual(['png', 1536, 1024]);
-			expect((await sharp(abs(f.path)).raw().toBuffer()).length).toBe(1536 * 1024 * (meta.channels ?? 3));
+			expect((await sharp(abs(f.path)).raw().toBuffer()).length).toBe(
+				1536 * 1024 * (meta.channels ?? 3),
+			);
 		}
 		const native = files.find((f) => f.path.includes('/native-image/'))!;
 		expect(native.width! / native.height!).toBeCloseTo(16 / 9, 1);
@@ -136,10 +173,16 @@ describe('demo workflows in real n8n', () => {
 		expect(edited.mime).toMatch(/^image\//);
 		expect((await sharp(abs(edited.path)).metadata()).width).toBe(edited.width);
 		const videos = files.filter((f) => f.mime === 'video/mp4');
-		expect(videos.map((v) => v.path.split('/').slice(-2)[0]).sort()).toEqual(['delta-video', 'gamma-video']);
-		for (const v of videos) expect(readFileSync(abs(v.path)).subarray(4, 8).toString('latin1')).toBe('ftyp');
+		expect(videos.map((v) => v.path.split('/').slice(-2)[0]).sort()).toEqual([
+			'delta-video',
+			'gamma-video',
+		]);
+		for (const v of videos)
+			expect(readFileSync(abs(v.path)).subarray(4, 8).toString('latin1')).toBe('ftyp');
 		expect(readFileSync(join(outDir, 'chat/chat.txt'), 'utf8').trim().length).toBeGreaterThan(10);
-		expect(readFileSync(join(outDir, 'responses/responses.txt'), 'utf8').trim().length).toBeGreaterThan(10);
+		expect(
+			readFileSync(join(outDir, 'responses/responses.txt'), 'utf8').trim().length,
+		).toBeGreaterThan(10);
 		const csv = readFileSync(join(outDir, 'pricing/prices.csv'), 'utf8').trim().split('\n');
 		expect(csv.length).toBeGreaterThan(5);
 		expect(csv[0]).toMatch(/model/i);
@@ -149,22 +192,49 @@ describe('demo workflows in real n8n', () => {
 		const agentTurns = ran.includes('agent') ? runCount(runs.agent, 'GenGateway Chat Model') : 0;
 		if (ran.includes('agent')) {
 			expect(readFileSync(join(outDir, 'agent/answer.txt'), 'utf8')).toBe('The result is 84.');
-			expect(step(entries, 'agent', 'Write Answer').files).toEqual([expect.objectContaining({ path: expect.stringMatching(/agent\/answer\.txt$/), mime: 'text/plain' })]);
+			expect(step(entries, 'agent', 'Write Answer').files).toEqual([
+				expect.objectContaining({
+					path: expect.stringMatching(/agent\/answer\.txt$/),
+					mime: 'text/plain',
+				}),
+			]);
 			expect(agentTurns).toBe(2);
 			expect(runCount(runs.agent, 'Calculator')).toBe(1);
-			const { startedAt, stoppedAt } = runs.agent.data as unknown as { startedAt: string; stoppedAt: string };
-			const during = (time: number) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
-			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => `${l.server} ${l.path} ${l.status} ${l.auth}`)).toEqual(Array(agentTurns).fill('gateway /v1/chat/completions 200 true'));
-			expect(ledger.filter((l) => during(l.time) && l.kind === 'charge').map((l) => l.model)).toEqual(Array(agentTurns).fill('alpha-chat-4o'));
+			const { startedAt, stoppedAt } = runs.agent.data as unknown as {
+				startedAt: string;
+				stoppedAt: string;
+			};
+			const during = (time: number) =>
+				time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+			expect(
+				log
+					.filter((l) => during(l.time) && l.method === 'POST')
+					.map((l) => `${l.server} ${l.path} ${l.status} ${l.auth}`),
+			).toEqual(Array(agentTurns).fill('gateway /v1/chat/completions 200 true'));
+			expect(
+				ledger.filter((l) => during(l.time) && l.kind === 'charge').map((l) => l.model),
+			).toEqual(Array(agentTurns).fill('alpha-chat-4o'));
 			// issue 34: a thinking model with the Calculator (its reasoning went back: two turns, no 400), an image question
 			// answered from the PNG, a structured answer read by the Structured Output Parser
-			expect(readFileSync(join(outDir, 'agent-thinking/answer.txt'), 'utf8')).toBe('The result is 84.');
+			expect(readFileSync(join(outDir, 'agent-thinking/answer.txt'), 'utf8')).toBe(
+				'The result is 84.',
+			);
 			expect(runCount(runs['agent-thinking'], 'GenGateway Chat Model')).toBe(2);
 			expect(readFileSync(join(outDir, 'agent-image/answer.txt'), 'utf8')).toContain('png 768x512');
-			expect(JSON.parse(readFileSync(join(outDir, 'agent-structured/answer.json'), 'utf8'))).toEqual({ answer: expect.any(String), confidence: 0 });
+			expect(
+				JSON.parse(readFileSync(join(outDir, 'agent-structured/answer.json'), 'utf8')),
+			).toEqual({ answer: expect.any(String), confidence: 0 });
 		} else {
 			for (const a of AGENTS) {
-				expect(entries.filter((e) => e.workflow === a)).toEqual([{ workflow: a, step: 'not run', ok: true, skipped: expect.stringMatching(/^needs n8n 2\.16 or newer .*; this is n8n 1\./), files: [] }]);
+				expect(entries.filter((e) => e.workflow === a)).toEqual([
+					{
+						workflow: a,
+						step: 'not run',
+						ok: true,
+						skipped: expect.stringMatching(/^needs n8n 2\.16 or newer .*; this is n8n 1\./),
+						files: [],
+					},
+				]);
 				expect(existsSync(join(outDir, a))).toBe(false);
 			}
 		}
@@ -172,25 +242,53 @@ describe('demo workflows in real n8n', () => {
 		// its second turn refused before it was sent)
 		const moreAgentCalls = ran.includes('agent-thinking') ? 5 : 0;
 		if (ran.includes('agent-capped')) {
-			const { startedAt, stoppedAt } = runs['agent-capped'].data as unknown as { startedAt: string; stoppedAt: string };
-			const during = (time: number) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
-			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => l.path)).toEqual(['/v1/chat/completions']);
+			const { startedAt, stoppedAt } = runs['agent-capped'].data as unknown as {
+				startedAt: string;
+				stoppedAt: string;
+			};
+			const during = (time: number) =>
+				time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => l.path)).toEqual([
+				'/v1/chat/completions',
+			]);
 			const refusal = readFileSync(join(outDir, 'agent-capped/refusal.txt'), 'utf8');
-			expect(refusal).toMatch(/^GenGateway: Max Expected Spend .*\(¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*, which reached the cap$/);
+			expect(refusal).toMatch(
+				/^GenGateway: Max Expected Spend .*\(¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*, which reached the cap$/,
+			);
 			expect(runCount(runs['agent-capped'], 'Calculator')).toBe(1);
 			expect(runs['agent-capped'].code).toBe(0);
 		}
 
 		// the quote, then the paid run: the quote sent nothing, the paid node was capped at the approved total
 		{
-			const { startedAt, stoppedAt } = runs['quote-approve'].data as unknown as { startedAt: string; stoppedAt: string };
-			const during = (time: number) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+			const { startedAt, stoppedAt } = runs['quote-approve'].data as unknown as {
+				startedAt: string;
+				stoppedAt: string;
+			};
+			const during = (time: number) =>
+				time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
 			const quotes = nodeOutput(runs['quote-approve'], 'Quote').map((i) => i.json);
-			expect(quotes).toEqual(Array(2).fill(expect.objectContaining({ status: 'quoted', cost: expect.objectContaining({ quota: expect.any(Number) }) })));
+			expect(quotes).toEqual(
+				Array(2).fill(
+					expect.objectContaining({
+						status: 'quoted',
+						cost: expect.objectContaining({ quota: expect.any(Number) }),
+					}),
+				),
+			);
 			const total = quotes.reduce((n, q) => n + Number((q.cost as { quota: number }).quota), 0);
-			expect(nodeOutput(runs['quote-approve'], 'Approve').map((i) => i.json.approved)).toEqual([`¤${total}`, `¤${total}`]);
-			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => `${l.path} ${l.status < 300}`)).toEqual(Array(2).fill('/v1/images/generations/async true'));
-			const charged = ledger.filter((l) => during(l.time) && l.kind === 'charge').reduce((n, l) => n + l.amount, 0);
+			expect(nodeOutput(runs['quote-approve'], 'Approve').map((i) => i.json.approved)).toEqual([
+				`¤${total}`,
+				`¤${total}`,
+			]);
+			expect(
+				log
+					.filter((l) => during(l.time) && l.method === 'POST')
+					.map((l) => `${l.path} ${l.status < 300}`),
+			).toEqual(Array(2).fill('/v1/images/generations/async true'));
+			const charged = ledger
+				.filter((l) => during(l.time) && l.kind === 'charge')
+				.reduce((n, l) => n + l.amount, 0);
 			expect(charged).toBeGreaterThan(0);
 			expect(charged).toBeLessThanOrEqual(total);
 		}
@@ -198,25 +296,53 @@ describe('demo workflows in real n8n', () => {
 		// the execution budget: the first batch was paid (two POSTs, two charges), the second was refused by Max Expected
 		// Spend before any request, and n8n's database holds the execution's custom data: what the gateway charged
 		{
-			const { startedAt, stoppedAt } = runs.budget.data as unknown as { startedAt: string; stoppedAt: string };
-			const during = (time: number) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
-			expect(log.filter((l) => during(l.time) && l.method === 'POST').map((l) => `${l.path} ${l.status < 300}`)).toEqual(Array(2).fill('/v1/images/generations/async true'));
+			const { startedAt, stoppedAt } = runs.budget.data as unknown as {
+				startedAt: string;
+				stoppedAt: string;
+			};
+			const during = (time: number) =>
+				time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+			expect(
+				log
+					.filter((l) => during(l.time) && l.method === 'POST')
+					.map((l) => `${l.path} ${l.status < 300}`),
+			).toEqual(Array(2).fill('/v1/images/generations/async true'));
 			const charges = ledger.filter((l) => during(l.time) && l.kind === 'charge');
 			expect(charges).toHaveLength(2);
 			const charged = charges.reduce((n, l) => n + l.amount, 0);
-			const first = nodeOutput(runs.budget, 'First batch').map((i) => i.json.cost as Record<string, unknown>);
-			expect(first).toEqual(Array(2).fill(expect.objectContaining({ status: 'expected', basis: 'per call', group: 'hd', group_multiplier_source: 'group_name' })));
+			const first = nodeOutput(runs.budget, 'First batch').map(
+				(i) => i.json.cost as Record<string, unknown>,
+			);
+			expect(first).toEqual(
+				Array(2).fill(
+					expect.objectContaining({
+						status: 'expected',
+						basis: 'per call',
+						group: 'hd',
+						group_multiplier_source: 'group_name',
+					}),
+				),
+			);
 			expect(first.reduce((n, c) => n + Number(c.quota), 0)).toBe(charged);
-			expect(proof.customData?.budget).toMatchObject({ gengateway_spent: String(charged), gengateway_spent_text: expect.stringContaining(`¤${charged}`) });
+			expect(proof.customData?.budget).toMatchObject({
+				gengateway_spent: String(charged),
+				gengateway_spent_text: expect.stringContaining(`¤${charged}`),
+			});
 			// the record's two keys, nothing a later node could mistake for its own share (issue 32)
-			expect(Object.keys(proof.customData!.budget).filter((k) => k.startsWith('gengateway_')).sort()).toEqual(['gengateway_spent', 'gengateway_spent_text']);
+			expect(
+				Object.keys(proof.customData!.budget)
+					.filter((k) => k.startsWith('gengateway_'))
+					.sort(),
+			).toEqual(['gengateway_spent', 'gengateway_spent_text']);
 			const second = nodeOutput(runs.budget, 'Second batch').map((i) => i.json);
 			expect(second).toHaveLength(2);
 			for (const j of second) {
 				expect(j).toMatchObject({ status: 'failed', failed_at: 'budget', submitted: false });
 				expect(j.task_id ?? null).toBeNull();
 				// the cap in the display currency with its quota, as the price list makes it (scripts/demo/budget.ts)
-				expect(String(j.error_message ?? j.error)).toMatch(/^Max Expected Spend \$[\d.]+ \(¤\d+\) refused the batch before any paid request: the price of .* \+ spent so far .* is over the cap/);
+				expect(String(j.error_message ?? j.error)).toMatch(
+					/^Max Expected Spend \$[\d.]+ \(¤\d+\) refused the batch before any paid request: the price of .* \+ spent so far .* is over the cap/,
+				);
 			}
 			expect(step(entries, 'budget', 'Second batch').ok).toBe(true);
 			expect(step(entries, 'budget', 'Custom data').ok).toBe(true);
@@ -246,7 +372,9 @@ describe('demo workflows in real n8n', () => {
 		);
 		expect(posts.every((l) => l.auth && l.status < 300)).toBe(true);
 		const charged = ledger.filter((l) => l.kind === 'charge' || l.kind === 'reserve');
-		const taskIds = entries.filter((e) => e.task_id && e.files.length).flatMap((e) => e.task_id!.split(','));
+		const taskIds = entries
+			.filter((e) => e.task_id && e.files.length)
+			.flatMap((e) => e.task_id!.split(','));
 		for (const id of taskIds) expect(charged.filter((l) => l.taskId === id)).toHaveLength(1);
 		// results were fetched from the result host, never with the key
 		expect(log.filter((l) => l.server === 'result').length).toBeGreaterThanOrEqual(4);
@@ -257,7 +385,9 @@ describe('demo workflows in real n8n', () => {
 		expect(runCount(loop, 'Task Wait')).toBeGreaterThanOrEqual(2);
 		expect(runCount(loop, 'Wait')).toBeGreaterThanOrEqual(1);
 		const loopTask = step(entries, 'wait-loop', 'Task Wait').task_id!;
-		expect(log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${loopTask}`)).length).toBeGreaterThanOrEqual(2);
+		expect(
+			log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${loopTask}`)).length,
+		).toBeGreaterThanOrEqual(2);
 		// the chat answer came as a stream
 		expect(log.find((l) => l.path === '/v1/chat/completions')).toBeDefined();
 	});
@@ -265,16 +395,26 @@ describe('demo workflows in real n8n', () => {
 	it('faults: a reset after task creation comes out uncertain and is never resent; 429 bursts on polls are absorbed', async () => {
 		sim.reset();
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after' });
-		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', times: 3, emptyBody: true });
+		sim.fault({
+			route: 're:^GET /v1/images/tasks/',
+			kind: 'rate-limit',
+			times: 3,
+			emptyBody: true,
+		});
 		// its table of expected failures is kept out of the log (a reader of CI's log would take the FAIL lines for the demo's)
-		const { entries, ok, runs } = await withoutStdout(() => runDemo({ outDir: out, sim, only: ['text-to-image'] }));
+		const { entries, ok, runs } = await withoutStdout(() =>
+			runDemo({ outDir: out, sim, only: ['text-to-image'] }),
+		);
 		expect(ok).toBe(false);
 		const submit = step(entries, 'text-to-image', 'Image Submit');
 		expect(submit.ok).toBe(false);
 		expect(submit.error).toMatch(/uncertain/);
 		// n8n itself did not fail: the uncertain item is an item (a thrown error would invite Retry On Fail)
 		expect(runs['text-to-image'].code).toBe(0);
-		const items = (runs['text-to-image'].data?.data?.resultData?.runData?.['Image Submit']?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+		const items = (
+			runs['text-to-image'].data?.data?.resultData?.runData?.['Image Submit']?.[0]?.data
+				?.main?.[0] ?? []
+		).map((i) => i.json);
 		expect(items).toHaveLength(2);
 		expect(items.filter((j) => j.submission_uncertain === true)).toHaveLength(1);
 		// exactly one POST per item: the dropped one was not sent again, though the gateway created and charged its task
@@ -291,27 +431,47 @@ describe('demo workflows in real n8n', () => {
 		expect(written.files[0]).toMatchObject({ mime: 'image/png', width: 1536, height: 1024 });
 	});
 
-	it('npm run demo\'s entry point against another gateway (GATEWAY_*): a video download cut on every try fails its step and the exit code', async () => {
-		const other = await startSimulator({ quiet: true, taskLatencyMs: 300, pollAfterMs: 100, videoLatencyMs: 500 });
+	it("npm run demo's entry point against another gateway (GATEWAY_*): a video download cut on every try fails its step and the exit code", async () => {
+		const other = await startSimulator({
+			quiet: true,
+			taskLatencyMs: 300,
+			pollAfterMs: 100,
+			videoLatencyMs: 500,
+		});
 		// one cut is healed by the download's own retries; a host that cuts every try is not
 		other.fault({ route: 're:^GET /v1/videos/[^/]+/content$', kind: 'truncate', times: 1000 });
 		const cliOut = mkdtempSync(join(tmpdir(), 'gg-demo-cli-'));
 		try {
-			const env = { ...process.env, GATEWAY_BASE_URL: `${other.baseUrl}/v1`, GATEWAY_VIDEO_BASE_URL: other.altBaseUrl, GATEWAY_API_KEY: other.keys.demo };
-			const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-				const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/demo.ts', '--out', cliOut, 'delta-video', 'chat'], { cwd: ROOT, env });
-				let stdout = '';
-				let stderr = '';
-				child.stdout.on('data', (d) => (stdout += d));
-				child.stderr.on('data', (d) => (stderr += d));
-				child.on('close', (code) => resolve({ code, stdout, stderr }));
-			});
+			const env = {
+				...process.env,
+				GATEWAY_BASE_URL: `${other.baseUrl}/v1`,
+				GATEWAY_VIDEO_BASE_URL: other.altBaseUrl,
+				GATEWAY_API_KEY: other.keys.demo,
+			};
+			const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+				(resolve) => {
+					const child = spawn(
+						join(ROOT, 'node_modules/.bin/tsx'),
+						['scripts/demo.ts', '--out', cliOut, 'delta-video', 'chat'],
+						{ cwd: ROOT, env },
+					);
+					let stdout = '';
+					let stderr = '';
+					child.stdout.on('data', (d) => (stdout += d));
+					child.stderr.on('data', (d) => (stderr += d));
+					child.on('close', (code) => resolve({ code, stdout, stderr }));
+				},
+			);
 			expect(r.code).toBe(1);
 			expect(r.stdout).toContain(`gateway ${other.baseUrl}/v1`);
 			expect(r.stdout).not.toContain('embedded gateway simulator');
-			expect(r.stdout).toMatch(/^FAIL\s+delta-video\s+Task Wait\s+.*video download failed .*after \d+ attemp/m);
+			expect(r.stdout).toMatch(
+				/^FAIL\s+delta-video\s+Task Wait\s+.*video download failed .*after \d+ attemp/m,
+			);
 			expect(r.stdout).toMatch(/^ok\s+chat\s+Write Text\s+/m);
-			const summary = JSON.parse(readFileSync(join(cliOut, 'summary.json'), 'utf8')) as SummaryEntry[];
+			const summary = JSON.parse(
+				readFileSync(join(cliOut, 'summary.json'), 'utf8'),
+			) as SummaryEntry[];
 			expect(summary.map((e) => [e.workflow, e.step, e.ok])).toEqual([
 				['delta-video', 'Video Create', true],
 				['delta-video', 'Task Wait', false],
@@ -320,12 +480,19 @@ describe('demo workflows in real n8n', () => {
 				['chat', 'Write Text', true],
 			]);
 			expect(step(summary, 'delta-video', 'Task Wait').task_id).toMatch(/^[A-Za-z0-9_-]+$/);
-			expect(step(summary, 'delta-video', 'Task Wait').error).toMatch(/download it later with GenGateway Download Result/);
+			expect(step(summary, 'delta-video', 'Task Wait').error).toMatch(
+				/download it later with GenGateway Download Result/,
+			);
 			expect(step(summary, 'delta-video', 'Write Video').files).toEqual([]);
 			// the video was created once, on the video origin, and its download was not taken for a success
-			const posts = other.log.filter((l) => l.method === 'POST').map((l) => `${l.server} ${l.path}`).sort();
+			const posts = other.log
+				.filter((l) => l.method === 'POST')
+				.map((l) => `${l.server} ${l.path}`)
+				.sort();
 			expect(posts).toEqual(['alt /v1/videos', 'gateway /v1/chat/completions']);
-			expect(other.log.filter((l) => l.server === 'alt' && l.path.endsWith('/content')).length).toBeGreaterThanOrEqual(2);
+			expect(
+				other.log.filter((l) => l.server === 'alt' && l.path.endsWith('/content')).length,
+			).toBeGreaterThanOrEqual(2);
 			expect(r.stdout + r.stderr).not.toContain(other.keys.demo);
 		} finally {
 			await other.stop();

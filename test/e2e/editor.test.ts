@@ -36,33 +36,62 @@ type ImageElement = { complete: boolean; naturalWidth: number; naturalHeight: nu
 
 /** Each node's display name, and what a user types to find it. */
 const NODES: Array<{ type: string; displayName: string; query: string }> = [
-	{ type: 'genGatewayImageSubmit', displayName: 'GenGateway Image Submit', query: 'GenGateway Image Submit' },
+	{
+		type: 'genGatewayImageSubmit',
+		displayName: 'GenGateway Image Submit',
+		query: 'GenGateway Image Submit',
+	},
 	{ type: 'genGatewayTaskWait', displayName: 'GenGateway Task Wait', query: 'Task Wait' },
 	{ type: 'genGatewayVideoCreate', displayName: 'GenGateway Video Create', query: 'Video Create' },
-	{ type: 'genGatewayDownloadResult', displayName: 'GenGateway Download Result', query: 'Download Result' },
+	{
+		type: 'genGatewayDownloadResult',
+		displayName: 'GenGateway Download Result',
+		query: 'Download Result',
+	},
 	{ type: 'genGatewayChat', displayName: 'GenGateway Chat', query: 'Chat' },
 	{ type: 'genGatewayResponses', displayName: 'GenGateway Responses', query: 'Responses' },
 	{ type: 'genGatewayPricing', displayName: 'GenGateway Pricing', query: 'Pricing' },
 ];
 
 /** Every mode, operation and family of each node, and the forms a model takes (picked from the list, a plain ID from an older workflow, not picked yet). */
-function everyMode(): Array<{ type: string; typeVersion?: number; parameters: Record<string, unknown> }> {
-	const models = (picked: string) => [{ __rl: true, mode: 'list', value: picked }, picked, { __rl: true, mode: 'list', value: '' }];
-	const out: Array<{ type: string; typeVersion?: number; parameters: Record<string, unknown> }> = [];
+function everyMode(): Array<{
+	type: string;
+	typeVersion?: number;
+	parameters: Record<string, unknown>;
+}> {
+	const models = (picked: string) => [
+		{ __rl: true, mode: 'list', value: picked },
+		picked,
+		{ __rl: true, mode: 'list', value: '' },
+	];
+	const out: Array<{ type: string; typeVersion?: number; parameters: Record<string, unknown> }> =
+		[];
 	for (const operation of ['generate', 'edit'])
 		for (const mode of ['async', 'sync', 'native'])
-			for (const model of models(mode === 'native' ? 'beta-3-pro-image-preview' : 'alpha-image-2.5')) out.push({ type: 'genGatewayImageSubmit', parameters: { operation, mode, model } });
+			for (const model of models(
+				mode === 'native' ? 'beta-3-pro-image-preview' : 'alpha-image-2.5',
+			))
+				out.push({ type: 'genGatewayImageSubmit', parameters: { operation, mode, model } });
 	for (const taskKind of ['auto', 'image', 'video'])
-		for (const videoOrigin of ['auto', 'base', 'video']) out.push({ type: 'genGatewayTaskWait', parameters: { taskKind, videoOrigin } });
+		for (const videoOrigin of ['auto', 'base', 'video'])
+			out.push({ type: 'genGatewayTaskWait', parameters: { taskKind, videoOrigin } });
 	for (const family of ['delta', 'gamma'])
-		for (const model of models(family === 'delta' ? 'delta-video-2-0-mini-260615' : 'gamma-video-1.0')) out.push({ type: 'genGatewayVideoCreate', parameters: { family, model } });
+		for (const model of models(
+			family === 'delta' ? 'delta-video-2-0-mini-260615' : 'gamma-video-1.0',
+		))
+			out.push({ type: 'genGatewayVideoCreate', parameters: { family, model } });
 	// version 1.1 (new nodes): each family's own Model field, as the node panel drops it
-	for (const family of ['delta', 'gamma']) out.push({ type: 'genGatewayVideoCreate', typeVersion: 1.1, parameters: { family } });
-	for (const source of ['imageTask', 'videoTask', 'url']) out.push({ type: 'genGatewayDownloadResult', parameters: { source } });
+	for (const family of ['delta', 'gamma'])
+		out.push({ type: 'genGatewayVideoCreate', typeVersion: 1.1, parameters: { family } });
+	for (const source of ['imageTask', 'videoTask', 'url'])
+		out.push({ type: 'genGatewayDownloadResult', parameters: { source } });
 	for (const messagesFrom of ['ui', 'json'])
-		for (const model of models('alpha-chat-4o')) out.push({ type: 'genGatewayChat', parameters: { messagesFrom, model } });
-	for (const model of models('alpha-chat-4o')) out.push({ type: 'genGatewayResponses', parameters: { model } });
-	for (const operation of ['estimateVideoCost', 'getPrices', 'listModels', 'settleTask']) out.push({ type: 'genGatewayPricing', parameters: { operation } });
+		for (const model of models('alpha-chat-4o'))
+			out.push({ type: 'genGatewayChat', parameters: { messagesFrom, model } });
+	for (const model of models('alpha-chat-4o'))
+		out.push({ type: 'genGatewayResponses', parameters: { model } });
+	for (const operation of ['estimateVideoCost', 'getPrices', 'listModels', 'settleTask'])
+		out.push({ type: 'genGatewayPricing', parameters: { operation } });
 	return out;
 }
 
@@ -85,9 +114,23 @@ describe('the n8n editor in Chromium', () => {
 	}
 	const passed = (name: string) => page.screenshot({ path: join(OUT, `passed-${name}.png`) });
 
-	async function createWorkflow(name: string, nodes: unknown[], connections: Record<string, unknown> = {}, pinData?: Record<string, unknown[]>): Promise<string> {
-		const res = await page.request.post(`${editor.base}/rest/workflows`, { data: { name, nodes, connections, settings: { executionOrder: 'v1' }, ...(pinData ? { pinData } : {}) } });
-		if (!res.ok()) throw new Error(`creating workflow ${name}: HTTP ${res.status()} ${await res.text()}`);
+	async function createWorkflow(
+		name: string,
+		nodes: unknown[],
+		connections: Record<string, unknown> = {},
+		pinData?: Record<string, unknown[]>,
+	): Promise<string> {
+		const res = await page.request.post(`${editor.base}/rest/workflows`, {
+			data: {
+				name,
+				nodes,
+				connections,
+				settings: { executionOrder: 'v1' },
+				...(pinData ? { pinData } : {}),
+			},
+		});
+		if (!res.ok())
+			throw new Error(`creating workflow ${name}: HTTP ${res.status()} ${await res.text()}`);
 		return (await res.json()).data.id;
 	}
 
@@ -96,7 +139,10 @@ describe('the n8n editor in Chromium', () => {
 		const bar = page.locator('[data-test-id="node-creator-search-bar"]');
 		// an empty list first, so that the list of the previous search is never read as this one's
 		await bar.fill('zzqqxx-no-such-node');
-		await page.locator('[data-test-id="node-creator-item-name"]').first().waitFor({ state: 'detached' });
+		await page
+			.locator('[data-test-id="node-creator-item-name"]')
+			.first()
+			.waitFor({ state: 'detached' });
 		await bar.fill(query);
 		let names: string[] = [];
 		for (let k = 0; k < 20; k++) {
@@ -110,7 +156,10 @@ describe('the n8n editor in Chromium', () => {
 	/** Searches for every node; returns what each search missed, and leaves the list of "GenGateway" on screen. */
 	async function searchEveryNode(): Promise<Record<string, string[]>> {
 		const missed: Record<string, string[]> = {};
-		const queries: Array<[string, string[]]> = [['GenGateway', NODES.map((n) => n.displayName)], ...NODES.map((n): [string, string[]] => [n.query, [n.displayName]])];
+		const queries: Array<[string, string[]]> = [
+			['GenGateway', NODES.map((n) => n.displayName)],
+			...NODES.map((n): [string, string[]] => [n.query, [n.displayName]]),
+		];
 		for (const [query, expected] of queries) {
 			const names = await search(query, expected);
 			const missing = expected.filter((e) => !names.includes(e));
@@ -126,7 +175,9 @@ describe('the n8n editor in Chromium', () => {
 	}
 
 	async function openNode(name: string): Promise<Locator> {
-		await page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).dblclick({ force: true });
+		await page
+			.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`)
+			.dblclick({ force: true });
 		const params = page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]');
 		await params.waitFor({ state: 'visible' });
 		return params;
@@ -137,7 +188,14 @@ describe('the n8n editor in Chromium', () => {
 		mkdirSync(OUT, { recursive: true });
 		sim = await startSimulator({ quiet: true });
 		state = await newState();
-		await importCredentials(state, [{ id: CRED.genGatewayApi.id, name: CRED.genGatewayApi.name, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+		await importCredentials(state, [
+			{
+				id: CRED.genGatewayApi.id,
+				name: CRED.genGatewayApi.name,
+				type: 'genGatewayApi',
+				data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+			},
+		]);
 		editor = await openEditor(state, { width: 1440, height: 900 });
 		page = editor.page;
 		page.setDefaultTimeout(30_000);
@@ -158,14 +216,22 @@ describe('the n8n editor in Chromium', () => {
 		});
 		const actions = await step('search-after-node', async () => {
 			await search('Manual Trigger', ['Manual Trigger']);
-			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Manual Trigger' }).first().click();
+			await page
+				.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Manual Trigger' })
+				.first()
+				.click();
 			await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 			if (await page.locator('[data-test-id="ndv"]').isVisible()) await closeNdv();
 			await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
 			expect(await searchEveryNode()).toEqual({});
 			await passed('search-after-node');
 			// issue 35: Image Submit's actions are its two operations, not its modes
-			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^GenGateway Image Submit$/ }).first().click();
+			await page
+				.locator('[data-test-id="node-creator-item-name"]', {
+					hasText: /^GenGateway Image Submit$/,
+				})
+				.first()
+				.click();
 			const header = page.locator('[data-test-id="node-creator"]').getByText(/^Actions \(\d+\)$/);
 			await header.waitFor();
 			// the node's view slides in over the search list: read it once the list has gone
@@ -184,13 +250,16 @@ describe('the n8n editor in Chromium', () => {
 		expect(actions.names).toEqual(['Generate an image from text', 'Edit an image']);
 	});
 
-	it('the Chat Model: found in the node panel and under an AI Agent\'s Chat Model connector, added from there with a model of the key, connected', async () => {
+	it("the Chat Model: found in the node panel and under an AI Agent's Chat Model connector, added from there with a model of the key, connected", async () => {
 		const names = await step('chat-model-main-panel', async () => {
 			await page.goto(`${editor.base}/workflow/new`, { waitUntil: 'networkidle' });
 			await page.locator('[data-test-id="node-creator-plus-button"]').click();
 			const found = await search('GenGateway Chat Model', ['GenGateway Chat Model']);
 			await search('AI Agent', ['AI Agent']);
-			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^AI Agent$/ }).first().click();
+			await page
+				.locator('[data-test-id="node-creator-item-name"]', { hasText: /^AI Agent$/ })
+				.first()
+				.click();
 			await page.locator('[data-test-id="canvas-node"][data-node-name="AI Agent"]').waitFor();
 			if (await page.locator('[data-test-id="ndv"]').isVisible()) await closeNdv();
 			return found;
@@ -198,23 +267,38 @@ describe('the n8n editor in Chromium', () => {
 		expect(names).toContain('GenGateway Chat Model');
 		// the "+" under the agent's Chat Model connector lists language models only: of the package, just the Chat Model
 		const inSlot = await step('chat-model-slot', async () => {
-			await page.locator('[data-test-id="canvas-node-input-handle"][data-connection-type="ai_languageModel"][data-node-name="AI Agent"] [data-test-id="canvas-handle-plus"]').click();
+			await page
+				.locator(
+					'[data-test-id="canvas-node-input-handle"][data-connection-type="ai_languageModel"][data-node-name="AI Agent"] [data-test-id="canvas-handle-plus"]',
+				)
+				.click();
 			const all = await search('Chat Model', ['GenGateway Chat Model', 'OpenAI Chat Model']);
 			const ours = await search('GenGateway', ['GenGateway Chat Model']);
 			await passed('chat-model-slot');
 			return { all, ours };
 		});
-		expect(inSlot.all).toEqual(expect.arrayContaining(['GenGateway Chat Model', 'OpenAI Chat Model']));
+		expect(inSlot.all).toEqual(
+			expect.arrayContaining(['GenGateway Chat Model', 'OpenAI Chat Model']),
+		);
 		expect(inSlot.ours).toEqual(['GenGateway Chat Model']);
-		const edge = page.locator('[data-test-id="edge"][data-source-node-name="GenGateway Chat Model"][data-target-node-name="AI Agent"]');
+		const edge = page.locator(
+			'[data-test-id="edge"][data-source-node-name="GenGateway Chat Model"][data-target-node-name="AI Agent"]',
+		);
 		await step('chat-model-connected', async () => {
-			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'GenGateway Chat Model' }).first().click();
+			await page
+				.locator('[data-test-id="node-creator-item-name"]', { hasText: 'GenGateway Chat Model' })
+				.first()
+				.click();
 			// n8n shows an installed community node's details first
 			const add = page.getByRole('button', { name: 'Add to workflow' });
 			if (await add.isVisible()) await add.click();
 			await page.locator('[data-test-id="ndv"]').waitFor();
 			// the credential is the only one there is; the model comes from the key's list
-			const model = page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"] [data-test-id="resource-locator-model"]').first();
+			const model = page
+				.locator(
+					'[data-test-id="ndv"] [data-test-id="node-parameters"] [data-test-id="resource-locator-model"]',
+				)
+				.first();
 			for (let attempt = 1; ; attempt++) {
 				await model.locator('input').nth(1).click();
 				try {
@@ -227,40 +311,76 @@ describe('the n8n editor in Chromium', () => {
 					await page.keyboard.press('Escape');
 				}
 			}
-			await page.locator('[data-test-id="rlc-item"]').filter({ hasText: /^\s*alpha-chat-4o\s*$/ }).first().click();
+			await page
+				.locator('[data-test-id="rlc-item"]')
+				.filter({ hasText: /^\s*alpha-chat-4o\s*$/ })
+				.first()
+				.click();
 			await closeNdv();
 			await edge.waitFor();
 			await passed('chat-model-connected');
 		});
 		expect(await edge.count()).toBe(1);
-		expect(await page.locator('[data-test-id="canvas-node"][data-node-name="GenGateway Chat Model"] [class*="_subtitle_"]').innerText()).toBe('alpha-chat-4o');
+		expect(
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="GenGateway Chat Model"] [class*="_subtitle_"]',
+				)
+				.innerText(),
+		).toBe('alpha-chat-4o');
 		// the workflow as n8n saves it: the Chat Model, with its credential and model, feeds the agent's language-model input
 		const id = new URL(page.url()).pathname.split('/').pop();
 		await page.keyboard.press('Control+s');
-		let saved: { nodes: Array<{ name: string; parameters: Record<string, unknown>; credentials?: unknown }>; connections: Record<string, unknown> } | undefined;
+		let saved:
+			| {
+					nodes: Array<{
+						name: string;
+						parameters: Record<string, unknown>;
+						credentials?: unknown;
+					}>;
+					connections: Record<string, unknown>;
+			  }
+			| undefined;
 		for (let k = 0; k < 20 && !saved?.connections['GenGateway Chat Model']; k++) {
 			await page.waitForTimeout(500);
 			saved = (await (await page.request.get(`${editor.base}/rest/workflows/${id}`)).json()).data;
 		}
-		expect(saved!.connections['GenGateway Chat Model']).toEqual({ ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] });
+		expect(saved!.connections['GenGateway Chat Model']).toEqual({
+			ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+		});
 		const chatModel = saved!.nodes.find((n) => n.name === 'GenGateway Chat Model')!;
-		expect(chatModel.credentials).toEqual({ genGatewayApi: { id: CRED.genGatewayApi.id, name: CRED.genGatewayApi.name } });
+		expect(chatModel.credentials).toEqual({
+			genGatewayApi: { id: CRED.genGatewayApi.id, name: CRED.genGatewayApi.name },
+		});
 		expect(chatModel.parameters.model).toMatchObject({ value: 'alpha-chat-4o' });
 	});
 
 	it('every node in every mode: the canvas subtitle and the parameter panel never show undefined', async () => {
 		const modes = everyMode();
-		const names = modes.map((m, i) => `${NODES.find((n) => n.type === m.type)!.displayName.replace('GenGateway ', '')} ${i + 1}`);
+		const names = modes.map(
+			(m, i) =>
+				`${NODES.find((n) => n.type === m.type)!.displayName.replace('GenGateway ', '')} ${i + 1}`,
+		);
 		const id = await createWorkflow(
 			'every mode',
-			modes.map((m, i) => ({ id: `m${i}`, name: names[i], type: `${PACKAGE_NAME}.${m.type}`, typeVersion: m.typeVersion ?? 1, position: [(i % 7) * 260, Math.floor(i / 7) * 220], parameters: m.parameters, credentials: CRED })),
+			modes.map((m, i) => ({
+				id: `m${i}`,
+				name: names[i],
+				type: `${PACKAGE_NAME}.${m.type}`,
+				typeVersion: m.typeVersion ?? 1,
+				position: [(i % 7) * 260, Math.floor(i / 7) * 220],
+				parameters: m.parameters,
+				credentials: CRED,
+			})),
 		);
 		const subtitles = await step('subtitles', async () => {
 			await editor.openWorkflow(id);
 			await page.locator('[data-test-id="zoom-to-fit"]').click();
 			const found: Record<string, string | null> = {};
 			for (const name of names) {
-				const sub = page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"] [class*="_subtitle_"]`);
+				const sub = page.locator(
+					`[data-test-id="canvas-node"][data-node-name="${name}"] [class*="_subtitle_"]`,
+				);
 				found[name] = (await sub.count()) ? await sub.innerText() : null;
 			}
 			const bad = Object.entries(found).filter(([, s]) => !s || BAD_TEXT.test(s));
@@ -268,19 +388,37 @@ describe('the n8n editor in Chromium', () => {
 			await passed('subtitles');
 			return found;
 		});
-		expect(subtitles[names[modes.findIndex((m) => m.type === 'genGatewayVideoCreate' && typeof m.parameters.model === 'string')]]).toMatch(/^delta: delta-video-2-0-mini-260615$/);
+		expect(
+			subtitles[
+				names[
+					modes.findIndex(
+						(m) => m.type === 'genGatewayVideoCreate' && typeof m.parameters.model === 'string',
+					)
+				]
+			],
+		).toMatch(/^delta: delta-video-2-0-mini-260615$/);
 
 		const panels: Record<string, string> = {};
 		for (const [i, name] of names.entries()) {
 			await step(`panel-${name.replace(/ /g, '-')}`, async () => {
 				const params = await openNode(name);
 				await page.waitForTimeout(300);
-				const title = await page.locator('[data-test-id="ndv"] [data-test-id="node-title-container"]').innerText();
+				const title = await page
+					.locator('[data-test-id="ndv"] [data-test-id="node-title-container"]')
+					.innerText();
 				const text = await params.innerText();
-				const fields = await params.locator('input, textarea').evaluateAll((els: Array<{ value: string; placeholder?: string }>) => els.map((e) => `${e.value} ${e.placeholder ?? ''}`));
+				const fields = await params
+					.locator('input, textarea')
+					.evaluateAll((els: Array<{ value: string; placeholder?: string }>) =>
+						els.map((e) => `${e.value} ${e.placeholder ?? ''}`),
+					);
 				panels[name] = [title, text, ...fields].join('\n');
 				const shown = panels[name].split('\n').filter((line) => /\bundefined\b/.test(line));
-				expect({ node: name, parameters: modes[i].parameters, shown }).toEqual({ node: name, parameters: modes[i].parameters, shown: [] });
+				expect({ node: name, parameters: modes[i].parameters, shown }).toEqual({
+					node: name,
+					parameters: modes[i].parameters,
+					shown: [],
+				});
 				if (i === 0) await passed('panel-first');
 				await closeNdv();
 			});
@@ -290,11 +428,17 @@ describe('the n8n editor in Chromium', () => {
 		// issue 35: a new Video Create (version 1.1): Seconds keeps what is typed and says its range; switching Family
 		// shows that family's own Model field at its first model
 		const modelShown = async (field: string) => {
-			const inputs = page.locator(`[data-test-id="ndv"] [data-test-id="resource-locator-${field}"] input`);
-			return (await inputs.evaluateAll((els: Array<{ value: string }>) => els.map((e) => e.value))).pop();
+			const inputs = page.locator(
+				`[data-test-id="ndv"] [data-test-id="resource-locator-${field}"] input`,
+			);
+			return (
+				await inputs.evaluateAll((els: Array<{ value: string }>) => els.map((e) => e.value))
+			).pop();
 		};
 		const form = await step('video-form', async () => {
-			const params = await openNode(names[modes.findIndex((m) => m.type === 'genGatewayVideoCreate' && m.typeVersion === 1.1)]);
+			const params = await openNode(
+				names[modes.findIndex((m) => m.type === 'genGatewayVideoCreate' && m.typeVersion === 1.1)],
+			);
 			const seconds = params.locator('[data-test-id="parameter-input-seconds"] input').first();
 			await seconds.click();
 			await seconds.fill('');
@@ -306,7 +450,11 @@ describe('the n8n editor in Chromium', () => {
 			await passed('video-seconds');
 			const choose = async (family: string) => {
 				await params.locator('[data-test-id="parameter-input-family"]').click();
-				await page.locator('.el-select-dropdown__item, [role="option"]').filter({ hasText: family }).first().click();
+				await page
+					.locator('.el-select-dropdown__item, [role="option"]')
+					.filter({ hasText: family })
+					.first()
+					.click();
 				await page.waitForTimeout(300);
 			};
 			await choose('Gamma Video');
@@ -318,13 +466,27 @@ describe('the n8n editor in Chromium', () => {
 			await closeNdv();
 			return { typed, hint, delta, gamma, gammaHint, back };
 		});
-		expect(form).toMatchObject({ typed: '20', delta: 'delta-video-2-0-mini-260615', gamma: 'gamma-video-1.0', back: 'delta-video-2-0-mini-260615' });
+		expect(form).toMatchObject({
+			typed: '20',
+			delta: 'delta-video-2-0-mini-260615',
+			gamma: 'gamma-video-1.0',
+			back: 'delta-video-2-0-mini-260615',
+		});
 		expect(form.hint).toMatch(/Send Values Outside the Form/);
 		expect(form.gammaHint).toMatch(/Send Values Outside the Form/);
 	});
 
 	it('the credential test shows its advice: a wrong key, then an unreachable host, then success', async () => {
-		const id = await createWorkflow('credential', [{ id: 'c1', name: 'Pricing', type: `${PACKAGE_NAME}.genGatewayPricing`, typeVersion: 1, position: [0, 0], parameters: { operation: 'listModels' } }]);
+		const id = await createWorkflow('credential', [
+			{
+				id: 'c1',
+				name: 'Pricing',
+				type: `${PACKAGE_NAME}.genGatewayPricing`,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { operation: 'listModels' },
+			},
+		]);
 		const modal = page.locator('[data-test-id="editCredential-modal"]');
 		const logBefore = sim.log.length;
 		const fill = async (apiKey: string, baseUrl: string) => {
@@ -346,13 +508,17 @@ describe('the n8n editor in Chromium', () => {
 			await page.locator('[data-test-id="node-credentials-select-item-new"]').click();
 			await modal.waitFor();
 			await fill('sk-not-a-key-of-this-gateway', sim.baseUrl);
-			await verdict('The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.');
+			await verdict(
+				'The API key is missing, invalid or expired (HTTP 401). Check the key in the gateway console.',
+			);
 			await passed('credential-wrong-key');
 		});
 		await step('credential-unreachable', async () => {
 			const port = await freePort();
 			await fill(sim.keys.demo, `http://127.0.0.1:${port}/v1`);
-			await verdict(`Cannot reach http://127.0.0.1:${port}: connection refused (nothing accepts connections on that port). Check the Base URL's host and port, and that n8n can reach it (proxy, firewall).`);
+			await verdict(
+				`Cannot reach http://127.0.0.1:${port}: connection refused (nothing accepts connections on that port). Check the Base URL's host and port, and that n8n can reach it (proxy, firewall).`,
+			);
 			await passed('credential-unreachable');
 		});
 		await step('credential-ok', async () => {
@@ -360,35 +526,70 @@ describe('the n8n editor in Chromium', () => {
 			await fill(sim.keys.demo, sim.baseUrl);
 			await modal.waitFor({ state: 'hidden' });
 			const select = page.locator('[data-test-id="node-credentials-select"]');
-			const values = await select.locator('input').evaluateAll((els: Array<{ value: string }>) => els.map((e) => e.value));
+			const values = await select
+				.locator('input')
+				.evaluateAll((els: Array<{ value: string }>) => els.map((e) => e.value));
 			expect([await select.innerText(), ...values].join(' ')).toContain('GenGateway account 2');
 			await passed('credential-ok');
 		});
-		expect(sim.log.slice(logBefore).filter((l) => l.path === '/v1/models').map((l) => l.status)).toEqual([401, 200]);
+		expect(
+			sim.log
+				.slice(logBefore)
+				.filter((l) => l.path === '/v1/models')
+				.map((l) => l.status),
+		).toEqual([401, 200]);
 	});
 
 	it('Image Submit → Task Wait, run from the editor: the image shows in the binary preview', async () => {
 		const id = await createWorkflow(
 			'first image',
 			[
-				{ id: 'r1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'r1',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					id: 'r2',
 					name: 'Image Submit',
 					type: `${PACKAGE_NAME}.genGatewayImageSubmit`,
 					typeVersion: 1,
 					position: [260, 0],
-					parameters: { operation: 'generate', mode: 'async', model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' }, prompt: 'a lighthouse at dawn, watercolor', size: '1024x1024' },
+					parameters: {
+						operation: 'generate',
+						mode: 'async',
+						model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' },
+						prompt: 'a lighthouse at dawn, watercolor',
+						size: '1024x1024',
+					},
 					credentials: CRED,
 				},
-				{ id: 'r3', name: 'Task Wait', type: `${PACKAGE_NAME}.genGatewayTaskWait`, typeVersion: 1, position: [520, 0], parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} }, credentials: CRED },
+				{
+					id: 'r3',
+					name: 'Task Wait',
+					type: `${PACKAGE_NAME}.genGatewayTaskWait`,
+					typeVersion: 1,
+					position: [520, 0],
+					parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} },
+					credentials: CRED,
+				},
 			],
-			{ Start: { main: [[{ node: 'Image Submit', type: 'main', index: 0 }]] }, 'Image Submit': { main: [[{ node: 'Task Wait', type: 'main', index: 0 }]] } },
+			{
+				Start: { main: [[{ node: 'Image Submit', type: 'main', index: 0 }]] },
+				'Image Submit': { main: [[{ node: 'Task Wait', type: 'main', index: 0 }]] },
+			},
 		);
 		await step('run', async () => {
 			await editor.openWorkflow(id);
 			await page.locator('[data-test-id="execute-workflow-button"]').click();
-			await page.locator('[data-test-id="canvas-node"][data-node-name="Task Wait"] [data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="Task Wait"] [data-test-id="canvas-node-status-success"]',
+				)
+				.waitFor({ timeout: 120_000 });
 			await passed('run');
 		});
 		const size = await step('binary-preview', async () => {
@@ -398,8 +599,14 @@ describe('the n8n editor in Chromium', () => {
 			await output.locator('[data-test-id="ndv-view-binary-data"]').first().click();
 			const img = output.locator('img[src*="/rest/binary-data"]');
 			await img.waitFor();
-			await page.waitForFunction((el: ImageElement) => el.complete && el.naturalWidth > 0, await img.elementHandle());
-			const dims = await img.evaluate((el: ImageElement) => ({ width: el.naturalWidth, height: el.naturalHeight }));
+			await page.waitForFunction(
+				(el: ImageElement) => el.complete && el.naturalWidth > 0,
+				await img.elementHandle(),
+			);
+			const dims = await img.evaluate((el: ImageElement) => ({
+				width: el.naturalWidth,
+				height: el.naturalHeight,
+			}));
 			await passed('binary-preview');
 			return dims;
 		});
@@ -422,14 +629,28 @@ describe('the n8n editor in Chromium', () => {
 		const id = await createWorkflow(
 			'cap',
 			[
-				{ id: 'c1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'c1',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					id: 'c2',
 					name: 'Image Submit',
 					type: `${PACKAGE_NAME}.genGatewayImageSubmit`,
 					typeVersion: 1,
 					position: [260, 0],
-					parameters: { operation: 'generate', mode: 'async', model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' }, prompt: '={{ $json.prompt }}', size: '1024x1024', options: { maxSpend: '0.05' } },
+					parameters: {
+						operation: 'generate',
+						mode: 'async',
+						model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' },
+						prompt: '={{ $json.prompt }}',
+						size: '1024x1024',
+						options: { maxSpend: '0.05' },
+					},
 					credentials: CRED,
 				},
 			],
@@ -441,7 +662,11 @@ describe('the n8n editor in Chromium', () => {
 		const message = await step('cap-refused', async () => {
 			await editor.openWorkflow(id);
 			await page.locator('[data-test-id="execute-workflow-button"]').click();
-			await page.locator('[data-test-id="canvas-node"][data-node-name="Image Submit"] [data-test-id="canvas-node-status-mark-error"]').waitFor({ timeout: 60_000 });
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="Image Submit"] [data-test-id="canvas-node-status-mark-error"]',
+				)
+				.waitFor({ timeout: 60_000 });
 			await openNode('Image Submit');
 			const shown = page.locator('[data-test-id="ndv"] [data-test-id="node-error-message"]');
 			await shown.waitFor();
@@ -450,7 +675,9 @@ describe('the n8n editor in Chromium', () => {
 			await closeNdv();
 			return text;
 		});
-		expect(message).toMatch(/^Max Expected Spend \$0\.05 \(¤25000\) refused the batch before any paid request: the price of \$0\.12 \(¤60000\)/);
+		expect(message).toMatch(
+			/^Max Expected Spend \$0\.05 \(¤25000\) refused the batch before any paid request: the price of \$0\.12 \(¤60000\)/,
+		);
 		expect(message).not.toMatch(/\[item/);
 		expect(sim.log.filter((l) => l.method === 'POST').length).toBe(posts);
 	});

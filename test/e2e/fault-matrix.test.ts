@@ -16,10 +16,37 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { mp4Problem } from '../../scripts/pipeline/judge';
-import { ITEMS, POLL_MS, SCENARIOS, SCHEDULING_MARGIN_MS, TASK_LATENCY_MS, boundSeconds, chatRow, countKey, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, setTaskLatency, sortWaited, waitedRow, withMeasures, type BaseRow, type Item, type Row, type Scenario } from '../reliability/scenarios';
+import {
+	ITEMS,
+	POLL_MS,
+	SCENARIOS,
+	SCHEDULING_MARGIN_MS,
+	TASK_LATENCY_MS,
+	boundSeconds,
+	chatRow,
+	countKey,
+	expectRow,
+	falseSuccesses,
+	imageRow,
+	isFailedItem,
+	renderTable,
+	setTaskLatency,
+	sortWaited,
+	waitedRow,
+	withMeasures,
+	type BaseRow,
+	type Item,
+	type Row,
+	type Scenario,
+} from '../reliability/scenarios';
 import { PACKAGE_NAME, ROOT } from '../../scripts/lib/repo';
 import { N8N_HOME, N8N_NODE } from '../../scripts/lib/n8n/runtime';
-import { executeWorkflow, nodeOutput, runFailure, type ExecuteResult } from '../../scripts/lib/n8n/cli';
+import {
+	executeWorkflow,
+	nodeOutput,
+	runFailure,
+	type ExecuteResult,
+} from '../../scripts/lib/n8n/cli';
 import { importCredentials } from '../../scripts/lib/n8n/imports';
 import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
@@ -34,41 +61,108 @@ const wfId = (sc: Scenario) => `ggfault${String(SCENARIOS.indexOf(sc)).padStart(
 const MEMORY_FAULTS = ['endless', 'oversize-json', 'sse-endless-deltas'];
 /** whether a row's outcome depends on n8n itself (see the header) */
 function dependsOnN8n(sc: Scenario): boolean {
-	return !!sc.retry || !!sc.cancel || sc.faults.some((f) => f.kind === 'echo-key' || MEMORY_FAULTS.includes(f.kind));
+	return (
+		!!sc.retry ||
+		!!sc.cancel ||
+		sc.faults.some((f) => f.kind === 'echo-key' || MEMORY_FAULTS.includes(f.kind))
+	);
 }
 const IN_N8N = SCENARIOS.filter(dependsOnN8n);
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
 
 function toWorkflow(sc: Scenario): Record<string, unknown> {
-	const ours = (name: string, type: string, parameters: Record<string, unknown>) => ({ name, type: `${PACKAGE_NAME}.${type}`, typeVersion: 1, parameters, credentials: { genGatewayApi: CRED } });
+	const ours = (name: string, type: string, parameters: Record<string, unknown>) => ({
+		name,
+		type: `${PACKAGE_NAME}.${type}`,
+		typeVersion: 1,
+		parameters,
+		credentials: { genGatewayApi: CRED },
+	});
 	// n8n's Retry On Fail and error setting on the paid node, as the editor stores them
-	const retry = (fallback?: string) => ({ ...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}), ...((sc.retry?.onError ?? fallback) ? { onError: sc.retry?.onError ?? fallback } : {}) });
-	const video = ours('Submit', 'genGatewayVideoCreate', { family: 'delta', model: model('delta-video-2-0-mini-260615'), prompt: '={{ $json.p }}', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false, referenceImages: '' });
-	const waitOptions = { maxWaitSeconds: sc.maxWaitSeconds ?? 0, ...(sc.deadlineMinutes ? { deadlineMinutes: sc.deadlineMinutes } : {}), ...(sc.maxVideoMiB ? { maxVideoMiB: sc.maxVideoMiB } : {}) };
-	const submit = sc.pipeline === 'video' ? video : {
-		...ours('Submit', 'genGatewayImageSubmit', {
-			operation: 'generate',
-			mode: 'async',
-			model: model('alpha-image-2.5'),
-			prompt: '={{ $json.p }}',
-			size: '1024x1024',
-			options: { ...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}), ...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}) },
-		}),
-		...retry(),
+	const retry = (fallback?: string) => ({
+		...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}),
+		...((sc.retry?.onError ?? fallback) ? { onError: sc.retry?.onError ?? fallback } : {}),
+	});
+	const video = ours('Submit', 'genGatewayVideoCreate', {
+		family: 'delta',
+		model: model('delta-video-2-0-mini-260615'),
+		prompt: '={{ $json.p }}',
+		seconds: 5,
+		resolution: '480p',
+		ratio: '16:9',
+		generateAudio: false,
+		watermark: false,
+		referenceImages: '',
+	});
+	const waitOptions = {
+		maxWaitSeconds: sc.maxWaitSeconds ?? 0,
+		...(sc.deadlineMinutes ? { deadlineMinutes: sc.deadlineMinutes } : {}),
+		...(sc.maxVideoMiB ? { maxVideoMiB: sc.maxVideoMiB } : {}),
 	};
+	const submit =
+		sc.pipeline === 'video'
+			? video
+			: {
+					...ours('Submit', 'genGatewayImageSubmit', {
+						operation: 'generate',
+						mode: 'async',
+						model: model('alpha-image-2.5'),
+						prompt: '={{ $json.p }}',
+						size: '1024x1024',
+						options: {
+							...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}),
+							...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}),
+						},
+					}),
+					...retry(),
+				};
 	const tail =
 		sc.pipeline === 'chat'
-			? [{ ...ours('Chat', 'genGatewayChat', { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.streamMaxMs ? { maxDurationMs: sc.streamMaxMs } : {} }), ...retry('continueRegularOutput') }]
+			? [
+					{
+						...ours('Chat', 'genGatewayChat', {
+							model: model('alpha-chat-4o'),
+							messagesFrom: 'ui',
+							messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] },
+							stream: true,
+							options: sc.streamMaxMs ? { maxDurationMs: sc.streamMaxMs } : {},
+						}),
+						...retry('continueRegularOutput'),
+					},
+				]
 			: sc.pipeline === 'image-wait'
 				? [submit]
-				: [submit, ours('Wait', 'genGatewayTaskWait', { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: waitOptions })];
+				: [
+						submit,
+						ours('Wait', 'genGatewayTaskWait', {
+							taskId: '={{ $json.task_id }}',
+							taskKind: 'auto',
+							options: waitOptions,
+						}),
+					];
 	const nodes = [
 		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-		{ name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: `return ${JSON.stringify(sc.prompts)}.map((p) => ({ json: { p } }));` } },
+		{
+			name: 'Items',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			parameters: { jsCode: `return ${JSON.stringify(sc.prompts)}.map((p) => ({ json: { p } }));` },
+		},
 		...tail,
 	].map((n, k) => ({ id: `${wfId(sc)}-${k}`, position: [k * 220, 0], ...n }));
-	const connections = Object.fromEntries(nodes.slice(1).map((n, k) => [nodes[k].name, { main: [[{ node: n.name, type: 'main', index: 0 }]] }]));
-	return { id: wfId(sc), name: `fault matrix: ${sc.name}`, active: false, nodes, connections, settings: { executionOrder: 'v1', ...(sc.cancel ? { executionTimeout: CANCEL_AFTER_S } : {}) } };
+	const connections = Object.fromEntries(
+		nodes
+			.slice(1)
+			.map((n, k) => [nodes[k].name, { main: [[{ node: n.name, type: 'main', index: 0 }]] }]),
+	);
+	return {
+		id: wfId(sc),
+		name: `fault matrix: ${sc.name}`,
+		active: false,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1', ...(sc.cancel ? { executionTimeout: CANCEL_AFTER_S } : {}) },
+	};
 }
 
 interface NodeRun {
@@ -87,7 +181,10 @@ const outputsOf = (run: NodeRun | undefined) => [0, 1, 2].map((k) => run?.data?.
  * released at once (its post-execute promise is rejected) and closes the database while the cancelled run's save is
  * still under way, so on a loaded machine the row keeps the empty data it was created with.
  */
-function storedExecution(state: string, workflowId: string): { status: string; runData: RunData } | undefined {
+function storedExecution(
+	state: string,
+	workflowId: string,
+): { status: string; runData: RunData } | undefined {
 	const mods = join(N8N_HOME, 'app/node_modules');
 	const script = `
 const { Database } = require(${JSON.stringify(join(mods, 'sqlite3'))});
@@ -97,7 +194,13 @@ new Database(process.argv[1]).get('select e.status, d.data from execution_entity
 	const runData = parse(row.data)?.resultData?.runData;
 	process.stdout.write(JSON.stringify(runData ? { status: row.status, runData } : null));
 });`;
-	return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(state, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' })) ?? undefined;
+	return (
+		JSON.parse(
+			execFileSync(N8N_NODE, ['-e', script, join(state, '.n8n/database.sqlite'), workflowId], {
+				encoding: 'utf8',
+			}),
+		) ?? undefined
+	);
 }
 
 /**
@@ -110,7 +213,9 @@ function failedInOtherNode(sc: Scenario, res: ExecuteResult): string | undefined
 	const runData = (res.data?.data?.resultData?.runData ?? {}) as RunData;
 	const failed = nodes.filter((n) => lastRun(runData, n.name)?.error);
 	if (!failed.length || failed.some((n) => n.type.startsWith(`${PACKAGE_NAME}.`))) return undefined;
-	return failed.map((n) => `'${n.name}' (${n.type}): ${lastRun(runData, n.name)?.error?.message ?? ''}`).join('; ');
+	return failed
+		.map((n) => `'${n.name}' (${n.type}): ${lastRun(runData, n.name)?.error?.message ?? ''}`)
+		.join('; ');
 }
 
 /** runs of a cancelled workflow before giving up on n8n storing its run data */
@@ -125,13 +230,24 @@ describe('fault matrix in real n8n', () => {
 	const started = Date.now();
 
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: TASK_LATENCY_MS, pollAfterMs: POLL_MS, videoLatencyMs: 300, videoBytes: 200_000 });
+		sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: TASK_LATENCY_MS,
+			pollAfterMs: POLL_MS,
+			videoLatencyMs: 300,
+			videoBytes: 200_000,
+		});
 		state = await newState();
-		await importCredentials(state, [{ ...CRED, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } }]);
+		await importCredentials(state, [
+			{ ...CRED, type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } },
+		]);
 		await importWorkflows(state, IN_N8N.map(toWorkflow));
 		// a plain run measures the n8n process's own peak memory, the base of the memory column
-		baselineRssMiB = (await executeWorkflow(state, wfId(SCENARIOS[0]), { sampleRss: true })).peakRssMiB ?? 0;
-		notes.push(`memory: peak RSS of each \`n8n execute\` process minus that of a plain run (${baselineRssMiB} MiB).`);
+		baselineRssMiB =
+			(await executeWorkflow(state, wfId(SCENARIOS[0]), { sampleRss: true })).peakRssMiB ?? 0;
+		notes.push(
+			`memory: peak RSS of each \`n8n execute\` process minus that of a plain run (${baselineRssMiB} MiB).`,
+		);
 	});
 	afterAll(async () => {
 		await sim.stop();
@@ -140,16 +256,28 @@ describe('fault matrix in real n8n', () => {
 		const table = renderTable(rows);
 		mkdirSync(join(ROOT, 'out'), { recursive: true });
 		writeFileSync(join(ROOT, 'out/fault-matrix-n8n.md'), `${table}\n\n${notes.join('\n')}\n`);
-		process.stdout.write(`\nFault matrix in real n8n 2.41.1 (the ${rows.length} rows that depend on n8n, ${ITEMS} items per scenario, ${((Date.now() - started) / 1000).toFixed(0)} s)\n${table}\n${notes.join('\n')}\n`);
+		process.stdout.write(
+			`\nFault matrix in real n8n 2.41.1 (the ${rows.length} rows that depend on n8n, ${ITEMS} items per scenario, ${((Date.now() - started) / 1000).toFixed(0)} s)\n${table}\n${notes.join('\n')}\n`,
+		);
 	});
 	beforeEach(() => sim.reset());
 
 	it('runs the rows that depend on n8n: Retry On Fail under every error setting, the cancel, the echoed key, memory', () => {
 		const onError = new Set(IN_N8N.map((sc) => sc.retry?.onError).filter(Boolean));
-		expect([...onError].sort()).toEqual(['continueErrorOutput', 'continueRegularOutput', 'stopWorkflow']);
+		expect([...onError].sort()).toEqual([
+			'continueErrorOutput',
+			'continueRegularOutput',
+			'stopWorkflow',
+		]);
 		expect(IN_N8N.filter((sc) => sc.cancel)).toHaveLength(1);
-		expect(IN_N8N.filter((sc) => sc.faults.some((f) => f.kind === 'echo-key')).map((sc) => sc.pipeline).sort()).toEqual(['chat', 'image', 'image']);
-		expect(IN_N8N.filter((sc) => sc.faults.some((f) => MEMORY_FAULTS.includes(f.kind))).length).toBeGreaterThanOrEqual(4);
+		expect(
+			IN_N8N.filter((sc) => sc.faults.some((f) => f.kind === 'echo-key'))
+				.map((sc) => sc.pipeline)
+				.sort(),
+		).toEqual(['chat', 'image', 'image']);
+		expect(
+			IN_N8N.filter((sc) => sc.faults.some((f) => MEMORY_FAULTS.includes(f.kind))).length,
+		).toBeGreaterThanOrEqual(4);
 		expect(IN_N8N.length).toBeLessThan(SCENARIOS.length);
 	});
 
@@ -162,7 +290,8 @@ describe('fault matrix in real n8n', () => {
 	};
 
 	function checkExecute(res: ExecuteResult): void {
-		if (res.code !== 0 || res.data?.status !== 'success') throw new Error(`n8n execute failed: ${runFailure(res)}`);
+		if (res.code !== 0 || res.data?.status !== 'success')
+			throw new Error(`n8n execute failed: ${runFailure(res)}`);
 	}
 
 	/** completed videos whose stored file is not a whole MP4 */
@@ -186,41 +315,69 @@ describe('fault matrix in real n8n', () => {
 		if (sc.cancel) {
 			const exited = Date.now();
 			const stored = storedExecution(state, wfId(sc));
-			if (!stored) throw new Error(`n8n stored no run data for the cancelled run in ${CANCEL_RUNS} runs (see the notes)`);
+			if (!stored)
+				throw new Error(
+					`n8n stored no run data for the cancelled run in ${CANCEL_RUNS} runs (see the notes)`,
+				);
 			expect(stored.status).toBe('canceled');
 			submitted = outputsOf(lastRun(stored.runData, 'Submit'))[0];
 			waitRun = lastRun(stored.runData, 'Wait');
 			cancelledWith = waitRun?.error?.message;
-			if (!waitRun) throw new Error(`n8n cancelled the run before Task Wait started: executionTimeout ${CANCEL_AFTER_S} s is too short on this machine`);
+			if (!waitRun)
+				throw new Error(
+					`n8n cancelled the run before Task Wait started: executionTimeout ${CANCEL_AFTER_S} s is too short on this machine`,
+				);
 			const cancelAt = waitRun.startTime + waitRun.executionTime;
 			const ids = submitted.map((i) => String(i.json.task_id));
-			const polls = () => sim.log.filter((l) => l.method === 'GET' && ids.some((id) => l.path.endsWith(`/${id}`)));
+			const polls = () =>
+				sim.log.filter((l) => l.method === 'GET' && ids.some((id) => l.path.endsWith(`/${id}`)));
 			// Task Wait was polling when n8n cancelled it, and sent no query after that
 			expect(polls().length).toBeGreaterThan(0);
 			expect(polls().filter((l) => l.time > cancelAt)).toEqual([]);
 			const seen = polls().length;
 			await new Promise((r) => setTimeout(r, 1000));
 			expect(polls()).toHaveLength(seen);
-			notes.push(`cancel: executionTimeout ${CANCEL_AFTER_S} s; n8n ended Task Wait after ${cancelAt - waitRun!.startTime} ms of polling (${seen} queries, the last ${cancelAt - polls().at(-1)!.time} ms before, none after); the n8n process exited ${exited - cancelAt} ms later.`);
+			notes.push(
+				`cancel: executionTimeout ${CANCEL_AFTER_S} s; n8n ended Task Wait after ${cancelAt - waitRun!.startTime} ms of polling (${seen} queries, the last ${cancelAt - polls().at(-1)!.time} ms before, none after); the n8n process exited ${exited - cancelAt} ms later.`,
+			);
 		} else {
 			checkExecute(res);
 			submitted = nodeOutput(res, 'Submit');
 			waitRun = lastRun(runData, 'Wait');
 		}
-		expect(submitted.filter((i) => i.json.submission_uncertain === true)).toHaveLength(sc.uncertain ?? 0);
+		expect(submitted.filter((i) => i.json.submission_uncertain === true)).toHaveLength(
+			sc.uncertain ?? 0,
+		);
 		const waitOutputs = sc.cancel ? [] : outputsOf(waitRun);
 		let overrunMs: number | undefined;
 		const bound = boundSeconds(sc);
 		if (bound) {
 			// from Task Wait's own deadline base (wait_started_at) to the end of its run as n8n timed it
-			const base = new Set(waitOutputs.flat().map((i) => i.json.wait_started_at).filter((v) => typeof v === 'number'));
+			const base = new Set(
+				waitOutputs
+					.flat()
+					.map((i) => i.json.wait_started_at)
+					.filter((v) => typeof v === 'number'),
+			);
 			expect(base.size).toBeLessThanOrEqual(1);
 			const [waitStartedAt] = base.size ? ([...base] as number[]) : [waitRun!.startTime];
 			overrunMs = waitRun!.startTime + waitRun!.executionTime - (waitStartedAt + bound * 1000);
-			notes.push(`${sc.name}: overrun = end of Task Wait's run (n8n's startTime + executionTime) - (its wait_started_at + ${bound} s) = ${overrunMs} ms; bound: poll interval ${POLL_MS} ms + scheduling margin ${SCHEDULING_MARGIN_MS} ms.`);
+			notes.push(
+				`${sc.name}: overrun = end of Task Wait's run (n8n's startTime + executionTime) - (its wait_started_at + ${bound} s) = ${overrunMs} ms; bound: poll interval ${POLL_MS} ms + scheduling margin ${SCHEDULING_MARGIN_MS} ms.`,
+			);
 		}
-		const falseSuccess = sc.pipeline === 'video' ? await falseVideos(waitOutputs[0] ?? []) : await falseSuccesses(waitOutputs[0] ?? [], storedFile);
-		return imageRow(sc, { log: sim.log, submitted, waitOutputs, falseSuccess, overrunMs, cancelledWith });
+		const falseSuccess =
+			sc.pipeline === 'video'
+				? await falseVideos(waitOutputs[0] ?? [])
+				: await falseSuccesses(waitOutputs[0] ?? [], storedFile);
+		return imageRow(sc, {
+			log: sim.log,
+			submitted,
+			waitOutputs,
+			falseSuccess,
+			overrunMs,
+			cancelledWith,
+		});
 	}
 
 	async function waitedScenario(sc: Scenario, res: ExecuteResult): Promise<BaseRow> {
@@ -228,7 +385,9 @@ describe('fault matrix in real n8n', () => {
 		checkExecute(res);
 		const outputs = [nodeOutput(res, 'Submit', 0), nodeOutput(res, 'Submit', 1)];
 		const falseSuccess = await falseSuccesses(sortWaited(outputs)[0], storedFile);
-		const chargedTaskIds = sim.ledger.filter((l) => l.kind === 'charge' && l.taskId).map((l) => l.taskId!);
+		const chargedTaskIds = sim.ledger
+			.filter((l) => l.kind === 'charge' && l.taskId)
+			.map((l) => l.taskId!);
 		return waitedRow(sc, { log: sim.log, outputs, falseSuccess, chargedTaskIds });
 	}
 
@@ -249,8 +408,13 @@ describe('fault matrix in real n8n', () => {
 
 	/** the key in what the run left: n8n's output (run data included) and its database files */
 	function keyLeaks(res: ExecuteResult): number {
-		const db = ['database.sqlite', 'database.sqlite-wal'].map((f) => join(state, '.n8n', f)).filter((f) => existsSync(f));
-		return countKey(res.stdout + res.stderr, sim.keys.demo) + db.reduce((n, f) => n + countKey(readFileSync(f).toString('latin1'), sim.keys.demo), 0);
+		const db = ['database.sqlite', 'database.sqlite-wal']
+			.map((f) => join(state, '.n8n', f))
+			.filter((f) => existsSync(f));
+		return (
+			countKey(res.stdout + res.stderr, sim.keys.demo) +
+			db.reduce((n, f) => n + countKey(readFileSync(f).toString('latin1'), sim.keys.demo), 0)
+		);
 	}
 
 	it.each(IN_N8N.map((sc) => [sc.name, sc] as const))('%s', async (_name, sc) => {
@@ -259,21 +423,38 @@ describe('fault matrix in real n8n', () => {
 		let row: Row;
 		try {
 			let res = await executeWorkflow(state, wfId(sc), { sampleRss: true });
-			for (let run = 1; sc.cancel && run < CANCEL_RUNS && !storedExecution(state, wfId(sc)); run++) {
-				notes.push(`cancel: run ${run} left no run data in n8n's database (the CLI exited before n8n saved the cancelled run); run again.`);
+			for (
+				let run = 1;
+				sc.cancel && run < CANCEL_RUNS && !storedExecution(state, wfId(sc));
+				run++
+			) {
+				notes.push(
+					`cancel: run ${run} left no run data in n8n's database (the CLI exited before n8n saved the cancelled run); run again.`,
+				);
 				sim.reset();
 				sim.fault(sc.faults);
 				res = await executeWorkflow(state, wfId(sc), { sampleRss: true });
 			}
 			const other = failedInOtherNode(sc, res);
 			if (other) {
-				notes.push(`${sc.name}: n8n failed the run in its own node ${other}, not in a GenGateway node; run again.`);
+				notes.push(
+					`${sc.name}: n8n failed the run in its own node ${other}, not in a GenGateway node; run again.`,
+				);
 				sim.reset();
 				sim.fault(sc.faults);
 				res = await executeWorkflow(state, wfId(sc), { sampleRss: true });
 			}
-			const base = sc.pipeline === 'chat' ? chatScenario(sc, res) : sc.pipeline === 'image-wait' ? await waitedScenario(sc, res) : await imageScenario(sc, res);
-			row = withMeasures(base, { keyLeaks: keyLeaks(res), memoryMiB: Math.max(0, (res.peakRssMiB ?? 0) - baselineRssMiB), log: sim.log });
+			const base =
+				sc.pipeline === 'chat'
+					? chatScenario(sc, res)
+					: sc.pipeline === 'image-wait'
+						? await waitedScenario(sc, res)
+						: await imageScenario(sc, res);
+			row = withMeasures(base, {
+				keyLeaks: keyLeaks(res),
+				memoryMiB: Math.max(0, (res.peakRssMiB ?? 0) - baselineRssMiB),
+				log: sim.log,
+			});
 		} finally {
 			restore();
 		}

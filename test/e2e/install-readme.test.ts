@@ -8,7 +8,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { crashedAfterRun } from '../../scripts/demo/summary';
@@ -23,7 +32,10 @@ import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/sta
 jest.setTimeout(300_000);
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+	name: string;
+	version: string;
+};
 
 /** The fenced bash block after an HTML comment that starts with `<!-- marker`. */
 function blockAfter(marker: string): string {
@@ -58,7 +70,10 @@ function userEnv(): NodeJS.ProcessEnv {
 /** A copy of this checkout as it is (the files git tracks or would track, changes included), its npm packages linked. */
 function copyCheckout(): string {
 	const dir = mkdtempSync(join(tmpdir(), 'gg-checkout-'));
-	const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+	const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+		cwd: ROOT,
+		encoding: 'utf8',
+	});
 	if (r.status !== 0) throw new Error(`git ls-files failed: ${r.stderr}`);
 	for (const f of r.stdout.split('\0').filter(Boolean)) {
 		if (!existsSync(join(ROOT, f))) continue;
@@ -86,7 +101,10 @@ describe('README: install from a checkout into a self-hosted n8n', () => {
 		// a migrated n8n state of the driver's; its nodes folder is removed, so the README's steps fill an empty one
 		state = await newState();
 		nodes = join(state, '.n8n/nodes');
-		e2eInstall = fileHashes(join(nodes, 'node_modules', PACKAGE_NAME), (rel) => rel === 'node_modules' || rel === 'package.json');
+		e2eInstall = fileHashes(
+			join(nodes, 'node_modules', PACKAGE_NAME),
+			(rel) => rel === 'node_modules' || rel === 'package.json',
+		);
 		rmSync(nodes, { recursive: true, force: true });
 		checkout = copyCheckout();
 	});
@@ -95,38 +113,63 @@ describe('README: install from a checkout into a self-hosted n8n', () => {
 		if (state) removeState(state);
 		if (checkout) rmSync(checkout, { recursive: true, force: true });
 		removeTemplate();
-		console.log(`install-readme: ${Object.entries(took).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}`);
+		console.log(
+			`install-readme: ${Object.entries(took)
+				.map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`)
+				.join(', ')}`,
+		);
 	});
 
 	it("the README's block names this version's tarball and sets only CHECKOUT and NODES for the reader", () => {
 		const lines = block.trim().split('\n');
-		expect(lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0])).toEqual(['CHECKOUT', 'NODES']);
+		expect(lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0])).toEqual([
+			'CHECKOUT',
+			'NODES',
+		]);
 		expect(block).toContain('npm run build && npm pack');
 		expect(block).toContain(`./${tarball}`);
 		expect(block).not.toMatch(/\bsudo\b|\s-g\b|--global/);
 	});
 
 	it('runs as written: builds and packs the checkout, installs the tarball into an empty nodes folder without the peer dependencies', () => {
-		const script = block.replace(/^CHECKOUT=.*$/m, `CHECKOUT=${JSON.stringify(checkout)}`).replace(/^NODES=.*$/m, `NODES=${JSON.stringify(nodes)}`);
+		const script = block
+			.replace(/^CHECKOUT=.*$/m, `CHECKOUT=${JSON.stringify(checkout)}`)
+			.replace(/^NODES=.*$/m, `NODES=${JSON.stringify(nodes)}`);
 		const started = Date.now();
-		const r = spawnSync('bash', ['-e', '-c', script], { cwd: tmpdir(), env: userEnv(), encoding: 'utf8', maxBuffer: 64 << 20 });
+		const r = spawnSync('bash', ['-e', '-c', script], {
+			cwd: tmpdir(),
+			env: userEnv(),
+			encoding: 'utf8',
+			maxBuffer: 64 << 20,
+		});
 		took['README steps'] = Date.now() - started;
-		if (r.status !== 0) throw new Error(`the README's install steps failed (exit ${r.status}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+		if (r.status !== 0)
+			throw new Error(
+				`the README's install steps failed (exit ${r.status}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`,
+			);
 		// the checkout was built and packed by the steps (not the repository's own dist/)
-		expect(existsSync(join(checkout, 'dist/nodes/GenGatewayPricing/GenGatewayPricing.node.js'))).toBe(true);
+		expect(
+			existsSync(join(checkout, 'dist/nodes/GenGatewayPricing/GenGatewayPricing.node.js')),
+		).toBe(true);
 		expect(existsSync(join(nodes, tarball))).toBe(true);
 		const installed = join(nodes, 'node_modules', PACKAGE_NAME);
-		expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version).toBe(pkg.version);
+		expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version).toBe(
+			pkg.version,
+		);
 		// n8n's own n8n-workflow and AI node SDK serve the nodes: no copy of them in the nodes folder
 		for (const peer of ['n8n-workflow', '@n8n/ai-node-sdk']) {
 			expect(existsSync(join(nodes, 'node_modules', peer))).toBe(false);
 			expect(existsSync(join(installed, 'node_modules', peer))).toBe(false);
 		}
-		for (const dep of ['undici', 'zod', 'eventsource-parser', 'image-size', 'sharp']) expect(existsSync(join(nodes, 'node_modules', dep))).toBe(true);
+		for (const dep of ['undici', 'zod', 'eventsource-parser', 'image-size', 'sharp'])
+			expect(existsSync(join(nodes, 'node_modules', dep))).toBe(true);
 	});
 
 	it('installs the same files the other e2e tests install (the way n8n installs a community package)', () => {
-		const readme = fileHashes(join(nodes, 'node_modules', PACKAGE_NAME), (rel) => rel === 'node_modules' || rel === 'package.json');
+		const readme = fileHashes(
+			join(nodes, 'node_modules', PACKAGE_NAME),
+			(rel) => rel === 'node_modules' || rel === 'package.json',
+		);
 		expect(Object.keys(readme).length).toBeGreaterThan(100);
 		expect(readme).toEqual(e2eInstall);
 	});
@@ -135,14 +178,36 @@ describe('README: install from a checkout into a self-hosted n8n', () => {
 		expect(existsSync(join(nodes, 'node_modules', PACKAGE_NAME))).toBe(true);
 		const started = Date.now();
 		// each n8n command below is a fresh n8n process: the "restart" of the README's steps
-		await importCredentials(state, [{ id: 'ggcredreadme', name: 'Gateway', type: 'genGatewayApi', data: { apiKey: sim.keys.demo, baseUrl: `${sim.baseUrl}/v1/` } }]);
+		await importCredentials(state, [
+			{
+				id: 'ggcredreadme',
+				name: 'Gateway',
+				type: 'genGatewayApi',
+				data: { apiKey: sim.keys.demo, baseUrl: `${sim.baseUrl}/v1/` },
+			},
+		]);
 		await importWorkflow(state, {
 			id: 'ggreadme1',
 			name: 'readme install',
 			active: false,
 			nodes: [
-				{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				{ id: 'n2', name: 'Models', type: `${PACKAGE_NAME}.genGatewayPricing`, typeVersion: 1, position: [200, 0], parameters: { operation: 'listModels' }, credentials: { genGatewayApi: { id: 'ggcredreadme', name: 'Gateway' } } },
+				{
+					id: 'n1',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'n2',
+					name: 'Models',
+					type: `${PACKAGE_NAME}.genGatewayPricing`,
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: { operation: 'listModels' },
+					credentials: { genGatewayApi: { id: 'ggcredreadme', name: 'Gateway' } },
+				},
 			],
 			connections: { Start: { main: [[{ node: 'Models', type: 'main', index: 0 }]] } },
 			settings: { executionOrder: 'v1' },

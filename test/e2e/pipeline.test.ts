@@ -12,8 +12,20 @@ import { startSimulator } from '../../simulator';
 import { CRED } from '../../scripts/demo/workflows';
 import { summarise } from '../../scripts/pipeline/judge';
 import { freshDemoProof } from '../../scripts/demo/proof';
-import { FAILING, crashRun, demoPrompts, runPipeline, type PipelineReport } from '../../scripts/pipeline/run';
-import { PG_CRED, PIPELINE, S3_CRED, SMTP_CRED, pipelineToN8n } from '../../scripts/pipeline/workflows';
+import {
+	FAILING,
+	crashRun,
+	demoPrompts,
+	runPipeline,
+	type PipelineReport,
+} from '../../scripts/pipeline/run';
+import {
+	PG_CRED,
+	PIPELINE,
+	S3_CRED,
+	SMTP_CRED,
+	pipelineToN8n,
+} from '../../scripts/pipeline/workflows';
 import { ROOT } from '../../scripts/lib/repo';
 import { removeTemplate } from '../../scripts/lib/n8n/state';
 
@@ -26,7 +38,9 @@ describe('the scheduled generation pipeline in real n8n', () => {
 		for (const w of PIPELINE) {
 			const text = readFileSync(join(ROOT, 'examples', `${w.folder}.json`), 'utf8');
 			expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(pipelineToN8n(w))));
-			const wf = JSON.parse(text) as { nodes: Array<{ type: string; credentials?: Record<string, { id: string }> }> };
+			const wf = JSON.parse(text) as {
+				nodes: Array<{ type: string; credentials?: Record<string, { id: string }> }>;
+			};
 			const ids = wf.nodes.flatMap((n) => Object.values(n.credentials ?? {}).map((c) => c.id));
 			for (const id of ids) expect([CRED, PG_CRED, S3_CRED, SMTP_CRED]).toContain(id);
 			expect(wf.nodes.filter((n) => n.type === 'n8n-nodes-base.scheduleTrigger')).toHaveLength(1);
@@ -44,7 +58,13 @@ describe('the scheduled generation pipeline in real n8n', () => {
 			r = ci.pipelineReport;
 			process.stdout.write("judging the demo step's pipeline run (out/demo-proof.json)\n");
 		} else {
-			const sim = await startSimulator({ quiet: true, taskLatencyMs: 2000, pollAfterMs: 500, videoLatencyMs: 3000, videoBytes: 300_000 });
+			const sim = await startSimulator({
+				quiet: true,
+				taskLatencyMs: 2000,
+				pollAfterMs: 500,
+				videoLatencyMs: 3000,
+				videoBytes: 300_000,
+			});
 			try {
 				r = await runPipeline({ sim, prompts, log: () => undefined });
 			} finally {
@@ -78,7 +98,13 @@ describe('the scheduled generation pipeline in real n8n', () => {
 		const r = await crashRun({ images: 12, videos: 2, log: (l) => process.stdout.write(`${l}\n`) });
 		process.stdout.write(`${summarise(r)}\n`);
 		expect(r.problems).toEqual([]);
-		expect(r.events.some((e) => /^killed worker-\d \(SIGKILL\) while deliver execution \d+ polled [1-9]\d* leased row/.test(e))).toBe(true);
+		expect(
+			r.events.some((e) =>
+				/^killed worker-\d \(SIGKILL\) while deliver execution \d+ polled [1-9]\d* leased row/.test(
+					e,
+				),
+			),
+		).toBe(true);
 		expect(r.events).toContain('n8n stopped (main and workers, gracefully)');
 		expect(r.events.some((e) => /^n8n started again; \d+ more prompts pending/.test(e))).toBe(true);
 		// the bursts happened and were absorbed: 429s sent again later, no row lost to them

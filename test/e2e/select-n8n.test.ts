@@ -19,16 +19,26 @@ it(`npm run demo -- --n8n ${N8N_MAJOR} chat runs the workflow in n8n ${N8N_VERSI
 	try {
 		const env = { ...process.env };
 		delete env.GG_N8N_MAJOR;
-		for (const k of Object.keys(env)) if (/^npm_config_/i.test(k) || /^GATEWAY_/.test(k)) delete env[k];
-		const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-			const child = spawn('npm', ['run', 'demo', '--', '--n8n', N8N_MAJOR, '--out', out, 'chat'], { cwd: ROOT, env });
-			let stdout = '';
-			let stderr = '';
-			child.stdout.on('data', (d) => (stdout += d));
-			child.stderr.on('data', (d) => (stderr += d));
-			child.on('close', (code) => resolve({ code, stdout, stderr }));
+		for (const k of Object.keys(env))
+			if (/^npm_config_/i.test(k) || /^GATEWAY_/.test(k)) delete env[k];
+		const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+			(resolve) => {
+				const child = spawn(
+					'npm',
+					['run', 'demo', '--', '--n8n', N8N_MAJOR, '--out', out, 'chat'],
+					{ cwd: ROOT, env },
+				);
+				let stdout = '';
+				let stderr = '';
+				child.stdout.on('data', (d) => (stdout += d));
+				child.stderr.on('data', (d) => (stderr += d));
+				child.on('close', (code) => resolve({ code, stdout, stderr }));
+			},
+		);
+		expect({ code: r.code, tail: r.code === 0 ? '' : (r.stdout + r.stderr).slice(-3000) }).toEqual({
+			code: 0,
+			tail: '',
 		});
-		expect({ code: r.code, tail: r.code === 0 ? '' : (r.stdout + r.stderr).slice(-3000) }).toEqual({ code: 0, tail: '' });
 		expect(r.stdout).toContain(`[demo] n8n ${N8N_VERSION} on Node ${NODE_VERSION}`);
 		const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as SummaryEntry[];
 		expect(summary.map((e) => [e.workflow, e.step, e.ok])).toEqual([
@@ -37,7 +47,13 @@ it(`npm run demo -- --n8n ${N8N_MAJOR} chat runs the workflow in n8n ${N8N_VERSI
 		]);
 		expect(readFileSync(join(out, 'chat/chat.txt'), 'utf8').trim().length).toBeGreaterThan(10);
 		const proof = JSON.parse(readFileSync(join(out, 'demo-proof.json'), 'utf8')) as DemoProof;
-		expect([proof.n8nVersion, proof.nodeVersion, proof.gateway, proof.workflows, proof.pipeline]).toEqual([N8N_VERSION, NODE_VERSION, 'embedded', ['chat'], false]);
+		expect([
+			proof.n8nVersion,
+			proof.nodeVersion,
+			proof.gateway,
+			proof.workflows,
+			proof.pipeline,
+		]).toEqual([N8N_VERSION, NODE_VERSION, 'embedded', ['chat'], false]);
 	} finally {
 		rmSync(out, { recursive: true, force: true });
 	}

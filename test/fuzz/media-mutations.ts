@@ -36,23 +36,47 @@ export type Mutation =
 /** a unit's own type: the last step of its name's path ('moov/trak/…/stsd@441' → 'stsd') */
 export const typeOf = (u: Unit) => u.name.split('@')[0].split('/').at(-1)!;
 
-const BMFF_CONTAINERS = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'edts', 'dinf', 'udta', 'mvex']);
+const BMFF_CONTAINERS = new Set([
+	'moov',
+	'trak',
+	'mdia',
+	'minf',
+	'stbl',
+	'edts',
+	'dinf',
+	'udta',
+	'mvex',
+]);
 /** sample entries whose boxes (after their fixed fields) are units too: their decoder configurations */
 const ENTRY_FIELDS: Record<string, number> = { avc1: 78, avc3: 78, hvc1: 78, hev1: 78, mp4a: 28 };
 
 function bmffUnits(b: Buffer, from: number, to: number, parents: Unit[], out: Unit[]): void {
-	for (let p = from; p + 8 <= to; ) {
+	for (let p = from; p + 8 <= to;) {
 		const size = b.readUInt32BE(p);
 		const type = b.toString('latin1', p + 4, p + 8);
 		const end = size === 0 ? to : p + size;
 		if (size < 8 && size !== 0) return;
 		if (end > to) return;
 		const parent = parents.at(-1);
-		const unit: Unit = { name: `${parent ? `${parent.name.split('@')[0]}/` : ''}${type}@${p}`, start: p, end, lenAt: p, lenBytes: 4, le: false, parents };
+		const unit: Unit = {
+			name: `${parent ? `${parent.name.split('@')[0]}/` : ''}${type}@${p}`,
+			start: p,
+			end,
+			lenAt: p,
+			lenBytes: 4,
+			le: false,
+			parents,
+		};
 		out.push(unit);
 		if (BMFF_CONTAINERS.has(type)) bmffUnits(b, p + 8, end, [...parents, unit], out);
 		else if (type === 'stsd' && p + 16 <= end) bmffUnits(b, p + 16, end, [...parents, unit], out);
-		else if (parent && typeOf(parent) === 'stsd' && ENTRY_FIELDS[type] && p + 8 + ENTRY_FIELDS[type] <= end) bmffUnits(b, p + 8 + ENTRY_FIELDS[type], end, [...parents, unit], out);
+		else if (
+			parent &&
+			typeOf(parent) === 'stsd' &&
+			ENTRY_FIELDS[type] &&
+			p + 8 + ENTRY_FIELDS[type] <= end
+		)
+			bmffUnits(b, p + 8 + ENTRY_FIELDS[type], end, [...parents, unit], out);
 		p = end;
 	}
 }
@@ -61,25 +85,55 @@ function bmffUnits(b: Buffer, from: number, to: number, parents: Unit[], out: Un
 export function unitsOf(format: Format, b: Buffer): Unit[] {
 	const out: Unit[] = [];
 	if (format === 'png') {
-		for (let p = 8; p + 12 <= b.length; p += 12 + b.readUInt32BE(p)) out.push({ name: `${b.toString('latin1', p + 4, p + 8)}@${p}`, start: p, end: p + 12 + b.readUInt32BE(p), lenAt: p, lenBytes: 4, le: false });
+		for (let p = 8; p + 12 <= b.length; p += 12 + b.readUInt32BE(p))
+			out.push({
+				name: `${b.toString('latin1', p + 4, p + 8)}@${p}`,
+				start: p,
+				end: p + 12 + b.readUInt32BE(p),
+				lenAt: p,
+				lenBytes: 4,
+				le: false,
+			});
 	} else if (format === 'jpeg') {
-		for (let p = 2; p + 4 <= b.length && b[p] === 0xff; ) {
+		for (let p = 2; p + 4 <= b.length && b[p] === 0xff;) {
 			const marker = b[p + 1];
 			const end = p + 2 + b.readUInt16BE(p + 2);
-			out.push({ name: `FF${marker.toString(16).toUpperCase()}@${p}`, start: p, end, lenAt: p + 2, lenBytes: 2, le: false });
+			out.push({
+				name: `FF${marker.toString(16).toUpperCase()}@${p}`,
+				start: p,
+				end,
+				lenAt: p + 2,
+				lenBytes: 2,
+				le: false,
+			});
 			if (marker === 0xda) break;
 			p = end;
 		}
 	} else if (format === 'webp') {
 		out.push({ name: 'RIFF@0', start: 0, end: b.length, lenAt: 4, lenBytes: 4, le: true });
-		for (let p = 12; p + 8 <= b.length; ) {
+		for (let p = 12; p + 8 <= b.length;) {
 			const len = b.readUInt32LE(p + 4);
 			const end = p + 8 + len + (len & 1);
-			out.push({ name: `${b.toString('latin1', p, p + 4)}@${p}`, start: p, end, lenAt: p + 4, lenBytes: 4, le: true });
+			out.push({
+				name: `${b.toString('latin1', p, p + 4)}@${p}`,
+				start: p,
+				end,
+				lenAt: p + 4,
+				lenBytes: 4,
+				le: true,
+			});
 			p = end;
 		}
 	} else if (format === 'bmp') {
-		for (const [name, at] of [['bfSize', 2], ['bfOffBits', 10], ['biSize', 14], ['biWidth', 18], ['biHeight', 22], ['biSizeImage', 34], ['biClrUsed', 46]] as const) {
+		for (const [name, at] of [
+			['bfSize', 2],
+			['bfOffBits', 10],
+			['biSize', 14],
+			['biWidth', 18],
+			['biHeight', 22],
+			['biSizeImage', 34],
+			['biClrUsed', 46],
+		] as const) {
 			out.push({ name, start: at, end: at, lenAt: at, lenBytes: 4, le: true });
 		}
 	} else if (format === 'mp4') bmffUnits(b, 0, b.length, [], out);
@@ -87,10 +141,34 @@ export function unitsOf(format: Format, b: Buffer): Unit[] {
 }
 
 /** the sample entries of an MP4's tracks (units directly inside an stsd) */
-const sampleEntries = (units: Unit[]) => units.filter((u) => u.parents?.length && typeOf(u.parents.at(-1)!) === 'stsd');
+const sampleEntries = (units: Unit[]) =>
+	units.filter((u) => u.parents?.length && typeOf(u.parents.at(-1)!) === 'stsd');
 
 /** Four-character types a sample entry is given: real codecs' (video, audio, encrypted), and random printable ones. */
-export const ENTRY_TYPES = ['avc1', 'avc3', 'avc2', 'avc4', 'avc9', 'hvc1', 'hev1', 'hvc2', 'dvh1', 'lhv1', 'encv', 'enca', 'mp4v', 'av01', 'vp09', 'vp08', 'mp4a', 'Opus', 'ac-3', 'resv', 'mjpg', 's263'];
+export const ENTRY_TYPES = [
+	'avc1',
+	'avc3',
+	'avc2',
+	'avc4',
+	'avc9',
+	'hvc1',
+	'hev1',
+	'hvc2',
+	'dvh1',
+	'lhv1',
+	'encv',
+	'enca',
+	'mp4v',
+	'av01',
+	'vp09',
+	'vp08',
+	'mp4a',
+	'Opus',
+	'ac-3',
+	'resv',
+	'mjpg',
+	's263',
+];
 
 /** A field of a decoder configuration: where it is, how many bytes, and which bits of them (the rest kept). */
 export interface Field {
@@ -115,7 +193,10 @@ export function configFields(b: Buffer, units: Unit[]): Field[] {
 			f('avcC lengthSizeMinusOne', d + 4, 1, 0x03);
 			f('avcC SPS count', d + 5, 1, 0x1f);
 			let p = d + 6;
-			for (const [name, count] of [['SPS', b[d + 5] & 0x1f], ['PPS', -1]] as const) {
+			for (const [name, count] of [
+				['SPS', b[d + 5] & 0x1f],
+				['PPS', -1],
+			] as const) {
 				const n = count === -1 ? b[p] : count;
 				if (count === -1) f('avcC PPS count', p++, 1, 0xff);
 				for (let k = 0; k < n && p + 3 <= u.end; k++) {
@@ -159,18 +240,26 @@ export function configFields(b: Buffer, units: Unit[]): Field[] {
 
 /** Where each NAL unit of each sample of an MP4's first video track starts (its length field), and the header size. */
 export function videoNals(b: Buffer, units: Unit[]): { header: number; samples: number[][] } {
-	const entry = sampleEntries(units).find((u) => ['avc1', 'avc3', 'hvc1', 'hev1'].includes(typeOf(u)));
+	const entry = sampleEntries(units).find((u) =>
+		['avc1', 'avc3', 'hvc1', 'hev1'].includes(typeOf(u)),
+	);
 	if (!entry) return { header: 1, samples: [] };
 	const trak = entry.parents!.find((p) => typeOf(p) === 'trak');
 	if (!trak) return { header: 1, samples: [] };
 	const header = ['hvc1', 'hev1'].includes(typeOf(entry)) ? 2 : 1;
-	const inTrak = (t: string) => units.find((u) => typeOf(u) === t && u.start > trak.start && u.end <= trak.end);
+	const inTrak = (t: string) =>
+		units.find((u) => typeOf(u) === t && u.start > trak.start && u.end <= trak.end);
 	const stsz = inTrak('stsz');
 	const stco = inTrak('stco');
 	const stsc = inTrak('stsc');
-	if (!stsz || !stco || !stsc || stsz.end > b.length || stco.end > b.length || stsc.end > b.length) return { header, samples: [] };
+	if (!stsz || !stco || !stsc || stsz.end > b.length || stco.end > b.length || stsc.end > b.length)
+		return { header, samples: [] };
 	const fixed = b.readUInt32BE(stsz.start + 12);
-	const count = Math.min(b.readUInt32BE(stsz.start + 16), (stsz.end - stsz.start - 20) / 4 || Infinity, 100_000);
+	const count = Math.min(
+		b.readUInt32BE(stsz.start + 16),
+		(stsz.end - stsz.start - 20) / 4 || Infinity,
+		100_000,
+	);
 	const size = (i: number) => fixed || b.readUInt32BE(stsz.start + 20 + i * 4);
 	const chunks = Math.min(b.readUInt32BE(stco.start + 12), (stco.end - stco.start - 16) / 4);
 	const runs = Math.min(b.readUInt32BE(stsc.start + 12), (stsc.end - stsc.start - 16) / 12);
@@ -184,7 +273,12 @@ export function videoNals(b: Buffer, units: Unit[]): { header: number; samples: 
 			for (let k = 0; k < per && n < count; k++, n++) {
 				const end = at + size(n);
 				const nals: number[] = [];
-				for (let p = at; p + 4 + header <= Math.min(end, b.length) && nals.length < 64; p += 4 + b.readUInt32BE(p)) nals.push(p);
+				for (
+					let p = at;
+					p + 4 + header <= Math.min(end, b.length) && nals.length < 64;
+					p += 4 + b.readUInt32BE(p)
+				)
+					nals.push(p);
 				samples.push(nals);
 				at = end;
 			}
@@ -193,7 +287,8 @@ export function videoNals(b: Buffer, units: Unit[]): { header: number; samples: 
 	return { header, samples };
 }
 
-const removableUnits = (units: Unit[], length: number) => units.filter((u) => u.end > u.start && u.end - u.start < length);
+const removableUnits = (units: Unit[], length: number) =>
+	units.filter((u) => u.end > u.start && u.end - u.start < length);
 
 const byteAt = (len: number) => fc.nat({ max: Math.max(0, len - 1) });
 
@@ -201,10 +296,25 @@ const byteAt = (len: number) => fc.nat({ max: Math.max(0, len - 1) });
 export function mutationArb(length: number, units: Unit[], mp4 = false): fc.Arbitrary<Mutation> {
 	const removable = removableUnits(units, length);
 	const options: Array<fc.Arbitrary<Mutation>> = [
-		fc.record({ kind: fc.constant('truncate' as const), at: fc.integer({ min: 1, max: Math.max(1, length - 1) }) }),
-		fc.record({ kind: fc.constant('remove-range' as const), at: byteAt(length), len: fc.integer({ min: 1, max: 64 }) }),
-		fc.record({ kind: fc.constant('flip' as const), at: byteAt(length), xor: fc.integer({ min: 1, max: 255 }) }),
-		fc.record({ kind: fc.constant('append' as const), bytes: fc.array(fc.nat({ max: 255 }), { minLength: 1, maxLength: 64 }), copy: fc.boolean() }),
+		fc.record({
+			kind: fc.constant('truncate' as const),
+			at: fc.integer({ min: 1, max: Math.max(1, length - 1) }),
+		}),
+		fc.record({
+			kind: fc.constant('remove-range' as const),
+			at: byteAt(length),
+			len: fc.integer({ min: 1, max: 64 }),
+		}),
+		fc.record({
+			kind: fc.constant('flip' as const),
+			at: byteAt(length),
+			xor: fc.integer({ min: 1, max: 255 }),
+		}),
+		fc.record({
+			kind: fc.constant('append' as const),
+			bytes: fc.array(fc.nat({ max: 255 }), { minLength: 1, maxLength: 64 }),
+			copy: fc.boolean(),
+		}),
 	];
 	if (units.length) {
 		options.push(
@@ -216,14 +326,29 @@ export function mutationArb(length: number, units: Unit[], mp4 = false): fc.Arbi
 			}),
 		);
 	}
-	if (removable.length) options.push(fc.record({ kind: fc.constant('remove-unit' as const), unit: fc.nat({ max: removable.length - 1 }), fixParents: fc.boolean() }));
+	if (removable.length)
+		options.push(
+			fc.record({
+				kind: fc.constant('remove-unit' as const),
+				unit: fc.nat({ max: removable.length - 1 }),
+				fixParents: fc.boolean(),
+			}),
+		);
 	if (!mp4) return fc.oneof(...options);
 	const printable = fc.integer({ min: 0x20, max: 0x7e });
 	const codecs: Array<fc.Arbitrary<Mutation>> = [
 		fc.record({
 			kind: fc.constant('entry-type' as const),
 			entry: fc.nat({ max: 7 }),
-			type: fc.oneof({ arbitrary: fc.constantFrom(...ENTRY_TYPES), weight: 3 }, { arbitrary: fc.tuple(printable, printable, printable, printable).map((c) => String.fromCharCode(...c)), weight: 1 }),
+			type: fc.oneof(
+				{ arbitrary: fc.constantFrom(...ENTRY_TYPES), weight: 3 },
+				{
+					arbitrary: fc
+						.tuple(printable, printable, printable, printable)
+						.map((c) => String.fromCharCode(...c)),
+					weight: 1,
+				},
+			),
 		}),
 		fc.record({
 			kind: fc.constant('config-field' as const),
@@ -231,14 +356,23 @@ export function mutationArb(length: number, units: Unit[], mp4 = false): fc.Arbi
 			delta: fc.integer({ min: -3, max: 3 }).filter((d) => d !== 0),
 			absolute: fc.option(fc.nat({ max: 0xffff }), { nil: undefined }),
 		}),
-		fc.record({ kind: fc.constant('nal-header' as const), sample: fc.nat({ max: 1000 }), nal: fc.nat({ max: 15 }), byte: fc.nat({ max: 1 }), value: fc.oneof(fc.nat({ max: 0x7f }), fc.nat({ max: 0xff })) }),
+		fc.record({
+			kind: fc.constant('nal-header' as const),
+			sample: fc.nat({ max: 1000 }),
+			nal: fc.nat({ max: 15 }),
+			byte: fc.nat({ max: 1 }),
+			value: fc.oneof(fc.nat({ max: 0x7f }), fc.nat({ max: 0xff })),
+		}),
 	];
-	return fc.oneof({ arbitrary: fc.oneof(...options), weight: 1 }, { arbitrary: fc.oneof(...codecs), weight: 1 });
+	return fc.oneof(
+		{ arbitrary: fc.oneof(...options), weight: 1 },
+		{ arbitrary: fc.oneof(...codecs), weight: 1 },
+	);
 }
 
 function writeLength(b: Buffer, u: Unit, v: number): void {
 	const value = u.lenBytes === 2 ? v & 0xffff : v >>> 0;
-	if (u.lenBytes === 2) (u.le ? b.writeUInt16LE(value, u.lenAt) : b.writeUInt16BE(value, u.lenAt));
+	if (u.lenBytes === 2) u.le ? b.writeUInt16LE(value, u.lenAt) : b.writeUInt16BE(value, u.lenAt);
 	else u.le ? b.writeUInt32LE(value, u.lenAt) : b.writeUInt32BE(value, u.lenAt);
 }
 
@@ -248,7 +382,11 @@ function readLength(b: Buffer, u: Unit): number {
 }
 
 /** The NAL header byte a nal-header mutation sets, or undefined when the file no longer has that sample. */
-export function nalHeaderTarget(b: Buffer, units: Unit[], m: Extract<Mutation, { kind: 'nal-header' }>): { at: number; header: number; sample: number; nal: number } | undefined {
+export function nalHeaderTarget(
+	b: Buffer,
+	units: Unit[],
+	m: Extract<Mutation, { kind: 'nal-header' }>,
+): { at: number; header: number; sample: number; nal: number } | undefined {
 	const { header, samples } = videoNals(b, units);
 	if (!samples.length) return undefined;
 	const sample = m.sample % samples.length;
@@ -307,7 +445,8 @@ export function applyMutation(b: Buffer, units: Unit[], m: Mutation): Buffer {
 			if (!removable.length) return Buffer.from(b);
 			const u = removable[m.unit % removable.length];
 			const c = Buffer.concat([b.subarray(0, u.start), b.subarray(u.end)]);
-			if (m.fixParents) for (const p of u.parents ?? []) writeLength(c, p, readLength(c, p) - (u.end - u.start));
+			if (m.fixParents)
+				for (const p of u.parents ?? []) writeLength(c, p, readLength(c, p) - (u.end - u.start));
 			return c;
 		}
 	}
@@ -317,7 +456,9 @@ export function applyMutation(b: Buffer, units: Unit[], m: Mutation): Buffer {
 export function describeMutation(units: Unit[], length: number, m: Mutation, b?: Buffer): string {
 	if (m.kind === 'entry-type') {
 		const entries = sampleEntries(units);
-		return entries.length ? `retype the sample entry ${entries[m.entry % entries.length].name} to '${m.type}'` : 'entry-type (no sample entry: unchanged)';
+		return entries.length
+			? `retype the sample entry ${entries[m.entry % entries.length].name} to '${m.type}'`
+			: 'entry-type (no sample entry: unchanged)';
 	}
 	if (m.kind === 'config-field' && b) {
 		const fields = configFields(b, units);
@@ -327,14 +468,22 @@ export function describeMutation(units: Unit[], length: number, m: Mutation, b?:
 	}
 	if (m.kind === 'nal-header' && b) {
 		const t = nalHeaderTarget(b, units, m);
-		return t ? `set byte ${m.byte % t.header} of the header of NAL unit ${t.nal + 1} of video sample ${t.sample + 1} (byte ${t.at}) from 0x${b[t.at]?.toString(16)} to 0x${m.value.toString(16)}` : 'nal-header (no video sample: unchanged)';
+		return t
+			? `set byte ${m.byte % t.header} of the header of NAL unit ${t.nal + 1} of video sample ${t.sample + 1} (byte ${t.at}) from 0x${b[t.at]?.toString(16)} to 0x${m.value.toString(16)}`
+			: 'nal-header (no video sample: unchanged)';
 	}
-	if ((m.kind === 'rewrite-length' && !units.length) || (m.kind === 'remove-unit' && !removableUnits(units, length).length)) return `${m.kind} (no unit left: unchanged)`;
-	if (m.kind === 'rewrite-length') return `rewrite the length of ${units[m.unit % units.length].name} ${m.absolute === undefined ? `by ${m.delta}` : `to ${m.absolute}`}`;
+	if (
+		(m.kind === 'rewrite-length' && !units.length) ||
+		(m.kind === 'remove-unit' && !removableUnits(units, length).length)
+	)
+		return `${m.kind} (no unit left: unchanged)`;
+	if (m.kind === 'rewrite-length')
+		return `rewrite the length of ${units[m.unit % units.length].name} ${m.absolute === undefined ? `by ${m.delta}` : `to ${m.absolute}`}`;
 	if (m.kind === 'remove-unit') {
 		const removable = removableUnits(units, length);
 		return `remove ${removable[m.unit % removable.length]?.name}${m.fixParents ? ' (parent sizes fixed)' : ''}`;
 	}
-	if (m.kind === 'append') return `append ${m.copy ? 'a copy of the file' : `${m.bytes.length} bytes`}`;
+	if (m.kind === 'append')
+		return `append ${m.copy ? 'a copy of the file' : `${m.bytes.length} bytes`}`;
 	return JSON.stringify(m);
 }

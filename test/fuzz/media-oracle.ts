@@ -11,7 +11,16 @@ import sharp from 'sharp';
 import type { Format } from './media-mutations';
 
 const noise = (width: number, height: number, pageHeight?: number) =>
-	sharp({ create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 60 }, ...(pageHeight ? { pageHeight } : {}) } });
+	sharp({
+		create: {
+			width,
+			height,
+			channels: 3,
+			background: '#000',
+			noise: { type: 'gaussian', mean: 128, sigma: 60 },
+			...(pageHeight ? { pageHeight } : {}),
+		},
+	});
 
 /** A 24-bit BMP of random-looking pixels. */
 function bmp(width: number, height: number): Buffer {
@@ -36,16 +45,54 @@ export function ffmpegMp4(faststart: boolean, h265 = false): Buffer {
 	try {
 		const out = join(dir, 'v.mp4');
 		const codecs = h265
-			? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=8000', '-c:v', 'libx265', '-x265-params', 'log-level=error:info=0', '-tag:v', 'hvc1', '-c:a', 'aac', '-ac', '1', '-b:a', '16k']
+			? [
+					'-f',
+					'lavfi',
+					'-i',
+					'sine=frequency=440:sample_rate=8000',
+					'-c:v',
+					'libx265',
+					'-x265-params',
+					'log-level=error:info=0',
+					'-tag:v',
+					'hvc1',
+					'-c:a',
+					'aac',
+					'-ac',
+					'1',
+					'-b:a',
+					'16k',
+				]
 			: ['-c:v', 'libx264'];
-		execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10', ...codecs, '-t', '1', '-pix_fmt', 'yuv420p', ...(faststart ? ['-movflags', '+faststart'] : []), out]);
+		execFileSync('ffmpeg', [
+			'-v',
+			'error',
+			'-y',
+			'-f',
+			'lavfi',
+			'-i',
+			'testsrc=size=64x64:rate=10',
+			...codecs,
+			'-t',
+			'1',
+			'-pix_fmt',
+			'yuv420p',
+			...(faststart ? ['-movflags', '+faststart'] : []),
+			out,
+		]);
 		return readFileSync(out);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
 }
 
-export async function seeds(): Promise<Record<Exclude<Format, 'mp4'>, Buffer> & { 'mp4 faststart': Buffer; 'mp4 moov last': Buffer; 'mp4 h265 aac': Buffer }> {
+export async function seeds(): Promise<
+	Record<Exclude<Format, 'mp4'>, Buffer> & {
+		'mp4 faststart': Buffer;
+		'mp4 moov last': Buffer;
+		'mp4 h265 aac': Buffer;
+	}
+> {
 	return {
 		png: await noise(96, 64).png({ compressionLevel: 1 }).toBuffer(),
 		jpeg: await noise(64, 48).jpeg({ quality: 80 }).toBuffer(),
@@ -70,7 +117,9 @@ export async function sharpDecodes(b: Buffer): Promise<boolean> {
 
 function run(cmd: string, args: string[]): Promise<{ ok: boolean; stderr: string }> {
 	return new Promise((resolve) => {
-		execFile(cmd, args, { timeout: 30_000, maxBuffer: 4 * 1024 * 1024 }, (err, _stdout, stderr) => resolve({ ok: !err && !stderr.trim(), stderr: String(stderr).trim() }));
+		execFile(cmd, args, { timeout: 30_000, maxBuffer: 4 * 1024 * 1024 }, (err, _stdout, stderr) =>
+			resolve({ ok: !err && !stderr.trim(), stderr: String(stderr).trim() }),
+		);
 	});
 }
 
@@ -78,13 +127,17 @@ let tmp: string | undefined;
 let n = 0;
 
 /** ffmpeg's complaints about timestamps only (frames decode, but in the wrong order or time: e.g. a B-frame track without ctts) */
-const TIMING = /non monotonically increasing dts|Invalid timestamps|Non-monotonous DTS|pts has no value/i;
+const TIMING =
+	/non monotonically increasing dts|Invalid timestamps|Non-monotonous DTS|pts has no value/i;
 
 /**
  * ffprobe, then a full decode by ffmpeg (every stream): ok when neither reports an error. `timingOnly`: every error was about
  * timestamps, none about decoding.
  */
-export async function ffmpegDecodes(b: Buffer, ext: string): Promise<{ ok: boolean; why: string; timingOnly?: boolean }> {
+export async function ffmpegDecodes(
+	b: Buffer,
+	ext: string,
+): Promise<{ ok: boolean; why: string; timingOnly?: boolean }> {
 	tmp ??= mkdtempSync(join(tmpdir(), 'gg-fuzz-'));
 	const file = join(tmp, `f${n++}.${ext}`);
 	writeFileSync(file, b);
@@ -93,7 +146,11 @@ export async function ffmpegDecodes(b: Buffer, ext: string): Promise<{ ok: boole
 		if (!probe.ok) return { ok: false, why: `ffprobe: ${probe.stderr.split('\n')[0]}` };
 		const decode = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-']);
 		const lines = decode.stderr.split('\n').filter(Boolean);
-		return { ok: decode.ok, why: decode.ok ? '' : `ffmpeg: ${lines[0] ?? 'failed'}`, timingOnly: !decode.ok && lines.length > 0 && lines.every((l) => TIMING.test(l)) };
+		return {
+			ok: decode.ok,
+			why: decode.ok ? '' : `ffmpeg: ${lines[0] ?? 'failed'}`,
+			timingOnly: !decode.ok && lines.length > 0 && lines.every((l) => TIMING.test(l)),
+		};
 	} finally {
 		rmSync(file, { force: true });
 	}

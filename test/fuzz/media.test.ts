@@ -25,7 +25,17 @@ import { InvalidMediaError } from '../../nodes/shared/media/errors';
 import { validateImage } from '../../nodes/shared/media/image';
 import { checkMp4Samples, mp4Checker } from '../../nodes/shared/media/mp4';
 import { bufferReader } from '../../nodes/shared/media/nal';
-import { applyMutation, describeMutation, mutationArb, nalHeaderTarget, typeOf, unitsOf, type Format, type Mutation, type Unit } from './media-mutations';
+import {
+	applyMutation,
+	describeMutation,
+	mutationArb,
+	nalHeaderTarget,
+	typeOf,
+	unitsOf,
+	type Format,
+	type Mutation,
+	type Unit,
+} from './media-mutations';
 import { cleanupOracle, ffmpegDecodes, seeds, sharpDecodes } from './media-oracle';
 
 jest.setTimeout(300_000);
@@ -54,10 +64,15 @@ async function nodeAccepts(format: Format, b: Buffer): Promise<{ ok: boolean; wh
 	}
 }
 
-async function oracle(format: Format, b: Buffer): Promise<{ ok: boolean; why: string; timingOnly?: boolean }> {
+async function oracle(
+	format: Format,
+	b: Buffer,
+): Promise<{ ok: boolean; why: string; timingOnly?: boolean }> {
 	if (format === 'mp4') return ffmpegDecodes(b, 'mp4');
 	if (format === 'bmp') return ffmpegDecodes(b, 'bmp');
-	return (await sharpDecodes(b)) ? { ok: true, why: '' } : { ok: false, why: 'sharp (failOn warning) does not decode it' };
+	return (await sharpDecodes(b))
+		? { ok: true, why: '' }
+		: { ok: false, why: 'sharp (failOn warning) does not decode it' };
 }
 
 /** The bytes of the avcC's and hvcC's parameter-set NAL units after their NAL header: coded data, like the samples. */
@@ -112,11 +127,25 @@ function insideCodedData(b: Buffer, units: Unit[], m: Mutation): boolean {
 function nalSyntax(header: number, bytes: number): string {
 	if (bytes === 1) {
 		const type = header & 0x1f;
-		if (header & 0x80 || type === 0 || (type >= 2 && type <= 4) || (type >= 16 && type <= 18) || type >= 22) return 'skipped';
+		if (
+			header & 0x80 ||
+			type === 0 ||
+			(type >= 2 && type <= 4) ||
+			(type >= 16 && type <= 18) ||
+			type >= 22
+		)
+			return 'skipped';
 		return type === 1 || type === 5 ? `${type}/${header >> 5 ? 'ref' : 'nonref'}` : `${type}`;
 	}
 	const type = (header >> 9) & 0x3f;
-	if (header >> 15 || (header >> 3) & 0x3f || (type >= 10 && type <= 15) || (type >= 22 && type <= 31) || type >= 41) return 'skipped';
+	if (
+		header >> 15 ||
+		(header >> 3) & 0x3f ||
+		(type >= 10 && type <= 15) ||
+		(type >= 22 && type <= 31) ||
+		type >= 41
+	)
+		return 'skipped';
 	return `${type}`;
 }
 
@@ -159,34 +188,52 @@ describe('node verdict vs a full decoder, on mutated files', () => {
 		expect((await nodeAccepts(format, seed)).ok).toBe(true);
 		expect((await oracle(format, seed)).ok).toBe(true);
 		const units = unitsOf(format, seed);
-		const tally = { runs: 0, bothValid: 0, bothInvalid: 0, stricter: new Map<string, number>(), mediaDataFlips: 0, mediaDataMisses: 0, timingOnly: 0, rereads: 0, rereadMisses: 0, kinds: new Map<string, number>() };
+		const tally = {
+			runs: 0,
+			bothValid: 0,
+			bothInvalid: 0,
+			stricter: new Map<string, number>(),
+			mediaDataFlips: 0,
+			mediaDataMisses: 0,
+			timingOnly: 0,
+			rereads: 0,
+			rereadMisses: 0,
+			kinds: new Map<string, number>(),
+		};
 		const details = await fc.check(
-			fc.asyncProperty(fc.array(mutationArb(seed.length, units, format === 'mp4'), { minLength: 1, maxLength: 2 }), async (mutations) => {
-				let b = seed;
-				const steps: string[] = [];
-				let mediaDataFlip = false;
-				let reread = false;
-				for (const m of mutations) {
-					const now = unitsOf(format, b);
-					steps.push(describeMutation(now, b.length, m, b));
-					mediaDataFlip ||= format === 'mp4' && insideCodedData(b, now, m);
-					reread ||= format === 'mp4' && nalPayloadReread(b, now, m);
-					tally.kinds.set(m.kind, (tally.kinds.get(m.kind) ?? 0) + 1);
-					b = applyMutation(b, now, m);
-				}
-				const what = steps.join(', then ');
-				const [node, truth] = await Promise.all([nodeAccepts(format, b), oracle(format, b)]);
-				tally.runs++;
-				if (node.ok && truth.ok) tally.bothValid++;
-				else if (!node.ok && !truth.ok) tally.bothInvalid++;
-				else if (!node.ok) tally.stricter.set(mutations[0].kind, (tally.stricter.get(mutations[0].kind) ?? 0) + 1);
-				else if (mediaDataFlip) tally.mediaDataMisses++;
-				else if (reread) tally.rereadMisses++;
-				else if (truth.timingOnly) tally.timingOnly++;
-				else throw new Error(`${name}: ${what} → the node says Completed (${b.length} bytes) but ${truth.why}`);
-				if (mediaDataFlip) tally.mediaDataFlips++;
-				if (reread) tally.rereads++;
-			}),
+			fc.asyncProperty(
+				fc.array(mutationArb(seed.length, units, format === 'mp4'), { minLength: 1, maxLength: 2 }),
+				async (mutations) => {
+					let b = seed;
+					const steps: string[] = [];
+					let mediaDataFlip = false;
+					let reread = false;
+					for (const m of mutations) {
+						const now = unitsOf(format, b);
+						steps.push(describeMutation(now, b.length, m, b));
+						mediaDataFlip ||= format === 'mp4' && insideCodedData(b, now, m);
+						reread ||= format === 'mp4' && nalPayloadReread(b, now, m);
+						tally.kinds.set(m.kind, (tally.kinds.get(m.kind) ?? 0) + 1);
+						b = applyMutation(b, now, m);
+					}
+					const what = steps.join(', then ');
+					const [node, truth] = await Promise.all([nodeAccepts(format, b), oracle(format, b)]);
+					tally.runs++;
+					if (node.ok && truth.ok) tally.bothValid++;
+					else if (!node.ok && !truth.ok) tally.bothInvalid++;
+					else if (!node.ok)
+						tally.stricter.set(mutations[0].kind, (tally.stricter.get(mutations[0].kind) ?? 0) + 1);
+					else if (mediaDataFlip) tally.mediaDataMisses++;
+					else if (reread) tally.rereadMisses++;
+					else if (truth.timingOnly) tally.timingOnly++;
+					else
+						throw new Error(
+							`${name}: ${what} → the node says Completed (${b.length} bytes) but ${truth.why}`,
+						);
+					if (mediaDataFlip) tally.mediaDataFlips++;
+					if (reread) tally.rereads++;
+				},
+			),
 			{ numRuns: RUNS, seed: SEED, path: PATH, endOnFailure: process.env.FUZZ_SHRINK === '0' },
 		);
 		const stricter = [...tally.stricter].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
@@ -205,7 +252,10 @@ describe('node verdict vs a full decoder, on mutated files', () => {
 			const e = details.errorInstance;
 			// (an error of Node's own, e.g. a Buffer's RangeError, is not an instance of this realm's Error)
 			const err = e as { message?: string; stack?: string } | undefined;
-			const what = typeof err?.message === 'string' && err.message.startsWith(`${name}:`) ? err.message : `${JSON.stringify(details.counterexample?.[0])} → ${err?.stack?.split('\n').slice(0, 6).join('\n') ?? String(e)}`;
+			const what =
+				typeof err?.message === 'string' && err.message.startsWith(`${name}:`)
+					? err.message
+					: `${JSON.stringify(details.counterexample?.[0])} → ${err?.stack?.split('\n').slice(0, 6).join('\n') ?? String(e)}`;
 			const message = `seed: ${details.seed}  path: ${details.counterexamplePath}\nreplay: ${replay}\n${what}`;
 			process.stdout.write(`\n${message}\n`);
 			throw new Error(message);

@@ -1,6 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { createTransport } from '../../nodes/shared/credentials';
 import { cleanupBinaryData, runWorkflow } from './workflow';
 
@@ -22,7 +27,11 @@ class ProbeNode implements INodeType {
 		const out: INodeExecutionData[] = [];
 		for (let i = 0; i < this.getInputData().length; i++) {
 			const res = await t.getJson(this.getNodeParameter('path', i) as string);
-			const binary = await this.helpers.prepareBinaryData(Buffer.from(JSON.stringify(res.body)), 'body.json', 'application/json');
+			const binary = await this.helpers.prepareBinaryData(
+				Buffer.from(JSON.stringify(res.body)),
+				'body.json',
+				'application/json',
+			);
 			out.push({ json: res.body as never, binary: { data: binary }, pairedItem: { item: i } });
 		}
 		return [out];

@@ -7,7 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute, type BinaryDataConfig } from 'n8n-core';
+import {
+	BinaryDataService,
+	ExecutionLifecycleHooks,
+	WorkflowExecute,
+	type BinaryDataConfig,
+} from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -63,7 +68,11 @@ class PlainCredentialsHelper extends ICredentialsHelper {
 	async getCredentials(): Promise<never> {
 		throw new Error('not used');
 	}
-	async getDecrypted(_a: IWorkflowExecuteAdditionalData, _n: INodeCredentialsDetails, type: string) {
+	async getDecrypted(
+		_a: IWorkflowExecuteAdditionalData,
+		_n: INodeCredentialsDetails,
+		type: string,
+	) {
 		const d = this.data[type];
 		if (!d) throw new Error(`No test credential of type ${type}`);
 		return d;
@@ -84,9 +93,21 @@ let binaryDir: string | undefined;
 export async function initBinaryData(): Promise<string> {
 	if (binaryDir) return binaryDir;
 	binaryDir = mkdtempSync(join(tmpdir(), 'gg-binary-'));
-	const config = { mode: 'filesystem', availableModes: ['filesystem'], localStoragePath: binaryDir, signingSecret: 'test-secret', dbMaxFileSize: 512 } as unknown as BinaryDataConfig;
+	const config = {
+		mode: 'filesystem',
+		availableModes: ['filesystem'],
+		localStoragePath: binaryDir,
+		signingSecret: 'test-secret',
+		dbMaxFileSize: 512,
+	} as unknown as BinaryDataConfig;
 	const noop = () => {};
-	const logger = { error: noop, warn: noop, info: noop, debug: noop, scoped: () => logger } as never;
+	const logger = {
+		error: noop,
+		warn: noop,
+		info: noop,
+		debug: noop,
+		scoped: () => logger,
+	} as never;
 	const svc = new BinaryDataService(config, { error: noop } as never, logger);
 	await svc.init();
 	Container.set(BinaryDataService, svc);
@@ -122,7 +143,11 @@ export interface RunOptions {
 	/** gets the running promise, e.g. to cancel it */
 	onStart?: (p: { cancel: () => void }) => void;
 	/** stream the execution like n8n's chat/webhook streaming; receives every chunk a node sends */
-	onChunk?: (chunk: { type: string; content?: string; metadata: { nodeName: string; itemIndex: number } }) => void;
+	onChunk?: (chunk: {
+		type: string;
+		content?: string;
+		metadata: { nodeName: string; itemIndex: number };
+	}) => void;
 }
 
 export interface RunResult {
@@ -151,22 +176,45 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 			position: [idx * 200, 0],
 			parameters: (n.parameters ?? {}) as INode['parameters'],
 			onError: n.onError,
-			...(n.retryOnFail ? { retryOnFail: true, maxTries: n.maxTries, waitBetweenTries: n.waitBetweenTries ?? 0 } : {}),
+			...(n.retryOnFail
+				? { retryOnFail: true, maxTries: n.maxTries, waitBetweenTries: n.waitBetweenTries ?? 0 }
+				: {}),
 			credentials: Object.fromEntries(creds.map((c) => [c.name, { id: '1', name: 'test' }])),
 		};
 	});
 	const connections: IConnections = opts.connections ?? {};
 	if (!opts.connections) {
 		for (let i = 0; i + 1 < nodes.length; i++) {
-			connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+			connections[nodes[i].name] = {
+				main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]],
+			};
 		}
 	}
 	const id = `wf${++counter}`;
-	const workflow = new Workflow({ id, name: id, nodes, connections, nodeTypes: new MapNodeTypes(types), active: false, settings: { executionOrder: 'v1' } });
+	const workflow = new Workflow({
+		id,
+		name: id,
+		nodes,
+		connections,
+		nodeTypes: new MapNodeTypes(types),
+		active: false,
+		settings: { executionOrder: 'v1' },
+	});
 	const executionId = `exec${counter}`;
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id, name: id, nodes, connections, active: false, settings: {} } as never);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		id,
+		name: id,
+		nodes,
+		connections,
+		active: false,
+		settings: {},
+	} as never);
 	if (opts.onChunk) hooks.addHandler('sendChunk', (chunk) => opts.onChunk!(chunk as never));
-	const credentialsHelper = new PlainCredentialsHelper(opts.credentials ? { [CREDENTIAL_NAME]: opts.credentials as unknown as ICredentialDataDecryptedObject } : {});
+	const credentialsHelper = new PlainCredentialsHelper(
+		opts.credentials
+			? { [CREDENTIAL_NAME]: opts.credentials as unknown as ICredentialDataDecryptedObject }
+			: {},
+	);
 	const additionalData = {
 		executionId,
 		workflowId: id,
@@ -184,7 +232,11 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const first = workflow.getNode(nodes[0].name)!;
 	const runData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node: first, data: { main: [opts.input ?? [{ json: {} }]] }, source: null }] },
+		executionData: {
+			nodeExecutionStack: [
+				{ node: first, data: { main: [opts.input ?? [{ json: {} }]] }, source: null },
+			],
+		},
 	});
 	const we = new WorkflowExecute(additionalData, 'manual', runData);
 	const p = we.processRunExecutionData(workflow);
@@ -221,7 +273,9 @@ export function asTool(node: INodeType): INodeType {
 		description: { ...node.description, name: `${node.description.name}AsTool` },
 		methods: node.methods,
 		async execute(this: IExecuteFunctions) {
-			const ctx = new Proxy(this, { get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]) });
+			const ctx = new Proxy(this, {
+				get: (t, p) => (p === 'isToolExecution' ? () => true : (t as never)[p]),
+			});
 			return node.execute!.call(ctx);
 		},
 	} as INodeType;

@@ -17,7 +17,11 @@ function runFixture(withSetup: boolean): { status: number | null; output: string
 		testMatch: ['<rootDir>/test/hostile/fixtures/late-error.fixture.ts'],
 		setupFilesAfterEnv: withSetup ? ['<rootDir>/test/setup-unhandled.ts'] : [],
 	};
-	const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--config', JSON.stringify(config), '--ci', '--no-cache'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+	const run = spawnSync(
+		process.execPath,
+		[require.resolve('jest/bin/jest'), '--config', JSON.stringify(config), '--ci', '--no-cache'],
+		{ cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+	);
 	return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
 }
 
@@ -29,5 +33,7 @@ it('without the set-up file no test fails; with it, the test that dropped the bo
 	expect(withSetup.status).toBe(1);
 	expect(withSetup.output).toMatch(/Tests:\s+1 failed, 1 passed, 2 total/);
 	expect(withSetup.output).toMatch(/✕ drops a body without a listener/);
-	expect(withSetup.output).toMatch(/an 'error' event without a listener on a Readable:\s+Error: RequestAbortedError: the body was dropped/);
+	expect(withSetup.output).toMatch(
+		/an 'error' event without a listener on a Readable:\s+Error: RequestAbortedError: the body was dropped/,
+	);
 }, 120_000);

@@ -15,7 +15,12 @@ import { model } from './fixtures';
 
 let sim: Simulator;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 30, videoLatencyMs: 60 });
+	sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 60,
+		pollAfterMs: 30,
+		videoLatencyMs: 60,
+	});
 });
 afterAll(async () => {
 	await sim.stop();
@@ -24,29 +29,84 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 const creds = (s = sim) => ({ apiKey: s.keys.demo, baseUrl: s.baseUrl });
 
-const submit = (p: Record<string, unknown> = {}): TestNode => ({ name: 'Submit', type: new GenGatewayImageSubmit(), parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a lighthouse', size: '1024x1024', ...p } });
-const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { videoIntervalMs: 1000, ...options } } });
+const submit = (p: Record<string, unknown> = {}): TestNode => ({
+	name: 'Submit',
+	type: new GenGatewayImageSubmit(),
+	parameters: {
+		operation: 'generate',
+		mode: 'async',
+		model: model('alpha-image-2.5'),
+		prompt: 'a lighthouse',
+		size: '1024x1024',
+		...p,
+	},
+});
+const wait = (options: Record<string, unknown> = {}): TestNode => ({
+	name: 'Wait',
+	type: new GenGatewayTaskWait(),
+	parameters: {
+		taskId: '={{ $json.task_id }}',
+		taskKind: 'auto',
+		options: { videoIntervalMs: 1000, ...options },
+	},
+});
 /** Download Result as the node panel drops it: no parameter set */
-const download = (parameters: Record<string, unknown> = {}, extra: Partial<TestNode> = {}): TestNode => ({ name: 'Download', type: new GenGatewayDownloadResult(), parameters, ...extra });
-const delta = (): TestNode => ({ name: 'Create', type: new GenGatewayVideoCreate(), parameters: { family: 'delta', prompt: 'a paper boat', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false } });
-const gamma = (): TestNode => ({ name: 'Create', type: new GenGatewayVideoCreate(), parameters: { family: 'gamma', prompt: 'waves at sunset', gammaSeconds: 8, aspectRatio: '16:9' } });
+const download = (
+	parameters: Record<string, unknown> = {},
+	extra: Partial<TestNode> = {},
+): TestNode => ({ name: 'Download', type: new GenGatewayDownloadResult(), parameters, ...extra });
+const delta = (): TestNode => ({
+	name: 'Create',
+	type: new GenGatewayVideoCreate(),
+	parameters: {
+		family: 'delta',
+		prompt: 'a paper boat',
+		seconds: 5,
+		resolution: '480p',
+		ratio: '16:9',
+		generateAudio: false,
+		watermark: false,
+	},
+});
+const gamma = (): TestNode => ({
+	name: 'Create',
+	type: new GenGatewayVideoCreate(),
+	parameters: { family: 'gamma', prompt: 'waves at sunset', gammaSeconds: 8, aspectRatio: '16:9' },
+});
 
 type File = { fileName: string; mimeType: string; bytes: number; width?: number; height?: number };
-const files = (r: RunResult, node: string, output = 0) => r.output(node, output)[0].json.files as File[];
-const queries = () => sim.log.filter((l) => l.method === 'GET' && /^\/v1\/(images\/tasks|videos)\//.test(l.path));
+const files = (r: RunResult, node: string, output = 0) =>
+	r.output(node, output)[0].json.files as File[];
+const queries = () =>
+	sim.log.filter((l) => l.method === 'GET' && /^\/v1\/(images\/tasks|videos)\//.test(l.path));
 
 describe('Download Result with its defaults', () => {
-	it('after Task Wait (the design card\'s chain Submit → Wait → Download): the image again, under the name Task Wait gave it, without a task query', async () => {
+	it("after Task Wait (the design card's chain Submit → Wait → Download): the image again, under the name Task Wait gave it, without a task query", async () => {
 		const r = await runWorkflow({ nodes: [submit(), wait(), download()], credentials: creds() });
 		expect(r.error).toBeUndefined();
 		const first = files(r, 'Wait')[0];
 		const item = r.output('Download')[0];
-		expect(item.json).toMatchObject({ status: 'completed', kind: 'image', task_id: r.output('Wait')[0].json.task_id });
-		expect(files(r, 'Download')[0]).toMatchObject({ fileName: first.fileName, mimeType: first.mimeType, bytes: first.bytes, width: first.width, height: first.height });
+		expect(item.json).toMatchObject({
+			status: 'completed',
+			kind: 'image',
+			task_id: r.output('Wait')[0].json.task_id,
+		});
+		expect(files(r, 'Download')[0]).toMatchObject({
+			fileName: first.fileName,
+			mimeType: first.mimeType,
+			bytes: first.bytes,
+			width: first.width,
+			height: first.height,
+		});
 		expect(item.binary?.data).toMatchObject({ fileName: first.fileName, mimeType: 'image/png' });
-		expect(imageSize(await r.binaryBuffer(item))).toMatchObject({ width: first.width, height: first.height });
+		expect(imageSize(await r.binaryBuffer(item))).toMatchObject({
+			width: first.width,
+			height: first.height,
+		});
 		// Task Wait's queries only: Download Result read the addresses on the item; result hosts never see the key
-		expect(queries().filter((l) => l.time > 0)).toHaveLength(r.output('Wait')[0].json.polls as number);
+		expect(queries().filter((l) => l.time > 0)).toHaveLength(
+			r.output('Wait')[0].json.polls as number,
+		);
 		expect(sim.log.filter((l) => l.server === 'result' && l.auth)).toHaveLength(0);
 	});
 
@@ -54,13 +114,20 @@ describe('Download Result with its defaults', () => {
 		const r = await runWorkflow({ nodes: [submit(), download()], credentials: creds() });
 		expect(r.error).toBeUndefined();
 		const id = r.output('Submit')[0].json.task_id as string;
-		expect(r.output('Download')[0].json).toMatchObject({ status: 'completed', task_id: id, kind: 'image' });
+		expect(r.output('Download')[0].json).toMatchObject({
+			status: 'completed',
+			task_id: id,
+			kind: 'image',
+		});
 		expect(files(r, 'Download')[0]).toMatchObject({ fileName: `${id}.png`, mimeType: 'image/png' });
 		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(1);
 	});
 
-	it("after a synchronous Image Submit: the images again under their first names", async () => {
-		const r = await runWorkflow({ nodes: [submit({ mode: 'sync' }), download()], credentials: creds() });
+	it('after a synchronous Image Submit: the images again under their first names', async () => {
+		const r = await runWorkflow({
+			nodes: [submit({ mode: 'sync' }), download()],
+			credentials: creds(),
+		});
 		expect(r.error).toBeUndefined();
 		const first = files(r, 'Submit')[0];
 		expect(first.fileName).toBe('image_0.png');
@@ -75,8 +142,15 @@ describe('Download Result with its defaults', () => {
 			const first = files(r, 'Wait')[0];
 			expect(first.fileName).toBe(`${r.output('Wait')[0].json.task_id}.mp4`);
 			expect(r.output('Download')[0].json).toMatchObject({ status: 'completed', kind: 'video' });
-			expect(files(r, 'Download')[0]).toMatchObject({ fileName: first.fileName, mimeType: 'video/mp4', bytes: first.bytes });
-			expect(r.output('Download')[0].binary?.data).toMatchObject({ fileName: first.fileName, mimeType: 'video/mp4' });
+			expect(files(r, 'Download')[0]).toMatchObject({
+				fileName: first.fileName,
+				mimeType: 'video/mp4',
+				bytes: first.bytes,
+			});
+			expect(r.output('Download')[0].binary?.data).toMatchObject({
+				fileName: first.fileName,
+				mimeType: 'video/mp4',
+			});
 		}
 	});
 
@@ -89,18 +163,34 @@ describe('Download Result with its defaults', () => {
 
 	it("Task Wait's Failed item that says to download later: its result_urls are downloaded once the host answers again", async () => {
 		sim.fault({ route: 're:^GET /r/', kind: 'truncate', times: -1 });
-		const r = await runWorkflow({ nodes: [submit(), { ...wait({ deadlineMinutes: 0.05 }), onError: 'continueRegularOutput' }], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit(), { ...wait({ deadlineMinutes: 0.05 }), onError: 'continueRegularOutput' }],
+			credentials: creds(),
+		});
 		const failed = r.output('Wait', 1)[0];
-		expect(failed.json).toMatchObject({ status: 'failed', failed_at: 'download', download_later: true });
+		expect(failed.json).toMatchObject({
+			status: 'failed',
+			failed_at: 'download',
+			download_later: true,
+		});
 		sim.clearFaults();
 		const later = await runWorkflow({ nodes: [download()], input: [failed], credentials: creds() });
 		expect(later.error).toBeUndefined();
-		expect(files(later, 'Download')[0]).toMatchObject({ fileName: `${failed.json.task_id}.png`, mimeType: 'image/png' });
+		expect(files(later, 'Download')[0]).toMatchObject({
+			fileName: `${failed.json.task_id}.png`,
+			mimeType: 'image/png',
+		});
 	});
 
 	it('an item with nothing to download is refused before any request, saying what would work', async () => {
-		const r = await runWorkflow({ nodes: [download({}, { onError: 'continueRegularOutput' })], input: [{ json: { row: 1 } }], credentials: creds() });
-		expect(String(r.output('Download')[0].json.error)).toMatch(/^Item or Task Object: holds no result to download .* and no task_id: connect Download Result after Task Wait, Image Submit or Video Create/);
+		const r = await runWorkflow({
+			nodes: [download({}, { onError: 'continueRegularOutput' })],
+			input: [{ json: { row: 1 } }],
+			credentials: creds(),
+		});
+		expect(String(r.output('Download')[0].json.error)).toMatch(
+			/^Item or Task Object: holds no result to download .* and no task_id: connect Download Result after Task Wait, Image Submit or Video Create/,
+		);
 		expect(sim.log).toHaveLength(0);
 	});
 });
@@ -110,12 +200,28 @@ describe('Source "Task ID"', () => {
 		const sub = await runWorkflow({ nodes: [submit()], credentials: creds() });
 		const id = sub.output('Submit')[0].json.task_id as string;
 		await new Promise((res) => setTimeout(res, 150));
-		const r = await runWorkflow({ nodes: [download({ source: 'videoTask', taskId: id })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [download({ source: 'videoTask', taskId: id })],
+			credentials: creds(),
+		});
 		expect(r.error).toBeUndefined();
 		expect(files(r, 'Download')[0]).toMatchObject({ fileName: `${id}.png`, mimeType: 'image/png' });
-		const asImage = await runWorkflow({ nodes: [download({ source: 'videoTask', taskId: id, taskKind: 'image', options: { splitImages: true, binaryPropertyName: 'img' } })], credentials: creds() });
+		const asImage = await runWorkflow({
+			nodes: [
+				download({
+					source: 'videoTask',
+					taskId: id,
+					taskKind: 'image',
+					options: { splitImages: true, binaryPropertyName: 'img' },
+				}),
+			],
+			credentials: creds(),
+		});
 		expect(Object.keys(asImage.output('Download')[0].binary ?? {})).toEqual(['img']);
-		expect(asImage.output('Download')[0].json).toMatchObject({ task_id: id, fileName: `${id}.png` });
+		expect(asImage.output('Download')[0].json).toMatchObject({
+			task_id: id,
+			fileName: `${id}.png`,
+		});
 	});
 
 	it('a task that has not finished: waited for at most Wait for an Unfinished Task, then the item fails saying so', async () => {
@@ -123,10 +229,19 @@ describe('Source "Task ID"', () => {
 		try {
 			const sub = await runWorkflow({ nodes: [submit()], credentials: creds(slow) });
 			const t = Date.now();
-			const r = await runWorkflow({ nodes: [download({ options: { waitSeconds: 1 } }, { onError: 'continueRegularOutput' })], input: sub.output('Submit'), credentials: creds(slow) });
+			const r = await runWorkflow({
+				nodes: [download({ options: { waitSeconds: 1 } }, { onError: 'continueRegularOutput' })],
+				input: sub.output('Submit'),
+				credentials: creds(slow),
+			});
 			expect(Date.now() - t).toBeLessThan(10_000);
-			expect(r.output('Download')[0].json).toMatchObject({ status: 'failed', task_id: sub.output('Submit')[0].json.task_id });
-			expect(String(r.output('Download')[0].json.error)).toMatch(/has not finished \(the gateway says processing\) after 1 s: wait for it with GenGateway Task Wait, or raise Options → Wait for an Unfinished Task/);
+			expect(r.output('Download')[0].json).toMatchObject({
+				status: 'failed',
+				task_id: sub.output('Submit')[0].json.task_id,
+			});
+			expect(String(r.output('Download')[0].json.error)).toMatch(
+				/has not finished \(the gateway says processing\) after 1 s: wait for it with GenGateway Task Wait, or raise Options → Wait for an Unfinished Task/,
+			);
 		} finally {
 			await slow.stop();
 		}
@@ -135,9 +250,21 @@ describe('Source "Task ID"', () => {
 
 describe('Source "Result URL"', () => {
 	it('the file is named after the address, not "image"', async () => {
-		const r = await runWorkflow({ nodes: [submit(), wait(), download({ source: 'url', url: '={{ $json.files[0].sourceUrl }}' })], credentials: creds() });
-		const url = String((r.output('Wait')[0].json.files as Array<{ sourceUrl: string }>)[0].sourceUrl);
-		const stem = new URL(url).pathname.split('/').pop()!.replace(/\.[a-z]+$/, '');
+		const r = await runWorkflow({
+			nodes: [
+				submit(),
+				wait(),
+				download({ source: 'url', url: '={{ $json.files[0].sourceUrl }}' }),
+			],
+			credentials: creds(),
+		});
+		const url = String(
+			(r.output('Wait')[0].json.files as Array<{ sourceUrl: string }>)[0].sourceUrl,
+		);
+		const stem = new URL(url).pathname
+			.split('/')
+			.pop()!
+			.replace(/\.[a-z]+$/, '');
 		expect(files(r, 'Download')[0].fileName).toBe(`${stem}.png`);
 	});
 });

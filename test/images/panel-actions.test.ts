@@ -6,27 +6,57 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NodeHelpers, type INode, type INodeParameters, type INodePropertyOptions } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	type INode,
+	type INodeParameters,
+	type INodePropertyOptions,
+} from 'n8n-workflow';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 
 const node = new GenGatewayImageSubmit();
-const codex = JSON.parse(readFileSync(join(__dirname, '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node.json'), 'utf8')) as { categories: string[] };
+const codex = JSON.parse(
+	readFileSync(
+		join(__dirname, '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node.json'),
+		'utf8',
+	),
+) as { categories: string[] };
 
 /** The actions n8n's node panel lists for a node without resources: its operations, then (AI category) its first "mode"'s options. */
 function panelActions(): string[] {
 	const props = node.description.properties;
 	const operation = props.find((p) => p.name.toLowerCase() === 'operation');
-	const actions = ((operation?.options ?? []) as INodePropertyOptions[]).map((o) => o.action ?? o.name);
+	const actions = ((operation?.options ?? []) as INodePropertyOptions[]).map(
+		(o) => o.action ?? o.name,
+	);
 	if (codex.categories.includes('AI')) {
 		const mode = props.find((p) => p.name.toLowerCase() === 'mode');
-		actions.push(...((mode?.options ?? []) as INodePropertyOptions[]).map((o) => o.action ?? o.name));
+		actions.push(
+			...((mode?.options ?? []) as INodePropertyOptions[]).map((o) => o.action ?? o.name),
+		);
 	}
 	return actions;
 }
 
 function resolved(parameters: INodeParameters): INodeParameters {
-	const n = { id: 'i', name: 'Image', type: 'n8n-nodes-gen-gateway.genGatewayImageSubmit', typeVersion: 1, position: [0, 0], parameters } as INode;
-	return NodeHelpers.getNodeParameters(node.description.properties, parameters, true, false, n, node.description) ?? {};
+	const n = {
+		id: 'i',
+		name: 'Image',
+		type: 'n8n-nodes-gen-gateway.genGatewayImageSubmit',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+	} as INode;
+	return (
+		NodeHelpers.getNodeParameters(
+			node.description.properties,
+			parameters,
+			true,
+			false,
+			n,
+			node.description,
+		) ?? {}
+	);
 }
 
 it('the node panel lists Generate and Edit, and none of the modes', () => {
@@ -36,8 +66,15 @@ it('the node panel lists Generate and Edit, and none of the modes', () => {
 
 it('the Mode field still holds the mode: saved workflows keep theirs, new nodes start at Async', () => {
 	expect(resolved({ operation: 'generate' }).mode).toBe('async');
-	for (const mode of ['async', 'sync', 'native']) expect(resolved({ operation: 'edit', mode }).mode).toBe(mode);
-	const shown = node.description.properties.filter((p) => p.name === 'mode' && p.type === 'options');
+	for (const mode of ['async', 'sync', 'native'])
+		expect(resolved({ operation: 'edit', mode }).mode).toBe(mode);
+	const shown = node.description.properties.filter(
+		(p) => p.name === 'mode' && p.type === 'options',
+	);
 	expect(shown).toHaveLength(1);
-	expect((shown[0].options as INodePropertyOptions[]).map((o) => o.value)).toEqual(['async', 'sync', 'native']);
+	expect((shown[0].options as INodePropertyOptions[]).map((o) => o.value)).toEqual([
+		'async',
+		'sync',
+		'native',
+	]);
 });

@@ -19,10 +19,21 @@ const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const submit = (parameters: Record<string, unknown>, extra: Partial<TestNode> = {}): TestNode => ({
 	name: 'Submit',
 	type: new GenGatewayImageSubmit(),
-	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: 'a red fox', size: '1536x1024', ...parameters },
+	parameters: {
+		operation: 'generate',
+		mode: 'async',
+		model: model('alpha-image-2.5'),
+		prompt: 'a red fox',
+		size: '1536x1024',
+		...parameters,
+	},
 	...extra,
 });
-const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options } });
+const wait = (options: Record<string, unknown> = {}): TestNode => ({
+	name: 'Wait',
+	type: new GenGatewayTaskWait(),
+	parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options },
+});
 const posts = () => sim.log.filter((l) => l.method === 'POST');
 const keyOutsideGateway = () => sim.log.filter((l) => l.server === 'result' && l.auth);
 
@@ -31,7 +42,15 @@ describe('Image Submit → Task Wait', () => {
 		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
 		expect(r.error).toBeUndefined();
 		const sub = r.output('Submit')[0].json;
-		expect(sub).toMatchObject({ kind: 'image', status: 'submitted', gateway_status: 'processing', gateway_state: 'queued', submission_uncertain: false, origin: 'base', poll_after_ms: 40 });
+		expect(sub).toMatchObject({
+			kind: 'image',
+			status: 'submitted',
+			gateway_status: 'processing',
+			gateway_state: 'queued',
+			submission_uncertain: false,
+			origin: 'base',
+			poll_after_ms: 40,
+		});
 		expect(sub.task_id).toMatch(/^[A-Za-z0-9_-]+$/);
 		const done = r.output('Wait', 0);
 		expect(done).toHaveLength(1);
@@ -44,8 +63,14 @@ describe('Image Submit → Task Wait', () => {
 	});
 
 	it('many items at once: every input yields exactly one output, paired, with its task_id', async () => {
-		const input = Array.from({ length: 12 }, (_, k) => ({ json: { p: `item ${k}${k === 3 ? ' [fail]' : k === 5 ? ' [empty]' : ''}` } }));
-		const r = await runWorkflow({ nodes: [submit({ prompt: '={{ $json.p }}' }), wait()], input, credentials: creds() });
+		const input = Array.from({ length: 12 }, (_, k) => ({
+			json: { p: `item ${k}${k === 3 ? ' [fail]' : k === 5 ? ' [empty]' : ''}` },
+		}));
+		const r = await runWorkflow({
+			nodes: [submit({ prompt: '={{ $json.p }}' }), wait()],
+			input,
+			credentials: creds(),
+		});
 		const [ok, failed, running] = r.outputs('Wait');
 		expect(ok.length + failed.length + running.length).toBe(12);
 		expect(failed.map((f) => f.pairedItem)).toEqual([{ item: 3 }, { item: 5 }]);
@@ -55,17 +80,28 @@ describe('Image Submit → Task Wait', () => {
 	});
 
 	it('a deadline gives Still Running with the task_id kept and the first wait time carried', async () => {
-		const r = await runWorkflow({ nodes: [submit({}), wait({ maxWaitSeconds: 0.05 })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({}), wait({ maxWaitSeconds: 0.05 })],
+			credentials: creds(),
+		});
 		const running = r.output('Wait', 2);
 		expect(running).toHaveLength(1);
-		expect(running[0].json).toMatchObject({ status: 'running', task_id: r.output('Submit')[0].json.task_id });
+		expect(running[0].json).toMatchObject({
+			status: 'running',
+			task_id: r.output('Submit')[0].json.task_id,
+		});
 		expect(typeof running[0].json.wait_started_at).toBe('number');
 	});
 
 	it('429 and 5xx on polls are backed off and the task still completes; the POST is never repeated', async () => {
 		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', times: 2, retryAfter: 0 });
 		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'status', status: 503, times: 2 });
-		sim.fault({ route: 're:^GET /v1/images/tasks/', kind: 'rate-limit', times: 1, emptyBody: true });
+		sim.fault({
+			route: 're:^GET /v1/images/tasks/',
+			kind: 'rate-limit',
+			times: 1,
+			emptyBody: true,
+		});
 		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
 		expect(r.output('Wait', 0)).toHaveLength(1);
 		expect(posts()).toHaveLength(1);
@@ -77,10 +113,15 @@ describe('Image Submit → Task Wait', () => {
 		const r = await runWorkflow({ nodes: [submit({}), wait()], credentials: creds() });
 		expect(String(r.output('Wait', 1)[0].json.error)).toMatch(/not found \(404\)/);
 		sim.reset();
-		const r2 = await runWorkflow({ nodes: [submit({ prompt: 'no [fail]' }), wait()], credentials: creds() });
+		const r2 = await runWorkflow({
+			nodes: [submit({ prompt: 'no [fail]' }), wait()],
+			credentials: creds(),
+		});
 		const f = r2.output('Wait', 1)[0].json;
 		expect(f).toMatchObject({ status: 'failed', billing_status: 'refunded_if_reserved' });
-		const polls = sim.log.filter((l) => l.method === 'GET' && l.path.startsWith('/v1/images/tasks/'));
+		const polls = sim.log.filter(
+			(l) => l.method === 'GET' && l.path.startsWith('/v1/images/tasks/'),
+		);
 		expect(polls.at(-1)!.status).toBe(200);
 	});
 
@@ -102,13 +143,19 @@ describe('Image Submit → Task Wait', () => {
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after' });
 		const r = await runWorkflow({ nodes: [submit({})], credentials: creds() });
 		expect(r.error).toBeUndefined();
-		expect(r.output('Submit')[0].json).toMatchObject({ status: 'uncertain', submission_uncertain: true });
+		expect(r.output('Submit')[0].json).toMatchObject({
+			status: 'uncertain',
+			submission_uncertain: true,
+		});
 		expect(posts()).toHaveLength(1);
 		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(1);
 	});
 
 	it('Wait for Result inside Image Submit emits the image', async () => {
-		const r = await runWorkflow({ nodes: [submit({ options: { waitForResult: true } })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({ options: { waitForResult: true } })],
+			credentials: creds(),
+		});
 		const item = r.output('Submit')[0];
 		expect(item.json).toMatchObject({ status: 'completed' });
 		expect(item.binary?.data.mimeType).toBe('image/png');
@@ -123,7 +170,10 @@ describe('Image Submit modes, sizes and edits', () => {
 		['beta-3-pro-image-preview', '16:9', /is a ratio, not a size/],
 		['beta-3-pro-image-preview', '', /./],
 	])('%s size "%s" is refused before sending', async (m, size, rule) => {
-		const r = await runWorkflow({ nodes: [submit({ model: model(m), size }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({ model: model(m), size }, { onError: 'continueRegularOutput' })],
+			credentials: creds(),
+		});
 		const j = r.output('Submit')[0].json;
 		if (size === '') {
 			expect(j.error).toBeUndefined();
@@ -135,8 +185,14 @@ describe('Image Submit modes, sizes and edits', () => {
 	});
 
 	it('alpha-image-2 takes sizes the spec normalises: the item says what the gateway will deliver, and it does', async () => {
-		const r = await runWorkflow({ nodes: [submit({ model: model('alpha-image-2'), size: '1000x1000' }), wait()], credentials: creds() });
-		expect(r.output('Submit')[0].json).toMatchObject({ requested_size: '1000x1000', expected_size: '1008x1008' });
+		const r = await runWorkflow({
+			nodes: [submit({ model: model('alpha-image-2'), size: '1000x1000' }), wait()],
+			credentials: creds(),
+		});
+		expect(r.output('Submit')[0].json).toMatchObject({
+			requested_size: '1000x1000',
+			expected_size: '1008x1008',
+		});
 		const hints = (r.run.data.resultData.runData.Submit[0].hints ?? []).map((h) => h.message);
 		expect(hints.join(' ')).toMatch(/1008x1008/);
 		// the spec does not say which way a side rounds: the gateway delivered a multiple of 16 next to the estimate
@@ -147,7 +203,15 @@ describe('Image Submit modes, sizes and edits', () => {
 	});
 
 	it('an empty prompt, a bad n and a quality the family refuses are all reported at once', async () => {
-		const r = await runWorkflow({ nodes: [submit({ model: model('beta-3-pro-image-preview'), prompt: '  ', n: 0, quality: 'high' }, { onError: 'continueRegularOutput' })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [
+				submit(
+					{ model: model('beta-3-pro-image-preview'), prompt: '  ', n: 0, quality: 'high' },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			credentials: creds(),
+		});
 		const err = String(r.output('Submit')[0].json.error);
 		expect(err).toMatch(/3 problems/);
 		expect(err).toMatch(/prompt: must not be empty/);
@@ -157,14 +221,22 @@ describe('Image Submit modes, sizes and edits', () => {
 	});
 
 	it('alpha-image-2-az is sent synchronously without response_format even when async is chosen', async () => {
-		const r = await runWorkflow({ nodes: [submit({ model: model('alpha-image-2-az'), size: '1024x1024' })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({ model: model('alpha-image-2-az'), size: '1024x1024' })],
+			credentials: creds(),
+		});
 		expect(r.error).toBeUndefined();
 		expect(r.output('Submit')[0].json).toMatchObject({ status: 'completed', mode: 'sync' });
 		expect(posts()[0].path).toBe('/v1/images/generations');
 	});
 
 	it('synchronous mode emits binary images directly', async () => {
-		const r = await runWorkflow({ nodes: [submit({ mode: 'sync', model: model('beta-3.1-flash-image-preview'), size: '1536x864' })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [
+				submit({ mode: 'sync', model: model('beta-3.1-flash-image-preview'), size: '1536x864' }),
+			],
+			credentials: creds(),
+		});
 		const item = r.output('Submit')[0];
 		const f = (item.json.files as Array<Record<string, number>>)[0];
 		expect(f.width / f.height).toBeCloseTo(16 / 9, 1);
@@ -173,47 +245,156 @@ describe('Image Submit modes, sizes and edits', () => {
 
 	it('native mode: model in the path, imageSize from the suffix, image from inlineData or inline_data', async () => {
 		for (let k = 0; k < 2; k++) {
-			const r = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3-pro-image-preview-2k'), aspectRatio: '16:9' })], credentials: creds() });
+			const r = await runWorkflow({
+				nodes: [
+					submit({
+						mode: 'native',
+						model: model('beta-3-pro-image-preview-2k'),
+						aspectRatio: '16:9',
+					}),
+				],
+				credentials: creds(),
+			});
 			expect(r.error).toBeUndefined();
 			const f = (r.output('Submit')[0].json.files as Array<Record<string, number>>)[0];
 			expect(f.width).toBe(2048);
 		}
-		expect(posts().map((p) => p.path)).toEqual(['/v1beta/models/beta-3-pro-image-preview-2k:generateContent', '/v1beta/models/beta-3-pro-image-preview-2k:generateContent']);
+		expect(posts().map((p) => p.path)).toEqual([
+			'/v1beta/models/beta-3-pro-image-preview-2k:generateContent',
+			'/v1beta/models/beta-3-pro-image-preview-2k:generateContent',
+		]);
 	});
 
 	it('native mode without an image explains why (promptFeedback, finishReason, text)', async () => {
-		const r = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [block]' }, { onError: 'continueRegularOutput' })], credentials: creds() });
-		expect(r.output('Submit')[0].json).toMatchObject({ status: 'failed', submitted: true, failed_at: 'answer' });
+		const r = await runWorkflow({
+			nodes: [
+				submit(
+					{ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [block]' },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			credentials: creds(),
+		});
+		expect(r.output('Submit')[0].json).toMatchObject({
+			status: 'failed',
+			submitted: true,
+			failed_at: 'answer',
+		});
 		expect(String(r.output('Submit')[0].json.error_message)).toMatch(/prompt blocked: SAFETY/);
-		const r2 = await runWorkflow({ nodes: [submit({ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [noimage]' }, { onError: 'continueRegularOutput' })], credentials: creds() });
-		expect(String(r2.output('Submit')[0].json.error_message)).toMatch(/finishReason IMAGE_SAFETY; model said: "I cannot draw that."/);
+		const r2 = await runWorkflow({
+			nodes: [
+				submit(
+					{ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'bad [noimage]' },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			credentials: creds(),
+		});
+		expect(String(r2.output('Submit')[0].json.error_message)).toMatch(
+			/finishReason IMAGE_SAFETY; model said: "I cannot draw that."/,
+		);
 	});
 
 	it('edit with a binary input (MIME from the bytes, not the file name), multipart and JSON data URL', async () => {
 		const jpeg = await makeImageBytes('jpeg');
-		const input = [{ json: {}, binary: { data: { data: jpeg.toString('base64'), mimeType: 'image/png', fileName: 'lies.png' } } }];
-		const r = await runWorkflow({ nodes: [submit({ operation: 'edit', editEncoding: 'multipart' }), wait()], input, credentials: creds() });
+		const input = [
+			{
+				json: {},
+				binary: {
+					data: { data: jpeg.toString('base64'), mimeType: 'image/png', fileName: 'lies.png' },
+				},
+			},
+		];
+		const r = await runWorkflow({
+			nodes: [submit({ operation: 'edit', editEncoding: 'multipart' }), wait()],
+			input,
+			credentials: creds(),
+		});
 		expect(r.output('Wait', 0)).toHaveLength(1);
-		const r2 = await runWorkflow({ nodes: [submit({ operation: 'edit', editEncoding: 'json' }), wait()], input, credentials: creds() });
+		const r2 = await runWorkflow({
+			nodes: [submit({ operation: 'edit', editEncoding: 'json' }), wait()],
+			input,
+			credentials: creds(),
+		});
 		expect(r2.output('Wait', 0)).toHaveLength(1);
-		expect(posts().map((p) => p.path)).toEqual(['/v1/images/edits/async', '/v1/images/edits/async']);
+		expect(posts().map((p) => p.path)).toEqual([
+			'/v1/images/edits/async',
+			'/v1/images/edits/async',
+		]);
 	});
 
 	it('several references for beta; a missing or non-image reference stops the item and never becomes text-to-image', async () => {
 		const png = await makeImageBytes('png');
 		const webp = await makeImageBytes('webp');
-		const input = [{ json: {}, binary: { a: { data: png.toString('base64'), mimeType: 'image/png' }, b: { data: webp.toString('base64'), mimeType: 'image/webp' }, t: { data: Buffer.from('hello').toString('base64'), mimeType: 'image/png' } } }];
-		const ok = await runWorkflow({ nodes: [submit({ operation: 'edit', model: model('beta-3-pro-image-preview'), referenceBinaries: 'a,b', size: '1024x1024' })], input, credentials: creds() });
+		const input = [
+			{
+				json: {},
+				binary: {
+					a: { data: png.toString('base64'), mimeType: 'image/png' },
+					b: { data: webp.toString('base64'), mimeType: 'image/webp' },
+					t: { data: Buffer.from('hello').toString('base64'), mimeType: 'image/png' },
+				},
+			},
+		];
+		const ok = await runWorkflow({
+			nodes: [
+				submit({
+					operation: 'edit',
+					model: model('beta-3-pro-image-preview'),
+					referenceBinaries: 'a,b',
+					size: '1024x1024',
+				}),
+			],
+			input,
+			credentials: creds(),
+		});
 		expect(ok.output('Submit')[0].json.task_id).toBeDefined();
-		const bad = await runWorkflow({ nodes: [submit({ operation: 'edit', referenceBinaries: 'nope' }, { onError: 'continueRegularOutput' }), submit({ operation: 'edit', referenceBinaries: 't' }, { name: 'Submit2', onError: 'continueRegularOutput' })], input, credentials: creds() });
+		const bad = await runWorkflow({
+			nodes: [
+				submit(
+					{ operation: 'edit', referenceBinaries: 'nope' },
+					{ onError: 'continueRegularOutput' },
+				),
+				submit(
+					{ operation: 'edit', referenceBinaries: 't' },
+					{ name: 'Submit2', onError: 'continueRegularOutput' },
+				),
+			],
+			input,
+			credentials: creds(),
+		});
 		expect(String(bad.output('Submit')[0].json.error)).toMatch(/has no binary property "nope"/);
 		expect(posts()).toHaveLength(1);
 	});
 
 	it('alpha models take one reference; URLs are for beta only; JSON edits only where confirmed', async () => {
 		const png = await makeImageBytes('png');
-		const input = [{ json: {}, binary: { a: { data: png.toString('base64'), mimeType: 'image/png' }, b: { data: png.toString('base64'), mimeType: 'image/png' } } }];
-		const r = await runWorkflow({ nodes: [submit({ operation: 'edit', model: model('alpha-image-2'), referenceBinaries: 'a,b', referenceUrls: 'https://x.example/a.png', editEncoding: 'json', size: '1024x1024' }, { onError: 'continueRegularOutput' })], input, credentials: creds() });
+		const input = [
+			{
+				json: {},
+				binary: {
+					a: { data: png.toString('base64'), mimeType: 'image/png' },
+					b: { data: png.toString('base64'), mimeType: 'image/png' },
+				},
+			},
+		];
+		const r = await runWorkflow({
+			nodes: [
+				submit(
+					{
+						operation: 'edit',
+						model: model('alpha-image-2'),
+						referenceBinaries: 'a,b',
+						referenceUrls: 'https://x.example/a.png',
+						editEncoding: 'json',
+						size: '1024x1024',
+					},
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			input,
+			credentials: creds(),
+		});
 		const err = String(r.output('Submit')[0].json.error);
 		expect(err).toMatch(/single reference image/);
 		expect(err).toMatch(/beta family only/);
@@ -222,7 +403,20 @@ describe('Image Submit modes, sizes and edits', () => {
 	});
 
 	it('beta edit from a public HTTPS reference URL', async () => {
-		const r = await runWorkflow({ nodes: [submit({ operation: 'edit', model: model('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://media.example/cat.png', editEncoding: 'json', size: '1024x1024' }), wait()], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [
+				submit({
+					operation: 'edit',
+					model: model('beta-3.1-flash-image-preview'),
+					referenceBinaries: '',
+					referenceUrls: 'https://media.example/cat.png',
+					editEncoding: 'json',
+					size: '1024x1024',
+				}),
+				wait(),
+			],
+			credentials: creds(),
+		});
 		expect(r.output('Wait', 0)).toHaveLength(1);
 	});
 });
@@ -230,7 +424,11 @@ describe('Image Submit modes, sizes and edits', () => {
 describe('Task Wait input handling', () => {
 	it('an uncertain submission without a task ID goes to Failed, the others are still waited for', async () => {
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after' });
-		const r = await runWorkflow({ nodes: [submit({ prompt: '={{ $json.p }}' }), wait()], input: [{ json: { p: 'a' } }, { json: { p: 'b' } }], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({ prompt: '={{ $json.p }}' }), wait()],
+			input: [{ json: { p: 'a' } }, { json: { p: 'b' } }],
+			credentials: creds(),
+		});
 		const [ok, failed] = r.outputs('Wait');
 		expect(ok).toHaveLength(1);
 		expect(failed[0].json).toMatchObject({ status: 'uncertain', submission_uncertain: true });
@@ -239,7 +437,11 @@ describe('Task Wait input handling', () => {
 	});
 
 	it('a missing task ID on an ordinary item is an input error naming the field', async () => {
-		const r = await runWorkflow({ nodes: [{ ...wait(), onError: 'continueRegularOutput' }], input: [{ json: {} }, { json: { task_id: 'bad id!' } }], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [{ ...wait(), onError: 'continueRegularOutput' }],
+			input: [{ json: {} }, { json: { task_id: 'bad id!' } }],
+			credentials: creds(),
+		});
 		const failed = r.output('Wait', 1);
 		expect(String(failed[0].json.error)).toMatch(/^Task ID: is empty/);
 		expect(String(failed[1].json.error)).toMatch(/^Task ID: must be 1 to 200 characters/);
@@ -251,9 +453,22 @@ describe('limits and cancellation', () => {
 	it('a reference image over 25 MiB is refused with a clear error before sending', async () => {
 		const big = Buffer.alloc(26 * 1024 * 1024, 0);
 		(await makeImageBytes('png')).copy(big);
-		const input = [{ json: {}, binary: { data: { data: big.toString('base64'), mimeType: 'image/png', fileName: 'huge.png' } } }];
-		const r = await runWorkflow({ nodes: [submit({ operation: 'edit' }, { onError: 'continueRegularOutput' })], input, credentials: creds() });
-		expect(String(r.output('Submit')[0].json.error)).toMatch(/Reference Binary Properties: binary "data" is 26\.0 MiB; the limit is 25 MiB per image/);
+		const input = [
+			{
+				json: {},
+				binary: {
+					data: { data: big.toString('base64'), mimeType: 'image/png', fileName: 'huge.png' },
+				},
+			},
+		];
+		const r = await runWorkflow({
+			nodes: [submit({ operation: 'edit' }, { onError: 'continueRegularOutput' })],
+			input,
+			credentials: creds(),
+		});
+		expect(String(r.output('Submit')[0].json.error)).toMatch(
+			/Reference Binary Properties: binary "data" is 26\.0 MiB; the limit is 25 MiB per image/,
+		);
 		expect(posts()).toHaveLength(0);
 	});
 
@@ -262,7 +477,12 @@ describe('limits and cancellation', () => {
 		try {
 			const c = { apiKey: slow.keys.demo, baseUrl: slow.baseUrl };
 			const sub = await runWorkflow({ nodes: [submit({})], credentials: c });
-			const r = await runWorkflow({ nodes: [wait()], input: sub.output('Submit'), credentials: c, cancelAfterMs: 400 });
+			const r = await runWorkflow({
+				nodes: [wait()],
+				input: sub.output('Submit'),
+				credentials: c,
+				cancelAfterMs: 400,
+			});
 			// n8n marks the run cancelled, or records the node's 'Execution cancelled' error: either way it stops
 			if (r.run.status !== 'canceled') expect(r.error).toMatch(/cancel/i);
 			const polls = () => slow.log.filter((l) => l.method === 'GET').length;

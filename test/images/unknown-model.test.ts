@@ -10,7 +10,11 @@ import { model } from './fixtures';
 
 let server: ScriptedServer;
 beforeEach(async () => {
-	server = await scriptedServer((req, res) => (req.method === 'POST' ? json(res, 200, { task_id: 'task_new_model', status: 'queued' }) : json(res, 404, { error: { message: 'not here' } })));
+	server = await scriptedServer((req, res) =>
+		req.method === 'POST'
+			? json(res, 200, { task_id: 'task_new_model', status: 'queued' })
+			: json(res, 404, { error: { message: 'not here' } }),
+	);
 });
 afterEach(() => server.close());
 afterAll(() => cleanupBinaryData());
@@ -21,20 +25,38 @@ const submit = (id: string, size = '1344x768'): TestNode => ({
 	parameters: { operation: 'generate', mode: 'async', model: model(id), prompt: 'a cat', size },
 	onError: 'continueRegularOutput',
 });
-const run = (node: TestNode) => runWorkflow({ nodes: [node], credentials: { apiKey: 'sk-unknown-model-123456', baseUrl: server.url } });
+const run = (node: TestNode) =>
+	runWorkflow({
+		nodes: [node],
+		credentials: { apiKey: 'sk-unknown-model-123456', baseUrl: server.url },
+	});
 
 describe('image models the package has no rules for', () => {
 	it('are sent as given (any size), with a hint that the gateway decides', async () => {
 		const r = await run(submit('alpha-image-3-preview'));
 		expect(server.posts()).toHaveLength(1);
-		expect(JSON.parse(server.posts()[0].body)).toMatchObject({ model: 'alpha-image-3-preview', size: '1344x768' });
-		expect(r.output('Image')[0].json).toMatchObject({ task_id: 'task_new_model', model: 'alpha-image-3-preview', prompt: 'a cat' });
+		expect(JSON.parse(server.posts()[0].body)).toMatchObject({
+			model: 'alpha-image-3-preview',
+			size: '1344x768',
+		});
+		expect(r.output('Image')[0].json).toMatchObject({
+			task_id: 'task_new_model',
+			model: 'alpha-image-3-preview',
+			prompt: 'a cat',
+		});
 		const hints = (r.run.data.resultData.runData.Image[0].hints ?? []).map((h) => h.message);
-		expect(hints).toContainEqual(expect.stringMatching(/^alpha-image-3-preview: this package has no local rules for this model/));
+		expect(hints).toContainEqual(
+			expect.stringMatching(
+				/^alpha-image-3-preview: this package has no local rules for this model/,
+			),
+		);
 	});
 
 	it.each([
-		['beta-2.5-special-image-preview', /^model: beta-2\.5-special-image-preview belongs to the retired 'special' beta series/],
+		[
+			'beta-2.5-special-image-preview',
+			/^model: beta-2\.5-special-image-preview belongs to the retired 'special' beta series/,
+		],
 		['alpha-chat-4o', /^model: alpha-chat-4o is not an image model/],
 	])('%s is refused before anything is sent', async (id, message) => {
 		const r = await run(submit(id));

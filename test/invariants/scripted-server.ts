@@ -30,7 +30,13 @@ export async function scriptedServer(handler: Handler): Promise<ScriptedServer> 
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			const s: Seen = { method: req.method ?? '', path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, at };
+			const s: Seen = {
+				method: req.method ?? '',
+				path: req.url ?? '',
+				body: Buffer.concat(chunks).toString('utf8'),
+				headers: req.headers,
+				at,
+			};
 			seen.push(s);
 			Promise.resolve(handler(s, res)).catch(() => res.destroy());
 		});
@@ -49,8 +55,17 @@ export async function scriptedServer(handler: Handler): Promise<ScriptedServer> 
 	};
 }
 
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
 	const text = typeof body === 'string' ? body : JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(text),
+		...headers,
+	});
 	res.end(text);
 }

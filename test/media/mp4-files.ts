@@ -15,7 +15,8 @@ export function box(type: string, ...payload: Buffer[]): Buffer {
 }
 
 /** A full box: version 0, flags 0, then `payload`. */
-export const fullBox = (type: string, ...payload: Buffer[]) => box(type, Buffer.alloc(4), ...payload);
+export const fullBox = (type: string, ...payload: Buffer[]) =>
+	box(type, Buffer.alloc(4), ...payload);
 
 const u32 = (...v: number[]) => {
 	const b = Buffer.alloc(4 * v.length);
@@ -24,7 +25,10 @@ const u32 = (...v: number[]) => {
 };
 
 /** the avcC of simulator/real-video.ts: Constrained Baseline, 32x32, 4-byte NAL lengths, one SPS, one PPS */
-export const AVCC = Buffer.from('0142c00affe100166742c00ad9096c044000000300400000030083c4899201000568cb83cb20', 'hex');
+export const AVCC = Buffer.from(
+	'0142c00affe100166742c00ad9096c044000000300400000030083c4899201000568cb83cb20',
+	'hex',
+);
 
 /** A visual sample entry's 78 bytes of fields: data reference 1, `width` x `height`, 72 dpi, one frame per sample, depth 24. */
 export function visualFields(width: number, height: number): Buffer {
@@ -41,7 +45,12 @@ export function visualFields(width: number, height: number): Buffer {
 }
 
 /** The stsd box of the layout's video track: one `avc1` entry (its type and boxes can be replaced). */
-export const stsdBox = (entry = 'avc1', ...boxes: Buffer[]) => fullBox('stsd', u32(1), box(entry, visualFields(32, 32), ...(boxes.length ? boxes : [box('avcC', AVCC)])));
+export const stsdBox = (entry = 'avc1', ...boxes: Buffer[]) =>
+	fullBox(
+		'stsd',
+		u32(1),
+		box(entry, visualFields(32, 32), ...(boxes.length ? boxes : [box('avcC', AVCC)])),
+	);
 
 export const ftyp = box('ftyp', Buffer.from('isom\0\0\x02\0isomiso2avc1mp41', 'latin1'));
 
@@ -68,8 +77,23 @@ export function moovBox(l: Mp4Layout, chunkOffset: number): Buffer {
 		fullBox('stsz', u32(l.sampleBytes, l.samples)),
 		fullBox('stco', u32(1, chunkOffset)),
 	);
-	const hdlr = fullBox('hdlr', u32(0), Buffer.from('vide', 'latin1'), Buffer.alloc(12), Buffer.from('video\0'));
-	const trak = box('trak', fullBox('tkhd', Buffer.alloc(80)), box('mdia', fullBox('mdhd', Buffer.alloc(20)), hdlr, box('minf', fullBox('vmhd', Buffer.alloc(8)), stbl)));
+	const hdlr = fullBox(
+		'hdlr',
+		u32(0),
+		Buffer.from('vide', 'latin1'),
+		Buffer.alloc(12),
+		Buffer.from('video\0'),
+	);
+	const trak = box(
+		'trak',
+		fullBox('tkhd', Buffer.alloc(80)),
+		box(
+			'mdia',
+			fullBox('mdhd', Buffer.alloc(20)),
+			hdlr,
+			box('minf', fullBox('vmhd', Buffer.alloc(8)), stbl),
+		),
+	);
 	return box('moov', fullBox('mvhd', Buffer.alloc(96)), trak);
 }
 
@@ -92,9 +116,18 @@ export function mdatHeader(payload: number, size: Mp4Layout['mdatSize'] = '32'):
 export function mp4Parts(l: Mp4Layout): { head: Buffer; payload: number; trailer: Buffer } {
 	const payload = l.samples * l.sampleBytes + (l.tail ?? 0);
 	const mdat = mdatHeader(payload, l.mdatSize);
-	if (l.moov === 'after') return { head: Buffer.concat([ftyp, mdat]), payload, trailer: moovBox(l, ftyp.length + mdat.length) };
+	if (l.moov === 'after')
+		return {
+			head: Buffer.concat([ftyp, mdat]),
+			payload,
+			trailer: moovBox(l, ftyp.length + mdat.length),
+		};
 	const moovLength = moovBox(l, 0).length;
-	return { head: Buffer.concat([ftyp, moovBox(l, ftyp.length + moovLength + mdat.length), mdat]), payload, trailer: Buffer.alloc(0) };
+	return {
+		head: Buffer.concat([ftyp, moovBox(l, ftyp.length + moovLength + mdat.length), mdat]),
+		payload,
+		trailer: Buffer.alloc(0),
+	};
 }
 
 /** Media data of a layout: each sample one NAL unit (its 4-byte length, an IDR slice header 0x65 first then non-IDR 0x41, then 0x2a bytes); then the tail. */
@@ -114,7 +147,22 @@ export function mp4File(l: Mp4Layout): Buffer {
 }
 
 /** boxes whose payload is boxes (after `skip` bytes of fields): the path down to a track's sample entries and their boxes */
-const CONTAINERS: Record<string, number> = { moov: 0, trak: 0, mdia: 0, minf: 0, stbl: 0, edts: 0, stsd: 8, avc1: 78, avc3: 78, hvc1: 78, hev1: 78, encv: 78, mp4a: 28, enca: 28 };
+const CONTAINERS: Record<string, number> = {
+	moov: 0,
+	trak: 0,
+	mdia: 0,
+	minf: 0,
+	stbl: 0,
+	edts: 0,
+	stsd: 8,
+	avc1: 78,
+	avc3: 78,
+	hvc1: 78,
+	hev1: 78,
+	encv: 78,
+	mp4a: 28,
+	enca: 28,
+};
 
 export interface FoundBox {
 	type: string;
@@ -127,7 +175,7 @@ export interface FoundBox {
 /** Every box of a (valid) MP4 down through CONTAINERS, in file order. */
 export function boxesOf(b: Buffer, from = 0, to = b.length, parents: FoundBox[] = []): FoundBox[] {
 	const out: FoundBox[] = [];
-	for (let p = from; p + 8 <= to; ) {
+	for (let p = from; p + 8 <= to;) {
 		const size = b.readUInt32BE(p) || to - p;
 		const found = { type: b.toString('latin1', p + 4, p + 8), start: p, end: p + size, parents };
 		out.push(found);

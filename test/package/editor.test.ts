@@ -7,15 +7,47 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ALPHA_25_SIZES } from '../../nodes/shared/images/rules';
-import { NodeHelpers, Workflow, type INode, type INodeParameters, type INodeType, type INodeTypeDescription, type INodeTypes, type INodePropertyOptions } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	Workflow,
+	type INode,
+	type INodeParameters,
+	type INodeType,
+	type INodeTypeDescription,
+	type INodeTypes,
+	type INodePropertyOptions,
+} from 'n8n-workflow';
 
 const ROOT = resolve(__dirname, '../..');
-const CLASSES = ['GenGatewayImageSubmit', 'GenGatewayTaskWait', 'GenGatewayVideoCreate', 'GenGatewayDownloadResult', 'GenGatewayChat', 'GenGatewayResponses', 'GenGatewayPricing'];
+const CLASSES = [
+	'GenGatewayImageSubmit',
+	'GenGatewayTaskWait',
+	'GenGatewayVideoCreate',
+	'GenGatewayDownloadResult',
+	'GenGatewayChat',
+	'GenGatewayResponses',
+	'GenGatewayPricing',
+];
 /** n8n's AI sub-node subcategories: the node creator keeps a main→main node filed under them out of its main search */
-const SUB_NODE_SUBCATEGORIES = ['Tools', 'Language Models', 'Chat Models', 'Memory', 'Output Parsers', 'Vector Stores', 'Retrievers', 'Embeddings', 'Document Loaders', 'Text Splitters', 'Other Tools'];
+const SUB_NODE_SUBCATEGORIES = [
+	'Tools',
+	'Language Models',
+	'Chat Models',
+	'Memory',
+	'Output Parsers',
+	'Vector Stores',
+	'Retrievers',
+	'Embeddings',
+	'Document Loaders',
+	'Text Splitters',
+	'Other Tools',
+];
 
 const load = (cls: string): INodeType => {
-	const mod = require(join(ROOT, 'nodes', cls, `${cls}.node.ts`)) as Record<string, new () => INodeType>;
+	const mod = require(join(ROOT, 'nodes', cls, `${cls}.node.ts`)) as Record<
+		string,
+		new () => INodeType
+	>;
 	return new mod[cls]();
 };
 
@@ -30,7 +62,13 @@ function optionCombinations(d: INodeTypeDescription): INodeParameters[] {
 	return combos;
 }
 
-const MODEL_FORMS: Array<INodeParameters['model'] | undefined> = [{ __rl: true, mode: 'list', value: 'some-model-1' }, { __rl: true, mode: 'id', value: '' }, 'plain-model-id', '', undefined];
+const MODEL_FORMS: Array<INodeParameters['model'] | undefined> = [
+	{ __rl: true, mode: 'list', value: 'some-model-1' },
+	{ __rl: true, mode: 'id', value: '' },
+	'plain-model-id',
+	'',
+	undefined,
+];
 
 function subtitleOf(nodeType: INodeType, parameters: INodeParameters): unknown {
 	const d = nodeType.description;
@@ -39,9 +77,28 @@ function subtitleOf(nodeType: INodeType, parameters: INodeParameters): unknown {
 		getByNameAndVersion: () => NodeHelpers.getVersionedNodeType(nodeType, 1),
 		getKnownTypes: () => ({}),
 	};
-	const node: INode = { id: '1', name: 'Node', type: d.name, typeVersion: 1, position: [0, 0], parameters };
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: types });
-	return workflow.expression.getSimpleParameterValue(node, d.subtitle as string, 'internal', {}, undefined, '');
+	const node: INode = {
+		id: '1',
+		name: 'Node',
+		type: d.name,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: types,
+	});
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		d.subtitle as string,
+		'internal',
+		{},
+		undefined,
+		'',
+	);
 }
 
 describe.each(CLASSES)('%s in the editor', (cls) => {
@@ -53,25 +110,32 @@ describe.each(CLASSES)('%s in the editor', (cls) => {
 		for (const combo of optionCombinations(d)) {
 			for (const model of MODEL_FORMS) {
 				const params: INodeParameters = { ...combo, ...(model === undefined ? {} : { model }) };
-				const withDefaults = NodeHelpers.getNodeParameters(d.properties, params, true, false, null, null) ?? params;
+				const withDefaults =
+					NodeHelpers.getNodeParameters(d.properties, params, true, false, null, null) ?? params;
 				const text = String(subtitleOf(nodeType, withDefaults as INodeParameters));
 				seen.push(text);
-				expect({ params, text }).toEqual({ params, text: expect.not.stringMatching(/undefined|null|\[object|NaN/) });
+				expect({ params, text }).toEqual({
+					params,
+					text: expect.not.stringMatching(/undefined|null|\[object|NaN/),
+				});
 				expect(text.trim().length).toBeGreaterThan(0);
 			}
 		}
 		expect(seen.length).toBeGreaterThan(0);
 	});
 
-	it('says what it does in user words (its description is also an AI agent\'s tool description), with short hints', () => {
+	it("says what it does in user words (its description is also an AI agent's tool description), with short hints", () => {
 		expect(d.description.length).toBeLessThanOrEqual(120);
 		expect(d.description).not.toMatch(/POST|\/v1|resent|submission_uncertain|Retry On Fail/);
 		const hints = d.properties.map((p) => p.hint).filter((h): h is string => typeof h === 'string');
-		for (const hint of hints) expect({ hint, long: hint.length > 160 }).toEqual({ hint, long: false });
+		for (const hint of hints)
+			expect({ hint, long: hint.length > 160 }).toEqual({ hint, long: false });
 	});
 
-	it('is filed where the node creator\'s search finds it: no AI sub-node subcategory on a main→main node', () => {
-		const codex = JSON.parse(readFileSync(join(ROOT, 'nodes', cls, `${cls}.node.json`), 'utf8')) as { categories: string[]; subcategories?: Record<string, string[]> };
+	it("is filed where the node creator's search finds it: no AI sub-node subcategory on a main→main node", () => {
+		const codex = JSON.parse(
+			readFileSync(join(ROOT, 'nodes', cls, `${cls}.node.json`), 'utf8'),
+		) as { categories: string[]; subcategories?: Record<string, string[]> };
 		expect(codex.categories.length).toBeGreaterThan(0);
 		const ai = codex.subcategories?.AI ?? [];
 		expect(ai.filter((s) => SUB_NODE_SUBCATEGORIES.includes(s))).toEqual([]);
@@ -83,8 +147,14 @@ describe.each(CLASSES)('%s in the editor', (cls) => {
 describe('Image Submit shows what the picked model takes', () => {
 	const d = load('GenGatewayImageSubmit').description;
 	const shown = (name: string, model: string, mode = 'async') => {
-		const values: INodeParameters = { operation: 'generate', mode, model: { __rl: true, mode: 'id', value: model } };
-		return d.properties.filter((p) => p.name === name && NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, d));
+		const values: INodeParameters = {
+			operation: 'generate',
+			mode,
+			model: { __rl: true, mode: 'id', value: model },
+		};
+		return d.properties.filter(
+			(p) => p.name === name && NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, d),
+		);
 	};
 
 	it.each([
@@ -97,7 +167,10 @@ describe('Image Submit shows what the picked model takes', () => {
 	])('%s: exactly one Size field, a %s', (model, type) => {
 		const fields = shown('size', model);
 		expect(fields.map((f) => f.type)).toEqual([type]);
-		if (type === 'options') expect((fields[0].options as INodePropertyOptions[]).map((o) => o.value)).toEqual([...ALPHA_25_SIZES]);
+		if (type === 'options')
+			expect((fields[0].options as INodePropertyOptions[]).map((o) => o.value)).toEqual([
+				...ALPHA_25_SIZES,
+			]);
 		else expect(fields[0].hint?.split(/[.;] /).length).toBeLessThanOrEqual(2);
 	});
 

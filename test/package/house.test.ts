@@ -7,7 +7,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from '../../scripts/lib/repo';
 
 const NODES = join(ROOT, 'nodes');
-const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : f.endsWith('.ts') ? [join(dir, f)] : []));
+const walk = (dir: string): string[] =>
+	readdirSync(dir).flatMap((f) =>
+		statSync(join(dir, f)).isDirectory()
+			? walk(join(dir, f))
+			: f.endsWith('.ts')
+				? [join(dir, f)]
+				: [],
+	);
 
 /** The relative modules a file imports (static imports, re-exports, dynamic imports), as absolute .ts paths. */
 function importsOf(file: string): string[] {
@@ -15,7 +22,9 @@ function importsOf(file: string): string[] {
 	const specs = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]);
 	return specs
 		.map((s) => resolve(dirname(file), s))
-		.map((p) => (existsSync(`${p}.ts`) ? `${p}.ts` : existsSync(join(p, 'index.ts')) ? join(p, 'index.ts') : p))
+		.map((p) =>
+			existsSync(`${p}.ts`) ? `${p}.ts` : existsSync(join(p, 'index.ts')) ? join(p, 'index.ts') : p,
+		)
 		.filter((p) => p.endsWith('.ts'));
 }
 
@@ -26,19 +35,20 @@ const ownerOf = (file: string) => relative(NODES, file).split('/')[0];
 export function usersOfShared(files: string[]): Map<string, Set<string>> {
 	const graph = new Map(files.map((f) => [f, importsOf(f)]));
 	const users = new Map<string, Set<string>>();
-	for (const f of files) if (ownerOf(f) !== 'shared') {
-		const seen = new Set<string>();
-		const stack = [...(graph.get(f) ?? [])];
-		while (stack.length) {
-			const m = stack.pop()!;
-			if (seen.has(m)) continue;
-			seen.add(m);
-			if (ownerOf(m) !== 'shared') continue;
-			if (!users.has(m)) users.set(m, new Set());
-			users.get(m)!.add(ownerOf(f));
-			stack.push(...(graph.get(m) ?? []));
+	for (const f of files)
+		if (ownerOf(f) !== 'shared') {
+			const seen = new Set<string>();
+			const stack = [...(graph.get(f) ?? [])];
+			while (stack.length) {
+				const m = stack.pop()!;
+				if (seen.has(m)) continue;
+				seen.add(m);
+				if (ownerOf(m) !== 'shared') continue;
+				if (!users.has(m)) users.set(m, new Set());
+				users.get(m)!.add(ownerOf(f));
+				stack.push(...(graph.get(m) ?? []));
+			}
 		}
-	}
 	return users;
 }
 
@@ -56,7 +66,15 @@ describe('an operation lives in its node; shared/ is what two nodes import', () 
 	});
 
 	it('no node folder imports another node folder', () => {
-		const crossing = files.filter((f) => ownerOf(f) !== 'shared').flatMap((f) => importsOf(f).filter((m) => m.startsWith(NODES) && ownerOf(m) !== 'shared' && ownerOf(m) !== ownerOf(f)).map((m) => `${relative(ROOT, f)} → ${relative(ROOT, m)}`));
+		const crossing = files
+			.filter((f) => ownerOf(f) !== 'shared')
+			.flatMap((f) =>
+				importsOf(f)
+					.filter(
+						(m) => m.startsWith(NODES) && ownerOf(m) !== 'shared' && ownerOf(m) !== ownerOf(f),
+					)
+					.map((m) => `${relative(ROOT, f)} → ${relative(ROOT, m)}`),
+			);
 		expect(crossing).toEqual([]);
 	});
 });

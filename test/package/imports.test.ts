@@ -21,11 +21,18 @@ function tsFiles(dir: string): string[] {
 export function runtimeImports(file: string): string[] {
 	const text = readFileSync(file, 'utf8');
 	const specs: string[] = [];
-	for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm)) if (!m[2]) specs.push(m[3]);
+	for (const m of text.matchAll(
+		/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm,
+	))
+		if (!m[2]) specs.push(m[3]);
 	for (const m of text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push(m[1]);
 	return specs
 		.filter((s) => s.startsWith('.'))
-		.map((s) => [`${resolve(dirname(file), s)}.ts`, join(resolve(dirname(file), s), 'index.ts')].find((c) => existsSync(c)))
+		.map((s) =>
+			[`${resolve(dirname(file), s)}.ts`, join(resolve(dirname(file), s), 'index.ts')].find((c) =>
+				existsSync(c),
+			),
+		)
 		.filter((f): f is string => !!f);
 }
 
@@ -73,7 +80,9 @@ describe('import graph', () => {
 		const run = join(ROOT, 'scripts/pipeline/run.ts');
 		const withOld = new Map(graph);
 		withOld.set(run, [...(graph.get(run) ?? []), demo]);
-		expect(cycles(withOld).map((c) => c.map(rel))).toContainEqual(expect.arrayContaining(['scripts/demo/run.ts', 'scripts/pipeline/run.ts']));
+		expect(cycles(withOld).map((c) => c.map(rel))).toContainEqual(
+			expect.arrayContaining(['scripts/demo/run.ts', 'scripts/pipeline/run.ts']),
+		);
 		expect(graph.get(demo)).toContain(run);
 	});
 
@@ -84,9 +93,19 @@ describe('import graph', () => {
 
 	it('scripts/ and bench/ take the n8n driver from scripts/lib, not from test/', () => {
 		const driver = join(ROOT, 'scripts/lib/n8n');
-		const users = files.filter((f) => /^(scripts|bench)\//.test(rel(f)) && graph.get(f)!.some((d) => d.startsWith(`${driver}/`)));
+		const users = files.filter(
+			(f) =>
+				/^(scripts|bench)\//.test(rel(f)) && graph.get(f)!.some((d) => d.startsWith(`${driver}/`)),
+		);
 		expect(users.length).toBeGreaterThan(10);
-		const intoE2e = files.filter((f) => /^(scripts|bench)\//.test(rel(f))).flatMap((f) => graph.get(f)!.filter((d) => rel(d).startsWith('test/e2e/')).map((d) => `${rel(f)} → ${rel(d)}`));
+		const intoE2e = files
+			.filter((f) => /^(scripts|bench)\//.test(rel(f)))
+			.flatMap((f) =>
+				graph
+					.get(f)!
+					.filter((d) => rel(d).startsWith('test/e2e/'))
+					.map((d) => `${rel(f)} → ${rel(d)}`),
+			);
 		expect(intoE2e).toEqual([]);
 	});
 });

@@ -14,17 +14,24 @@ export function offInConfig(config: string): Map<string, string[]> {
 	const out = new Map<string, string[]>();
 	// a config block: files: [...] … rules: { … [`${P}/rule`]: 'off' … }
 	for (const block of config.split(/\n\t\{\n/).slice(1)) {
-		const files = [...(block.match(/files:\s*\[([^\]]*)\]/)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]);
-		for (const m of block.matchAll(/\[`\$\{P\}\/([a-z-]+)`\]:\s*'off'/g)) out.set(`${P}/${m[1]}`, [...(out.get(`${P}/${m[1]}`) ?? []), ...files]);
+		const files = [...(block.match(/files:\s*\[([^\]]*)\]/)?.[1] ?? '').matchAll(/'([^']+)'/g)].map(
+			(m) => m[1],
+		);
+		for (const m of block.matchAll(/\[`\$\{P\}\/([a-z-]+)`\]:\s*'off'/g))
+			out.set(`${P}/${m[1]}`, [...(out.get(`${P}/${m[1]}`) ?? []), ...files]);
 	}
 	return out;
 }
 
 /** rule → the "Off for" cell of the doc's switch-off tables (every section but the scanner's findings) */
 export function offInDocs(doc: string): Map<string, string> {
-	const head = doc.split('\n## ').filter((section) => !section.startsWith("n8n's scanner")).join('\n');
+	const head = doc
+		.split('\n## ')
+		.filter((section) => !section.startsWith("n8n's scanner"))
+		.join('\n');
 	const out = new Map<string, string>();
-	for (const m of head.matchAll(/^\| `(@n8n\/community-nodes\/[a-z-]+)` \| ([^|]+) \|/gm)) out.set(m[1], m[2].trim());
+	for (const m of head.matchAll(/^\| `(@n8n\/community-nodes\/[a-z-]+)` \| ([^|]+) \|/gm))
+		out.set(m[1], m[2].trim());
 	return out;
 }
 
@@ -39,7 +46,13 @@ describe('docs/lint-exceptions.md agrees with eslint.config.mjs', () => {
 	it('every rule switched off in the config is documented, with the files it is off for', () => {
 		for (const [rule, files] of config) {
 			expect([rule, docs.has(rule)]).toEqual([rule, true]);
-			for (const f of files) expect([rule, docs.get(rule)]).toEqual([rule, expect.stringContaining(f.replace(/\*\*\/\*\.ts$/, '**').replace(/\/\*\*\/\*\.ts$/, '/**'))]);
+			for (const f of files)
+				expect([rule, docs.get(rule)]).toEqual([
+					rule,
+					expect.stringContaining(
+						f.replace(/\*\*\/\*\.ts$/, '**').replace(/\/\*\*\/\*\.ts$/, '/**'),
+					),
+				]);
 		}
 	});
 

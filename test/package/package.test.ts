@@ -47,7 +47,9 @@ const iconFile = (ref: unknown, distDir: string) => {
 describe('package.json', () => {
 	it('registers exactly the eight nodes (seven action nodes and the Chat Model) and the credential, under dist/', () => {
 		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
-		expect([...pkg.n8n.nodes].sort()).toEqual(NODES.map((n) => `dist/nodes/${n.cls}/${n.cls}.node.js`).sort());
+		expect([...pkg.n8n.nodes].sort()).toEqual(
+			NODES.map((n) => `dist/nodes/${n.cls}/${n.cls}.node.js`).sort(),
+		);
 		expect(new Set(pkg.n8n.nodes).size).toBe(pkg.n8n.nodes.length);
 		expect(pkg.n8n.credentials).toEqual([`dist/credentials/${CREDENTIAL.cls}.credentials.js`]);
 	});
@@ -66,7 +68,8 @@ describe('package.json', () => {
 
 	describe('dependencies are exactly what nodes/ and credentials/ load at run time', () => {
 		const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-		const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+		const packageOf = (spec: string) =>
+			spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
 		const sources = (dir: string): string[] =>
 			readdirSync(dir).flatMap((f) => {
 				const p = join(dir, f);
@@ -78,12 +81,19 @@ describe('package.json', () => {
 			const found = new Map<string, string[]>();
 			for (const file of [...sources(join(ROOT, 'nodes')), ...sources(join(ROOT, 'credentials'))]) {
 				const js = ts.transpileModule(readFileSync(file, 'utf8'), {
-					compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+					compilerOptions: {
+						module: ts.ModuleKind.CommonJS,
+						target: ts.ScriptTarget.ES2022,
+						esModuleInterop: true,
+					},
 					fileName: file,
 				}).outputText;
-				for (const m of js.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']\s*\)/g)) {
+				for (const m of js.matchAll(
+					/\brequire\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']\s*\)/g,
+				)) {
 					const spec = m[1] ?? m[2];
-					if (spec.startsWith('.') || builtins.has(spec) || builtins.has(spec.split('/')[0])) continue;
+					if (spec.startsWith('.') || builtins.has(spec) || builtins.has(spec.split('/')[0]))
+						continue;
 					const p = packageOf(spec);
 					found.set(p, [...(found.get(p) ?? []), relative(ROOT, file)]);
 				}
@@ -93,8 +103,13 @@ describe('package.json', () => {
 
 		it('every runtime import is declared (dependencies, or the n8n-workflow peer)', () => {
 			const found = runtimeImports();
-			const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
-			const undeclared = [...found.entries()].filter(([p]) => !declared.has(p)).map(([p, files]) => `${p} (${files.join(', ')})`);
+			const declared = new Set([
+				...Object.keys(pkg.dependencies ?? {}),
+				...Object.keys(pkg.peerDependencies ?? {}),
+			]);
+			const undeclared = [...found.entries()]
+				.filter(([p]) => !declared.has(p))
+				.map(([p, files]) => `${p} (${files.join(', ')})`);
 			expect(undeclared).toEqual([]);
 		});
 
@@ -106,7 +121,9 @@ describe('package.json', () => {
 
 		it('dev-only packages are not loaded by nodes/ or credentials/ at run time', () => {
 			const found = runtimeImports();
-			const devOnly = [...found.keys()].filter((p) => pkg.devDependencies?.[p] && !pkg.dependencies?.[p] && !pkg.peerDependencies?.[p]);
+			const devOnly = [...found.keys()].filter(
+				(p) => pkg.devDependencies?.[p] && !pkg.dependencies?.[p] && !pkg.peerDependencies?.[p],
+			);
 			expect(devOnly).toEqual([]);
 		});
 	});
@@ -137,7 +154,10 @@ describe.each(NODES)('node $cls', ({ cls, name, icon }) => {
 
 	it(`has light and dark icons ${icon}.svg / ${icon}.dark.svg that exist in icons/`, () => {
 		const d = load();
-		expect(d.icon).toEqual({ light: `file:../../icons/${icon}.svg`, dark: `file:../../icons/${icon}.dark.svg` });
+		expect(d.icon).toEqual({
+			light: `file:../../icons/${icon}.svg`,
+			dark: `file:../../icons/${icon}.dark.svg`,
+		});
 		const { light, dark } = d.icon as { light: string; dark: string };
 		const distDir = `dist/nodes/${cls}`;
 		for (const ref of [light, dark]) {
@@ -158,7 +178,11 @@ describe.each(NODES)('node $cls', ({ cls, name, icon }) => {
 		const file = join(dirname(nodeSource(cls)), `${cls}.node.json`);
 		expect(existsSync(file)).toBe(true);
 		const codex = JSON.parse(readFileSync(file, 'utf8'));
-		expect(codex).toMatchObject({ node: `${pkg.name}.${name}`, nodeVersion: '1.0', codexVersion: '1.0' });
+		expect(codex).toMatchObject({
+			node: `${pkg.name}.${name}`,
+			nodeVersion: '1.0',
+			codexVersion: '1.0',
+		});
 		expect(codex.categories).toContain('AI');
 	});
 });
@@ -178,21 +202,33 @@ describe('credential GenGatewayApi', () => {
 
 	it('has light and dark icons that exist in icons/', () => {
 		const c = load();
-		expect(c.icon).toEqual({ light: `file:../icons/${CREDENTIAL.icon}.svg`, dark: `file:../icons/${CREDENTIAL.icon}.dark.svg` });
+		expect(c.icon).toEqual({
+			light: `file:../icons/${CREDENTIAL.icon}.svg`,
+			dark: `file:../icons/${CREDENTIAL.icon}.dark.svg`,
+		});
 		const { light, dark } = c.icon as { light: string; dark: string };
-		for (const ref of [light, dark]) expect(existsSync(iconFile(ref, 'dist/credentials'))).toBe(true);
+		for (const ref of [light, dark])
+			expect(existsSync(iconFile(ref, 'dist/credentials'))).toBe(true);
 	});
 });
 
 describe('icons/', () => {
 	it('holds a light and a dark SVG for every node and the credential, and nothing unused', () => {
-		const expected = [...new Set([...NODES.map((n) => n.icon), CREDENTIAL.icon])].flatMap((i) => [`${i}.svg`, `${i}.dark.svg`]).sort();
-		expect(readdirSync(join(ROOT, 'icons')).filter((f) => f.endsWith('.svg')).sort()).toEqual(expected);
+		const expected = [...new Set([...NODES.map((n) => n.icon), CREDENTIAL.icon])]
+			.flatMap((i) => [`${i}.svg`, `${i}.dark.svg`])
+			.sort();
+		expect(
+			readdirSync(join(ROOT, 'icons'))
+				.filter((f) => f.endsWith('.svg'))
+				.sort(),
+		).toEqual(expected);
 	});
 
 	it('light and dark variants differ', () => {
 		for (const i of [...NODES.map((n) => n.icon), CREDENTIAL.icon]) {
-			expect(readFileSync(join(ROOT, 'icons', `${i}.svg`), 'utf8')).not.toBe(readFileSync(join(ROOT, 'icons', `${i}.dark.svg`), 'utf8'));
+			expect(readFileSync(join(ROOT, 'icons', `${i}.svg`), 'utf8')).not.toBe(
+				readFileSync(join(ROOT, 'icons', `${i}.dark.svg`), 'utf8'),
+			);
 		}
 	});
 });
@@ -207,7 +243,8 @@ describe('index.ts', () => {
 describe('build output (when dist/ exists)', () => {
 	const built = existsSync(join(ROOT, 'dist', 'index.js'));
 	(built ? it : it.skip)('every registered file, codex and icon is in dist/', () => {
-		for (const f of [...pkg.n8n.nodes, ...pkg.n8n.credentials]) expect(existsSync(join(ROOT, f))).toBe(true);
+		for (const f of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
+			expect(existsSync(join(ROOT, f))).toBe(true);
 		for (const { cls, icon } of NODES) {
 			expect(existsSync(join(ROOT, 'dist', 'nodes', cls, `${cls}.node.json`))).toBe(true);
 			expect(existsSync(join(ROOT, 'dist', 'icons', `${icon}.svg`))).toBe(true);

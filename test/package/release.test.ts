@@ -5,7 +5,14 @@
  * unit tests, with a publish command that runs it under the project's `.npmrc` (`ignore-scripts=true`).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	copyFileSync,
+	existsSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../scripts/lib/repo';
@@ -49,19 +56,26 @@ describe('version and CHANGELOG', () => {
 	it("package.json's version is the CHANGELOG's newest release heading (an Unreleased section above it has no version)", () => {
 		expect(pkg.version).toMatch(/^\d+\.\d+\.\d+$/);
 		const releases = headings.filter((h) => /^## \d+\.\d+\.\d+\b/.test(h));
-		expect(releases[0]).toMatch(new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`));
+		expect(releases[0]).toMatch(
+			new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} \\(\\d{4}-\\d{2}-\\d{2}\\)$`),
+		);
 		const above = headings.slice(0, headings.indexOf(releases[0]));
 		expect(above.every((h) => h === '## Unreleased')).toBe(true);
 	});
 
 	it("the README's install steps name this version's tarball", () => {
 		const readme = read('README.md');
-		const named = new Set([...readme.matchAll(/\bn8n-nodes-gen-gateway-(\d+\.\d+\.\d+)\.tgz\b/g)].map((m) => m[1]));
+		const named = new Set(
+			[...readme.matchAll(/\bn8n-nodes-gen-gateway-(\d+\.\d+\.\d+)\.tgz\b/g)].map((m) => m[1]),
+		);
 		expect([...named]).toEqual([pkg.version]);
 	});
 
 	it('package-lock.json carries the same version (npm version writes both)', () => {
-		const lock = JSON.parse(read('package-lock.json')) as { version: string; packages: Record<string, { version?: string }> };
+		const lock = JSON.parse(read('package-lock.json')) as {
+			version: string;
+			packages: Record<string, { version?: string }>;
+		};
 		expect(lock.version).toBe(pkg.version);
 		expect(lock.packages[''].version).toBe(pkg.version);
 	});
@@ -87,8 +101,19 @@ describe('the release step', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'gg-release-'));
 		try {
 			copyFileSync(join(ROOT, '.npmrc'), join(dir, '.npmrc'));
-			writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'gg-release-probe', version: '0.0.1', scripts: { prepublishOnly: "node -e \"require('fs').writeFileSync('ran', '')\"" } }));
-			const publish = (...args: string[]) => execFileSync('npm', ['publish', '--dry-run', '--offline', '--loglevel=error', ...args], { cwd: dir, stdio: 'pipe' });
+			writeFileSync(
+				join(dir, 'package.json'),
+				JSON.stringify({
+					name: 'gg-release-probe',
+					version: '0.0.1',
+					scripts: { prepublishOnly: "node -e \"require('fs').writeFileSync('ran', '')\"" },
+				}),
+			);
+			const publish = (...args: string[]) =>
+				execFileSync('npm', ['publish', '--dry-run', '--offline', '--loglevel=error', ...args], {
+					cwd: dir,
+					stdio: 'pipe',
+				});
 			publish();
 			expect(existsSync(join(dir, 'ran'))).toBe(false);
 			publish('--ignore-scripts=false');

@@ -20,5 +20,9 @@ it('finds nothing but the exceptions docs/lint-exceptions.md documents', () => {
 });
 
 it('finds every documented exception as often as documented (one that no longer occurs is taken out of the docs)', () => {
-	expect(report.miscounted.map((e) => `${e.rule} ${e.file} ${e.name}: documented ×${e.count}, found ×${e.found}`)).toEqual([]);
+	expect(
+		report.miscounted.map(
+			(e) => `${e.rule} ${e.file} ${e.name}: documented ×${e.count}, found ×${e.found}`,
+		),
+	).toEqual([]);
 });

@@ -11,11 +11,17 @@ import { disallowed, packedFiles, reachableModules, readFromRoot } from '../../s
 
 jest.setTimeout(120_000);
 
-const pkg = JSON.parse(readFromRoot('package.json')) as { n8n: { nodes: string[]; credentials: string[] }; main?: string; types?: string };
+const pkg = JSON.parse(readFromRoot('package.json')) as {
+	n8n: { nodes: string[]; credentials: string[] };
+	main?: string;
+	types?: string;
+};
 let files: string[];
 beforeAll(() => {
 	files = packedFiles();
-	console.log(`npm pack would pack ${files.length} files: ${files.filter((f) => !f.startsWith('dist/')).join(', ')}, and under dist/ ${files.filter((f) => f.endsWith('.js')).length} .js, ${files.filter((f) => f.endsWith('.node.json')).length} codex, ${files.filter((f) => f.endsWith('.svg')).length} icons`);
+	console.log(
+		`npm pack would pack ${files.length} files: ${files.filter((f) => !f.startsWith('dist/')).join(', ')}, and under dist/ ${files.filter((f) => f.endsWith('.js')).length} .js, ${files.filter((f) => f.endsWith('.node.json')).length} codex, ${files.filter((f) => f.endsWith('.svg')).length} icons`,
+	);
 });
 
 it('holds nothing but what n8n loads and the papers (no declaration files, source maps, test helpers)', () => {
@@ -23,7 +29,8 @@ it('holds nothing but what n8n loads and the papers (no declaration files, sourc
 });
 
 it('holds package.json, README.md, LICENSE and CHANGELOG.md', () => {
-	for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) expect(files).toContain(f);
+	for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'])
+		expect(files).toContain(f);
 });
 
 it('holds every registered node and the credential, each node with its codex, and every icon', () => {

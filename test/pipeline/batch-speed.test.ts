@@ -16,7 +16,9 @@ import { atRealTime } from '../time-scale';
 type SimOptions = NonNullable<Parameters<typeof startSimulator>[0]> & Record<string, unknown>;
 const sims: Simulator[] = [];
 async function sim(opts: SimOptions): Promise<Simulator> {
-	const s = await startSimulator({ quiet: true, pollAfterMs: 1000, ...opts } as Parameters<typeof startSimulator>[0]);
+	const s = await startSimulator({ quiet: true, pollAfterMs: 1000, ...opts } as Parameters<
+		typeof startSimulator
+	>[0]);
 	sims.push(s);
 	return s;
 }
@@ -26,14 +28,36 @@ afterAll(async () => {
 });
 
 // non-square sizes: the spec lets a 1024 square come back as 1254
-const SIZES = ['1536x1024', '1024x1536', '1536x864', '864x1536', '1536x1152', '1152x1536', '1680x720'];
+const SIZES = [
+	'1536x1024',
+	'1024x1536',
+	'1536x864',
+	'864x1536',
+	'1536x1152',
+	'1152x1536',
+	'1680x720',
+];
 const submit = (options: IDataObject = {}): TestNode => ({
 	name: 'Submit',
 	type: new GenGatewayImageSubmit(),
-	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '={{ $json.size }}', options },
+	parameters: {
+		operation: 'generate',
+		mode: 'async',
+		model: model('alpha-image-2.5'),
+		prompt: '={{ $json.p }}',
+		size: '={{ $json.size }}',
+		options,
+	},
 });
-const wait = (): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} } });
-const items = (n: number) => Array.from({ length: n }, (_, k) => ({ json: { p: `prompt ${k}`, size: SIZES[k % SIZES.length] } }));
+const wait = (): TestNode => ({
+	name: 'Wait',
+	type: new GenGatewayTaskWait(),
+	parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} },
+});
+const items = (n: number) =>
+	Array.from({ length: n }, (_, k) => ({
+		json: { p: `prompt ${k}`, size: SIZES[k % SIZES.length] },
+	}));
 const creds = (s: Simulator) => ({ apiKey: s.keys.demo, baseUrl: s.baseUrl });
 const posts = (s: Simulator) => s.log.filter((l) => l.method === 'POST');
 
@@ -48,7 +72,11 @@ function peakInFlight(s: Simulator, latencyMs: number): number {
 describe('the submit window', () => {
 	it('sends a batch concurrently, bounded by Max Concurrent Submissions, and pairs every output with its input', async () => {
 		const s = await sim({ submitLatencyMs: 400, taskLatencyMs: 100 });
-		const r = await runWorkflow({ nodes: [submit({ maxConcurrency: 6 }), wait()], input: items(24), credentials: creds(s) });
+		const r = await runWorkflow({
+			nodes: [submit({ maxConcurrency: 6 }), wait()],
+			input: items(24),
+			credentials: creds(s),
+		});
 		expect(r.error).toBeUndefined();
 		// concurrency proven from the gateway's log (no timing assertion: the speed is the benchmark's job)
 		const peak = peakInFlight(s, 400);
@@ -59,26 +87,45 @@ describe('the submit window', () => {
 		for (const d of done) {
 			const i = (d.pairedItem as { item: number }).item;
 			const [w, h] = SIZES[i % SIZES.length].split('x').map(Number);
-			expect((d.json.files as Array<{ width: number; height: number }>)[0]).toMatchObject({ width: w, height: h });
+			expect((d.json.files as Array<{ width: number; height: number }>)[0]).toMatchObject({
+				width: w,
+				height: h,
+			});
 		}
-		expect(r.output('Submit').map((o) => (o.pairedItem as { item: number }).item)).toEqual(items(24).map((_, k) => k));
+		expect(r.output('Submit').map((o) => (o.pairedItem as { item: number }).item)).toEqual(
+			items(24).map((_, k) => k),
+		);
 		expect(posts(s)).toHaveLength(24);
 	});
 
 	it('Max Concurrent Submissions 1 sends one item after another, in item order', async () => {
 		const s = await sim({ submitLatencyMs: 200, taskLatencyMs: 100 });
-		const r = await runWorkflow({ nodes: [submit({ maxConcurrency: 1 })], input: items(5), credentials: creds(s) });
+		const r = await runWorkflow({
+			nodes: [submit({ maxConcurrency: 1 })],
+			input: items(5),
+			credentials: creds(s),
+		});
 		expect(r.error).toBeUndefined();
 		const starts = posts(s).map((l) => l.time);
-		for (let k = 1; k < starts.length; k++) expect(starts[k] - starts[k - 1]).toBeGreaterThanOrEqual(190);
+		for (let k = 1; k < starts.length; k++)
+			expect(starts[k] - starts[k - 1]).toBeGreaterThanOrEqual(190);
 		// in order: the k-th task created is item k's
 		const ids = r.output('Submit').map((o) => o.json.task_id);
 		expect(posts(s).map((l) => l.taskId)).toEqual(ids);
 	});
 
 	it('against a gateway that takes 3 submissions at a time: refused POSTs go again after Retry-After, every item is accepted once', async () => {
-		const s = await sim({ submitLatencyMs: 300, taskLatencyMs: 100, maxConcurrentSubmits: 3, submitRetryAfterSec: 1 });
-		const r = await runWorkflow({ nodes: [submit({ maxConcurrency: 16 }), wait()], input: items(15), credentials: creds(s) });
+		const s = await sim({
+			submitLatencyMs: 300,
+			taskLatencyMs: 100,
+			maxConcurrentSubmits: 3,
+			submitRetryAfterSec: 1,
+		});
+		const r = await runWorkflow({
+			nodes: [submit({ maxConcurrency: 16 }), wait()],
+			input: items(15),
+			credentials: creds(s),
+		});
 		expect(r.error).toBeUndefined();
 		expect(r.output('Wait', 0)).toHaveLength(15);
 		const accepted = posts(s).filter((l) => l.status >= 200 && l.status < 300);
@@ -93,8 +140,22 @@ describe('the submit window', () => {
 
 	it('a batch longer than the submit timeout: an item refused on its first send still has its own window (counted from that send)', async () => {
 		// one submission at a time, 300 ms each: the 12th item is first sent about 3.3 s after the batch starts
-		const s = await sim({ submitLatencyMs: 300, taskLatencyMs: 100, maxConcurrentSubmits: 1, submitRetryAfterSec: 0 });
-		const r = await runWorkflow({ nodes: [{ ...submit({ maxConcurrency: 4, submitTimeoutMs: 1500 }), onError: 'continueRegularOutput' }], input: items(12), credentials: creds(s) });
+		const s = await sim({
+			submitLatencyMs: 300,
+			taskLatencyMs: 100,
+			maxConcurrentSubmits: 1,
+			submitRetryAfterSec: 0,
+		});
+		const r = await runWorkflow({
+			nodes: [
+				{
+					...submit({ maxConcurrency: 4, submitTimeoutMs: 1500 }),
+					onError: 'continueRegularOutput',
+				},
+			],
+			input: items(12),
+			credentials: creds(s),
+		});
 		const out = r.output('Submit').map((o) => o.json);
 		expect(out.filter((j) => !j.task_id)).toEqual([]);
 		const accepted = posts(s).filter((l) => l.status >= 200 && l.status < 300);
@@ -104,15 +165,37 @@ describe('the submit window', () => {
 	});
 
 	// the one real-time test of "a Retry-After that outlasts the refusal window is not waited" (nothing is waited here)
-	it('a 429 whose Retry-After outlasts the submit timeout leaves the item failed, refused, and nothing created', atRealTime(async () => {
-		const s = await sim({ submitLatencyMs: 50, taskLatencyMs: 100 });
-		s.fault({ route: 'POST /v1/images/generations/async', kind: 'rate-limit', retryAfter: 30, times: 1 });
-		const r = await runWorkflow({ nodes: [{ ...submit({ maxConcurrency: 1, submitTimeoutMs: 2000 }), onError: 'continueRegularOutput' }], input: items(2), credentials: creds(s) });
-		const out = r.output('Submit').map((o) => o.json);
-		expect(out[0]).toMatchObject({ status: 'failed', submitted: false, failed_at: 'submit', http_code: '429' });
-		expect(out[1].task_id).toMatch(/^[A-Za-z0-9_-]+$/);
-		expect(posts(s).map((l) => l.status)).toEqual([429, 202]);
-	}));
+	it(
+		'a 429 whose Retry-After outlasts the submit timeout leaves the item failed, refused, and nothing created',
+		atRealTime(async () => {
+			const s = await sim({ submitLatencyMs: 50, taskLatencyMs: 100 });
+			s.fault({
+				route: 'POST /v1/images/generations/async',
+				kind: 'rate-limit',
+				retryAfter: 30,
+				times: 1,
+			});
+			const r = await runWorkflow({
+				nodes: [
+					{
+						...submit({ maxConcurrency: 1, submitTimeoutMs: 2000 }),
+						onError: 'continueRegularOutput',
+					},
+				],
+				input: items(2),
+				credentials: creds(s),
+			});
+			const out = r.output('Submit').map((o) => o.json);
+			expect(out[0]).toMatchObject({
+				status: 'failed',
+				submitted: false,
+				failed_at: 'submit',
+				http_code: '429',
+			});
+			expect(out[1].task_id).toMatch(/^[A-Za-z0-9_-]+$/);
+			expect(posts(s).map((l) => l.status)).toEqual([429, 202]);
+		}),
+	);
 });
 
 describe('waiting and downloading', () => {
@@ -126,37 +209,71 @@ describe('waiting and downloading', () => {
 		expect(r.output('Wait', 0)).toHaveLength(2);
 		const lateId = String(late.output('Submit')[0].json.task_id);
 		const firstDownload = s.log.find((l) => l.server === 'result')!;
-		const lateDone = s.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${lateId}`)).at(-1)!;
+		const lateDone = s.log
+			.filter((l) => l.method === 'GET' && l.path.endsWith(`/${lateId}`))
+			.at(-1)!;
 		expect(firstDownload.time).toBeLessThan(lateDone.time);
 	});
 
 	// the one real-time test of "a Retry-After on a task query holds back that task only"
-	it("a Retry-After on one task's query delays that task only", atRealTime(async () => {
-		const s = await sim({ taskLatencyMs: 200 });
-		const sub = await runWorkflow({ nodes: [submit()], input: items(3), credentials: creds(s) });
-		const [limited, ...others] = sub.output('Submit').map((o) => String(o.json.task_id));
-		s.fault({ route: `re:^GET /v1/images/tasks/${limited}$`, kind: 'rate-limit', retryAfter: 4, times: 1 });
-		const r = await runWorkflow({ nodes: [wait()], input: sub.output('Submit'), credentials: creds(s) });
-		expect(r.output('Wait', 0)).toHaveLength(3);
-		const queries = (id: string) => s.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${id}`)).map((l) => l.time);
-		const [refused, retried] = queries(limited);
-		// the Retry-After holds back the limited task (a lower bound: load only makes it later) and no other task:
-		// each of the others was finished before the limited task was asked again
-		expect(retried - refused).toBeGreaterThanOrEqual(3950);
-		for (const id of others) expect(queries(id).at(-1)!).toBeLessThan(retried);
-	}));
+	it(
+		"a Retry-After on one task's query delays that task only",
+		atRealTime(async () => {
+			const s = await sim({ taskLatencyMs: 200 });
+			const sub = await runWorkflow({ nodes: [submit()], input: items(3), credentials: creds(s) });
+			const [limited, ...others] = sub.output('Submit').map((o) => String(o.json.task_id));
+			s.fault({
+				route: `re:^GET /v1/images/tasks/${limited}$`,
+				kind: 'rate-limit',
+				retryAfter: 4,
+				times: 1,
+			});
+			const r = await runWorkflow({
+				nodes: [wait()],
+				input: sub.output('Submit'),
+				credentials: creds(s),
+			});
+			expect(r.output('Wait', 0)).toHaveLength(3);
+			const queries = (id: string) =>
+				s.log.filter((l) => l.method === 'GET' && l.path.endsWith(`/${id}`)).map((l) => l.time);
+			const [refused, retried] = queries(limited);
+			// the Retry-After holds back the limited task (a lower bound: load only makes it later) and no other task:
+			// each of the others was finished before the limited task was asked again
+			expect(retried - refused).toBeGreaterThanOrEqual(3950);
+			for (const id of others) expect(queries(id).at(-1)!).toBeLessThan(retried);
+		}),
+	);
 
 	it('Download Result works on several items at once, in order', async () => {
 		const s = await sim({ taskLatencyMs: 100, resultTtfbMs: 600 });
-		const w = await runWorkflow({ nodes: [submit(), { ...wait(), parameters: { ...wait().parameters, options: { download: false } } }], input: items(6), credentials: creds(s) });
-		const tasks = w.output('Wait', 0).map((o) => ({ json: { task_id: o.json.task_id, data: [{ url: (o.json.files as Array<{ url: string }>)[0].url }] } }));
-		const dl: TestNode = { name: 'DL', type: new GenGatewayDownloadResult(), parameters: { source: 'imageTask', task: '={{ $json }}' } };
+		const w = await runWorkflow({
+			nodes: [
+				submit(),
+				{ ...wait(), parameters: { ...wait().parameters, options: { download: false } } },
+			],
+			input: items(6),
+			credentials: creds(s),
+		});
+		const tasks = w.output('Wait', 0).map((o) => ({
+			json: {
+				task_id: o.json.task_id,
+				data: [{ url: (o.json.files as Array<{ url: string }>)[0].url }],
+			},
+		}));
+		const dl: TestNode = {
+			name: 'DL',
+			type: new GenGatewayDownloadResult(),
+			parameters: { source: 'imageTask', task: '={{ $json }}' },
+		};
 		const before = s.log.length;
 		const r = await runWorkflow({ nodes: [dl], input: tasks, credentials: creds(s) });
 		expect(r.output('DL').map((o) => o.json.task_id)).toEqual(tasks.map((t) => t.json.task_id));
 		// proven from the result host's log, not a stopwatch: a download that arrives before the one before it could
 		// have been answered (the host holds each 600 ms) ran at the same time; one after another they arrive ≥ 600 ms apart
-		const arrivals = s.log.slice(before).filter((l) => l.server === 'result').map((l) => l.time);
+		const arrivals = s.log
+			.slice(before)
+			.filter((l) => l.server === 'result')
+			.map((l) => l.time);
 		expect(arrivals).toHaveLength(6);
 		const overlapping = arrivals.slice(1).filter((t, k) => t - arrivals[k] < 600).length;
 		expect(overlapping).toBeGreaterThanOrEqual(1);

@@ -45,13 +45,23 @@ function imageNode(tries: { n: number }): INodeType {
 	} as INodeType;
 }
 
-async function run(input: Array<{ p: string; size: string }>, tries: { n: number }): Promise<RunResult> {
+async function run(
+	input: Array<{ p: string; size: string }>,
+	tries: { n: number },
+): Promise<RunResult> {
 	return runWorkflow({
 		nodes: [
 			{
 				name: 'Image',
 				type: imageNode(tries),
-				parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '={{ $json.size }}', options: { waitForResult: true, groupName: 'hd' } },
+				parameters: {
+					operation: 'generate',
+					mode: 'async',
+					model: model('alpha-image-2.5'),
+					prompt: '={{ $json.p }}',
+					size: '={{ $json.size }}',
+					options: { waitForResult: true, groupName: 'hd' },
+				},
 				onError: 'continueErrorOutput',
 				retryOnFail: true,
 				maxTries: 3,
@@ -64,9 +74,18 @@ async function run(input: Array<{ p: string; size: string }>, tries: { n: number
 	});
 }
 
-const paidPosts = () => proxy.exchanges.filter((e) => e.method === 'POST' && e.path.startsWith('/v1/images/generations/async'));
+const paidPosts = () =>
+	proxy.exchanges.filter(
+		(e) => e.method === 'POST' && e.path.startsWith('/v1/images/generations/async'),
+	);
 /** the task each prompt created, from the gateway's own answers */
-const taskOfPrompt = () => new Map(paidPosts().map((e) => [(JSON.parse(e.body) as { prompt: string }).prompt, (JSON.parse(e.answer) as { task_id: string }).task_id]));
+const taskOfPrompt = () =>
+	new Map(
+		paidPosts().map((e) => [
+			(JSON.parse(e.body) as { prompt: string }).prompt,
+			(JSON.parse(e.answer) as { task_id: string }).task_id,
+		]),
+	);
 const errorOf = (item: INodeExecutionData) => item.json.error as Record<string, unknown>;
 const paired = (item: INodeExecutionData) => (item.pairedItem as { item: number }).item;
 
@@ -88,14 +107,23 @@ describe('the ledger knows a paid call by its place', () => {
 		expect(failed.map(paired).sort()).toEqual([0, 1]);
 		const byItem = new Map(failed.map((i) => [paired(i), errorOf(i)]));
 		expect(byItem.get(0)).toMatchObject({ failed_at: 'validation', submitted: false });
-		expect(byItem.get(1)).toMatchObject({ failed_at: 'task', submitted: true, task_id: taskOfPrompt().get('item 1 [fail]') });
+		expect(byItem.get(1)).toMatchObject({
+			failed_at: 'task',
+			submitted: true,
+			task_id: taskOfPrompt().get('item 1 [fail]'),
+		});
 		expect(r.output('Image', 0)).toHaveLength(0);
 		expect(r.run.data.resultData.metadata?.gengateway_spent).toBe('30000');
 	});
 
 	it('the same with item 2 paid too and the answers out of order (item 2 answered first): 2 POSTs, each item keeps its own task', async () => {
 		// the gateway holds the first submission to arrive (item 1's, sent first) until item 2's was answered
-		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'delay', delayMs: 300, times: 1 });
+		sim.fault({
+			route: 'POST /v1/images/generations/async',
+			kind: 'delay',
+			delayMs: 300,
+			times: 1,
+		});
 		const tries = { n: 0 };
 		const r = await run(
 			[
@@ -110,7 +138,8 @@ describe('the ledger knows a paid call by its place', () => {
 		const posts = paidPosts();
 		expect(posts).toHaveLength(2);
 		// the answers did come back out of order
-		const ended = (prompt: string) => posts.find((e) => JSON.parse(e.body).prompt === prompt)!.ended!;
+		const ended = (prompt: string) =>
+			posts.find((e) => JSON.parse(e.body).prompt === prompt)!.ended!;
 		expect(ended('item 2 [fail]')).toBeLessThan(ended('item 1 [fail]'));
 		const tasks = taskOfPrompt();
 		const byItem = new Map(r.output('Image', 1).map((i) => [paired(i), errorOf(i)]));

@@ -1,5 +1,11 @@
 import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
-import { MIN_POLL_INTERVAL_MS, minPollIntervalMs, Poller, type PollerOptions, type PollStep } from '../../nodes/shared/tasks/poller';
+import {
+	MIN_POLL_INTERVAL_MS,
+	minPollIntervalMs,
+	Poller,
+	type PollerOptions,
+	type PollStep,
+} from '../../nodes/shared/tasks/poller';
 import { atRealTime } from '../time-scale';
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -84,34 +90,42 @@ describe('Poller', () => {
 	it('the concurrency bound is never exceeded, and every job gets its own result in order', async () => {
 		let inFlight = 0;
 		let maxInFlight = 0;
-		const results = await runJobs<number, string>(Array.from({ length: 20 }, (_, i) => i), {
-			maxConcurrency: 3,
-			deadlineOf: () => Date.now() + 10_000,
-			onDeadline: (j) => `deadline ${j}`,
-			sleep: instant,
-			poll: async (job, round) => {
-				maxInFlight = Math.max(maxInFlight, ++inFlight);
-				await realSleep(3);
-				inFlight--;
-				return round >= 3 ? { done: true, result: `done ${job}` } : { done: false, waitMs: 5 };
+		const results = await runJobs<number, string>(
+			Array.from({ length: 20 }, (_, i) => i),
+			{
+				maxConcurrency: 3,
+				deadlineOf: () => Date.now() + 10_000,
+				onDeadline: (j) => `deadline ${j}`,
+				sleep: instant,
+				poll: async (job, round) => {
+					maxInFlight = Math.max(maxInFlight, ++inFlight);
+					await realSleep(3);
+					inFlight--;
+					return round >= 3 ? { done: true, result: `done ${job}` } : { done: false, waitMs: 5 };
+				},
 			},
-		});
+		);
 		expect(results).toEqual(Array.from({ length: 20 }, (_, i) => `done ${i}`));
 		expect(maxInFlight).toBe(3);
 	});
 
 	// the one real-time test of the poll floor: the sleeps the poller asks for, never under 1 s (nothing is slept here)
-	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])('no job is queried more often than once a second (step waitMs %p, real time)', (waitMs) => atRealTime(async () => {
-		const sleeps: number[] = [];
-		await runJobs<string, string>(['a'], {
-			deadlineOf: () => Date.now() + 10_000,
-			onDeadline: () => 'deadline',
-			sleep: async (ms) => void sleeps.push(ms),
-			poll: async (_j, round) => (round >= 3 ? { done: true, result: 'ok' } : { done: false, waitMs }),
-		});
-		expect(sleeps).toHaveLength(2);
-		for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(MIN_POLL_INTERVAL_MS);
-	})());
+	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])(
+		'no job is queried more often than once a second (step waitMs %p, real time)',
+		(waitMs) =>
+			atRealTime(async () => {
+				const sleeps: number[] = [];
+				await runJobs<string, string>(['a'], {
+					deadlineOf: () => Date.now() + 10_000,
+					onDeadline: () => 'deadline',
+					sleep: async (ms) => void sleeps.push(ms),
+					poll: async (_j, round) =>
+						round >= 3 ? { done: true, result: 'ok' } : { done: false, waitMs },
+				});
+				expect(sleeps).toHaveLength(2);
+				for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(MIN_POLL_INTERVAL_MS);
+			})(),
+	);
 
 	it('on 429 the window shrinks and the bound still holds; all jobs finish', async () => {
 		let inFlight = 0;
@@ -151,7 +165,8 @@ describe('Poller', () => {
 			onDeadline: (job) => `${job}: deadline`,
 			sleep: realSleep,
 			poll: async (job, round): Promise<PollStep<string>> => {
-				if (job === 'limited' && round === 1) return { done: false, waitMs: 8000, rateLimited: true };
+				if (job === 'limited' && round === 1)
+					return { done: false, waitMs: 8000, rateLimited: true };
 				if (round >= 2) {
 					doneAt[job] = Date.now() - t0;
 					return { done: true, result: job };
@@ -239,11 +254,17 @@ describe('Poller: one job, one outcome', () => {
 			poll: async (job) => {
 				const n = (polls.get(job) ?? 0) + 1;
 				polls.set(job, n);
-				if (job === 'odd' && n === 2) throw new TypeError("Cannot read properties of null (reading 'status')");
+				if (job === 'odd' && n === 2)
+					throw new TypeError("Cannot read properties of null (reading 'status')");
 				return n < 3 ? { done: false, waitMs: 1 } : { done: true, result: `${job}: completed` };
 			},
 		});
-		expect(results).toEqual(['a: completed', "odd: failed (Cannot read properties of null (reading 'status'))", 'b: completed', 'c: completed']);
+		expect(results).toEqual([
+			'a: completed',
+			"odd: failed (Cannot read properties of null (reading 'status'))",
+			'b: completed',
+			'c: completed',
+		]);
 		expect(polls.get('a')).toBe(3);
 	});
 

@@ -23,7 +23,13 @@ export interface Mutation {
 
 export type Body =
 	/** spec-shaped for the route and the request; `variant` picks among its normal forms (url or b64, task state, media) */
-	| { kind: 'plausible'; variant: number; mutation?: Mutation; keyIn?: KeyForm; taskState?: 'completed' | 'failed' | 'processing' | 'odd' }
+	| {
+			kind: 'plausible';
+			variant: number;
+			mutation?: Mutation;
+			keyIn?: KeyForm;
+			taskState?: 'completed' | 'failed' | 'processing' | 'odd';
+	  }
 	| { kind: 'json'; value: unknown }
 	| { kind: 'text'; text: string };
 
@@ -32,7 +38,8 @@ export interface Location {
 	keyIn?: { form: KeyForm; where: 'path' | 'query' };
 }
 
-export type Delivery = { kind: 'whole'; chunked: boolean } | { kind: 'reset' } | { kind: 'cut'; at: number };
+export type Delivery =
+	{ kind: 'whole'; chunked: boolean } | { kind: 'reset' } | { kind: 'cut'; at: number };
 
 /**
  * Where a generated form of the key (redaction-forms.ts: the key or its Base64 at any alignment under up to 3 layers
@@ -50,10 +57,38 @@ export type Delivery = { kind: 'whole'; chunked: boolean } | { kind: 'reset' } |
  * The form's JSON text in the body may be written with `\u` escapes (`uShare` per cent of its characters), and the
  * whole text answer re-encoded in `charset` (declared in its Content-Type; `utf-16` with a byte order mark).
  */
-export type LeakPlace = 'body' | 'deltas' | 'sse-error' | 'error-message' | 'error-code' | 'header' | 'reason' | 'task-id' | 'result-url';
-export const LEAK_PLACES: LeakPlace[] = ['body', 'deltas', 'sse-error', 'error-message', 'error-code', 'header', 'reason', 'task-id', 'result-url'];
+export type LeakPlace =
+	| 'body'
+	| 'deltas'
+	| 'sse-error'
+	| 'error-message'
+	| 'error-code'
+	| 'header'
+	| 'reason'
+	| 'task-id'
+	| 'result-url';
+export const LEAK_PLACES: LeakPlace[] = [
+	'body',
+	'deltas',
+	'sse-error',
+	'error-message',
+	'error-code',
+	'header',
+	'reason',
+	'task-id',
+	'result-url',
+];
 export type LeakCharset = 'utf-16le' | 'utf-16be' | 'utf-16' | 'iso-8859-1';
-export const LEAK_HEADERS = ['x-request-id', 'www-authenticate', 'x-echo-authorization', 'content-disposition', 'link', 'warning', 'x-error-message', 'set-cookie'] as const;
+export const LEAK_HEADERS = [
+	'x-request-id',
+	'www-authenticate',
+	'x-echo-authorization',
+	'content-disposition',
+	'link',
+	'warning',
+	'x-error-message',
+	'set-cookie',
+] as const;
 
 export interface Leak {
 	place: LeakPlace;
@@ -118,7 +153,24 @@ const deep = fc.constantFrom('array', 'object').map((k) => {
 
 const anyJson = fc.oneof(
 	{ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
-	{ weight: 1, arbitrary: fc.constantFrom(null, true, 0, '', [], {}, 'null', { data: null }, { data: [null] }, { task_id: 7 }, { task_id: null, status: 'completed' }, { choices: null }, { output: [{ content: null }] }) },
+	{
+		weight: 1,
+		arbitrary: fc.constantFrom(
+			null,
+			true,
+			0,
+			'',
+			[],
+			{},
+			'null',
+			{ data: null },
+			{ data: [null] },
+			{ task_id: 7 },
+			{ task_id: null, status: 'completed' },
+			{ choices: null },
+			{ output: [{ content: null }] },
+		),
+	},
 	{ weight: 1, arbitrary: fc.array(fc.integer(), { minLength: 5000, maxLength: 20000 }) },
 	{ weight: 1, arbitrary: deep },
 	{ weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), odd, { maxKeys: 6 }) },
@@ -131,9 +183,27 @@ const body: fc.Arbitrary<Body> = fc.oneof(
 			{
 				kind: fc.constant('plausible' as const),
 				variant: fc.nat(15),
-				mutation: fc.option(fc.record({ pick: fc.nat(20), nested: fc.boolean(), op: fc.constantFrom<Mutation['op']>('delete', 'set', 'element'), value: fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: odd }) }), { freq: 2, nil: undefined }),
+				mutation: fc.option(
+					fc.record({
+						pick: fc.nat(20),
+						nested: fc.boolean(),
+						op: fc.constantFrom<Mutation['op']>('delete', 'set', 'element'),
+						value: fc.oneof(
+							{ weight: 1, arbitrary: fc.constant(null) },
+							{ weight: 2, arbitrary: odd },
+						),
+					}),
+					{ freq: 2, nil: undefined },
+				),
 				keyIn: fc.option(keyForm, { freq: 4, nil: undefined }),
-				taskState: fc.option(fc.constantFrom<'completed' | 'failed' | 'processing' | 'odd'>('failed', 'processing', 'odd'), { freq: 3, nil: undefined }),
+				taskState: fc.option(
+					fc.constantFrom<'completed' | 'failed' | 'processing' | 'odd'>(
+						'failed',
+						'processing',
+						'odd',
+					),
+					{ freq: 3, nil: undefined },
+				),
 			},
 			{ requiredKeys: ['kind', 'variant'] },
 		),
@@ -143,21 +213,74 @@ const body: fc.Arbitrary<Body> = fc.oneof(
 		weight: 2,
 		arbitrary: fc.record({
 			kind: fc.constant('text' as const),
-			text: fc.oneof(fc.constant(''), fc.string({ maxLength: 40 }), fc.constantFrom('<html>502 Bad Gateway</html>', '{"task_id":"t1",', 'data: {"choices":[', '\u0000\u0001\u0002', 'nul\u0000l', ')]}\'\n{}')),
+			text: fc.oneof(
+				fc.constant(''),
+				fc.string({ maxLength: 40 }),
+				fc.constantFrom(
+					'<html>502 Bad Gateway</html>',
+					'{"task_id":"t1",',
+					'data: {"choices":[',
+					'\u0000\u0001\u0002',
+					'nul\u0000l',
+					")]}'\n{}",
+				),
+			),
 		}),
 	},
 );
 
 const status = fc.oneof(
 	{ weight: 10, arbitrary: fc.constant('normal' as const) },
-	{ weight: 5, arbitrary: fc.constantFrom(200, 201, 202, 204, 206, 301, 302, 303, 307, 308, 400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 503, 504) },
+	{
+		weight: 5,
+		arbitrary: fc.constantFrom(
+			200,
+			201,
+			202,
+			204,
+			206,
+			301,
+			302,
+			303,
+			307,
+			308,
+			400,
+			401,
+			402,
+			403,
+			404,
+			409,
+			413,
+			422,
+			429,
+			500,
+			502,
+			503,
+			504,
+		),
+	},
 	{ weight: 1, arbitrary: fc.integer({ min: 200, max: 599 }) },
 );
 
 const contentType = fc.option(
 	fc.oneof(
 		fc.constant(null),
-		fc.constantFrom('', 'application/json', 'application/json; charset=utf-16', 'text/html', 'text/plain', 'text/event-stream', 'image/png', 'video/mp4', 'application/octet-stream', 'multipart/mixed; boundary=x', 'application/problem+json', ';;;', 'image/svg+xml', 'APPLICATION/JSON'),
+		fc.constantFrom(
+			'',
+			'application/json',
+			'application/json; charset=utf-16',
+			'text/html',
+			'text/plain',
+			'text/event-stream',
+			'image/png',
+			'video/mp4',
+			'application/octet-stream',
+			'multipart/mixed; boundary=x',
+			'application/problem+json',
+			';;;',
+			'image/svg+xml',
+			'APPLICATION/JSON',
+		),
 	),
 	{ freq: 3, nil: undefined },
 );
@@ -167,8 +290,26 @@ const contentType = fc.option(
  * test, would otherwise wait them out): seconds 0 to 2, fractions, negatives, huge, HTTP dates, garbage.
  */
 export const retryAfter = fc.oneof(
-	fc.constantFrom('0', '1', '2', '0.5', '-1', '-999', '1e3', '99999999999999999999', '  1  ', 'soon', '', 'NaN', 'Infinity', '1, 2', '0x10'),
-	fc.constantFrom(-86_400_000, -1000, 1500, 86_400_000, 1e13).map((d) => new Date(Date.now() + d).toUTCString()),
+	fc.constantFrom(
+		'0',
+		'1',
+		'2',
+		'0.5',
+		'-1',
+		'-999',
+		'1e3',
+		'99999999999999999999',
+		'  1  ',
+		'soon',
+		'',
+		'NaN',
+		'Infinity',
+		'1, 2',
+		'0x10',
+	),
+	fc
+		.constantFrom(-86_400_000, -1000, 1500, 86_400_000, 1e13)
+		.map((d) => new Date(Date.now() + d).toUTCString()),
 	fc.constant('Wed, 21 Oct 2015 07:28:00 GMT'),
 	fc.constant('Mon, 99 Foo 2999 99:99:99 GMT'),
 );
@@ -176,15 +317,27 @@ export const retryAfter = fc.oneof(
 const location: fc.Arbitrary<Location> = fc.record(
 	{
 		target: fc.constantFrom<Location['target']>('result', 'gateway', 'relative', 'other-origin'),
-		keyIn: fc.option(fc.record({ form: keyForm, where: fc.constantFrom<'path' | 'query'>('path', 'query') }), { freq: 2, nil: undefined }),
+		keyIn: fc.option(
+			fc.record({ form: keyForm, where: fc.constantFrom<'path' | 'query'>('path', 'query') }),
+			{ freq: 2, nil: undefined },
+		),
 	},
 	{ requiredKeys: ['target'] },
 );
 
 const delivery: fc.Arbitrary<Delivery> = fc.oneof(
-	{ weight: 10, arbitrary: fc.record({ kind: fc.constant('whole' as const), chunked: fc.boolean() }) },
+	{
+		weight: 10,
+		arbitrary: fc.record({ kind: fc.constant('whole' as const), chunked: fc.boolean() }),
+	},
 	{ weight: 1, arbitrary: fc.constant({ kind: 'reset' as const }) },
-	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('cut' as const),
+			at: fc.double({ min: 0, max: 1, noNaN: true }),
+		}),
+	},
 );
 
 export const leak: fc.Arbitrary<Leak> = fc.record(
@@ -198,9 +351,24 @@ export const leak: fc.Arbitrary<Leak> = fc.record(
 		envelope: fc.constantFrom<'error-object' | 'flat'>('error-object', 'flat'),
 		numericCode: fc.boolean(),
 		header: fc.constantFrom(...LEAK_HEADERS),
-		charset: fc.option(fc.constantFrom<LeakCharset>('utf-16le', 'utf-16be', 'utf-16', 'iso-8859-1'), { freq: 3, nil: undefined }),
+		charset: fc.option(
+			fc.constantFrom<LeakCharset>('utf-16le', 'utf-16be', 'utf-16', 'iso-8859-1'),
+			{ freq: 3, nil: undefined },
+		),
 	},
-	{ requiredKeys: ['place', 'form', 'bearer', 'cuts', 'uShare', 'status', 'envelope', 'numericCode', 'header'] },
+	{
+		requiredKeys: [
+			'place',
+			'form',
+			'bearer',
+			'cuts',
+			'uShare',
+			'status',
+			'envelope',
+			'numericCode',
+			'header',
+		],
+	},
 );
 
 export const behaviour: fc.Arbitrary<Behaviour> = fc.record(
@@ -211,17 +379,34 @@ export const behaviour: fc.Arbitrary<Behaviour> = fc.record(
 		retryAfter: fc.option(retryAfter, { freq: 3, nil: undefined }),
 		echoKey: fc.option(keyForm, { freq: 6, nil: undefined }),
 		// one answer in three (most scripts then hold several): the other behaviours keep their share of runs
-		leak: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: leak }),
+		leak: fc.oneof(
+			{ weight: 2, arbitrary: fc.constant(undefined) },
+			{ weight: 1, arbitrary: leak },
+		),
 		body,
 		delivery,
-		delayMs: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }) }),
+		delayMs: fc.oneof(
+			{ weight: 4, arbitrary: fc.constant(0) },
+			{ weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }) },
+		),
 	},
 	{ requiredKeys: ['status', 'body', 'delivery', 'delayMs'] },
 );
 
 /** Per item (0..7), the behaviours of its first few requests of each class. */
-export const script = (maxPerItem: Partial<Record<RouteClass, number>> = {}): fc.Arbitrary<Script> => {
-	const perItem = (cls: RouteClass) => fc.array(fc.array(behaviour, { maxLength: maxPerItem[cls] ?? 2 }), { minLength: 8, maxLength: 8 });
-	return fc.record({ paid: perItem('paid'), query: perItem('query'), result: perItem('result'), content: perItem('content'), meta: perItem('meta') });
+export const script = (
+	maxPerItem: Partial<Record<RouteClass, number>> = {},
+): fc.Arbitrary<Script> => {
+	const perItem = (cls: RouteClass) =>
+		fc.array(fc.array(behaviour, { maxLength: maxPerItem[cls] ?? 2 }), {
+			minLength: 8,
+			maxLength: 8,
+		});
+	return fc.record({
+		paid: perItem('paid'),
+		query: perItem('query'),
+		result: perItem('result'),
+		content: perItem('content'),
+		meta: perItem('meta'),
+	});
 };
-

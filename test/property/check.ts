@@ -18,21 +18,42 @@ export function fuzzParameters<T>(budget: Budget): fc.Parameters<T> {
 	const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 	const path = process.env.FUZZ_PATH || undefined;
 	const numRuns = Number(process.env.FUZZ_RUNS ?? budget.runs);
-	const timeMs = Number(process.env.FUZZ_TIME_MS ?? (process.env.FUZZ_RUNS ? 24 * 3600_000 : budget.timeMs));
-	return { numRuns, seed, path, interruptAfterTimeLimit: timeMs, markInterruptAsFailure: false, endOnFailure: process.env.FUZZ_SHRINK === '0' };
+	const timeMs = Number(
+		process.env.FUZZ_TIME_MS ?? (process.env.FUZZ_RUNS ? 24 * 3600_000 : budget.timeMs),
+	);
+	return {
+		numRuns,
+		seed,
+		path,
+		interruptAfterTimeLimit: timeMs,
+		markInterruptAsFailure: false,
+		endOnFailure: process.env.FUZZ_SHRINK === '0',
+	};
 }
 
 /**
  * Prints the summary line of a finished check and, when it failed, throws (and prints) the seed, the path, the replay
  * command (`-t` narrows it to `testName` when a file holds several properties), the error and the shrunk case.
  */
-export function report(file: string, details: fc.RunDetails<unknown>, ran: number, testName?: string): void {
-	process.stdout.write(`${file}${testName ? ` (${testName})` : ''}: ${details.numRuns} generated runs (${ran} with shrinking), seed ${details.seed}${details.interrupted ? ', stopped by the time budget' : ''}\n`);
+export function report(
+	file: string,
+	details: fc.RunDetails<unknown>,
+	ran: number,
+	testName?: string,
+): void {
+	process.stdout.write(
+		`${file}${testName ? ` (${testName})` : ''}: ${details.numRuns} generated runs (${ran} with shrinking), seed ${details.seed}${details.interrupted ? ', stopped by the time budget' : ''}\n`,
+	);
 	if (!details.failed) return;
 	const counterexample = (details.counterexample as unknown[] | null)?.[0];
-	const only = testName ? ` -t '${testName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "'\\''")}'` : '';
+	const only = testName
+		? ` -t '${testName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "'\\''")}'`
+		: '';
 	const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} npx jest test/property/${file}${only}`;
-	const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+	const error =
+		details.errorInstance instanceof Error
+			? details.errorInstance.message
+			: String(details.errorInstance);
 	const message = [
 		`Property failed after ${details.numRuns} run(s), ${details.numShrinks} shrink(s).`,
 		`seed: ${details.seed}  path: ${details.counterexamplePath}`,
@@ -45,7 +66,12 @@ export function report(file: string, details: fc.RunDetails<unknown>, ran: numbe
 }
 
 /** fc.check of a synchronous property (it throws to fail), reported as above (the replay narrowed to the running test). */
-export function checkSync<T>(file: string, arb: fc.Arbitrary<T>, property: (c: T) => void, budget: Budget): void {
+export function checkSync<T>(
+	file: string,
+	arb: fc.Arbitrary<T>,
+	property: (c: T) => void,
+	budget: Budget,
+): void {
 	const testName = expect.getState().currentTestName;
 	let ran = 0;
 	const details = fc.check(
@@ -63,6 +89,7 @@ export function abbreviate(v: unknown, depth = 0): unknown {
 	if (typeof v === 'string') return v.length > 200 ? `${v.slice(0, 60)}…(${v.length} chars)` : v;
 	if (!v || typeof v !== 'object') return v;
 	if (depth > 12) return '…(deeper)';
-	if (Array.isArray(v)) return v.length > 50 ? `[${v.length} items]` : v.map((x) => abbreviate(x, depth + 1));
+	if (Array.isArray(v))
+		return v.length > 50 ? `[${v.length} items]` : v.map((x) => abbreviate(x, depth + 1));
 	return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, abbreviate(x, depth + 1)]));
 }

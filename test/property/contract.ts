@@ -56,7 +56,8 @@ function valueSays(k: string, v: unknown): State[] | undefined {
 	// README *Your first image* and the CHANGELOG: Still Running's note says to wait again
 	if (k === 'note' && typeof v === 'string' && /^Still running/i.test(v)) return ['running'];
 	// the uncertain note (README: uncertain items carry `note`); a failed task the gateway itself marked uncertain keeps it
-	if (k === 'note' && typeof v === 'string' && /may have accepted this paid request/i.test(v)) return ['uncertain', 'failed'];
+	if (k === 'note' && typeof v === 'string' && /may have accepted this paid request/i.test(v))
+		return ['uncertain', 'failed'];
 	return undefined;
 }
 
@@ -69,12 +70,16 @@ export function contradictions(item: INodeExecutionData): string[] {
 	for (const [k, v] of Object.entries(j)) {
 		if (v === undefined) continue;
 		const says = valueSays(k, v) ?? CONTRACT[k];
-		if (says && !says.includes(status)) out.push(`\`${k}: ${JSON.stringify(v)?.slice(0, 80)}\` says ${says.join(' or ')}`);
+		if (says && !says.includes(status))
+			out.push(`\`${k}: ${JSON.stringify(v)?.slice(0, 80)}\` says ${says.join(' or ')}`);
 	}
 	// CHANGELOG: `handed_back`: `max_wait` with `deadline_at`, or `deadline` (alone)
-	if (j.handed_back === 'deadline' && j.deadline_at !== undefined) out.push(`\`handed_back: "deadline"\` beside \`deadline_at\` (which goes with max_wait)`);
+	if (j.handed_back === 'deadline' && j.deadline_at !== undefined)
+		out.push(`\`handed_back: "deadline"\` beside \`deadline_at\` (which goes with max_wait)`);
 	if (status === 'failed' && j.failed_at === undefined) out.push('failed without `failed_at`');
-	if (status !== 'completed' && item.binary && Object.keys(item.binary).length) out.push(`binary data (${Object.keys(item.binary).join(', ')}) on a ${status} item: nothing is stored unless Completed`);
+	if (status !== 'completed' && item.binary && Object.keys(item.binary).length)
+		out.push(
+			`binary data (${Object.keys(item.binary).join(', ')}) on a ${status} item: nothing is stored unless Completed`,
+		);
 	return out;
 }
-

@@ -33,7 +33,10 @@ const BUDGET = { runs: 60, timeMs: 12_000 };
 /** answers this short are also sent to the chat cut in two at every offset */
 const EVERY_CUT_UP_TO = 160;
 /** a 1x1 PNG */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==',
+	'base64',
+);
 
 interface ExitCase {
 	key: string;
@@ -75,13 +78,42 @@ const WORD_VALUES: Record<string, unknown> = {
 };
 const WORDS = Object.keys(WORD_VALUES).filter((k) => k in CONTRACT || k === 'submission_uncertain');
 const stated = fc.record({
-	status: fc.constantFrom<State>('submitted', 'completed', 'failed', 'running', 'uncertain', 'quoted'),
-	words: fc.subarray(WORDS, { minLength: 1 }).map((ks) => ks.map((k): [string, unknown] => [k, WORD_VALUES[k]])),
+	status: fc.constantFrom<State>(
+		'submitted',
+		'completed',
+		'failed',
+		'running',
+		'uncertain',
+		'quoted',
+	),
+	words: fc
+		.subarray(WORDS, { minLength: 1 })
+		.map((ks) => ks.map((k): [string, unknown] => [k, WORD_VALUES[k]])),
 });
 
 const exitCase: fc.Arbitrary<ExitCase> = fc
-	.record({ key: keyArb, form: formArb, embedding: embeddingArb, cuts: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), onError: fc.constantFrom<ExitCase['onError']>('stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'), throws: fc.boolean(), stated })
-	.map(({ key, form, embedding, cuts, onError, throws, stated }) => ({ key, text: embed(formOf(key, form), embedding), form: describeForm(form), cuts, onError, throws, stated }));
+	.record({
+		key: keyArb,
+		form: formArb,
+		embedding: embeddingArb,
+		cuts: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+		onError: fc.constantFrom<ExitCase['onError']>(
+			'stopWorkflow',
+			'continueRegularOutput',
+			'continueErrorOutput',
+		),
+		throws: fc.boolean(),
+		stated,
+	})
+	.map(({ key, form, embedding, cuts, onError, throws, stated }) => ({
+		key,
+		text: embed(formOf(key, form), embedding),
+		form: describeForm(form),
+		cuts,
+		onError,
+		throws,
+		stated,
+	}));
 
 let current: ExitCase | undefined;
 afterAll(() => cleanupBinaryData());
@@ -120,11 +152,23 @@ const echo: INodeType = {
 				}
 			}
 			const stored = await exit.binary(PNG, `${c.text}.png`, 'image/png');
-			if (c.throws) throw new GatewayHttpError(400, `refused: ${c.text}`, c.text, 'POST', `/v1/x/${c.text}`);
+			if (c.throws)
+				throw new GatewayHttpError(400, `refused: ${c.text}`, c.text, 'POST', `/v1/x/${c.text}`);
 			return [
 				[
-					{ json: { status: 'completed', answer: c.text }, binary: { data: stored, copy: { ...stored, fileName: c.text, fileExtension: c.text } } },
-					{ json: { status: c.stated.status, task_id: 't1', row: 'a user field', ...(c.stated.status === 'failed' ? { failed_at: 'task' } : {}), ...Object.fromEntries(c.stated.words) } },
+					{
+						json: { status: 'completed', answer: c.text },
+						binary: { data: stored, copy: { ...stored, fileName: c.text, fileExtension: c.text } },
+					},
+					{
+						json: {
+							status: c.stated.status,
+							task_id: 't1',
+							row: 'a user field',
+							...(c.stated.status === 'failed' ? { failed_at: 'task' } : {}),
+							...Object.fromEntries(c.stated.words),
+						},
+					},
 				],
 			];
 		});
@@ -141,11 +185,27 @@ it('everything the exit hands n8n (hints, chat chunks, stored file names, binary
 			await newlyStored();
 			logs.length = 0;
 			const chunks: Chunk[] = [];
-			const r = await runWorkflow({ nodes: [{ name: 'Node', type: echo, onError: c.onError }], credentials: { apiKey: c.key, baseUrl: 'http://127.0.0.1:9' }, onChunk: (ch) => chunks.push(ch) });
-			const problems = oracleFindings(c.key, r, { logs: [...logs], chunks, stored: await newlyStored() });
-			if (!chunks.length) problems.push('[no-chunks] n8n received no chunk: the case did not reach the chat');
-			for (const item of r.outputs('Node').flat()) for (const x of contradictions(item)) problems.push(`[contract] an item the exit handed n8n: ${x} — ${JSON.stringify(item.json).slice(0, 300)}`);
-			if (problems.length) throw new Error(`key ${JSON.stringify(c.key)}, form ${c.form}, ${c.onError}${c.throws ? ', the node throws' : `, an item ${c.stated.status} with ${c.stated.words.map(([k]) => k).join(', ')}`}\n  text: ${JSON.stringify(c.text).slice(0, 300)}\n  - ${problems.join('\n  - ')}`);
+			const r = await runWorkflow({
+				nodes: [{ name: 'Node', type: echo, onError: c.onError }],
+				credentials: { apiKey: c.key, baseUrl: 'http://127.0.0.1:9' },
+				onChunk: (ch) => chunks.push(ch),
+			});
+			const problems = oracleFindings(c.key, r, {
+				logs: [...logs],
+				chunks,
+				stored: await newlyStored(),
+			});
+			if (!chunks.length)
+				problems.push('[no-chunks] n8n received no chunk: the case did not reach the chat');
+			for (const item of r.outputs('Node').flat())
+				for (const x of contradictions(item))
+					problems.push(
+						`[contract] an item the exit handed n8n: ${x} — ${JSON.stringify(item.json).slice(0, 300)}`,
+					);
+			if (problems.length)
+				throw new Error(
+					`key ${JSON.stringify(c.key)}, form ${c.form}, ${c.onError}${c.throws ? ', the node throws' : `, an item ${c.stated.status} with ${c.stated.words.map(([k]) => k).join(', ')}`}\n  text: ${JSON.stringify(c.text).slice(0, 300)}\n  - ${problems.join('\n  - ')}`,
+				);
 		}),
 		fuzzParameters<[ExitCase]>(BUDGET),
 	);

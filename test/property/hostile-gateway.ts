@@ -10,7 +10,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Behaviour, KeyForm, Leak, RouteClass, Script } from './behaviours';
 import type { Media } from './media';
-import { metaAnswer, paidAnswer, queryAnswer, imageOf, videoOf, type Answer, type Where } from './plausible';
+import {
+	metaAnswer,
+	paidAnswer,
+	queryAnswer,
+	imageOf,
+	videoOf,
+	type Answer,
+	type Where,
+} from './plausible';
 import { formOf } from './redaction-forms';
 
 export type ServerName = 'gateway' | 'result' | 'foreign';
@@ -58,7 +66,11 @@ export class HostileGateway {
 	) {}
 
 	keyText(form: KeyForm): string {
-		return form === 'raw' ? this.key : form === 'url' ? encodeURIComponent(this.key) : Buffer.from(this.key).toString('base64');
+		return form === 'raw'
+			? this.key
+			: form === 'url'
+				? encodeURIComponent(this.key)
+				: Buffer.from(this.key).toString('base64');
 	}
 
 	async start(): Promise<void> {
@@ -111,7 +123,12 @@ export class HostileGateway {
 		return known?.item ?? (/x(\d+)$/.exec(id) ? Number(/x(\d+)$/.exec(id)![1]) : undefined);
 	}
 
-	private classify(server: ServerName, method: string, path: string, body: string): { cls?: RouteClass; item?: number; taskId?: string; video?: boolean } {
+	private classify(
+		server: ServerName,
+		method: string,
+		path: string,
+		body: string,
+	): { cls?: RouteClass; item?: number; taskId?: string; video?: boolean } {
 		if (server === 'foreign') return {};
 		if (server === 'result') {
 			const m = /^\/([rv])\/x(\d+)\//.exec(path);
@@ -122,14 +139,28 @@ export class HostileGateway {
 			return { cls: 'paid', item: m ? Number(m[1]) : undefined };
 		}
 		const content = /^\/v1\/videos\/([^/?]+)\/content/.exec(path);
-		if (content) return { cls: 'content', item: this.itemOfTask(content[1]), taskId: content[1], video: true };
-		const q = /^\/v1\/(images\/tasks|image-tasks|tasks|videos|video\/generations)\/([^/?]+)/.exec(path);
-		if (q) return { cls: 'query', item: this.itemOfTask(q[2]), taskId: q[2], video: q[1].startsWith('video') };
+		if (content)
+			return { cls: 'content', item: this.itemOfTask(content[1]), taskId: content[1], video: true };
+		const q = /^\/v1\/(images\/tasks|image-tasks|tasks|videos|video\/generations)\/([^/?]+)/.exec(
+			path,
+		);
+		if (q)
+			return {
+				cls: 'query',
+				item: this.itemOfTask(q[2]),
+				taskId: q[2],
+				video: q[1].startsWith('video'),
+			};
 		if (path.startsWith('/v1/models') || path.startsWith('/api/')) return { cls: 'meta' };
 		return {};
 	}
 
-	private plausible(where: Where, cls: RouteClass, b: Extract<Behaviour['body'], { kind: 'plausible' }>, video: boolean): Answer {
+	private plausible(
+		where: Where,
+		cls: RouteClass,
+		b: Extract<Behaviour['body'], { kind: 'plausible' }>,
+		video: boolean,
+	): Answer {
 		switch (cls) {
 			case 'paid':
 				return paidAnswer(where, b);
@@ -148,21 +179,43 @@ export class HostileGateway {
 		}
 	}
 
-	private async handle(server: ServerName, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	private async handle(
+		server: ServerName,
+		req: IncomingMessage,
+		res: ServerResponse,
+	): Promise<void> {
 		const chunks: Buffer[] = [];
 		for await (const c of req) chunks.push(c as Buffer);
 		const raw = Buffer.concat(chunks).toString('latin1');
 		const path = req.url ?? '/';
 		const method = req.method ?? 'GET';
 		const { cls, item, taskId: queried, video } = this.classify(server, method, path, raw);
-		const entry: LoggedRequest = { server, method, path, authorization: req.headers.authorization, body: raw.slice(0, 4096), cls, item, status: 0, delivery: 'whole', mayHaveSpent: false };
+		const entry: LoggedRequest = {
+			server,
+			method,
+			path,
+			authorization: req.headers.authorization,
+			body: raw.slice(0, 4096),
+			cls,
+			item,
+			status: 0,
+			delivery: 'whole',
+			mayHaveSpent: false,
+		};
 		this.log.push(entry);
 		if (!cls) {
 			entry.status = 404;
-			res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+			res
+				.writeHead(404, { 'content-type': 'application/json' })
+				.end('{"error":{"message":"not found"}}');
 			return;
 		}
-		const b = this.next(cls, item) ?? { status: 'normal', body: { kind: 'plausible', variant: 0 }, delivery: { kind: 'whole', chunked: false }, delayMs: 0 };
+		const b = this.next(cls, item) ?? {
+			status: 'normal',
+			body: { kind: 'plausible', variant: 0 },
+			delivery: { kind: 'whole', chunked: false },
+			delayMs: 0,
+		};
 		let request: Record<string, unknown> | undefined;
 		try {
 			const parsed = JSON.parse(raw) as unknown;
@@ -171,22 +224,45 @@ export class HostileGateway {
 			/* multipart or empty */
 		}
 		let taskId = queried;
-		let family = queried ? (this.tasks.get(queried) ?? this.tasks.get(safeDecode(queried)))?.family : undefined;
+		let family = queried
+			? (this.tasks.get(queried) ?? this.tasks.get(safeDecode(queried)))?.family
+			: undefined;
 		const leak = b.leak;
 		const leakText = leak ? this.leakText(leak) : '';
-		if (cls === 'paid' && item !== undefined && (path.startsWith('/v1/images') || path === '/v1/videos')) {
+		if (
+			cls === 'paid' &&
+			item !== undefined &&
+			(path.startsWith('/v1/images') || path === '/v1/videos')
+		) {
 			++this.seq;
 			taskId = leak?.place === 'task-id' ? `${leakText}x${item}` : `t${this.seq}x${item}`;
-			family = path === '/v1/videos' ? (String(request?.model ?? '').startsWith('gamma-') ? 'gamma' : 'delta') : undefined;
+			family =
+				path === '/v1/videos'
+					? String(request?.model ?? '').startsWith('gamma-')
+						? 'gamma'
+						: 'delta'
+					: undefined;
 			this.tasks.set(taskId, { item, kind: path === '/v1/videos' ? 'video' : 'image', family });
 		}
 		if (queried && video && !family) family = 'delta';
 		const media = cls === 'result' || cls === 'content';
-		const streamed = cls === 'paid' && (path === '/v1/chat/completions' || path === '/v1/responses') && request?.stream === true;
+		const streamed =
+			cls === 'paid' &&
+			(path === '/v1/chat/completions' || path === '/v1/responses') &&
+			request?.stream === true;
 		// where the form goes: a place this answer has not (a media file's body, a model list) becomes a file name
 		let place = leak?.place;
 		if (place === 'sse-error' && !streamed) place = 'error-message';
-		if ((media && place !== 'error-message' && place !== 'error-code' && place !== 'header' && place !== 'reason') || (cls === 'meta' && (place === 'body' || place === 'deltas' || place === 'task-id' || place === 'result-url'))) place = 'header';
+		if (
+			(media &&
+				place !== 'error-message' &&
+				place !== 'error-code' &&
+				place !== 'header' &&
+				place !== 'reason') ||
+			(cls === 'meta' &&
+				(place === 'body' || place === 'deltas' || place === 'task-id' || place === 'result-url'))
+		)
+			place = 'header';
 		const where: Where = {
 			origin: this.origin,
 			resultOrigin: this.resultOrigin,
@@ -202,17 +278,37 @@ export class HostileGateway {
 		};
 
 		let answer: Answer;
-		if (leak && (place === 'error-message' || place === 'error-code')) answer = errorAnswer(where, leak, place, leakText, cls, !!video);
+		if (leak && (place === 'error-message' || place === 'error-code'))
+			answer = errorAnswer(where, leak, place, leakText, cls, !!video);
 		else if (b.body.kind === 'plausible') answer = this.plausible(where, cls, b.body, !!video);
 		else if (b.body.kind === 'json') {
-			const value = place === 'body' || place === 'deltas' ? withEcho(b.body.value, leakText) : b.body.value;
-			answer = { status: 200, type: 'application/json', bytes: Buffer.from(JSON.stringify(value) ?? 'null'), json: value };
-		} else answer = { status: 200, type: 'text/plain', bytes: Buffer.from(place === 'body' || place === 'deltas' ? `${b.body.text} ${leakText}` : b.body.text) };
-		const status = leak && (place === 'error-message' || place === 'error-code') ? answer.status : b.status === 'normal' ? answer.status : b.status;
+			const value =
+				place === 'body' || place === 'deltas' ? withEcho(b.body.value, leakText) : b.body.value;
+			answer = {
+				status: 200,
+				type: 'application/json',
+				bytes: Buffer.from(JSON.stringify(value) ?? 'null'),
+				json: value,
+			};
+		} else
+			answer = {
+				status: 200,
+				type: 'text/plain',
+				bytes: Buffer.from(
+					place === 'body' || place === 'deltas' ? `${b.body.text} ${leakText}` : b.body.text,
+				),
+			};
+		const status =
+			leak && (place === 'error-message' || place === 'error-code')
+				? answer.status
+				: b.status === 'normal'
+					? answer.status
+					: b.status;
 		const headers: Record<string, string> = {};
 		let type = b.contentType === undefined ? answer.type : b.contentType;
 		if (leak && !media) {
-			if (leak.uShare && answer.type !== 'text/plain') answer = { ...answer, bytes: uEscaped(answer.bytes, leakText, leak) };
+			if (leak.uShare && answer.type !== 'text/plain')
+				answer = { ...answer, bytes: uEscaped(answer.bytes, leakText, leak) };
 			if (leak.charset) {
 				answer = { ...answer, bytes: encodeIn(answer.bytes.toString('utf8'), leak.charset) };
 				type = `${(type ?? answer.type).split(';')[0]}; charset=${leak.charset}`;
@@ -223,7 +319,10 @@ export class HostileGateway {
 		if (b.echoKey) headers['x-echo-authorization'] = `Bearer ${this.keyText(b.echoKey)}`;
 		if (b.location) headers.location = this.location(b.location, item ?? 0, path, cls);
 		// HTTP carries no NUL or other control character in a header or the status line: those of the form are left out
-		if (leak && place === 'header') headers[leak.header] = onTheWire(leak.header === 'content-disposition' ? `attachment; filename="${leakText}.png"` : leakText);
+		if (leak && place === 'header')
+			headers[leak.header] = onTheWire(
+				leak.header === 'content-disposition' ? `attachment; filename="${leakText}.png"` : leakText,
+			);
 		const reason = leak && place === 'reason' ? onTheWire(`Refused ${leakText}`) : undefined;
 
 		entry.status = status;
@@ -231,19 +330,38 @@ export class HostileGateway {
 		if (cls === 'paid') {
 			entry.mayHaveSpent = b.delivery.kind === 'reset' || !(status >= 400 && status < 500);
 			const j = answer.json as Record<string, unknown> | undefined;
-			const given = j && typeof j === 'object' && !Array.isArray(j) ? (j.task_id ?? j.id) : undefined;
-			if (b.delivery.kind === 'whole' && status >= 200 && status < 300 && !NO_BODY.has(status) && typeof given === 'string' && TASK_ID.test(given) && taskId && given === taskId) entry.givenTaskId = given;
+			const given =
+				j && typeof j === 'object' && !Array.isArray(j) ? (j.task_id ?? j.id) : undefined;
+			if (
+				b.delivery.kind === 'whole' &&
+				status >= 200 &&
+				status < 300 &&
+				!NO_BODY.has(status) &&
+				typeof given === 'string' &&
+				TASK_ID.test(given) &&
+				taskId &&
+				given === taskId
+			)
+				entry.givenTaskId = given;
 		}
 		if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
 		if (res.destroyed) return;
 		await deliver(req, res, status, headers, answer.bytes, b.delivery, reason);
 	}
 
-	private location(l: NonNullable<Behaviour['location']>, item: number, path: string, cls: RouteClass): string {
+	private location(
+		l: NonNullable<Behaviour['location']>,
+		item: number,
+		path: string,
+		cls: RouteClass,
+	): string {
 		const key = l.keyIn ? this.keyText(l.keyIn.form) : '';
 		const seg = key && l.keyIn!.where === 'path' ? `/k-${key}` : '';
 		const query = key && l.keyIn!.where === 'query' ? `?token=${key}` : '';
-		const file = cls === 'content' ? `/v/x${item}${seg}/moved.mp4${query}` : `/r/x${item}${seg}/moved/0.png${query}`;
+		const file =
+			cls === 'content'
+				? `/v/x${item}${seg}/moved.mp4${query}`
+				: `/r/x${item}${seg}/moved/0.png${query}`;
 		switch (l.target) {
 			case 'result':
 				return `${this.resultOrigin}${file}`;
@@ -257,7 +375,15 @@ export class HostileGateway {
 	}
 }
 
-async function deliver(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, bytes: Buffer, d: Behaviour['delivery'], reason?: string): Promise<void> {
+async function deliver(
+	req: IncomingMessage,
+	res: ServerResponse,
+	status: number,
+	headers: Record<string, string>,
+	bytes: Buffer,
+	d: Behaviour['delivery'],
+	reason?: string,
+): Promise<void> {
 	if (d.kind === 'reset') {
 		req.socket.destroy();
 		return;
@@ -294,22 +420,51 @@ async function deliver(req: IncomingMessage, res: ServerResponse, status: number
  * An error answer with the form in its message or code: `{"error":{message,type,code}}` or the flat `{code,message}`
  * envelope; a task query answered 200 gets a failed task whose error (gamma: fail_reason) holds it.
  */
-function errorAnswer(w: Where, l: Leak, place: 'error-message' | 'error-code', text: string, cls: RouteClass, video: boolean): Answer {
+function errorAnswer(
+	w: Where,
+	l: Leak,
+	place: 'error-message' | 'error-code',
+	text: string,
+	cls: RouteClass,
+	video: boolean,
+): Answer {
 	const message = place === 'error-message' ? `refused: ${text}` : 'refused';
 	const code: unknown = place === 'error-code' ? text : l.numericCode ? 40_013 : 'bad_key';
 	let value: unknown;
 	if (l.status < 300 && cls === 'query') {
 		const id = w.taskId ?? 'unknown';
-		if (video && w.family === 'gamma') value = { task_id: id, status: 'failed', fail_reason: message, code };
-		else if (video) value = { id, object: 'video', status: 'failed', progress: 10, error: { message, code } };
-		else value = { task_id: id, id, object: 'image.generation.task', status: 'failed', state: 'running', data: [], error: { message, code } };
-	} else value = l.envelope === 'flat' ? { code, message, data: null } : { error: { message, type: 'invalid_request_error', code } };
-	return { status: l.status, type: 'application/json', bytes: Buffer.from(JSON.stringify(value)), json: value };
+		if (video && w.family === 'gamma')
+			value = { task_id: id, status: 'failed', fail_reason: message, code };
+		else if (video)
+			value = { id, object: 'video', status: 'failed', progress: 10, error: { message, code } };
+		else
+			value = {
+				task_id: id,
+				id,
+				object: 'image.generation.task',
+				status: 'failed',
+				state: 'running',
+				data: [],
+				error: { message, code },
+			};
+	} else
+		value =
+			l.envelope === 'flat'
+				? { code, message, data: null }
+				: { error: { message, type: 'invalid_request_error', code } };
+	return {
+		status: l.status,
+		type: 'application/json',
+		bytes: Buffer.from(JSON.stringify(value)),
+		json: value,
+	};
 }
 
 /** A JSON value with the form echoed beside it (an object gains `echo`; anything else is left as it is). */
 function withEcho(value: unknown, text: string): unknown {
-	return value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as object), echo: { authorization: text } } : value;
+	return value && typeof value === 'object' && !Array.isArray(value)
+		? { ...(value as object), echo: { authorization: text } }
+		: value;
 }
 
 /** The body with the form's JSON text written with `\u` escapes (`uShare` per cent of its characters, by `cuts`). */
@@ -320,7 +475,10 @@ function uEscaped(bytes: Buffer, text: string, l: Leak): Buffer {
 	const pick = (i: number) => l.cuts[i % l.cuts.length] ?? 0;
 	const escaped = [...text]
 		.map((c, i) => {
-			if (l.uShare === 100 || (pick(i) + i * 37) % 100 < l.uShare) return [...Array(c.length).keys()].map((k) => `\\u${c.charCodeAt(k).toString(16).padStart(4, '0')}`).join('');
+			if (l.uShare === 100 || (pick(i) + i * 37) % 100 < l.uShare)
+				return [...Array(c.length).keys()]
+					.map((k) => `\\u${c.charCodeAt(k).toString(16).padStart(4, '0')}`)
+					.join('');
 			return JSON.stringify(c).slice(1, -1);
 		})
 		.join('');

@@ -59,10 +59,13 @@ function pairedIndex(item: INodeExecutionData): number | undefined {
 }
 
 export function outputsOf(r: RunResult): Out[] {
-	return r.outputs('Node').flatMap((items, output) => items.map((item) => ({ output, index: pairedIndex(item), item })));
+	return r
+		.outputs('Node')
+		.flatMap((items, output) => items.map((item) => ({ output, index: pairedIndex(item), item })));
 }
 
-const threw = (r: RunResult) => r.run.status === 'error' || r.run.data.resultData.error !== undefined;
+const threw = (r: RunResult) =>
+	r.run.status === 'error' || r.run.data.resultData.error !== undefined;
 
 /** A task ID as the docs define one: 1 to 200 characters of A-Z a-z 0-9 _ - (docs/configuration.md). */
 const TASK_ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
@@ -70,8 +73,15 @@ const TASK_ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 /** (1) POSTs per item that got a 2xx or an unknown outcome, across all tries: at most one. */
 export function onePaidPostPerItem(log: LoggedRequest[]): string[] {
 	const per = new Map<number, LoggedRequest[]>();
-	for (const l of log) if (l.cls === 'paid' && l.mayHaveSpent && l.item !== undefined) per.set(l.item, [...(per.get(l.item) ?? []), l]);
-	return [...per].filter(([, ls]) => ls.length > 1).map(([item, ls]) => `[posts-per-item] item ${item}: ${ls.length} POSTs that may have spent (${ls.map((l) => `${l.status}/${l.delivery}`).join(', ')})`);
+	for (const l of log)
+		if (l.cls === 'paid' && l.mayHaveSpent && l.item !== undefined)
+			per.set(l.item, [...(per.get(l.item) ?? []), l]);
+	return [...per]
+		.filter(([, ls]) => ls.length > 1)
+		.map(
+			([item, ls]) =>
+				`[posts-per-item] item ${item}: ${ls.length} POSTs that may have spent (${ls.map((l) => `${l.status}/${l.delivery}`).join(', ')})`,
+		);
 }
 
 /** (2) a throw only before any spend; otherwise every input item exactly once, paired, with its task ID. */
@@ -79,24 +89,41 @@ export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): s
 	const spent = log.filter((l) => l.cls === 'paid' && l.mayHaveSpent);
 	if (threw(r)) {
 		const why = r.run.data.resultData.error?.message ?? r.run.status;
-		if (PAID.has(c.node.node)) return spent.length ? [`[threw-after-spend] the node threw after ${spent.length} POST(s) that may have spent: ${why}`] : [];
+		if (PAID.has(c.node.node))
+			return spent.length
+				? [
+						`[threw-after-spend] the node threw after ${spent.length} POST(s) that may have spent: ${why}`,
+					]
+				: [];
 		if (c.node.node === 'download' && c.onError === 'stopWorkflow') return [];
 		// Stop Workflow and an input task ID the rule refuses (a generated form of the key): refused before any query
-		const refused = Array.from({ length: c.items }, (_, i) => inputTaskId(c, i)).some((id) => id !== undefined && !TASK_ID_PATTERN.test(id));
-		if (refused && c.onError === 'stopWorkflow') return log.some((l) => l.cls === 'query') ? [`[threw-after-query] the node refused an item after querying: ${why}`] : [];
+		const refused = Array.from({ length: c.items }, (_, i) => inputTaskId(c, i)).some(
+			(id) => id !== undefined && !TASK_ID_PATTERN.test(id),
+		);
+		if (refused && c.onError === 'stopWorkflow')
+			return log.some((l) => l.cls === 'query')
+				? [`[threw-after-query] the node refused an item after querying: ${why}`]
+				: [];
 		return [`[threw] the node threw instead of giving each item its output: ${why}`];
 	}
 	const outs = outputsOf(r);
 	const problems: string[] = [];
 	const seen = outs.map((o) => o.index).sort((a, b) => (a ?? -1) - (b ?? -1));
 	const expected = Array.from({ length: c.items }, (_, i) => i);
-	if (seen.join() !== expected.join()) problems.push(`[items-out] items out (paired indexes) ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
+	if (seen.join() !== expected.join())
+		problems.push(
+			`[items-out] items out (paired indexes) ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`,
+		);
 	for (const o of outs) {
 		if (o.index === undefined) continue;
 		const text = JSON.stringify(o.item.json);
-		const given = log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ?? inputTaskId(c, o.index);
+		const given =
+			log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ?? inputTaskId(c, o.index);
 		// a task ID that is a form of the key is redacted like any other: the key wins
-		if (given && c.node.node !== 'download' && !text.includes(given) && !holdsKey(given)) problems.push(`[task-id-lost] item ${o.index} lost its task ID ${given}: ${text.slice(0, 300)}`);
+		if (given && c.node.node !== 'download' && !text.includes(given) && !holdsKey(given))
+			problems.push(
+				`[task-id-lost] item ${o.index} lost its task ID ${given}: ${text.slice(0, 300)}`,
+			);
 	}
 	return problems;
 }
@@ -107,12 +134,21 @@ export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): s
  */
 export function untouchedItemsUnharmed(c: RunCase, r: RunResult): string[] {
 	if (threw(r)) return [];
-	const touched = (i: number) => ROUTE_CLASSES.some((cls) => cls !== 'meta' && c.script[cls][i].length > 0);
+	const touched = (i: number) =>
+		ROUTE_CLASSES.some((cls) => cls !== 'meta' && c.script[cls][i].length > 0);
 	const problems: string[] = [];
 	for (const o of outputsOf(r)) {
 		if (o.index === undefined || o.index >= c.items || touched(o.index)) continue;
 		const j = o.item.json;
-		if (o.output !== 0 || j.status === 'failed' || j.status === 'uncertain' || j.error !== undefined) problems.push(`[untouched-item-harmed] item ${o.index} got only plausible answers but came out on output ${o.output}: ${JSON.stringify(j).slice(0, 300)}`);
+		if (
+			o.output !== 0 ||
+			j.status === 'failed' ||
+			j.status === 'uncertain' ||
+			j.error !== undefined
+		)
+			problems.push(
+				`[untouched-item-harmed] item ${o.index} got only plausible answers but came out on output ${o.output}: ${JSON.stringify(j).slice(0, 300)}`,
+			);
 	}
 	return problems;
 }
@@ -132,7 +168,11 @@ const holdsKey = (s: string) => !!findKey(s, KEY, ORACLE_DEPTH);
  * item's chunks joined in order, all chunks joined in order) and in the logs.
  */
 export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures, c?: RunCase): string[] {
-	const forms = { raw: gw.key, 'url-encoded': encodeURIComponent(gw.key), base64: Buffer.from(gw.key).toString('base64') };
+	const forms = {
+		raw: gw.key,
+		'url-encoded': encodeURIComponent(gw.key),
+		base64: Buffer.from(gw.key).toString('base64'),
+	};
 	const redactor = new Redactor([gw.key]);
 	const err = r.run.data.resultData.error as (Error & { description?: string }) | undefined;
 	const places: Record<string, string> = {
@@ -142,20 +182,33 @@ export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures, c?: Ru
 	};
 	const problems: string[] = [];
 	for (const [place, text] of Object.entries(places)) {
-		for (const [form, f] of Object.entries(forms)) if (text.includes(f)) problems.push(`[key-${form}] the key (${form}) is in the ${place}: …${around(text, f)}…`);
-		if (!problems.length && redactor.contains(text)) problems.push(`[key-encoded] an encoded form of the key is in the ${place}`);
+		for (const [form, f] of Object.entries(forms))
+			if (text.includes(f))
+				problems.push(`[key-${form}] the key (${form}) is in the ${place}: …${around(text, f)}…`);
+		if (!problems.length && redactor.contains(text))
+			problems.push(`[key-encoded] an encoded form of the key is in the ${place}`);
 	}
 	problems.push(...oracleFindings(gw.key, r, m));
 	// the user's own task IDs (a form of the key among them) go to the key's own origin: not a leak
-	const ownIds = c ? Array.from({ length: c.items }, (_, i) => inputTaskId(c, i)).filter((id): id is string => !!id && holdsKey(id)) : [];
+	const ownIds = c
+		? Array.from({ length: c.items }, (_, i) => inputTaskId(c, i)).filter(
+				(id): id is string => !!id && holdsKey(id),
+			)
+		: [];
 	for (const l of gw.log) {
-		if (l.server !== 'gateway' && l.authorization?.includes(gw.key)) problems.push(`[key-off-origin] the key went to the ${l.server} host: ${l.method} ${l.path}`);
+		if (l.server !== 'gateway' && l.authorization?.includes(gw.key))
+			problems.push(`[key-off-origin] the key went to the ${l.server} host: ${l.method} ${l.path}`);
 		if (l.server === 'gateway' && ownIds.some((id) => l.path.includes(id))) continue;
 		const url = safeDecode(l.path);
-		const held = Object.entries(forms).filter(([, f]) => l.path.includes(f) || url.includes(f)).map(([form]) => form);
+		const held = Object.entries(forms)
+			.filter(([, f]) => l.path.includes(f) || url.includes(f))
+			.map(([form]) => form);
 		// a base64 form is tagged key-base64 with the other base64 findings, so FUZZ_IGNORE can look past all of them at once
 		const tag = held.some((form) => form !== 'base64') ? 'key-url-followed' : 'key-base64';
-		if (held.length) problems.push(`[${tag}] a request went to an address holding the key (${held.join(', ')}; a redirect was followed): ${l.server} ${l.method} ${l.path.slice(0, 120)}`);
+		if (held.length)
+			problems.push(
+				`[${tag}] a request went to an address holding the key (${held.join(', ')}; a redirect was followed): ${l.server} ${l.method} ${l.path.slice(0, 120)}`,
+			);
 	}
 	return problems;
 }
@@ -166,17 +219,44 @@ export function keyNowhere(gw: HostileGateway, r: RunResult, m: Measures, c?: Ru
  */
 function storedRun(r: RunResult): string {
 	const stack = r.run.data.executionData?.nodeExecutionStack;
-	return JSON.stringify(r.run, (k, v: unknown) => (k === 'nodeExecutionStack' && v === stack ? '(the harness input)' : v));
+	return JSON.stringify(r.run, (k, v: unknown) =>
+		k === 'nodeExecutionStack' && v === stack ? '(the harness input)' : v,
+	);
 }
 
 /** Every text of a value with its path: strings, object keys, and an error's own properties (enumerable or not). */
-export function textsOf(v: unknown, path = '', out: Array<[string, string]> = [], seen = new WeakSet<object>(), depth = 0): Array<[string, string]> {
+export function textsOf(
+	v: unknown,
+	path = '',
+	out: Array<[string, string]> = [],
+	seen = new WeakSet<object>(),
+	depth = 0,
+): Array<[string, string]> {
 	if (typeof v === 'string') out.push([path, v]);
 	else if (typeof v === 'number' || typeof v === 'bigint') out.push([path, String(v)]);
-	if (!v || typeof v !== 'object' || depth > 40 || seen.has(v) || Buffer.isBuffer(v) || ArrayBuffer.isView(v)) return out;
+	if (
+		!v ||
+		typeof v !== 'object' ||
+		depth > 40 ||
+		seen.has(v) ||
+		Buffer.isBuffer(v) ||
+		ArrayBuffer.isView(v)
+	)
+		return out;
 	seen.add(v);
 	const keys = new Set(Object.keys(v));
-	if (v instanceof Error) for (const k of [...Object.getOwnPropertyNames(v), 'message', 'stack', 'description', 'messages', 'context', 'errorResponse', 'cause']) keys.add(k);
+	if (v instanceof Error)
+		for (const k of [
+			...Object.getOwnPropertyNames(v),
+			'message',
+			'stack',
+			'description',
+			'messages',
+			'context',
+			'errorResponse',
+			'cause',
+		])
+			keys.add(k);
 	for (const k of keys) {
 		out.push([`${path}{key}`, k]);
 		let x: unknown;
@@ -195,24 +275,34 @@ function leaksIn(texts: Array<[string, string]>, key: string): string[] {
 	const found: string[] = [];
 	for (const [path, text] of texts) {
 		const how = findKey(text, key, ORACLE_DEPTH);
-		if (how) found.push(`${path || '(whole)'} (${how}): ${JSON.stringify(text.length > 240 ? `${text.slice(0, 240)}…` : text)}`);
+		if (how)
+			found.push(
+				`${path || '(whole)'} (${how}): ${JSON.stringify(text.length > 240 ? `${text.slice(0, 240)}…` : text)}`,
+			);
 		if (found.length >= 3) break;
 	}
 	return found;
 }
 
 /** (3b) alone: where the independent oracle finds a form of `key` in what n8n keeps of a run (see keyNowhere). */
-export function oracleFindings(key: string, r: RunResult, m: Pick<Measures, 'logs' | 'chunks' | 'stored'>): string[] {
+export function oracleFindings(
+	key: string,
+	r: RunResult,
+	m: Pick<Measures, 'logs' | 'chunks' | 'stored'>,
+): string[] {
 	const problems: string[] = [];
 	const report = (tag: string, what: string, texts: Array<[string, string]>) => {
 		const found = leaksIn(texts, key);
-		if (found.length) problems.push(`[${tag}] the oracle finds the key in ${what}: ${found.join(' | ')}`);
+		if (found.length)
+			problems.push(`[${tag}] the oracle finds the key in ${what}: ${found.join(' | ')}`);
 	};
 	// n8n's run data as it is stored (errors as their toJSON gives them); where, if anywhere: the texts of it
 	const stored = storedRun(r);
 	if (findKey(stored, key, ORACLE_DEPTH)) {
 		const where = leaksIn(textsOf(JSON.parse(stored) as unknown), key);
-		problems.push(`[key-in-run-data] the oracle finds the key in the run data as stored${where.length ? `: ${where.join(' | ')}` : ' (across its texts)'}`);
+		problems.push(
+			`[key-in-run-data] the oracle finds the key in the run data as stored${where.length ? `: ${where.join(' | ')}` : ' (across its texts)'}`,
+		);
 	}
 	const runData = r.run.data.resultData.runData;
 	const errors: Array<[string, unknown]> = [['resultData.error', r.run.data.resultData.error]];
@@ -221,30 +311,52 @@ export function oracleFindings(key: string, r: RunResult, m: Pick<Measures, 'log
 	for (const [node, tasks] of Object.entries(runData)) {
 		for (const [k, t] of tasks.entries()) {
 			errors.push([`${node}[${k}].error`, t.error]);
-			for (const [h, hint] of (t.hints ?? []).entries()) hints.push([`${node}[${k}].hints[${h}]`, JSON.stringify(hint)]);
+			for (const [h, hint] of (t.hints ?? []).entries())
+				hints.push([`${node}[${k}].hints[${h}]`, JSON.stringify(hint)]);
 			for (const [o, items] of (t.data?.main ?? []).entries()) {
 				for (const [i, item] of (items ?? []).entries()) {
 					if (item.error) errors.push([`${node}[${k}].main[${o}][${i}].error`, item.error]);
-					for (const [prop, b] of Object.entries(item.binary ?? {})) binaries.push([`${node}[${k}].main[${o}][${i}].binary.${prop}`, `${prop} ${JSON.stringify(b)}`]);
+					for (const [prop, b] of Object.entries(item.binary ?? {}))
+						binaries.push([
+							`${node}[${k}].main[${o}][${i}].binary.${prop}`,
+							`${prop} ${JSON.stringify(b)}`,
+						]);
 				}
 			}
 		}
 	}
-	for (const [where, e] of errors) if (e) report('key-in-node-error', `the node error ${where}`, textsOf(e, where));
+	for (const [where, e] of errors)
+		if (e) report('key-in-node-error', `the node error ${where}`, textsOf(e, where));
 	report('key-in-hint', 'an execution hint', hints);
 	report('key-in-binary-meta', "an item's binary metadata", binaries);
-	report('key-in-binary-store', "a metadata file of n8n's binary store", (m.stored ?? []).map((f) => [f.path, `${f.path} ${f.text}`]));
-	report('key-in-logs', 'the logs', m.logs.map((l, i) => [`log ${i}`, l]));
+	report(
+		'key-in-binary-store',
+		"a metadata file of n8n's binary store",
+		(m.stored ?? []).map((f) => [f.path, `${f.path} ${f.text}`]),
+	);
+	report(
+		'key-in-logs',
+		'the logs',
+		m.logs.map((l, i) => [`log ${i}`, l]),
+	);
 	// the chat: each chunk alone, each item's chunks joined in order, every chunk joined in order
 	const chunks = m.chunks ?? [];
-	const text = (ch: Chunk) => (typeof ch.content === 'string' ? ch.content : ch.content === undefined ? '' : JSON.stringify(ch.content));
+	const text = (ch: Chunk) =>
+		typeof ch.content === 'string'
+			? ch.content
+			: ch.content === undefined
+				? ''
+				: JSON.stringify(ch.content);
 	const perItem = new Map<string, string>();
 	for (const ch of chunks) {
 		const k = `${ch.metadata?.nodeName} item ${ch.metadata?.itemIndex}`;
 		perItem.set(k, (perItem.get(k) ?? '') + text(ch));
 	}
-	report('key-in-chat', 'a chunk n8n\'s chat received', [
-		...chunks.map((ch, i): [string, string] => [`chunk ${i} (${ch.type}, ${ch.metadata?.nodeName} item ${ch.metadata?.itemIndex})`, `${ch.type} ${text(ch)}`]),
+	report('key-in-chat', "a chunk n8n's chat received", [
+		...chunks.map((ch, i): [string, string] => [
+			`chunk ${i} (${ch.type}, ${ch.metadata?.nodeName} item ${ch.metadata?.itemIndex})`,
+			`${ch.type} ${text(ch)}`,
+		]),
 		...[...perItem].map(([k, t]): [string, string] => [`the chunks of ${k}, joined`, t]),
 		['every chunk, joined in order', chunks.map(text).join('')],
 	]);
@@ -261,14 +373,28 @@ export async function nothingFalselyCompleted(c: RunCase, r: RunResult): Promise
 		for (const [prop, bin] of Object.entries(o.item.binary ?? {})) {
 			const bytes = await r.binaryBuffer(o.item, prop);
 			const why = await undecodable(bytes, bin.mimeType);
-			if (why) problems.push(`[undecodable-completed] item ${o.index} is ${String(j.status ?? 'out')} with an undecodable ${bin.mimeType} (${bytes.length} bytes) in "${prop}": ${why}`);
+			if (why)
+				problems.push(
+					`[undecodable-completed] item ${o.index} is ${String(j.status ?? 'out')} with an undecodable ${bin.mimeType} (${bytes.length} bytes) in "${prop}": ${why}`,
+				);
 		}
-		const needsFile = (c.node.node === 'image' && (c.node.mode === 'sync' || c.node.mode === 'native' || c.node.wait) && j.status === 'completed') || c.node.node === 'wait';
-		if (needsFile && !Object.keys(o.item.binary ?? {}).length) problems.push(`[completed-without-file] item ${o.index} is completed without a file: ${JSON.stringify(j).slice(0, 200)}`);
+		const needsFile =
+			(c.node.node === 'image' &&
+				(c.node.mode === 'sync' || c.node.mode === 'native' || c.node.wait) &&
+				j.status === 'completed') ||
+			c.node.node === 'wait';
+		if (needsFile && !Object.keys(o.item.binary ?? {}).length)
+			problems.push(
+				`[completed-without-file] item ${o.index} is completed without a file: ${JSON.stringify(j).slice(0, 200)}`,
+			);
 	}
 	for (const o of outputsOf(r)) {
-		const partial = (o.item.json.partial_text ?? (o.item.json.error as { partial_text?: unknown } | undefined)?.partial_text) as unknown;
-		if (typeof partial === 'string' && partial.length > PARTIAL_TEXT_BOUND) problems.push(`[partial-text] item ${o.index} keeps ${partial.length} characters of partial_text (bound ${PARTIAL_TEXT_BOUND})`);
+		const partial = (o.item.json.partial_text ??
+			(o.item.json.error as { partial_text?: unknown } | undefined)?.partial_text) as unknown;
+		if (typeof partial === 'string' && partial.length > PARTIAL_TEXT_BOUND)
+			problems.push(
+				`[partial-text] item ${o.index} keeps ${partial.length} characters of partial_text (bound ${PARTIAL_TEXT_BOUND})`,
+			);
 	}
 	return problems;
 }
@@ -299,17 +425,33 @@ export function itemsSpeakTheContract(c: RunCase, r: RunResult): string[] {
 		const errorItem = j.status === undefined && j.error !== undefined;
 		if (errorItem || o.output >= allowed.length) continue;
 		const status = String(j.status);
-		if (!(status in ITEM_STATUSES)) problems.push(`[contract-status] item ${o.index} has status ${JSON.stringify(j.status)}, not one of ${Object.keys(ITEM_STATUSES).join(', ')}`);
-		else if (!allowed[o.output].includes(status)) problems.push(`[contract-output] item ${o.index} is "${status}" on output ${o.output}, which carries ${allowed[o.output].join(', ')}`);
-		if (status === 'failed' && !(String(j.failed_at) in FAILED_AT)) problems.push(`[contract-failed-at] failed item ${o.index} has failed_at ${JSON.stringify(j.failed_at)}`);
+		if (!(status in ITEM_STATUSES))
+			problems.push(
+				`[contract-status] item ${o.index} has status ${JSON.stringify(j.status)}, not one of ${Object.keys(ITEM_STATUSES).join(', ')}`,
+			);
+		else if (!allowed[o.output].includes(status))
+			problems.push(
+				`[contract-output] item ${o.index} is "${status}" on output ${o.output}, which carries ${allowed[o.output].join(', ')}`,
+			);
+		if (status === 'failed' && !(String(j.failed_at) in FAILED_AT))
+			problems.push(
+				`[contract-failed-at] failed item ${o.index} has failed_at ${JSON.stringify(j.failed_at)}`,
+			);
 		// (6b) and carries no field its state contradicts (the docs' contract, contract.ts)
-		for (const x of contradictions(o.item)) problems.push(`[contract-contradiction] item ${o.index} (${status}): ${x} — ${JSON.stringify(j).slice(0, 300)}`);
+		for (const x of contradictions(o.item))
+			problems.push(
+				`[contract-contradiction] item ${o.index} (${status}): ${x} — ${JSON.stringify(j).slice(0, 300)}`,
+			);
 	}
 	return problems;
 }
 
 /** Nodes whose items name a task: their every item carries `task_id` (null when none was given). */
-const TASK_NODES = (c: RunCase) => c.node.node === 'video' || c.node.node === 'wait' || (c.node.node === 'image' && (c.node.mode === 'async' || c.node.mode === 'edit')) || (c.node.node === 'download' && (c.node.source === 'imageTask' || c.node.source === 'videoTask'));
+const TASK_NODES = (c: RunCase) =>
+	c.node.node === 'video' ||
+	c.node.node === 'wait' ||
+	(c.node.node === 'image' && (c.node.mode === 'async' || c.node.mode === 'edit')) ||
+	(c.node.node === 'download' && (c.node.source === 'imageTask' || c.node.source === 'videoTask'));
 
 /**
  * (7) under Continue (regular output) every item, on every output, says where it stands: `status` (one of ours),
@@ -322,15 +464,33 @@ export function continueItemsSayWhere(c: RunCase, r: RunResult, log: LoggedReque
 	for (const o of outputsOf(r)) {
 		const j = o.item.json;
 		const show = JSON.stringify(j).slice(0, 300);
-		if (typeof j.status !== 'string' || !(j.status in ITEM_STATUSES)) problems.push(`[continue-status] item ${o.index} on output ${o.output} has no status of ours: ${show}`);
-		if (j.status === 'failed' && !(String(j.failed_at) in FAILED_AT)) problems.push(`[continue-failed-at] failed item ${o.index} does not say where it failed: ${show}`);
+		if (typeof j.status !== 'string' || !(j.status in ITEM_STATUSES))
+			problems.push(
+				`[continue-status] item ${o.index} on output ${o.output} has no status of ours: ${show}`,
+			);
+		if (j.status === 'failed' && !(String(j.failed_at) in FAILED_AT))
+			problems.push(
+				`[continue-failed-at] failed item ${o.index} does not say where it failed: ${show}`,
+			);
 		if (!TASK_NODES(c) || o.index === undefined) continue;
 		if (!('task_id' in j)) {
 			problems.push(`[continue-task-id] item ${o.index} has no task_id: ${show}`);
 			continue;
 		}
-		const given = c.node.node === 'download' ? inputTaskId(c, o.index) : (log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ?? inputTaskId(c, o.index));
-		if (given && !holdsKey(given) && j.task_id !== given && !(c.node.node === 'wait' && j.status === 'uncertain')) problems.push(`[continue-task-id] item ${o.index} says task_id ${JSON.stringify(j.task_id)}, given ${given}: ${show}`);
+		const given =
+			c.node.node === 'download'
+				? inputTaskId(c, o.index)
+				: (log.find((l) => l.item === o.index && l.givenTaskId)?.givenTaskId ??
+					inputTaskId(c, o.index));
+		if (
+			given &&
+			!holdsKey(given) &&
+			j.task_id !== given &&
+			!(c.node.node === 'wait' && j.status === 'uncertain')
+		)
+			problems.push(
+				`[continue-task-id] item ${o.index} says task_id ${JSON.stringify(j.task_id)}, given ${given}: ${show}`,
+			);
 	}
 	return problems;
 }
@@ -338,8 +498,10 @@ export function continueItemsSayWhere(c: RunCase, r: RunResult, log: LoggedReque
 /** (5) wall time and memory. */
 export function withinBounds(m: Measures): string[] {
 	const problems: string[] = [];
-	if (m.wallMs > WALL_BOUND_MS) problems.push(`[wall-time] the run took ${m.wallMs} ms (bound ${WALL_BOUND_MS})`);
-	if (m.rssGrowthMiB > RSS_BOUND_MIB) problems.push(`[memory] RSS grew ${m.rssGrowthMiB} MiB (bound ${RSS_BOUND_MIB})`);
+	if (m.wallMs > WALL_BOUND_MS)
+		problems.push(`[wall-time] the run took ${m.wallMs} ms (bound ${WALL_BOUND_MS})`);
+	if (m.rssGrowthMiB > RSS_BOUND_MIB)
+		problems.push(`[memory] RSS grew ${m.rssGrowthMiB} MiB (bound ${RSS_BOUND_MIB})`);
 	return problems;
 }
 
@@ -347,8 +509,22 @@ export function withinBounds(m: Measures): string[] {
 const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolean));
 export const tagOf = (problem: string) => /^\[([a-z0-9-]+)\]/.exec(problem)?.[1] ?? 'other';
 
-export async function violations(c: RunCase, gw: HostileGateway, r: RunResult, m: Measures): Promise<string[]> {
-	const all = [...onePaidPostPerItem(gw.log), ...everyItemOnce(c, r, gw.log), ...untouchedItemsUnharmed(c, r), ...keyNowhere(gw, r, m, c), ...continueItemsSayWhere(c, r, gw.log), ...(await nothingFalselyCompleted(c, r)), ...itemsSpeakTheContract(c, r), ...withinBounds(m)];
+export async function violations(
+	c: RunCase,
+	gw: HostileGateway,
+	r: RunResult,
+	m: Measures,
+): Promise<string[]> {
+	const all = [
+		...onePaidPostPerItem(gw.log),
+		...everyItemOnce(c, r, gw.log),
+		...untouchedItemsUnharmed(c, r),
+		...keyNowhere(gw, r, m, c),
+		...continueItemsSayWhere(c, r, gw.log),
+		...(await nothingFalselyCompleted(c, r)),
+		...itemsSpeakTheContract(c, r),
+		...withinBounds(m),
+	];
 	return all.filter((p) => !IGNORED.has(tagOf(p)));
 }
 

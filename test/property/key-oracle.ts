@@ -19,19 +19,67 @@ export function percentDecode(s: string): string {
 
 /** HTML's named references of ASCII characters (WHATWG's table, the part a key or an escape is written with). */
 const NAMED: Record<string, string> = {
-	amp: '&', AMP: '&', lt: '<', LT: '<', gt: '>', GT: '>', quot: '"', QUOT: '"', apos: "'", sol: '/', bsol: '\\', percnt: '%', num: '#', semi: ';', colon: ':',
-	equals: '=', plus: '+', lowbar: '_', UnderBar: '_', period: '.', comma: ',', excl: '!', quest: '?', commat: '@', dollar: '$', lpar: '(', rpar: ')',
-	ast: '*', midast: '*', lsqb: '[', lbrack: '[', rsqb: ']', rbrack: ']', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|', vert: '|',
-	VerticalLine: '|', Hat: '^', grave: '`', DiacriticalGrave: '`', Tab: '\t', NewLine: '\n', nbsp: '\u00a0', fjlig: 'fj',
+	amp: '&',
+	AMP: '&',
+	lt: '<',
+	LT: '<',
+	gt: '>',
+	GT: '>',
+	quot: '"',
+	QUOT: '"',
+	apos: "'",
+	sol: '/',
+	bsol: '\\',
+	percnt: '%',
+	num: '#',
+	semi: ';',
+	colon: ':',
+	equals: '=',
+	plus: '+',
+	lowbar: '_',
+	UnderBar: '_',
+	period: '.',
+	comma: ',',
+	excl: '!',
+	quest: '?',
+	commat: '@',
+	dollar: '$',
+	lpar: '(',
+	rpar: ')',
+	ast: '*',
+	midast: '*',
+	lsqb: '[',
+	lbrack: '[',
+	rsqb: ']',
+	rbrack: ']',
+	lcub: '{',
+	lbrace: '{',
+	rcub: '}',
+	rbrace: '}',
+	verbar: '|',
+	vert: '|',
+	VerticalLine: '|',
+	Hat: '^',
+	grave: '`',
+	DiacriticalGrave: '`',
+	Tab: '\t',
+	NewLine: '\n',
+	nbsp: '\u00a0',
+	fjlig: 'fj',
 };
 
 /** One layer of HTML character references, as an HTML parser reads them in text (NUL and non-characters become U+FFFD). */
 export function htmlDecode(s: string): string {
-	return s.replace(/&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]*);)/g, (m, hex?: string, dec?: string, name?: string) => {
-		if (name !== undefined) return NAMED[name] ?? m;
-		const cp = parseInt((hex ?? dec)!, hex !== undefined ? 16 : 10);
-		return cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? '\ufffd' : String.fromCodePoint(cp);
-	});
+	return s.replace(
+		/&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]*);)/g,
+		(m, hex?: string, dec?: string, name?: string) => {
+			if (name !== undefined) return NAMED[name] ?? m;
+			const cp = parseInt((hex ?? dec)!, hex !== undefined ? 16 : 10);
+			return cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
+				? '\ufffd'
+				: String.fromCodePoint(cp);
+		},
+	);
 }
 
 /** One layer of JSON string escapes, each read by JSON.parse. */
@@ -41,11 +89,20 @@ export function jsonUnescape(s: string): string {
 
 export const nulStrip = (s: string) => s.replace(/\0/g, '');
 
-const DECODERS: Record<string, (s: string) => string> = { percent: percentDecode, html: htmlDecode, json: jsonUnescape, nul: nulStrip };
+const DECODERS: Record<string, (s: string) => string> = {
+	percent: percentDecode,
+	html: htmlDecode,
+	json: jsonUnescape,
+	nul: nulStrip,
+};
 
 /** Whether a Base64 run of `s`, at any alignment, decodes to bytes holding the key (UTF-8/Latin-1, UTF-16LE or BE). */
 function base64Holds(s: string, key: string): boolean {
-	const wanted = [Buffer.from(key, 'utf8'), Buffer.from(key, 'utf16le'), Buffer.from(key, 'utf16le').swap16()];
+	const wanted = [
+		Buffer.from(key, 'utf8'),
+		Buffer.from(key, 'utf16le'),
+		Buffer.from(key, 'utf16le').swap16(),
+	];
 	for (const [run] of s.matchAll(/[A-Za-z0-9+/_-]{8,}/g)) {
 		for (let k = 0; k < 4; k++) {
 			const bytes = Buffer.from(run.slice(k).replace(/-/g, '+').replace(/_/g, '/'), 'base64');

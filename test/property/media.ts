@@ -4,10 +4,25 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { headerOnlyPng, jpegWithoutScan, paddedWithJunk, shortMp4, truncatedImage } from '../../simulator/media/broken-media';
+import {
+	headerOnlyPng,
+	jpegWithoutScan,
+	paddedWithJunk,
+	shortMp4,
+	truncatedImage,
+} from '../../simulator/media/broken-media';
 import { mp4Body } from '../../simulator/media/mp4';
 
-export const IMAGE_VARIANTS = ['png', 'jpeg', 'cut-png', 'header-only', 'jpeg-no-scan', 'padded-png', 'html', 'empty'] as const;
+export const IMAGE_VARIANTS = [
+	'png',
+	'jpeg',
+	'cut-png',
+	'header-only',
+	'jpeg-no-scan',
+	'padded-png',
+	'html',
+	'empty',
+] as const;
 export const VIDEO_VARIANTS = ['mp4', 'grown', 'short', 'cut-mp4', 'html', 'empty'] as const;
 export type ImageVariant = (typeof IMAGE_VARIANTS)[number];
 export type VideoVariant = (typeof VIDEO_VARIANTS)[number];
@@ -22,7 +37,21 @@ function realMp4(): Buffer {
 	const dir = mkdtempSync(join(tmpdir(), 'gg-prop-mp4-'));
 	try {
 		const out = join(dir, 'v.mp4');
-		const common = ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=24', '-t', '1', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
+		const common = [
+			'-v',
+			'error',
+			'-y',
+			'-f',
+			'lavfi',
+			'-i',
+			'testsrc=size=64x48:rate=24',
+			'-t',
+			'1',
+			'-pix_fmt',
+			'yuv420p',
+			'-movflags',
+			'+faststart',
+		];
 		try {
 			execFileSync('ffmpeg', [...common, '-c:v', 'libx264', out]);
 		} catch {
@@ -35,7 +64,9 @@ function realMp4(): Buffer {
 }
 
 export async function makeMedia(): Promise<Media> {
-	const base = sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 120, b: 200 } } });
+	const base = sharp({
+		create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 120, b: 200 } },
+	});
 	const png = await base.clone().png().toBuffer();
 	const jpeg = await base.clone().jpeg().toBuffer();
 	const mp4 = realMp4();

@@ -31,8 +31,24 @@ import type { IRunData, ITaskData } from 'n8n-workflow';
 import type { LedgerEntry, RequestLogEntry } from '../../simulator';
 import type { RunResult } from '../harness/workflow';
 import type { Exchange } from './money-proxy';
-import { displayToQuota, highestPublished, isPerCall, perCallPrice, perTokenPrice, usageOfAnswer, type PriceFacts, type Usage } from './money-oracle';
-import { FAN, START, type ChatModelCase, type ItemOptions, type MoneyCase, type NodeCase } from './money-workflow';
+import {
+	displayToQuota,
+	highestPublished,
+	isPerCall,
+	perCallPrice,
+	perTokenPrice,
+	usageOfAnswer,
+	type PriceFacts,
+	type Usage,
+} from './money-oracle';
+import {
+	FAN,
+	START,
+	type ChatModelCase,
+	type ItemOptions,
+	type MoneyCase,
+	type NodeCase,
+} from './money-workflow';
 
 export interface Observed {
 	exchanges: Exchange[];
@@ -75,7 +91,14 @@ const MARKER = /#c(\d+) n(\d+) r(\d+) k(\d+)(?:#| q(\d+)#)/;
 
 function contentText(content: unknown): string {
 	if (typeof content === 'string') return content;
-	if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' ');
+	if (Array.isArray(content))
+		return content
+			.map((p) =>
+				p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+					? (p as { text: string }).text
+					: '',
+			)
+			.join(' ');
 	return '';
 }
 
@@ -108,7 +131,8 @@ function reportedUsage(answer: string): Usage | undefined {
 export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems: string[] } {
 	const problems: string[] = [];
 	const byRequest = new Map<string, LedgerEntry[]>();
-	for (const l of o.ledger) if (l.requestId) byRequest.set(l.requestId, [...(byRequest.get(l.requestId) ?? []), l]);
+	for (const l of o.ledger)
+		if (l.requestId) byRequest.set(l.requestId, [...(byRequest.get(l.requestId) ?? []), l]);
 	const claimed = new Set<string>();
 	const calls: Call[] = [];
 	for (const ex of o.exchanges) {
@@ -124,14 +148,17 @@ export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems:
 		let text = String(body.prompt ?? '');
 		let phase: Call['phase'];
 		if (isChat) {
-			const messages = (body.messages as Array<{ role: string; content: unknown }> | undefined) ?? [];
+			const messages =
+				(body.messages as Array<{ role: string; content: unknown }> | undefined) ?? [];
 			const users = messages.filter((m) => m.role === 'user');
 			text = contentText(users[users.length - 1]?.content);
 			phase = messages[messages.length - 1]?.role === 'tool' ? 'tool' : 'ask';
 		}
 		const m = MARKER.exec(text);
 		if (!m) {
-			problems.push(`[oracle] POST ${ex.path} #${ex.seq} carries no place marker: ${text.slice(0, 120)}`);
+			problems.push(
+				`[oracle] POST ${ex.path} #${ex.seq} carries no place marker: ${text.slice(0, 120)}`,
+			);
 			continue;
 		}
 		// a request of an earlier case (it outlived its run) is not this case's
@@ -146,23 +173,54 @@ export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems:
 		// the gateway's request ID: from the answer's headers, else (the connection dropped before any) the log line
 		let requestId = ex.requestId;
 		if (!requestId) {
-			const line = o.log.find((l) => l.method === 'POST' && l.path === ex.path.split('?')[0] && l.status === -1 && l.requestId && !claimed.has(l.requestId));
+			const line = o.log.find(
+				(l) =>
+					l.method === 'POST' &&
+					l.path === ex.path.split('?')[0] &&
+					l.status === -1 &&
+					l.requestId &&
+					!claimed.has(l.requestId),
+			);
 			requestId = line?.requestId;
 		}
 		if (requestId) claimed.add(requestId);
 		const lines = requestId ? (byRequest.get(requestId) ?? []) : [];
-		const gross = lines.filter((l) => l.kind === 'charge' || l.kind === 'reserve').reduce((s, l) => s + l.amount, 0);
+		const gross = lines
+			.filter((l) => l.kind === 'charge' || l.kind === 'reserve')
+			.reduce((s, l) => s + l.amount, 0);
 		const gatewayUsage = isChat ? reportedUsage(ex.answer) : undefined;
 		const usage = ex.lost ? undefined : gatewayUsage;
-		const answered = status >= 200 && status < 300 && ex.ended !== undefined && (!isChat || usage !== undefined);
+		const answered =
+			status >= 200 && status < 300 && ex.ended !== undefined && (!isChat || usage !== undefined);
 		const model = String(body.model ?? '');
-		calls.push({ ex, n, r, k, q, phase, place, model, viaModel, maySpend, requestId, gross, usage, gatewayUsage, answered });
+		calls.push({
+			ex,
+			n,
+			r,
+			k,
+			q,
+			phase,
+			place,
+			model,
+			viaModel,
+			maySpend,
+			requestId,
+			gross,
+			usage,
+			gatewayUsage,
+			answered,
+		});
 	}
 	return { calls, problems };
 }
 
 /** The ¤ cap one item's values give a node (undefined: none; 'bad': a value that breaks its rule). */
-function itemCap(node: NodeCase, io: ItemOptions, c: MoneyCase, facts: PriceFacts): number | 'bad' | undefined {
+function itemCap(
+	node: NodeCase,
+	io: ItemOptions,
+	c: MoneyCase,
+	facts: PriceFacts,
+): number | 'bad' | undefined {
 	const caps: number[] = [];
 	if (node.options.cap && io.cap !== '') {
 		if (typeof io.cap !== 'number' || !(io.cap > 0)) return 'bad';
@@ -170,7 +228,11 @@ function itemCap(node: NodeCase, io: ItemOptions, c: MoneyCase, facts: PriceFact
 	}
 	if (node.options.spend && io.spend !== '') {
 		const s = io.spend;
-		caps.push(s.startsWith('¤') ? Number(s.slice(1)) : displayToQuota(s.replace(/^\$/, ''), c.display, facts.quotaPerUnit));
+		caps.push(
+			s.startsWith('¤')
+				? Number(s.slice(1))
+				: displayToQuota(s.replace(/^\$/, ''), c.display, facts.quotaPerUnit),
+		);
 	}
 	return caps.length ? Math.min(...caps) : undefined;
 }
@@ -178,14 +240,24 @@ function itemCap(node: NodeCase, io: ItemOptions, c: MoneyCase, facts: PriceFact
 function modelCap(m: ChatModelCase, c: MoneyCase, facts: PriceFacts): number | undefined {
 	const caps: number[] = [];
 	if (m.cap !== undefined) caps.push(m.cap);
-	if (m.spend !== undefined) caps.push(m.spend.startsWith('¤') ? Number(m.spend.slice(1)) : displayToQuota(m.spend, c.display, facts.quotaPerUnit));
+	if (m.spend !== undefined)
+		caps.push(
+			m.spend.startsWith('¤')
+				? Number(m.spend.slice(1))
+				: displayToQuota(m.spend, c.display, facts.quotaPerUnit),
+		);
 	return caps.length ? Math.min(...caps) : undefined;
 }
 
-const isPublished = (facts: PriceFacts, group: string) => typeof facts.group_ratio[group] === 'number' && facts.group_ratio[group] > 0;
+const isPublished = (facts: PriceFacts, group: string) =>
+	typeof facts.group_ratio[group] === 'number' && facts.group_ratio[group] > 0;
 
 /** Whether the multiplier of a call is known to the package from the options the user gave (they are never wrong here). */
-export function knownMultiplier(c: MoneyCase, call: Pick<Call, 'n' | 'k'>, facts: PriceFacts): boolean {
+export function knownMultiplier(
+	c: MoneyCase,
+	call: Pick<Call, 'n' | 'k'>,
+	facts: PriceFacts,
+): boolean {
 	const node = c.nodes[call.n];
 	if (node.kind === 'agent') {
 		const g = node.chatModel!.group;
@@ -201,19 +273,43 @@ function startItems(runData: IRunData, name: string, run: number): number[] | un
 	const task = runData[name]?.[run];
 	const src = task?.source?.[0];
 	if (!src) return undefined;
-	const items = runData[src.previousNode]?.[src.previousNodeRun ?? 0]?.data?.main?.[src.previousNodeOutput ?? 0] ?? [];
-	return items.map((_, i) => traceToStart(runData, src.previousNode, src.previousNodeRun ?? 0, src.previousNodeOutput ?? 0, i));
+	const items =
+		runData[src.previousNode]?.[src.previousNodeRun ?? 0]?.data?.main?.[
+			src.previousNodeOutput ?? 0
+		] ?? [];
+	return items.map((_, i) =>
+		traceToStart(
+			runData,
+			src.previousNode,
+			src.previousNodeRun ?? 0,
+			src.previousNodeOutput ?? 0,
+			i,
+		),
+	);
 }
 
-function traceToStart(runData: IRunData, name: string, run: number, output: number, index: number): number {
+function traceToStart(
+	runData: IRunData,
+	name: string,
+	run: number,
+	output: number,
+	index: number,
+): number {
 	const task: ITaskData | undefined = runData[name]?.[run];
 	const item = task?.data?.main?.[output]?.[index];
 	if (!item) return -1;
 	if (name === START || name === FAN) return Number(item.json.k);
-	const p = (Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem) as { item: number; input?: number } | undefined;
+	const p = (Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem) as
+		{ item: number; input?: number } | undefined;
 	const src = task?.source?.[p?.input ?? 0];
 	if (!p || !src) return -1;
-	return traceToStart(runData, src.previousNode, src.previousNodeRun ?? 0, src.previousNodeOutput ?? 0, p.item);
+	return traceToStart(
+		runData,
+		src.previousNode,
+		src.previousNodeRun ?? 0,
+		src.previousNodeOutput ?? 0,
+		p.item,
+	);
 }
 
 /** What a run exercised (printed as a summary, so a property that passes shows it tested something). */
@@ -245,26 +341,40 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 
 	// the oracle agrees with the simulator on every answered call
 	for (const x of spending) {
-		const gatewayAnswered = x.ex.status !== undefined && x.ex.status >= 200 && x.ex.status < 300 && (isPerCall(facts, x.model) || x.gatewayUsage !== undefined);
+		const gatewayAnswered =
+			x.ex.status !== undefined &&
+			x.ex.status >= 200 &&
+			x.ex.status < 300 &&
+			(isPerCall(facts, x.model) || x.gatewayUsage !== undefined);
 		if (!gatewayAnswered) continue;
-		const price = isPerCall(facts, x.model) ? perCallPrice(facts, x.model, o.keyRatio) : perTokenPrice(facts, x.model, x.gatewayUsage!, o.keyRatio);
-		if (price !== x.gross) problems.push(`[oracle] ${x.place} (${x.model}, #${x.ex.seq}): the gateway charged ¤${x.gross}, the spec's rules give ¤${price}`);
+		const price = isPerCall(facts, x.model)
+			? perCallPrice(facts, x.model, o.keyRatio)
+			: perTokenPrice(facts, x.model, x.gatewayUsage!, o.keyRatio);
+		if (price !== x.gross)
+			problems.push(
+				`[oracle] ${x.place} (${x.model}, #${x.ex.seq}): the gateway charged ¤${x.gross}, the spec's rules give ¤${price}`,
+			);
 	}
 
 	// (c) one POST that may have spent per place
 	const perPlace = new Map<string, Call[]>();
 	for (const x of spending) perPlace.set(x.place, [...(perPlace.get(x.place) ?? []), x]);
 	for (const [place, xs] of perPlace) {
-		if (xs.length > 1) problems.push(`[c: sent once] ${place} was sent ${xs.length} times (statuses ${xs.map((x) => x.ex.status).join(', ')}; charged ${xs.map((x) => x.gross).join(' + ')})`);
+		if (xs.length > 1)
+			problems.push(
+				`[c: sent once] ${place} was sent ${xs.length} times (statuses ${xs.map((x) => x.ex.status).join(', ')}; charged ${xs.map((x) => x.gross).join(' + ')})`,
+			);
 	}
 
 	// figures: what the package can know of a call once it was sent
 	const boundOf = (x: Call) => (x.viaModel ? c.nodes[x.n].chatModel!.maxTokens : undefined);
-	const figured = (x: Call) => isPerCall(facts, x.model) || x.usage !== undefined || boundOf(x) !== undefined;
+	const figured = (x: Call) =>
+		isPerCall(facts, x.model) || x.usage !== undefined || boundOf(x) !== undefined;
 
 	// (a) caps of the action nodes, batch by batch (node, run)
 	const batches = new Map<string, Call[]>();
-	for (const x of calls) if (!x.viaModel) batches.set(`${x.n}/${x.r}`, [...(batches.get(`${x.n}/${x.r}`) ?? []), x]);
+	for (const x of calls)
+		if (!x.viaModel) batches.set(`${x.n}/${x.r}`, [...(batches.get(`${x.n}/${x.r}`) ?? []), x]);
 	const checked = new Set<string>();
 	const checkBatch = (n: number, r: number, inputs: number[] | undefined) => {
 		const key = `${n}/${r}`;
@@ -273,31 +383,51 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 		const node = c.nodes[n];
 		const mine = batches.get(key) ?? [];
 		const ks = inputs ?? [...new Set(mine.map((x) => x.k))];
-		const caps = ks.filter((k) => k >= 0).map((k) => ({ k, cap: itemCap(node, c.items[k][n], c, facts), bad: c.items[k][n].bad }));
+		const caps = ks
+			.filter((k) => k >= 0)
+			.map((k) => ({ k, cap: itemCap(node, c.items[k][n], c, facts), bad: c.items[k][n].bad }));
 		const sent = mine.filter((x) => x.maySpend);
 		if (caps.some((x) => x.cap === 'bad')) {
-			if (mine.length) problems.push(`[a: cap] node ${n} run ${r}: an item's Max Expected Spend breaks its rule, yet ${mine.length} request(s) were sent`);
+			if (mine.length)
+				problems.push(
+					`[a: cap] node ${n} run ${r}: an item's Max Expected Spend breaks its rule, yet ${mine.length} request(s) were sent`,
+				);
 			return;
 		}
-		const valid = caps.filter((x) => !x.bad && typeof x.cap === 'number').map((x) => x.cap as number);
+		const valid = caps
+			.filter((x) => !x.bad && typeof x.cap === 'number')
+			.map((x) => x.cap as number);
 		if (!valid.length || !sent.length) return;
 		const cap = Math.min(...valid);
 		if (node.kind === 'chat' && !node.options.allowUnpriced) {
-			problems.push(`[a: cap] node ${n} run ${r}: per-token Chat under Max Expected Spend ¤${cap} with Allow Unpriced Models off sent ${sent.length} request(s)`);
+			problems.push(
+				`[a: cap] node ${n} run ${r}: per-token Chat under Max Expected Spend ¤${cap} with Allow Unpriced Models off sent ${sent.length} request(s)`,
+			);
 			return;
 		}
 		const last = Math.max(...sent.map((x) => x.ex.seq));
-		const counted = spending.filter((x) => x.ex.seq <= last && (`${x.n}/${x.r}` === key && !x.viaModel ? !(node.kind === 'chat' && node.options.allowUnpriced) : figured(x)));
+		const counted = spending.filter(
+			(x) =>
+				x.ex.seq <= last &&
+				(`${x.n}/${x.r}` === key && !x.viaModel
+					? !(node.kind === 'chat' && node.options.allowUnpriced)
+					: figured(x)),
+		);
 		const total = counted.reduce((s, x) => s + x.gross, 0);
 		if (cov) {
 			cov.capChecks++;
 			if (total * 2 > cap) cov.capsNear++;
 		}
-		if (total > cap) problems.push(`[a: cap] node ${n} (${node.kind}) run ${r}: Max Expected Spend ¤${cap}, yet the gateway charged ¤${total} for the ${counted.length} call(s) sent up to its last request (${counted.map((x) => `${x.place}: ¤${x.gross}`).join('; ')})`);
+		if (total > cap)
+			problems.push(
+				`[a: cap] node ${n} (${node.kind}) run ${r}: Max Expected Spend ¤${cap}, yet the gateway charged ¤${total} for the ${counted.length} call(s) sent up to its last request (${counted.map((x) => `${x.place}: ¤${x.gross}`).join('; ')})`,
+			);
 	};
 	c.nodes.forEach((node, n) => {
 		if (node.kind === 'agent') return;
-		(runData[node.name] ?? []).forEach((_, r) => checkBatch(n, r, startItems(runData, node.name, r)));
+		(runData[node.name] ?? []).forEach((_, r) =>
+			checkBatch(n, r, startItems(runData, node.name, r)),
+		);
 	});
 	for (const key of batches.keys()) {
 		const [n, r] = key.split('/').map(Number);
@@ -309,16 +439,26 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 		const m = c.nodes[x.n].chatModel!;
 		const cap = modelCap(m, c, facts);
 		if (cap === undefined) continue;
-		const before = spending.filter((y) => y.ex.seq < x.ex.seq && figured(y)).reduce((s, y) => s + y.gross, 0);
+		const before = spending
+			.filter((y) => y.ex.seq < x.ex.seq && figured(y))
+			.reduce((s, y) => s + y.gross, 0);
 		if (cov) {
 			cov.capChecks++;
 			if ((before + x.gross) * 2 > cap) cov.capsNear++;
 		}
 		if (m.maxTokens !== undefined) {
-			if (x.usage && x.usage.completion > m.maxTokens) problems.push(`[oracle] ${x.place}: the gateway reported ${x.usage.completion} completion tokens, over max_tokens ${m.maxTokens} (the bound assumes a gateway that keeps to it)`);
-			if (before + x.gross > cap) problems.push(`[a: cap] ${x.place}: the Chat Model's Max Expected Spend ¤${cap} with Maximum Number of Tokens ${m.maxTokens}, yet earlier calls (¤${before}) and this turn (¤${x.gross}) were charged ¤${before + x.gross}`);
+			if (x.usage && x.usage.completion > m.maxTokens)
+				problems.push(
+					`[oracle] ${x.place}: the gateway reported ${x.usage.completion} completion tokens, over max_tokens ${m.maxTokens} (the bound assumes a gateway that keeps to it)`,
+				);
+			if (before + x.gross > cap)
+				problems.push(
+					`[a: cap] ${x.place}: the Chat Model's Max Expected Spend ¤${cap} with Maximum Number of Tokens ${m.maxTokens}, yet earlier calls (¤${before}) and this turn (¤${x.gross}) were charged ¤${before + x.gross}`,
+				);
 		} else if (before >= cap) {
-			problems.push(`[a: cap] ${x.place}: the Chat Model's Max Expected Spend ¤${cap} without a token bound: the turn was sent after ¤${before} had been charged (a turn may go only while the spend is under the cap)`);
+			problems.push(
+				`[a: cap] ${x.place}: the Chat Model's Max Expected Spend ¤${cap} without a token bound: the turn was sent after ¤${before} had been charged (a turn may go only while the spend is under the cap)`,
+			);
 		}
 	}
 
@@ -330,20 +470,38 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 	const withFigure = spending.filter(figured).reduce((s, x) => s + x.gross, 0);
 	const noFigure = spending.filter((x) => !figured(x)).length;
 	const stopped = o.result.run.data.resultData.error !== undefined;
-	if (spending.length && recorded === undefined && !stopped) problems.push(`[b: record] ${spending.length} paid call(s) reached the gateway (¤${charged}), but gengateway_spent is not set`);
+	if (spending.length && recorded === undefined && !stopped)
+		problems.push(
+			`[b: record] ${spending.length} paid call(s) reached the gateway (¤${charged}), but gengateway_spent is not set`,
+		);
 	if (recorded !== undefined) {
-		if (recorded < withFigure) problems.push(`[b: record] gengateway_spent ¤${recorded} is below what the gateway charged for the calls with a figure (¤${withFigure} of ¤${charged})`);
+		if (recorded < withFigure)
+			problems.push(
+				`[b: record] gengateway_spent ¤${recorded} is below what the gateway charged for the calls with a figure (¤${withFigure} of ¤${charged})`,
+			);
 		const exact = spending.every((x) => x.answered && knownMultiplier(c, x, facts));
 		if (cov) {
 			if (exact) cov.exactRecord++;
 			else cov.boundedRecord++;
 			if (noFigure) cov.noFigure++;
 		}
-		if (exact && recorded !== charged) problems.push(`[b: record] every multiplier was known and every call answered, yet gengateway_spent ¤${recorded} ≠ charged ¤${charged}`);
+		if (exact && recorded !== charged)
+			problems.push(
+				`[b: record] every multiplier was known and every call answered, yet gengateway_spent ¤${recorded} ≠ charged ¤${charged}`,
+			);
 		const upper = spending.reduce((s, x) => s + upperOf(c, x, facts, o.keyRatio), 0);
-		if (recorded > upper) problems.push(`[b: record] gengateway_spent ¤${recorded} is above the highest the calls can cost (¤${upper}: each at the known ratio, else the highest published)`);
-		if (noFigure && !text.includes(`${noFigure} call(s) with no price not included`)) problems.push(`[b: record] ${noFigure} call(s) have no figure, but gengateway_spent_text does not say so: ${JSON.stringify(text)}`);
-		if (!noFigure && /with no price/.test(text)) problems.push(`[b: record] gengateway_spent_text names calls with no price, but every call has a figure: ${JSON.stringify(text)}`);
+		if (recorded > upper)
+			problems.push(
+				`[b: record] gengateway_spent ¤${recorded} is above the highest the calls can cost (¤${upper}: each at the known ratio, else the highest published)`,
+			);
+		if (noFigure && !text.includes(`${noFigure} call(s) with no price not included`))
+			problems.push(
+				`[b: record] ${noFigure} call(s) have no figure, but gengateway_spent_text does not say so: ${JSON.stringify(text)}`,
+			);
+		if (!noFigure && /with no price/.test(text))
+			problems.push(
+				`[b: record] gengateway_spent_text names calls with no price, but every call has a figure: ${JSON.stringify(text)}`,
+			);
 	}
 
 	if (cov) {
@@ -357,7 +515,11 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			cov.reRuns += extra;
 			const n = c.nodes.indexOf(node);
 			if (extra && spending.some((x) => x.n === n)) cov.reRunsAfterSpend++;
-			cov.refusedBatches += (runData[node.name] ?? []).filter((t) => /refused (the batch|this model turn)/.test(JSON.stringify(t.data ?? t.error?.message ?? ''))).length;
+			cov.refusedBatches += (runData[node.name] ?? []).filter((t) =>
+				/refused (the batch|this model turn)/.test(
+					JSON.stringify(t.data ?? t.error?.message ?? ''),
+				),
+			).length;
 		}
 	}
 
@@ -367,28 +529,57 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			const inputs = startItems(runData, node.name, r);
 			if (task.error || !task.data?.main) {
 				const sent = spending.filter((x) => x.n === n && x.r === r && !x.viaModel);
-				if (node.kind !== 'agent' && sent.length) problems.push(`[d: items] node ${n} (${node.kind}) run ${r} failed the run (${task.error?.message ?? 'no data'}) after ${sent.length} paid request(s)`);
+				if (node.kind !== 'agent' && sent.length)
+					problems.push(
+						`[d: items] node ${n} (${node.kind}) run ${r} failed the run (${task.error?.message ?? 'no data'}) after ${sent.length} paid request(s)`,
+					);
 				return;
 			}
 			const out = task.data.main.flatMap((o) => o ?? []);
-			const paired = out.map((it) => (Array.isArray(it.pairedItem) ? it.pairedItem[0] : it.pairedItem) as { item: number } | undefined).map((p) => p?.item ?? -1);
-			if (inputs && (out.length !== inputs.length || [...paired].sort((a, b) => a - b).some((v, i) => v !== i))) {
-				problems.push(`[d: items] node ${n} (${node.kind}) run ${r}: ${inputs.length} input item(s), ${out.length} output item(s) paired to ${JSON.stringify(paired)}`);
+			const paired = out
+				.map(
+					(it) =>
+						(Array.isArray(it.pairedItem) ? it.pairedItem[0] : it.pairedItem) as
+							{ item: number } | undefined,
+				)
+				.map((p) => p?.item ?? -1);
+			if (
+				inputs &&
+				(out.length !== inputs.length || [...paired].sort((a, b) => a - b).some((v, i) => v !== i))
+			) {
+				problems.push(
+					`[d: items] node ${n} (${node.kind}) run ${r}: ${inputs.length} input item(s), ${out.length} output item(s) paired to ${JSON.stringify(paired)}`,
+				);
 			}
 			// (e) every item got its own answers (a re-run that reuses what a place got must give it to that place)
 			if (!inputs) return;
 			for (const it of task.data.main[0] ?? []) {
-				const i = ((Array.isArray(it.pairedItem) ? it.pairedItem[0] : it.pairedItem) as { item: number } | undefined)?.item ?? -1;
+				const i =
+					(
+						(Array.isArray(it.pairedItem) ? it.pairedItem[0] : it.pairedItem) as
+							{ item: number } | undefined
+					)?.item ?? -1;
 				const k = inputs[i];
 				if (k === undefined || k < 0) continue;
 				const mark = `#c${o.cid} n${n} r${r} k${k}`;
 				if (node.kind === 'agent' && Array.isArray(it.json.answers)) {
 					const qs = c.items[k][n].questions;
 					const answers = it.json.answers as string[];
-					const wrong = qs.map((q, j) => (q.arithmetic ? `The result is ${q.a + q.b}.` : `${mark} q${j}#`)).filter((want, j) => !String(answers[j] ?? '').includes(want));
-					if (answers.length !== qs.length || wrong.length) problems.push(`[e: own answers] node ${n} run ${r} item ${k}: asked ${JSON.stringify(qs.map((q) => (q.arithmetic ? `${q.a} + ${q.b}` : 'foxes')))}, got ${JSON.stringify(answers)}`);
-				} else if ((node.kind === 'image' || node.kind === 'gamma') && typeof it.json.prompt === 'string' && !it.json.prompt.startsWith(`${mark}#`)) {
-					problems.push(`[e: own answers] node ${n} run ${r} item ${k}: its output carries the prompt ${JSON.stringify(it.json.prompt.slice(0, 60))}`);
+					const wrong = qs
+						.map((q, j) => (q.arithmetic ? `The result is ${q.a + q.b}.` : `${mark} q${j}#`))
+						.filter((want, j) => !String(answers[j] ?? '').includes(want));
+					if (answers.length !== qs.length || wrong.length)
+						problems.push(
+							`[e: own answers] node ${n} run ${r} item ${k}: asked ${JSON.stringify(qs.map((q) => (q.arithmetic ? `${q.a} + ${q.b}` : 'foxes')))}, got ${JSON.stringify(answers)}`,
+						);
+				} else if (
+					(node.kind === 'image' || node.kind === 'gamma') &&
+					typeof it.json.prompt === 'string' &&
+					!it.json.prompt.startsWith(`${mark}#`)
+				) {
+					problems.push(
+						`[e: own answers] node ${n} run ${r} item ${k}: its output carries the prompt ${JSON.stringify(it.json.prompt.slice(0, 60))}`,
+					);
 				}
 			}
 		});
@@ -405,6 +596,18 @@ function upperOf(c: MoneyCase, x: Call, facts: PriceFacts, keyRatio: number): nu
 	if (maxTokens === undefined) return 0;
 	// the documented bound: the request's bytes as prompt tokens, Maximum Number of Tokens as completion (10% slack for how the body is written)
 	const bytes = Math.ceil(Buffer.byteLength(x.ex.body, 'utf8') * 1.1) + 64;
-	return perTokenPrice(facts, x.model, { prompt: bytes, completion: maxTokens, cached: 0, cacheWrite: 0, image: 0, audio: 0, audioOut: 0 }, ratio);
+	return perTokenPrice(
+		facts,
+		x.model,
+		{
+			prompt: bytes,
+			completion: maxTokens,
+			cached: 0,
+			cacheWrite: 0,
+			image: 0,
+			audio: 0,
+			audioOut: 0,
+		},
+		ratio,
+	);
 }
-

@@ -41,7 +41,8 @@ function add(a: Dec, b: Dec): Dec {
 	const s = Math.max(a.s, b.s);
 	return { n: a.n * pow10(s - a.s) + b.n * pow10(s - b.s), s };
 }
-const product = (...xs: Array<number | string | Dec>): Dec => xs.map((x) => (typeof x === 'object' ? x : dec(x))).reduce(mul, { n: 1n, s: 0 });
+const product = (...xs: Array<number | string | Dec>): Dec =>
+	xs.map((x) => (typeof x === 'object' ? x : dec(x))).reduce(mul, { n: 1n, s: 0 });
 
 /** Rounded half-up to a whole number (non-negative amounts). */
 function roundHalfUp(a: Dec): number {
@@ -74,12 +75,15 @@ export function entryOf(facts: PriceFacts, model: string): Record<string, unknow
 /** The highest ratio the price list publishes for a group that enables the model (what a cap must count when the key's group is not known). */
 export function highestPublished(facts: PriceFacts, model: string): number {
 	const groups = (entryOf(facts, model).enable_groups as string[] | undefined) ?? [];
-	const ratios = groups.map((g) => facts.group_ratio[g]).filter((r): r is number => typeof r === 'number' && r > 0);
+	const ratios = groups
+		.map((g) => facts.group_ratio[g])
+		.filter((r): r is number => typeof r === 'number' && r > 0);
 	if (!ratios.length) throw new Error(`oracle: no positive published ratio for ${model}`);
 	return Math.max(...ratios);
 }
 
-export const isPerCall = (facts: PriceFacts, model: string) => Number(entryOf(facts, model).quota_type) === 1;
+export const isPerCall = (facts: PriceFacts, model: string) =>
+	Number(entryOf(facts, model).quota_type) === 1;
 
 /** Per call: model_price × ratio × quota_per_unit, rounded half-up, × n. */
 export function perCallPrice(facts: PriceFacts, model: string, ratio: number, n = 1): number {
@@ -106,7 +110,15 @@ export function usageOfAnswer(u: unknown): Usage | undefined {
 	if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
 	const pd = o.prompt_tokens_details ?? o.input_tokens_details ?? {};
 	const cd = o.completion_tokens_details ?? o.output_tokens_details ?? {};
-	return { prompt, completion, cached: pd.cached_tokens ?? 0, cacheWrite: pd.cached_creation_tokens ?? 0, image: pd.image_tokens ?? 0, audio: pd.audio_tokens ?? 0, audioOut: cd.audio_tokens ?? 0 };
+	return {
+		prompt,
+		completion,
+		cached: pd.cached_tokens ?? 0,
+		cacheWrite: pd.cached_creation_tokens ?? 0,
+		image: pd.image_tokens ?? 0,
+		audio: pd.audio_tokens ?? 0,
+		audioOut: cd.audio_tokens ?? 0,
+	};
 }
 
 /** Per token, from the reported usage. */
@@ -128,7 +140,11 @@ export function perTokenPrice(facts: PriceFacts, model: string, u: Usage, ratio:
 }
 
 /** Whole ¤ of a Max Expected Spend in the display currency (TOKENS: the display shows raw ¤). */
-export function displayToQuota(amount: string, display: { type: 'USD' } | { type: 'CNY'; rate: number } | { type: 'TOKENS' }, quotaPerUnit: number): number {
+export function displayToQuota(
+	amount: string,
+	display: { type: 'USD' } | { type: 'CNY'; rate: number } | { type: 'TOKENS' },
+	quotaPerUnit: number,
+): number {
 	if (display.type === 'TOKENS') return floorOf(dec(amount));
 	const a = product(amount, quotaPerUnit);
 	if (display.type === 'USD') return floorOf(a);

@@ -5,7 +5,14 @@
  * body, in arrival order. The simulator's own log has no bodies; the properties need the prompt of every paid POST to
  * know its place (the item marker), and the usage the gateway reported to price it.
  */
-import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+	Agent,
+	createServer,
+	request,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Exchange {
@@ -33,7 +40,11 @@ export interface LossRule {
 	how: 'drop' | '500';
 }
 
-const ROUTES: Record<LossRule['route'], RegExp> = { chat: /^\/v1\/chat\/completions/, image: /^\/v1\/images\/generations\/async/, video: /^\/v1\/videos(\?|$)/ };
+const ROUTES: Record<LossRule['route'], RegExp> = {
+	chat: /^\/v1\/chat\/completions/,
+	image: /^\/v1\/images\/generations\/async/,
+	video: /^\/v1\/videos(\?|$)/,
+};
 
 const ANSWER_LIMIT = 1 << 20;
 
@@ -66,7 +77,9 @@ export class RecordingProxy {
 
 	private lossFor(method: string, path: string): LossRule['how'] | undefined {
 		if (method !== 'POST') return undefined;
-		const route = (Object.keys(ROUTES) as Array<LossRule['route']>).find((r) => ROUTES[r].test(path));
+		const route = (Object.keys(ROUTES) as Array<LossRule['route']>).find((r) =>
+			ROUTES[r].test(path),
+		);
 		if (!route) return undefined;
 		const nth = (this.counts[route] = (this.counts[route] ?? 0) + 1);
 		return this.losses.find((l) => l.route === route && l.nth === nth)?.how;
@@ -74,17 +87,27 @@ export class RecordingProxy {
 
 	async stop(): Promise<void> {
 		this.server?.closeAllConnections();
-		await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+		await new Promise<void>((resolve) =>
+			this.server ? this.server.close(() => resolve()) : resolve(),
+		);
 	}
 
 	/** Every exchange has ended (the answers of a run are all in). */
 	async settled(timeoutMs = 5000): Promise<void> {
 		const until = Date.now() + timeoutMs;
-		while (this.exchanges.some((e) => e.ended === undefined) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+		while (this.exchanges.some((e) => e.ended === undefined) && Date.now() < until)
+			await new Promise((r) => setTimeout(r, 10));
 	}
 
 	private forward(req: IncomingMessage, res: ServerResponse): void {
-		const ex: Exchange = { seq: this.seq++, method: req.method ?? 'GET', path: req.url ?? '/', body: '', started: Date.now(), answer: '' };
+		const ex: Exchange = {
+			seq: this.seq++,
+			method: req.method ?? 'GET',
+			path: req.url ?? '/',
+			body: '',
+			started: Date.now(),
+			answer: '',
+		};
 		this.exchanges.push(ex);
 		const lose = this.lossFor(ex.method, ex.path);
 		const chunks: Buffer[] = [];
@@ -92,53 +115,70 @@ export class RecordingProxy {
 		req.on('end', () => {
 			const body = Buffer.concat(chunks);
 			ex.body = body.toString('utf8');
-			const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: this.target.host };
+			const headers: Record<string, string | string[] | undefined> = {
+				...req.headers,
+				host: this.target.host,
+			};
 			delete headers.connection;
 			delete headers['keep-alive'];
-			const out = request({ host: this.target.hostname, port: this.target.port, method: ex.method, path: ex.path, headers, agent: this.upstream }, (up) => {
-				ex.status = up.statusCode;
-				const id = up.headers['x-oneapi-request-id'];
-				if (typeof id === 'string') ex.requestId = id;
-				if (lose) {
-					// the gateway does all its work (and charges); its answer never reaches the client
-					up.on('data', (c: Buffer) => (ex.answer += c.toString('utf8')));
-					const end = () => {
-						if (ex.ended !== undefined) return;
-						ex.ended = Date.now();
-						ex.lost = lose;
-						if (lose === 'drop') res.destroy();
-						else {
-							res.writeHead(500, { 'content-type': 'application/json' });
-							res.end(JSON.stringify({ error: { message: 'upstream connection lost', type: 'upstream_error' } }));
-						}
-					};
-					up.on('end', end);
-					up.on('error', end);
-					up.on('aborted', end);
-					return;
-				}
-				res.writeHead(up.statusCode ?? 502, up.headers);
-				let kept = 0;
-				up.on('data', (c: Buffer) => {
-					if (kept < ANSWER_LIMIT) {
-						ex.answer += c.toString('utf8');
-						kept += c.length;
+			const out = request(
+				{
+					host: this.target.hostname,
+					port: this.target.port,
+					method: ex.method,
+					path: ex.path,
+					headers,
+					agent: this.upstream,
+				},
+				(up) => {
+					ex.status = up.statusCode;
+					const id = up.headers['x-oneapi-request-id'];
+					if (typeof id === 'string') ex.requestId = id;
+					if (lose) {
+						// the gateway does all its work (and charges); its answer never reaches the client
+						up.on('data', (c: Buffer) => (ex.answer += c.toString('utf8')));
+						const end = () => {
+							if (ex.ended !== undefined) return;
+							ex.ended = Date.now();
+							ex.lost = lose;
+							if (lose === 'drop') res.destroy();
+							else {
+								res.writeHead(500, { 'content-type': 'application/json' });
+								res.end(
+									JSON.stringify({
+										error: { message: 'upstream connection lost', type: 'upstream_error' },
+									}),
+								);
+							}
+						};
+						up.on('end', end);
+						up.on('error', end);
+						up.on('aborted', end);
+						return;
 					}
-					res.write(c);
-				});
-				up.on('end', () => {
-					ex.ended = Date.now();
-					res.end();
-				});
-				up.on('error', () => {
-					ex.ended = Date.now();
-					res.destroy();
-				});
-				up.on('aborted', () => {
-					ex.ended = Date.now();
-					res.destroy();
-				});
-			});
+					res.writeHead(up.statusCode ?? 502, up.headers);
+					let kept = 0;
+					up.on('data', (c: Buffer) => {
+						if (kept < ANSWER_LIMIT) {
+							ex.answer += c.toString('utf8');
+							kept += c.length;
+						}
+						res.write(c);
+					});
+					up.on('end', () => {
+						ex.ended = Date.now();
+						res.end();
+					});
+					up.on('error', () => {
+						ex.ended = Date.now();
+						res.destroy();
+					});
+					up.on('aborted', () => {
+						ex.ended = Date.now();
+						res.destroy();
+					});
+				},
+			);
 			out.on('error', () => {
 				ex.status ??= -1;
 				ex.ended = Date.now();

@@ -20,12 +20,21 @@ export interface MoneyFixture {
 }
 
 export async function startMoneyFixture(): Promise<MoneyFixture> {
-	const sim = await startSimulator({ quiet: true, taskLatencyMs: 40, pollAfterMs: 20, videoLatencyMs: 60, syncLatencyMs: 1, seed: 7 });
+	const sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 40,
+		pollAfterMs: 20,
+		videoLatencyMs: 60,
+		syncLatencyMs: 1,
+		seed: 7,
+	});
 	const proxy = new RecordingProxy();
 	const proxyUrl = await proxy.start(sim.baseUrl);
 	// every group the keys can be in enables the models the workflows use
 	sim.setPricing({ enable: { internal: PAID_MODELS, partner: PAID_MODELS, nowhere: PAID_MODELS } });
-	const keys = Object.fromEntries(GROUPS.map((g) => [g, sim.addKey({ name: `money-${g}`, group: g })])) as Record<Group, string>;
+	const keys = Object.fromEntries(
+		GROUPS.map((g) => [g, sim.addKey({ name: `money-${g}`, group: g })]),
+	) as Record<Group, string>;
 	const f = { sim, proxy, proxyUrl, keys };
 	// warm-up outside the properties' time budgets: n8n-core, the AI SDK and LangChain load on the first agent run
 	await runMoneyCase(f, WARM_UP);
@@ -42,22 +51,64 @@ const WARM_UP: MoneyCase = {
 	faults: [],
 	losses: [],
 	nodes: [
-		{ kind: 'image', name: 'Warm image', onError: 'stopWorkflow', maxTries: 1, vary: 'none', options: { cap: false, spend: false, groupName: true, groupRatio: false, allowUnpriced: false }, waitForResult: false },
+		{
+			kind: 'image',
+			name: 'Warm image',
+			onError: 'stopWorkflow',
+			maxTries: 1,
+			vary: 'none',
+			options: {
+				cap: false,
+				spend: false,
+				groupName: true,
+				groupRatio: false,
+				allowUnpriced: false,
+			},
+			waitForResult: false,
+		},
 		{
 			kind: 'agent',
 			name: 'Warm agent',
 			onError: 'stopWorkflow',
 			maxTries: 1,
 			vary: 'none',
-			options: { cap: false, spend: false, groupName: false, groupRatio: false, allowUnpriced: false },
+			options: {
+				cap: false,
+				spend: false,
+				groupName: false,
+				groupRatio: false,
+				allowUnpriced: false,
+			},
 			waitForResult: false,
-			chatModel: { name: 'Warm model', model: 'alpha-chat-4o-mini', streaming: true, group: 'name', batch: 1 },
+			chatModel: {
+				name: 'Warm model',
+				model: 'alpha-chat-4o-mini',
+				streaming: true,
+				group: 'name',
+				batch: 1,
+			},
 		},
 	],
 	items: [
 		[
-			{ cap: '', spend: '', nameGiven: true, ratioGiven: false, bad: false, fail: false, questions: [] },
-			{ cap: '', spend: '', nameGiven: false, ratioGiven: false, bad: false, fail: false, questions: [{ arithmetic: true, a: 2, b: 3 }] },
+			{
+				cap: '',
+				spend: '',
+				nameGiven: true,
+				ratioGiven: false,
+				bad: false,
+				fail: false,
+				questions: [],
+			},
+			{
+				cap: '',
+				spend: '',
+				nameGiven: false,
+				ratioGiven: false,
+				bad: false,
+				fail: false,
+				questions: [{ arithmetic: true, a: 2, b: 3 }],
+			},
 		],
 	],
 };
@@ -83,9 +134,16 @@ let cases = 0;
 /** n8n-workflow's safe-regex gives a regular expression 250 ms of wall time (the Image node's display rules use one): a
  * loaded machine can stall that long. Such a run says nothing about money; it is run again (at most twice). */
 const REGEX_STALL = 'Regular expression execution timed out';
-const stalled = (r: RunResult) => Object.values(r.run.data.resultData.runData).some((runs) => runs.some((t) => t.error?.message?.includes(REGEX_STALL)));
+const stalled = (r: RunResult) =>
+	Object.values(r.run.data.resultData.runData).some((runs) =>
+		runs.some((t) => t.error?.message?.includes(REGEX_STALL)),
+	);
 
-export async function runMoneyCase(f: MoneyFixture, c: MoneyCase, cov?: Coverage): Promise<MoneyOutcome> {
+export async function runMoneyCase(
+	f: MoneyFixture,
+	c: MoneyCase,
+	cov?: Coverage,
+): Promise<MoneyOutcome> {
 	for (let attempt = 1; ; attempt++) {
 		const mine = newCoverage();
 		try {
@@ -102,10 +160,20 @@ export async function runMoneyCase(f: MoneyFixture, c: MoneyCase, cov?: Coverage
 
 async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<MoneyOutcome> {
 	const { sim, proxy } = f;
-	sim.setPricing({ group_ratio: { internal: c.internalRatio }, hidden_group_ratio: { partner: c.partnerRatio } });
-	sim.setStatus({ quota_display_type: c.display.type, quota_per_unit: c.display.quotaPerUnit, ...(c.display.type === 'CNY' ? { usd_exchange_rate: c.display.rate } : {}) });
+	sim.setPricing({
+		group_ratio: { internal: c.internalRatio },
+		hidden_group_ratio: { partner: c.partnerRatio },
+	});
+	sim.setStatus({
+		quota_display_type: c.display.type,
+		quota_per_unit: c.display.quotaPerUnit,
+		...(c.display.type === 'CNY' ? { usd_exchange_rate: c.display.rate } : {}),
+	});
 	// what the gateway publishes, read as any client would
-	const [pricing, status] = await Promise.all([getJson(`${sim.baseUrl}/api/pricing`), getJson(`${sim.baseUrl}/api/status`)]);
+	const [pricing, status] = await Promise.all([
+		getJson(`${sim.baseUrl}/api/pricing`),
+		getJson(`${sim.baseUrl}/api/status`),
+	]);
 	const facts: PriceFacts = {
 		data: pricing.data,
 		group_ratio: pricing.group_ratio,
@@ -113,7 +181,12 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 		hidden_group_ratio: { partner: c.partnerRatio },
 		quotaPerUnit: status.data.quota_per_unit,
 	};
-	const keyRatio = c.group in facts.group_ratio ? facts.group_ratio[c.group] : c.group === 'partner' ? c.partnerRatio : 1;
+	const keyRatio =
+		c.group in facts.group_ratio
+			? facts.group_ratio[c.group]
+			: c.group === 'partner'
+				? c.partnerRatio
+				: 1;
 	sim.reset();
 	proxy.reset(c.losses);
 	for (const fault of c.faults) sim.fault(fault);
@@ -122,8 +195,16 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 	const started = Date.now();
 	let cancel: (() => void) | undefined;
 	let timer: NodeJS.Timeout | undefined;
-	const running = runWorkflow({ nodes: built.nodes, connections: built.connections, input: built.input, credentials: { apiKey: f.keys[c.group], baseUrl: f.proxyUrl }, onStart: (p) => (cancel = p.cancel) });
-	const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)));
+	const running = runWorkflow({
+		nodes: built.nodes,
+		connections: built.connections,
+		input: built.input,
+		credentials: { apiKey: f.keys[c.group], baseUrl: f.proxyUrl },
+		onStart: (p) => (cancel = p.cancel),
+	});
+	const hung = new Promise<'hung'>(
+		(resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)),
+	);
 	let result: RunResult | 'hung';
 	try {
 		result = await Promise.race([running, hung]);
@@ -137,24 +218,63 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 	}
 	await proxy.settled();
 	const ms = Date.now() - started;
-	const problems = violations(c, { exchanges: [...proxy.exchanges], log: [...sim.log], ledger: [...sim.ledger], result, facts, keyRatio, cid, tries: built.tries }, cov);
+	const problems = violations(
+		c,
+		{
+			exchanges: [...proxy.exchanges],
+			log: [...sim.log],
+			ledger: [...sim.ledger],
+			result,
+			facts,
+			keyRatio,
+			cid,
+			tries: built.tries,
+		},
+		cov,
+	);
 	if (process.env.FUZZ_DUMP && problems.length) dump(proxy, result, started);
 	return { problems, result, ms };
 }
 
 /** FUZZ_DUMP: what the gateway received and how the nodes ran, for a failing case. */
 function dump(proxy: RecordingProxy, result: RunResult, t0: number): void {
-	const lines = proxy.exchanges.map((e) => `  #${e.seq} +${e.started - t0}..${(e.ended ?? NaN) - t0} ${e.method} ${e.path} ${e.status}${e.lost ? ` lost(${e.lost})` : ''} ${e.requestId ?? ''} ${e.method === 'POST' ? e.body.slice(0, 300) : ''}`);
+	const lines = proxy.exchanges.map(
+		(e) =>
+			`  #${e.seq} +${e.started - t0}..${(e.ended ?? NaN) - t0} ${e.method} ${e.path} ${e.status}${e.lost ? ` lost(${e.lost})` : ''} ${e.requestId ?? ''} ${e.method === 'POST' ? e.body.slice(0, 300) : ''}`,
+	);
 	for (const [name, runs] of Object.entries(result.run.data.resultData.runData)) {
-		lines.push(`  ${JSON.stringify(name)}: ${runs.map((t, r) => `run ${r} +${t.startTime - t0} ${t.executionTime} ms ${t.error ? `error ${t.error.message.slice(0, 200)}` : (t.data?.main ?? []).map((o) => (o ?? []).length).join('/')}`).join(' | ')}`);
+		lines.push(
+			`  ${JSON.stringify(name)}: ${runs.map((t, r) => `run ${r} +${t.startTime - t0} ${t.executionTime} ms ${t.error ? `error ${t.error.message.slice(0, 200)}` : (t.data?.main ?? []).map((o) => (o ?? []).length).join('/')}`).join(' | ')}`,
+		);
 	}
 	if (process.env.FUZZ_DUMP === '2') {
 		for (const [name, runs] of Object.entries(result.run.data.resultData.runData)) {
-			runs.forEach((t, r) => (t.data?.main ?? []).forEach((o, out) => (o ?? []).forEach((it, i) => lines.push(`    ${JSON.stringify(name).slice(0, 20)} run ${r} output ${out} #${i}: ${JSON.stringify(it.json).slice(0, 400)}`))));
+			runs.forEach((t, r) =>
+				(t.data?.main ?? []).forEach((o, out) =>
+					(o ?? []).forEach((it, i) =>
+						lines.push(
+							`    ${JSON.stringify(name).slice(0, 20)} run ${r} output ${out} #${i}: ${JSON.stringify(it.json).slice(0, 400)}`,
+						),
+					),
+				),
+			);
 		}
 	}
 	lines.push(`  custom data: ${JSON.stringify(result.run.data.resultData.metadata ?? {})}`);
 	process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export const newCoverage = (): Coverage => ({ calls: 0, lost: 0, turns: 0, capChecks: 0, capsNear: 0, exactRecord: 0, boundedRecord: 0, noFigure: 0, reRuns: 0, reRunsAfterSpend: 0, laterRuns: 0, refusedBatches: 0 });
+export const newCoverage = (): Coverage => ({
+	calls: 0,
+	lost: 0,
+	turns: 0,
+	capChecks: 0,
+	capsNear: 0,
+	exactRecord: 0,
+	boundedRecord: 0,
+	noFigure: 0,
+	reRuns: 0,
+	reRunsAfterSpend: 0,
+	laterRuns: 0,
+	refusedBatches: 0,
+});

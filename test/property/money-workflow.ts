@@ -12,7 +12,15 @@
  * (`$now`, `Math.random()`).
  */
 import fc from 'fast-check';
-import { NodeConnectionTypes, NodeOperationError, type IConnections, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IConnections,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 import type { FaultSpec } from '../../simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
@@ -28,10 +36,22 @@ export type Vary = 'none' | 'now' | 'random';
 export type Group = 'default' | 'vip' | 'hd' | 'internal' | 'partner' | 'nowhere';
 export const GROUPS: Group[] = ['default', 'vip', 'hd', 'internal', 'partner', 'nowhere'];
 
-export type Display = { type: 'USD'; quotaPerUnit: number } | { type: 'CNY'; rate: number; quotaPerUnit: number } | { type: 'TOKENS'; quotaPerUnit: number };
+export type Display =
+	| { type: 'USD'; quotaPerUnit: number }
+	| { type: 'CNY'; rate: number; quotaPerUnit: number }
+	| { type: 'TOKENS'; quotaPerUnit: number };
 
-export const MODELS = { image: 'alpha-image-2.5', gamma: 'gamma-video-1.0', chat: ['alpha-chat-4o', 'alpha-chat-4o-mini'] } as const;
-export const PAID_MODELS = ['alpha-image-2.5', 'gamma-video-1.0', 'alpha-chat-4o', 'alpha-chat-4o-mini'];
+export const MODELS = {
+	image: 'alpha-image-2.5',
+	gamma: 'gamma-video-1.0',
+	chat: ['alpha-chat-4o', 'alpha-chat-4o-mini'],
+} as const;
+export const PAID_MODELS = [
+	'alpha-image-2.5',
+	'gamma-video-1.0',
+	'alpha-chat-4o',
+	'alpha-chat-4o-mini',
+];
 
 /** One item's values for one node (read by the node's expressions). */
 export interface ItemOptions {
@@ -74,7 +94,13 @@ export interface NodeCase {
 	maxTries: number;
 	vary: Vary;
 	/** which money options the node's collection holds (their values come per item) */
-	options: { cap: boolean; spend: boolean; groupName: boolean; groupRatio: boolean; allowUnpriced: boolean };
+	options: {
+		cap: boolean;
+		spend: boolean;
+		groupName: boolean;
+		groupRatio: boolean;
+		allowUnpriced: boolean;
+	};
 	/** Image Submit waits for the task (a failed task fails the item after it was paid) */
 	waitForResult: boolean;
 	chatModel?: ChatModelCase;
@@ -104,7 +130,15 @@ export interface MoneyCase {
 /** n8n's Calculator tool as an agent binds it (one string `input`). */
 const CALCULATOR = {
 	type: 'function',
-	function: { name: 'calculator', description: 'Useful for getting the result of a math expression.', parameters: { type: 'object', properties: { input: { type: 'string' } }, additionalProperties: false } },
+	function: {
+		name: 'calculator',
+		description: 'Useful for getting the result of a math expression.',
+		parameters: {
+			type: 'object',
+			properties: { input: { type: 'string' } },
+			additionalProperties: false,
+		},
+	},
 };
 
 interface LcMessage {
@@ -137,7 +171,15 @@ export class MoneyAgent implements INodeType {
 		version: 1,
 		description: 'test agent',
 		defaults: { name: 'Money Agent' },
-		inputs: [NodeConnectionTypes.Main, { type: NodeConnectionTypes.AiLanguageModel, displayName: 'Chat Model', required: true, maxConnections: 1 }],
+		inputs: [
+			NodeConnectionTypes.Main,
+			{
+				type: NodeConnectionTypes.AiLanguageModel,
+				displayName: 'Chat Model',
+				required: true,
+				maxConnections: 1,
+			},
+		],
 		outputs: [NodeConnectionTypes.Main],
 		properties: [
 			{ displayName: 'Tag', name: 'tag', type: 'string', default: '' },
@@ -150,7 +192,10 @@ export class MoneyAgent implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const lm = (await this.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, 0)) as LcModel;
+		const lm = (await this.getInputConnectionData(
+			NodeConnectionTypes.AiLanguageModel,
+			0,
+		)) as LcModel;
 		const model = lm.bindTools([CALCULATOR]);
 		const batch = Math.max(1, Number(this.getNodeParameter('batch', 0, 1)));
 		const out: INodeExecutionData[] = new Array(items.length);
@@ -160,7 +205,9 @@ export class MoneyAgent implements INodeType {
 				const vary = String(this.getNodeParameter('vary', i, ''));
 				const suffix = String(this.getNodeParameter('suffix', i, ''));
 				const raw = this.getNodeParameter('questions', i) as unknown;
-				const questions = (typeof raw === 'string' ? JSON.parse(raw) : raw) as ItemOptions['questions'];
+				const questions = (
+					typeof raw === 'string' ? JSON.parse(raw) : raw
+				) as ItemOptions['questions'];
 				const messages: unknown[] = [];
 				const answers: string[] = [];
 				for (const [j, q] of questions.entries()) {
@@ -170,7 +217,12 @@ export class MoneyAgent implements INodeType {
 					let rounds = 0;
 					while (answer.tool_calls?.length && rounds++ < 3) {
 						messages.push(answer);
-						for (const c of answer.tool_calls) messages.push({ role: 'tool', content: calculate(String(c.args.input ?? '')), tool_call_id: c.id });
+						for (const c of answer.tool_calls)
+							messages.push({
+								role: 'tool',
+								content: calculate(String(c.args.input ?? '')),
+								tool_call_id: c.id,
+							});
 						answer = await model.invoke(messages);
 					}
 					messages.push(answer);
@@ -187,7 +239,9 @@ export class MoneyAgent implements INodeType {
 		};
 		for (let i = 0; i < items.length; i += batch) {
 			// like a careful agent, a failure waits for the batch's other items (no model call outlives the node's run)
-			const settled = await Promise.allSettled(items.slice(i, i + batch).map((_, j) => runItem(i + j)));
+			const settled = await Promise.allSettled(
+				items.slice(i, i + batch).map((_, j) => runItem(i + j)),
+			);
 			const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
 			if (failed) throw failed.reason;
 		}
@@ -197,7 +251,17 @@ export class MoneyAgent implements INodeType {
 
 /** Passes its input on (the Start node the expressions name). */
 export class Start implements INodeType {
-	description: INodeTypeDescription = { displayName: 'Start', name: 'moneyStart', group: ['transform'], version: 1, description: 'start', defaults: { name: 'Start' }, inputs: [NodeConnectionTypes.Main], outputs: [NodeConnectionTypes.Main], properties: [] };
+	description: INodeTypeDescription = {
+		displayName: 'Start',
+		name: 'moneyStart',
+		group: ['transform'],
+		version: 1,
+		description: 'start',
+		defaults: { name: 'Start' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return [this.getInputData().map((it, i) => ({ json: it.json, pairedItem: { item: i } }))];
 	}
@@ -226,7 +290,8 @@ export class Fan implements INodeType {
 
 export const START = 'Start';
 export const FAN = 'Fan';
-const MARK = (n: number) => `'#c' + $('${START}').item.json.cid + ' n${n} r' + $runIndex + ' k' + $('${START}').item.json.k`;
+const MARK = (n: number) =>
+	`'#c' + $('${START}').item.json.cid + ' n${n} r' + $runIndex + ' k' + $('${START}').item.json.k`;
 const VARY: Record<Vary, string> = { none: "''", now: '$now.toMillis()', random: 'Math.random()' };
 const item = (n: number) => `$('${START}').item.json.m[${n}]`;
 
@@ -244,8 +309,13 @@ function moneyOptions(c: NodeCase, n: number): Record<string, unknown> {
 }
 
 function paidNode(c: NodeCase, n: number): TestNode {
-	const extra = { name: c.name, onError: c.onError, ...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 1 } : {}) };
-	const text = (words: string) => `={{ ${MARK(n)} + '# ${words} ' + ${VARY[c.vary]} + ${item(n)}.marker }}`;
+	const extra = {
+		name: c.name,
+		onError: c.onError,
+		...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 1 } : {}),
+	};
+	const text = (words: string) =>
+		`={{ ${MARK(n)} + '# ${words} ' + ${VARY[c.vary]} + ${item(n)}.marker }}`;
 	switch (c.kind) {
 		case 'image':
 			return {
@@ -264,7 +334,14 @@ function paidNode(c: NodeCase, n: number): TestNode {
 			return {
 				...extra,
 				type: new GenGatewayVideoCreate(),
-				parameters: { family: 'gamma', model: locator(MODELS.gamma), prompt: text('a fox running'), gammaSeconds: `={{ ${item(n)}.bad ? 0 : 6 }}`, aspectRatio: '16:9', options: moneyOptions(c, n) },
+				parameters: {
+					family: 'gamma',
+					model: locator(MODELS.gamma),
+					prompt: text('a fox running'),
+					gammaSeconds: `={{ ${item(n)}.bad ? 0 : 6 }}`,
+					aspectRatio: '16:9',
+					options: moneyOptions(c, n),
+				},
 			};
 		case 'chat':
 			return {
@@ -273,7 +350,11 @@ function paidNode(c: NodeCase, n: number): TestNode {
 				parameters: {
 					model: locator(MODELS.chat[0]),
 					messagesFrom: 'ui',
-					messages: { values: [{ role: `={{ ${item(n)}.bad ? 'wizard' : 'user' }}`, content: text('hello there') }] },
+					messages: {
+						values: [
+							{ role: `={{ ${item(n)}.bad ? 'wizard' : 'user' }}`, content: text('hello there') },
+						],
+					},
 					stream: false,
 					options: moneyOptions(c, n),
 				},
@@ -282,7 +363,16 @@ function paidNode(c: NodeCase, n: number): TestNode {
 			return {
 				...extra,
 				type: new MoneyAgent(),
-				parameters: { tag: `={{ ${MARK(n)} }}`, vary: `={{ ${VARY[c.vary]} }}`, questions: `={{ ${item(n)}.questions }}`, batch: c.chatModel!.batch, suffix: c.chatModel!.full && c.chatModel!.maxTokens ? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]` : '' },
+				parameters: {
+					tag: `={{ ${MARK(n)} }}`,
+					vary: `={{ ${VARY[c.vary]} }}`,
+					questions: `={{ ${item(n)}.questions }}`,
+					batch: c.chatModel!.batch,
+					suffix:
+						c.chatModel!.full && c.chatModel!.maxTokens
+							? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]`
+							: '',
+				},
 			};
 	}
 }
@@ -295,7 +385,11 @@ function chatModelNode(m: ChatModelCase, group: Group, ratio: number): TestNode 
 	if (m.group === 'emptyRatio') options.groupRatio = 0;
 	if (m.cap !== undefined) options.maxExpectedSpend = m.cap;
 	if (m.spend !== undefined) options.maxSpend = m.spend;
-	return { name: m.name, type: new LmChatGenGateway(), parameters: { model: locator(m.model), options } };
+	return {
+		name: m.name,
+		type: new LmChatGenGateway(),
+		parameters: { model: locator(m.model), options },
+	};
 }
 
 /** The node type with its executions counted by node name (n8n's tries of a run included). */
@@ -322,18 +416,30 @@ export interface Built {
 
 /** The workflow of a case; `ratio` is what the key's group is charged at (the Group Multiplier a user would give). */
 export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
-	const nodes: TestNode[] = [{ name: START, type: new Start() }, { name: FAN, type: new Fan() }];
-	const connections: IConnections = { [START]: { main: [[{ node: FAN, type: 'main', index: 0 }]] } };
+	const nodes: TestNode[] = [
+		{ name: START, type: new Start() },
+		{ name: FAN, type: new Fan() },
+	];
+	const connections: IConnections = {
+		[START]: { main: [[{ node: FAN, type: 'main', index: 0 }]] },
+	};
 	const first = c.nodes[0].name;
-	connections[FAN] = { main: [0, 1, 2].map((o) => (o < c.runs ? [{ node: first, type: 'main', index: 0 }] : [])) };
+	connections[FAN] = {
+		main: [0, 1, 2].map((o) => (o < c.runs ? [{ node: first, type: 'main', index: 0 }] : [])),
+	};
 	const tries: Record<string, number> = {};
 	c.nodes.forEach((nc, n) => {
 		const node = paidNode(nc, n);
 		nodes.push({ ...node, type: counted(node.type as INodeType, tries) });
-		if (n + 1 < c.nodes.length) connections[nc.name] = { main: [[{ node: c.nodes[n + 1].name, type: 'main', index: 0 }]] };
+		if (n + 1 < c.nodes.length)
+			connections[nc.name] = { main: [[{ node: c.nodes[n + 1].name, type: 'main', index: 0 }]] };
 		if (nc.chatModel) {
 			nodes.push(chatModelNode(nc.chatModel, c.group, ratio));
-			connections[nc.chatModel.name] = { [NodeConnectionTypes.AiLanguageModel]: [[{ node: nc.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }]] };
+			connections[nc.chatModel.name] = {
+				[NodeConnectionTypes.AiLanguageModel]: [
+					[{ node: nc.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }],
+				],
+			};
 		}
 	});
 	const input = c.items.map((perNode, k) => ({
@@ -358,8 +464,23 @@ export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
 
 /** Node names of any length and alphabet, sharing a prefix; never the fixed names, never alike. */
 const nameParts = fc.record({
-	prefix: fc.oneof(fc.constant(''), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', minLength: 30, maxLength: 160 }), fc.constant('GenGateway Image Submit - product catalogue ')),
-	suffixes: fc.array(fc.string({ unit: fc.oneof(fc.constantFrom('a', 'Z', ' ', '-', '1', '.'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), minLength: 0, maxLength: 6 }), { minLength: 8, maxLength: 8 }),
+	prefix: fc.oneof(
+		fc.constant(''),
+		fc.string({ unit: 'grapheme', maxLength: 12 }),
+		fc.string({ unit: 'binary', minLength: 30, maxLength: 160 }),
+		fc.constant('GenGateway Image Submit - product catalogue '),
+	),
+	suffixes: fc.array(
+		fc.string({
+			unit: fc.oneof(
+				fc.constantFrom('a', 'Z', ' ', '-', '1', '.'),
+				fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+			),
+			minLength: 0,
+			maxLength: 6,
+		}),
+		{ minLength: 8, maxLength: 8 },
+	),
 });
 
 const RESERVED = new Set([START, FAN]);
@@ -367,7 +488,8 @@ function uniqueNames(prefix: string, suffixes: string[]): string[] {
 	const out: string[] = [];
 	for (const [i, s] of suffixes.entries()) {
 		let name = `${prefix}${s}`;
-		if (!name.trim() || RESERVED.has(name) || name in {} || out.includes(name)) name = `${prefix}${s}#${i}`;
+		if (!name.trim() || RESERVED.has(name) || name in {} || out.includes(name))
+			name = `${prefix}${s}#${i}`;
 		out.push(name);
 	}
 	return out;
@@ -393,23 +515,46 @@ export interface NodePlan {
 	questions: ItemOptions['questions'][];
 }
 
-const question = fc.record({ arithmetic: fc.boolean(), a: fc.integer({ min: 1, max: 99 }), b: fc.integer({ min: 1, max: 99 }) });
+const question = fc.record({
+	arithmetic: fc.boolean(),
+	a: fc.integer({ min: 1, max: 99 }),
+	b: fc.integer({ min: 1, max: 99 }),
+});
 
-const factor = fc.integer({ min: 0, max: 100 }).map((x) => Number((0.2 * 20 ** (x / 100)).toFixed(3)));
+const factor = fc
+	.integer({ min: 0, max: 100 })
+	.map((x) => Number((0.2 * 20 ** (x / 100)).toFixed(3)));
 
 const nodePlan = (kind: Kind, items: number): fc.Arbitrary<NodePlan> =>
 	fc.record({
 		capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
 		capFactor: factor,
-		itemCaps: fc.array(fc.oneof(fc.constant(null), fc.constantFrom(1, 1, 1.3, 3)), { minLength: items, maxLength: items }),
+		itemCaps: fc.array(fc.oneof(fc.constant(null), fc.constantFrom(1, 1, 1.3, 3)), {
+			minLength: items,
+			maxLength: items,
+		}),
 		spendInQuota: fc.array(fc.boolean(), { minLength: items, maxLength: items }),
 		groupMode: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio', 'mixed'),
-		mixed: fc.array(fc.record({ name: fc.boolean(), ratio: fc.boolean() }), { minLength: items, maxLength: items }),
-		badMode: kind === 'agent' ? fc.constant('none' as const) : fc.oneof({ weight: 8, arbitrary: fc.constant('none' as const) }, { weight: 2, arbitrary: fc.constant('item' as const) }, { weight: 1, arbitrary: fc.constant('money' as const) }),
+		mixed: fc.array(fc.record({ name: fc.boolean(), ratio: fc.boolean() }), {
+			minLength: items,
+			maxLength: items,
+		}),
+		badMode:
+			kind === 'agent'
+				? fc.constant('none' as const)
+				: fc.oneof(
+						{ weight: 8, arbitrary: fc.constant('none' as const) },
+						{ weight: 2, arbitrary: fc.constant('item' as const) },
+						{ weight: 1, arbitrary: fc.constant('money' as const) },
+					),
 		badAt: fc.nat({ max: items - 1 }),
-		failMode: kind === 'image' ? fc.constantFrom('none', 'some', 'all') : fc.constant('none' as const),
+		failMode:
+			kind === 'image' ? fc.constantFrom('none', 'some', 'all') : fc.constant('none' as const),
 		failItems: fc.array(fc.boolean(), { minLength: items, maxLength: items }),
-		questions: fc.array(kind === 'agent' ? fc.array(question, { minLength: 1, maxLength: 3 }) : fc.constant([]), { minLength: items, maxLength: items }),
+		questions: fc.array(
+			kind === 'agent' ? fc.array(question, { minLength: 1, maxLength: 3 }) : fc.constant([]),
+			{ minLength: items, maxLength: items },
+		),
 	}) as fc.Arbitrary<NodePlan>;
 
 export interface ModelPlan {
@@ -430,7 +575,10 @@ const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
 	group: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio'),
 	capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
 	capFactor: factor,
-	batch: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
+	batch: fc.oneof(
+		{ weight: 3, arbitrary: fc.constant(1) },
+		{ weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) },
+	),
 	full: fc.boolean(),
 }) as fc.Arbitrary<ModelPlan>;
 
@@ -452,11 +600,21 @@ const plan = (kind: Kind, name: string, modelName: string, items: number): fc.Ar
 		kind: fc.constant(kind),
 		name: fc.constant(name),
 		modelName: fc.constant(modelName),
-		onError: fc.constantFrom<OnError>('stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'),
+		onError: fc.constantFrom<OnError>(
+			'stopWorkflow',
+			'continueRegularOutput',
+			'continueErrorOutput',
+		),
 		maxTries: fc.integer({ min: 1, max: 3 }),
 		vary: fc.constantFrom<Vary>('none', 'now', 'random'),
 		waitForResult: kind === 'image' ? fc.boolean() : fc.constant(false),
-		allowUnpriced: kind === 'chat' ? fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }) : fc.constant(false),
+		allowUnpriced:
+			kind === 'chat'
+				? fc.oneof(
+						{ weight: 3, arbitrary: fc.constant(true) },
+						{ weight: 1, arbitrary: fc.constant(false) },
+					)
+				: fc.constant(false),
 		node: nodePlan(kind, items),
 		model: modelPlan,
 	});
@@ -468,21 +626,59 @@ export interface Loss {
 	how: 'drop' | '500';
 }
 
-const LOSS: fc.Arbitrary<Loss> = fc.record({ route: fc.constantFrom('chat', 'chat', 'image', 'video'), nth: fc.integer({ min: 1, max: 8 }), how: fc.constantFrom('drop', '500') }) as fc.Arbitrary<Loss>;
+const LOSS: fc.Arbitrary<Loss> = fc.record({
+	route: fc.constantFrom('chat', 'chat', 'image', 'video'),
+	nth: fc.integer({ min: 1, max: 8 }),
+	how: fc.constantFrom('drop', '500'),
+}) as fc.Arbitrary<Loss>;
 
 const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
-	fc.integer({ min: 1, max: 3 }).map((times): FaultSpec => ({ route: 'POST /v1/chat/completions', kind: 'status', status: 500, times })),
-	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({ route: 'POST /v1/chat/completions', kind: 'rate-limit', retryAfter: 0, times })),
+	fc.integer({ min: 1, max: 3 }).map((times): FaultSpec => ({
+		route: 'POST /v1/chat/completions',
+		kind: 'status',
+		status: 500,
+		times,
+	})),
+	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({
+		route: 'POST /v1/chat/completions',
+		kind: 'rate-limit',
+		retryAfter: 0,
+		times,
+	})),
 	fc.constant<FaultSpec>({ route: 'POST /v1/chat/completions', kind: 'sse-cut', times: 1 }),
-	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({ route: 'POST /v1/images/generations/async', kind: 'rate-limit', retryAfter: 0, times })),
-	fc.constant<FaultSpec>({ route: 'POST /v1/images/generations/async', kind: 'reset-after', times: 1 }),
+	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({
+		route: 'POST /v1/images/generations/async',
+		kind: 'rate-limit',
+		retryAfter: 0,
+		times,
+	})),
+	fc.constant<FaultSpec>({
+		route: 'POST /v1/images/generations/async',
+		kind: 'reset-after',
+		times: 1,
+	}),
 	fc.constant<FaultSpec>({ route: 'POST /v1/videos', kind: 'status', status: 500, times: 1 }),
 	fc.constant<FaultSpec>({ route: 'POST /v1/videos', kind: 'reset-after', times: 1 }),
 );
 
 /** Paid calls a case can make at most (so every run stays small). */
 export function workload(c: Pick<MoneyCase, 'runs' | 'nodes' | 'items'>): number {
-	return c.runs * c.items.reduce((sum, perNode) => sum + perNode.reduce((s, o, n) => s + (c.nodes[n].kind === 'agent' ? o.questions.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0) : 1), 0), 0);
+	return (
+		c.runs *
+		c.items.reduce(
+			(sum, perNode) =>
+				sum +
+				perNode.reduce(
+					(s, o, n) =>
+						s +
+						(c.nodes[n].kind === 'agent'
+							? o.questions.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0)
+							: 1),
+					0,
+				),
+			0,
+		)
+	);
 }
 
 export const MAX_WORKLOAD = 48;
@@ -500,27 +696,48 @@ function callEstimate(kind: Kind, m: ModelPlan, hi: number, q: number): number {
 /** A cap of about `quota` ¤ written in the site's display currency. */
 function displayOf(quota: number, display: Display, dollar: boolean): string {
 	if (display.type === 'TOKENS') return String(Math.max(1, Math.round(quota)));
-	const amount = display.type === 'USD' ? quota / display.quotaPerUnit : (quota * display.rate) / display.quotaPerUnit;
+	const amount =
+		display.type === 'USD'
+			? quota / display.quotaPerUnit
+			: (quota * display.rate) / display.quotaPerUnit;
 	return `${dollar && display.type === 'USD' ? '$' : ''}${Math.max(amount, 0.000001).toFixed(6)}`;
 }
 
 /** The case with every item's values, from the plans: caps scaled to the spend expected up to each node. */
-function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boolean; concurrentCaps: boolean }, plans: Plan[], itemCount: number): MoneyCase {
+function withValues(
+	base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boolean; concurrentCaps: boolean },
+	plans: Plan[],
+	itemCount: number,
+): MoneyCase {
 	const hi = Math.max(1.5, base.internalRatio);
-	const turns = (qs: ItemOptions['questions']) => qs.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0);
+	const turns = (qs: ItemOptions['questions']) =>
+		qs.reduce((t, q) => t + (q.arithmetic ? 2 : 1), 0);
 	let before = 0;
 	const nodes: NodeCase[] = [];
 	const items: ItemOptions[][] = Array.from({ length: itemCount }, () => []);
 	for (const p of plans) {
 		const unit = callEstimate(p.kind, p.model, hi, base.display.quotaPerUnit);
-		const mine = p.kind === 'agent' ? unit * p.node.questions.reduce((t, qs) => t + turns(qs), 0) : unit * itemCount;
+		const mine =
+			p.kind === 'agent'
+				? unit * p.node.questions.reduce((t, qs) => t + turns(qs), 0)
+				: unit * itemCount;
 		const cap = Math.max(1, Math.round(p.node.capFactor * (before + mine)));
-		const groupMode = base.knownAll ? (p.node.groupMode === 'name' ? 'name' : 'ratio') : p.node.groupMode;
-		const has = { cap: p.node.capFields === 'cap' || p.node.capFields === 'both', spend: p.node.capFields === 'spend' || p.node.capFields === 'both' };
+		const groupMode = base.knownAll
+			? p.node.groupMode === 'name'
+				? 'name'
+				: 'ratio'
+			: p.node.groupMode;
+		const has = {
+			cap: p.node.capFields === 'cap' || p.node.capFields === 'both',
+			spend: p.node.capFields === 'spend' || p.node.capFields === 'both',
+		};
 		let chatModel: ChatModelCase | undefined;
 		if (p.kind === 'agent') {
 			// a Chat Model under a cap with items running at once: only where asked (see CaseShape.concurrentCaps)
-			const m = p.model.batch > 1 && !base.concurrentCaps ? { ...p.model, capFields: 'none' as const } : p.model;
+			const m =
+				p.model.batch > 1 && !base.concurrentCaps
+					? { ...p.model, capFields: 'none' as const }
+					: p.model;
 			const mCap = Math.max(1, Math.round(m.capFactor * (before + mine / 2)));
 			chatModel = {
 				name: p.modelName,
@@ -529,7 +746,12 @@ function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boole
 				maxTokens: m.maxTokens,
 				group: base.knownAll ? (m.group === 'name' ? 'name' : 'ratio') : m.group,
 				cap: m.capFields === 'cap' || m.capFields === 'both' ? mCap : undefined,
-				spend: m.capFields === 'spend' || m.capFields === 'both' ? (m.capFactor > 1 ? `¤${mCap}` : displayOf(mCap, base.display, false)) : undefined,
+				spend:
+					m.capFields === 'spend' || m.capFields === 'both'
+						? m.capFactor > 1
+							? `¤${mCap}`
+							: displayOf(mCap, base.display, false)
+						: undefined,
 				batch: m.batch,
 				full: m.full,
 			};
@@ -540,7 +762,13 @@ function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boole
 			onError: p.onError,
 			maxTries: p.maxTries,
 			vary: p.vary,
-			options: { cap: has.cap, spend: has.spend, groupName: groupMode === 'name' || groupMode === 'mixed', groupRatio: groupMode === 'ratio' || groupMode === 'emptyRatio' || groupMode === 'mixed', allowUnpriced: p.allowUnpriced },
+			options: {
+				cap: has.cap,
+				spend: has.spend,
+				groupName: groupMode === 'name' || groupMode === 'mixed',
+				groupRatio: groupMode === 'ratio' || groupMode === 'emptyRatio' || groupMode === 'mixed',
+				allowUnpriced: p.allowUnpriced,
+			},
 			waitForResult: p.waitForResult,
 			chatModel,
 		});
@@ -549,8 +777,14 @@ function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boole
 			const value = m === null ? undefined : Math.max(1, Math.round(cap * m));
 			const bad = p.node.badMode !== 'none' && p.node.badAt === k;
 			items[k].push({
-				cap: bad && p.node.badMode === 'money' ? 'lots' : has.cap && value !== undefined ? value : '',
-				spend: has.spend && value !== undefined ? (p.node.spendInQuota[k] ? `¤${value}` : displayOf(value, base.display, k % 2 === 1)) : '',
+				cap:
+					bad && p.node.badMode === 'money' ? 'lots' : has.cap && value !== undefined ? value : '',
+				spend:
+					has.spend && value !== undefined
+						? p.node.spendInQuota[k]
+							? `¤${value}`
+							: displayOf(value, base.display, k % 2 === 1)
+						: '',
 				nameGiven: groupMode === 'name' || (groupMode === 'mixed' && p.node.mixed[k].name),
 				ratioGiven: groupMode === 'ratio' || (groupMode === 'mixed' && p.node.mixed[k].ratio),
 				bad: bad && p.node.badMode === 'item',
@@ -560,7 +794,18 @@ function withValues(base: Omit<MoneyCase, 'nodes' | 'items'> & { knownAll: boole
 		}
 		before += mine * base.runs;
 	}
-	return { group: base.group, internalRatio: base.internalRatio, partnerRatio: base.partnerRatio, display: base.display, runs: base.runs, knownAll: base.knownAll, nodes, items, faults: base.faults, losses: base.losses };
+	return {
+		group: base.group,
+		internalRatio: base.internalRatio,
+		partnerRatio: base.partnerRatio,
+		display: base.display,
+		runs: base.runs,
+		knownAll: base.knownAll,
+		nodes,
+		items,
+		faults: base.faults,
+		losses: base.losses,
+	};
 }
 
 export interface CaseShape {
@@ -582,11 +827,17 @@ export interface CaseShape {
 }
 
 /** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
-export const squeeze = (f: number, low: number, high: number) => Number((low * (high / low) ** (Math.log(f / 0.2) / Math.log(20))).toFixed(3));
+export const squeeze = (f: number, low: number, high: number) =>
+	Number((low * (high / low) ** (Math.log(f / 0.2) / Math.log(20))).toFixed(3));
 
 /** A generated case; `shape` narrows it (a focused property). */
 export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
-	const kinds = shape.kinds ?? fc.array(fc.constantFrom<Kind>('image', 'gamma', 'chat', 'agent'), { minLength: 1, maxLength: 4 });
+	const kinds =
+		shape.kinds ??
+		fc.array(fc.constantFrom<Kind>('image', 'gamma', 'chat', 'agent'), {
+			minLength: 1,
+			maxLength: 4,
+		});
 	return fc
 		.record({
 			kinds,
@@ -595,20 +846,44 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 			internalRatio: fc.constantFrom(0.5, 0.9, 1.2, 2),
 			partnerRatio: fc.constantFrom(0.3, 0.6, 1.1, 1.5),
 			display: fc.oneof(
-				{ weight: 4, arbitrary: fc.constantFrom(500_000, 500_000, 1_000_000, 250_000).map((quotaPerUnit): Display => ({ type: 'USD', quotaPerUnit })) },
-				{ weight: 1, arbitrary: fc.constantFrom(7.3, 7.1).map((rate): Display => ({ type: 'CNY', rate, quotaPerUnit: 500_000 })) },
+				{
+					weight: 4,
+					arbitrary: fc
+						.constantFrom(500_000, 500_000, 1_000_000, 250_000)
+						.map((quotaPerUnit): Display => ({ type: 'USD', quotaPerUnit })),
+				},
+				{
+					weight: 1,
+					arbitrary: fc
+						.constantFrom(7.3, 7.1)
+						.map((rate): Display => ({ type: 'CNY', rate, quotaPerUnit: 500_000 })),
+				},
 				{ weight: 1, arbitrary: fc.constant<Display>({ type: 'TOKENS', quotaPerUnit: 500_000 }) },
 			),
-			runs: shape.runs ?? fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.integer({ min: 2, max: 3 }) }),
-			itemCount: shape.items ?? fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })),
+			runs:
+				shape.runs ??
+				fc.oneof(
+					{ weight: 3, arbitrary: fc.constant(1) },
+					{ weight: 2, arbitrary: fc.integer({ min: 2, max: 3 }) },
+				),
+			itemCount:
+				shape.items ?? fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })),
 			faults: shape.faults ?? fc.array(FAULTS, { maxLength: 2 }),
 			losses: shape.losses ?? fc.array(LOSS, { maxLength: 2 }),
-			knownAll: shape.knownAll ?? fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+			knownAll:
+				shape.knownAll ??
+				fc.oneof(
+					{ weight: 2, arbitrary: fc.constant(false) },
+					{ weight: 1, arbitrary: fc.constant(true) },
+				),
 			concurrentCaps: fc.constant(shape.concurrentCaps ?? true),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
-			return fc.record({ base: fc.constant(b), plans: fc.tuple(...b.kinds.map((k, n) => plan(k, names[n], names[4 + n], b.itemCount))) });
+			return fc.record({
+				base: fc.constant(b),
+				plans: fc.tuple(...b.kinds.map((k, n) => plan(k, names[n], names[4 + n], b.itemCount))),
+			});
 		})
 		.map(({ base, plans }) => {
 			const c = withValues(base, shape.plan ? plans.map(shape.plan) : plans, base.itemCount);
@@ -621,6 +896,9 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 
 /** A short description of a case for the failure message. */
 export function describeMoneyCase(c: MoneyCase): string {
-	const nodes = c.nodes.map((n) => `${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.full ? ' full answers' : ''}` : ''})`);
+	const nodes = c.nodes.map(
+		(n) =>
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.full ? ' full answers' : ''}` : ''})`,
+	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}`;
 }

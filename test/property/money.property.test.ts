@@ -12,8 +12,21 @@ import fc from 'fast-check';
 import { cleanupBinaryData } from '../harness/workflow';
 import { fuzzParameters, report, type Budget } from './check';
 import { captureLogs } from './property';
-import { newCoverage, runMoneyCase, startMoneyFixture, stopMoneyFixture, type MoneyFixture } from './money-run';
-import { describeMoneyCase, moneyCase, squeeze, type Kind, type Loss, type MoneyCase } from './money-workflow';
+import {
+	newCoverage,
+	runMoneyCase,
+	startMoneyFixture,
+	stopMoneyFixture,
+	type MoneyFixture,
+} from './money-run';
+import {
+	describeMoneyCase,
+	moneyCase,
+	squeeze,
+	type Kind,
+	type Loss,
+	type MoneyCase,
+} from './money-workflow';
 
 const FILE = 'money.property.test.ts';
 
@@ -27,7 +40,11 @@ afterAll(async () => {
 	cleanupBinaryData();
 });
 
-async function checkMoney(arb: fc.Arbitrary<MoneyCase>, budget: Budget, o: { shrink?: boolean } = {}): Promise<void> {
+async function checkMoney(
+	arb: fc.Arbitrary<MoneyCase>,
+	budget: Budget,
+	o: { shrink?: boolean } = {},
+): Promise<void> {
 	const testName = expect.getState().currentTestName;
 	let ran = 0;
 	const cov = newCoverage();
@@ -35,12 +52,21 @@ async function checkMoney(arb: fc.Arbitrary<MoneyCase>, budget: Budget, o: { shr
 		fc.asyncProperty(arb, async (c) => {
 			ran++;
 			const { problems, ms } = await runMoneyCase(f!, c, cov);
-			if (process.env.FUZZ_VERBOSE) process.stdout.write(`${describeMoneyCase(c)}: ${ms} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`);
-			if (problems.length) throw new Error(`${describeMoneyCase(c)}\n  - ${problems.join('\n  - ')}`);
+			if (process.env.FUZZ_VERBOSE)
+				process.stdout.write(
+					`${describeMoneyCase(c)}: ${ms} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`,
+				);
+			if (problems.length)
+				throw new Error(`${describeMoneyCase(c)}\n  - ${problems.join('\n  - ')}`);
 		}),
-		{ ...fuzzParameters<[MoneyCase]>(budget), ...(o.shrink === false ? { endOnFailure: true } : {}) },
+		{
+			...fuzzParameters<[MoneyCase]>(budget),
+			...(o.shrink === false ? { endOnFailure: true } : {}),
+		},
 	);
-	process.stdout.write(`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure)\n`);
+	process.stdout.write(
+		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure)\n`,
+	);
 	report(FILE, details as fc.RunDetails<unknown>, ran, testName);
 }
 
@@ -54,7 +80,10 @@ it('every generated workflow keeps the money guarantees: caps, the record, one P
  */
 it('focused: caps near the spend with the multiplier not known', async () => {
 	const arb = moneyCase({
-		kinds: fc.array(fc.constantFrom<Kind>('image', 'gamma', 'agent'), { minLength: 1, maxLength: 2 }),
+		kinds: fc.array(fc.constantFrom<Kind>('image', 'gamma', 'agent'), {
+			minLength: 1,
+			maxLength: 2,
+		}),
 		runs: fc.constant(1),
 		items: fc.integer({ min: 1, max: 4 }),
 		faults: fc.constant([]),
@@ -64,8 +93,20 @@ it('focused: caps near the spend with the multiplier not known', async () => {
 			...p,
 			onError: 'continueRegularOutput',
 			maxTries: 1,
-			node: { ...p.node, capFields: p.node.capFields === 'none' ? 'cap' : p.node.capFields, capFactor: squeeze(p.node.capFactor, 0.4, 1.6), groupMode: 'none', badMode: 'none', failMode: 'none' },
-			model: { ...p.model, capFields: p.model.capFields === 'none' ? 'cap' : p.model.capFields, capFactor: squeeze(p.model.capFactor, 0.4, 1.6), group: 'none' },
+			node: {
+				...p.node,
+				capFields: p.node.capFields === 'none' ? 'cap' : p.node.capFields,
+				capFactor: squeeze(p.node.capFactor, 0.4, 1.6),
+				groupMode: 'none',
+				badMode: 'none',
+				failMode: 'none',
+			},
+			model: {
+				...p.model,
+				capFields: p.model.capFields === 'none' ? 'cap' : p.model.capFields,
+				capFactor: squeeze(p.model.capFactor, 0.4, 1.6),
+				group: 'none',
+			},
 		}),
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 12_000 });
@@ -77,17 +118,32 @@ it('focused: caps near the spend with the multiplier not known', async () => {
  */
 it('focused: Retry On Fail after paid calls, prompts changing between tries', async () => {
 	const arb = moneyCase({
-		kinds: fc.array(fc.constantFrom<Kind>('agent', 'agent', 'image'), { minLength: 1, maxLength: 2 }),
+		kinds: fc.array(fc.constantFrom<Kind>('agent', 'agent', 'image'), {
+			minLength: 1,
+			maxLength: 2,
+		}),
 		runs: fc.integer({ min: 1, max: 2 }),
 		items: fc.integer({ min: 1, max: 3 }),
 		faults: fc.constant([]),
-		losses: fc.array(fc.record({ route: fc.constant('chat' as const), nth: fc.integer({ min: 1, max: 6 }), how: fc.constantFrom('drop' as const, '500' as const) }), { minLength: 1, maxLength: 2 }) as fc.Arbitrary<Loss[]>,
+		losses: fc.array(
+			fc.record({
+				route: fc.constant('chat' as const),
+				nth: fc.integer({ min: 1, max: 6 }),
+				how: fc.constantFrom('drop' as const, '500' as const),
+			}),
+			{ minLength: 1, maxLength: 2 },
+		) as fc.Arbitrary<Loss[]>,
 		plan: (p) => ({
 			...p,
 			maxTries: p.maxTries === 1 ? 3 : p.maxTries,
 			vary: p.vary === 'none' ? 'now' : p.vary,
 			waitForResult: true,
-			node: { ...p.node, capFields: 'none', badMode: 'none', failMode: p.node.failMode === 'none' ? 'all' : p.node.failMode },
+			node: {
+				...p.node,
+				capFields: 'none',
+				badMode: 'none',
+				failMode: p.node.failMode === 'none' ? 'all' : p.node.failMode,
+			},
 			model: { ...p.model, capFields: 'none' },
 		}),
 	});
@@ -100,7 +156,7 @@ it('focused: Retry On Fail after paid calls, prompts changing between tries', as
  * against what the execution has spent plus its own bound, and a turn's bound counts as spent while it is in flight:
  * three turns that each fit under the cap alone are not all sent when together they would pass it.
  */
-it('an agent running items at once stays within the Chat Model\'s cap (turns in flight are counted)', async () => {
+it("an agent running items at once stays within the Chat Model's cap (turns in flight are counted)", async () => {
 	const arb = moneyCase({
 		kinds: fc.constant<Kind[]>(['agent']),
 		runs: fc.constant(1),
@@ -113,8 +169,18 @@ it('an agent running items at once stays within the Chat Model\'s cap (turns in 
 			onError: 'continueRegularOutput',
 			maxTries: 1,
 			// one question each: three turns at once, each fitting under the cap alone (1.2 to 2.85 turns' worth)
-			node: { ...p.node, questions: p.node.questions.map((qs) => [{ ...qs[0], arithmetic: false }]) },
-			model: { ...p.model, batch: 3, full: true, maxTokens: 4096, capFields: p.model.capFields === 'none' ? 'cap' : p.model.capFields, capFactor: squeeze(p.model.capFactor, 0.8, 1.9) },
+			node: {
+				...p.node,
+				questions: p.node.questions.map((qs) => [{ ...qs[0], arithmetic: false }]),
+			},
+			model: {
+				...p.model,
+				batch: 3,
+				full: true,
+				maxTokens: 4096,
+				capFields: p.model.capFields === 'none' ? 'cap' : p.model.capFields,
+				capFactor: squeeze(p.model.capFactor, 0.8, 1.9),
+			},
 		}),
 	});
 	await checkMoney(arb, { runs: 30, timeMs: 10_000 }, { shrink: false });
@@ -128,7 +194,11 @@ it('focused: several runs of every node, the record exact', async () => {
 		knownAll: fc.constant(true),
 		faults: fc.constant([]),
 		losses: fc.constant([]),
-		plan: (p) => ({ ...p, node: { ...p.node, capFields: 'none', badMode: 'none' }, model: { ...p.model, capFields: 'none' } }),
+		plan: (p) => ({
+			...p,
+			node: { ...p.node, capFields: 'none', badMode: 'none' },
+			model: { ...p.model, capFields: 'none' },
+		}),
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 10_000 });
 }, 3_600_000);

@@ -23,9 +23,26 @@ export async function undecodable(bytes: Buffer, mimeType: string): Promise<stri
 		const file = join(dir, 'v.mp4');
 		try {
 			await writeFile(file, bytes);
-			const probe = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', file]).catch((e: { stderr?: string; message: string }) => ({ stdout: '', stderr: e.stderr || e.message }));
-			if (probe.stderr.trim() || !/video/.test(probe.stdout)) return `ffprobe: ${probe.stderr.trim() || 'no video stream'}`;
-			const dec = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-']).catch((e: { stderr?: string; message: string }) => ({ stdout: '', stderr: e.stderr || e.message }));
+			const probe = await run('ffprobe', [
+				'-v',
+				'error',
+				'-show_entries',
+				'stream=codec_type',
+				'-of',
+				'csv=p=0',
+				file,
+			]).catch((e: { stderr?: string; message: string }) => ({
+				stdout: '',
+				stderr: e.stderr || e.message,
+			}));
+			if (probe.stderr.trim() || !/video/.test(probe.stdout))
+				return `ffprobe: ${probe.stderr.trim() || 'no video stream'}`;
+			const dec = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-']).catch(
+				(e: { stderr?: string; message: string }) => ({
+					stdout: '',
+					stderr: e.stderr || e.message,
+				}),
+			);
 			return dec.stderr.trim() ? `ffmpeg: ${dec.stderr.trim().slice(0, 200)}` : undefined;
 		} finally {
 			await rm(dir, { recursive: true, force: true });

@@ -7,10 +7,21 @@ import fc from 'fast-check';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LoggerProxy } from 'n8n-workflow';
-import { cleanupBinaryData, initBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
+import {
+	cleanupBinaryData,
+	initBinaryData,
+	runWorkflow,
+	type RunResult,
+} from '../harness/workflow';
 import { rssSampler } from '../reliability/scenarios';
 import { HostileGateway } from './hostile-gateway';
-import { WALL_BOUND_MS, violations, type Chunk, type Measures, type StoredFile } from './invariants';
+import {
+	WALL_BOUND_MS,
+	violations,
+	type Chunk,
+	type Measures,
+	type StoredFile,
+} from './invariants';
 import { makeMedia, type Media } from './media';
 import { buildInput, buildNode, describeCase, type RunCase } from './runs';
 import { fuzzParameters, report, type Budget } from './check';
@@ -55,7 +66,16 @@ export function useFixture(): () => Fixture {
 /** Everything the nodes and n8n write to the console or to n8n's logger during a run. */
 export const logs: string[] = [];
 let capturing = false;
-const fmt = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? `${a.message} ${a.stack ?? ''}` : safeJson(a))).join(' ');
+const fmt = (args: unknown[]) =>
+	args
+		.map((a) =>
+			typeof a === 'string'
+				? a
+				: a instanceof Error
+					? `${a.message} ${a.stack ?? ''}`
+					: safeJson(a),
+		)
+		.join(' ');
 function safeJson(v: unknown): string {
 	try {
 		return JSON.stringify(v) ?? String(v);
@@ -67,8 +87,14 @@ function safeJson(v: unknown): string {
 export function captureLogs(): void {
 	if (capturing) return;
 	capturing = true;
-	const push = (level: string) => (message: string, meta?: object) => logs.push(`${level} ${message} ${meta ? safeJson(meta) : ''}`);
-	LoggerProxy.init({ error: push('error'), warn: push('warn'), info: push('info'), debug: push('debug') } as never);
+	const push = (level: string) => (message: string, meta?: object) =>
+		logs.push(`${level} ${message} ${meta ? safeJson(meta) : ''}`);
+	LoggerProxy.init({
+		error: push('error'),
+		warn: push('warn'),
+		info: push('info'),
+		debug: push('debug'),
+	} as never);
 	for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
 		const original = console[level].bind(console);
 		console[level] = (...args: unknown[]) => {
@@ -98,11 +124,16 @@ export async function newlyStored(): Promise<StoredFile[]> {
 	for (const wf of await readdir(root).catch(() => [] as string[])) {
 		if (seenWorkflows.has(wf)) continue;
 		seenWorkflows.add(wf);
-		const entries = await readdir(join(root, wf), { recursive: true, withFileTypes: true }).catch(() => []);
+		const entries = await readdir(join(root, wf), { recursive: true, withFileTypes: true }).catch(
+			() => [],
+		);
 		for (const e of entries) {
 			if (!e.isFile() || !e.name.endsWith('.metadata')) continue;
 			const path = join(e.parentPath, e.name);
-			out.push({ path: path.slice(dir.length), text: await readFile(path, 'utf8').catch(() => '') });
+			out.push({
+				path: path.slice(dir.length),
+				text: await readFile(path, 'utf8').catch(() => ''),
+			});
 		}
 	}
 	return out;
@@ -118,7 +149,9 @@ export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 	const started = Date.now();
 	let cancel: (() => void) | undefined;
 	let timer: NodeJS.Timeout | undefined;
-	const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)));
+	const hung = new Promise<'hung'>(
+		(resolve) => (timer = setTimeout(() => resolve('hung'), HANG_MS)),
+	);
 	const running = runWorkflow({
 		nodes: [buildNode(c)],
 		input: items,
@@ -133,24 +166,41 @@ export async function runOne(f: Fixture, c: RunCase): Promise<Outcome> {
 		// the cancelled execution may still settle later; nothing waits for it
 		running.catch(() => undefined);
 		memory.stop();
-		throw new Error(`${describeCase(c)}\n  - [wall-time] the run had not ended after ${HANG_MS} ms (bound ${WALL_BOUND_MS} ms); it was cancelled`);
+		throw new Error(
+			`${describeCase(c)}\n  - [wall-time] the run had not ended after ${HANG_MS} ms (bound ${WALL_BOUND_MS} ms); it was cancelled`,
+		);
 	}
-	const measures: Measures = { wallMs: Date.now() - started, rssGrowthMiB: memory.stop(), logs: [...logs], chunks, stored: await newlyStored() };
+	const measures: Measures = {
+		wallMs: Date.now() - started,
+		rssGrowthMiB: memory.stop(),
+		logs: [...logs],
+		chunks,
+		stored: await newlyStored(),
+	};
 	const checking = Date.now();
 	const problems = await violations(c, f.gw, result, measures);
-	if (process.env.FUZZ_VERBOSE) process.stdout.write(`  (invariants checked in ${Date.now() - checking} ms)\n`);
+	if (process.env.FUZZ_VERBOSE)
+		process.stdout.write(`  (invariants checked in ${Date.now() - checking} ms)\n`);
 	return { result, measures, problems };
 }
 
 /** fc.check over `arb`, failing with the seed, path, shrunk case and the replay command. */
-export async function checkProperty(file: string, f: Fixture, arb: fc.Arbitrary<RunCase>, budget: Budget): Promise<void> {
+export async function checkProperty(
+	file: string,
+	f: Fixture,
+	arb: fc.Arbitrary<RunCase>,
+	budget: Budget,
+): Promise<void> {
 	const testName = expect.getState().currentTestName;
 	let ran = 0;
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
 			ran++;
 			const { problems, measures } = await runOne(f, c);
-			if (process.env.FUZZ_VERBOSE) process.stdout.write(`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`);
+			if (process.env.FUZZ_VERBOSE)
+				process.stdout.write(
+					`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`,
+				);
 			if (problems.length) throw new Error(`${describeCase(c)}\n  - ${problems.join('\n  - ')}`);
 		}),
 		fuzzParameters<[RunCase]>(budget),

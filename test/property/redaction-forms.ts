@@ -12,16 +12,36 @@ export const FORM_DEPTH = 3;
 
 const chars = (s: string) => [...s];
 const ALNUM = chars('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789');
-const text = (alphabet: string[], min: number, max: number) => fc.string({ unit: fc.constantFrom(...alphabet), minLength: min, maxLength: max });
+const text = (alphabet: string[], min: number, max: number) =>
+	fc.string({ unit: fc.constantFrom(...alphabet), minLength: min, maxLength: max });
 
 /** Keys as gateways issue them: `sk-` + 20–60 of [A-Za-z0-9_-] mostly, and other shapes. */
 export const keyArb: fc.Arbitrary<string> = fc.oneof(
 	{ weight: 5, arbitrary: text([...ALNUM, '_', '-'], 20, 60).map((s) => `sk-${s}`) },
 	{ weight: 1, arbitrary: text(chars('0123456789abcdef'), 32, 64) },
 	{ weight: 1, arbitrary: fc.uuid() },
-	{ weight: 1, arbitrary: fc.tuple(text([...ALNUM, '+', '/'], 24, 48), fc.constantFrom('', '=', '==')).map(([s, pad]) => s + pad) },
-	{ weight: 1, arbitrary: fc.tuple(text([...ALNUM, '-', '_'], 10, 20), text([...ALNUM, '-', '_'], 10, 30), text([...ALNUM, '-', '_'], 10, 20)).map((p) => p.join('.')) },
-	{ weight: 1, arbitrary: fc.tuple(fc.constantFrom('gw_live_', 'key-', 'AKIA', 'pk.'), text(ALNUM, 16, 40)).map(([a, b]) => a + b) },
+	{
+		weight: 1,
+		arbitrary: fc
+			.tuple(text([...ALNUM, '+', '/'], 24, 48), fc.constantFrom('', '=', '=='))
+			.map(([s, pad]) => s + pad),
+	},
+	{
+		weight: 1,
+		arbitrary: fc
+			.tuple(
+				text([...ALNUM, '-', '_'], 10, 20),
+				text([...ALNUM, '-', '_'], 10, 30),
+				text([...ALNUM, '-', '_'], 10, 20),
+			)
+			.map((p) => p.join('.')),
+	},
+	{
+		weight: 1,
+		arbitrary: fc
+			.tuple(fc.constantFrom('gw_live_', 'key-', 'AKIA', 'pk.'), text(ALNUM, 16, 40))
+			.map(([a, b]) => a + b),
+	},
 );
 
 export type LayerKind = 'percent' | 'html' | 'json' | 'nul';
@@ -93,10 +113,13 @@ export function applyLayer(s: string, l: LayerSpec): string {
 			if (!own && r % 100 >= l.share) return c;
 			const lower = ((r >> 7) & 1) === 1;
 			const code = c.codePointAt(0)!;
-			if (l.kind === 'percent') return [...Buffer.from(c, 'utf8')].map((b) => `%${hex(b, 2, lower)}`).join('');
+			if (l.kind === 'percent')
+				return [...Buffer.from(c, 'utf8')].map((b) => `%${hex(b, 2, lower)}`).join('');
 			if (l.kind === 'json') {
 				if ((c === '\\' || c === '/' || c === '"') && (r >> 8) % 2) return `\\${c}`;
-				return [...Array(c.length).keys()].map((k) => `\\u${hex(c.charCodeAt(k), 4, lower)}`).join('');
+				return [...Array(c.length).keys()]
+					.map((k) => `\\u${hex(c.charCodeAt(k), 4, lower)}`)
+					.join('');
 			}
 			// html: a NUL has no reference (HTML reads &#0; as U+FFFD)
 			if (code === 0) return c;
@@ -115,7 +138,11 @@ export function formOf(key: string, f: FormSpec): string {
 	let s = key;
 	if (f.base64) {
 		const b = f.base64;
-		s = Buffer.concat([Buffer.from(b.before), Buffer.from(key, 'utf8'), Buffer.from(b.after)]).toString('base64');
+		s = Buffer.concat([
+			Buffer.from(b.before),
+			Buffer.from(key, 'utf8'),
+			Buffer.from(b.after),
+		]).toString('base64');
 		if (b.urlAlphabet) s = s.replace(/\+/g, '-').replace(/\//g, '_');
 		if (!b.padding) s = s.replace(/=+$/, '');
 	}
@@ -124,11 +151,38 @@ export function formOf(key: string, f: FormSpec): string {
 }
 
 export const describeForm = (f: FormSpec) =>
-	[f.base64 ? `base64(+${f.base64.before.length}/${f.base64.after.length} bytes${f.base64.urlAlphabet ? ', url' : ''})` : 'key', ...f.layers.map((l) => `${l.kind}${l.kind === 'nul' ? '' : ` ${l.share}%`}`)].join(' > ');
+	[
+		f.base64
+			? `base64(+${f.base64.before.length}/${f.base64.after.length} bytes${f.base64.urlAlphabet ? ', url' : ''})`
+			: 'key',
+		...f.layers.map((l) => `${l.kind}${l.kind === 'nul' ? '' : ` ${l.share}%`}`),
+	].join(' > ');
 
 /** Text around a form: anything (escape characters too), but never a `\`, `%` or `&` right beside it. */
-const noise = text([...ALNUM, ...chars(' \n\t"\'<>{}[](),:;=?!#.*%&\\/+-_~@$^|`'), 'é', '€', '\0'], 0, 30);
-const separator = fc.constantFrom(' ', '"', "'", '<', '>', '(', ')', ',', ':', '\n', '?', '!', '|', '[', ']', '{', '}');
+const noise = text(
+	[...ALNUM, ...chars(' \n\t"\'<>{}[](),:;=?!#.*%&\\/+-_~@$^|`'), 'é', '€', '\0'],
+	0,
+	30,
+);
+const separator = fc.constantFrom(
+	' ',
+	'"',
+	"'",
+	'<',
+	'>',
+	'(',
+	')',
+	',',
+	':',
+	'\n',
+	'?',
+	'!',
+	'|',
+	'[',
+	']',
+	'{',
+	'}',
+);
 
 export type Context = 'text' | 'json' | 'html' | 'url' | 'twice';
 export const contextArb = fc.constantFrom<Context>('text', 'json', 'html', 'url', 'twice');
@@ -140,7 +194,13 @@ export interface Embedding {
 	sepLeft: string;
 	sepRight: string;
 }
-export const embeddingArb: fc.Arbitrary<Embedding> = fc.record({ context: contextArb, left: noise, right: noise, sepLeft: separator, sepRight: separator });
+export const embeddingArb: fc.Arbitrary<Embedding> = fc.record({
+	context: contextArb,
+	left: noise,
+	right: noise,
+	sepLeft: separator,
+	sepRight: separator,
+});
 
 /** `form` inside a text of the embedding's kind. */
 export function embed(form: string, e: Embedding): string {
@@ -164,6 +224,10 @@ export const cleanTextArb = (otherKey: fc.Arbitrary<string>): fc.Arbitrary<strin
 	fc.oneof(
 		noise.map((s) => s.repeat(3)),
 		fc.tuple(otherKey, formArb, embeddingArb).map(([k, f, e]) => embed(formOf(k, f), e)),
-		fc.array(fc.nat(255), { minLength: 30, maxLength: 300 }).map((b) => `{"b64_json":"${Buffer.from(b).toString('base64').replace(/\//g, '\\/')}"}`),
-		fc.tuple(noise, fc.array(layerArb, { maxLength: 3 })).map(([s, layers]) => layers.reduce(applyLayer, s)),
+		fc
+			.array(fc.nat(255), { minLength: 30, maxLength: 300 })
+			.map((b) => `{"b64_json":"${Buffer.from(b).toString('base64').replace(/\//g, '\\/')}"}`),
+		fc
+			.tuple(noise, fc.array(layerArb, { maxLength: 3 }))
+			.map(([s, layers]) => layers.reduce(applyLayer, s)),
 	);

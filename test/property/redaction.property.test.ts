@@ -20,14 +20,27 @@ import { ESCAPE_KINDS, decodeLayer } from '../../nodes/shared/transport/encoding
 import { Redactor } from '../../nodes/shared/transport/redact';
 import { checkSync } from './check';
 import { findKey } from './key-oracle';
-import { FORM_DEPTH, cleanTextArb, describeForm, embed, embeddingArb, formArb, formOf, keyArb } from './redaction-forms';
+import {
+	FORM_DEPTH,
+	cleanTextArb,
+	describeForm,
+	embed,
+	embeddingArb,
+	formArb,
+	formOf,
+	keyArb,
+} from './redaction-forms';
 
 const FILE = 'redaction.property.test.ts';
 /** the oracle tries every sequence of this many decoders: the layers and one more */
 const ORACLE_DEPTH = FORM_DEPTH + 1;
 
 const fail = (what: string, c: object) => {
-	throw new Error(`${what}\n  ${Object.entries(c).map(([k, v]) => `${k}: ${JSON.stringify(v)?.slice(0, 400)}`).join('\n  ')}`);
+	throw new Error(
+		`${what}\n  ${Object.entries(c)
+			.map(([k, v]) => `${k}: ${JSON.stringify(v)?.slice(0, 400)}`)
+			.join('\n  ')}`,
+	);
 };
 
 /** The text through a TextRedactionStream in the given pieces: what comes out, joined, and the most it held back. */
@@ -43,13 +56,21 @@ function streamed(r: Redactor, pieces: string[]): { out: string; held: number } 
 }
 
 /** The same with bytes in `encoding`, cut at the given byte offsets, through a ChunkRedactor reading that charset. */
-function streamedBytes(r: Redactor, text: string, encoding: 'utf8' | 'utf16le', cuts: number[]): { out: string; held: number } {
+function streamedBytes(
+	r: Redactor,
+	text: string,
+	encoding: 'utf8' | 'utf16le',
+	cuts: number[],
+): { out: string; held: number } {
 	const bytes = Buffer.from(text, encoding);
 	const c = r.chunks({ charset: encoding === 'utf8' ? 'utf-8' : 'utf-16le' });
 	let out = '';
 	let held = 0;
 	let from = 0;
-	for (const cut of [...cuts.map((x) => x % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
+	for (const cut of [
+		...cuts.map((x) => x % (bytes.length + 1)).sort((a, b) => a - b),
+		bytes.length,
+	]) {
 		out += c.write(bytes.subarray(from, Math.max(from, cut)));
 		from = Math.max(from, cut);
 		held = Math.max(held, c.pending);
@@ -65,7 +86,12 @@ const piecesAt = (text: string, cuts: number[]) => {
 /** Every cut into two pieces of a text this short or shorter; longer texts get the random cuts only. */
 const EVERY_CUT_UP_TO = 400;
 
-const caseArb = fc.record({ key: keyArb, form: formArb, embedding: embeddingArb, cuts: fc.array(fc.nat(), { maxLength: 12 }) });
+const caseArb = fc.record({
+	key: keyArb,
+	form: formArb,
+	embedding: embeddingArb,
+	cuts: fc.array(fc.nat(), { maxLength: 12 }),
+});
 
 it('(a, b) every generated form of the key, in any text, whole or in chunks, comes out with no form of the key left', () => {
 	checkSync(
@@ -76,20 +102,29 @@ it('(a, b) every generated form of the key, in any text, whole or in chunks, com
 			const form = formOf(c.key, c.form);
 			const input = embed(form, c.embedding);
 			const info = { key: c.key, form: describeForm(c.form), input };
-			if (!findKey(input, c.key, ORACLE_DEPTH)) fail('the oracle does not see the key in the generated input (a generator bug)', info);
+			if (!findKey(input, c.key, ORACLE_DEPTH))
+				fail('the oracle does not see the key in the generated input (a generator bug)', info);
 			if (!r.contains(input)) fail('contains() misses the form', info);
 			const out = r.text(input);
 			const found = findKey(out, c.key, ORACLE_DEPTH);
 			if (found) fail(`text() left the key (${found})`, { ...info, out });
-			if (r.contains(out) || r.text(out) !== out) fail('text() of the output changes it again', { ...info, out, again: r.text(out) });
+			if (r.contains(out) || r.text(out) !== out)
+				fail('text() of the output changes it again', { ...info, out, again: r.text(out) });
 			// (b) the same text in chunks: every cut in two, random cuts, and bytes in UTF-8 and UTF-16LE
 			const outs = new Map<string, string>();
 			const check = (what: string, s: { out: string; held: number }) => {
-				if (s.held > r.streamBound) fail(`${what}: the stream held back ${s.held} characters, more than its bound ${r.streamBound}`, info);
-				if (s.out.includes(c.key) || r.contains(s.out)) fail(`${what}: the stream let a form through`, { ...info, out: s.out });
+				if (s.held > r.streamBound)
+					fail(
+						`${what}: the stream held back ${s.held} characters, more than its bound ${r.streamBound}`,
+						info,
+					);
+				if (s.out.includes(c.key) || r.contains(s.out))
+					fail(`${what}: the stream let a form through`, { ...info, out: s.out });
 				outs.set(s.out, what);
 			};
-			if (input.length <= EVERY_CUT_UP_TO) for (let cut = 1; cut < input.length; cut++) check(`cut at ${cut}`, streamed(r, [input.slice(0, cut), input.slice(cut)]));
+			if (input.length <= EVERY_CUT_UP_TO)
+				for (let cut = 1; cut < input.length; cut++)
+					check(`cut at ${cut}`, streamed(r, [input.slice(0, cut), input.slice(cut)]));
 			check(`cut at ${c.cuts.join(',')}`, streamed(r, piecesAt(input, c.cuts)));
 			check('one character at a time', streamed(r, [...input]));
 			check('UTF-8 bytes', streamedBytes(r, input, 'utf8', c.cuts));
@@ -107,7 +142,13 @@ it('(c) a text without the key comes out of text() and of the streams unchanged'
 	const arb = fc
 		.tuple(keyArb, keyArb)
 		.filter(([k, other]) => !k.includes(other) && !other.includes(k))
-		.chain(([key, other]) => fc.record({ key: fc.constant(key), text: cleanTextArb(fc.constant(other)), cuts: fc.array(fc.nat(), { maxLength: 12 }) }));
+		.chain(([key, other]) =>
+			fc.record({
+				key: fc.constant(key),
+				text: cleanTextArb(fc.constant(other)),
+				cuts: fc.array(fc.nat(), { maxLength: 12 }),
+			}),
+		);
 	checkSync(
 		FILE,
 		arb,
@@ -115,7 +156,8 @@ it('(c) a text without the key comes out of text() and of the streams unchanged'
 			const r = new Redactor([c.key]);
 			const info = { key: c.key, text: c.text };
 			if (findKey(c.text, c.key, ORACLE_DEPTH)) return; // the other key's form holds this one after all
-			if (r.text(c.text) !== c.text) fail('text() changed a text without the key', { ...info, out: r.text(c.text) });
+			if (r.text(c.text) !== c.text)
+				fail('text() changed a text without the key', { ...info, out: r.text(c.text) });
 			if (r.contains(c.text)) fail('contains() says yes to a text without the key', info);
 			const cases: Array<[string, { out: string; held: number }]> = [
 				[`cut at ${c.cuts.join(',')}`, streamed(r, piecesAt(c.text, c.cuts))],
@@ -123,10 +165,17 @@ it('(c) a text without the key comes out of text() and of the streams unchanged'
 				['UTF-8 bytes', streamedBytes(r, c.text, 'utf8', c.cuts)],
 				['UTF-16LE bytes', streamedBytes(r, c.text, 'utf16le', c.cuts)],
 			];
-			if (c.text.length <= EVERY_CUT_UP_TO) for (let cut = 1; cut < c.text.length; cut++) cases.push([`cut at ${cut}`, streamed(r, [c.text.slice(0, cut), c.text.slice(cut)])]);
+			if (c.text.length <= EVERY_CUT_UP_TO)
+				for (let cut = 1; cut < c.text.length; cut++)
+					cases.push([`cut at ${cut}`, streamed(r, [c.text.slice(0, cut), c.text.slice(cut)])]);
 			for (const [what, s] of cases) {
-				if (s.out !== c.text) fail(`${what}: the stream changed a text without the key`, { ...info, out: s.out });
-				if (s.held > r.streamBound) fail(`${what}: held back ${s.held} characters, more than the bound ${r.streamBound}`, info);
+				if (s.out !== c.text)
+					fail(`${what}: the stream changed a text without the key`, { ...info, out: s.out });
+				if (s.held > r.streamBound)
+					fail(
+						`${what}: held back ${s.held} characters, more than the bound ${r.streamBound}`,
+						info,
+					);
 			}
 		},
 		{ runs: 300, timeMs: 30_000 },
@@ -140,9 +189,13 @@ it('one layer read whole (a regular expression per kind) and escape by escape (w
 		arb,
 		([text, kind]) => {
 			const whole = decodeLayer(text, kind);
-			const mapped = decodeLayer(text, kind, { map: Array.from({ length: text.length }, (_, i) => i) });
-			if (whole.text !== mapped.text || whole.changed !== mapped.changed) fail('the two readings differ', { kind, text, whole: whole.text, mapped: mapped.text });
-			if (mapped.map!.length !== mapped.text.length) fail('the map does not cover the text', { kind, text });
+			const mapped = decodeLayer(text, kind, {
+				map: Array.from({ length: text.length }, (_, i) => i),
+			});
+			if (whole.text !== mapped.text || whole.changed !== mapped.changed)
+				fail('the two readings differ', { kind, text, whole: whole.text, mapped: mapped.text });
+			if (mapped.map!.length !== mapped.text.length)
+				fail('the map does not cover the text', { kind, text });
 		},
 		{ runs: 1000, timeMs: 10_000 },
 	);

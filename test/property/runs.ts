@@ -47,20 +47,58 @@ export interface RunCase {
 export const PAID = new Set(['image', 'video', 'chat', 'responses']);
 
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
-const onError = fc.constantFrom<OnError>('stopWorkflow', 'continueRegularOutput', 'continueErrorOutput');
+const onError = fc.constantFrom<OnError>(
+	'stopWorkflow',
+	'continueRegularOutput',
+	'continueErrorOutput',
+);
 
 /** The item's marker comes first: the gateway counts POSTs per item by it. */
-const prompt = (changing: boolean) => (changing ? "={{ 'item-' + $itemIndex + ' draw ' + $now.toMillis() + ' ' + Math.random() }}" : "={{ 'item-' + $itemIndex + ' draw ' + $json.p }}");
+const prompt = (changing: boolean) =>
+	changing
+		? "={{ 'item-' + $itemIndex + ' draw ' + $now.toMillis() + ' ' + Math.random() }}"
+		: "={{ 'item-' + $itemIndex + ' draw ' + $json.p }}";
 
 export const paidNode: fc.Arbitrary<NodeCase> = fc.oneof(
-	fc.record({ node: fc.constant('image' as const), mode: fc.constantFrom<'async' | 'sync' | 'native' | 'edit'>('async', 'sync', 'native', 'edit'), wait: fc.boolean() }).map((c) => (c.mode === 'sync' || c.mode === 'native' ? { ...c, wait: false } : c)),
-	fc.record({ node: fc.constant('video' as const), family: fc.constantFrom<'delta' | 'gamma'>('delta', 'gamma') }),
-	fc.record({ node: fc.constantFrom<'chat' | 'responses'>('chat', 'responses'), stream: fc.boolean() }),
+	fc
+		.record({
+			node: fc.constant('image' as const),
+			mode: fc.constantFrom<'async' | 'sync' | 'native' | 'edit'>(
+				'async',
+				'sync',
+				'native',
+				'edit',
+			),
+			wait: fc.boolean(),
+		})
+		.map((c) => (c.mode === 'sync' || c.mode === 'native' ? { ...c, wait: false } : c)),
+	fc.record({
+		node: fc.constant('video' as const),
+		family: fc.constantFrom<'delta' | 'gamma'>('delta', 'gamma'),
+	}),
+	fc.record({
+		node: fc.constantFrom<'chat' | 'responses'>('chat', 'responses'),
+		stream: fc.boolean(),
+	}),
 );
 
 export const waitDownloadNode: fc.Arbitrary<NodeCase> = fc.oneof(
-	fc.record({ node: fc.constant('wait' as const), tasks: fc.array(fc.constantFrom<'image' | 'delta' | 'gamma'>('image', 'image', 'delta', 'gamma'), { minLength: 8, maxLength: 8 }) }),
-	fc.record({ node: fc.constant('download' as const), source: fc.constantFrom<'imageTask' | 'videoTask' | 'url-image' | 'url-video'>('imageTask', 'videoTask', 'url-image', 'url-video') }),
+	fc.record({
+		node: fc.constant('wait' as const),
+		tasks: fc.array(
+			fc.constantFrom<'image' | 'delta' | 'gamma'>('image', 'image', 'delta', 'gamma'),
+			{ minLength: 8, maxLength: 8 },
+		),
+	}),
+	fc.record({
+		node: fc.constant('download' as const),
+		source: fc.constantFrom<'imageTask' | 'videoTask' | 'url-image' | 'url-video'>(
+			'imageTask',
+			'videoTask',
+			'url-image',
+			'url-video',
+		),
+	}),
 );
 
 /**
@@ -68,11 +106,25 @@ export const waitDownloadNode: fc.Arbitrary<NodeCase> = fc.oneof(
  * task-ID rule; sometimes any form (the rule refuses it: the refusal must not show it either).
  */
 export const idForm: fc.Arbitrary<FormSpec> = fc.oneof(
-	{ weight: 3, arbitrary: fc.record({ before: fc.array(fc.nat(255), { maxLength: 12 }), after: fc.array(fc.nat(255), { maxLength: 12 }) }).map(({ before, after }): FormSpec => ({ base64: { before, after, urlAlphabet: true, padding: false }, layers: [] })) },
+	{
+		weight: 3,
+		arbitrary: fc
+			.record({
+				before: fc.array(fc.nat(255), { maxLength: 12 }),
+				after: fc.array(fc.nat(255), { maxLength: 12 }),
+			})
+			.map(({ before, after }): FormSpec => ({
+				base64: { before, after, urlAlphabet: true, padding: false },
+				layers: [],
+			})),
+	},
 	{ weight: 1, arbitrary: formArb },
 );
 
-const idForms = fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: idForm }), { minLength: 8, maxLength: 8 });
+const idForms = fc.array(
+	fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: idForm }),
+	{ minLength: 8, maxLength: 8 },
+);
 
 export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
 	fc
@@ -86,13 +138,23 @@ export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
 			n8nStreams: fc.boolean(),
 			idForms: fc.option(idForms, { freq: 2, nil: undefined }),
 		})
-		.map((c) => (c.node.node === 'wait' || (c.node.node === 'download' && (c.node.source === 'imageTask' || c.node.source === 'videoTask')) ? c : { ...c, idForms: undefined }));
+		.map((c) =>
+			c.node.node === 'wait' ||
+			(c.node.node === 'download' &&
+				(c.node.source === 'imageTask' || c.node.source === 'videoTask'))
+				? c
+				: { ...c, idForms: undefined },
+		);
 
 const SHORT_SUBMIT = { submitTimeoutMs: 2500 };
 const SHORT_TEXT = { timeoutMs: 3000, idleTimeoutMs: 1000, maxDurationMs: 4000 };
 
 export function buildNode(c: RunCase): TestNode {
-	const base = { name: 'Node', onError: c.onError, ...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 0 } : {}) };
+	const base = {
+		name: 'Node',
+		onError: c.onError,
+		...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 0 } : {}),
+	};
 	const n = c.node;
 	switch (n.node) {
 		case 'image': {
@@ -108,7 +170,12 @@ export function buildNode(c: RunCase): TestNode {
 					size: '1024x1024',
 					...(n.mode === 'native' ? { nativeImageSize: '1K', aspectRatio: '1:1' } : {}),
 					...(n.mode === 'edit' ? { referenceBinaries: 'data', editEncoding: 'multipart' } : {}),
-					options: { ...SHORT_SUBMIT, syncTimeoutMs: 3000, deadlineMinutes: 0.05, waitForResult: n.wait },
+					options: {
+						...SHORT_SUBMIT,
+						syncTimeoutMs: 3000,
+						deadlineMinutes: 0.05,
+						waitForResult: n.wait,
+					},
 				},
 			};
 		}
@@ -118,22 +185,70 @@ export function buildNode(c: RunCase): TestNode {
 				type: new GenGatewayVideoCreate(),
 				parameters:
 					n.family === 'delta'
-						? { family: 'delta', model: model('delta-video-2-0-mini-260615'), prompt: prompt(c.changing), seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false, options: SHORT_SUBMIT }
-						: { family: 'gamma', model: model('gamma-video-1.5'), prompt: prompt(c.changing), gammaSeconds: 8, aspectRatio: '16:9', options: SHORT_SUBMIT },
+						? {
+								family: 'delta',
+								model: model('delta-video-2-0-mini-260615'),
+								prompt: prompt(c.changing),
+								seconds: 5,
+								resolution: '480p',
+								ratio: '16:9',
+								generateAudio: false,
+								watermark: false,
+								options: SHORT_SUBMIT,
+							}
+						: {
+								family: 'gamma',
+								model: model('gamma-video-1.5'),
+								prompt: prompt(c.changing),
+								gammaSeconds: 8,
+								aspectRatio: '16:9',
+								options: SHORT_SUBMIT,
+							},
 			};
 		case 'chat':
-			return { ...base, type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: prompt(c.changing) }] }, stream: n.stream, options: SHORT_TEXT } };
+			return {
+				...base,
+				type: new GenGatewayChat(),
+				parameters: {
+					model: model('alpha-chat-4o'),
+					messagesFrom: 'ui',
+					messages: { values: [{ role: 'user', content: prompt(c.changing) }] },
+					stream: n.stream,
+					options: SHORT_TEXT,
+				},
+			};
 		case 'responses':
-			return { ...base, type: new GenGatewayResponses(), parameters: { model: model('alpha-chat-4o'), input: prompt(c.changing), stream: n.stream, options: SHORT_TEXT } };
+			return {
+				...base,
+				type: new GenGatewayResponses(),
+				parameters: {
+					model: model('alpha-chat-4o'),
+					input: prompt(c.changing),
+					stream: n.stream,
+					options: SHORT_TEXT,
+				},
+			};
 		case 'wait':
-			return { ...base, type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { deadlineMinutes: 0.03, maxWaitSeconds: 1.5, videoIntervalMs: 1000 } } };
+			return {
+				...base,
+				type: new GenGatewayTaskWait(),
+				parameters: {
+					taskId: '={{ $json.task_id }}',
+					taskKind: 'auto',
+					options: { deadlineMinutes: 0.03, maxWaitSeconds: 1.5, videoIntervalMs: 1000 },
+				},
+			};
 		case 'download': {
 			const params: IDataObject =
 				n.source === 'imageTask'
 					? { source: 'imageTask', task: '={{ $json }}' }
 					: n.source === 'videoTask'
 						? { source: 'videoTask', taskId: '={{ $json.task_id }}' }
-						: { source: 'url', url: '={{ $json.url }}', resultType: n.source === 'url-video' ? 'video' : 'image' };
+						: {
+								source: 'url',
+								url: '={{ $json.url }}',
+								resultType: n.source === 'url-video' ? 'video' : 'image',
+							};
 			return { ...base, type: new GenGatewayDownloadResult(), parameters: params };
 		}
 	}
@@ -141,12 +256,20 @@ export function buildNode(c: RunCase): TestNode {
 
 /** The task ID the input item `i` names (Task Wait, Download Result), if any: `w<i>x<i>`, or a form of the key. */
 export function inputTaskId(c: RunCase, i: number): string | undefined {
-	if (!(c.node.node === 'wait' || (c.node.node === 'download' && c.node.source !== 'url-image' && c.node.source !== 'url-video'))) return undefined;
+	if (!(
+		c.node.node === 'wait' ||
+		(c.node.node === 'download' && c.node.source !== 'url-image' && c.node.source !== 'url-video')
+	))
+		return undefined;
 	const form = c.idForms?.[i];
 	return form ? formOf(KEY, form) : `w${i}x${i}`;
 }
 
-export function buildInput(c: RunCase, origins: { resultOrigin: string }, png: Buffer): { items: INodeExecutionData[]; tasks: Record<string, TaskInfo> } {
+export function buildInput(
+	c: RunCase,
+	origins: { resultOrigin: string },
+	png: Buffer,
+): { items: INodeExecutionData[]; tasks: Record<string, TaskInfo> } {
 	const items: INodeExecutionData[] = [];
 	const tasks: Record<string, TaskInfo> = {};
 	const n = c.node;
@@ -154,16 +277,56 @@ export function buildInput(c: RunCase, origins: { resultOrigin: string }, png: B
 		const id = inputTaskId(c, i);
 		if (n.node === 'wait') {
 			const t = n.tasks[i];
-			tasks[id!] = { item: i, kind: t === 'image' ? 'image' : 'video', family: t === 'image' ? undefined : t };
-			items.push({ json: t === 'image' ? { task_id: id, kind: 'image', poll_after_ms: 0 } : { task_id: id, kind: 'video', family: t, model: t === 'delta' ? 'delta-video-2-0-mini-260615' : 'gamma-video-1.5' } });
+			tasks[id!] = {
+				item: i,
+				kind: t === 'image' ? 'image' : 'video',
+				family: t === 'image' ? undefined : t,
+			};
+			items.push({
+				json:
+					t === 'image'
+						? { task_id: id, kind: 'image', poll_after_ms: 0 }
+						: {
+								task_id: id,
+								kind: 'video',
+								family: t,
+								model: t === 'delta' ? 'delta-video-2-0-mini-260615' : 'gamma-video-1.5',
+							},
+			});
 		} else if (n.node === 'download') {
-			if (n.source === 'imageTask') items.push({ json: { task_id: id, status: 'completed', data: [{ url: `${origins.resultOrigin}/r/x${i}/dl/0.png` }] } });
+			if (n.source === 'imageTask')
+				items.push({
+					json: {
+						task_id: id,
+						status: 'completed',
+						data: [{ url: `${origins.resultOrigin}/r/x${i}/dl/0.png` }],
+					},
+				});
 			else if (n.source === 'videoTask') {
 				tasks[id!] = { item: i, kind: 'video', family: i % 2 ? 'gamma' : 'delta' };
-				items.push({ json: { task_id: id, family: i % 2 ? 'gamma' : 'delta', model: i % 2 ? 'gamma-video-1.5' : 'delta-video-2-0-mini-260615' } });
-			} else items.push({ json: { url: n.source === 'url-video' ? `${origins.resultOrigin}/v/x${i}/u.mp4` : `${origins.resultOrigin}/r/x${i}/u/0.png` } });
+				items.push({
+					json: {
+						task_id: id,
+						family: i % 2 ? 'gamma' : 'delta',
+						model: i % 2 ? 'gamma-video-1.5' : 'delta-video-2-0-mini-260615',
+					},
+				});
+			} else
+				items.push({
+					json: {
+						url:
+							n.source === 'url-video'
+								? `${origins.resultOrigin}/v/x${i}/u.mp4`
+								: `${origins.resultOrigin}/r/x${i}/u/0.png`,
+					},
+				});
 		} else if (n.node === 'image' && n.mode === 'edit') {
-			items.push({ json: { p: `p${i}` }, binary: { data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'ref.png' } } });
+			items.push({
+				json: { p: `p${i}` },
+				binary: {
+					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'ref.png' },
+				},
+			});
 		} else items.push({ json: { p: `p${i}` } });
 	}
 	return { items, tasks };
@@ -178,6 +341,8 @@ export function describeCase(c: RunCase): string {
 	else if (n.node === 'wait') what = `Task Wait (${n.tasks.slice(0, c.items).join(',')})`;
 	else if (n.node === 'download') what = `Download Result ${n.source}`;
 	else what = `${n.node === 'chat' ? 'Chat' : 'Responses'} ${n.stream ? 'streamed' : 'plain'}`;
-	const forms = (c.idForms ?? []).slice(0, c.items).flatMap((f, i) => (f ? [`item ${i}: ${describeForm(f)}`] : []));
+	const forms = (c.idForms ?? [])
+		.slice(0, c.items)
+		.flatMap((f, i) => (f ? [`item ${i}: ${describeForm(f)}`] : []));
 	return `${what}, ${c.items} item(s), ${c.onError}, ${c.maxTries > 1 ? `Retry On Fail ×${c.maxTries}` : 'no retry'}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
 }

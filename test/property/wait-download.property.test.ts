@@ -10,5 +10,10 @@ const BUDGET = { runs: 40, timeMs: 75_000 };
 const fixture = useFixture();
 
 it('Task Wait and Download Result keep their invariants against a generated hostile gateway and result host', async () => {
-	await checkProperty('wait-download.property.test.ts', fixture(), runCase(waitDownloadNode), BUDGET);
+	await checkProperty(
+		'wait-download.property.test.ts',
+		fixture(),
+		runCase(waitDownloadNode),
+		BUDGET,
+	);
 }, 3_600_000);

@@ -16,7 +16,15 @@ import { registeredBodyRuleSets, withChanges } from '../../nodes/shared/rules/bo
 import { OPTION_RULES } from '../../nodes/shared/rules/options';
 import { registeredFieldSets } from '../../nodes/shared/rules/rule';
 import { parseOrThrow } from '../../nodes/shared/validate';
-import { BODY_PLACEMENTS, delta, generatedBodyCases, generatedCases, image, m, type Case } from './corpus';
+import {
+	BODY_PLACEMENTS,
+	delta,
+	generatedBodyCases,
+	generatedCases,
+	image,
+	m,
+	type Case,
+} from './corpus';
 import { checkMessages } from './schemaChecks';
 
 let sim: Simulator;
@@ -32,10 +40,18 @@ beforeEach(() => sim.reset());
 /** the simulator's demo key (the credential's), for the key-in-the-URL rows */
 const KEY = 'sk-sim-demo-0000000000000000';
 /** a beta JSON edit from reference addresses only */
-const betaEdit = { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', editEncoding: 'json' };
-const many = (n: number, ext = 'png') => Array.from({ length: n }, (_, k) => `https://media.example/${k}.${ext}`);
+const betaEdit = {
+	operation: 'edit',
+	model: m('beta-3.1-flash-image-preview'),
+	referenceBinaries: '',
+	editEncoding: 'json',
+};
+const many = (n: number, ext = 'png') =>
+	Array.from({ length: n }, (_, k) => `https://media.example/${k}.${ext}`);
 
-const withBinary = (data: Buffer, fileName: string, mimeType: string): INodeExecutionData[] => [{ json: {}, binary: { data: { data: data.toString('base64'), mimeType, fileName } } }];
+const withBinary = (data: Buffer, fileName: string, mimeType: string): INodeExecutionData[] => [
+	{ json: {}, binary: { data: { data: data.toString('base64'), mimeType, fileName } } },
+];
 const hugePng = () => {
 	const b = Buffer.alloc(26 * 1024 * 1024, 0);
 	Buffer.from('89504e470d0a1a0a0000000d49484452000000400000004008060000', 'hex').copy(b);
@@ -43,42 +59,233 @@ const hugePng = () => {
 };
 
 const written: Array<[...Case, (() => INodeExecutionData[])?]> = [
-	['Image Submit: model expression resolving to null', () => new GenGatewayImageSubmit(), image, { model: m('={{ null }}') }, /^Model: is required/],
-	['Image Submit: wrong size for the tier', () => new GenGatewayImageSubmit(), image, { model: m('alpha-image-2-2k'), size: '4096x4096' }, /^size: 4096x4096 is 16,777,216 pixels; the 2K tier of alpha-image-2-2k allows at most 2048x2048/],
-	['Image Submit: native for an alpha model', () => new GenGatewayImageSubmit(), image, { mode: 'native' }, /^Mode: Native \(generateContent\) is for the beta family only/],
-	['Image Submit: edit without references', () => new GenGatewayImageSubmit(), image, { operation: 'edit', referenceBinaries: '', referenceUrls: '' }, /^Reference Images: an edit needs at least one reference image/],
-	['Image Submit: reference image over 25 MiB', () => new GenGatewayImageSubmit(), image, { operation: 'edit' }, /^Reference Binary Properties: binary "data" is 26\.0 MiB; the limit is 25 MiB per image/, hugePng],
-	['Image Submit: reference file that is not an image', () => new GenGatewayImageSubmit(), image, { operation: 'edit' }, /^Reference Binary Properties: binary "data" \(notes\.png\) is not a PNG, JPEG, WebP or BMP image \(checked from its bytes\)/, () => withBinary(Buffer.from('%PDF-1.7 not a picture'), 'notes.png', 'image/png')],
-	['Image Submit: reference URL not http(s)', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3-pro-image-preview'), referenceBinaries: '', referenceUrls: 'ftp://a.example/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: must be an http\(s\):\/\/ address/],
-	['Image Submit: reference URL with credentials', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://me:secret@media.example/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: must not contain credentials/],
-	['Image Submit: reference URL on a link-local address', () => new GenGatewayImageSubmit(), image, { operation: 'edit', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'http://169.254.169.254/x.png', editEncoding: 'json' }, /^Reference Image URLs\[0\]: /],
-	['Image Submit: reference URL in native mode', () => new GenGatewayImageSubmit(), image, { operation: 'edit', mode: 'native', model: m('beta-3.1-flash-image-preview'), referenceBinaries: '', referenceUrls: 'https://media.example/x.png' }, /^Reference Image URLs: native mode sends reference images inline/],
-	['Video Create: too many references', () => new GenGatewayVideoCreate(), delta, { referenceImages: many(9), referenceVideos: many(3, 'mp4'), referenceAudios: many(1, 'mp3') }, /13 references: at most 12/],
-	['Video Create: bad URL', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'not a url' }, /metadata\.content\[0\]\.image_url\.url: /],
+	[
+		'Image Submit: model expression resolving to null',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ model: m('={{ null }}') },
+		/^Model: is required/,
+	],
+	[
+		'Image Submit: wrong size for the tier',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ model: m('alpha-image-2-2k'), size: '4096x4096' },
+		/^size: 4096x4096 is 16,777,216 pixels; the 2K tier of alpha-image-2-2k allows at most 2048x2048/,
+	],
+	[
+		'Image Submit: native for an alpha model',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ mode: 'native' },
+		/^Mode: Native \(generateContent\) is for the beta family only/,
+	],
+	[
+		'Image Submit: edit without references',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ operation: 'edit', referenceBinaries: '', referenceUrls: '' },
+		/^Reference Images: an edit needs at least one reference image/,
+	],
+	[
+		'Image Submit: reference image over 25 MiB',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ operation: 'edit' },
+		/^Reference Binary Properties: binary "data" is 26\.0 MiB; the limit is 25 MiB per image/,
+		hugePng,
+	],
+	[
+		'Image Submit: reference file that is not an image',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ operation: 'edit' },
+		/^Reference Binary Properties: binary "data" \(notes\.png\) is not a PNG, JPEG, WebP or BMP image \(checked from its bytes\)/,
+		() => withBinary(Buffer.from('%PDF-1.7 not a picture'), 'notes.png', 'image/png'),
+	],
+	[
+		'Image Submit: reference URL not http(s)',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{
+			operation: 'edit',
+			model: m('beta-3-pro-image-preview'),
+			referenceBinaries: '',
+			referenceUrls: 'ftp://a.example/x.png',
+			editEncoding: 'json',
+		},
+		/^Reference Image URLs\[0\]: must be an http\(s\):\/\/ address/,
+	],
+	[
+		'Image Submit: reference URL with credentials',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{
+			operation: 'edit',
+			model: m('beta-3.1-flash-image-preview'),
+			referenceBinaries: '',
+			referenceUrls: 'https://me:secret@media.example/x.png',
+			editEncoding: 'json',
+		},
+		/^Reference Image URLs\[0\]: must not contain credentials/,
+	],
+	[
+		'Image Submit: reference URL on a link-local address',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{
+			operation: 'edit',
+			model: m('beta-3.1-flash-image-preview'),
+			referenceBinaries: '',
+			referenceUrls: 'http://169.254.169.254/x.png',
+			editEncoding: 'json',
+		},
+		/^Reference Image URLs\[0\]: /,
+	],
+	[
+		'Image Submit: reference URL in native mode',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{
+			operation: 'edit',
+			mode: 'native',
+			model: m('beta-3.1-flash-image-preview'),
+			referenceBinaries: '',
+			referenceUrls: 'https://media.example/x.png',
+		},
+		/^Reference Image URLs: native mode sends reference images inline/,
+	],
+	[
+		'Video Create: too many references',
+		() => new GenGatewayVideoCreate(),
+		delta,
+		{ referenceImages: many(9), referenceVideos: many(3, 'mp4'), referenceAudios: many(1, 'mp3') },
+		/13 references: at most 12/,
+	],
+	[
+		'Video Create: bad URL',
+		() => new GenGatewayVideoCreate(),
+		delta,
+		{ referenceImages: 'not a url' },
+		/metadata\.content\[0\]\.image_url\.url: /,
+	],
 	// reference image addresses the gateway must not be given: credentials, private and link-local hosts, the key itself
-	['Image Submit: reference URL with user:pass@ (http)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://user:pass@media.example/x.png' }, /^Reference Image URLs\[0\]: must not contain credentials/],
-	['Image Submit: reference URL on a private address (10/8)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://10.0.0.5/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
-	['Image Submit: reference URL on a private address (192.168/16)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://192.168.1.20:8080/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
-	['Image Submit: reference URL on loopback', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://127.0.0.1/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
-	['Image Submit: reference URL on IPv6 link-local', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'http://[fe80::1]/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
-	['Image Submit: reference URL on IPv6 unique-local', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://[fd12:3456::1]/x.png' }, /^Reference Image URLs\[0\]: .*private, loopback or link-local/],
-	['Image Submit: reference URL carrying the key in its query', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: `https://media.example/x.png?sig=${KEY}` }, /^Reference Image URLs\[0\]: must not carry an API key/],
-	['Image Submit: reference URL carrying the key percent-encoded in its path', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: `https://media.example/${encodeURIComponent(KEY).replace(/-/g, '%2D')}/x.png` }, /^Reference Image URLs\[0\]: must not carry an API key/],
-	['Image Submit: second reference URL bad, first fine (the field names the index)', () => new GenGatewayImageSubmit(), image, { ...betaEdit, referenceUrls: 'https://media.example/a.png\nhttp://169.254.169.254/latest/meta-data' }, /^Reference Image URLs\[1\]: /],
-	['Video Create: reference image on a link-local address', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'https://169.254.169.254/x.png' }, /private, loopback or link-local/],
-	['Video Create: reference image with user:pass@', () => new GenGatewayVideoCreate(), delta, { referenceImages: 'https://me:secret@media.example/x.png' }, /must not contain credentials/],
-	['Video Create: reference image carrying the key', () => new GenGatewayVideoCreate(), delta, { referenceImages: `https://media.example/x.png?t=${KEY}` }, /must not carry an API key/],
+	[
+		'Image Submit: reference URL with user:pass@ (http)',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: 'http://user:pass@media.example/x.png' },
+		/^Reference Image URLs\[0\]: must not contain credentials/,
+	],
+	[
+		'Image Submit: reference URL on a private address (10/8)',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: 'https://10.0.0.5/x.png' },
+		/^Reference Image URLs\[0\]: .*private, loopback or link-local/,
+	],
+	[
+		'Image Submit: reference URL on a private address (192.168/16)',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: 'http://192.168.1.20:8080/x.png' },
+		/^Reference Image URLs\[0\]: .*private, loopback or link-local/,
+	],
+	[
+		'Image Submit: reference URL on loopback',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: 'http://127.0.0.1/x.png' },
+		/^Reference Image URLs\[0\]: .*private, loopback or link-local/,
+	],
+	[
+		'Image Submit: reference URL on IPv6 link-local',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: 'http://[fe80::1]/x.png' },
+		/^Reference Image URLs\[0\]: .*private, loopback or link-local/,
+	],
+	[
+		'Image Submit: reference URL on IPv6 unique-local',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: 'https://[fd12:3456::1]/x.png' },
+		/^Reference Image URLs\[0\]: .*private, loopback or link-local/,
+	],
+	[
+		'Image Submit: reference URL carrying the key in its query',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{ ...betaEdit, referenceUrls: `https://media.example/x.png?sig=${KEY}` },
+		/^Reference Image URLs\[0\]: must not carry an API key/,
+	],
+	[
+		'Image Submit: reference URL carrying the key percent-encoded in its path',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{
+			...betaEdit,
+			referenceUrls: `https://media.example/${encodeURIComponent(KEY).replace(/-/g, '%2D')}/x.png`,
+		},
+		/^Reference Image URLs\[0\]: must not carry an API key/,
+	],
+	[
+		'Image Submit: second reference URL bad, first fine (the field names the index)',
+		() => new GenGatewayImageSubmit(),
+		image,
+		{
+			...betaEdit,
+			referenceUrls: 'https://media.example/a.png\nhttp://169.254.169.254/latest/meta-data',
+		},
+		/^Reference Image URLs\[1\]: /,
+	],
+	[
+		'Video Create: reference image on a link-local address',
+		() => new GenGatewayVideoCreate(),
+		delta,
+		{ referenceImages: 'https://169.254.169.254/x.png' },
+		/private, loopback or link-local/,
+	],
+	[
+		'Video Create: reference image with user:pass@',
+		() => new GenGatewayVideoCreate(),
+		delta,
+		{ referenceImages: 'https://me:secret@media.example/x.png' },
+		/must not contain credentials/,
+	],
+	[
+		'Video Create: reference image carrying the key',
+		() => new GenGatewayVideoCreate(),
+		delta,
+		{ referenceImages: `https://media.example/x.png?t=${KEY}` },
+		/must not carry an API key/,
+	],
 ];
 
 const generated = generatedCases();
 const body = generatedBodyCases();
-const cases: Array<[...Case, (() => INodeExecutionData[])?]> = [...generated.cases, ...body.cases, ...written];
+const cases: Array<[...Case, (() => INodeExecutionData[])?]> = [
+	...generated.cases,
+	...body.cases,
+	...written,
+];
 
 const bodySets = [...registeredBodyRuleSets()];
-const bodyRules = bodySets.flatMap(([set, s]) => Object.entries(s.rules).map(([id, rule]) => ({ set, id, rule, valid: s.valid, schema: s.schema() })));
+const bodyRules = bodySets.flatMap(([set, s]) =>
+	Object.entries(s.rules).map(([id, rule]) => ({
+		set,
+		id,
+		rule,
+		valid: s.valid,
+		schema: s.schema(),
+	})),
+);
 
 /** What a schema refuses in a body, as the node reports it: field and rule. */
-function violations(schema: Parameters<typeof parseOrThrow>[0], value: unknown): Array<{ field: string; rule: string }> {
+function violations(
+	schema: Parameters<typeof parseOrThrow>[0],
+	value: unknown,
+): Array<{ field: string; rule: string }> {
 	try {
 		parseOrThrow(schema, value);
 		return [];
@@ -90,7 +297,9 @@ function violations(schema: Parameters<typeof parseOrThrow>[0], value: unknown):
 
 describe('every rule has a case', () => {
 	const sets = [...registeredFieldSets()];
-	const fields = sets.flatMap(([set, f]) => Object.entries(f).map(([name, field]) => ({ set, name, ...field })));
+	const fields = sets.flatMap(([set, f]) =>
+		Object.entries(f).map(([name, field]) => ({ set, name, ...field })),
+	);
 
 	it('every field set of the nodes is placed in the corpus', () => {
 		expect(sets.length).toBeGreaterThan(10);
@@ -99,30 +308,54 @@ describe('every rule has a case', () => {
 
 	it('every body rule set is placed in the corpus, and every example of a reached rule is given through the node', () => {
 		expect(body.unplaced).toEqual([]);
-		expect(bodySets.map(([set]) => set)).toEqual(expect.arrayContaining(Object.keys(BODY_PLACEMENTS)));
-		for (const [set, { rules }] of bodySets) expect([set, Object.keys(BODY_PLACEMENTS[set]?.unreachable ?? {}).filter((id) => !rules[id])]).toEqual([set, []]);
+		expect(bodySets.map(([set]) => set)).toEqual(
+			expect.arrayContaining(Object.keys(BODY_PLACEMENTS)),
+		);
+		for (const [set, { rules }] of bodySets)
+			expect([
+				set,
+				Object.keys(BODY_PLACEMENTS[set]?.unreachable ?? {}).filter((id) => !rules[id]),
+			]).toEqual([set, []]);
 	});
 
 	it('every shared option rule is used by a field (a rule no field uses has no case)', () => {
 		const used = new Set(fields.map((f) => f.rule));
-		expect(Object.entries(OPTION_RULES).filter(([, rule]) => !used.has(rule)).map(([name]) => name)).toEqual([]);
+		expect(
+			Object.entries(OPTION_RULES)
+				.filter(([, rule]) => !used.has(rule))
+				.map(([name]) => name),
+		).toEqual([]);
 	});
 
-	it.each(fields.map((f) => [`${f.set}: ${f.label}`, f] as const))('%s: has good and bad examples, and its schema agrees with them', (_, f) => {
-		expect(f.rule.good.length).toBeGreaterThan(0);
-		expect(f.rule.bad.length).toBeGreaterThan(0);
-		for (const v of f.rule.good) expect([v, f.rule.schema.safeParse(v).success]).toEqual([v, true]);
-		for (const b of f.rule.bad) {
-			const r = f.rule.schema.safeParse(b.value);
-			expect([b.value, r.success]).toEqual([b.value, false]);
-			if (!r.success) expect(r.error.issues[0].message.startsWith(b.says)).toBe(true);
-		}
-		expect(generated.cases.filter(([title]) => title.startsWith(`${f.set}: ${f.label} = `))).toHaveLength(f.rule.bad.length);
-	});
+	it.each(fields.map((f) => [`${f.set}: ${f.label}`, f] as const))(
+		'%s: has good and bad examples, and its schema agrees with them',
+		(_, f) => {
+			expect(f.rule.good.length).toBeGreaterThan(0);
+			expect(f.rule.bad.length).toBeGreaterThan(0);
+			for (const v of f.rule.good)
+				expect([v, f.rule.schema.safeParse(v).success]).toEqual([v, true]);
+			for (const b of f.rule.bad) {
+				const r = f.rule.schema.safeParse(b.value);
+				expect([b.value, r.success]).toEqual([b.value, false]);
+				if (!r.success) expect(r.error.issues[0].message.startsWith(b.says)).toBe(true);
+			}
+			expect(
+				generated.cases.filter(([title]) => title.startsWith(`${f.set}: ${f.label} = `)),
+			).toHaveLength(f.rule.bad.length);
+		},
+	);
 
 	it('a node reads numbers from a sheet ("30") and sends the request', async () => {
-		const options = { submitTimeoutMs: '={{ "30000" }}', syncTimeoutMs: '={{ " 600000 " }}', maxConcurrency: '={{ "4" }}', deadlineMinutes: '={{ "30" }}' };
-		const r = await runWorkflow({ nodes: [{ name: 'N', type: new GenGatewayImageSubmit(), parameters: { ...image, options } }], credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const options = {
+			submitTimeoutMs: '={{ "30000" }}',
+			syncTimeoutMs: '={{ " 600000 " }}',
+			maxConcurrency: '={{ "4" }}',
+			deadlineMinutes: '={{ "30" }}',
+		};
+		const r = await runWorkflow({
+			nodes: [{ name: 'N', type: new GenGatewayImageSubmit(), parameters: { ...image, options } }],
+			credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+		});
 		const out = r.outputs('N').flat();
 		expect(out).toHaveLength(1);
 		expect(out[0].json.error).toBeUndefined();
@@ -133,56 +366,93 @@ describe('every rule has a case', () => {
 	it('a number given as text ("30" from a sheet) is that number; empty text is not set', () => {
 		for (const rule of Object.values(OPTION_RULES)) expect(rule.schema.parse(' 30 ')).toBe(30);
 		expect(OPTION_RULES.minutes.schema.parse('')).toBeUndefined();
-		expect(OPTION_RULES.minutes.schema.safeParse('abc').error?.issues[0].message).toBe('must be a positive number of minutes (got "abc")');
+		expect(OPTION_RULES.minutes.schema.safeParse('abc').error?.issues[0].message).toBe(
+			'must be a positive number of minutes (got "abc")',
+		);
 	});
 });
 
 describe('every body rule has a case', () => {
-	const schemaFiles = ['nodes/shared/images/rules.ts', 'nodes/GenGatewayVideoCreate/actions/schemas.ts', 'nodes/shared/text/schemas.ts'];
+	const schemaFiles = [
+		'nodes/shared/images/rules.ts',
+		'nodes/GenGatewayVideoCreate/actions/schemas.ts',
+		'nodes/shared/text/schemas.ts',
+	];
 
-	it.each(bodyRules.map((r) => [`${r.set}: ${r.id} (${r.rule.field})`, r] as const))('%s: has bad examples its schema refuses by this rule, and good ones it accepts', (_, { rule, valid, schema }) => {
-		expect(rule.bad.length).toBeGreaterThan(0);
-		expect(rule.good.length).toBeGreaterThan(0);
-		for (const bad of rule.bad) {
-			const said = violations(schema, withChanges(valid, bad));
-			expect([bad, said.some((v) => v.field === rule.field && v.rule.includes(rule.says))]).toEqual([bad, true]);
-		}
-		for (const good of rule.good) expect([good, violations(schema, withChanges(valid, good))]).toEqual([good, []]);
-	});
+	it.each(bodyRules.map((r) => [`${r.set}: ${r.id} (${r.rule.field})`, r] as const))(
+		'%s: has bad examples its schema refuses by this rule, and good ones it accepts',
+		(_, { rule, valid, schema }) => {
+			expect(rule.bad.length).toBeGreaterThan(0);
+			expect(rule.good.length).toBeGreaterThan(0);
+			for (const bad of rule.bad) {
+				const said = violations(schema, withChanges(valid, bad));
+				expect([
+					bad,
+					said.some((v) => v.field === rule.field && v.rule.includes(rule.says)),
+				]).toEqual([bad, true]);
+			}
+			for (const good of rule.good)
+				expect([good, violations(schema, withChanges(valid, good))]).toEqual([good, []]);
+		},
+	);
 
-	it.each(bodySets.map(([set, s]) => [set, s] as const))('%s: every message of its zod checks is a declared rule', (_, s) => {
-		const declared = new Set(Object.values(s.rules).map((r) => r.says));
-		expect(checkMessages(s.schema()).filter((m) => !declared.has(m))).toEqual([]);
-	});
+	it.each(bodySets.map(([set, s]) => [set, s] as const))(
+		'%s: every message of its zod checks is a declared rule',
+		(_, s) => {
+			const declared = new Set(Object.values(s.rules).map((r) => r.says));
+			expect(checkMessages(s.schema()).filter((m) => !declared.has(m))).toEqual([]);
+		},
+	);
 
-	it.each(schemaFiles)('%s refuses only through its declared rules (no addIssue or refine of its own)', (file) => {
-		const text = readFileSync(join(__dirname, '../..', file), 'utf8');
-		expect(text.match(/\.addIssue\(|\.refine\(/g) ?? []).toEqual([]);
-		expect(text).toMatch(/bodyRuleSet\(/);
-	});
+	it.each(schemaFiles)(
+		'%s refuses only through its declared rules (no addIssue or refine of its own)',
+		(file) => {
+			const text = readFileSync(join(__dirname, '../..', file), 'utf8');
+			expect(text.match(/\.addIssue\(|\.refine\(/g) ?? []).toEqual([]);
+			expect(text).toMatch(/bodyRuleSet\(/);
+		},
+	);
 
 	it('every reached body rule has as many cases as bad examples', () => {
-		const expected = bodyRules.filter((r) => !BODY_PLACEMENTS[r.set]?.unreachable?.[r.id]).reduce((n, r) => n + r.rule.bad.length, 0);
+		const expected = bodyRules
+			.filter((r) => !BODY_PLACEMENTS[r.set]?.unreachable?.[r.id])
+			.reduce((n, r) => n + r.rule.bad.length, 0);
 		expect(body.cases).toHaveLength(expected);
 	});
 
 	it.each(body.accepted)('accepted: %s', async (_, make, parameters) => {
-		const r = await runWorkflow({ nodes: [{ name: 'N', type: make(), parameters, onError: 'continueRegularOutput' }], credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const r = await runWorkflow({
+			nodes: [{ name: 'N', type: make(), parameters, onError: 'continueRegularOutput' }],
+			credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+		});
 		const out = r.outputs('N').flat();
 		expect(out).toHaveLength(1);
 		// sent once: every rule passed (nothing is sent on a refusal); the gateway may still refuse, e.g. a model it lacks
-		expect(sim.log.filter((l) => l.method === 'POST' && !l.path.startsWith('/api/'))).toHaveLength(1);
+		expect(sim.log.filter((l) => l.method === 'POST' && !l.path.startsWith('/api/'))).toHaveLength(
+			1,
+		);
 	});
 });
 
 describe('bad-input corpus', () => {
 	// a rest parameter: jest would take a sixth named parameter, absent from most rows, for a done callback
-	it('the key of the rows is the simulator\'s demo key', () => expect(sim.keys.demo).toBe(KEY));
+	it("the key of the rows is the simulator's demo key", () => expect(sim.keys.demo).toBe(KEY));
 
 	it.each(cases)('%s', async (...row) => {
 		const [, make, base, change, rule, input] = row;
 		const node = make();
-		const r = await runWorkflow({ nodes: [{ name: 'N', type: node, parameters: { ...base, ...change }, onError: 'continueRegularOutput' }], input: input?.(), credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl } });
+		const r = await runWorkflow({
+			nodes: [
+				{
+					name: 'N',
+					type: node,
+					parameters: { ...base, ...change },
+					onError: 'continueRegularOutput',
+				},
+			],
+			input: input?.(),
+			credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+		});
 		const out = r.outputs('N').flat();
 		expect(out).toHaveLength(1);
 		expect(String(out[0].json.error)).toMatch(rule);

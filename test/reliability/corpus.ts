@@ -16,12 +16,38 @@ import { registeredBodyRuleSets } from '../../nodes/shared/rules/body';
 import { registeredFieldSets, shown } from '../../nodes/shared/rules/rule';
 
 export const m = (value: unknown) => ({ __rl: true, mode: 'id', value });
-export const image = { operation: 'generate', mode: 'async', model: m('alpha-image-2.5'), prompt: 'x', size: '1024x1024' };
-export const delta = { family: 'delta', model: m('delta-video-2-0-mini-260615'), prompt: 'x', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false };
+export const image = {
+	operation: 'generate',
+	mode: 'async',
+	model: m('alpha-image-2.5'),
+	prompt: 'x',
+	size: '1024x1024',
+};
+export const delta = {
+	family: 'delta',
+	model: m('delta-video-2-0-mini-260615'),
+	prompt: 'x',
+	seconds: 5,
+	resolution: '480p',
+	ratio: '16:9',
+	generateAudio: false,
+	watermark: false,
+};
 // Video Create 1.1: a gamma node's model is its own field, gammaModel
-export const gamma = { family: 'gamma', gammaModel: m('gamma-video-1.5'), prompt: 'x', gammaSeconds: 8, aspectRatio: '16:9' };
+export const gamma = {
+	family: 'gamma',
+	gammaModel: m('gamma-video-1.5'),
+	prompt: 'x',
+	gammaSeconds: 8,
+	aspectRatio: '16:9',
+};
 export const responses = { model: m('alpha-chat-4o'), input: 'x', stream: false };
-export const chat = { model: m('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: 'x' }] }, stream: false };
+export const chat = {
+	model: m('alpha-chat-4o'),
+	messagesFrom: 'ui',
+	messages: { values: [{ role: 'user', content: 'x' }] },
+	stream: false,
+};
 
 /** Where each field set lives: the node, parameters that make the set's fields shown and otherwise valid, and whether they sit in Options. */
 interface Placement {
@@ -37,16 +63,62 @@ export const PLACEMENTS: Record<string, Placement> = {
 	'Chat and Responses options': { node: () => new GenGatewayChat(), base: chat, inOptions: true },
 	'Spend options': { node: () => new GenGatewayImageSubmit(), base: image, inOptions: true },
 	'Chat messages': { node: () => new GenGatewayChat(), base: { ...chat, messagesFrom: 'json' } },
-	'Task Wait options': { node: () => new GenGatewayTaskWait(), base: { taskId: 'abc', taskKind: 'video' }, inOptions: true },
+	'Task Wait options': {
+		node: () => new GenGatewayTaskWait(),
+		base: { taskId: 'abc', taskKind: 'video' },
+		inOptions: true,
+	},
 	'Task Wait task': { node: () => new GenGatewayTaskWait(), base: { taskKind: 'auto' } },
-	'Download Result options': { node: () => new GenGatewayDownloadResult(), base: { source: 'videoTask', taskId: 'abc', origin: 'auto' }, inOptions: true },
-	'Download Result video task': { node: () => new GenGatewayDownloadResult(), base: { source: 'videoTask', origin: 'auto' } },
-	'Download Result URL': { node: () => new GenGatewayDownloadResult(), base: { source: 'url', resultType: 'image' } },
-	'Download Result image task': { node: () => new GenGatewayDownloadResult(), base: { source: 'imageTask' } },
-	'Pricing fee': { node: () => new GenGatewayPricing(), base: { operation: 'settleTask', taskSource: 'json', task: '={{ { "id": "t1", "status": "completed" } }}', referenceVideo: 'no' } },
-	'Pricing estimate': { node: () => new GenGatewayPricing(), base: { operation: 'estimateVideoCost', videoModel: 'delta-video-2-0-mini-260615', tokens: 50400, referenceVideo: 'no', groupRatio: 1 } },
-	'Pricing task ID': { node: () => new GenGatewayPricing(), base: { operation: 'settleTask', taskSource: 'id', origin: 'video', referenceVideo: 'no', groupRatio: 1 } },
-	'Pricing task JSON': { node: () => new GenGatewayPricing(), base: { operation: 'settleTask', taskSource: 'json', referenceVideo: 'no', groupRatio: 1 } },
+	'Download Result options': {
+		node: () => new GenGatewayDownloadResult(),
+		base: { source: 'videoTask', taskId: 'abc', origin: 'auto' },
+		inOptions: true,
+	},
+	'Download Result video task': {
+		node: () => new GenGatewayDownloadResult(),
+		base: { source: 'videoTask', origin: 'auto' },
+	},
+	'Download Result URL': {
+		node: () => new GenGatewayDownloadResult(),
+		base: { source: 'url', resultType: 'image' },
+	},
+	'Download Result image task': {
+		node: () => new GenGatewayDownloadResult(),
+		base: { source: 'imageTask' },
+	},
+	'Pricing fee': {
+		node: () => new GenGatewayPricing(),
+		base: {
+			operation: 'settleTask',
+			taskSource: 'json',
+			task: '={{ { "id": "t1", "status": "completed" } }}',
+			referenceVideo: 'no',
+		},
+	},
+	'Pricing estimate': {
+		node: () => new GenGatewayPricing(),
+		base: {
+			operation: 'estimateVideoCost',
+			videoModel: 'delta-video-2-0-mini-260615',
+			tokens: 50400,
+			referenceVideo: 'no',
+			groupRatio: 1,
+		},
+	},
+	'Pricing task ID': {
+		node: () => new GenGatewayPricing(),
+		base: {
+			operation: 'settleTask',
+			taskSource: 'id',
+			origin: 'video',
+			referenceVideo: 'no',
+			groupRatio: 1,
+		},
+	},
+	'Pricing task JSON': {
+		node: () => new GenGatewayPricing(),
+		base: { operation: 'settleTask', taskSource: 'json', referenceVideo: 'no', groupRatio: 1 },
+	},
 };
 
 /** The value as an n8n expression yields it (NaN and Infinity included; objects laid out so no "}}" ends the expression early). */
@@ -56,7 +128,13 @@ export function asExpression(v: unknown): string {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export type Case = [title: string, make: () => INodeType, base: Record<string, unknown>, change: Record<string, unknown>, rule: RegExp];
+export type Case = [
+	title: string,
+	make: () => INodeType,
+	base: Record<string, unknown>,
+	change: Record<string, unknown>,
+	rule: RegExp,
+];
 
 /** One case per bad example per field; field sets without a placement are returned by name (the corpus test fails on them). */
 export function generatedCases(): { cases: Case[]; unplaced: string[] } {
@@ -72,8 +150,16 @@ export function generatedCases(): { cases: Case[]; unplaced: string[] } {
 			for (const bad of field.rule.bad) {
 				const value = asExpression(bad.value);
 				const baseOptions = (at.base.options as Record<string, unknown> | undefined) ?? {};
-				const change = at.inOptions ? { options: { ...baseOptions, [name]: value } } : { [name]: value };
-				cases.push([`${set}: ${field.label} = ${shown(bad.value)}`, at.node, at.base, change, new RegExp(`^${escape(field.label)}: ${escape(bad.says)}`)]);
+				const change = at.inOptions
+					? { options: { ...baseOptions, [name]: value } }
+					: { [name]: value };
+				cases.push([
+					`${set}: ${field.label} = ${shown(bad.value)}`,
+					at.node,
+					at.base,
+					change,
+					new RegExp(`^${escape(field.label)}: ${escape(bad.says)}`),
+				]);
 			}
 		}
 	}
@@ -93,7 +179,10 @@ interface BodyPlacement {
 }
 
 /** Each change as the parameter of the same name (an expression), or as `named` says. */
-function asParameters(changes: Obj, named: Record<string, (v: unknown) => Record<string, unknown> | undefined>): Record<string, unknown> | undefined {
+function asParameters(
+	changes: Obj,
+	named: Record<string, (v: unknown) => Record<string, unknown> | undefined>,
+): Record<string, unknown> | undefined {
 	const out: Record<string, unknown> = {};
 	for (const [k, v] of Object.entries(changes)) {
 		const p = k in named ? named[k](v) : { [k]: asExpression(v) };
@@ -105,13 +194,24 @@ function asParameters(changes: Obj, named: Record<string, (v: unknown) => Record
 
 const model = (v: unknown) => ({ model: m(v) });
 const EARLIER_MODEL = 'the Model field refuses an empty or non-text model before the body is built';
-const DELTA_FIELDS: Record<string, string> = { prompt: 'prompt', seconds: 'seconds', resolution: 'resolution', ratio: 'ratio', generate_audio: 'generateAudio', watermark: 'watermark' };
+const DELTA_FIELDS: Record<string, string> = {
+	prompt: 'prompt',
+	seconds: 'seconds',
+	resolution: 'resolution',
+	ratio: 'ratio',
+	generate_audio: 'generateAudio',
+	watermark: 'watermark',
+};
 
 export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 	'Image request': {
 		node: () => new GenGatewayImageSubmit(),
 		base: image,
-		parameters: (c) => asParameters(c, { model, aspectRatio: (v) => ({ mode: 'native', aspectRatio: asExpression(v) }) }),
+		parameters: (c) =>
+			asParameters(c, {
+				model,
+				aspectRatio: (v) => ({ mode: 'native', aspectRatio: asExpression(v) }),
+			}),
 		unreachable: { modelRequired: EARLIER_MODEL },
 	},
 	// the delta fields the node has go as those fields; every other change goes as Extra Body Fields (null removes a field)
@@ -119,10 +219,20 @@ export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 		node: () => new GenGatewayVideoCreate(),
 		base: delta,
 		parameters: (c) => {
-			const extra = Object.fromEntries(Object.entries(c).filter(([k, v]) => k !== 'model' && (v === null || !DELTA_FIELDS[k])));
+			const extra = Object.fromEntries(
+				Object.entries(c).filter(([k, v]) => k !== 'model' && (v === null || !DELTA_FIELDS[k])),
+			);
 			const fields = Object.fromEntries(Object.entries(c).filter(([k]) => !(k in extra)));
-			const named = Object.fromEntries(Object.entries(DELTA_FIELDS).map(([k, p]) => [k, (v: unknown) => ({ [p]: asExpression(v) })]));
-			return { ...asParameters(fields, { model, ...named }), ...(Object.keys(extra).length ? { options: { extraBody: JSON.stringify(extra) } } : {}) };
+			const named = Object.fromEntries(
+				Object.entries(DELTA_FIELDS).map(([k, p]) => [
+					k,
+					(v: unknown) => ({ [p]: asExpression(v) }),
+				]),
+			);
+			return {
+				...asParameters(fields, { model, ...named }),
+				...(Object.keys(extra).length ? { options: { extraBody: JSON.stringify(extra) } } : {}),
+			};
 		},
 	},
 	'Video Create gamma body': {
@@ -137,13 +247,24 @@ export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 				image_urls: (v) => ({ imageUrls: asExpression(v) }),
 				ratio: () => undefined,
 			}),
-		unreachable: { noRatio: 'gamma has no Extra Body Fields, so no body carries ratio', imageUrlsList: 'Reference Image URLs is always read as a list' },
+		unreachable: {
+			noRatio: 'gamma has no Extra Body Fields, so no body carries ratio',
+			imageUrlsList: 'Reference Image URLs is always read as a list',
+		},
 	},
 	'Chat body': {
 		node: () => new GenGatewayChat(),
 		base: chat,
-		parameters: (c) => asParameters(c, { model, messages: (v) => ({ messagesFrom: 'json', messagesJson: asExpression(v) }) }),
-		unreachable: { modelRequired: EARLIER_MODEL, modelId: EARLIER_MODEL, messagesArray: 'Messages JSON refuses anything but an array first' },
+		parameters: (c) =>
+			asParameters(c, {
+				model,
+				messages: (v) => ({ messagesFrom: 'json', messagesJson: asExpression(v) }),
+			}),
+		unreachable: {
+			modelRequired: EARLIER_MODEL,
+			modelId: EARLIER_MODEL,
+			messagesArray: 'Messages JSON refuses anything but an array first',
+		},
 	},
 	'Responses body': {
 		node: () => new GenGatewayResponses(),
@@ -153,13 +274,21 @@ export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 	},
 };
 
-export type BodyExample = [title: string, make: () => INodeType, parameters: Record<string, unknown>];
+export type BodyExample = [
+	title: string,
+	make: () => INodeType,
+	parameters: Record<string, unknown>,
+];
 
 /**
  * One case per bad example of every body rule a node reaches, and one run per good example (`accepted`). Sets without a
  * placement and examples no parameter can give are returned by name (the corpus test fails on them).
  */
-export function generatedBodyCases(): { cases: Case[]; accepted: BodyExample[]; unplaced: string[] } {
+export function generatedBodyCases(): {
+	cases: Case[];
+	accepted: BodyExample[];
+	unplaced: string[];
+} {
 	const cases: Case[] = [];
 	const accepted: BodyExample[] = [];
 	const unplaced: string[] = [];
@@ -179,11 +308,23 @@ export function generatedBodyCases(): { cases: Case[]; accepted: BodyExample[]; 
 			for (const bad of rule.bad) {
 				const p = place(bad, 'bad');
 				const says = new RegExp(`(^|; )${escape(rule.field)}: .*${escape(rule.says)}`);
-				if (p) cases.push([`${set}: ${id} (${rule.field}) refuses ${brief(bad)}`, at.node, at.base, p, says]);
+				if (p)
+					cases.push([
+						`${set}: ${id} (${rule.field}) refuses ${brief(bad)}`,
+						at.node,
+						at.base,
+						p,
+						says,
+					]);
 			}
 			for (const good of rule.good) {
 				const p = place(good, 'good');
-				if (p) accepted.push([`${set}: ${id} (${rule.field}) accepts ${brief(good)}`, at.node, { ...at.base, ...p }]);
+				if (p)
+					accepted.push([
+						`${set}: ${id} (${rule.field}) accepts ${brief(good)}`,
+						at.node,
+						{ ...at.base, ...p },
+					]);
 			}
 		}
 	}
@@ -191,4 +332,7 @@ export function generatedBodyCases(): { cases: Case[]; accepted: BodyExample[]; 
 }
 
 /** A change in a title: JSON, long texts cut. */
-const brief = (changes: Obj) => JSON.stringify(changes, (_, v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 12)}… (${v.length} characters)` : v));
+const brief = (changes: Obj) =>
+	JSON.stringify(changes, (_, v: unknown) =>
+		typeof v === 'string' && v.length > 40 ? `${v.slice(0, 12)}… (${v.length} characters)` : v,
+	);

@@ -14,16 +14,47 @@ import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTas
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { mp4Problem } from '../../scripts/pipeline/judge';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
-import { ITEMS, POLL_MS, SCENARIOS, TASK_LATENCY_MS, boundSeconds, chatRow, countKey, expectRow, falseSuccesses, imageRow, isFailedItem, renderTable, rssSampler, setTaskLatency, sortWaited, waitedRow, withMeasures, type BaseRow, type Row, type Scenario } from './scenarios';
+import {
+	ITEMS,
+	POLL_MS,
+	SCENARIOS,
+	TASK_LATENCY_MS,
+	boundSeconds,
+	chatRow,
+	countKey,
+	expectRow,
+	falseSuccesses,
+	imageRow,
+	isFailedItem,
+	renderTable,
+	rssSampler,
+	setTaskLatency,
+	sortWaited,
+	waitedRow,
+	withMeasures,
+	type BaseRow,
+	type Row,
+	type Scenario,
+} from './scenarios';
 
 jest.setTimeout(300_000);
 
 let sim: Simulator;
 const rows: Row[] = [];
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: TASK_LATENCY_MS, pollAfterMs: POLL_MS, videoLatencyMs: 300, videoBytes: 200_000 });
+	sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: TASK_LATENCY_MS,
+		pollAfterMs: POLL_MS,
+		videoLatencyMs: 300,
+		videoBytes: 200_000,
+	});
 	// one plain run first, so the first row's memory is not the loading of n8n-core and the nodes
-	await runWorkflow({ nodes: [submitNode(SCENARIOS[0]), waitNode(SCENARIOS[0])], input: [{ json: { p: 'warm-up' } }], credentials: creds() });
+	await runWorkflow({
+		nodes: [submitNode(SCENARIOS[0]), waitNode(SCENARIOS[0])],
+		input: [{ json: { p: 'warm-up' } }],
+		credentials: creds(),
+	});
 });
 afterAll(async () => {
 	await sim.stop();
@@ -37,28 +68,65 @@ afterAll(async () => {
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const input = (sc: Scenario) => sc.prompts.map((p) => ({ json: { p } }));
-const retry = (sc: Scenario, fallback?: TestNode['onError']): Partial<TestNode> => ({ onError: sc.retry?.onError ?? fallback, ...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}) });
+const retry = (sc: Scenario, fallback?: TestNode['onError']): Partial<TestNode> => ({
+	onError: sc.retry?.onError ?? fallback,
+	...(sc.retry ? { retryOnFail: true, maxTries: sc.retry.maxTries, waitBetweenTries: 0 } : {}),
+});
 const videoNode = (): TestNode => ({
 	name: 'Submit',
 	type: new GenGatewayVideoCreate(),
-	parameters: { family: 'delta', model: model('delta-video-2-0-mini-260615'), prompt: '={{ $json.p }}', seconds: 5, resolution: '480p', ratio: '16:9', generateAudio: false, watermark: false, referenceImages: '' },
+	parameters: {
+		family: 'delta',
+		model: model('delta-video-2-0-mini-260615'),
+		prompt: '={{ $json.p }}',
+		seconds: 5,
+		resolution: '480p',
+		ratio: '16:9',
+		generateAudio: false,
+		watermark: false,
+		referenceImages: '',
+	},
 });
-const submitNode = (sc: Scenario): TestNode => (sc.pipeline === 'video' ? videoNode() : {
-	name: 'Submit',
-	type: new GenGatewayImageSubmit(),
-	parameters: { operation: 'generate', mode: 'async', model: model('alpha-image-2.5'), prompt: '={{ $json.p }}', size: '1024x1024', options: { ...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}), ...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}) } },
-	...retry(sc),
-});
+const submitNode = (sc: Scenario): TestNode =>
+	sc.pipeline === 'video'
+		? videoNode()
+		: {
+				name: 'Submit',
+				type: new GenGatewayImageSubmit(),
+				parameters: {
+					operation: 'generate',
+					mode: 'async',
+					model: model('alpha-image-2.5'),
+					prompt: '={{ $json.p }}',
+					size: '1024x1024',
+					options: {
+						...(sc.submitTimeoutMs ? { submitTimeoutMs: sc.submitTimeoutMs } : {}),
+						...(sc.pipeline === 'image-wait' ? { waitForResult: true } : {}),
+					},
+				},
+				...retry(sc),
+			};
 const waitNode = (sc: Scenario): TestNode => ({
 	name: 'Wait',
 	type: new GenGatewayTaskWait(),
-	parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { maxWaitSeconds: sc.maxWaitSeconds ?? 0, ...(sc.deadlineMinutes ? { deadlineMinutes: sc.deadlineMinutes } : {}), ...(sc.maxVideoMiB ? { maxVideoMiB: sc.maxVideoMiB } : {}) } },
+	parameters: {
+		taskId: '={{ $json.task_id }}',
+		taskKind: 'auto',
+		options: {
+			maxWaitSeconds: sc.maxWaitSeconds ?? 0,
+			...(sc.deadlineMinutes ? { deadlineMinutes: sc.deadlineMinutes } : {}),
+			...(sc.maxVideoMiB ? { maxVideoMiB: sc.maxVideoMiB } : {}),
+		},
+	},
 });
 /** everything the run produced: items, errors, hints (the key must appear nowhere in it) */
 const keyLeaks = (r: RunResult) => countKey(JSON.stringify(r.run), sim.keys.demo);
 let leaks = 0;
 /** completed videos whose stored file is not a whole MP4 */
-async function falseVideos(r: RunResult, completed: Array<{ json: Record<string, unknown> }>): Promise<number> {
+async function falseVideos(
+	r: RunResult,
+	completed: Array<{ json: Record<string, unknown> }>,
+): Promise<number> {
 	let bad = 0;
 	for (const item of completed) {
 		try {
@@ -80,7 +148,11 @@ async function imageScenario(sc: Scenario): Promise<BaseRow> {
 		// submitted in a run of its own, so the measured time is Task Wait's alone
 		submit = await runWorkflow({ nodes: [submitNode(sc)], input: input(sc), credentials: creds() });
 		const t0 = Date.now();
-		r = await runWorkflow({ nodes: [waitNode(sc)], input: submit.output('Submit'), credentials: creds() });
+		r = await runWorkflow({
+			nodes: [waitNode(sc)],
+			input: submit.output('Submit'),
+			credentials: creds(),
+		});
 		overrunMs = Date.now() - t0 - bound * 1000;
 		leaks += keyLeaks(submit);
 	} else {
@@ -90,14 +162,22 @@ async function imageScenario(sc: Scenario): Promise<BaseRow> {
 		const onStart = (p: { cancel: () => void }) => {
 			watch = setInterval(() => {
 				const accepted = sim.log.filter((l) => l.method === 'POST' && l.status < 300).length;
-				if (accepted >= sc.prompts.length && sim.log.some((l) => l.method === 'GET' && l.path.startsWith('/v1/images/tasks/'))) {
+				if (
+					accepted >= sc.prompts.length &&
+					sim.log.some((l) => l.method === 'GET' && l.path.startsWith('/v1/images/tasks/'))
+				) {
 					clearInterval(watch);
 					p.cancel();
 				}
 			}, 20);
 		};
 		try {
-			r = await runWorkflow({ nodes: [submitNode(sc), waitNode(sc)], input: input(sc), credentials: creds(), ...(sc.cancel ? { onStart } : {}) });
+			r = await runWorkflow({
+				nodes: [submitNode(sc), waitNode(sc)],
+				input: input(sc),
+				credentials: creds(),
+				...(sc.cancel ? { onStart } : {}),
+			});
 		} finally {
 			clearInterval(watch);
 		}
@@ -116,11 +196,23 @@ async function imageScenario(sc: Scenario): Promise<BaseRow> {
 		expect(r.error).toBeUndefined();
 	}
 	const submitted = submit.output('Submit');
-	expect(submitted.filter((i) => i.json.submission_uncertain === true)).toHaveLength(sc.uncertain ?? 0);
+	expect(submitted.filter((i) => i.json.submission_uncertain === true)).toHaveLength(
+		sc.uncertain ?? 0,
+	);
 	const waitOutputs = r.outputs('Wait');
 	leaks += keyLeaks(r);
-	const falseSuccess = sc.pipeline === 'video' ? await falseVideos(r, waitOutputs[0] ?? []) : await falseSuccesses(waitOutputs[0] ?? [], (i) => r.binaryBuffer(i as INodeExecutionData));
-	return imageRow(sc, { log: sim.log, submitted, waitOutputs, falseSuccess, overrunMs, cancelledWith });
+	const falseSuccess =
+		sc.pipeline === 'video'
+			? await falseVideos(r, waitOutputs[0] ?? [])
+			: await falseSuccesses(waitOutputs[0] ?? [], (i) => r.binaryBuffer(i as INodeExecutionData));
+	return imageRow(sc, {
+		log: sim.log,
+		submitted,
+		waitOutputs,
+		falseSuccess,
+		overrunMs,
+		cancelledWith,
+	});
 }
 
 async function waitedScenario(sc: Scenario): Promise<BaseRow> {
@@ -129,15 +221,32 @@ async function waitedScenario(sc: Scenario): Promise<BaseRow> {
 	// money was spent: whatever the error setting, the node does not fail
 	expect(r.error).toBeUndefined();
 	const outputs = r.outputs('Submit');
-	const falseSuccess = await falseSuccesses(sortWaited(outputs)[0], (i) => r.binaryBuffer(i as INodeExecutionData));
-	const chargedTaskIds = sim.ledger.filter((l) => l.kind === 'charge' && l.taskId).map((l) => l.taskId!);
+	const falseSuccess = await falseSuccesses(sortWaited(outputs)[0], (i) =>
+		r.binaryBuffer(i as INodeExecutionData),
+	);
+	const chargedTaskIds = sim.ledger
+		.filter((l) => l.kind === 'charge' && l.taskId)
+		.map((l) => l.taskId!);
 	return waitedRow(sc, { log: sim.log, outputs, falseSuccess, chargedTaskIds });
 }
 
 async function chatScenario(sc: Scenario): Promise<BaseRow> {
 	const t0 = Date.now();
 	const r = await runWorkflow({
-		nodes: [{ name: 'Chat', type: new GenGatewayChat(), parameters: { model: model('alpha-chat-4o'), messagesFrom: 'ui', messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] }, stream: true, options: sc.streamMaxMs ? { maxDurationMs: sc.streamMaxMs } : {} }, ...retry(sc, 'continueRegularOutput') }],
+		nodes: [
+			{
+				name: 'Chat',
+				type: new GenGatewayChat(),
+				parameters: {
+					model: model('alpha-chat-4o'),
+					messagesFrom: 'ui',
+					messages: { values: [{ role: 'user', content: '={{ $json.p }}' }] },
+					stream: true,
+					options: sc.streamMaxMs ? { maxDurationMs: sc.streamMaxMs } : {},
+				},
+				...retry(sc, 'continueRegularOutput'),
+			},
+		],
 		input: input(sc),
 		credentials: creds(),
 	});
@@ -166,7 +275,12 @@ describe('fault matrix', () => {
 		const memory = rssSampler();
 		let row: Row;
 		try {
-			const base = sc.pipeline === 'chat' ? await chatScenario(sc) : sc.pipeline === 'image-wait' ? await waitedScenario(sc) : await imageScenario(sc);
+			const base =
+				sc.pipeline === 'chat'
+					? await chatScenario(sc)
+					: sc.pipeline === 'image-wait'
+						? await waitedScenario(sc)
+						: await imageScenario(sc);
 			row = withMeasures(base, { keyLeaks: leaks, memoryMiB: memory.stop(), log: sim.log });
 		} finally {
 			memory.stop();

@@ -4,8 +4,18 @@ import { queuePlan } from '../../scripts/queue/workflows';
 import type { SummaryFile } from '../../scripts/demo/summary';
 
 const plan = queuePlan(4, 2, 2);
-const png = (id: string): SummaryFile => ({ path: `out/x/${id}.png`, mime: 'image/png', bytes: 10, width: 8, height: 8 });
-const mp4 = (id: string): SummaryFile => ({ path: `out/x/${id}.mp4`, mime: 'video/mp4', bytes: 10 });
+const png = (id: string): SummaryFile => ({
+	path: `out/x/${id}.png`,
+	mime: 'image/png',
+	bytes: 10,
+	width: 8,
+	height: 8,
+});
+const mp4 = (id: string): SummaryFile => ({
+	path: `out/x/${id}.mp4`,
+	mime: 'video/mp4',
+	bytes: 10,
+});
 const clean = () => ({
 	plan,
 	executions: [
@@ -17,14 +27,29 @@ const clean = () => ({
 	] as QueueExecution[],
 	perWorker: { 'worker-1': 3, 'worker-2': 4 },
 	parked: ['2', '3'],
-	files: { 'text-to-image': [png('a'), png('b')], 'wait-loop': [png('c'), png('d')], 'delta-video': [mp4('e')], 'gamma-video': [mp4('f')] },
+	files: {
+		'text-to-image': [png('a'), png('b')],
+		'wait-loop': [png('c'), png('d')],
+		'delta-video': [mp4('e')],
+		'gamma-video': [mp4('f')],
+	},
 	keyFound: [] as string[],
-	gateway: { posts: 6, tasks: 6, chargedOnce: 6, chargedTwice: [] as string[], filesWithoutCharge: [] as string[], chargesWithoutFile: [] as string[] },
+	gateway: {
+		posts: 6,
+		tasks: 6,
+		chargedOnce: 6,
+		chargedTwice: [] as string[],
+		filesWithoutCharge: [] as string[],
+		chargesWithoutFile: [] as string[],
+	},
 });
 
 describe('queue-mode judge', () => {
 	it('plans 2 images per text-to-image run and 1 per wait-loop run', () => {
-		expect(queuePlan(100, 10, 2)).toEqual({ calls: { 'text-to-image': 49, 'wait-loop': 2, 'delta-video': 5, 'gamma-video': 5 }, files: { 'text-to-image': 98, 'wait-loop': 2, 'delta-video': 5, 'gamma-video': 5 } });
+		expect(queuePlan(100, 10, 2)).toEqual({
+			calls: { 'text-to-image': 49, 'wait-loop': 2, 'delta-video': 5, 'gamma-video': 5 },
+			files: { 'text-to-image': 98, 'wait-loop': 2, 'delta-video': 5, 'gamma-video': 5 },
+		});
 		expect(() => queuePlan(5, 0, 2)).toThrow(/must be even/);
 	});
 
@@ -41,10 +66,19 @@ describe('queue-mode judge', () => {
 		r.files['text-to-image'] = [png('a')];
 		r.files['delta-video'] = [{ ...mp4('e'), mime: 'text/html' }];
 		r.keyFound = ['the worker-1 log'];
-		r.gateway = { posts: 7, tasks: 6, chargedOnce: 5, chargedTwice: ['e'], filesWithoutCharge: [], chargesWithoutFile: ['b'] };
+		r.gateway = {
+			posts: 7,
+			tasks: 6,
+			chargedOnce: 5,
+			chargedTwice: ['e'],
+			filesWithoutCharge: [],
+			chargesWithoutFile: ['b'],
+		};
 		const p = problemsOf(r).join('\n');
 		expect(p).toContain('4 executions for 5 webhook calls');
-		expect(p).toContain('1 execution(s) did not succeed: 1 text-to-image error (Write Image: disk full)');
+		expect(p).toContain(
+			'1 execution(s) did not succeed: 1 text-to-image error (Write Image: disk full)',
+		);
 		expect(p).toContain('4 delta-video by [worker-1, worker-2]');
 		expect(p).toContain('worker-2 ran no execution');
 		expect(p).toContain('text-to-image: 1 file(s) written, expected 2');
@@ -65,7 +99,15 @@ describe('queue-mode judge', () => {
 	});
 
 	it("reads the error of a failed run from n8n's stored execution data", () => {
-		const stored = JSON.stringify([{ version: 1, resultData: '1' }, { runData: '2', error: '3' }, {}, { message: '4', node: '5' }, 'ENOENT: no such file', { name: '6' }, 'Write Image']);
+		const stored = JSON.stringify([
+			{ version: 1, resultData: '1' },
+			{ runData: '2', error: '3' },
+			{},
+			{ message: '4', node: '5' },
+			'ENOENT: no such file',
+			{ name: '6' },
+			'Write Image',
+		]);
 		expect(executionError(stored)).toBe('Write Image: ENOENT: no such file');
 		expect(executionError('not json')).toBeUndefined();
 	});

@@ -58,36 +58,125 @@ export interface Scenario {
 const IMAGE_PROMPTS = Array.from({ length: ITEMS }, (_, k) => `item ${k}`);
 const POLLS = 're:^GET /v1/images/tasks/';
 const SUBMIT = 'POST /v1/images/generations/async';
-const image = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'image', prompts: IMAGE_PROMPTS, outcome, ...extra });
+const image = (
+	name: string,
+	faults: FaultSpec[],
+	outcome: RegExp,
+	extra: Partial<Scenario> = {},
+): Scenario => ({ name, faults, pipeline: 'image', prompts: IMAGE_PROMPTS, outcome, ...extra });
 const ALL_OK = /^ok 3, failed 0, running 0$/;
-const retried = (name: string, prompts: string[], retry: Scenario['retry'], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults: [], pipeline: 'image-wait', prompts, retry, outcome, ...extra });
+const retried = (
+	name: string,
+	prompts: string[],
+	retry: Scenario['retry'],
+	outcome: RegExp,
+	extra: Partial<Scenario> = {},
+): Scenario => ({ name, faults: [], pipeline: 'image-wait', prompts, retry, outcome, ...extra });
 const ONE_FAILED = /^ok 2, failed 1, running 0$/;
 const VIDEO_CONTENT = 're:^GET /v1/videos/[^/]+/content$';
 const CHAT = 'POST /v1/chat/completions';
-const video = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'video', prompts: IMAGE_PROMPTS.map((p) => `a ${p} video`), outcome, ...extra });
-const chat = (name: string, faults: FaultSpec[], outcome: RegExp, extra: Partial<Scenario> = {}): Scenario => ({ name, faults, pipeline: 'chat', prompts: Array.from({ length: ITEMS }, (_, k) => `question ${k}`), outcome, ...extra });
+const video = (
+	name: string,
+	faults: FaultSpec[],
+	outcome: RegExp,
+	extra: Partial<Scenario> = {},
+): Scenario => ({
+	name,
+	faults,
+	pipeline: 'video',
+	prompts: IMAGE_PROMPTS.map((p) => `a ${p} video`),
+	outcome,
+	...extra,
+});
+const chat = (
+	name: string,
+	faults: FaultSpec[],
+	outcome: RegExp,
+	extra: Partial<Scenario> = {},
+): Scenario => ({
+	name,
+	faults,
+	pipeline: 'chat',
+	prompts: Array.from({ length: ITEMS }, (_, k) => `question ${k}`),
+	outcome,
+	...extra,
+});
 
 export const SCENARIOS: Scenario[] = [
-	image('429 with Retry-After on polls', [{ route: POLLS, kind: 'rate-limit', retryAfter: 1, times: 4 }], ALL_OK),
-	image('429 without Retry-After, empty body', [{ route: POLLS, kind: 'rate-limit', emptyBody: true, times: 4 }], ALL_OK),
+	image(
+		'429 with Retry-After on polls',
+		[{ route: POLLS, kind: 'rate-limit', retryAfter: 1, times: 4 }],
+		ALL_OK,
+	),
+	image(
+		'429 without Retry-After, empty body',
+		[{ route: POLLS, kind: 'rate-limit', emptyBody: true, times: 4 }],
+		ALL_OK,
+	),
 	image('5xx burst on polls', [{ route: POLLS, kind: 'status', status: 503, times: 5 }], ALL_OK),
-	image('reset before task creation', [{ route: SUBMIT, kind: 'reset-before' }], ONE_FAILED, { uncertain: 1 }),
-	image('reset after task creation', [{ route: SUBMIT, kind: 'reset-after' }], ONE_FAILED, { uncertain: 1 }),
+	image('reset before task creation', [{ route: SUBMIT, kind: 'reset-before' }], ONE_FAILED, {
+		uncertain: 1,
+	}),
+	image('reset after task creation', [{ route: SUBMIT, kind: 'reset-after' }], ONE_FAILED, {
+		uncertain: 1,
+	}),
 	image('expired task', [{ route: SUBMIT, kind: 'expire' }], ONE_FAILED),
 	image('foreign poll_url', [{ route: SUBMIT, kind: 'foreign-poll-url', times: 3 }], ALL_OK),
-	image('redirect to a foreign origin on a poll', [{ route: POLLS, kind: 'redirect', times: 1 }], ONE_FAILED),
+	image(
+		'redirect to a foreign origin on a poll',
+		[{ route: POLLS, kind: 'redirect', times: 1 }],
+		ONE_FAILED,
+	),
 	image('empty result', [{ route: SUBMIT, kind: 'empty-result' }], ONE_FAILED),
 	image('HTML instead of an image', [{ route: 're:^GET /r/', kind: 'html-result' }], ONE_FAILED),
-	image('truncated download', [{ route: 're:^GET /r/', kind: 'truncate' }], /^ok [23], failed [01], running 0$/),
+	image(
+		'truncated download',
+		[{ route: 're:^GET /r/', kind: 'truncate' }],
+		/^ok [23], failed [01], running 0$/,
+	),
 	image('malformed JSON on a poll', [{ route: POLLS, kind: 'malformed-json', times: 2 }], ALL_OK),
-	image('submit timeout', [{ route: SUBMIT, kind: 'delay', delayMs: 1500 }], ONE_FAILED, { submitTimeoutMs: 400, uncertain: 1 }),
-	image('deadline reached', [], /^ok 0, failed 0, running 3$/, { maxWaitSeconds: 0.5, taskLatencyMs: 5000 }),
-	image('cancel during a wait', [], /^cancelled: Execution cancelled$/, { cancel: true, taskLatencyMs: 60_000 }),
-	retried('Retry On Fail ×3, Stop Workflow: the middle task fails (Wait for Result)', ['item 0', 'item 1 [fail]', 'item 2'], { maxTries: 3, onError: 'stopWorkflow' }, ONE_FAILED),
-	retried('Retry On Fail ×4, Continue: the first task fails (Wait for Result)', ['item 0 [fail]', 'item 1', 'item 2'], { maxTries: 4, onError: 'continueRegularOutput' }, ONE_FAILED),
-	retried('Retry On Fail ×3, error output: the middle task fails (Wait for Result)', ['item 0', 'item 1 [fail]', 'item 2'], { maxTries: 3, onError: 'continueErrorOutput' }, ONE_FAILED),
-	retried('Retry On Fail ×5, error output: every task fails (n8n retries; nothing is sent again)', ['item 0 [fail]', 'item 1 [fail]', 'item 2 [fail]'], { maxTries: 5, onError: 'continueErrorOutput' }, /^ok 0, failed 3, running 0$/),
-	image('Retry On Fail ×3, Stop Workflow: a 429 burst on submits is absorbed', [{ route: SUBMIT, kind: 'rate-limit', retryAfter: 0, times: 4 }], ALL_OK, { retry: { maxTries: 3, onError: 'stopWorkflow' } }),
+	image('submit timeout', [{ route: SUBMIT, kind: 'delay', delayMs: 1500 }], ONE_FAILED, {
+		submitTimeoutMs: 400,
+		uncertain: 1,
+	}),
+	image('deadline reached', [], /^ok 0, failed 0, running 3$/, {
+		maxWaitSeconds: 0.5,
+		taskLatencyMs: 5000,
+	}),
+	image('cancel during a wait', [], /^cancelled: Execution cancelled$/, {
+		cancel: true,
+		taskLatencyMs: 60_000,
+	}),
+	retried(
+		'Retry On Fail ×3, Stop Workflow: the middle task fails (Wait for Result)',
+		['item 0', 'item 1 [fail]', 'item 2'],
+		{ maxTries: 3, onError: 'stopWorkflow' },
+		ONE_FAILED,
+	),
+	retried(
+		'Retry On Fail ×4, Continue: the first task fails (Wait for Result)',
+		['item 0 [fail]', 'item 1', 'item 2'],
+		{ maxTries: 4, onError: 'continueRegularOutput' },
+		ONE_FAILED,
+	),
+	retried(
+		'Retry On Fail ×3, error output: the middle task fails (Wait for Result)',
+		['item 0', 'item 1 [fail]', 'item 2'],
+		{ maxTries: 3, onError: 'continueErrorOutput' },
+		ONE_FAILED,
+	),
+	retried(
+		'Retry On Fail ×5, error output: every task fails (n8n retries; nothing is sent again)',
+		['item 0 [fail]', 'item 1 [fail]', 'item 2 [fail]'],
+		{ maxTries: 5, onError: 'continueErrorOutput' },
+		/^ok 0, failed 3, running 0$/,
+	),
+	image(
+		'Retry On Fail ×3, Stop Workflow: a 429 burst on submits is absorbed',
+		[{ route: SUBMIT, kind: 'rate-limit', retryAfter: 0, times: 4 }],
+		ALL_OK,
+		{ retry: { maxTries: 3, onError: 'stopWorkflow' } },
+	),
 	{
 		name: 'Retry On Fail ×3, Stop Workflow: a stream cut on the first item (chat)',
 		faults: [],
@@ -106,31 +195,119 @@ export const SCENARIOS: Scenario[] = [
 		error: /ended before \[DONE\]|broke off/,
 	},
 	// hostile and broken answers
-	image('key echoed in a task error', [{ route: SUBMIT, kind: 'echo-key', where: 'task-error' }], ONE_FAILED),
-	image('key echoed back in request_headers on a poll', [{ route: POLLS, kind: 'echo-key', where: 'headers', times: 3 }], ALL_OK),
-	image('result host trickles one byte every 500 ms (deadline 6 s)', [{ route: 're:^GET /r/', kind: 'trickle' }], ONE_FAILED, { deadlineMinutes: 0.1 }),
-	image('poll_after_ms "soon"', [{ route: SUBMIT, kind: 'bad-poll-after', times: 3 }], ALL_OK, { pollFloor: true, taskLatencyMs: 2500 }),
-	image('poll_after_ms 0', [{ route: SUBMIT, kind: 'bad-poll-after', value: 0, times: 3 }], ALL_OK, { pollFloor: true, taskLatencyMs: 2500 }),
-	image('200 MB chunked JSON on a poll', [{ route: POLLS, kind: 'oversize-json' }], /^ok [23], failed [01], running 0$/),
-	image('200 MB chunked error body on a submission', [{ route: SUBMIT, kind: 'oversize-json', status: 500 }], ONE_FAILED, { uncertain: 1 }),
+	image(
+		'key echoed in a task error',
+		[{ route: SUBMIT, kind: 'echo-key', where: 'task-error' }],
+		ONE_FAILED,
+	),
+	image(
+		'key echoed back in request_headers on a poll',
+		[{ route: POLLS, kind: 'echo-key', where: 'headers', times: 3 }],
+		ALL_OK,
+	),
+	image(
+		'result host trickles one byte every 500 ms (deadline 6 s)',
+		[{ route: 're:^GET /r/', kind: 'trickle' }],
+		ONE_FAILED,
+		{ deadlineMinutes: 0.1 },
+	),
+	image('poll_after_ms "soon"', [{ route: SUBMIT, kind: 'bad-poll-after', times: 3 }], ALL_OK, {
+		pollFloor: true,
+		taskLatencyMs: 2500,
+	}),
+	image(
+		'poll_after_ms 0',
+		[{ route: SUBMIT, kind: 'bad-poll-after', value: 0, times: 3 }],
+		ALL_OK,
+		{ pollFloor: true, taskLatencyMs: 2500 },
+	),
+	image(
+		'200 MB chunked JSON on a poll',
+		[{ route: POLLS, kind: 'oversize-json' }],
+		/^ok [23], failed [01], running 0$/,
+	),
+	image(
+		'200 MB chunked error body on a submission',
+		[{ route: SUBMIT, kind: 'oversize-json', status: 500 }],
+		ONE_FAILED,
+		{ uncertain: 1 },
+	),
 	image('endless result body', [{ route: 're:^GET /r/', kind: 'endless' }], ONE_FAILED),
-	image('b64_json growing the task answer to 200 MB (chunked; deadline 6 s)', [{ route: SUBMIT, kind: 'oversize-b64' }], /^ok 2, (failed 1, running 0|failed 0, running 1)$/, { deadlineMinutes: 0.1 }),
-	image('PNG header only (33 bytes, 100000x100000)', [{ route: 're:^GET /r/', kind: 'header-only-image' }], ONE_FAILED),
-	image('PNG cut to 60%, matching Content-Length', [{ route: 're:^GET /r/', kind: 'truncated-image' }], ONE_FAILED),
+	image(
+		'b64_json growing the task answer to 200 MB (chunked; deadline 6 s)',
+		[{ route: SUBMIT, kind: 'oversize-b64' }],
+		/^ok 2, (failed 1, running 0|failed 0, running 1)$/,
+		{ deadlineMinutes: 0.1 },
+	),
+	image(
+		'PNG header only (33 bytes, 100000x100000)',
+		[{ route: 're:^GET /r/', kind: 'header-only-image' }],
+		ONE_FAILED,
+	),
+	image(
+		'PNG cut to 60%, matching Content-Length',
+		[{ route: 're:^GET /r/', kind: 'truncated-image' }],
+		ONE_FAILED,
+	),
 	image('JPEG without scan data', [{ route: 're:^GET /r/', kind: 'jpeg-no-scan' }], ONE_FAILED),
-	image('PNG followed by 4 KiB of junk', [{ route: 're:^GET /r/', kind: 'padded-image' }], ONE_FAILED),
+	image(
+		'PNG followed by 4 KiB of junk',
+		[{ route: 're:^GET /r/', kind: 'padded-image' }],
+		ONE_FAILED,
+	),
 	image('b64_json: a valid header, then junk', [{ route: SUBMIT, kind: 'b64-junk' }], ONE_FAILED),
-	image('download cut mid-stream once (retried)', [{ route: 're:^GET /r/', kind: 'cut-download' }], ALL_OK),
+	image(
+		'download cut mid-stream once (retried)',
+		[{ route: 're:^GET /r/', kind: 'cut-download' }],
+		ALL_OK,
+	),
 	video('MP4 of 8 bytes', [{ route: VIDEO_CONTENT, kind: 'short-mp4' }], ONE_FAILED),
 	video('MP4 without moov', [{ route: VIDEO_CONTENT, kind: 'mp4-no-moov' }], ONE_FAILED),
-	video('endless video body (Max Video Size 8 MiB)', [{ route: VIDEO_CONTENT, kind: 'endless' }], ONE_FAILED, { maxVideoMiB: 8 }),
-	video('video download cut once (resumed)', [{ route: VIDEO_CONTENT, kind: 'cut-download' }], ALL_OK),
-	video('video download cut on every try', [{ route: VIDEO_CONTENT, kind: 'cut-download', times: -1 }], /^ok 0, failed 3, running 0$/),
-	chat('key echoed in a stream error event (chat)', [{ route: CHAT, kind: 'echo-key', where: 'stream-error' }], /^ok 2, error 1$/, { errorItem: 0, error: /\*\*\*|error/i }),
-	chat('keep-alive comments, never an event (chat, Stream Max Duration 2 s)', [{ route: CHAT, kind: 'sse-stall' }], /^ok 2, error 1$/, { errorItem: 0, error: /time limit/i, streamMaxMs: 2000 }),
-	chat('one SSE line without a newline (chat)', [{ route: CHAT, kind: 'sse-endless-line' }], /^ok 2, error 1$/, { errorItem: 0, error: /line|large|cap|exceed/i }),
-	chat('valid deltas that never end (chat; stopped at the 64 MiB stream cap, 1 MiB of partial_text kept)', [{ route: CHAT, kind: 'sse-endless-deltas' }], /^ok 2, error 1$/, { errorItem: 0, error: /size limit/i }),
-	chat('tool-call index 100000000 (chat)', [{ route: CHAT, kind: 'huge-index' }], /^ok 3, error 0$/),
+	video(
+		'endless video body (Max Video Size 8 MiB)',
+		[{ route: VIDEO_CONTENT, kind: 'endless' }],
+		ONE_FAILED,
+		{ maxVideoMiB: 8 },
+	),
+	video(
+		'video download cut once (resumed)',
+		[{ route: VIDEO_CONTENT, kind: 'cut-download' }],
+		ALL_OK,
+	),
+	video(
+		'video download cut on every try',
+		[{ route: VIDEO_CONTENT, kind: 'cut-download', times: -1 }],
+		/^ok 0, failed 3, running 0$/,
+	),
+	chat(
+		'key echoed in a stream error event (chat)',
+		[{ route: CHAT, kind: 'echo-key', where: 'stream-error' }],
+		/^ok 2, error 1$/,
+		{ errorItem: 0, error: /\*\*\*|error/i },
+	),
+	chat(
+		'keep-alive comments, never an event (chat, Stream Max Duration 2 s)',
+		[{ route: CHAT, kind: 'sse-stall' }],
+		/^ok 2, error 1$/,
+		{ errorItem: 0, error: /time limit/i, streamMaxMs: 2000 },
+	),
+	chat(
+		'one SSE line without a newline (chat)',
+		[{ route: CHAT, kind: 'sse-endless-line' }],
+		/^ok 2, error 1$/,
+		{ errorItem: 0, error: /line|large|cap|exceed/i },
+	),
+	chat(
+		'valid deltas that never end (chat; stopped at the 64 MiB stream cap, 1 MiB of partial_text kept)',
+		[{ route: CHAT, kind: 'sse-endless-deltas' }],
+		/^ok 2, error 1$/,
+		{ errorItem: 0, error: /size limit/i },
+	),
+	chat(
+		'tool-call index 100000000 (chat)',
+		[{ route: CHAT, kind: 'huge-index' }],
+		/^ok 3, error 0$/,
+	),
 ];
 
 export interface Row {
@@ -183,7 +360,10 @@ export function minPollGap(log: RequestLogEntry[]): number | '-' {
 
 export const countKey = (text: string, key: string) => text.split(key).length - 1;
 
-export function withMeasures(base: BaseRow, m: { keyLeaks: number; memoryMiB: number; log: RequestLogEntry[] }): Row {
+export function withMeasures(
+	base: BaseRow,
+	m: { keyLeaks: number; memoryMiB: number; log: RequestLogEntry[] },
+): Row {
 	return { ...base, keyLeaks: m.keyLeaks, memoryMiB: m.memoryMiB, minPollGapMs: minPollGap(m.log) };
 }
 
@@ -202,7 +382,13 @@ export function rssSampler(): { stop(): number } {
 }
 
 /** The time bound a scenario's overrun is measured against (s), if any. */
-export const boundSeconds = (sc: Scenario): number | undefined => sc.maxWaitSeconds ?? (sc.deadlineMinutes ? sc.deadlineMinutes * 60 : sc.streamMaxMs ? sc.streamMaxMs / 1000 : undefined);
+export const boundSeconds = (sc: Scenario): number | undefined =>
+	sc.maxWaitSeconds ??
+	(sc.deadlineMinutes
+		? sc.deadlineMinutes * 60
+		: sc.streamMaxMs
+			? sc.streamMaxMs / 1000
+			: undefined);
 
 /** What every row must show; the outcome is checked against `scenario.outcome`. */
 export function expectedRow(sc: Scenario): Partial<Row> {
@@ -231,13 +417,17 @@ export function expectRow(row: Row, sc: Scenario): void {
 	if (sc.pollFloor) expect(row.minPollGapMs).toBeGreaterThanOrEqual(900 * timeScale());
 }
 
-function fromLog(log: RequestLogEntry[]): Pick<Row, 'postsPerItem' | 'keyOffOrigin' | 'redirectsFollowed'> {
+function fromLog(
+	log: RequestLogEntry[],
+): Pick<Row, 'postsPerItem' | 'keyOffOrigin' | 'redirectsFollowed'> {
 	return {
 		// paid POSTs: answered 2xx/5xx or cut off (the gateway may have created something); a 429 refusal created nothing
 		postsPerItem: log.filter((l) => l.method === 'POST' && l.status !== 429).length / ITEMS,
 		keyOffOrigin: log.filter((l) => l.server !== 'gateway' && l.server !== 'alt' && l.auth).length,
 		// the simulator's foreign targets: a redirect's Location and a foreign poll_url both point at the result host
-		redirectsFollowed: log.filter((l) => l.path.startsWith('/elsewhere') || l.path.startsWith('/steal')).length,
+		redirectsFollowed: log.filter(
+			(l) => l.path.startsWith('/elsewhere') || l.path.startsWith('/steal'),
+		).length,
 	};
 }
 
@@ -253,7 +443,17 @@ function taskIdsKept(submitted: Item[], outs: Item[]): boolean {
 	});
 }
 
-export function imageRow(sc: Scenario, r: { log: RequestLogEntry[]; submitted: Item[]; waitOutputs: Item[][]; falseSuccess: number; overrunMs?: number; cancelledWith?: string }): BaseRow {
+export function imageRow(
+	sc: Scenario,
+	r: {
+		log: RequestLogEntry[];
+		submitted: Item[];
+		waitOutputs: Item[][];
+		falseSuccess: number;
+		overrunMs?: number;
+		cancelledWith?: string;
+	},
+): BaseRow {
 	const all = r.waitOutputs.flat();
 	return {
 		scenario: sc.name,
@@ -262,24 +462,39 @@ export function imageRow(sc: Scenario, r: { log: RequestLogEntry[]; submitted: I
 		taskIdsKept: r.cancelledWith !== undefined ? '-' : taskIdsKept(r.submitted, all),
 		deadlineOverrunMs: r.overrunMs ?? '-',
 		falseSuccess: r.falseSuccess,
-		outcome: r.cancelledWith !== undefined ? `cancelled: ${r.cancelledWith}` : [0, 1, 2].map((k) => `${['ok', 'failed', 'running'][k]} ${r.waitOutputs[k]?.length ?? 0}`).join(', '),
+		outcome:
+			r.cancelledWith !== undefined
+				? `cancelled: ${r.cancelledWith}`
+				: [0, 1, 2]
+						.map((k) => `${['ok', 'failed', 'running'][k]} ${r.waitOutputs[k]?.length ?? 0}`)
+						.join(', '),
 	};
 }
 
 /** A failed item of a paid node: `status: failed` on the main output, or `{ error: {…} }` on n8n's error output. */
-export const isFailedItem = (o: Item) => o.json.status === 'failed' || (typeof o.json.error === 'object' && o.json.error !== null);
+export const isFailedItem = (o: Item) =>
+	o.json.status === 'failed' || (typeof o.json.error === 'object' && o.json.error !== null);
 
 /** Image Submit with Wait for Result: its items (both outputs) sorted into ok / failed / running like Task Wait's outputs. */
 export function sortWaited(outputs: Item[][]): Item[][] {
 	const all = outputs.flat();
-	return [all.filter((o) => o.json.status === 'completed'), all.filter(isFailedItem), all.filter((o) => o.json.status === 'running')];
+	return [
+		all.filter((o) => o.json.status === 'completed'),
+		all.filter(isFailedItem),
+		all.filter((o) => o.json.status === 'running'),
+	];
 }
 
 /** The task ID of an item, on the main output or inside n8n's error-output item. */
-export const taskIdOf = (o: Item) => (o.json.task_id ?? (o.json.error as { task_id?: unknown } | undefined)?.task_id) as string | undefined;
+export const taskIdOf = (o: Item) =>
+	(o.json.task_id ?? (o.json.error as { task_id?: unknown } | undefined)?.task_id) as
+		string | undefined;
 
 /** Image Submit with Wait for Result: every input out once, each with the task ID it was given (the ledger's). */
-export function waitedRow(sc: Scenario, r: { log: RequestLogEntry[]; outputs: Item[][]; falseSuccess: number; chargedTaskIds: string[] }): BaseRow {
+export function waitedRow(
+	sc: Scenario,
+	r: { log: RequestLogEntry[]; outputs: Item[][]; falseSuccess: number; chargedTaskIds: string[] },
+): BaseRow {
 	const sorted = sortWaited(r.outputs);
 	const all = r.outputs.flat();
 	const indexes = all.map(pairedIndex).sort();
@@ -288,15 +503,25 @@ export function waitedRow(sc: Scenario, r: { log: RequestLogEntry[]; outputs: It
 		scenario: sc.name,
 		...fromLog(r.log),
 		itemsInOut: `${ITEMS}→${all.length}`,
-		taskIdsKept: indexes.join() === Array.from({ length: ITEMS }, (_, k) => k).join() && ids.every((id) => !!id && r.chargedTaskIds.includes(id)) && new Set(ids).size === ITEMS,
+		taskIdsKept:
+			indexes.join() === Array.from({ length: ITEMS }, (_, k) => k).join() &&
+			ids.every((id) => !!id && r.chargedTaskIds.includes(id)) &&
+			new Set(ids).size === ITEMS,
 		deadlineOverrunMs: '-',
 		falseSuccess: r.falseSuccess,
-		outcome: [0, 1, 2].map((k) => `${['ok', 'failed', 'running'][k]} ${sorted[k].length}`).join(', '),
+		outcome: [0, 1, 2]
+			.map((k) => `${['ok', 'failed', 'running'][k]} ${sorted[k].length}`)
+			.join(', '),
 	};
 }
 
 /** A chat item is a success when it did not fail; a success without text or tool calls is a false one. */
-export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[], overrunMs?: number): BaseRow {
+export function chatRow(
+	sc: Scenario,
+	log: RequestLogEntry[],
+	out: Item[],
+	overrunMs?: number,
+): BaseRow {
 	const ok = out.filter((o) => !isFailedItem(o) && o.json.error === undefined);
 	return {
 		scenario: sc.name,
@@ -305,7 +530,11 @@ export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[], overr
 		taskIdsKept: '-',
 		deadlineOverrunMs: overrunMs ?? '-',
 		// an answer is its text or its tool calls; neither is a success that delivered nothing
-		falseSuccess: ok.filter((o) => (typeof o.json.text !== 'string' || !o.json.text.trim()) && !(Array.isArray(o.json.tool_calls) && o.json.tool_calls.length)).length,
+		falseSuccess: ok.filter(
+			(o) =>
+				(typeof o.json.text !== 'string' || !o.json.text.trim()) &&
+				!(Array.isArray(o.json.tool_calls) && o.json.tool_calls.length),
+		).length,
 		outcome: `ok ${ok.length}, error ${out.length - ok.length}`,
 	};
 }
@@ -314,15 +543,28 @@ export function chatRow(sc: Scenario, log: RequestLogEntry[], out: Item[], overr
  * Completed items whose file is not what the node reported: missing, not decodable as an image, or with other
  * pixel dimensions, byte count or type than the item's `files` entry.
  */
-export async function falseSuccesses(completed: Item[], load: (item: Item) => Promise<Buffer>): Promise<number> {
+export async function falseSuccesses(
+	completed: Item[],
+	load: (item: Item) => Promise<Buffer>,
+): Promise<number> {
 	let bad = 0;
 	for (const item of completed) {
-		const reported = (item.json.files as Array<{ width?: number; height?: number; bytes?: number; mimeType?: string }> | undefined)?.[0];
+		const reported = (
+			item.json.files as
+				Array<{ width?: number; height?: number; bytes?: number; mimeType?: string }> | undefined
+		)?.[0];
 		try {
 			if (!item.binary?.data || !reported) throw new Error('no file');
 			const buf = await load(item);
 			const info = imageSize(buf);
-			if (!info.width || info.width !== reported.width || info.height !== reported.height || buf.length !== reported.bytes || `image/${info.type === 'jpg' ? 'jpeg' : info.type}` !== reported.mimeType) bad++;
+			if (
+				!info.width ||
+				info.width !== reported.width ||
+				info.height !== reported.height ||
+				buf.length !== reported.bytes ||
+				`image/${info.type === 'jpg' ? 'jpeg' : info.type}` !== reported.mimeType
+			)
+				bad++;
 			// decoded to its last pixel by a decoder of its own (sharp/libvips), not the node's checks
 			else await sharp(buf, { failOn: 'truncated' }).raw().toBuffer();
 		} catch {
@@ -341,7 +583,16 @@ export function setTaskLatency(sim: Simulator, ms: number | undefined): () => vo
 }
 
 export function renderTable(rows: Row[]): string {
-	const head = '| scenario | POSTs/item | key off-origin | key leaks | redirects followed | items in→out | task_id kept | overrun (ms) | false success | memory (MiB) | min poll gap (ms) | outcome |';
-	const cell = (v: boolean | string | number) => (v === true ? 'yes' : v === false ? 'NO' : String(v));
-	return [head, '|---|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---|', ...rows.map((r) => `| ${[r.scenario, r.postsPerItem, r.keyOffOrigin, r.keyLeaks, r.redirectsFollowed, r.itemsInOut, r.taskIdsKept, r.deadlineOverrunMs, r.falseSuccess, r.memoryMiB, r.minPollGapMs, r.outcome].map(cell).join(' | ')} |`)].join('\n');
+	const head =
+		'| scenario | POSTs/item | key off-origin | key leaks | redirects followed | items in→out | task_id kept | overrun (ms) | false success | memory (MiB) | min poll gap (ms) | outcome |';
+	const cell = (v: boolean | string | number) =>
+		v === true ? 'yes' : v === false ? 'NO' : String(v);
+	return [
+		head,
+		'|---|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---|',
+		...rows.map(
+			(r) =>
+				`| ${[r.scenario, r.postsPerItem, r.keyOffOrigin, r.keyLeaks, r.redirectsFollowed, r.itemsInOut, r.taskIdsKept, r.deadlineOverrunMs, r.falseSuccess, r.memoryMiB, r.minPollGapMs, r.outcome].map(cell).join(' | ')} |`,
+		),
+	].join('\n');
 }

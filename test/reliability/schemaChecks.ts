@@ -16,7 +16,15 @@ export function checkMessages(schema: ZodTypeAny): string[] {
 		seen.add(s);
 		const def = s._def as Record<string, unknown> & { checks?: Array<{ message?: string }> };
 		// the body itself is always an object the node builds: its own type is no rule
-		if (!root && !(s instanceof ZodEffects || s instanceof ZodOptional || s instanceof ZodNullable || s instanceof ZodUnknown)) {
+		if (
+			!root &&
+			!(
+				s instanceof ZodEffects ||
+				s instanceof ZodOptional ||
+				s instanceof ZodNullable ||
+				s instanceof ZodUnknown
+			)
+		) {
 			for (const wrong of [Symbol('wrong type'), undefined]) {
 				const r = s.safeParse(wrong);
 				const message = r.success ? undefined : r.error.issues[0].message;
@@ -28,9 +36,18 @@ export function checkMessages(schema: ZodTypeAny): string[] {
 			const m = (def[k] as { message?: string } | null | undefined)?.message;
 			if (m) found.add(m);
 		}
-		const shape = typeof def.shape === 'function' ? (def.shape as () => Record<string, ZodTypeAny>)() : {};
-		const children = [def.schema, def.innerType, def.type, def.valueType, ...((def.options as ZodTypeAny[] | undefined) ?? []), ...Object.values(shape)];
-		for (const c of children) if (c && typeof c === 'object' && '_def' in c) walk(c as ZodTypeAny, false);
+		const shape =
+			typeof def.shape === 'function' ? (def.shape as () => Record<string, ZodTypeAny>)() : {};
+		const children = [
+			def.schema,
+			def.innerType,
+			def.type,
+			def.valueType,
+			...((def.options as ZodTypeAny[] | undefined) ?? []),
+			...Object.values(shape),
+		];
+		for (const c of children)
+			if (c && typeof c === 'object' && '_def' in c) walk(c as ZodTypeAny, false);
 	};
 	walk(schema, true);
 	return [...found];

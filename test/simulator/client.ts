@@ -32,7 +32,11 @@ export function client(sim: () => Simulator) {
 			body = JSON.stringify(o.json);
 		} else if (o.form) body = o.form;
 		const t0 = Date.now();
-		const res = await request(`${o.base ?? s.baseUrl}${path}`, { method: method as 'GET', headers, body: body as never });
+		const res = await request(`${o.base ?? s.baseUrl}${path}`, {
+			method: method as 'GET',
+			headers,
+			body: body as never,
+		});
 		const buf = Buffer.from(await res.body.arrayBuffer());
 		let json: Record<string, any> | undefined;
 		try {
@@ -40,11 +44,34 @@ export function client(sim: () => Simulator) {
 		} catch {
 			json = undefined;
 		}
-		return { status: res.statusCode, headers: res.headers, json: json as Record<string, any>, buf, ms: Date.now() - t0 };
+		return {
+			status: res.statusCode,
+			headers: res.headers,
+			json: json as Record<string, any>,
+			buf,
+			ms: Date.now() - t0,
+		};
 	}
-	const gen = (json: Record<string, unknown>, path = '/v1/images/generations/async', o: Call = {}) => call('POST', path, { json: { model: 'alpha-image-2.5', prompt: 'a cat', size: '1024x1024', ...json }, ...o });
+	const gen = (
+		json: Record<string, unknown>,
+		path = '/v1/images/generations/async',
+		o: Call = {},
+	) =>
+		call('POST', path, {
+			json: { model: 'alpha-image-2.5', prompt: 'a cat', size: '1024x1024', ...json },
+			...o,
+		});
 	const delta = (json: Record<string, unknown> = {}, o: Call = {}) =>
-		call('POST', '/v1/videos', { json: { model: 'delta-video-2-0-mini-260615', prompt: 'a dog', generate_audio: false, watermark: false, ...json }, ...o });
+		call('POST', '/v1/videos', {
+			json: {
+				model: 'delta-video-2-0-mini-260615',
+				prompt: 'a dog',
+				generate_audio: false,
+				watermark: false,
+				...json,
+			},
+			...o,
+		});
 	async function untilDone(id: string, o: Call = {}): Promise<Answer> {
 		for (let k = 0; k < 200; k++) {
 			const r = await call('GET', `/v1/images/tasks/${id}`, o);
@@ -62,6 +89,7 @@ export function client(sim: () => Simulator) {
 		throw new Error('video did not finish');
 	}
 	/** GET on the result host, without a key */
-	const fetchResult = (url: string) => call('GET', new URL(url).pathname, { base: new URL(url).origin, key: null });
+	const fetchResult = (url: string) =>
+		call('GET', new URL(url).pathname, { base: new URL(url).origin, key: null });
 	return { call, gen, delta, untilDone, videoDone, fetchResult };
 }

@@ -7,7 +7,14 @@ import { readWire } from './wire';
 
 let sim: Simulator;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, videoBytes: 300_000, imageFormat: 'png' });
+	sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 10,
+		videoLatencyMs: 10,
+		syncLatencyMs: 0,
+		videoBytes: 300_000,
+		imageFormat: 'png',
+	});
 });
 afterAll(() => sim.stop());
 beforeEach(() => sim.reset());
@@ -23,7 +30,9 @@ const decodable = (buf: Buffer) =>
 		);
 
 /** A fresh image result: its URL and route (and its natural bytes, from a fault-free download). */
-async function image(model = 'alpha-image-2'): Promise<{ url: string; route: string; natural: Buffer }> {
+async function image(
+	model = 'alpha-image-2',
+): Promise<{ url: string; route: string; natural: Buffer }> {
 	const url = (await gen({ model }, '/v1/images/generations')).json.data[0].url as string;
 	const natural = (await readWire(url)).body;
 	return { url, route: `GET ${new URL(url).pathname}`, natural };
@@ -32,16 +41,25 @@ async function image(model = 'alpha-image-2'): Promise<{ url: string; route: str
 async function video(): Promise<{ url: string; route: string; auth: Record<string, string> }> {
 	const id = (await delta()).json.id as string;
 	await videoDone(id);
-	return { url: `${sim.baseUrl}/v1/videos/${id}/content`, route: `GET /v1/videos/${id}/content`, auth: { authorization: `Bearer ${sim.keys.demo}` } };
+	return {
+		url: `${sim.baseUrl}/v1/videos/${id}/content`,
+		route: `GET /v1/videos/${id}/content`,
+		auth: { authorization: `Bearer ${sim.keys.demo}` },
+	};
 }
 
 async function gammaVideo(): Promise<{ url: string; route: string }> {
-	const r = (await call('POST', '/v1/videos', { json: { model: 'gamma-video-1.0', prompt: 'x', seconds: 8 } })).json;
+	const r = (
+		await call('POST', '/v1/videos', {
+			json: { model: 'gamma-video-1.0', prompt: 'x', seconds: 8 },
+		})
+	).json;
 	const id = r.task_id ?? r.id ?? r.data?.task_id;
 	let b: Record<string, any> = {};
 	for (let k = 0; k < 100; k++) {
 		b = (await call('GET', `/v1/videos/${id}`)).json;
-		const url = b.result_url ?? b.video?.url ?? b.data?.result_url ?? b.data?.url ?? b.data?.video?.url;
+		const url =
+			b.result_url ?? b.video?.url ?? b.data?.result_url ?? b.data?.url ?? b.data?.video?.url;
 		if (url) return { url, route: `GET ${new URL(url).pathname}` };
 		await new Promise((r) => setTimeout(r, 20));
 	}
@@ -76,12 +94,16 @@ describe('trickle', () => {
 
 	it('a JSON answer (any gateway route) trickles byte by byte, until done', async () => {
 		sim.fault({ route: 'GET /v1/images/tasks/', kind: 'trickle', intervalMs: 5 });
-		const w = await readWire(`${sim.baseUrl}/v1/images/tasks/unknown_task`, { headers: { authorization: `Bearer ${sim.keys.demo}` } });
+		const w = await readWire(`${sim.baseUrl}/v1/images/tasks/unknown_task`, {
+			headers: { authorization: `Bearer ${sim.keys.demo}` },
+		});
 		expect(w.status).toBe(404);
 		expect(w.ended).toBe('end');
 		expect(JSON.parse(w.body.toString()).error.code).toBe('task_not_found');
 		expect(w.chunks.length).toBeGreaterThan(w.body.length / 2);
-		expect(w.chunks.at(-1)!.at - w.chunks[0].at).toBeGreaterThanOrEqual((w.body.length - 1) * 5 * 0.8);
+		expect(w.chunks.at(-1)!.at - w.chunks[0].at).toBeGreaterThanOrEqual(
+			(w.body.length - 1) * 5 * 0.8,
+		);
 	});
 });
 
@@ -142,7 +164,9 @@ describe('broken images with a matching Content-Length', () => {
 		expect(w.body.subarray(0, 3).toString('hex')).toBe('ffd8ff');
 		expect(w.body.includes(Buffer.from([0xff, 0xda]))).toBe(false);
 		expect(w.body.subarray(-2).toString('hex')).not.toBe('ffd9');
-		expect(w.body.includes(Buffer.from([0xff, 0xc0])) || w.body.includes(Buffer.from([0xff, 0xc2]))).toBe(true);
+		expect(
+			w.body.includes(Buffer.from([0xff, 0xc0])) || w.body.includes(Buffer.from([0xff, 0xc2])),
+		).toBe(true);
 		expect(await decodable(w.body)).toBe(false);
 	});
 
@@ -172,13 +196,20 @@ describe('b64-junk', () => {
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'b64-junk' });
 		const t = (await gen({})).json.task_id;
 		let done: Record<string, any> = {};
-		for (let k = 0; k < 100 && done.status !== 'completed'; k++) done = (await call('GET', `/v1/images/tasks/${t}`)).json;
+		for (let k = 0; k < 100 && done.status !== 'completed'; k++)
+			done = (await call('GET', `/v1/images/tasks/${t}`)).json;
 		expect(done.data[0].url).toBeUndefined();
 		await junkCheck(done.data[0].b64_json);
 		expect(done.result.data[0].b64_json).toBe(done.data[0].b64_json);
 		sim.fault({ route: ':generateContent', kind: 'b64-junk' });
-		const native = (await call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ parts: [{ text: 'x' }] }] } })).json;
-		const part = native.candidates[0].content.parts.find((p: Record<string, any>) => p.inlineData || p.inline_data);
+		const native = (
+			await call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', {
+				json: { contents: [{ parts: [{ text: 'x' }] }] },
+			})
+		).json;
+		const part = native.candidates[0].content.parts.find(
+			(p: Record<string, any>) => p.inlineData || p.inline_data,
+		);
 		await junkCheck((part.inlineData ?? part.inline_data).data);
 	});
 });
@@ -200,7 +231,8 @@ describe('broken MP4s on /content and the gamma result URL', () => {
 			const w = await readWire(v.url, { headers: v.auth });
 			expect(Number(w.headers['content-length'])).toBe(w.body.length);
 			const boxes: string[] = [];
-			for (let i = 0; i < w.body.length; i += w.body.readUInt32BE(i)) boxes.push(w.body.subarray(i + 4, i + 8).toString('latin1'));
+			for (let i = 0; i < w.body.length; i += w.body.readUInt32BE(i))
+				boxes.push(w.body.subarray(i + 4, i + 8).toString('latin1'));
 			expect(boxes).toEqual(['ftyp', 'mdat']);
 		}
 	});

@@ -6,7 +6,13 @@ import { startSimulator, type Simulator } from '../../simulator';
 
 let sim: Simulator;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 100, pollAfterMs: 50, videoLatencyMs: 150, seed: 1 });
+	sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 100,
+		pollAfterMs: 50,
+		videoLatencyMs: 150,
+		seed: 1,
+	});
 });
 afterAll(() => sim.stop());
 beforeEach(() => sim.reset());
@@ -29,7 +35,11 @@ async function call(method: string, path: string, o: Call = {}) {
 		headers['content-type'] = 'application/json';
 		body = JSON.stringify(o.json);
 	} else if (o.form) body = o.form as never;
-	const res = await request(`${o.base ?? sim.baseUrl}${path}`, { method: method as 'GET', headers, body: body as never });
+	const res = await request(`${o.base ?? sim.baseUrl}${path}`, {
+		method: method as 'GET',
+		headers,
+		body: body as never,
+	});
 	const buf = Buffer.from(await res.body.arrayBuffer());
 	let json: Record<string, any> | undefined;
 	try {
@@ -40,7 +50,11 @@ async function call(method: string, path: string, o: Call = {}) {
 	return { status: res.statusCode, headers: res.headers, json: json as Record<string, any>, buf };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const gen = (json: Record<string, unknown>, path = '/v1/images/generations/async', o: Call = {}) => call('POST', path, { json: { model: 'alpha-image-2.5', prompt: 'a cat', size: '1024x1024', ...json }, ...o });
+const gen = (json: Record<string, unknown>, path = '/v1/images/generations/async', o: Call = {}) =>
+	call('POST', path, {
+		json: { model: 'alpha-image-2.5', prompt: 'a cat', size: '1024x1024', ...json },
+		...o,
+	});
 async function untilDone(id: string, o: Call = {}) {
 	for (let k = 0; k < 50; k++) {
 		const r = await call('GET', `/v1/images/tasks/${id}`, o);
@@ -59,17 +73,28 @@ describe('keys, groups, models', () => {
 		expect(ids).toContain('alpha-image-2.5');
 		expect(ids).not.toContain('alpha-image-2-4k');
 		expect(ids).not.toContain('delta-video-2-0-fast-260128');
-		expect((await call('GET', '/v1/models', { auth: `Bearer  ${sim.keys.demo}` })).status).toBe(401);
+		expect((await call('GET', '/v1/models', { auth: `Bearer  ${sim.keys.demo}` })).status).toBe(
+			401,
+		);
 		expect((await call('GET', '/v1/models', { key: null })).status).toBe(401);
-		expect((await call('GET', '/v1/models', { key: 'sk-wrong' })).json.error.message).toMatch(/Invalid token/);
+		expect((await call('GET', '/v1/models', { key: 'sk-wrong' })).json.error.message).toMatch(
+			/Invalid token/,
+		);
 	});
 
 	it('403 outside the group, 403 insufficient quota, 503 model_not_found', async () => {
-		const denied = await gen({ model: 'alpha-image-2-4k', size: '2048x2048' }, undefined, { key: sim.keys.limited });
+		const denied = await gen({ model: 'alpha-image-2-4k', size: '2048x2048' }, undefined, {
+			key: sim.keys.limited,
+		});
 		expect(denied.status).toBe(403);
 		const broke = await gen({}, undefined, { key: sim.keys.broke });
-		expect(broke).toMatchObject({ status: 403, json: { error: { code: 'insufficient_user_quota' } } });
-		const offline = await call('POST', '/v1/chat/completions', { json: { model: 'beta-2.0-flash-offline', messages: [{ role: 'user', content: 'x' }] } });
+		expect(broke).toMatchObject({
+			status: 403,
+			json: { error: { code: 'insufficient_user_quota' } },
+		});
+		const offline = await call('POST', '/v1/chat/completions', {
+			json: { model: 'beta-2.0-flash-offline', messages: [{ role: 'user', content: 'x' }] },
+		});
 		expect(offline).toMatchObject({ status: 503, json: { error: { code: 'model_not_found' } } });
 	});
 });
@@ -84,44 +109,93 @@ describe('image submission forms', () => {
 	])('%s %j %j → task with HTTP %i', async (path, extra, headers, status) => {
 		const r = await gen(extra, path, { headers: headers as Record<string, string> });
 		expect(r.status).toBe(status);
-		expect(r.json).toMatchObject({ object: 'image.generation.task', status: 'processing', state: 'queued', poll_after_ms: 50 });
+		expect(r.json).toMatchObject({
+			object: 'image.generation.task',
+			status: 'processing',
+			state: 'queued',
+			poll_after_ms: 50,
+		});
 		expect(r.json.task_id).toBe(r.json.id);
 	});
 
-	it.each([['auto'], ['opaque'], ['transparent'], ['true']])('background "%s" (a string) is not an async switch', async (bg) => {
-		const r = await gen({ background: bg }, '/v1/images/generations');
-		expect(r.status).toBe(200);
-		expect(r.json.task_id).toBeUndefined();
-		expect(r.json.data[0].url).toMatch(/^http:\/\/127\.0\.0\.1/);
-	});
+	it.each([['auto'], ['opaque'], ['transparent'], ['true']])(
+		'background "%s" (a string) is not an async switch',
+		async (bg) => {
+			const r = await gen({ background: bg }, '/v1/images/generations');
+			expect(r.status).toBe(200);
+			expect(r.json.task_id).toBeUndefined();
+			expect(r.json.data[0].url).toMatch(/^http:\/\/127\.0\.0\.1/);
+		},
+	);
 
 	it('multipart text "true" for background is async; edits as multipart and JSON data URLs', async () => {
-		const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#0a0' } }).png().toBuffer();
+		const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#0a0' } })
+			.png()
+			.toBuffer();
 		const form = new FormData();
-		for (const [k, v] of Object.entries({ model: 'alpha-image-2.5', prompt: 'edit', size: '1024x1024', background: 'true' })) form.append(k, v);
+		for (const [k, v] of Object.entries({
+			model: 'alpha-image-2.5',
+			prompt: 'edit',
+			size: '1024x1024',
+			background: 'true',
+		}))
+			form.append(k, v);
 		form.append('image', new Blob([png], { type: 'image/png' }), 'a.png');
 		const mp = await call('POST', '/v1/images/edits', { form });
 		expect(mp.status).toBe(200);
 		expect(mp.json.task_id).toBeDefined();
-		const json = await call('POST', '/v1/images/edits/async', { json: { model: 'alpha-image-2.5', prompt: 'x', size: '1024x1024', images: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }] } });
+		const json = await call('POST', '/v1/images/edits/async', {
+			json: {
+				model: 'alpha-image-2.5',
+				prompt: 'x',
+				size: '1024x1024',
+				images: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }],
+			},
+		});
 		expect(json.status).toBe(202);
-		const alpha2 = await call('POST', '/v1/images/edits/async', { json: { model: 'alpha-image-2', prompt: 'x', size: '1024x1024', images: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }] } });
+		const alpha2 = await call('POST', '/v1/images/edits/async', {
+			json: {
+				model: 'alpha-image-2',
+				prompt: 'x',
+				size: '1024x1024',
+				images: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }],
+			},
+		});
 		expect(alpha2.status).toBe(400);
 		const beta = new FormData();
-		for (const [k, v] of Object.entries({ model: 'beta-3-pro-image-preview', prompt: 'x', size: '1024x1024' })) beta.append(k, v);
+		for (const [k, v] of Object.entries({
+			model: 'beta-3-pro-image-preview',
+			prompt: 'x',
+			size: '1024x1024',
+		}))
+			beta.append(k, v);
 		beta.append('image[]', new Blob([png], { type: 'image/png' }), 'a.png');
 		beta.append('image[]', new Blob([png], { type: 'image/png' }), 'b.png');
 		expect((await call('POST', '/v1/images/edits/async', { form: beta })).status).toBe(202);
 		const notImage = new FormData();
-		for (const [k, v] of Object.entries({ model: 'alpha-image-2.5', prompt: 'x' })) notImage.append(k, v);
+		for (const [k, v] of Object.entries({ model: 'alpha-image-2.5', prompt: 'x' }))
+			notImage.append(k, v);
 		notImage.append('image', new Blob([Buffer.from('<html>')], { type: 'image/png' }), 'x.png');
 		expect((await call('POST', '/v1/images/edits/async', { form: notImage })).status).toBe(400);
 	});
 
 	it('beta HTTPS references: public ok; private, loopback and unresolvable refused', async () => {
-		const ref = (u: string) => call('POST', '/v1/images/edits/async', { json: { model: 'beta-3.1-flash-image-preview', prompt: 'x', size: '1024x1024', images: [{ image_url: u }] } });
+		const ref = (u: string) =>
+			call('POST', '/v1/images/edits/async', {
+				json: {
+					model: 'beta-3.1-flash-image-preview',
+					prompt: 'x',
+					size: '1024x1024',
+					images: [{ image_url: u }],
+				},
+			});
 		expect((await ref('https://media.example/a.png')).status).toBe(202);
-		for (const u of ['https://127.0.0.1/a.png', 'https://10.0.0.1/a.png', 'https://nowhere.invalid/a.png']) expect((await ref(u)).status).toBe(400);
+		for (const u of [
+			'https://127.0.0.1/a.png',
+			'https://10.0.0.1/a.png',
+			'https://nowhere.invalid/a.png',
+		])
+			expect((await ref(u)).status).toBe(400);
 	});
 
 	it('size rules per family and tier; az async refuses response_format', async () => {
@@ -136,11 +210,23 @@ describe('image submission forms', () => {
 	});
 
 	it('beta: a ratio string falls back to a square; unsuffixed tier from the longest side', async () => {
-		const square = await gen({ model: 'beta-3-pro-image-preview', size: '16:9' }, '/v1/images/generations');
-		const px = await call('GET', new URL(square.json.data[0].url).pathname, { base: sim.resultBaseUrl, key: null });
+		const square = await gen(
+			{ model: 'beta-3-pro-image-preview', size: '16:9' },
+			'/v1/images/generations',
+		);
+		const px = await call('GET', new URL(square.json.data[0].url).pathname, {
+			base: sim.resultBaseUrl,
+			key: null,
+		});
 		expect(imageSize(px.buf)).toMatchObject({ width: 1024, height: 1024 });
-		const wide = await gen({ model: 'beta-3-pro-image-preview', size: '1800x1000' }, '/v1/images/generations');
-		const w = await call('GET', new URL(wide.json.data[0].url).pathname, { base: sim.resultBaseUrl, key: null });
+		const wide = await gen(
+			{ model: 'beta-3-pro-image-preview', size: '1800x1000' },
+			'/v1/images/generations',
+		);
+		const w = await call('GET', new URL(wide.json.data[0].url).pathname, {
+			base: sim.resultBaseUrl,
+			key: null,
+		});
 		expect(imageSize(w.buf).width).toBe(2048);
 	});
 });
@@ -149,9 +235,19 @@ describe('task queries, lifecycle, results', () => {
 	it('every alias answers for the owner only; completed with data and result.data; real images on the result origin', async () => {
 		const t = (await gen({})).json;
 		const done = await untilDone(t.task_id);
-		expect(done.json).toMatchObject({ status: 'completed', state: 'succeeded', provider_status: 'completed' });
+		expect(done.json).toMatchObject({
+			status: 'completed',
+			state: 'succeeded',
+			provider_status: 'completed',
+		});
 		expect(done.json.result.data).toEqual(done.json.data);
-		for (const p of ['/v1/image-tasks/', '/v1/images/generations/', '/v1/images/edits/', '/v1/tasks/']) expect((await call('GET', `${p}${t.task_id}`)).json.status).toBe('completed');
+		for (const p of [
+			'/v1/image-tasks/',
+			'/v1/images/generations/',
+			'/v1/images/edits/',
+			'/v1/tasks/',
+		])
+			expect((await call('GET', `${p}${t.task_id}`)).json.status).toBe('completed');
 		expect((await call('GET', `/v1/tasks/${t.task_id}`, { key: sim.keys.other })).status).toBe(404);
 		expect((await call('GET', '/v1/tasks/nope')).status).toBe(404);
 		const img = await request(done.json.data[0].url);
@@ -164,10 +260,17 @@ describe('task queries, lifecycle, results', () => {
 	it('terminal records expire after the retention', async () => {
 		const short = await startSimulator({ quiet: true, taskLatencyMs: 10, retentionMs: 100 });
 		try {
-			const r = await request(`${short.baseUrl}/v1/images/generations/async`, { method: 'POST', headers: { authorization: `Bearer ${short.keys.demo}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }) });
+			const r = await request(`${short.baseUrl}/v1/images/generations/async`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${short.keys.demo}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }),
+			});
 			const id = ((await r.body.json()) as { task_id: string }).task_id;
 			await sleep(30);
-			const q = () => request(`${short.baseUrl}/v1/tasks/${id}`, { headers: { authorization: `Bearer ${short.keys.demo}` } });
+			const q = () =>
+				request(`${short.baseUrl}/v1/tasks/${id}`, {
+					headers: { authorization: `Bearer ${short.keys.demo}` },
+				});
 			expect((await q()).statusCode).toBe(200);
 			await sleep(150);
 			expect((await q()).statusCode).toBe(404);
@@ -182,8 +285,13 @@ describe('task queries, lifecycle, results', () => {
 		expect(sim.ledger.filter((l) => l.taskId === t.task_id)).toHaveLength(1);
 		const f = (await gen({ prompt: 'x [fail]' })).json;
 		const done = await untilDone(f.task_id);
-		expect(done.json).toMatchObject({ status: 'failed', billing: { status: 'refunded_if_reserved' } });
-		expect(sim.ledger.filter((l) => l.taskId === f.task_id).reduce((s, l) => s + l.amount, 0)).toBe(0);
+		expect(done.json).toMatchObject({
+			status: 'failed',
+			billing: { status: 'refunded_if_reserved' },
+		});
+		expect(sim.ledger.filter((l) => l.taskId === f.task_id).reduce((s, l) => s + l.amount, 0)).toBe(
+			0,
+		);
 	});
 });
 
@@ -191,37 +299,78 @@ describe('native, chat, responses', () => {
 	it('native: inlineData and inline_data both appear; block and no-image paths; mismatches refused', async () => {
 		const keys = new Set<string>();
 		for (let k = 0; k < 2; k++) {
-			const r = await call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '1:1', imageSize: '1K' } } } });
+			const r = await call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', {
+				json: {
+					contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+					generationConfig: {
+						responseModalities: ['IMAGE'],
+						imageConfig: { aspectRatio: '1:1', imageSize: '1K' },
+					},
+				},
+			});
 			expect(r.json.task_id).toBeUndefined();
-			for (const p of r.json.candidates[0].content.parts) for (const k2 of Object.keys(p)) keys.add(k2);
+			for (const p of r.json.candidates[0].content.parts)
+				for (const k2 of Object.keys(p)) keys.add(k2);
 		}
 		expect(keys).toEqual(new Set(['text', 'inlineData', 'inline_data']));
-		const blocked = await call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ parts: [{ text: '[block]' }] }] } });
+		const blocked = await call(
+			'POST',
+			'/v1beta/models/beta-3.1-flash-image-preview:generateContent',
+			{ json: { contents: [{ parts: [{ text: '[block]' }] }] } },
+		);
 		expect(blocked.json).toMatchObject({ promptFeedback: { blockReason: 'SAFETY' } });
 		expect(blocked.json.candidates).toBeUndefined();
-		const mismatch = await call('POST', '/v1beta/models/beta-3-pro-image-preview-2k:generateContent', { json: { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { imageConfig: { imageSize: '4K' } } } });
+		const mismatch = await call(
+			'POST',
+			'/v1beta/models/beta-3-pro-image-preview-2k:generateContent',
+			{
+				json: {
+					contents: [{ parts: [{ text: 'x' }] }],
+					generationConfig: { imageConfig: { imageSize: '4K' } },
+				},
+			},
+		);
 		expect(mismatch.status).toBe(400);
 	});
 
 	it('chat SSE: data lines, usage chunk with empty choices, [DONE]; responses SSE: named events, completion, no [DONE]', async () => {
-		const chat = await call('POST', '/v1/chat/completions', { json: { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'hi' }], stream: true } });
+		const chat = await call('POST', '/v1/chat/completions', {
+			json: { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'hi' }], stream: true },
+		});
 		const text = chat.buf.toString('utf8');
 		expect(chat.headers['content-type']).toBe('text/event-stream');
 		expect(text.trim().endsWith('data: [DONE]')).toBe(true);
 		expect(text).toMatch(/"choices":\[\],.*"usage"/);
-		const resp = await call('POST', '/v1/responses', { json: { model: 'alpha-chat-4o', input: 'hi', stream: true } });
+		const resp = await call('POST', '/v1/responses', {
+			json: { model: 'alpha-chat-4o', input: 'hi', stream: true },
+		});
 		const rt = resp.buf.toString('utf8');
 		expect(rt).toMatch(/^event: response\.created/);
 		expect(rt).toContain('event: response.completed');
 		expect(rt).not.toContain('[DONE]');
-		const plain = await call('POST', '/v1/responses', { json: { model: 'alpha-chat-4o', input: 'hi' } });
+		const plain = await call('POST', '/v1/responses', {
+			json: { model: 'alpha-chat-4o', input: 'hi' },
+		});
 		expect(plain.json.output_text).toBeUndefined();
 		expect(plain.json.output.at(-1).content[0].type).toBe('output_text');
 	});
 });
 
 describe('videos', () => {
-	const delta = (extra: Record<string, unknown> = {}, o: Call = {}) => call('POST', '/v1/videos', { json: { model: 'delta-video-2-0-mini-260615', prompt: 'a dog', seconds: 5, resolution: '480p', ratio: '16:9', generate_audio: false, watermark: false, ...extra }, ...o });
+	const delta = (extra: Record<string, unknown> = {}, o: Call = {}) =>
+		call('POST', '/v1/videos', {
+			json: {
+				model: 'delta-video-2-0-mini-260615',
+				prompt: 'a dog',
+				seconds: 5,
+				resolution: '480p',
+				ratio: '16:9',
+				generate_audio: false,
+				watermark: false,
+				...extra,
+			},
+			...o,
+		});
 
 	it('delta lifecycle, usage, /content MP4, reserve then settle in the ledger', async () => {
 		const t = (await delta()).json;
@@ -237,7 +386,10 @@ describe('videos', () => {
 		expect(Number(mp4.headers['content-length'])).toBe(mp4.buf.length);
 		const kinds = sim.ledger.filter((l) => l.taskId === t.id).map((l) => l.kind);
 		expect(kinds).toEqual(['reserve', 'settle']);
-		expect(await call('GET', '/v1/videos/vid_none')).toMatchObject({ status: 404, json: { code: 'task_not_exist', data: null } });
+		expect(await call('GET', '/v1/videos/vid_none')).toMatchObject({
+			status: 404,
+			json: { code: 'task_not_exist', data: null },
+		});
 		expect((await call('GET', '/v1/videos/vid_none/content')).status).toBe(404);
 	});
 
@@ -254,8 +406,31 @@ describe('videos', () => {
 		[{ images: ['https://127.0.0.1/a.png'] }],
 		[{ metadata: { first_frame_image: 'https://media.example/f.png' } }],
 		[{ metadata: { content: [{ type: 'text', text: 'a' }] } }],
-		[{ images: ['https://media.example/a.png'], metadata: { content: [{ type: 'image_url', image_url: { url: 'https://media.example/b.png' }, role: 'reference_image' }] } }],
-		[{ metadata: { content: Array.from({ length: 10 }, (_, k) => ({ type: 'image_url', image_url: { url: `https://media.example/${k}.png` }, role: 'reference_image' })) } }],
+		[
+			{
+				images: ['https://media.example/a.png'],
+				metadata: {
+					content: [
+						{
+							type: 'image_url',
+							image_url: { url: 'https://media.example/b.png' },
+							role: 'reference_image',
+						},
+					],
+				},
+			},
+		],
+		[
+			{
+				metadata: {
+					content: Array.from({ length: 10 }, (_, k) => ({
+						type: 'image_url',
+						image_url: { url: `https://media.example/${k}.png` },
+						role: 'reference_image',
+					})),
+				},
+			},
+		],
 	])('delta rule: %j → 400 in the task envelope', async (extra) => {
 		const r = await delta(extra);
 		expect(r.status).toBe(400);
@@ -266,7 +441,9 @@ describe('videos', () => {
 	it('gamma: the response variants cover every ID, status and URL placement', async () => {
 		const ids: string[] = [];
 		for (let k = 0; k < 5; k++) {
-			const r = await call('POST', '/v1/videos', { json: { model: 'gamma-video-1.0', prompt: 'x', seconds: 8 } });
+			const r = await call('POST', '/v1/videos', {
+				json: { model: 'gamma-video-1.0', prompt: 'x', seconds: 8 },
+			});
 			const b = r.json;
 			ids.push(b.task_id ?? b.id ?? b.data?.task_id);
 		}
@@ -288,9 +465,13 @@ describe('videos', () => {
 
 	it('the alternative origin keeps its own tasks; compat path /v1/video/generations', async () => {
 		const alt = await delta({}, { base: sim.altBaseUrl });
-		expect((await call('GET', `/v1/videos/${alt.json.id}`, { base: sim.altBaseUrl })).status).toBe(200);
+		expect((await call('GET', `/v1/videos/${alt.json.id}`, { base: sim.altBaseUrl })).status).toBe(
+			200,
+		);
 		expect((await call('GET', `/v1/videos/${alt.json.id}`)).status).toBe(404);
-		const compat = await call('POST', '/v1/video/generations', { json: { model: 'gamma-video-1.5', prompt: 'x', seconds: 6 } });
+		const compat = await call('POST', '/v1/video/generations', {
+			json: { model: 'gamma-video-1.5', prompt: 'x', seconds: 6 },
+		});
 		expect(compat.status).toBe(200);
 	});
 });
@@ -298,11 +479,16 @@ describe('videos', () => {
 describe('pricing, faults, admin API', () => {
 	it('pricing and status without a key', async () => {
 		const p = await call('GET', '/api/pricing', { key: null });
-		expect(p.json.data.find((m: { model_name: string }) => m.model_name === 'delta-chat-tiered').billing_mode).toBe('tiered_expr');
+		expect(
+			p.json.data.find((m: { model_name: string }) => m.model_name === 'delta-chat-tiered')
+				.billing_mode,
+		).toBe('tiered_expr');
 		expect(p.json.usable_group.promo).toBeDefined();
 		expect(p.json.group_ratio.promo).toBeUndefined();
 		sim.setStatus({ quota_display_type: 'CUSTOM' });
-		expect((await call('GET', '/api/status', { key: null })).json.data.quota_display_type).toBe('CUSTOM');
+		expect((await call('GET', '/api/status', { key: null })).json.data.quota_display_type).toBe(
+			'CUSTOM',
+		);
 		sim.setStatus({});
 	});
 
@@ -362,17 +548,37 @@ describe('pricing, faults, admin API', () => {
 
 	it('video-unknown answers `unknown` for the first polls', async () => {
 		sim.fault({ route: 'POST /v1/videos', kind: 'video-unknown', polls: 2 });
-		const t = (await call('POST', '/v1/videos', { json: { model: 'delta-video-2-0-mini-260615', prompt: 'x', generate_audio: false, watermark: false } })).json;
+		const t = (
+			await call('POST', '/v1/videos', {
+				json: {
+					model: 'delta-video-2-0-mini-260615',
+					prompt: 'x',
+					generate_audio: false,
+					watermark: false,
+				},
+			})
+		).json;
 		expect((await call('GET', `/v1/videos/${t.id}`)).json.status).toBe('unknown');
 		expect((await call('GET', `/v1/videos/${t.id}`)).json.status).toBe('unknown');
 		expect((await call('GET', `/v1/videos/${t.id}`)).json.status).not.toBe('unknown');
 	});
 
 	it('admin API over HTTP sets faults and reads log and ledger; admin calls are not logged', async () => {
-		await call('POST', '/__sim/faults', { key: null, json: { route: 'GET /v1/models', kind: 'status', status: 500 } });
+		await call('POST', '/__sim/faults', {
+			key: null,
+			json: { route: 'GET /v1/models', kind: 'status', status: 500 },
+		});
 		expect((await call('GET', '/v1/models')).status).toBe(500);
 		const log = await call('GET', '/__sim/log', { key: null });
-		expect(log.json).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/models', status: 500, auth: true, server: 'gateway' })]);
+		expect(log.json).toEqual([
+			expect.objectContaining({
+				method: 'GET',
+				path: '/v1/models',
+				status: 500,
+				auth: true,
+				server: 'gateway',
+			}),
+		]);
 		await gen({});
 		expect((await call('GET', '/__sim/ledger', { key: null })).json).toHaveLength(1);
 		await call('POST', '/__sim/reset', { key: null });

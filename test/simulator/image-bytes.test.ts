@@ -62,12 +62,19 @@ async function decodes(buf: Buffer, width: number, height: number): Promise<void
 describe.each(['png', 'jpeg', 'webp'] as const)('imageBytes with %s results', (format) => {
 	let sim: Simulator;
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, syncLatencyMs: 0, imageBytes: 300_001, imageFormat: format });
+		sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: 10,
+			syncLatencyMs: 0,
+			imageBytes: 300_001,
+			imageFormat: format,
+		});
 	});
 	afterAll(() => sim.stop());
 	const c = client(() => sim);
 	const { untilDone, fetchResult, call } = c;
-	const gen = (json: Record<string, unknown>, path?: string) => c.gen({ model: 'alpha-image-2-2k', ...json }, path);
+	const gen = (json: Record<string, unknown>, path?: string) =>
+		c.gen({ model: 'alpha-image-2-2k', ...json }, path);
 
 	it('hosted results are padded within the format, decodable by sharp, and each one differs', async () => {
 		const sync = (await gen({ n: 2 }, '/v1/images/generations')).json;
@@ -85,8 +92,10 @@ describe.each(['png', 'jpeg', 'webp'] as const)('imageBytes with %s results', (f
 			expect(types.at(-1)).toBe('IEND');
 			expect(types).toEqual(expect.arrayContaining(['IHDR', 'IDAT', 'tEXt', 'paDd']));
 		}
-		if (format === 'jpeg') expect(jpegMarkers(a).filter((m) => m === 0xfe).length).toBeGreaterThan(1);
-		if (format === 'webp') expect(webpChunks(a)).toEqual(['VP8X', expect.stringMatching(/^VP8[ L]$/), 'SIMT', 'SIMP']);
+		if (format === 'jpeg')
+			expect(jpegMarkers(a).filter((m) => m === 0xfe).length).toBeGreaterThan(1);
+		if (format === 'webp')
+			expect(webpChunks(a)).toEqual(['VP8X', expect.stringMatching(/^VP8[ L]$/), 'SIMT', 'SIMP']);
 	});
 
 	it('b64_json answers (sync and native) carry the padded file too', async () => {
@@ -94,8 +103,14 @@ describe.each(['png', 'jpeg', 'webp'] as const)('imageBytes with %s results', (f
 		const buf = Buffer.from(sync.data[0].b64_json, 'base64');
 		expect(buf.length).toBeGreaterThanOrEqual(300_001);
 		await decodes(buf, 1024, 1024);
-		const native = await call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ parts: [{ text: 'x' }] }] } });
-		const part = native.json.candidates[0].content.parts.find((p: Record<string, any>) => p.inlineData || p.inline_data);
+		const native = await call(
+			'POST',
+			'/v1beta/models/beta-3.1-flash-image-preview:generateContent',
+			{ json: { contents: [{ parts: [{ text: 'x' }] }] } },
+		);
+		const part = native.json.candidates[0].content.parts.find(
+			(p: Record<string, any>) => p.inlineData || p.inline_data,
+		);
 		const inline = Buffer.from((part.inlineData ?? part.inline_data).data, 'base64');
 		expect(inline.length).toBeGreaterThanOrEqual(300_001);
 		await decodes(inline, 1024, 1024);
@@ -105,13 +120,20 @@ describe.each(['png', 'jpeg', 'webp'] as const)('imageBytes with %s results', (f
 describe('imageBytes at scale', () => {
 	let sim: Simulator;
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, syncLatencyMs: 0, imageBytes: 1_500_000, imageFormat: 'png' });
+		sim = await startSimulator({
+			quiet: true,
+			syncLatencyMs: 0,
+			imageBytes: 1_500_000,
+			imageFormat: 'png',
+		});
 	});
 	afterAll(() => sim.stop());
 	const { gen, fetchResult } = client(() => sim);
 
 	it('500 results of 1.5 MB: one encode, each result unique', async () => {
-		const urls: string[] = (await gen({ n: 500, size: '1536x864' }, '/v1/images/generations')).json.data.map((d: { url: string }) => d.url);
+		const urls: string[] = (
+			await gen({ n: 500, size: '1536x864' }, '/v1/images/generations')
+		).json.data.map((d: { url: string }) => d.url);
 		expect(urls).toHaveLength(500);
 		const before = encodeCount();
 		const hashes = new Set<string>();
@@ -121,7 +143,9 @@ describe('imageBytes at scale', () => {
 				while (i < urls.length) {
 					const url = urls[i++];
 					// a GET may meet a reset on a loaded machine (750 MB over loopback): it is fetched again, as clients do
-					const r = await fetchResult(url).catch(() => fetchResult(url)).catch(() => fetchResult(url));
+					const r = await fetchResult(url)
+						.catch(() => fetchResult(url))
+						.catch(() => fetchResult(url));
 					expect(r.buf.length).toBeGreaterThanOrEqual(1_500_000);
 					hashes.add(createHash('sha1').update(r.buf).digest('hex'));
 				}

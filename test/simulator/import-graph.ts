@@ -25,7 +25,8 @@ export function simulatorFiles(root = SIM_ROOT): string[] {
 function resolveImport(root: string, from: string, spec: string): string | undefined {
 	const base = resolve(root, dirname(from), spec);
 	for (const candidate of [`${base}.ts`, join(base, 'index.ts'), base]) {
-		if (existsSync(candidate) && statSync(candidate).isFile()) return relative(root, candidate).split('\\').join('/');
+		if (existsSync(candidate) && statSync(candidate).isFile())
+			return relative(root, candidate).split('\\').join('/');
 	}
 	return undefined;
 }

@@ -6,7 +6,13 @@ import { readWire } from './wire';
 describe('submitLatencyMs', () => {
 	let sim: Simulator;
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, submitLatencyMs: 400 });
+		sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: 10,
+			videoLatencyMs: 10,
+			syncLatencyMs: 0,
+			submitLatencyMs: 400,
+		});
 	});
 	afterAll(() => sim.stop());
 	const { call, gen, delta } = client(() => sim);
@@ -18,7 +24,9 @@ describe('submitLatencyMs', () => {
 			gen({}),
 			gen({}, '/v1/images/generations'),
 			gen({}, '/v1/image-tasks/generations'),
-			call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ parts: [{ text: 'x' }] }] } }),
+			call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', {
+				json: { contents: [{ parts: [{ text: 'x' }] }] },
+			}),
 			delta(),
 			delta({}, { base: sim.altBaseUrl }),
 		]);
@@ -28,7 +36,15 @@ describe('submitLatencyMs', () => {
 		}
 		const task = timed[0].json.task_id;
 		// sent together with a delayed POST: each answered before it (a busy machine slows both alike; the POST waits 400 ms more)
-		const [reference, ...quick] = await Promise.all([gen({}), call('GET', `/v1/images/tasks/${task}`), call('GET', '/v1/models'), call('GET', '/api/pricing', { key: null }), call('POST', '/v1/chat/completions', { json: { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'x' }] } })]);
+		const [reference, ...quick] = await Promise.all([
+			gen({}),
+			call('GET', `/v1/images/tasks/${task}`),
+			call('GET', '/v1/models'),
+			call('GET', '/api/pricing', { key: null }),
+			call('POST', '/v1/chat/completions', {
+				json: { model: 'alpha-chat-4o', messages: [{ role: 'user', content: 'x' }] },
+			}),
+		]);
 		expect(reference.ms).toBeGreaterThanOrEqual(380);
 		for (const r of quick) expect(r.ms).toBeLessThan(reference.ms);
 	});
@@ -37,7 +53,17 @@ describe('submitLatencyMs', () => {
 describe('resultTtfbMs and resultBandwidth', () => {
 	let sim: Simulator;
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, resultTtfbMs: 300, resultBandwidth: 400_000, imageBytes: 400_000, videoBytes: 400_000, imageFormat: 'png' });
+		sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: 10,
+			videoLatencyMs: 10,
+			syncLatencyMs: 0,
+			resultTtfbMs: 300,
+			resultBandwidth: 400_000,
+			imageBytes: 400_000,
+			videoBytes: 400_000,
+			imageFormat: 'png',
+		});
 	});
 	afterAll(() => sim.stop());
 	const { gen, delta, videoDone } = client(() => sim);
@@ -57,7 +83,10 @@ describe('resultTtfbMs and resultBandwidth', () => {
 	it('video /content waits and is paced the same way, per connection', async () => {
 		const id = (await delta()).json.id;
 		await videoDone(id);
-		const get = () => readWire(`${sim.baseUrl}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${sim.keys.demo}` } });
+		const get = () =>
+			readWire(`${sim.baseUrl}/v1/videos/${id}/content`, {
+				headers: { authorization: `Bearer ${sim.keys.demo}` },
+			});
 		const transfer = (w: Awaited<ReturnType<typeof get>>) => w.chunks.at(-1)!.at - w.firstByteAt!;
 		const alone = await get();
 		const [a, b] = await Promise.all([get(), get()]);
@@ -77,21 +106,34 @@ describe('resultTtfbMs and resultBandwidth', () => {
 describe('maxConcurrentSubmits', () => {
 	let sim: Simulator;
 	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true, taskLatencyMs: 10, videoLatencyMs: 10, syncLatencyMs: 0, submitLatencyMs: 500, maxConcurrentSubmits: 4, submitRetryAfterSec: 7 });
+		sim = await startSimulator({
+			quiet: true,
+			taskLatencyMs: 10,
+			videoLatencyMs: 10,
+			syncLatencyMs: 0,
+			submitLatencyMs: 500,
+			maxConcurrentSubmits: 4,
+			submitRetryAfterSec: 7,
+		});
 	});
 	afterAll(() => sim.stop());
 	beforeEach(() => sim.reset());
 	const { call, gen, delta } = client(() => sim);
 
 	it('beyond the limit, POSTs are refused at once with 429 and Retry-After, creating and charging nothing', async () => {
-		const all = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? delta() : gen({}))));
+		const all = await Promise.all(
+			Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? delta() : gen({}))),
+		);
 		const ok = all.filter((r) => r.status === 202 || r.status === 200);
 		const refused = all.filter((r) => r.status === 429);
 		expect(ok).toHaveLength(4);
 		expect(refused).toHaveLength(26);
 		for (const r of refused) {
 			expect(r.headers['retry-after']).toBe('7');
-			expect(r.json.error).toMatchObject({ type: 'rate_limit_error', code: 'concurrency_limit_exceeded' });
+			expect(r.json.error).toMatchObject({
+				type: 'rate_limit_error',
+				code: 'concurrency_limit_exceeded',
+			});
 		}
 		// refused at once: every refusal arrived before the first accepted answer (each accepted one waits 500 ms)
 		expect(Math.max(...refused.map((r) => r.ms))).toBeLessThan(Math.min(...ok.map((r) => r.ms)));
@@ -112,7 +154,12 @@ describe('maxConcurrentSubmits', () => {
 		expect(sim.state.submitsInFlight).toBe(0);
 		const ac = new AbortController();
 		const { request } = await import('undici');
-		const pending = request(`${sim.baseUrl}/v1/images/generations/async`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${sim.keys.demo}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }) }).catch(() => undefined);
+		const pending = request(`${sim.baseUrl}/v1/images/generations/async`, {
+			method: 'POST',
+			signal: ac.signal,
+			headers: { authorization: `Bearer ${sim.keys.demo}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }),
+		}).catch(() => undefined);
 		await sleep(100);
 		expect(sim.state.submitsInFlight).toBe(1);
 		ac.abort();

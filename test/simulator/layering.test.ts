@@ -19,14 +19,20 @@ import { SimState, type RequestLogEntry, type ServerName } from '../../simulator
 import { importCycles, importGraph, layerOf, MAY_IMPORT, simulatorFiles } from './import-graph';
 
 const SIM = join(__dirname, '../../simulator');
-const sources = (dir: string) => readdirSync(join(SIM, dir)).filter((f) => f.endsWith('.ts')).map((f) => ({ file: `${dir}/${f}`, text: readFileSync(join(SIM, dir, f), 'utf8') }));
+const sources = (dir: string) =>
+	readdirSync(join(SIM, dir))
+		.filter((f) => f.endsWith('.ts'))
+		.map((f) => ({ file: `${dir}/${f}`, text: readFileSync(join(SIM, dir, f), 'utf8') }));
 
 describe('layering: the faithful gateway knows nothing of faults', () => {
-	it.each(sources('gateway').map((s) => [s.file, s.text]))('%s imports nothing of the fault layer and never reads the fault book', (_file, text) => {
-		expect(text).not.toMatch(/from '\.\.\/faults\//);
-		expect(text).not.toMatch(/\.faults\b/);
-		expect(text).not.toMatch(/\bFault(Spec|Kind|Book|Layer)\b/);
-	});
+	it.each(sources('gateway').map((s) => [s.file, s.text]))(
+		'%s imports nothing of the fault layer and never reads the fault book',
+		(_file, text) => {
+			expect(text).not.toMatch(/from '\.\.\/faults\//);
+			expect(text).not.toMatch(/\.faults\b/);
+			expect(text).not.toMatch(/\bFault(Spec|Kind|Book|Layer)\b/);
+		},
+	);
 
 	it('every fault kind is handled by the fault layer', () => {
 		const layer = sources('faults')
@@ -43,24 +49,41 @@ describe('the import graph: no circle, every layer imports only from below', () 
 
 	it('reads every file of simulator/ and resolves every relative import', () => {
 		expect(graph.size).toBeGreaterThan(30);
-		const unresolved = [...graph].flatMap(([file, targets]) => targets.filter((t) => t.startsWith('unresolved:') || t.startsWith('..')).map((t) => `${file} → ${t}`));
+		const unresolved = [...graph].flatMap(([file, targets]) =>
+			targets
+				.filter((t) => t.startsWith('unresolved:') || t.startsWith('..'))
+				.map((t) => `${file} → ${t}`),
+		);
 		expect(unresolved).toEqual([]);
 	});
 
-	it('has no import circle (type-only imports included)', () => expect(importCycles(graph)).toEqual([]));
+	it('has no import circle (type-only imports included)', () =>
+		expect(importCycles(graph)).toEqual([]));
 
 	it('no file of the gateway layer imports the fault layer (the fault book included)', () => {
-		const reach = [...graph].filter(([file]) => layerOf(file) === 'gateway').flatMap(([file, targets]) => targets.filter((t) => t.startsWith('faults/')).map((t) => `${file} → ${t}`));
+		const reach = [...graph]
+			.filter(([file]) => layerOf(file) === 'gateway')
+			.flatMap(([file, targets]) =>
+				targets.filter((t) => t.startsWith('faults/')).map((t) => `${file} → ${t}`),
+			);
 		expect(reach).toEqual([]);
 	});
 
 	it.each(Object.keys(MAY_IMPORT))('layer %s imports only from the layers it may', (layer) => {
-		const wrong = [...graph].filter(([file]) => layerOf(file) === layer).flatMap(([file, targets]) => targets.filter((t) => !MAY_IMPORT[layer].includes(layerOf(t))).map((t) => `${file} → ${t}`));
+		const wrong = [...graph]
+			.filter(([file]) => layerOf(file) === layer)
+			.flatMap(([file, targets]) =>
+				targets.filter((t) => !MAY_IMPORT[layer].includes(layerOf(t))).map((t) => `${file} → ${t}`),
+			);
 		expect(wrong).toEqual([]);
 	});
 
 	it('the top level holds only the entry points and the state; everything else is in a folder', () => {
-		expect(simulatorFiles().filter((f) => !f.includes('/'))).toEqual(['cli.ts', 'index.ts', 'state.ts']);
+		expect(simulatorFiles().filter((f) => !f.includes('/'))).toEqual([
+			'cli.ts',
+			'index.ts',
+			'state.ts',
+		]);
 	});
 
 	it('the detector finds a circle made of type-only imports and one through a re-export', () => {
@@ -106,10 +129,17 @@ const VIDEO_ENDPOINTS = SPEC_ENDPOINTS.filter((e) => e.includes('/v1/videos'));
 describe("the route table answers the spec's endpoints", () => {
 	const concrete = (endpoint: string) => {
 		const [method, path] = endpoint.split(' ');
-		return [method, path.replace('{task_id}', 'task_abc123').replace('{model}', 'beta-3-pro-image-preview')] as const;
+		return [
+			method,
+			path.replace('{task_id}', 'task_abc123').replace('{model}', 'beta-3-pro-image-preview'),
+		] as const;
 	};
-	it.each(SPEC_ENDPOINTS)('gateway: %s', (endpoint) => expect(routeOf('gateway', ...concrete(endpoint))?.route.name).toEqual(expect.any(String)));
-	it.each(VIDEO_ENDPOINTS)('video origin: %s', (endpoint) => expect(routeOf('alt', ...concrete(endpoint))?.route.name).toEqual(expect.any(String)));
+	it.each(SPEC_ENDPOINTS)('gateway: %s', (endpoint) =>
+		expect(routeOf('gateway', ...concrete(endpoint))?.route.name).toEqual(expect.any(String)),
+	);
+	it.each(VIDEO_ENDPOINTS)('video origin: %s', (endpoint) =>
+		expect(routeOf('alt', ...concrete(endpoint))?.route.name).toEqual(expect.any(String)),
+	);
 });
 
 describe("the faithful gateway alone answers the spec's examples", () => {
@@ -121,12 +151,27 @@ describe("the faithful gateway alone answers the spec's examples", () => {
 		take = jest.spyOn(FaultBook.prototype, 'take').mockImplementation(() => {
 			throw new Error('the fault book was reached');
 		});
-		sim = new SimState({ taskLatencyMs: 100, videoLatencyMs: 150, pollAfterMs: 50, syncLatencyMs: 0 });
+		sim = new SimState({
+			taskLatencyMs: 100,
+			videoLatencyMs: 150,
+			pollAfterMs: 50,
+			syncLatencyMs: 0,
+		});
 		const listen = async (server: ServerName) => {
 			const s = createServer(async (raw, res) => {
-				const log: RequestLogEntry = { time: Date.now(), method: raw.method ?? 'GET', server, path: raw.url ?? '/', status: 0, auth: false };
+				const log: RequestLogEntry = {
+					time: Date.now(),
+					method: raw.method ?? 'GET',
+					server,
+					path: raw.url ?? '/',
+					status: 0,
+					auth: false,
+				};
 				try {
-					const answer = server === 'result' ? resultHost(sim, raw) : await answerGateway(sim, server, raw, res, log, HAPPY_PATH);
+					const answer =
+						server === 'result'
+							? resultHost(sim, raw)
+							: await answerGateway(sim, server, raw, res, log, HAPPY_PATH);
 					await writeAnswer(res, answer, (r, d) => sendDownload(sim, r, d));
 				} catch (err) {
 					res.writeHead(500).end(String(err));
@@ -143,19 +188,30 @@ describe("the faithful gateway alone answers the spec's examples", () => {
 
 	afterAll(async () => {
 		take.mockRestore();
-		await Promise.all(servers.map((s) => new Promise((r) => (s.closeAllConnections(), s.close(r)))));
+		await Promise.all(
+			servers.map((s) => new Promise((r) => (s.closeAllConnections(), s.close(r)))),
+		);
 	});
 
 	const demo = () => [...sim.keys.entries()].find(([, k]) => k.name === 'demo')![0];
 	async function call(method: string, url: string, body?: unknown) {
 		const res = await request(url.startsWith('http') ? url : `${sim.urls.gateway}${url}`, {
 			method: method as 'GET',
-			headers: { authorization: `Bearer ${demo()}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+			headers: {
+				authorization: `Bearer ${demo()}`,
+				...(body ? { 'content-type': 'application/json' } : {}),
+			},
 			body: body ? JSON.stringify(body) : undefined,
 		});
 		const buf = Buffer.from(await res.body.arrayBuffer());
 		const type = String(res.headers['content-type'] ?? '');
-		return { status: res.statusCode, type, buf, json: type.includes('json') ? JSON.parse(buf.toString('utf8')) : undefined, text: buf.toString('utf8') };
+		return {
+			status: res.statusCode,
+			type,
+			buf,
+			json: type.includes('json') ? JSON.parse(buf.toString('utf8')) : undefined,
+			text: buf.toString('utf8'),
+		};
 	}
 	const until = async <T>(f: () => Promise<T>, done: (x: T) => boolean): Promise<T> => {
 		for (let i = 0; i < 100; i++) {
@@ -173,38 +229,75 @@ describe("the faithful gateway alone answers the spec's examples", () => {
 	});
 
 	it('an asynchronous image task: submitted, completed, its result downloaded', async () => {
-		const submit = await call('POST', '/v1/images/generations/async', { model: 'alpha-image-2', prompt: 'a red fox in the snow', size: '1024x1024' });
+		const submit = await call('POST', '/v1/images/generations/async', {
+			model: 'alpha-image-2',
+			prompt: 'a red fox in the snow',
+			size: '1024x1024',
+		});
 		expect([submit.status, submit.json.status]).toEqual([202, 'processing']);
-		const done = await until(() => call('GET', `/v1/images/tasks/${submit.json.id}`), (a) => a.json.status !== 'processing');
+		const done = await until(
+			() => call('GET', `/v1/images/tasks/${submit.json.id}`),
+			(a) => a.json.status !== 'processing',
+		);
 		expect(done.json.status).toBe('completed');
 		const image = await call('GET', done.json.data[0].url);
 		expect([image.status, image.type]).toEqual([200, expect.stringMatching(/^image\//)]);
 	});
 
 	it('a synchronous image and a native generateContent image', async () => {
-		const sync = await call('POST', '/v1/images/generations', { model: 'alpha-image-2', prompt: 'a lighthouse', response_format: 'b64_json' });
+		const sync = await call('POST', '/v1/images/generations', {
+			model: 'alpha-image-2',
+			prompt: 'a lighthouse',
+			response_format: 'b64_json',
+		});
 		expect(sync.status).toBe(200);
 		expect(Buffer.from(sync.json.data[0].b64_json, 'base64').length).toBeGreaterThan(100);
-		const native = await call('POST', '/v1beta/models/beta-3-pro-image-preview:generateContent', { contents: [{ parts: [{ text: 'a lighthouse' }] }] });
+		const native = await call('POST', '/v1beta/models/beta-3-pro-image-preview:generateContent', {
+			contents: [{ parts: [{ text: 'a lighthouse' }] }],
+		});
 		expect(native.status).toBe(200);
 		expect(native.json.candidates[0].finishReason).toBe('STOP');
 	});
 
 	it('chat completions and responses, plain and streamed', async () => {
 		const model = 'alpha-chat-4o';
-		expect((await call('POST', '/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] })).json.choices[0].message.content).toMatch(/hi/);
-		const stream = await call('POST', '/v1/chat/completions', { model, stream: true, messages: [{ role: 'user', content: 'hi' }] });
-		expect([stream.type, stream.text.trim().endsWith('data: [DONE]')]).toEqual(['text/event-stream', true]);
+		expect(
+			(
+				await call('POST', '/v1/chat/completions', {
+					model,
+					messages: [{ role: 'user', content: 'hi' }],
+				})
+			).json.choices[0].message.content,
+		).toMatch(/hi/);
+		const stream = await call('POST', '/v1/chat/completions', {
+			model,
+			stream: true,
+			messages: [{ role: 'user', content: 'hi' }],
+		});
+		expect([stream.type, stream.text.trim().endsWith('data: [DONE]')]).toEqual([
+			'text/event-stream',
+			true,
+		]);
 		const responses = await call('POST', '/v1/responses', { model, stream: true, input: 'hi' });
 		expect(responses.text).toContain('event: response.completed');
 	});
 
 	it('a video task on the alternative origin: created, completed, its content downloaded', async () => {
-		const created = await call('POST', `${sim.urls.alt}/v1/videos`, { model: 'delta-video-2-0-mini-260615', prompt: 'waves at dusk' });
+		const created = await call('POST', `${sim.urls.alt}/v1/videos`, {
+			model: 'delta-video-2-0-mini-260615',
+			prompt: 'waves at dusk',
+		});
 		expect(created.status).toBe(200);
-		const done = await until(() => call('GET', `${sim.urls.alt}/v1/videos/${created.json.id}`), (a) => a.json.status === 'completed');
+		const done = await until(
+			() => call('GET', `${sim.urls.alt}/v1/videos/${created.json.id}`),
+			(a) => a.json.status === 'completed',
+		);
 		const content = await call('GET', done.json.content_url);
-		expect([content.status, content.type, content.buf.subarray(4, 8).toString('latin1')]).toEqual([200, 'video/mp4', 'ftyp']);
+		expect([content.status, content.type, content.buf.subarray(4, 8).toString('latin1')]).toEqual([
+			200,
+			'video/mp4',
+			'ftyp',
+		]);
 	});
 
 	it('never reached the fault book', () => expect(take).not.toHaveBeenCalled());

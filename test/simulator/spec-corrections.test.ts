@@ -11,13 +11,22 @@ import { client } from './client';
 
 let sim: Simulator;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 20, videoLatencyMs: 20, syncLatencyMs: 0, seed: 1 });
+	sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 20,
+		videoLatencyMs: 20,
+		syncLatencyMs: 0,
+		seed: 1,
+	});
 });
 afterAll(() => sim.stop());
 beforeEach(() => sim.reset());
 const { call, gen, delta, untilDone, videoDone, fetchResult } = client(() => sim);
 
-async function delivered(model: string, size: unknown): Promise<{ width?: number; height?: number }> {
+async function delivered(
+	model: string,
+	size: unknown,
+): Promise<{ width?: number; height?: number }> {
 	const r = await gen({ model, size }, '/v1/images/generations');
 	expect(r.status).toBe(200);
 	return imageSize((await fetchResult(r.json.data[0].url)).buf);
@@ -36,9 +45,18 @@ describe('alpha-image-2 family: normalised to multiples of 16 within the tier’
 	});
 
 	it('the 4K tier: 2880x2880 and 3840x2160 (the same pixel count) pass and keep their size', async () => {
-		for (const size of ['2880x2880', '3840x2160']) expect((await gen({ model: 'alpha-image-2-4k', size })).status).toBe(202);
-		expect(resolveSize('alpha-image-2-4k', '3840x2160', 1)).toEqual({ ok: true, width: 3840, height: 2160 });
-		expect(resolveSize('alpha-image-2-4k', '2880x2880', 1)).toEqual({ ok: true, width: 2880, height: 2880 });
+		for (const size of ['2880x2880', '3840x2160'])
+			expect((await gen({ model: 'alpha-image-2-4k', size })).status).toBe(202);
+		expect(resolveSize('alpha-image-2-4k', '3840x2160', 1)).toEqual({
+			ok: true,
+			width: 3840,
+			height: 2160,
+		});
+		expect(resolveSize('alpha-image-2-4k', '2880x2880', 1)).toEqual({
+			ok: true,
+			width: 2880,
+			height: 2880,
+		});
 	});
 
 	it.each([
@@ -77,39 +95,81 @@ describe('n is not capped at 4', () => {
 
 describe('alpha-image-2-az and size "auto"', () => {
 	it('az takes any pixel string (not the alpha-image-2.5 list) and delivers it as asked', async () => {
-		expect(await delivered('alpha-image-2-az', '1000x700')).toMatchObject({ width: 1000, height: 700 });
-		expect(await delivered('alpha-image-2-az', '2048x2048')).toMatchObject({ width: 2048, height: 2048 });
-		expect((await gen({ model: 'alpha-image-2-az', size: 'auto' }, '/v1/images/generations')).status).toBe(400);
+		expect(await delivered('alpha-image-2-az', '1000x700')).toMatchObject({
+			width: 1000,
+			height: 700,
+		});
+		expect(await delivered('alpha-image-2-az', '2048x2048')).toMatchObject({
+			width: 2048,
+			height: 2048,
+		});
+		expect(
+			(await gen({ model: 'alpha-image-2-az', size: 'auto' }, '/v1/images/generations')).status,
+		).toBe(400);
 	});
 
 	it('"auto" is not a pixel string: a parameter error for the alpha families, a square fallback for beta (like a ratio string)', async () => {
 		expect((await gen({ size: 'auto' })).status).toBe(400);
-		expect(await delivered('beta-3.1-flash-image-preview', 'auto')).toMatchObject({ width: 1024, height: 1024 });
-		expect(await delivered('beta-3-pro-image-preview-2k', 'auto')).toMatchObject({ width: 2048, height: 2048 });
+		expect(await delivered('beta-3.1-flash-image-preview', 'auto')).toMatchObject({
+			width: 1024,
+			height: 1024,
+		});
+		expect(await delivered('beta-3-pro-image-preview-2k', 'auto')).toMatchObject({
+			width: 2048,
+			height: 2048,
+		});
 	});
 });
 
 describe('beta pro JSON edits', () => {
-	it.each([['beta-3-pro-image-preview'], ['beta-3-pro-image-preview-4k']])('%s: Data URLs and public HTTP/HTTPS addresses accepted; private ones refused', async (model) => {
-		const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#123' } }).png().toBuffer();
-		const edit = (image_url: unknown) => call('POST', '/v1/images/edits/async', { json: { model, prompt: 'x', size: '1024x1024', n: 1, images: [{ image_url }] } });
-		expect((await edit(`data:image/png;base64,${png.toString('base64')}`)).status).toBe(202);
-		expect((await edit('https://media.example/a.png')).status).toBe(202);
-		expect((await edit('http://media.example/a.png')).status).toBe(202);
-		expect((await edit({ url: 'https://media.example/a.png' })).status).toBe(202);
-		expect((await edit('https://192.168.1.2/a.png')).status).toBe(400);
-	});
+	it.each([['beta-3-pro-image-preview'], ['beta-3-pro-image-preview-4k']])(
+		'%s: Data URLs and public HTTP/HTTPS addresses accepted; private ones refused',
+		async (model) => {
+			const png = await sharp({
+				create: { width: 16, height: 16, channels: 3, background: '#123' },
+			})
+				.png()
+				.toBuffer();
+			const edit = (image_url: unknown) =>
+				call('POST', '/v1/images/edits/async', {
+					json: { model, prompt: 'x', size: '1024x1024', n: 1, images: [{ image_url }] },
+				});
+			expect((await edit(`data:image/png;base64,${png.toString('base64')}`)).status).toBe(202);
+			expect((await edit('https://media.example/a.png')).status).toBe(202);
+			expect((await edit('http://media.example/a.png')).status).toBe(202);
+			expect((await edit({ url: 'https://media.example/a.png' })).status).toBe(202);
+			expect((await edit('https://192.168.1.2/a.png')).status).toBe(400);
+		},
+	);
 });
 
 describe('delta-video', () => {
-	const img = (k: number, role = 'reference_image') => ({ type: 'image_url', image_url: { url: `https://media.example/${k}.png` }, role });
+	const img = (k: number, role = 'reference_image') => ({
+		type: 'image_url',
+		image_url: { url: `https://media.example/${k}.png` },
+		role,
+	});
 
 	it.each([
 		['reference materials only', { metadata: { content: [img(1)] } }],
 		['the images shorthand only', { images: ['https://media.example/a.png'] }],
-		['first/last frames in metadata only', { metadata: { first_frame_image: 'https://media.example/f.png', last_frame_image: 'https://media.example/l.png' } }],
-		['first/last frame items only', { metadata: { content: [img(1, 'first_frame'), img(2, 'last_frame')] } }],
-		['a text item and a material', { metadata: { content: [{ type: 'text', text: 'a dog @图片1' }, img(1)] } }],
+		[
+			'first/last frames in metadata only',
+			{
+				metadata: {
+					first_frame_image: 'https://media.example/f.png',
+					last_frame_image: 'https://media.example/l.png',
+				},
+			},
+		],
+		[
+			'first/last frame items only',
+			{ metadata: { content: [img(1, 'first_frame'), img(2, 'last_frame')] } },
+		],
+		[
+			'a text item and a material',
+			{ metadata: { content: [{ type: 'text', text: 'a dog @图片1' }, img(1)] } },
+		],
 	])('no prompt, %s: accepted', async (_, extra) => {
 		const r = await delta({ prompt: undefined, ...extra });
 		expect(r.status).toBe(200);
@@ -119,7 +179,10 @@ describe('delta-video', () => {
 	it.each([
 		['nothing at all', { prompt: undefined }],
 		['an empty prompt with materials', { prompt: '', metadata: { content: [img(1)] } }],
-		['an empty text item', { prompt: undefined, metadata: { content: [{ type: 'text', text: ' ' }, img(1)] } }],
+		[
+			'an empty text item',
+			{ prompt: undefined, metadata: { content: [{ type: 'text', text: ' ' }, img(1)] } },
+		],
 	])('%s: 400', async (_, extra) => {
 		expect((await delta(extra)).status).toBe(400);
 	});
@@ -145,7 +208,10 @@ describe('delta-video', () => {
 	});
 
 	it('parameters given once, in metadata, are used', async () => {
-		const r = await delta({ watermark: undefined, metadata: { seconds: 6, resolution: '720p', ratio: '9:16', watermark: false } });
+		const r = await delta({
+			watermark: undefined,
+			metadata: { seconds: 6, resolution: '720p', ratio: '9:16', watermark: false },
+		});
 		expect(r.status).toBe(200);
 		expect(r.json).toMatchObject({ seconds: '6', size: '720p' });
 	});
@@ -153,7 +219,14 @@ describe('delta-video', () => {
 	it('the 6000-character limit counts code points, not UTF-16 units', async () => {
 		expect((await delta({ prompt: '😀'.repeat(6000) })).status).toBe(200);
 		expect((await delta({ prompt: '😀'.repeat(6001) })).status).toBe(400);
-		expect((await delta({ prompt: undefined, metadata: { content: [{ type: 'text', text: '𝄞'.repeat(6000) }] } })).status).toBe(200);
+		expect(
+			(
+				await delta({
+					prompt: undefined,
+					metadata: { content: [{ type: 'text', text: '𝄞'.repeat(6000) }] },
+				})
+			).status,
+		).toBe(200);
 	});
 
 	it('fees are exact decimals rounded half-up: 9000 tokens × 11.638 / 1e6 × 1.5 × 500000 = 78556.5 → 78557', async () => {
@@ -186,12 +259,34 @@ describe('native reference images', () => {
 		return b;
 	}
 	const native = (mimeType: string, data: Buffer) =>
-		call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', { json: { contents: [{ role: 'user', parts: [{ text: 'x' }, { inlineData: { mimeType, data: data.toString('base64') } }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '1:1', imageSize: '1K' } } } });
+		call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', {
+			json: {
+				contents: [
+					{
+						role: 'user',
+						parts: [{ text: 'x' }, { inlineData: { mimeType, data: data.toString('base64') } }],
+					},
+				],
+				generationConfig: {
+					responseModalities: ['IMAGE'],
+					imageConfig: { aspectRatio: '1:1', imageSize: '1K' },
+				},
+			},
+		});
 
 	it('BMP is allowed with a matching mimeType; a mismatched one is refused', async () => {
 		expect((await native('image/bmp', bmp())).status).toBe(200);
 		expect((await native('image/png', bmp())).status).toBe(400);
-		expect((await native('image/bmp', await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer())).status).toBe(400);
+		expect(
+			(
+				await native(
+					'image/bmp',
+					await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+						.png()
+						.toBuffer(),
+				)
+			).status,
+		).toBe(400);
 	});
 });
 
@@ -199,21 +294,34 @@ describe('image task statuses cancelled and expired', () => {
 	it.each([
 		['[cancel]', 'cancelled'],
 		['[expire]', 'expired'],
-	])('prompt marker %s: status %s, state failed, provider_status the same, refunded', async (marker, status) => {
-		const t = (await gen({ prompt: `a cat ${marker}` })).json;
-		const done = await untilDone(t.task_id);
-		expect(done.status).toBe(200);
-		expect(done.json).toMatchObject({ status, state: 'failed', provider_status: status, billing: { status: 'refunded_if_reserved' } });
-		expect(done.json.data).toBeUndefined();
-		expect(done.json.error.message).toEqual(expect.any(String));
-		expect(sim.ledger.filter((l) => l.taskId === t.task_id).reduce((s, l) => s + l.amount, 0)).toBe(0);
-	});
+	])(
+		'prompt marker %s: status %s, state failed, provider_status the same, refunded',
+		async (marker, status) => {
+			const t = (await gen({ prompt: `a cat ${marker}` })).json;
+			const done = await untilDone(t.task_id);
+			expect(done.status).toBe(200);
+			expect(done.json).toMatchObject({
+				status,
+				state: 'failed',
+				provider_status: status,
+				billing: { status: 'refunded_if_reserved' },
+			});
+			expect(done.json.data).toBeUndefined();
+			expect(done.json.error.message).toEqual(expect.any(String));
+			expect(
+				sim.ledger.filter((l) => l.taskId === t.task_id).reduce((s, l) => s + l.amount, 0),
+			).toBe(0);
+		},
+	);
 
-	it.each([['cancelled'], ['expired']] as const)('fault %s on the submit route does the same', async (kind) => {
-		sim.fault({ route: 'POST /v1/images/generations/async', kind });
-		const done = await untilDone((await gen({})).json.task_id);
-		expect(done.json).toMatchObject({ status: kind, state: 'failed', provider_status: kind });
-	});
+	it.each([['cancelled'], ['expired']] as const)(
+		'fault %s on the submit route does the same',
+		async (kind) => {
+			sim.fault({ route: 'POST /v1/images/generations/async', kind });
+			const done = await untilDone((await gen({})).json.task_id);
+			expect(done.json).toMatchObject({ status: kind, state: 'failed', provider_status: kind });
+		},
+	);
 });
 
 describe('async answers with b64_json', () => {
@@ -225,7 +333,9 @@ describe('async answers with b64_json', () => {
 			expect(done.json.status).toBe('completed');
 			expect(done.json.data[0].url).toBeUndefined();
 			expect(done.json.result.data).toEqual(done.json.data);
-			const { info } = await sharp(Buffer.from(done.json.data[0].b64_json, 'base64')).raw().toBuffer({ resolveWithObject: true });
+			const { info } = await sharp(Buffer.from(done.json.data[0].b64_json, 'base64'))
+				.raw()
+				.toBuffer({ resolveWithObject: true });
 			expect([1024, 1254]).toContain(info.width);
 		}
 		expect((await untilDone((await gen({})).json.task_id)).json.data[0].url).toMatch(/^http/);
@@ -235,35 +345,61 @@ describe('async answers with b64_json', () => {
 describe('video tasks', () => {
 	it('an unknown task, another key’s task and another origin’s task answer 404 on query, as the spec says of task queries', async () => {
 		const t = (await delta()).json;
-		expect(await call('GET', '/v1/videos/vid_none')).toMatchObject({ status: 404, json: { code: 'task_not_exist', data: null } });
+		expect(await call('GET', '/v1/videos/vid_none')).toMatchObject({
+			status: 404,
+			json: { code: 'task_not_exist', data: null },
+		});
 		expect((await call('GET', `/v1/videos/${t.id}`, { key: sim.keys.other })).status).toBe(404);
 		expect((await call('GET', `/v1/videos/${t.id}`, { base: sim.altBaseUrl })).status).toBe(404);
 		expect((await call('GET', `/v1/videos/${t.id}`)).status).toBe(200);
 	});
 
 	it('gamma: seconds and aspect ratios outside the preferred ones are accepted (the spec only prefers them); a broken value is not', async () => {
-		const make = (json: Record<string, unknown>) => call('POST', '/v1/videos', { json: { model: 'gamma-video-1.5', prompt: 'a cat', ...json } });
-		for (const json of [{ seconds: 7 }, { seconds: '20' }, { aspect_ratio: '1:1' }, { aspect_ratio: '4:3' }]) expect((await make(json)).status).toBe(200);
-		for (const json of [{ seconds: 6.5 }, { seconds: 0 }, { aspect_ratio: 16 }]) expect((await make(json)).status).toBe(400);
+		const make = (json: Record<string, unknown>) =>
+			call('POST', '/v1/videos', { json: { model: 'gamma-video-1.5', prompt: 'a cat', ...json } });
+		for (const json of [
+			{ seconds: 7 },
+			{ seconds: '20' },
+			{ aspect_ratio: '1:1' },
+			{ aspect_ratio: '4:3' },
+		])
+			expect((await make(json)).status).toBe(200);
+		for (const json of [{ seconds: 6.5 }, { seconds: 0 }, { aspect_ratio: 16 }])
+			expect((await make(json)).status).toBe(400);
 	});
 
 	it('fault video-query-error: after `polls` normal answers, the task’s queries answer the status `times` times, then normally again', async () => {
 		const t = (await delta()).json;
-		sim.fault({ route: `GET /v1/videos/${t.id}`, kind: 'video-query-error', status: 401, polls: 2, times: 2 });
+		sim.fault({
+			route: `GET /v1/videos/${t.id}`,
+			kind: 'video-query-error',
+			status: 401,
+			polls: 2,
+			times: 2,
+		});
 		const statuses = [];
 		for (let k = 0; k < 5; k++) statuses.push((await call('GET', `/v1/videos/${t.id}`)).status);
 		expect(statuses).toEqual([200, 200, 401, 401, 200]);
 		sim.fault({ route: `GET /v1/videos/${t.id}`, kind: 'video-query-error' });
-		expect(await call('GET', `/v1/videos/${t.id}`)).toMatchObject({ status: 403, json: { error: { type: 'permission_error' } } });
+		expect(await call('GET', `/v1/videos/${t.id}`)).toMatchObject({
+			status: 403,
+			json: { error: { type: 'permission_error' } },
+		});
 		sim.fault({ route: `GET /v1/videos/${t.id}`, kind: 'video-query-error', status: 409 });
-		expect(await call('GET', `/v1/videos/${t.id}`)).toMatchObject({ status: 409, json: { code: 'query_failed', data: null } });
+		expect(await call('GET', `/v1/videos/${t.id}`)).toMatchObject({
+			status: 409,
+			json: { code: 'query_failed', data: null },
+		});
 	});
 
 	it('fault content-error: a finished video’s /content answers the 4xx (default 404), then serves the MP4', async () => {
 		const t = (await delta()).json;
 		await videoDone(t.id);
 		sim.fault({ route: `GET /v1/videos/${t.id}/content`, kind: 'content-error' });
-		expect(await call('GET', `/v1/videos/${t.id}/content`)).toMatchObject({ status: 404, json: { code: 'content_unavailable', data: null } });
+		expect(await call('GET', `/v1/videos/${t.id}/content`)).toMatchObject({
+			status: 404,
+			json: { code: 'content_unavailable', data: null },
+		});
 		sim.fault({ route: `GET /v1/videos/${t.id}/content`, kind: 'content-error', status: 403 });
 		expect((await call('GET', `/v1/videos/${t.id}/content`)).status).toBe(403);
 		const mp4 = await call('GET', `/v1/videos/${t.id}/content`);
@@ -279,6 +415,8 @@ describe('video tasks', () => {
 		checker.push(mp4.buf);
 		const checked = checker.end();
 		expect(checked.framed?.count).toBeGreaterThan(0);
-		await expect(checkMp4Samples(checked, { read: bufferReader(mp4.buf) })).resolves.toBeUndefined();
+		await expect(
+			checkMp4Samples(checked, { read: bufferReader(mp4.buf) }),
+		).resolves.toBeUndefined();
 	});
 });

@@ -35,12 +35,22 @@ export function readWire(url: string, o: WireOptions = {}): Promise<Wire> {
 			req.destroy();
 			resolve(w);
 		};
-		timer = setTimeout(() => reject(new Error(`no response from ${url} within ${o.timeoutMs ?? 10_000} ms`)), o.timeoutMs ?? 10_000);
+		timer = setTimeout(
+			() => reject(new Error(`no response from ${url} within ${o.timeoutMs ?? 10_000} ms`)),
+			o.timeoutMs ?? 10_000,
+		);
 		req.on('error', (err) => reject(err));
 		req.on('response', (res) => {
 			const parts: Buffer[] = [];
 			let total = 0;
-			const w: Wire = { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0), headersAt: Date.now() - t0, chunks: [], ended: 'end' };
+			const w: Wire = {
+				status: res.statusCode ?? 0,
+				headers: res.headers,
+				body: Buffer.alloc(0),
+				headersAt: Date.now() - t0,
+				chunks: [],
+				ended: 'end',
+			};
 			let over = false;
 			const done = (ended: Wire['ended']) => {
 				if (over) return;

@@ -25,13 +25,24 @@ const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const syncSubmit: TestNode = {
 	name: 'Submit',
 	type: new GenGatewayImageSubmit(),
-	parameters: { operation: 'generate', mode: 'sync', model: { __rl: true, mode: 'id', value: 'alpha-image-2.5' }, prompt: 'a harbour', size: '1024x1024' },
+	parameters: {
+		operation: 'generate',
+		mode: 'sync',
+		model: { __rl: true, mode: 'id', value: 'alpha-image-2.5' },
+		prompt: 'a harbour',
+		size: '1024x1024',
+	},
 	onError: 'continueRegularOutput',
 };
 
 describe('a synchronous 200 that is a task object which already ended', () => {
 	it('completed with no image: a failed item that reached the gateway, with its task ID, never "completed"', async () => {
-		sim.fault({ route: 'POST /v1/images/generations', kind: 'status', status: 200, body: { task_id: 'sync_task_1', status: 'completed', data: [] } });
+		sim.fault({
+			route: 'POST /v1/images/generations',
+			kind: 'status',
+			status: 200,
+			body: { task_id: 'sync_task_1', status: 'completed', data: [] },
+		});
 		const r = await runWorkflow({ nodes: [syncSubmit], credentials: creds() });
 		const json = r.output('Submit')[0].json;
 		expect(json).toMatchObject({ status: 'failed', submitted: true, task_id: 'sync_task_1' });
@@ -41,7 +52,12 @@ describe('a synchronous 200 that is a task object which already ended', () => {
 
 	it('completed with an image: the image is delivered at once (control)', async () => {
 		const b64 = (await makeImageBytes('png')).toString('base64');
-		sim.fault({ route: 'POST /v1/images/generations', kind: 'status', status: 200, body: { task_id: 'sync_task_2', status: 'completed', data: [{ b64_json: b64 }] } });
+		sim.fault({
+			route: 'POST /v1/images/generations',
+			kind: 'status',
+			status: 200,
+			body: { task_id: 'sync_task_2', status: 'completed', data: [{ b64_json: b64 }] },
+		});
 		const r = await runWorkflow({ nodes: [syncSubmit], credentials: creds() });
 		expect(r.output('Submit')[0].json).toMatchObject({ status: 'completed' });
 		expect(r.output('Submit')[0].json.files).toHaveLength(1);
@@ -51,14 +67,46 @@ describe('a synchronous 200 that is a task object which already ended', () => {
 
 describe('a gamma video task completed without a result address', () => {
 	it('Task Wait without downloading: Failed, not Completed with no file', async () => {
-		const create: TestNode = { name: 'Create', type: new GenGatewayVideoCreate(), parameters: { family: 'gamma', model: { __rl: true, mode: 'id', value: 'gamma-video-1.0' }, prompt: 'a cat', gammaSeconds: 8, aspectRatio: '16:9' } };
+		const create: TestNode = {
+			name: 'Create',
+			type: new GenGatewayVideoCreate(),
+			parameters: {
+				family: 'gamma',
+				model: { __rl: true, mode: 'id', value: 'gamma-video-1.0' },
+				prompt: 'a cat',
+				gammaSeconds: 8,
+				aspectRatio: '16:9',
+			},
+		};
 		const made = await runWorkflow({ nodes: [create], credentials: creds() });
 		const taskId = made.output('Create')[0].json.task_id as string;
-		sim.fault({ route: `re:^GET /v1/videos/${taskId}$`, kind: 'status', status: 200, body: { task_id: taskId, status: 'completed' }, times: -1 });
-		const wait: TestNode = { name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: { download: false, videoIntervalMs: 1000 } } };
-		const r = await runWorkflow({ nodes: [wait], input: made.output('Create'), credentials: creds() });
+		sim.fault({
+			route: `re:^GET /v1/videos/${taskId}$`,
+			kind: 'status',
+			status: 200,
+			body: { task_id: taskId, status: 'completed' },
+			times: -1,
+		});
+		const wait: TestNode = {
+			name: 'Wait',
+			type: new GenGatewayTaskWait(),
+			parameters: {
+				taskId: '={{ $json.task_id }}',
+				taskKind: 'auto',
+				options: { download: false, videoIntervalMs: 1000 },
+			},
+		};
+		const r = await runWorkflow({
+			nodes: [wait],
+			input: made.output('Create'),
+			credentials: creds(),
+		});
 		expect(r.output('Wait', 0)).toHaveLength(0);
-		expect(r.output('Wait', 1)[0].json).toMatchObject({ status: 'failed', task_id: taskId, failed_at: 'download' });
+		expect(r.output('Wait', 1)[0].json).toMatchObject({
+			status: 'failed',
+			task_id: taskId,
+			failed_at: 'download',
+		});
 		expect(String(r.output('Wait', 1)[0].json.error)).toMatch(/without a result URL/);
 	});
 });

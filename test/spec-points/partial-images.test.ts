@@ -23,10 +23,23 @@ const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const submit = (parameters: Record<string, unknown>): TestNode => ({
 	name: 'Submit',
 	type: new GenGatewayImageSubmit(),
-	parameters: { operation: 'generate', mode: 'async', model: { __rl: true, mode: 'id', value: 'alpha-image-2.5' }, prompt: 'four foxes [partial]', size: '1024x1024', n: 4, ...parameters },
+	parameters: {
+		operation: 'generate',
+		mode: 'async',
+		model: { __rl: true, mode: 'id', value: 'alpha-image-2.5' },
+		prompt: 'four foxes [partial]',
+		size: '1024x1024',
+		n: 4,
+		...parameters,
+	},
 });
-const wait: TestNode = { name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} } };
-const hints = (r: RunResult, node: string) => (r.run.data.resultData.runData[node]?.[0].hints ?? []).map((h) => h.message);
+const wait: TestNode = {
+	name: 'Wait',
+	type: new GenGatewayTaskWait(),
+	parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} },
+};
+const hints = (r: RunResult, node: string) =>
+	(r.run.data.resultData.runData[node]?.[0].hints ?? []).map((h) => h.message);
 
 const expectPartial = (r: RunResult, node: string, output = 0) => {
 	const items = r.output(node, output);
@@ -47,7 +60,10 @@ describe('n > 1 with fewer images than asked', () => {
 	});
 
 	it('async with Wait for Result: the same', async () => {
-		const r = await runWorkflow({ nodes: [submit({ options: { waitForResult: true } })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({ options: { waitForResult: true } })],
+			credentials: creds(),
+		});
 		expectPartial(r, 'Submit');
 	});
 
@@ -58,7 +74,10 @@ describe('n > 1 with fewer images than asked', () => {
 	});
 
 	it('all n delivered: no warning (control)', async () => {
-		const r = await runWorkflow({ nodes: [submit({ prompt: 'four foxes', mode: 'sync' })], credentials: creds() });
+		const r = await runWorkflow({
+			nodes: [submit({ prompt: 'four foxes', mode: 'sync' })],
+			credentials: creds(),
+		});
 		const json = r.output('Submit')[0].json;
 		expect(json.files).toHaveLength(4);
 		expect(json).not.toHaveProperty('warning');

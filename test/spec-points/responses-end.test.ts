@@ -22,10 +22,15 @@ const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const responses: TestNode = {
 	name: 'Responses',
 	type: new GenGatewayResponses(),
-	parameters: { model: { __rl: true, mode: 'id', value: 'alpha-chat-4o' }, input: 'say hello', stream: true },
+	parameters: {
+		model: { __rl: true, mode: 'id', value: 'alpha-chat-4o' },
+		input: 'say hello',
+		stream: true,
+	},
 	onError: 'continueRegularOutput',
 };
-const run = async () => (await runWorkflow({ nodes: [responses], credentials: creds() })).output('Responses')[0].json;
+const run = async () =>
+	(await runWorkflow({ nodes: [responses], credentials: creds() })).output('Responses')[0].json;
 
 describe('a streamed Responses answer ends at the event whose response says so', () => {
 	const reference = async () => {
@@ -34,25 +39,38 @@ describe('a streamed Responses answer ends at the event whose response says so',
 		return json.text;
 	};
 
-	it.each(['response.done', 'response.finished'])('"%s" with status completed: the full text, once', async (name) => {
-		const text = await reference();
-		expect(String(text).length).toBeGreaterThan(0);
-		sim.fault({ route: 'POST /v1/responses', kind: 'sse-final-event', value: name });
-		const json = await run();
-		expect(json).toMatchObject({ text, finish_reason: 'completed' });
-		expect(json.error).toBeUndefined();
-		expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(2);
-	});
+	it.each(['response.done', 'response.finished'])(
+		'"%s" with status completed: the full text, once',
+		async (name) => {
+			const text = await reference();
+			expect(String(text).length).toBeGreaterThan(0);
+			sim.fault({ route: 'POST /v1/responses', kind: 'sse-final-event', value: name });
+			const json = await run();
+			expect(json).toMatchObject({ text, finish_reason: 'completed' });
+			expect(json.error).toBeUndefined();
+			expect(sim.log.filter((l) => l.method === 'POST')).toHaveLength(2);
+		},
+	);
 
 	it('a renamed end whose response says cancelled is a failure that says so, not a success', async () => {
-		sim.fault({ route: 'POST /v1/responses', kind: 'sse-final-event', value: 'response.cancelled', body: { status: 'cancelled' } });
+		sim.fault({
+			route: 'POST /v1/responses',
+			kind: 'sse-final-event',
+			value: 'response.cancelled',
+			body: { status: 'cancelled' },
+		});
 		const json = await run();
 		expect(json.status).toBe('failed');
 		expect(String(json.error_message ?? json.error)).toMatch(/status "cancelled"/);
 	});
 
 	it('a renamed end whose response says failed carries the gateway message', async () => {
-		sim.fault({ route: 'POST /v1/responses', kind: 'sse-final-event', value: 'response.errored', body: { status: 'failed', error: { message: 'upstream overloaded', code: 'server_error' } } });
+		sim.fault({
+			route: 'POST /v1/responses',
+			kind: 'sse-final-event',
+			value: 'response.errored',
+			body: { status: 'failed', error: { message: 'upstream overloaded', code: 'server_error' } },
+		});
 		const json = await run();
 		expect(json.status).toBe('failed');
 		expect(String(json.error_message ?? json.error)).toMatch(/upstream overloaded/);

@@ -17,7 +17,12 @@ import { creds, deltaVideo, image, items, taskWait } from '../money/support';
 
 let sim: Simulator;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 30, videoLatencyMs: 60 });
+	sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 60,
+		pollAfterMs: 30,
+		videoLatencyMs: 60,
+	});
 });
 afterAll(async () => {
 	await sim.stop();
@@ -26,37 +31,63 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 
 describe('the words on an item', () => {
-	it('a submitted image task: status and gateway_status, gateway_state for the gateway\'s second word, no state', async () => {
+	it("a submitted image task: status and gateway_status, gateway_state for the gateway's second word, no state", async () => {
 		const r = await runWorkflow({ nodes: [image()], credentials: creds(sim) });
 		const json = r.output('Image')[0].json;
-		expect(json).toMatchObject({ status: 'submitted', gateway_status: 'processing', gateway_state: expect.any(String) });
+		expect(json).toMatchObject({
+			status: 'submitted',
+			gateway_status: 'processing',
+			gateway_state: expect.any(String),
+		});
 		expect(json).not.toHaveProperty('state');
 	});
 
 	it('gateway_state only where the gateway sent a second word', () => {
-		expect(submittedItem({ task_id: 't1' }, { status: 'processing' })).toEqual({ status: 'submitted', task_id: 't1', gateway_status: 'processing', submission_uncertain: false });
-		expect(submittedItem({ task_id: 't1' }, { status: 'processing', state: null })).not.toHaveProperty('gateway_state');
-		expect(submittedItem({ task_id: 't1' }, { status: 'processing', state: 'queued' })).toMatchObject({ gateway_state: 'queued' });
+		expect(submittedItem({ task_id: 't1' }, { status: 'processing' })).toEqual({
+			status: 'submitted',
+			task_id: 't1',
+			gateway_status: 'processing',
+			submission_uncertain: false,
+		});
+		expect(
+			submittedItem({ task_id: 't1' }, { status: 'processing', state: null }),
+		).not.toHaveProperty('gateway_state');
+		expect(
+			submittedItem({ task_id: 't1' }, { status: 'processing', state: 'queued' }),
+		).toMatchObject({ gateway_state: 'queued' });
 		// an input item still carrying the old word (a workflow made before 0.2.0) does not pass it on
-		expect(submittedItem({ task_id: 't1', state: 'queued' }, { status: 'processing' })).not.toHaveProperty('state');
+		expect(
+			submittedItem({ task_id: 't1', state: 'queued' }, { status: 'processing' }),
+		).not.toHaveProperty('state');
 	});
 
 	it('a submitted video task has no second word; the completed video item keeps no submit-time task object (task.status "queued")', async () => {
-		const r = await runWorkflow({ nodes: [deltaVideo(), taskWait({ download: false })], credentials: creds(sim) });
+		const r = await runWorkflow({
+			nodes: [deltaVideo(), taskWait({ download: false })],
+			credentials: creds(sim),
+		});
 		const submitted = r.output('Video')[0].json;
 		expect(submitted).toMatchObject({ status: 'submitted', gateway_status: 'queued' });
 		expect(submitted).not.toHaveProperty('gateway_state');
 		expect(submitted).not.toHaveProperty('state');
 		const done = r.output('Wait', 0)[0].json;
-		expect(done).toMatchObject({ status: 'completed', gateway_status: 'completed', task_id: submitted.task_id });
+		expect(done).toMatchObject({
+			status: 'completed',
+			gateway_status: 'completed',
+			task_id: submitted.task_id,
+		});
 		expect(done).not.toHaveProperty('task');
 		expect(JSON.stringify(done)).not.toMatch(/"queued"/);
 	});
 });
 
 describe('Max Expected Spend refusing a batch', () => {
-	it('Continue: every refused item keeps its prompt and model; error is n8n\'s field with the same words as error_message (README says why)', async () => {
-		const r = await runWorkflow({ nodes: [image({ maxSpend: '¤1' }, {}, { onError: 'continueRegularOutput' })], input: items(2), credentials: creds(sim) });
+	it("Continue: every refused item keeps its prompt and model; error is n8n's field with the same words as error_message (README says why)", async () => {
+		const r = await runWorkflow({
+			nodes: [image({ maxSpend: '¤1' }, {}, { onError: 'continueRegularOutput' })],
+			input: items(2),
+			credentials: creds(sim),
+		});
 		const out = r.output('Image').map((i) => i.json);
 		expect(out.map((j) => [j.prompt, j.model, j.failed_at, j.submitted])).toEqual([
 			['item 0', 'alpha-image-2.5', 'budget', false],
@@ -69,24 +100,51 @@ describe('Max Expected Spend refusing a batch', () => {
 	});
 
 	it('Stop Workflow: the refusal is about the whole batch, so it names no item (n8n\'s editor ended it in "[item 0]")', async () => {
-		const r = await runWorkflow({ nodes: [image({ maxSpend: '0.05' })], input: items(2), credentials: creds(sim) });
-		const error = r.run.data.resultData.error as { message: string; context?: { itemIndex?: number } };
-		expect(error.message).toMatch(/^Max Expected Spend \$0\.05 \(¤25000\) refused the batch before any paid request/);
+		const r = await runWorkflow({
+			nodes: [image({ maxSpend: '0.05' })],
+			input: items(2),
+			credentials: creds(sim),
+		});
+		const error = r.run.data.resultData.error as {
+			message: string;
+			context?: { itemIndex?: number };
+		};
+		expect(error.message).toMatch(
+			/^Max Expected Spend \$0\.05 \(¤25000\) refused the batch before any paid request/,
+		);
 		expect(error.context?.itemIndex).toBeUndefined();
 		expect(error.message).not.toMatch(/\[item/);
 		// a refusal of one item's own input still names it
-		const bad = await runWorkflow({ nodes: [image({}, { size: '={{ $json.p === "item 1" ? "huge" : "1024x1024" }}' })], input: items(2), credentials: creds(sim) });
-		expect((bad.run.data.resultData.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
+		const bad = await runWorkflow({
+			nodes: [image({}, { size: '={{ $json.p === "item 1" ? "huge" : "1024x1024" }}' })],
+			input: items(2),
+			credentials: creds(sim),
+		});
+		expect(
+			(bad.run.data.resultData.error as { context?: { itemIndex?: number } }).context?.itemIndex,
+		).toBe(1);
 	});
 });
 
 describe('the language-model list', () => {
 	it('lists what the key lists, a model without a channel too, and says under the field what its call does', async () => {
-		const list = await languageModelMethods.listSearch.searchLanguageModels.call({ getCredentials: async () => creds(sim), getNode: () => ({ name: 'Chat' }) } as never);
+		const list = await languageModelMethods.listSearch.searchLanguageModels.call({
+			getCredentials: async () => creds(sim),
+			getNode: () => ({ name: 'Chat' }),
+		} as never);
 		expect(list.results.map((r) => r.value)).toContain('beta-2.0-flash-offline');
-		for (const d of [new GenGatewayChat().description, new GenGatewayResponses().description, new LmChatGenGateway().description]) {
+		for (const d of [
+			new GenGatewayChat().description,
+			new GenGatewayResponses().description,
+			new LmChatGenGateway().description,
+		]) {
 			const model = d.properties.find((p) => p.name === 'model') as INodeProperties;
-			expect([d.name, model.hint]).toEqual([d.name, expect.stringMatching(/can name a model no channel serves right now: its call is refused \(HTTP 503 "No available channel"\)/)]);
+			expect([d.name, model.hint]).toEqual([
+				d.name,
+				expect.stringMatching(
+					/can name a model no channel serves right now: its call is refused \(HTTP 503 "No available channel"\)/,
+				),
+			]);
 		}
 	});
 });

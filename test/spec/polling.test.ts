@@ -9,7 +9,14 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { credsFor, imageItem, imageTask, png, startGateway, type FakeGateway } from './support/gateway';
+import {
+	credsFor,
+	imageItem,
+	imageTask,
+	png,
+	startGateway,
+	type FakeGateway,
+} from './support/gateway';
 import { atRealTime } from '../time-scale';
 
 let gw: FakeGateway;
@@ -24,7 +31,11 @@ afterAll(async () => {
 });
 beforeEach(() => gw.reset());
 
-const wait = (options: Record<string, unknown> = {}): TestNode => ({ name: 'Wait', type: new GenGatewayTaskWait(), parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options } });
+const wait = (options: Record<string, unknown> = {}): TestNode => ({
+	name: 'Wait',
+	type: new GenGatewayTaskWait(),
+	parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options },
+});
 const polls = (id = '[^/]+') => gw.hits('GET', new RegExp(`^/v1/images/tasks/${id}$`));
 const TASK = /^\/v1\/images\/tasks\/([^/]+)$/;
 
@@ -36,12 +47,17 @@ describe('Task Wait polling', () => {
 		gw.on('GET', TASK, (_hit, m) => {
 			const n = (seen.get(m[1]) ?? 0) + 1;
 			seen.set(m[1], n);
-			if (n === 1) return { status: 429, json: { error: { message: 'too many requests' } }, delayMs: 300 };
+			if (n === 1)
+				return { status: 429, json: { error: { message: 'too many requests' } }, delayMs: 300 };
 			if (n === 2) return { json: imageTask(m[1], 'processing'), delayMs: 300 };
 			return { json: imageTask(m[1], 'completed', { data: [{ b64_json: b64 }] }), delayMs: 300 };
 		});
 		const input = Array.from({ length: N }, (_, k) => imageItem(`win_${k}`));
-		const r = await runWorkflow({ nodes: [wait({ concurrency: N })], input, credentials: credsFor(gw) });
+		const r = await runWorkflow({
+			nodes: [wait({ concurrency: N })],
+			input,
+			credentials: credsFor(gw),
+		});
 		expect(r.output('Wait', 0)).toHaveLength(N);
 		const all = polls();
 		const firstRound = all.slice(0, N);
@@ -53,17 +69,33 @@ describe('Task Wait polling', () => {
 	}, 30_000);
 
 	// the one real-time test of "a task query answered 429 waits out its Retry-After"
-	it('Retry-After on a 429 query is honoured before that task is queried again', atRealTime(async () => {
-		let n = 0;
-		gw.on('GET', TASK, (_hit, m) => (++n === 1 ? { status: 429, headers: { 'retry-after': '3' }, json: { error: { message: 'slow down' } } } : { json: imageTask(m[1], 'completed', { data: [{ b64_json: b64 }] }) }));
-		const r = await runWorkflow({ nodes: [wait()], input: [imageItem('ra_1')], credentials: credsFor(gw) });
-		expect(r.output('Wait', 0)).toHaveLength(1);
-		const [first, second] = polls('ra_1');
-		expect(first.status).toBe(429);
-		// poll_after_ms is 1000: only the Retry-After explains a longer gap
-		expect(second.start - first.start).toBeGreaterThanOrEqual(2950);
-		expect(second.start - first.start).toBeLessThan(6000);
-	}), 20_000);
+	it(
+		'Retry-After on a 429 query is honoured before that task is queried again',
+		atRealTime(async () => {
+			let n = 0;
+			gw.on('GET', TASK, (_hit, m) =>
+				++n === 1
+					? {
+							status: 429,
+							headers: { 'retry-after': '3' },
+							json: { error: { message: 'slow down' } },
+						}
+					: { json: imageTask(m[1], 'completed', { data: [{ b64_json: b64 }] }) },
+			);
+			const r = await runWorkflow({
+				nodes: [wait()],
+				input: [imageItem('ra_1')],
+				credentials: credsFor(gw),
+			});
+			expect(r.output('Wait', 0)).toHaveLength(1);
+			const [first, second] = polls('ra_1');
+			expect(first.status).toBe(429);
+			// poll_after_ms is 1000: only the Retry-After explains a longer gap
+			expect(second.start - first.start).toBeGreaterThanOrEqual(2950);
+			expect(second.start - first.start).toBeLessThan(6000);
+		}),
+		20_000,
+	);
 
 	it('the deadline counts from the first wait and is carried across Still Running loops', async () => {
 		gw.on('GET', TASK, (_hit, m) => ({ json: imageTask(m[1], 'processing') }));
@@ -71,20 +103,44 @@ describe('Task Wait polling', () => {
 		const options = { deadlineMinutes: 3 / 60, maxWaitSeconds: 2 };
 		const t0 = Date.now();
 		let items: INodeExecutionData[] = [imageItem('loop_1')];
-		const runs: Array<{ ms: number; end: number; polls: number; started: unknown; output: number; handedBack: unknown; note: unknown }> = [];
+		const runs: Array<{
+			ms: number;
+			end: number;
+			polls: number;
+			started: unknown;
+			output: number;
+			handedBack: unknown;
+			note: unknown;
+		}> = [];
 		for (let k = 0; k < 3; k++) {
 			const before = polls().length;
 			const t = Date.now();
-			const r = await runWorkflow({ nodes: [wait(options)], input: items, credentials: credsFor(gw) });
+			const r = await runWorkflow({
+				nodes: [wait(options)],
+				input: items,
+				credentials: credsFor(gw),
+			});
 			const output = r.outputs('Wait').findIndex((o) => o.length === 1);
 			const item = r.outputs('Wait')[output][0];
 			expect(item.json.task_id).toBe('loop_1');
-			runs.push({ ms: Date.now() - t, end: Date.now() - t0, polls: polls().length - before, started: item.json.wait_started_at, output, handedBack: item.json.handed_back, note: item.json.note });
+			runs.push({
+				ms: Date.now() - t,
+				end: Date.now() - t0,
+				polls: polls().length - before,
+				started: item.json.wait_started_at,
+				output,
+				handedBack: item.json.handed_back,
+				note: item.json.note,
+			});
 			if (output !== 2) break;
 			items = [{ json: item.json }];
 		}
 		// the first execution hands back Still Running after its 2 s, with the time of the first wait
-		expect(runs[0]).toMatchObject({ output: 2, handedBack: 'max_wait', note: expect.stringMatching(/handed back by Max Wait per Execution/) });
+		expect(runs[0]).toMatchObject({
+			output: 2,
+			handedBack: 'max_wait',
+			note: expect.stringMatching(/handed back by Max Wait per Execution/),
+		});
 		expect(runs[0].ms).toBeGreaterThanOrEqual(1900);
 		expect(runs[0].started).toBeGreaterThanOrEqual(t0);
 		// the second stops at the overall deadline, 3 s after the first wait, not 2 s after it began
@@ -93,7 +149,10 @@ describe('Task Wait polling', () => {
 		if (runs[1].output === 2) {
 			expect(runs[1].started).toBe(runs[0].started);
 			// a healthy task handed back early never reads as timed out; one past its deadline does
-			expect(runs.at(-1)).toMatchObject({ handedBack: 'deadline', note: expect.stringMatching(/^Still running at the deadline/) });
+			expect(runs.at(-1)).toMatchObject({
+				handedBack: 'deadline',
+				note: expect.stringMatching(/^Still running at the deadline/),
+			});
 			// past the overall deadline an execution holds nothing: at most one query, then the item comes out
 			expect(runs[2].ms).toBeLessThan(1000);
 			expect(runs[2].polls).toBeLessThanOrEqual(1);

@@ -5,7 +5,12 @@
 import { NodeHelpers, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 import { imageSubmitDescription } from '../../nodes/GenGatewayImageSubmit/description';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
-import { BETA_FLASH_ONLY_RATIOS, BETA_PRO_RATIOS, imageRequestSchema, nativeRatioProblem } from '../../nodes/shared/images/rules';
+import {
+	BETA_FLASH_ONLY_RATIOS,
+	BETA_PRO_RATIOS,
+	imageRequestSchema,
+	nativeRatioProblem,
+} from '../../nodes/shared/images/rules';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { credsFor, png, startGateway, type FakeGateway } from './support/gateway';
 
@@ -13,25 +18,50 @@ const FLASH_ONLY = [...BETA_FLASH_ONLY_RATIOS];
 
 /** The Aspect Ratio options the editor shows for a model picked from the list or typed as an ID. */
 function offered(model: string, mode: 'list' | 'id' = 'list'): string[] {
-	const values = { operation: 'generate', mode: 'native', model: { __rl: true, mode, value: model } };
-	const shown = imageSubmitDescription.properties.filter((p: INodeProperties) => p.name === 'aspectRatio' && NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, imageSubmitDescription));
+	const values = {
+		operation: 'generate',
+		mode: 'native',
+		model: { __rl: true, mode, value: model },
+	};
+	const shown = imageSubmitDescription.properties.filter(
+		(p: INodeProperties) =>
+			p.name === 'aspectRatio' &&
+			NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, imageSubmitDescription),
+	);
 	expect(shown).toHaveLength(1);
 	return (shown[0].options as INodePropertyOptions[]).map((o) => String(o.value));
 }
 
 describe('native aspect ratios per beta model', () => {
-	it.each(['beta-3-pro-image-preview', 'beta-3-pro-image-preview-2k'])('%s is offered the pro ratios only', (m) => {
-		expect(offered(m)).toEqual([...BETA_PRO_RATIOS]);
-		expect(offered(m, 'id')).toEqual(expect.not.arrayContaining(FLASH_ONLY));
-		for (const r of FLASH_ONLY) expect(offered(m)).not.toContain(r);
-	});
+	it.each(['beta-3-pro-image-preview', 'beta-3-pro-image-preview-2k'])(
+		'%s is offered the pro ratios only',
+		(m) => {
+			expect(offered(m)).toEqual([...BETA_PRO_RATIOS]);
+			expect(offered(m, 'id')).toEqual(expect.not.arrayContaining(FLASH_ONLY));
+			for (const r of FLASH_ONLY) expect(offered(m)).not.toContain(r);
+		},
+	);
 
-	it.each(['beta-3.1-flash-image-preview', 'beta-3.1-flash-image-preview-1k'])('%s is offered the pro ratios and its own four', (m) => {
-		expect(offered(m).sort()).toEqual([...BETA_PRO_RATIOS, ...FLASH_ONLY].sort());
-	});
+	it.each(['beta-3.1-flash-image-preview', 'beta-3.1-flash-image-preview-1k'])(
+		'%s is offered the pro ratios and its own four',
+		(m) => {
+			expect(offered(m).sort()).toEqual([...BETA_PRO_RATIOS, ...FLASH_ONLY].sort());
+		},
+	);
 
 	it('the spec lists exactly these ratios', () => {
-		expect([...BETA_PRO_RATIOS]).toEqual(['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9']);
+		expect([...BETA_PRO_RATIOS]).toEqual([
+			'1:1',
+			'2:3',
+			'3:2',
+			'3:4',
+			'4:3',
+			'4:5',
+			'5:4',
+			'9:16',
+			'16:9',
+			'21:9',
+		]);
 		expect(FLASH_ONLY).toEqual(['1:4', '1:8', '4:1', '8:1']);
 	});
 
@@ -41,11 +71,15 @@ describe('native aspect ratios per beta model', () => {
 			return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 		};
 		for (const r of FLASH_ONLY) {
-			expect(issues('beta-3-pro-image-preview-4k', r)).toEqual([`aspectRatio: ${r} is recognised by the beta flash models only; beta-3-pro-image-preview-4k takes 1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9, 21:9`]);
+			expect(issues('beta-3-pro-image-preview-4k', r)).toEqual([
+				`aspectRatio: ${r} is recognised by the beta flash models only; beta-3-pro-image-preview-4k takes 1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9, 21:9`,
+			]);
 			expect(issues('beta-3.1-flash-image-preview', r)).toEqual([]);
 		}
 		expect(issues('beta-3-pro-image-preview', '16:9')).toEqual([]);
-		expect(issues('beta-3.1-flash-image-preview', '2:1')).toEqual(['aspectRatio: beta-3.1-flash-image-preview takes 1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9, 21:9, 1:4, 1:8, 4:1, 8:1']);
+		expect(issues('beta-3.1-flash-image-preview', '2:1')).toEqual([
+			'aspectRatio: beta-3.1-flash-image-preview takes 1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9, 21:9, 1:4, 1:8, 4:1, 8:1',
+		]);
 		expect(nativeRatioProblem('alpha-image-2.5', '8:1')).toBeUndefined();
 	});
 });
@@ -67,9 +101,27 @@ describe('the ratio chosen is the ratio sent (the parameter is defined once per 
 	])('%s with aspect ratio %s', async (m, ratio) => {
 		gw.reset();
 		const data = (await png()).toString('base64');
-		gw.on('POST', /:generateContent$/, () => ({ json: { candidates: [{ content: { parts: [{ inlineData: { mimeType: 'image/png', data } }] }, finishReason: 'STOP' }] } }));
-		const parameters = { operation: 'generate', mode: 'native', model: { __rl: true, mode: 'id', value: m }, prompt: 'a kite', ...(ratio ? { aspectRatio: ratio } : {}) };
-		const r = await runWorkflow({ nodes: [{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters }], credentials: credsFor(gw) });
+		gw.on('POST', /:generateContent$/, () => ({
+			json: {
+				candidates: [
+					{
+						content: { parts: [{ inlineData: { mimeType: 'image/png', data } }] },
+						finishReason: 'STOP',
+					},
+				],
+			},
+		}));
+		const parameters = {
+			operation: 'generate',
+			mode: 'native',
+			model: { __rl: true, mode: 'id', value: m },
+			prompt: 'a kite',
+			...(ratio ? { aspectRatio: ratio } : {}),
+		};
+		const r = await runWorkflow({
+			nodes: [{ name: 'Submit', type: new GenGatewayImageSubmit(), parameters }],
+			credentials: credsFor(gw),
+		});
 		expect(r.error).toBeUndefined();
 		const sent = JSON.parse(gw.hits('POST', /:generateContent$/)[0].body);
 		expect(sent.generationConfig.imageConfig.aspectRatio).toBe(ratio ?? '1:1');

@@ -4,7 +4,15 @@
  */
 import { text as readText } from 'node:stream/consumers';
 import { GatewayNetworkError } from '../../nodes/shared/errors';
-import { json, rejectionOf, startServer, transportFor, waitFor, withoutProxyEnv, type TestServer } from './support';
+import {
+	json,
+	rejectionOf,
+	startServer,
+	transportFor,
+	waitFor,
+	withoutProxyEnv,
+	type TestServer,
+} from './support';
 
 let gw: TestServer;
 beforeAll(async () => {
@@ -23,7 +31,9 @@ const expectCancelled = (err: unknown) => {
 it('aborting during a GET retry wait (Retry-After: 60) stops it', async () => {
 	gw.reset((_req, res) => json(res, 429, { error: { message: 'slow' } }, { 'retry-after': '60' }));
 	const ac = new AbortController();
-	const p = transportFor(gw.origin, { signal: ac.signal }).getJson('/v1/images/tasks/abc', { deadline: Date.now() + 600_000 });
+	const p = transportFor(gw.origin, { signal: ac.signal }).getJson('/v1/images/tasks/abc', {
+		deadline: Date.now() + 600_000,
+	});
 	await waitFor(() => gw.seen.length === 1, 'first request');
 	await new Promise((r) => setTimeout(r, 50));
 	ac.abort();
@@ -55,7 +65,9 @@ it('aborting an in-flight download stops it, also in the middle of the body', as
 
 	gw.reset(() => undefined);
 	const ac2 = new AbortController();
-	const p = transportFor(gw.origin, { signal: ac2.signal }).download('/v1/videos/v/content', { withKey: true });
+	const p = transportFor(gw.origin, { signal: ac2.signal }).download('/v1/videos/v/content', {
+		withKey: true,
+	});
 	await waitFor(() => gw.seen.length === 1, 'request');
 	ac2.abort();
 	expectCancelled(await rejectionOf(p));
@@ -64,7 +76,9 @@ it('aborting an in-flight download stops it, also in the middle of the body', as
 it('aborting an in-flight POST returns an uncertain outcome (it may have been accepted), sent once', async () => {
 	gw.reset(() => undefined);
 	const ac = new AbortController();
-	const p = transportFor(gw.origin, { signal: ac.signal }).submit('/v1/videos', { json: { prompt: 'x' } });
+	const p = transportFor(gw.origin, { signal: ac.signal }).submit('/v1/videos', {
+		json: { prompt: 'x' },
+	});
 	await waitFor(() => gw.seen.length === 1, 'request');
 	ac.abort();
 	const out = await p;
@@ -76,10 +90,14 @@ it('aborting an in-flight POST returns an uncertain outcome (it may have been ac
 it('a POST on an already cancelled execution is not sent and says so (not uncertain)', async () => {
 	const ac = new AbortController();
 	ac.abort();
-	const err = await rejectionOf(transportFor(gw.origin, { signal: ac.signal }).submit('/v1/videos', { json: { prompt: 'x' } }));
+	const err = await rejectionOf(
+		transportFor(gw.origin, { signal: ac.signal }).submit('/v1/videos', { json: { prompt: 'x' } }),
+	);
 	expectCancelled(err);
 	expect((err as unknown as GatewayNetworkError).maybeDelivered).toBe(false);
-	const err2 = await rejectionOf(transportFor(gw.origin, { signal: ac.signal }).postStream('/v1/chat/completions', {}));
+	const err2 = await rejectionOf(
+		transportFor(gw.origin, { signal: ac.signal }).postStream('/v1/chat/completions', {}),
+	);
 	expectCancelled(err2);
 	expect((err2 as unknown as GatewayNetworkError).maybeDelivered).toBe(false);
 	expect(gw.seen).toHaveLength(0);
@@ -88,7 +106,9 @@ it('a POST on an already cancelled execution is not sent and says so (not uncert
 it('a GET on an already cancelled execution sends nothing', async () => {
 	const ac = new AbortController();
 	ac.abort();
-	expectCancelled(await rejectionOf(transportFor(gw.origin, { signal: ac.signal }).getJson('/v1/models')));
+	expectCancelled(
+		await rejectionOf(transportFor(gw.origin, { signal: ac.signal }).getJson('/v1/models')),
+	);
 	expect(gw.seen).toHaveLength(0);
 });
 

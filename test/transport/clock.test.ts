@@ -14,7 +14,11 @@ const sleepWithAbort1x: HostSleep = async (ms, abortSignal) =>
 	await new Promise((resolve, reject) => {
 		if (abortSignal?.aborted) return reject(new Error('cancelled'));
 		const timeout = setTimeout(resolve, ms);
-		abortSignal?.addEventListener('abort', () => (clearTimeout(timeout), reject(new Error('cancelled'))), { once: true });
+		abortSignal?.addEventListener(
+			'abort',
+			() => (clearTimeout(timeout), reject(new Error('cancelled'))),
+			{ once: true },
+		);
 	});
 /** n8n-workflow 1.x's sleep: no signal. */
 const sleep1x: HostSleep = async (ms) => await new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,11 +13,32 @@ import {
 	redact,
 	toNodeError,
 } from '../../nodes/shared/errors';
-import { KEY, json, rejectionOf, startServer, text, transportFor, withoutProxyEnv, type TestServer } from './support';
+import {
+	KEY,
+	json,
+	rejectionOf,
+	startServer,
+	text,
+	transportFor,
+	withoutProxyEnv,
+	type TestServer,
+} from './support';
 
 describe('extractGatewayError (pure)', () => {
 	it('OpenAI-style envelope: message, type and string code', () => {
-		expect(extractGatewayError({ error: { message: 'model not found', type: 'invalid_request_error', param: 'model', code: 'model_not_found' } }, 503)).toEqual({
+		expect(
+			extractGatewayError(
+				{
+					error: {
+						message: 'model not found',
+						type: 'invalid_request_error',
+						param: 'model',
+						code: 'model_not_found',
+					},
+				},
+				503,
+			),
+		).toEqual({
 			message: 'model not found',
 			type: 'invalid_request_error',
 			code: 'model_not_found',
@@ -25,33 +46,50 @@ describe('extractGatewayError (pure)', () => {
 	});
 
 	it('task-route envelope {code, message, data:null}', () => {
-		expect(extractGatewayError({ code: 'task_not_exist', message: 'task_not_exist', data: null }, 400)).toEqual({ message: 'task_not_exist', code: 'task_not_exist' });
+		expect(
+			extractGatewayError({ code: 'task_not_exist', message: 'task_not_exist', data: null }, 400),
+		).toEqual({ message: 'task_not_exist', code: 'task_not_exist' });
 	});
 
 	it('numeric codes become strings in both envelopes', () => {
 		expect(extractGatewayError({ error: { message: 'x', code: 429 } }, 429).code).toBe('429');
-		expect(extractGatewayError({ code: 40001, message: 'bad seconds', data: null }, 400).code).toBe('40001');
+		expect(extractGatewayError({ code: 40001, message: 'bad seconds', data: null }, 400).code).toBe(
+			'40001',
+		);
 	});
 
 	it('error.message wins over message; an empty error.message falls back to message', () => {
-		expect(extractGatewayError({ error: { message: 'inner' }, message: 'outer' }, 400).message).toBe('inner');
-		expect(extractGatewayError({ error: { message: '' }, message: 'outer', code: 'c' }, 400)).toEqual({ message: 'outer', code: 'c' });
+		expect(
+			extractGatewayError({ error: { message: 'inner' }, message: 'outer' }, 400).message,
+		).toBe('inner');
+		expect(
+			extractGatewayError({ error: { message: '' }, message: 'outer', code: 'c' }, 400),
+		).toEqual({ message: 'outer', code: 'c' });
 	});
 
 	it('error as a plain string, and fail_reason', () => {
-		expect(extractGatewayError({ error: 'quota exhausted', code: 'insufficient_user_quota' }, 403)).toEqual({ message: 'quota exhausted', code: 'insufficient_user_quota' });
-		expect(extractGatewayError({ fail_reason: 'content policy' }, 400).message).toBe('content policy');
+		expect(
+			extractGatewayError({ error: 'quota exhausted', code: 'insufficient_user_quota' }, 403),
+		).toEqual({ message: 'quota exhausted', code: 'insufficient_user_quota' });
+		expect(extractGatewayError({ fail_reason: 'content policy' }, 400).message).toBe(
+			'content policy',
+		);
 	});
 
 	it('keeps the " (request id: ...)" suffix', () => {
-		expect(extractGatewayError({ error: { message: 'Invalid token (request id: 20261122155301234567)' } }, 401).message).toBe(
-			'Invalid token (request id: 20261122155301234567)',
-		);
+		expect(
+			extractGatewayError(
+				{ error: { message: 'Invalid token (request id: 20261122155301234567)' } },
+				401,
+			).message,
+		).toBe('Invalid token (request id: 20261122155301234567)');
 	});
 
 	it('empty bodies give a status text', () => {
 		expect(extractGatewayError(undefined, 429, '').message).toBe('Too many requests (empty body)');
-		expect(extractGatewayError(undefined, 503, '  ').message).toBe('Gateway or upstream error 503 (empty body)');
+		expect(extractGatewayError(undefined, 503, '  ').message).toBe(
+			'Gateway or upstream error 503 (empty body)',
+		);
 		expect(extractGatewayError(undefined, 413, '').message).toBe('HTTP 413 (empty body)');
 	});
 
@@ -62,17 +100,25 @@ describe('extractGatewayError (pure)', () => {
 		expect(m).not.toMatch(/empty body/);
 		expect(m).toMatch(/502/);
 		expect(m).toMatch(/HTML/);
-		expect(extractGatewayError(undefined, 404, '<!DOCTYPE html><html></html>').message).toMatch(/HTML/);
+		expect(extractGatewayError(undefined, 404, '<!DOCTYPE html><html></html>').message).toMatch(
+			/HTML/,
+		);
 	});
 
 	it('plain text is used, cut to a sane length', () => {
-		expect(extractGatewayError(undefined, 400, 'bad request: size').message).toBe('bad request: size');
+		expect(extractGatewayError(undefined, 400, 'bad request: size').message).toBe(
+			'bad request: size',
+		);
 		expect(extractGatewayError(undefined, 400, 'x'.repeat(1000)).message).toHaveLength(300);
 	});
 
 	it('JSON without a message falls back to the raw text, then to the status', () => {
-		expect(extractGatewayError({ success: false }, 500, '{"success":false}').message).toBe('{"success":false}');
-		expect(extractGatewayError({ error: { type: 'x' } }, 500).message).toBe('Gateway or upstream error 500 (empty body)');
+		expect(extractGatewayError({ success: false }, 500, '{"success":false}').message).toBe(
+			'{"success":false}',
+		);
+		expect(extractGatewayError({ error: { type: 'x' } }, 500).message).toBe(
+			'Gateway or upstream error 500 (empty body)',
+		);
 	});
 });
 
@@ -85,15 +131,25 @@ describe('errors over real HTTP', () => {
 	afterAll(() => gw.close());
 
 	const get = async (status: number, body: unknown, contentType = 'application/json') => {
-		gw.reset((_req, res) => (typeof body === 'string' ? text(res, status, body, contentType) : json(res, status, body)));
+		gw.reset((_req, res) =>
+			typeof body === 'string' ? text(res, status, body, contentType) : json(res, status, body),
+		);
 		const err = await rejectionOf(transportFor(gw.origin).getJson('/v1/images/tasks/abc'));
 		expect(err).toBeInstanceOf(GatewayHttpError);
 		return err as unknown as GatewayHttpError;
 	};
 
 	it('OpenAI envelope on 404', async () => {
-		const e = await get(404, { error: { message: 'task not found', type: 'invalid_request_error', code: 'not_found' } });
-		expect([e.status, e.gatewayMessage, e.code, e.method, e.path]).toEqual([404, 'task not found', 'not_found', 'GET', '/v1/images/tasks/abc']);
+		const e = await get(404, {
+			error: { message: 'task not found', type: 'invalid_request_error', code: 'not_found' },
+		});
+		expect([e.status, e.gatewayMessage, e.code, e.method, e.path]).toEqual([
+			404,
+			'task not found',
+			'not_found',
+			'GET',
+			'/v1/images/tasks/abc',
+		]);
 		expect(e.message).toBe('GET /v1/images/tasks/abc → HTTP 404: task not found');
 	});
 
@@ -103,7 +159,13 @@ describe('errors over real HTTP', () => {
 	});
 
 	it('numeric code and request-id suffix', async () => {
-		const e = await get(401, { error: { message: '无效的令牌 (request id: 2026112215530)', type: 'new_api_error', code: 401 } });
+		const e = await get(401, {
+			error: {
+				message: '无效的令牌 (request id: 2026112215530)',
+				type: 'new_api_error',
+				code: 401,
+			},
+		});
 		expect(e.code).toBe('401');
 		expect(e.gatewayMessage).toBe('无效的令牌 (request id: 2026112215530)');
 	});
@@ -132,7 +194,9 @@ describe('errors over real HTTP', () => {
 		it('POST 400 (thrown), 500 (uncertain reason) and 200 non-JSON (uncertain body) → ***', async () => {
 			const t = transportFor(gw.origin);
 			gw.reset((_req, res) => json(res, 400, { message: echo, code: 'bad', data: null }));
-			const e = (await rejectionOf(t.submit('/v1/videos', { json: {} }))) as unknown as GatewayHttpError;
+			const e = (await rejectionOf(
+				t.submit('/v1/videos', { json: {} }),
+			)) as unknown as GatewayHttpError;
 			expect(e.message).not.toContain(KEY);
 			expect(e.message).toContain('***');
 
@@ -165,10 +229,28 @@ describe('errors over real HTTP', () => {
 });
 
 describe('toNodeError and adviceFor', () => {
-	const node = { id: '1', name: 'GenGateway Test', type: 'n8n-nodes-gen-gateway.genGatewayImageSubmit', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
+	const node = {
+		id: '1',
+		name: 'GenGateway Test',
+		type: 'n8n-nodes-gen-gateway.genGatewayImageSubmit',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	} as INode;
 
 	it('GatewayHttpError → NodeApiError with status, code, advice and item index; the key is redacted', () => {
-		const err = toNodeError(node, new GatewayHttpError(403, `no access for ${KEY}`, 'insufficient_user_quota', 'POST', '/v1/images/generations/async'), 2, [KEY]);
+		const err = toNodeError(
+			node,
+			new GatewayHttpError(
+				403,
+				`no access for ${KEY}`,
+				'insufficient_user_quota',
+				'POST',
+				'/v1/images/generations/async',
+			),
+			2,
+			[KEY],
+		);
 		expect(err).toBeInstanceOf(NodeApiError);
 		expect(err.message).toBe('no access for *** [HTTP 403 insufficient_user_quota]');
 		expect(err.description).toMatch(/Balance or token quota/);
@@ -178,14 +260,24 @@ describe('toNodeError and adviceFor', () => {
 	});
 
 	it('InputRuleError → NodeOperationError listing every violation', () => {
-		const err = toNodeError(node, new InputRuleError([{ field: 'size', rule: 'must be WxH' }, { field: 'n', rule: 'must be 1' }]), 0);
+		const err = toNodeError(
+			node,
+			new InputRuleError([
+				{ field: 'size', rule: 'must be WxH' },
+				{ field: 'n', rule: 'must be 1' },
+			]),
+			0,
+		);
 		expect(err).toBeInstanceOf(NodeOperationError);
 		expect(err.message).toBe('2 problems: size: must be WxH; n: must be 1');
 		expect(err.description).toContain('Nothing was sent');
 	});
 
 	it('other errors keep their message, redacted', () => {
-		expect(toNodeError(node, new GatewayNetworkError(`reset ${KEY}`, 'ECONNRESET', true), 0, [KEY]).message).toBe('reset ***');
+		expect(
+			toNodeError(node, new GatewayNetworkError(`reset ${KEY}`, 'ECONNRESET', true), 0, [KEY])
+				.message,
+		).toBe('reset ***');
 		expect(toNodeError(node, new SafetyError('Refusing'), 0).message).toBe('Refusing');
 	});
 

@@ -3,7 +3,17 @@
  */
 import { buffer as readBuffer, text as readText } from 'node:stream/consumers';
 import { SafetyError, GatewayHttpError } from '../../nodes/shared/errors';
-import { KEY, authHeaderCount, json, rejectionOf, startServer, text, transportFor, withoutProxyEnv, type TestServer } from './support';
+import {
+	KEY,
+	authHeaderCount,
+	json,
+	rejectionOf,
+	startServer,
+	text,
+	transportFor,
+	withoutProxyEnv,
+	type TestServer,
+} from './support';
 
 let gw: TestServer; // the gateway (base origin)
 let video: TestServer; // the alternative video origin
@@ -11,7 +21,10 @@ let result: TestServer; // a result host (hosted images)
 let result2: TestServer; // a second result host (redirect target)
 let foreign: TestServer; // any other origin
 
-const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG_1x1 = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+	'base64',
+);
 const png = (_req: unknown, res: import('node:http').ServerResponse) => {
 	res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG_1x1.length });
 	res.end(PNG_1x1);
@@ -19,7 +32,13 @@ const png = (_req: unknown, res: import('node:http').ServerResponse) => {
 
 beforeAll(async () => {
 	withoutProxyEnv();
-	[gw, video, result, result2, foreign] = await Promise.all([startServer(), startServer(), startServer(png), startServer(png), startServer()]);
+	[gw, video, result, result2, foreign] = await Promise.all([
+		startServer(),
+		startServer(),
+		startServer(png),
+		startServer(png),
+		startServer(),
+	]);
 });
 afterAll(() => Promise.all([gw, video, result, result2, foreign].map((s) => s.close())));
 beforeEach(() => {
@@ -45,7 +64,9 @@ describe('Authorization header', () => {
 	});
 
 	it('POST (JSON) carries it too, with the JSON body and content type', async () => {
-		await transportFor(gw.origin).submit('/v1/images/generations/async', { json: { model: 'alpha-image-2.5', prompt: 'a cat', n: 1 } });
+		await transportFor(gw.origin).submit('/v1/images/generations/async', {
+			json: { model: 'alpha-image-2.5', prompt: 'a cat', n: 1 },
+		});
 		const s = gw.seen[0];
 		expect(s.method).toBe('POST');
 		expect(s.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -54,7 +75,7 @@ describe('Authorization header', () => {
 		expect(JSON.parse(s.body)).toEqual({ model: 'alpha-image-2.5', prompt: 'a cat', n: 1 });
 	});
 
-	it('multipart POST (Node\'s global FormData, as nodes build it) lets the library set the boundary, and carries the key', async () => {
+	it("multipart POST (Node's global FormData, as nodes build it) lets the library set the boundary, and carries the key", async () => {
 		const form = new FormData();
 		form.append('model', 'alpha-image-2.5');
 		form.append('prompt', 'keep the cat');
@@ -72,7 +93,11 @@ describe('Authorization header', () => {
 	});
 
 	it('extra headers do not replace the key', async () => {
-		await transportFor(gw.origin).submit('/v1/images/generations', { json: {} }, { headers: { Prefer: 'respond-async' } });
+		await transportFor(gw.origin).submit(
+			'/v1/images/generations',
+			{ json: {} },
+			{ headers: { Prefer: 'respond-async' } },
+		);
 		expect(gw.seen[0].headers.prefer).toBe('respond-async');
 		expect(gw.seen[0].headers.authorization).toBe(`Bearer ${KEY}`);
 		expect(authHeaderCount(gw.seen[0])).toBe(1);
@@ -107,21 +132,29 @@ describe('key pinning: an absolute URL on another origin is refused before anyth
 
 	it('the same host under another name (localhost vs 127.0.0.1) is another origin', async () => {
 		const t = transportFor(gw.origin);
-		const err = await rejectionOf(t.getJson(`${gw.origin.replace('127.0.0.1', 'localhost')}/v1/models`));
+		const err = await rejectionOf(
+			t.getJson(`${gw.origin.replace('127.0.0.1', 'localhost')}/v1/models`),
+		);
 		expect(err).toBeInstanceOf(SafetyError);
 		nobodyElse(gw);
 	});
 
 	it('submit and postStream refuse a foreign absolute URL', async () => {
 		const t = transportFor(gw.origin);
-		expect(await rejectionOf(t.submit(`${foreign.origin}/v1/videos`, { json: {} }))).toBeInstanceOf(SafetyError);
-		expect(await rejectionOf(t.postStream(`${foreign.origin}/v1/chat/completions`, {}))).toBeInstanceOf(SafetyError);
+		expect(await rejectionOf(t.submit(`${foreign.origin}/v1/videos`, { json: {} }))).toBeInstanceOf(
+			SafetyError,
+		);
+		expect(
+			await rejectionOf(t.postStream(`${foreign.origin}/v1/chat/completions`, {})),
+		).toBeInstanceOf(SafetyError);
 		nobodyElse(gw, foreign);
 	});
 
 	it('download with the key refuses a foreign URL', async () => {
 		const t = transportFor(gw.origin);
-		expect(await rejectionOf(t.download(`${foreign.origin}/v1/videos/x/content`, { withKey: true }))).toBeInstanceOf(SafetyError);
+		expect(
+			await rejectionOf(t.download(`${foreign.origin}/v1/videos/x/content`, { withKey: true })),
+		).toBeInstanceOf(SafetyError);
 		nobodyElse(gw, foreign);
 	});
 
@@ -136,7 +169,11 @@ describe('key pinning: an absolute URL on another origin is refused before anyth
 		const t = transportFor(gw.origin, { videoBase: `${video.origin}/v1` });
 		await t.getJson(`${video.origin}/v1/videos/vid_1`);
 		await t.getJson('/v1/videos/vid_2', { origin: 'video' });
-		await t.submit('/v1/videos', { json: { model: 'delta-video-2-0-mini-260615', prompt: 'x' } }, { origin: 'video' });
+		await t.submit(
+			'/v1/videos',
+			{ json: { model: 'delta-video-2-0-mini-260615', prompt: 'x' } },
+			{ origin: 'video' },
+		);
 		const dl = await t.download('/v1/videos/vid_2/content', { withKey: true, origin: 'video' });
 		await readText(dl.body);
 		expect(video.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
@@ -157,40 +194,52 @@ describe('key pinning: an absolute URL on another origin is refused before anyth
 });
 
 describe('redirects are never followed on authenticated calls', () => {
-	const redirectTo = (target: string, status = 302) => (_req: unknown, res: import('node:http').ServerResponse) => {
-		res.writeHead(status, { location: target, 'content-length': 0 });
-		res.end();
-	};
+	const redirectTo =
+		(target: string, status = 302) =>
+		(_req: unknown, res: import('node:http').ServerResponse) => {
+			res.writeHead(status, { location: target, 'content-length': 0 });
+			res.end();
+		};
 
-	it.each([301, 302, 303, 307, 308])('GET answered %i → GatewayHttpError naming the redirect; target hears nothing; not retried', async (status) => {
-		gw.reset(redirectTo(`${foreign.origin}/v1/models`, status));
-		const err = await rejectionOf(transportFor(gw.origin).getJson('/v1/models'));
-		expect(err).toBeInstanceOf(GatewayHttpError);
-		expect((err as unknown as GatewayHttpError).status).toBe(status);
-		expect(err.message).toMatch(/redirect/i);
-		expect(err.message).toContain(foreign.origin);
-		expect(gw.seen).toHaveLength(1);
-		nobodyElse(foreign);
-	});
+	it.each([301, 302, 303, 307, 308])(
+		'GET answered %i → GatewayHttpError naming the redirect; target hears nothing; not retried',
+		async (status) => {
+			gw.reset(redirectTo(`${foreign.origin}/v1/models`, status));
+			const err = await rejectionOf(transportFor(gw.origin).getJson('/v1/models'));
+			expect(err).toBeInstanceOf(GatewayHttpError);
+			expect((err as unknown as GatewayHttpError).status).toBe(status);
+			expect(err.message).toMatch(/redirect/i);
+			expect(err.message).toContain(foreign.origin);
+			expect(gw.seen).toHaveLength(1);
+			nobodyElse(foreign);
+		},
+	);
 
 	it('a redirect to the same origin is not followed either', async () => {
-		gw.reset((req, res) => (req.url === '/v1/models' ? redirectTo('/v1/models/')(req, res) : json(res, 200, {})));
+		gw.reset((req, res) =>
+			req.url === '/v1/models' ? redirectTo('/v1/models/')(req, res) : json(res, 200, {}),
+		);
 		const err = await rejectionOf(transportFor(gw.origin).getJson('/v1/models'));
 		expect(err).toBeInstanceOf(GatewayHttpError);
 		expect(gw.seen.map((s) => s.url)).toEqual(['/v1/models']);
 	});
 
-	it.each([302, 307, 308])('POST answered %i → uncertain outcome naming the redirect; sent once; target hears nothing', async (status) => {
-		gw.reset(redirectTo(`${foreign.origin}/v1/images/generations/async`, status));
-		const out = await transportFor(gw.origin).submit('/v1/images/generations/async', { json: { prompt: 'x' } });
-		expect(out.kind).toBe('uncertain');
-		if (out.kind !== 'uncertain') return;
-		expect(out.status).toBe(status);
-		expect(out.reason).toMatch(/redirect/i);
-		expect(out.reason).toContain(foreign.origin);
-		expect(gw.seen).toHaveLength(1);
-		nobodyElse(foreign);
-	});
+	it.each([302, 307, 308])(
+		'POST answered %i → uncertain outcome naming the redirect; sent once; target hears nothing',
+		async (status) => {
+			gw.reset(redirectTo(`${foreign.origin}/v1/images/generations/async`, status));
+			const out = await transportFor(gw.origin).submit('/v1/images/generations/async', {
+				json: { prompt: 'x' },
+			});
+			expect(out.kind).toBe('uncertain');
+			if (out.kind !== 'uncertain') return;
+			expect(out.status).toBe(status);
+			expect(out.reason).toMatch(/redirect/i);
+			expect(out.reason).toContain(foreign.origin);
+			expect(gw.seen).toHaveLength(1);
+			nobodyElse(foreign);
+		},
+	);
 
 	it('a streamed POST answered 307 → uncertain, target hears nothing', async () => {
 		gw.reset(redirectTo(`${foreign.origin}/v1/chat/completions`, 307));
@@ -202,7 +251,9 @@ describe('redirects are never followed on authenticated calls', () => {
 
 	it('an authenticated download answered 302 → GatewayHttpError; target hears nothing', async () => {
 		gw.reset(redirectTo(`${foreign.origin}/file.mp4`));
-		const err = await rejectionOf(transportFor(gw.origin).download('/v1/videos/v/content', { withKey: true }));
+		const err = await rejectionOf(
+			transportFor(gw.origin).download('/v1/videos/v/content', { withKey: true }),
+		);
 		expect(err).toBeInstanceOf(GatewayHttpError);
 		expect(err.message).toMatch(/redirect/i);
 		expect(gw.seen).toHaveLength(1);
@@ -223,10 +274,15 @@ describe('download without the key (hosted results)', () => {
 
 	it('follows a redirect to another host, still without the key', async () => {
 		result.reset((_req, res) => {
-			res.writeHead(302, { location: `${result2.origin}/signed/a.png?sig=abc`, 'content-length': 0 });
+			res.writeHead(302, {
+				location: `${result2.origin}/signed/a.png?sig=abc`,
+				'content-length': 0,
+			});
 			res.end();
 		});
-		const res = await transportFor(gw.origin).download(`${result.origin}/img/a.png`, { withKey: false });
+		const res = await transportFor(gw.origin).download(`${result.origin}/img/a.png`, {
+			withKey: false,
+		});
 		await readBuffer(res.body);
 		expect(res.url).toBe(`${result2.origin}/signed/a.png?sig=abc`);
 		expect(result.seen[0].headers.authorization).toBeUndefined();
@@ -237,7 +293,9 @@ describe('download without the key (hosted results)', () => {
 
 	it('a result URL on the gateway origin itself is also fetched without the key when withKey is false', async () => {
 		gw.reset(png);
-		const res = await transportFor(gw.origin).download(`${gw.origin}/files/a.png`, { withKey: false });
+		const res = await transportFor(gw.origin).download(`${gw.origin}/files/a.png`, {
+			withKey: false,
+		});
 		await readBuffer(res.body);
 		expect(gw.seen[0].headers.authorization).toBeUndefined();
 	});
@@ -262,19 +320,25 @@ describe('download without the key (hosted results)', () => {
 			res.writeHead(302, { location: 'file:///etc/passwd', 'content-length': 0 });
 			res.end();
 		});
-		const err = await rejectionOf(transportFor(gw.origin).download(`${result.origin}/a.png`, { withKey: false }));
+		const err = await rejectionOf(
+			transportFor(gw.origin).download(`${result.origin}/a.png`, { withKey: false }),
+		);
 		expect(err).toBeInstanceOf(SafetyError);
 		expect(result.seen).toHaveLength(1);
 	});
 
 	it('a non-http result address is refused before anything is sent', async () => {
-		const err = await rejectionOf(transportFor(gw.origin).download('ftp://files.example.com/a.png', { withKey: false }));
+		const err = await rejectionOf(
+			transportFor(gw.origin).download('ftp://files.example.com/a.png', { withKey: false }),
+		);
 		expect(err).toBeInstanceOf(SafetyError);
 	});
 
 	it('a 404 from a result host is an HTTP error with the status, not retried', async () => {
 		result.reset((_req, res) => text(res, 404, 'gone'));
-		const err = await rejectionOf(transportFor(gw.origin).download(`${result.origin}/a.png`, { withKey: false }));
+		const err = await rejectionOf(
+			transportFor(gw.origin).download(`${result.origin}/a.png`, { withKey: false }),
+		);
 		expect((err as unknown as GatewayHttpError).status).toBe(404);
 		expect(result.seen).toHaveLength(1);
 	});

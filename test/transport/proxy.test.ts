@@ -24,10 +24,20 @@ beforeAll(async () => {
 	withoutProxyEnv();
 	gw = await startServer((req, res) => json(res, 200, { via: req.headers.via ?? null }));
 	proxy = createServer((req, res) => {
-		proxied.push({ method: req.method ?? '', target: req.url ?? '', authorization: req.headers.authorization });
+		proxied.push({
+			method: req.method ?? '',
+			target: req.url ?? '',
+			authorization: req.headers.authorization,
+		});
 		const target = new URL(req.url ?? '');
 		const upstream = httpRequest(
-			{ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: { ...req.headers, via: '1.1 test-proxy' } },
+			{
+				host: target.hostname,
+				port: target.port,
+				path: target.pathname + target.search,
+				method: req.method,
+				headers: { ...req.headers, via: '1.1 test-proxy' },
+			},
 			(up) => {
 				res.writeHead(up.statusCode ?? 502, up.headers);
 				up.pipe(res);
@@ -67,7 +77,9 @@ it('HTTP_PROXY set, NO_PROXY unset: GET goes through the proxy in absolute form,
 	useEnv({ HTTP_PROXY: proxyUrl });
 	const res = await transportFor(`${gw.origin}/v1`).getJson<{ via: string | null }>('/v1/models');
 	expect(res.body.via).toBe('1.1 test-proxy');
-	expect(proxied).toEqual([{ method: 'GET', target: `${gw.origin}/v1/models`, authorization: `Bearer ${KEY}` }]);
+	expect(proxied).toEqual([
+		{ method: 'GET', target: `${gw.origin}/v1/models`, authorization: `Bearer ${KEY}` },
+	]);
 	expect(gw.seen).toHaveLength(1);
 });
 
@@ -80,10 +92,20 @@ it('lower-case http_proxy works the same, and NO_PROXY that does not match keeps
 
 it('a paid POST goes through the proxy exactly once', async () => {
 	useEnv({ HTTP_PROXY: proxyUrl });
-	gw.reset((req, res) => json(res, 202, { task_id: 'task_p1', status: 'processing', via: req.headers.via }));
-	const out = await transportFor(gw.origin).submit('/v1/images/generations/async', { json: { prompt: 'x' } });
-	expect(out).toMatchObject({ kind: 'accepted', status: 202, body: { task_id: 'task_p1', via: '1.1 test-proxy' } });
-	expect(proxied.map((p) => `${p.method} ${p.target}`)).toEqual([`POST ${gw.origin}/v1/images/generations/async`]);
+	gw.reset((req, res) =>
+		json(res, 202, { task_id: 'task_p1', status: 'processing', via: req.headers.via }),
+	);
+	const out = await transportFor(gw.origin).submit('/v1/images/generations/async', {
+		json: { prompt: 'x' },
+	});
+	expect(out).toMatchObject({
+		kind: 'accepted',
+		status: 202,
+		body: { task_id: 'task_p1', via: '1.1 test-proxy' },
+	});
+	expect(proxied.map((p) => `${p.method} ${p.target}`)).toEqual([
+		`POST ${gw.origin}/v1/images/generations/async`,
+	]);
 	expect(gw.seen).toHaveLength(1);
 });
 
@@ -93,9 +115,13 @@ it('a download without the key goes through the proxy without Authorization', as
 		res.writeHead(200, { 'content-type': 'image/png', 'content-length': 3 });
 		res.end('abc');
 	});
-	const dl = await transportFor('https://gw.example.com').download(`${gw.origin}/files/a.png`, { withKey: false });
+	const dl = await transportFor('https://gw.example.com').download(`${gw.origin}/files/a.png`, {
+		withKey: false,
+	});
 	expect(await readText(dl.body)).toBe('abc');
-	expect(proxied).toEqual([{ method: 'GET', target: `${gw.origin}/files/a.png`, authorization: undefined }]);
+	expect(proxied).toEqual([
+		{ method: 'GET', target: `${gw.origin}/files/a.png`, authorization: undefined },
+	]);
 });
 
 it.each([

@@ -1,4 +1,11 @@
-import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, parseRetryAfter, shouldWait, type RetryPolicy } from '../../nodes/shared/transport/retry';
+import {
+	DEFAULT_RETRY,
+	backoffDelay,
+	isRetryableStatus,
+	parseRetryAfter,
+	shouldWait,
+	type RetryPolicy,
+} from '../../nodes/shared/transport/retry';
 import { useRealTime } from '../time-scale';
 
 const NOW = Date.UTC(2026, 10, 22, 15, 0, 0);
@@ -15,17 +22,36 @@ describe('parseRetryAfter', () => {
 	});
 
 	// RFC 9110 §10.2.3: an HTTP-date or a non-negative whole number of seconds; anything else is no Retry-After
-	it.each(['-1', '1.5', '+3', '3s', '0x10', 'soon', '2026-11-26T08:00:09Z', '99999999999999999999'])('%j is no Retry-After (undefined: the caller backs off on its own)', (v) => {
+	it.each([
+		'-1',
+		'1.5',
+		'+3',
+		'3s',
+		'0x10',
+		'soon',
+		'2026-11-26T08:00:09Z',
+		'99999999999999999999',
+	])('%j is no Retry-After (undefined: the caller backs off on its own)', (v) => {
 		expect(parseRetryAfter(v, NOW)).toBeUndefined();
 	});
 
 	it('the obsolete HTTP-date forms a recipient must accept: RFC 850 and asctime', () => {
 		const at = new Date(NOW + 7000);
 		const day = at.toUTCString().slice(0, 3);
-		const long = { Sun: 'Sunday', Mon: 'Monday', Tue: 'Tuesday', Wed: 'Wednesday', Thu: 'Thursday', Fri: 'Friday', Sat: 'Saturday' }[day]!;
+		const long = {
+			Sun: 'Sunday',
+			Mon: 'Monday',
+			Tue: 'Tuesday',
+			Wed: 'Wednesday',
+			Thu: 'Thursday',
+			Fri: 'Friday',
+			Sat: 'Saturday',
+		}[day]!;
 		const [, dd, mon, yyyy, time] = at.toUTCString().split(' ');
 		expect(parseRetryAfter(`${long}, ${dd}-${mon}-${yyyy.slice(2)} ${time} GMT`, NOW)).toBe(7000);
-		expect(parseRetryAfter(`${day} ${mon} ${String(Number(dd)).padStart(2, ' ')} ${time} ${yyyy}`, NOW)).toBe(7000);
+		expect(
+			parseRetryAfter(`${day} ${mon} ${String(Number(dd)).padStart(2, ' ')} ${time} ${yyyy}`, NOW),
+		).toBe(7000);
 	});
 
 	it('an HTTP date in the future → the time until then', () => {
@@ -41,9 +67,12 @@ describe('parseRetryAfter', () => {
 		expect(parseRetryAfter(['2', '9'], NOW)).toBe(2000);
 	});
 
-	it.each([undefined, '', '   ', 'soon', 'later please'])('absent or unparsable %j → undefined', (v) => {
-		expect(parseRetryAfter(v as string | undefined, NOW)).toBeUndefined();
-	});
+	it.each([undefined, '', '   ', 'soon', 'later please'])(
+		'absent or unparsable %j → undefined',
+		(v) => {
+			expect(parseRetryAfter(v as string | undefined, NOW)).toBeUndefined();
+		},
+	);
 
 	it('a negative number is never a negative wait', () => {
 		const v = parseRetryAfter('-5', NOW);
@@ -75,7 +104,8 @@ describe('backoffDelay', () => {
 	});
 
 	it('never exceeds maxDelayMs on its own', () => {
-		for (let a = 1; a <= 40; a++) expect(backoffDelay(a, policy, undefined, () => 1)).toBeLessThanOrEqual(policy.maxDelayMs);
+		for (let a = 1; a <= 40; a++)
+			expect(backoffDelay(a, policy, undefined, () => 1)).toBeLessThanOrEqual(policy.maxDelayMs);
 	});
 
 	it('never waits less than the server asked for, even beyond maxDelayMs', () => {
@@ -100,14 +130,22 @@ describe('shouldWait', () => {
 		expect(shouldWait(20_000, DEFAULT_RETRY, undefined, undefined)).toBe(true);
 		expect(shouldWait(60_000, DEFAULT_RETRY, 60_000, undefined)).toBe(true);
 		expect(shouldWait(60_001, DEFAULT_RETRY, 60_001, undefined)).toBe(false);
-		expect(shouldWait(2000, { ...DEFAULT_RETRY, maxRetryAfterMs: 1000 }, 2000, undefined)).toBe(false);
-		expect(shouldWait(2000, { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, 2000, undefined)).toBe(true);
+		expect(shouldWait(2000, { ...DEFAULT_RETRY, maxRetryAfterMs: 1000 }, 2000, undefined)).toBe(
+			false,
+		);
+		expect(
+			shouldWait(2000, { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, 2000, undefined),
+		).toBe(true);
 	});
 });
 
 describe('isRetryableStatus', () => {
-	it.each([429, 500, 501, 502, 503, 504, 599])('%i is retried', (s) => expect(isRetryableStatus(s)).toBe(true));
-	it.each([200, 204, 301, 302, 400, 401, 403, 404, 408, 409, 413, 422, 600])('%i is not', (s) => expect(isRetryableStatus(s)).toBe(false));
+	it.each([429, 500, 501, 502, 503, 504, 599])('%i is retried', (s) =>
+		expect(isRetryableStatus(s)).toBe(true),
+	);
+	it.each([200, 204, 301, 302, 400, 401, 403, 404, 408, 409, 413, 422, 600])('%i is not', (s) =>
+		expect(isRetryableStatus(s)).toBe(false),
+	);
 });
 
 it('default policy matches the spec: bounded attempts and back-off', () => {

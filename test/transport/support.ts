@@ -3,10 +3,19 @@
  * headers, raw header list, body, arrival time) after its body has been read; the handler then
  * decides what to answer, or to reset the connection, or never to answer.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+	createServer,
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { GatewayTransport, setDispatcher, type TransportConfig } from '../../nodes/shared/transport';
+import {
+	GatewayTransport,
+	setDispatcher,
+	type TransportConfig,
+} from '../../nodes/shared/transport';
 
 export const KEY = 'sk-test-0123456789abcdef';
 
@@ -19,7 +28,12 @@ export interface Seen {
 	at: number;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, index: number) => void | Promise<void>;
+export type Handler = (
+	req: IncomingMessage,
+	res: ServerResponse,
+	seen: Seen,
+	index: number,
+) => void | Promise<void>;
 
 export interface TestServer {
 	origin: string;
@@ -31,14 +45,33 @@ export interface TestServer {
 	close(): Promise<void>;
 }
 
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
 	const text = typeof body === 'string' ? body : JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(text),
+		...headers,
+	});
 	res.end(text);
 }
 
-export function text(res: ServerResponse, status: number, body: string, contentType = 'text/plain', headers: Record<string, string> = {}): void {
-	res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
+export function text(
+	res: ServerResponse,
+	status: number,
+	body: string,
+	contentType = 'text/plain',
+	headers: Record<string, string> = {},
+): void {
+	res.writeHead(status, {
+		'content-type': contentType,
+		'content-length': Buffer.byteLength(body),
+		...headers,
+	});
 	res.end(body);
 }
 
@@ -102,7 +135,10 @@ export async function closedPort(): Promise<number> {
 }
 
 /** A transport with fast back-off so retry tests stay short. */
-export function transportFor(base: string, extra: Partial<TransportConfig> & { videoBase?: string } = {}): GatewayTransport {
+export function transportFor(
+	base: string,
+	extra: Partial<TransportConfig> & { videoBase?: string } = {},
+): GatewayTransport {
 	const { videoBase, ...rest } = extra;
 	return new GatewayTransport({
 		apiKey: KEY,
@@ -115,7 +151,15 @@ export function transportFor(base: string, extra: Partial<TransportConfig> & { v
 
 /** Makes sure no proxy from the machine's environment sits between the tests and loopback. */
 export function withoutProxyEnv(): void {
-	for (const k of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[k];
+	for (const k of [
+		'HTTP_PROXY',
+		'http_proxy',
+		'HTTPS_PROXY',
+		'https_proxy',
+		'NO_PROXY',
+		'no_proxy',
+	])
+		delete process.env[k];
 	setDispatcher(undefined);
 }
 

@@ -8,7 +8,13 @@ import { videoFamilyOf } from '../../nodes/shared/models';
 import { buildJob } from '../../nodes/shared/tasks/jobs';
 import { checkSync } from '../property/check';
 
-const models = fc.constantFrom('gamma-video-1.0', 'delta-video-2-0-mini-260615', 'alpha-image-2.5', '', 'video-x');
+const models = fc.constantFrom(
+	'gamma-video-1.0',
+	'delta-video-2-0-mini-260615',
+	'alpha-image-2.5',
+	'',
+	'video-x',
+);
 const item = fc.record(
 	{
 		family: fc.constantFrom('delta', 'gamma', 'other', undefined),
@@ -28,15 +34,25 @@ describe('one rule for a video family', () => {
 		expect(videoFamilyOf({ object: 'video' })).toBeUndefined();
 	});
 
-	it('Task Wait\'s job family is the rule\'s, for any item', () => {
+	it("Task Wait's job family is the rule's, for any item", () => {
 		checkSync(
 			'family.test.ts',
 			item,
 			(json) => {
-				const { meta } = buildJob(0, json as never, 'task_1', 'video', { deadlineMs: 1000, maxWaitMs: 0, now: Date.now() });
+				const { meta } = buildJob(0, json as never, 'task_1', 'video', {
+					deadlineMs: 1000,
+					maxWaitMs: 0,
+					now: Date.now(),
+				});
 				expect(meta.family).toBe(videoFamilyOf(json as Record<string, unknown>));
-				const m = typeof json.model === 'string' ? json.model : typeof json.data?.model === 'string' ? json.data.model : '';
-				if (json.family !== 'delta' && json.family !== 'gamma' && m.startsWith('gamma-')) expect(meta.family).toBe('gamma');
+				const m =
+					typeof json.model === 'string'
+						? json.model
+						: typeof json.data?.model === 'string'
+							? json.data.model
+							: '';
+				if (json.family !== 'delta' && json.family !== 'gamma' && m.startsWith('gamma-'))
+					expect(meta.family).toBe('gamma');
 			},
 			{ runs: 200, timeMs: 5000 },
 		);

@@ -9,8 +9,16 @@ describe('media addresses (spec rule 6): refused with a reason, accepted when pu
 		['data URL', 'data:image/png;base64,AAAA', /no data: addresses/],
 		['plain http', 'http://media.example/cat.png', /must use https:\/\/, not http/],
 		['ftp', 'ftp://media.example/cat.png', /no ftp: addresses/],
-		['two addresses in one entry', 'https://media.example/a.png https://media.example/b.png', /must not contain spaces/],
-		['user and password', 'https://user:pass@media.example/cat.png', /credentials \(user:password@\)/],
+		[
+			'two addresses in one entry',
+			'https://media.example/a.png https://media.example/b.png',
+			/must not contain spaces/,
+		],
+		[
+			'user and password',
+			'https://user:pass@media.example/cat.png',
+			/credentials \(user:password@\)/,
+		],
 		['user only', 'https://user@media.example/cat.png', /credentials/],
 		['localhost', 'https://localhost/cat.png', /local name/],
 		['localhost with trailing dot', 'https://LOCALHOST./cat.png', /local name/],
@@ -32,14 +40,30 @@ describe('media addresses (spec rule 6): refused with a reason, accepted when pu
 		['IPv6 unique local', 'https://[fd12:3456::1]/cat.png', /private/],
 		['IPv6 link-local', 'https://[fe80::1]/cat.png', /link-local/],
 		['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/cat.png', /private, loopback/],
-		['api_key parameter', 'https://media.example/cat.png?api_key=abc', /API key or token \(parameter "api_key"\)/],
+		[
+			'api_key parameter',
+			'https://media.example/cat.png?api_key=abc',
+			/API key or token \(parameter "api_key"\)/,
+		],
 		['key parameter', 'https://media.example/cat.png?w=1&key=abc', /parameter "key"/],
 		['token parameter', 'https://media.example/cat.png?token=abc', /parameter "token"/],
-		['access-token, any case', 'https://media.example/cat.png?Access-Token=abc', /parameter "access_token"/],
+		[
+			'access-token, any case',
+			'https://media.example/cat.png?Access-Token=abc',
+			/parameter "access_token"/,
+		],
 		['x-api-key', 'https://media.example/cat.png?X-Api-Key=abc', /parameter "x_api_key"/],
-		['token in the fragment', 'https://media.example/cat.png#access_token=abc', /parameter "access_token"/],
+		[
+			'token in the fragment',
+			'https://media.example/cat.png#access_token=abc',
+			/parameter "access_token"/,
+		],
 		['sk- key in the path', 'https://media.example/sk-abcdef1234567890/cat.png', /sk-… or Bearer/],
-		['sk- key percent-encoded', 'https://media.example/cat.png?x=%73k-abcdef1234567890', /sk-… or Bearer/],
+		[
+			'sk- key percent-encoded',
+			'https://media.example/cat.png?x=%73k-abcdef1234567890',
+			/sk-… or Bearer/,
+		],
 		['truncated', 'https://media.example/ca...png', /truncated/],
 	])('%s is refused', (_name, url, reason) => {
 		expect(mediaUrlProblem(url)).toMatch(reason);
@@ -48,7 +72,10 @@ describe('media addresses (spec rule 6): refused with a reason, accepted when pu
 	it.each([
 		['plain public HTTPS', 'https://media.example/cat.png'],
 		['with port and query', 'https://cdn.media.example:8443/a/b/cat.png?w=640&h=360'],
-		['signed CDN link (signature, expiry)', 'https://cdn.media.example/v.mp4?X-Amz-Signature=abc123&X-Amz-Expires=3600'],
+		[
+			'signed CDN link (signature, expiry)',
+			'https://cdn.media.example/v.mp4?X-Amz-Signature=abc123&X-Amz-Expires=3600',
+		],
 		['comma inside the path (CDN transform)', 'https://img.media.example/w_640,h_360/cat.png'],
 		['public IPv4', 'https://93.184.216.34/cat.png'],
 		['public IPv6', 'https://[2606:4700::1111]/cat.png'],
@@ -62,14 +89,22 @@ describe('media addresses (spec rule 6): refused with a reason, accepted when pu
 	it('http is accepted only where allowed (gamma recommends HTTPS), and the other checks still apply', () => {
 		expect(mediaUrlProblem('http://media.example/cat.png', { allowHttp: true })).toBeUndefined();
 		expect(mediaUrlProblem('http://127.0.0.1/cat.png', { allowHttp: true })).toMatch(/private/);
-		expect(mediaUrlProblem('ftp://media.example/cat.png', { allowHttp: true })).toMatch(/http\(s\)/);
+		expect(mediaUrlProblem('ftp://media.example/cat.png', { allowHttp: true })).toMatch(
+			/http\(s\)/,
+		);
 	});
 
 	it("the credential's own key anywhere in an address is refused", () => {
 		const key = 'my-secret-key-1234';
 		const containsSecret = (t: string) => t.includes(key);
-		expect(mediaUrlProblem(`https://media.example/${key}/cat.png`, { containsSecret })).toMatch(/credential's key/);
-		expect(mediaUrlProblem(`https://media.example/cat.png?x=${encodeURIComponent(key)}`, { containsSecret })).toMatch(/credential's key/);
+		expect(mediaUrlProblem(`https://media.example/${key}/cat.png`, { containsSecret })).toMatch(
+			/credential's key/,
+		);
+		expect(
+			mediaUrlProblem(`https://media.example/cat.png?x=${encodeURIComponent(key)}`, {
+				containsSecret,
+			}),
+		).toMatch(/credential's key/);
 		expect(mediaUrlProblem('https://media.example/cat.png', { containsSecret })).toBeUndefined();
 	});
 

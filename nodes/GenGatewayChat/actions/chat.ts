@@ -22,11 +22,31 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 					? messagesFromJson(ctx.getNodeParameter('messagesJson', i), 'Messages JSON')
 					: ((ctx.getNodeParameter('messages', i, {}) as { values?: unknown[] }).values ?? []);
 			const model = readModel(ctx, i);
-			const o = ctx.getNodeParameter('options', i, {}) as { responseFormat?: string; jsonSchema?: unknown; schemaName?: unknown; strictSchema?: unknown };
-			const schema = o.responseFormat === 'json_schema' ? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema) : undefined;
-			const format = schema ? { response_format: chatResponseFormat(schema) } : o.responseFormat === 'json_object' ? { response_format: { type: 'json_object' } } : {};
-			const own = { model, messages: withChatImages(messages, await itemImages(ctx, i)), stream: ctx.getNodeParameter('stream', i, false), ...format };
-			const body = mergeExtra(own, extraBody, 'Extra Body Fields', [...RESERVED_FIELDS.chat, ...Object.keys(format)]);
+			const o = ctx.getNodeParameter('options', i, {}) as {
+				responseFormat?: string;
+				jsonSchema?: unknown;
+				schemaName?: unknown;
+				strictSchema?: unknown;
+			};
+			const schema =
+				o.responseFormat === 'json_schema'
+					? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema)
+					: undefined;
+			const format = schema
+				? { response_format: chatResponseFormat(schema) }
+				: o.responseFormat === 'json_object'
+					? { response_format: { type: 'json_object' } }
+					: {};
+			const own = {
+				model,
+				messages: withChatImages(messages, await itemImages(ctx, i)),
+				stream: ctx.getNodeParameter('stream', i, false),
+				...format,
+			};
+			const body = mergeExtra(own, extraBody, 'Extra Body Fields', [
+				...RESERVED_FIELDS.chat,
+				...Object.keys(format),
+			]);
 			return { body: parseOrThrow(chatBodySchema, body), model, schema };
 		}),
 		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },

@@ -4,7 +4,8 @@ import type { Rule } from '../../shared/rules/rule';
 import { readField } from '../../shared/validate';
 
 const MESSAGES = 'must be a JSON array of {role, content} messages';
-const kindOf = (v: unknown) => (v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const kindOf = (v: unknown) =>
+	v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /** Messages given as JSON (text, or an array from an expression); the messages themselves are checked with the body. */
 export const MESSAGES_JSON_RULE: Rule<unknown[]> = {

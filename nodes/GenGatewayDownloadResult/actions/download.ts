@@ -30,14 +30,23 @@ export async function downloadResults(ctx: IExecuteFunctions): Promise<INodeExec
 		async run(c, i) {
 			const out =
 				c.via === 'task'
-					? await downloadVideoTask(transport, (waiter ??= new WaitAndEmit(ctx, transport)), c.s, c.o, i)
+					? await downloadVideoTask(
+							transport,
+							(waiter ??= new WaitAndEmit(ctx, transport)),
+							c.s,
+							c.o,
+							i,
+						)
 					: c.via === 'url'
 						? await downloadUrl(ctx, transport, c.s, c.o)
 						: await downloadImages(ctx, transport, c.s, c.o);
 			return out.map((e) => ({ ...e, item: { ...e.item, json: completedItem(e.item.json) } }));
 		},
 		taskIdOf(i) {
-			const task = ctx.getNodeParameter('source', i) === 'imageTask' ? (ctx.getNodeParameter('task', i, {}) as Record<string, unknown>) : undefined;
+			const task =
+				ctx.getNodeParameter('source', i) === 'imageTask'
+					? (ctx.getNodeParameter('task', i, {}) as Record<string, unknown>)
+					: undefined;
 			return (task?.task_id ?? ctx.getInputData()[i]?.json.task_id) as string | undefined;
 		},
 	});

@@ -7,11 +7,23 @@ import { HTTP_URL_RULE } from './urlRule';
 
 export const DOWNLOAD_OPTION_FIELDS = fieldSet('Download Result options', {
 	maxVideoMiB: { label: 'Max Video Size (MiB)', rule: OPTION_RULES.mebibytes },
-	waitSeconds: { label: 'Wait for an Unfinished Task (Seconds)', rule: OPTION_RULES.positiveSeconds },
+	waitSeconds: {
+		label: 'Wait for an Unfinished Task (Seconds)',
+		rule: OPTION_RULES.positiveSeconds,
+	},
 });
 
-export const DOWNLOAD_VIDEO_TASK_FIELDS = fieldSet('Download Result video task', { taskId: { label: 'Task ID', rule: TASK_ID_RULE } });
+export const DOWNLOAD_VIDEO_TASK_FIELDS = fieldSet('Download Result video task', {
+	taskId: { label: 'Task ID', rule: TASK_ID_RULE },
+});
 
-export const DOWNLOAD_URL_FIELDS = fieldSet('Download Result URL', { url: { label: 'URL', rule: HTTP_URL_RULE } });
+export const DOWNLOAD_URL_FIELDS = fieldSet('Download Result URL', {
+	url: { label: 'URL', rule: HTTP_URL_RULE },
+});
 
-export const DOWNLOAD_IMAGE_TASK_FIELDS = fieldSet('Download Result image task', { task: { label: 'Item or Task Object', rule: jsonObjectRule('must be an item or a task object (JSON)') } });
+export const DOWNLOAD_IMAGE_TASK_FIELDS = fieldSet('Download Result image task', {
+	task: {
+		label: 'Item or Task Object',
+		rule: jsonObjectRule('must be an item or a task object (JSON)'),
+	},
+});

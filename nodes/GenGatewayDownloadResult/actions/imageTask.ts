@@ -31,12 +31,16 @@ export interface ImageSource {
 export type ItemSource = { via: 'refs'; s: ImageSource } | { via: 'task'; s: TaskSource };
 
 const FIELD = DOWNLOAD_IMAGE_TASK_FIELDS.task.label;
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+const text = (v: unknown): string | undefined =>
+	typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 /** a file name without its extension: the stored file takes the extension of what was downloaded */
-const stem = (fileName: unknown): string | undefined => text(fileName)?.replace(/\.[A-Za-z0-9]{1,5}$/, '') || undefined;
+const stem = (fileName: unknown): string | undefined =>
+	text(fileName)?.replace(/\.[A-Za-z0-9]{1,5}$/, '') || undefined;
 
 export function checkImageTask(ctx: IExecuteFunctions, i: number): ItemSource {
-	return itemSource(readFields(DOWNLOAD_IMAGE_TASK_FIELDS, { task: ctx.getNodeParameter('task', i) }).task);
+	return itemSource(
+		readFields(DOWNLOAD_IMAGE_TASK_FIELDS, { task: ctx.getNodeParameter('task', i) }).task,
+	);
 }
 
 /**
@@ -51,27 +55,52 @@ export function itemSource(o: Obj): ItemSource {
 	const family = videoFamilyOf(o);
 	const video = o.kind === 'video' || !!family || /-video-/.test(model) || o.object === 'video';
 	const name = (k: number) => `${taskId ?? (video ? 'video' : 'image')}${k ? `_${k}` : ''}`;
-	const refs = (kind: 'image' | 'video', list: NamedRef[]): ItemSource => ({ via: 'refs', s: { refs: list, kind, taskId } });
+	const refs = (kind: 'image' | 'video', list: NamedRef[]): ItemSource => ({
+		via: 'refs',
+		s: { refs: list, kind, taskId },
+	});
 
 	const task = normaliseImageTask(o);
-	if (!video && task.results.length) return refs('image', task.results.map((r, k) => ({ ...r, name: name(k) })));
+	if (!video && task.results.length)
+		return refs(
+			'image',
+			task.results.map((r, k) => ({ ...r, name: name(k) })),
+		);
 
 	// a delta video's file is not at a public address: it comes from the task's content path
 	const direct = family !== 'delta';
 	const files = Array.isArray(o.files) ? o.files.filter(isObj) : [];
 	const fileUrls = files.map((f) => text(f.sourceUrl) ?? text(f.url));
 	if (direct && files.length && fileUrls.every((u) => u)) {
-		const kind = video || files.some((f) => String(f.mimeType ?? '').startsWith('video/')) ? 'video' : 'image';
-		return refs(kind, files.map((f, k) => ({ url: fileUrls[k], name: stem(f.fileName) ?? name(k) })));
+		const kind =
+			video || files.some((f) => String(f.mimeType ?? '').startsWith('video/')) ? 'video' : 'image';
+		return refs(
+			kind,
+			files.map((f, k) => ({ url: fileUrls[k], name: stem(f.fileName) ?? name(k) })),
+		);
 	}
 	for (const list of [o.result_urls, o.urls]) {
 		const urls = Array.isArray(list) ? list.map(text) : [];
-		if (direct && urls.length && urls.every((u) => u)) return refs(video ? 'video' : 'image', urls.map((url, k) => ({ url, name: name(k) })));
+		if (direct && urls.length && urls.every((u) => u))
+			return refs(
+				video ? 'video' : 'image',
+				urls.map((url, k) => ({ url, name: name(k) })),
+			);
 	}
-	if (direct && text(o.url) && !taskId) return refs(video ? 'video' : 'image', [{ url: text(o.url), name: name(0) }]);
-	if (taskId) return { via: 'task', s: { taskId, kindParam: 'auto', originParam: 'auto', item: o as IDataObject } };
+	if (direct && text(o.url) && !taskId)
+		return refs(video ? 'video' : 'image', [{ url: text(o.url), name: name(0) }]);
+	if (taskId)
+		return {
+			via: 'task',
+			s: { taskId, kindParam: 'auto', originParam: 'auto', item: o as IDataObject },
+		};
 	if (files.length) {
-		refuse([{ field: FIELD, rule: 'its files came without an address (as Base64 in the answer) and it has no task_id: they are only in its binary data, there is nothing to download again' }]);
+		refuse([
+			{
+				field: FIELD,
+				rule: 'its files came without an address (as Base64 in the answer) and it has no task_id: they are only in its binary data, there is nothing to download again',
+			},
+		]);
 	}
 	refuse([
 		{
@@ -82,12 +111,33 @@ export function itemSource(o: Obj): ItemSource {
 }
 
 /** Every result of the source, each checked whole: on one item (data, data_1, …) or one item per image. */
-export async function downloadImages(ctx: IExecuteFunctions, transport: GatewayTransport, s: ImageSource, o: DownloadOptions): Promise<Emitted[]> {
+export async function downloadImages(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	s: ImageSource,
+	o: DownloadOptions,
+): Promise<Emitted[]> {
 	const taskId = s.taskId ?? null;
-	if (o.urlsOnly) return [{ item: { json: { task_id: taskId, kind: s.kind, urls: s.refs.map((r) => r.url ?? null), has_b64: s.refs.some((r) => !!r.b64) } } }];
+	if (o.urlsOnly)
+		return [
+			{
+				item: {
+					json: {
+						task_id: taskId,
+						kind: s.kind,
+						urls: s.refs.map((r) => r.url ?? null),
+						has_b64: s.refs.some((r) => !!r.b64),
+					},
+				},
+			},
+		];
 	const stored: StoredResult[] = [];
 	for (const ref of s.refs) {
-		stored.push(s.kind === 'video' ? await storeVideoResult(ctx, transport, { url: ref.url }, ref.name, undefined, o.video) : await storeImageResult(ctx, transport, ref, ref.name));
+		stored.push(
+			s.kind === 'video'
+				? await storeVideoResult(ctx, transport, { url: ref.url }, ref.name, undefined, o.video)
+				: await storeImageResult(ctx, transport, ref, ref.name),
+		);
 	}
 	const binary: Record<string, IBinaryData> = {};
 	const files = stored.map((f, k) => {
@@ -102,12 +152,20 @@ export async function downloadImages(ctx: IExecuteFunctions, transport: GatewayT
  * One Item per Image: an item with several image files becomes one item per file (`task_id` and the file's fields,
  * its binary under the Binary Property); anything else stays as it is.
  */
-export function splitFiles(item: { json: IDataObject; binary?: Record<string, IBinaryData> }, o: DownloadOptions): Emitted[] {
+export function splitFiles(
+	item: { json: IDataObject; binary?: Record<string, IBinaryData> },
+	o: DownloadOptions,
+): Emitted[] {
 	const files = Array.isArray(item.json.files) ? (item.json.files as IDataObject[]) : [];
 	if (!o.splitImages || item.json.kind === 'video' || !item.binary) return [{ item }];
 	return files.map((f) => {
 		const { binaryProperty, ...meta } = f;
 		const b = item.binary![String(binaryProperty)];
-		return { item: { json: { task_id: item.json.task_id ?? null, ...meta }, ...(b ? { binary: { [o.prop]: b } } : {}) } };
+		return {
+			item: {
+				json: { task_id: item.json.task_id ?? null, ...meta },
+				...(b ? { binary: { [o.prop]: b } } : {}),
+			},
+		};
 	});
 }

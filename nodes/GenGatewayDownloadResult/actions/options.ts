@@ -17,8 +17,17 @@ export interface DownloadOptions {
 
 /** The node's Options for one item (as an AI-agent tool, addresses only: an agent reads no binary). */
 export function readDownloadOptions(ctx: IExecuteFunctions, i: number): DownloadOptions {
-	const o = ctx.getNodeParameter('options', i, {}) as { binaryPropertyName?: string; splitImages?: boolean; urlsOnly?: boolean; maxVideoMiB?: unknown; waitSeconds?: unknown };
-	const checked = readFields(DOWNLOAD_OPTION_FIELDS, { maxVideoMiB: o.maxVideoMiB, waitSeconds: o.waitSeconds });
+	const o = ctx.getNodeParameter('options', i, {}) as {
+		binaryPropertyName?: string;
+		splitImages?: boolean;
+		urlsOnly?: boolean;
+		maxVideoMiB?: unknown;
+		waitSeconds?: unknown;
+	};
+	const checked = readFields(DOWNLOAD_OPTION_FIELDS, {
+		maxVideoMiB: o.maxVideoMiB,
+		waitSeconds: o.waitSeconds,
+	});
 	const videoMiB = checked.maxVideoMiB;
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	return {

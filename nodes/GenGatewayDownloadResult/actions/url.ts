@@ -29,7 +29,17 @@ export function nameFromUrl(url: string): string | undefined {
 }
 
 /** A hosted result, fetched without the key: a video checked as MP4 while it streams, an image checked whole; named as the address names it. */
-export async function downloadUrl(ctx: IExecuteFunctions, transport: GatewayTransport, s: UrlSource, o: DownloadOptions): Promise<Emitted[]> {
+export async function downloadUrl(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	s: UrlSource,
+	o: DownloadOptions,
+): Promise<Emitted[]> {
 	const kind = s.video ? 'video' : 'image';
-	return downloadImages(ctx, transport, { kind, refs: [{ url: s.url, name: nameFromUrl(s.url) ?? kind }] }, o);
+	return downloadImages(
+		ctx,
+		transport,
+		{ kind, refs: [{ url: s.url, name: nameFromUrl(s.url) ?? kind }] },
+		o,
+	);
 }

@@ -26,12 +26,25 @@ export interface TaskSource {
 }
 
 export function checkVideoTask(ctx: IExecuteFunctions, i: number): TaskSource {
-	const { taskId } = readFields(DOWNLOAD_VIDEO_TASK_FIELDS, { taskId: ctx.getNodeParameter('taskId', i) });
-	return { taskId, kindParam: ctx.getNodeParameter('taskKind', i, 'auto') as string, originParam: ctx.getNodeParameter('origin', i, 'auto') as string, item: ctx.getInputData()[i].json };
+	const { taskId } = readFields(DOWNLOAD_VIDEO_TASK_FIELDS, {
+		taskId: ctx.getNodeParameter('taskId', i),
+	});
+	return {
+		taskId,
+		kindParam: ctx.getNodeParameter('taskKind', i, 'auto') as string,
+		originParam: ctx.getNodeParameter('origin', i, 'auto') as string,
+		item: ctx.getInputData()[i].json,
+	};
 }
 
 /** The task's result: its files on one item (or one item per image), or the reason it has none yet. */
-export async function downloadVideoTask(transport: GatewayTransport, waiter: WaitAndEmit, s: TaskSource, o: DownloadOptions, index: number): Promise<Emitted[]> {
+export async function downloadVideoTask(
+	transport: GatewayTransport,
+	waiter: WaitAndEmit,
+	s: TaskSource,
+	o: DownloadOptions,
+	index: number,
+): Promise<Emitted[]> {
 	const now = Date.now();
 	// a Task Wait item's first wait time would end this lookup's own wait before it began
 	const { wait_started_at: _started, ...item } = s.item;
@@ -45,7 +58,13 @@ export async function downloadVideoTask(transport: GatewayTransport, waiter: Wai
 	// a download that starts near the end of the wait still gets the whole image download time
 	const r = await waiter.run(
 		{ ...job, finalDeadline: job.deadline + transport.timeouts.imageDownload },
-		{ binaryProperty: o.prop, download: !o.urlsOnly, family: meta.family, maxVideoBytes: o.video.maxBytes, imagesExpected: meta.imagesExpected },
+		{
+			binaryProperty: o.prop,
+			download: !o.urlsOnly,
+			family: meta.family,
+			maxVideoBytes: o.video.maxBytes,
+			imagesExpected: meta.imagesExpected,
+		},
 	);
 	if (r.state === 'failed') throw r.failure.error;
 	if (r.state === 'running') {

@@ -13,8 +13,20 @@ import { normaliseImageTask, type NormalisedTask } from '../../shared/tasks/phas
 import type { GatewayTransport } from '../../shared/transport';
 import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
 import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
-import { normalisedSize, partialImagesWarning, sizeNote, unknownModelNote } from '../../shared/images/rules';
-import { explainNoImage, readImageAnswer, sendImage, type ImageAnswer, type ImageMode, type SubmitResult } from './request';
+import {
+	normalisedSize,
+	partialImagesWarning,
+	sizeNote,
+	unknownModelNote,
+} from '../../shared/images/rules';
+import {
+	explainNoImage,
+	readImageAnswer,
+	sendImage,
+	type ImageAnswer,
+	type ImageMode,
+	type SubmitResult,
+} from './request';
 
 /** the longest an AI agent's call of the tool waits for its images */
 export const TOOL_WAIT_MINUTES = 5;
@@ -27,7 +39,13 @@ function expectedSize(p: PreparedImage): IDataObject {
 	return n ? { requested_size: n.requested, expected_size: n.size } : {};
 }
 
-function taskJson(t: NormalisedTask, body: Record<string, unknown>, transport: GatewayTransport, p: PreparedImage, mode: ImageMode): IDataObject {
+function taskJson(
+	t: NormalisedTask,
+	body: Record<string, unknown>,
+	transport: GatewayTransport,
+	p: PreparedImage,
+	mode: ImageMode,
+): IDataObject {
 	const now = Date.now();
 	return submittedItem(
 		{
@@ -51,22 +69,50 @@ function taskJson(t: NormalisedTask, body: Record<string, unknown>, transport: G
 	);
 }
 
-function uncertainJson(sent: Extract<SubmitResult, { kind: 'uncertain' }>, model: string, prompt: string): IDataObject {
-	const body = sent.body && typeof sent.body === 'object' && !Array.isArray(sent.body) ? (sent.body as Record<string, unknown>) : undefined;
+function uncertainJson(
+	sent: Extract<SubmitResult, { kind: 'uncertain' }>,
+	model: string,
+	prompt: string,
+): IDataObject {
+	const body =
+		sent.body && typeof sent.body === 'object' && !Array.isArray(sent.body)
+			? (sent.body as Record<string, unknown>)
+			: undefined;
 	const t = body ? normaliseImageTask(body) : undefined;
-	return uncertainItem({ task_id: t?.taskId ?? null, request_id: t?.requestId ?? null, kind: 'image', model, prompt, mode: sent.mode }, sent.reason);
+	return uncertainItem(
+		{
+			task_id: t?.taskId ?? null,
+			request_id: t?.requestId ?? null,
+			kind: 'image',
+			model,
+			prompt,
+			mode: sent.mode,
+		},
+		sent.reason,
+	);
 }
 
-export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, o: { asTool: boolean; binaryProperty: string }): PaidBatch<PreparedImage, ImageAnswer> {
+export function imageBatch(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	o: { asTool: boolean; binaryProperty: string },
+): PaidBatch<PreparedImage, ImageAnswer> {
 	let waiter: WaitAndEmit | undefined;
 	let partialHinted = false;
 	const prop = (k: number) => (k ? `${o.binaryProperty}_${k}` : o.binaryProperty);
 
-	const images = async (p: PreparedImage, sent: Extract<SubmitResult, { kind: 'images' }>, i: number): Promise<INodeExecutionData | PaidFailure> => {
+	const images = async (
+		p: PreparedImage,
+		sent: Extract<SubmitResult, { kind: 'images' }>,
+		i: number,
+	): Promise<INodeExecutionData | PaidFailure> => {
 		const model = p.input.req.model;
 		const fields = { model, prompt: p.input.req.prompt, mode: sent.mode, ...expectedSize(p) };
 		if (!sent.refs.length) {
-			const why = sent.mode === 'native' ? explainNoImage(sent.body) : `HTTP 200 but no image in the answer${sent.body.error ? `: ${JSON.stringify(sent.body.error)}` : ''}; treated as a failure`;
+			const why =
+				sent.mode === 'native'
+					? explainNoImage(sent.body)
+					: `HTTP 200 but no image in the answer${sent.body.error ? `: ${JSON.stringify(sent.body.error)}` : ''}; treated as a failure`;
 			return failure(new ResultInvalidError(why), 'answer', true, { fields });
 		}
 		const binary: NonNullable<INodeExecutionData['binary']> = {};
@@ -78,42 +124,85 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 				files.push({ ...stored.meta, binaryProperty: o.asTool ? null : prop(k) });
 			}
 		} catch (err) {
-			return failure(err, 'download', true, { fields: { ...fields, result_urls: sent.refs.map((r) => r.url ?? null) } });
+			return failure(err, 'download', true, {
+				fields: { ...fields, result_urls: sent.refs.map((r) => r.url ?? null) },
+			});
 		}
 		const partial = partialImagesWarning(p.input.req.n, files.length);
 		if (partial.warning && !partialHinted) {
 			partialHinted = true;
-			exitOf(ctx).hint(`Fewer images than asked arrived (n > 1): see images_expected, images_received and warning on the items. ${partial.warning}`, 'warning');
+			exitOf(ctx).hint(
+				`Fewer images than asked arrived (n > 1): see images_expected, images_received and warning on the items. ${partial.warning}`,
+				'warning',
+			);
 		}
-		return { json: completedItem({ ...fields, files, ...partial, ...(sent.text ? { text: sent.text } : {}) }), ...(o.asTool ? {} : { binary }) };
+		return {
+			json: completedItem({
+				...fields,
+				files,
+				...partial,
+				...(sent.text ? { text: sent.text } : {}),
+			}),
+			...(o.asTool ? {} : { binary }),
+		};
 	};
 
 	return {
 		prepare: (i) => prepareImageItem(ctx, i, (text) => transport.redact(text) !== text),
 		async beforeSend(prepared) {
-			const notes = new Set(prepared.flatMap((p) => (p ? [unknownModelNote(p.input.req.model), sizeNote(p.input.req.model, p.input.req.size)] : [])).filter((n): n is string => !!n));
+			const notes = new Set(
+				prepared
+					.flatMap((p) =>
+						p
+							? [unknownModelNote(p.input.req.model), sizeNote(p.input.req.model, p.input.req.size)]
+							: [],
+					)
+					.filter((n): n is string => !!n),
+			);
 			for (const message of [...notes].slice(0, HINTED_MODELS)) exitOf(ctx).hint(message);
 		},
 		pricedAs: (p) => ({ model: p.input.req.model, calls: p.input.req.n ?? 1 }),
-		quoteFields: (p) => ({ kind: 'image', model: p.input.req.model, prompt: p.input.req.prompt, n: p.input.req.n ?? 1, ...expectedSize(p) }),
+		quoteFields: (p) => ({
+			kind: 'image',
+			model: p.input.req.model,
+			prompt: p.input.req.prompt,
+			n: p.input.req.n ?? 1,
+			...expectedSize(p),
+		}),
 		send: async (p) => sendImage(transport, await loadSubmitInput(p)),
 		taskIdOf: (answer) => (answer.out.kind === 'accepted' ? answer.out.taskId : undefined),
 		async finish(p, answer, i) {
 			const sent = readImageAnswer(answer);
 			const model = p.input.req.model;
-			if (sent.kind === 'uncertain') return { json: uncertainJson(sent, model, p.input.req.prompt) };
+			if (sent.kind === 'uncertain')
+				return { json: uncertainJson(sent, model, p.input.req.prompt) };
 			if (sent.kind === 'images') return images(p, sent, i);
 			const json = taskJson(sent.task, sent.body, transport, p, sent.mode);
 			const taskId = json.task_id as string;
 			const ended = sent.mode === 'async' ? undefined : sent.task;
 			// a synchronous 200 that is a task object which already ended: its images now, or a failure that reached the gateway
-			if (ended?.phase === 'succeeded') return images(p, { kind: 'images', refs: ended.results, body: sent.body, mode: sent.mode }, i);
+			if (ended?.phase === 'succeeded')
+				return images(
+					p,
+					{ kind: 'images', refs: ended.results, body: sent.body, mode: sent.mode },
+					i,
+				);
 			if (ended?.phase === 'failed') {
-				return failure(new ResultInvalidError(`HTTP 200: ${ended.error ?? 'the task failed'}`), 'answer', true, { taskId, fields: { model, mode: sent.mode, billing_status: ended.billingStatus ?? null } });
+				return failure(
+					new ResultInvalidError(`HTTP 200: ${ended.error ?? 'the task failed'}`),
+					'answer',
+					true,
+					{
+						taskId,
+						fields: { model, mode: sent.mode, billing_status: ended.billingStatus ?? null },
+					},
+				);
 			}
 			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns the images' addresses and sizes
 			if (!p.options.waitForResult && !o.asTool) return { json };
-			const minutes = o.asTool ? Math.min(p.options.deadlineMinutes ?? TOOL_WAIT_MINUTES, TOOL_WAIT_MINUTES) : (p.options.deadlineMinutes ?? 30);
+			const minutes = o.asTool
+				? Math.min(p.options.deadlineMinutes ?? TOOL_WAIT_MINUTES, TOOL_WAIT_MINUTES)
+				: (p.options.deadlineMinutes ?? 30);
 			waiter ??= new WaitAndEmit(ctx, transport);
 			const waited = await waiter.run(
 				{
@@ -131,11 +220,17 @@ export function imageBatch(ctx: IExecuteFunctions, transport: GatewayTransport, 
 			);
 			// the submit's facts (never its state words), then what the wait found: one item, built once
 			const facts = userFields(json);
-			if (waited.state === 'failed' && !waited.uncertain) return failure(waited.failure.error, waited.failure.failedAt, true, { taskId, fields: { ...facts, ...waited.fields } });
+			if (waited.state === 'failed' && !waited.uncertain)
+				return failure(waited.failure.error, waited.failure.failedAt, true, {
+					taskId,
+					fields: { ...facts, ...waited.fields },
+				});
 			const done = itemOf(waited, facts);
 			if (!o.asTool) return done;
 			// an agent reads JSON only: the files' addresses, types and real sizes, no binary
-			const files = Array.isArray(done.json.files) ? (done.json.files as IDataObject[]).map((f) => ({ ...f, binaryProperty: null })) : done.json.files;
+			const files = Array.isArray(done.json.files)
+				? (done.json.files as IDataObject[]).map((f) => ({ ...f, binaryProperty: null }))
+				: done.json.files;
 			return { json: { ...done.json, ...(files ? { files } : {}) } };
 		},
 	};

@@ -49,11 +49,20 @@ export const IMAGE_OPTION_FIELDS = fieldSet('Image Submit options', {
 const REFERENCE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/bmp'];
 const FIELD = 'Reference Binary Properties';
 
-async function readReference(ctx: IExecuteFunctions, i: number, property: string): Promise<ReferenceImage> {
+async function readReference(
+	ctx: IExecuteFunctions,
+	i: number,
+	property: string,
+): Promise<ReferenceImage> {
 	const { data, meta } = await readInputBinary(ctx, i, property, FIELD, MAX_REFERENCE_IMAGE_BYTES);
 	const info = sniffImage(data);
 	if (!info || !REFERENCE_TYPES.includes(info.mimeType)) {
-		refuse([{ field: FIELD, rule: `binary "${property}" (${meta.fileName ?? 'no name'}) is not a PNG, JPEG, WebP or BMP image (checked from its bytes${info ? `: ${info.mimeType}` : ''})` }]);
+		refuse([
+			{
+				field: FIELD,
+				rule: `binary "${property}" (${meta.fileName ?? 'no name'}) is not a PNG, JPEG, WebP or BMP image (checked from its bytes${info ? `: ${info.mimeType}` : ''})`,
+			},
+		]);
 	}
 	return { data, mimeType: info.mimeType, fileName: `${property}.${info.extension}` };
 }
@@ -66,13 +75,23 @@ async function readReferences(ctx: IExecuteFunctions, i: number): Promise<Refere
 	const refs: ReferenceSource[] = [];
 	for (const property of props) {
 		const checked = await readReference(ctx, i, property);
-		refs.push({ property, mimeType: checked.mimeType, fileName: checked.fileName, bytes: checked.data.length, load: () => readReference(ctx, i, property) });
+		refs.push({
+			property,
+			mimeType: checked.mimeType,
+			fileName: checked.fileName,
+			bytes: checked.data.length,
+			load: () => readReference(ctx, i, property),
+		});
 	}
 	return refs;
 }
 
 /** Public http(s) addresses the gateway reads itself: the same checks as video media addresses (spec: public HTTP/HTTPS). */
-function readUrls(ctx: IExecuteFunctions, i: number, containsSecret: (text: string) => boolean): string[] {
+function readUrls(
+	ctx: IExecuteFunctions,
+	i: number,
+	containsSecret: (text: string) => boolean,
+): string[] {
 	const raw = ctx.getNodeParameter('referenceUrls', i, '') as unknown;
 	const list = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(/[\n,]/);
 	const urls = list.map((s) => s.trim()).filter(Boolean);
@@ -80,23 +99,37 @@ function readUrls(ctx: IExecuteFunctions, i: number, containsSecret: (text: stri
 		const why = mediaUrlProblem(u, { allowHttp: true, containsSecret });
 		if (why) ctx.addIssue({ code: z.ZodIssueCode.custom, message: why });
 	});
-	return parseOrThrow(z.object({ 'Reference Image URLs': z.array(address) }), { 'Reference Image URLs': urls })['Reference Image URLs'];
+	return parseOrThrow(z.object({ 'Reference Image URLs': z.array(address) }), {
+		'Reference Image URLs': urls,
+	})['Reference Image URLs'];
 }
 
 /** `containsSecret` tells whether a text holds the credential's key (such an address is never sent). */
-export async function prepareImageItem(ctx: IExecuteFunctions, i: number, containsSecret: (text: string) => boolean): Promise<PreparedImage> {
+export async function prepareImageItem(
+	ctx: IExecuteFunctions,
+	i: number,
+	containsSecret: (text: string) => boolean,
+): Promise<PreparedImage> {
 	const raw = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
-	const options: ImageSubmitOptions = { ...raw, ...readFields(IMAGE_OPTION_FIELDS, raw as Record<string, unknown>) };
+	const options: ImageSubmitOptions = {
+		...raw,
+		...readFields(IMAGE_OPTION_FIELDS, raw as Record<string, unknown>),
+	};
 	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
 	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
 	const model = readModel(ctx, i);
-	const aspectRatio = mode === 'native' ? (ctx.getNodeParameter('aspectRatio', i) as string) : undefined;
+	const aspectRatio =
+		mode === 'native' ? (ctx.getNodeParameter('aspectRatio', i) as string) : undefined;
 	const req = parseOrThrow(imageRequestSchema, {
 		model,
 		prompt: ctx.getNodeParameter('prompt', i),
-		size: mode === 'native' ? undefined : (ctx.getNodeParameter('size', i, '') as string) || undefined,
+		size:
+			mode === 'native' ? undefined : (ctx.getNodeParameter('size', i, '') as string) || undefined,
 		n: mode === 'native' ? 1 : ctx.getNodeParameter('n', i, 1),
-		quality: mode === 'native' ? undefined : (ctx.getNodeParameter('quality', i, '') as string) || undefined,
+		quality:
+			mode === 'native'
+				? undefined
+				: (ctx.getNodeParameter('quality', i, '') as string) || undefined,
 		aspectRatio,
 	});
 	const references = operation === 'edit' ? await readReferences(ctx, i) : [];
@@ -105,12 +138,23 @@ export async function prepareImageItem(ctx: IExecuteFunctions, i: number, contai
 		mode,
 		req,
 		referenceUrls: operation === 'edit' ? readUrls(ctx, i, containsSecret) : [],
-		editEncoding: operation === 'edit' && mode !== 'native' ? (ctx.getNodeParameter('editEncoding', i) as 'multipart' | 'json') : 'json',
+		editEncoding:
+			operation === 'edit' && mode !== 'native'
+				? (ctx.getNodeParameter('editEncoding', i) as 'multipart' | 'json')
+				: 'json',
 		aspectRatio: aspectRatio ?? '1:1',
-		nativeImageSize: mode === 'native' ? (ctx.getNodeParameter('nativeImageSize', i) as '1K' | '2K' | '4K') : '1K',
+		nativeImageSize:
+			mode === 'native' ? (ctx.getNodeParameter('nativeImageSize', i) as '1K' | '2K' | '4K') : '1K',
 	};
 	// the mode rules need to know how many references there are, not their bytes
-	checkModeFits({ ...input, references: references.map((r) => ({ data: Buffer.alloc(0), mimeType: r.mimeType, fileName: r.fileName })) });
+	checkModeFits({
+		...input,
+		references: references.map((r) => ({
+			data: Buffer.alloc(0),
+			mimeType: r.mimeType,
+			fileName: r.fileName,
+		})),
+	});
 	return { input, references, options };
 }
 

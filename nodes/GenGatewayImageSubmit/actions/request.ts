@@ -2,7 +2,13 @@
 import { normaliseImageTask, type NormalisedTask, type ResultRef } from '../../shared/tasks/phases';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
 import { refuse } from '../../shared/validate';
-import { imageFamily, jsonEditConfirmed, tierSuffix, betaTierFor, type ImageRequest } from '../../shared/images/rules';
+import {
+	imageFamily,
+	jsonEditConfirmed,
+	tierSuffix,
+	betaTierFor,
+	type ImageRequest,
+} from '../../shared/images/rules';
 
 export type ImageMode = 'async' | 'sync' | 'native';
 
@@ -24,8 +30,20 @@ export interface SubmitInput {
 }
 
 export type SubmitResult =
-	| { kind: 'task'; body: Record<string, unknown>; task: NormalisedTask; status: number; mode: ImageMode }
-	| { kind: 'images'; refs: ResultRef[]; body: Record<string, unknown>; mode: ImageMode; text?: string }
+	| {
+			kind: 'task';
+			body: Record<string, unknown>;
+			task: NormalisedTask;
+			status: number;
+			mode: ImageMode;
+	  }
+	| {
+			kind: 'images';
+			refs: ResultRef[];
+			body: Record<string, unknown>;
+			mode: ImageMode;
+			text?: string;
+	  }
 	| { kind: 'uncertain'; reason: string; body?: unknown; mode: ImageMode };
 
 /** alpha-image-2-az is always synchronous (its async layer injects response_format, which it refuses). */
@@ -36,16 +54,39 @@ export function effectiveMode(model: string, mode: ImageMode): ImageMode {
 export function checkModeFits(input: SubmitInput): void {
 	const fam = imageFamily(input.req.model);
 	const v: Array<{ field: string; rule: string }> = [];
-	if (input.mode === 'native' && fam !== 'beta') v.push({ field: 'Mode', rule: 'Native (generateContent) is for the beta family only' });
+	if (input.mode === 'native' && fam !== 'beta')
+		v.push({ field: 'Mode', rule: 'Native (generateContent) is for the beta family only' });
 	if (input.operation === 'edit') {
-		if (!input.references.length && !input.referenceUrls.length) v.push({ field: 'Reference Images', rule: 'an edit needs at least one reference image (it never falls back to text-to-image)' });
-		if (input.referenceUrls.length && fam !== 'beta') v.push({ field: 'Reference Image URLs', rule: 'public image addresses are read by the gateway for the beta family only' });
-		if (input.referenceUrls.length && input.mode === 'native') v.push({ field: 'Reference Image URLs', rule: 'native mode sends reference images inline (inlineData) and cannot carry addresses: give them as binary properties (e.g. download them first with an HTTP Request node), or use the async or synchronous mode' });
-		if (fam !== 'beta' && input.references.length > 1) v.push({ field: 'Reference Images', rule: `${input.req.model} takes a single reference image (several are for the beta family)` });
+		if (!input.references.length && !input.referenceUrls.length)
+			v.push({
+				field: 'Reference Images',
+				rule: 'an edit needs at least one reference image (it never falls back to text-to-image)',
+			});
+		if (input.referenceUrls.length && fam !== 'beta')
+			v.push({
+				field: 'Reference Image URLs',
+				rule: 'public image addresses are read by the gateway for the beta family only',
+			});
+		if (input.referenceUrls.length && input.mode === 'native')
+			v.push({
+				field: 'Reference Image URLs',
+				rule: 'native mode sends reference images inline (inlineData) and cannot carry addresses: give them as binary properties (e.g. download them first with an HTTP Request node), or use the async or synchronous mode',
+			});
+		if (fam !== 'beta' && input.references.length > 1)
+			v.push({
+				field: 'Reference Images',
+				rule: `${input.req.model} takes a single reference image (several are for the beta family)`,
+			});
 		// the beta family reads public addresses itself, and those travel only in the JSON form
-		const jsonAllowed = jsonEditConfirmed(input.req.model) || (fam === 'beta' && input.referenceUrls.length > 0);
-		if (input.editEncoding === 'json' && !jsonAllowed && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash (and the beta family with reference addresses); use multipart for ${input.req.model}` });
-		if (input.referenceUrls.length && input.editEncoding === 'multipart' && input.mode !== 'native') v.push({ field: 'Edit Upload As', rule: 'reference URLs go in a JSON body: choose JSON' });
+		const jsonAllowed =
+			jsonEditConfirmed(input.req.model) || (fam === 'beta' && input.referenceUrls.length > 0);
+		if (input.editEncoding === 'json' && !jsonAllowed && input.mode !== 'native')
+			v.push({
+				field: 'Edit Upload As',
+				rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash (and the beta family with reference addresses); use multipart for ${input.req.model}`,
+			});
+		if (input.referenceUrls.length && input.editEncoding === 'multipart' && input.mode !== 'native')
+			v.push({ field: 'Edit Upload As', rule: 'reference URLs go in a JSON body: choose JSON' });
 	}
 	if (v.length) refuse(v);
 }
@@ -57,7 +98,9 @@ function jsonBody(input: SubmitInput): Record<string, unknown> {
 	if (req.quality) body.quality = req.quality;
 	if (input.operation === 'edit') {
 		body.images = [
-			...input.references.map((r) => ({ image_url: `data:${r.mimeType};base64,${r.data.toString('base64')}` })),
+			...input.references.map((r) => ({
+				image_url: `data:${r.mimeType};base64,${r.data.toString('base64')}`,
+			})),
 			...input.referenceUrls.map((u) => ({ image_url: u })),
 		];
 	}
@@ -73,16 +116,28 @@ function multipartBody(input: SubmitInput): FormData {
 	form.append('n', String(req.n));
 	if (req.quality) form.append('quality', req.quality);
 	const field = input.references.length > 1 ? 'image[]' : 'image';
-	for (const r of input.references) form.append(field, new Blob([r.data], { type: r.mimeType }), r.fileName);
+	for (const r of input.references)
+		form.append(field, new Blob([r.data], { type: r.mimeType }), r.fileName);
 	return form;
 }
 
 function nativeBody(input: SubmitInput): Record<string, unknown> {
 	const suffix = tierSuffix(input.req.model);
-	const imageSize = suffix ? (suffix.toUpperCase() as '1K' | '2K' | '4K') : input.req.size && /^\d+x\d+$/.test(input.req.size) ? betaTierFor(input.req.size) : input.nativeImageSize;
+	const imageSize = suffix
+		? (suffix.toUpperCase() as '1K' | '2K' | '4K')
+		: input.req.size && /^\d+x\d+$/.test(input.req.size)
+			? betaTierFor(input.req.size)
+			: input.nativeImageSize;
 	const parts: Array<Record<string, unknown>> = [{ text: input.req.prompt }];
-	for (const r of input.references) parts.push({ inlineData: { mimeType: r.mimeType, data: r.data.toString('base64') } });
-	return { contents: [{ role: 'user', parts }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: input.aspectRatio, imageSize } } };
+	for (const r of input.references)
+		parts.push({ inlineData: { mimeType: r.mimeType, data: r.data.toString('base64') } });
+	return {
+		contents: [{ role: 'user', parts }],
+		generationConfig: {
+			responseModalities: ['IMAGE'],
+			imageConfig: { aspectRatio: input.aspectRatio, imageSize },
+		},
+	};
 }
 
 /** Explains a native answer without an image from error, finishReason, text parts and promptFeedback. */
@@ -94,9 +149,14 @@ export function explainNoImage(body: Record<string, unknown>): string {
 	if (fb?.blockReason) reasons.push(`prompt blocked: ${String(fb.blockReason)}`);
 	const cands = (body.candidates as Array<Record<string, unknown>>) ?? [];
 	for (const c of cands) {
-		if (c.finishReason && c.finishReason !== 'STOP') reasons.push(`finishReason ${String(c.finishReason)}`);
-		const parts = ((c.content as Record<string, unknown>)?.parts as Array<Record<string, unknown>>) ?? [];
-		const text = parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ').trim();
+		if (c.finishReason && c.finishReason !== 'STOP')
+			reasons.push(`finishReason ${String(c.finishReason)}`);
+		const parts =
+			((c.content as Record<string, unknown>)?.parts as Array<Record<string, unknown>>) ?? [];
+		const text = parts
+			.map((p) => (typeof p.text === 'string' ? p.text : ''))
+			.join(' ')
+			.trim();
 		if (text) reasons.push(`model said: "${text.slice(0, 300)}"`);
 	}
 	if (!cands.length && !fb) reasons.push('no candidates');
@@ -107,9 +167,15 @@ export function nativeImages(body: Record<string, unknown>): { refs: ResultRef[]
 	const refs: ResultRef[] = [];
 	let text = '';
 	for (const c of (body.candidates as Array<Record<string, unknown>>) ?? []) {
-		for (const p of ((c.content as Record<string, unknown>)?.parts as Array<Record<string, unknown>>) ?? []) {
+		for (const p of ((c.content as Record<string, unknown>)?.parts as Array<
+			Record<string, unknown>
+		>) ?? []) {
 			const inline = (p.inlineData ?? p.inline_data) as Record<string, unknown> | undefined;
-			if (inline && typeof inline.data === 'string' && inline.data) refs.push({ b64: inline.data, mimeType: String(inline.mimeType ?? inline.mime_type ?? '') });
+			if (inline && typeof inline.data === 'string' && inline.data)
+				refs.push({
+					b64: inline.data,
+					mimeType: String(inline.mimeType ?? inline.mime_type ?? ''),
+				});
 			if (typeof p.text === 'string') text += p.text;
 		}
 	}
@@ -123,32 +189,74 @@ export interface ImageAnswer {
 }
 
 /** Sends the image request once; interpretation is `readImageAnswer`'s, after the spend is recorded. */
-export async function sendImage(transport: GatewayTransport, input: SubmitInput): Promise<ImageAnswer> {
+export async function sendImage(
+	transport: GatewayTransport,
+	input: SubmitInput,
+): Promise<ImageAnswer> {
 	const mode = effectiveMode(input.req.model, input.mode);
 	const edit = input.operation === 'edit';
 	if (mode === 'native') {
-		return { mode, out: await transport.submit(`/v1beta/models/${encodeURIComponent(input.req.model)}:generateContent`, { json: nativeBody(input) }, { timeout: 'syncImage' }) };
+		return {
+			mode,
+			out: await transport.submit(
+				`/v1beta/models/${encodeURIComponent(input.req.model)}:generateContent`,
+				{ json: nativeBody(input) },
+				{ timeout: 'syncImage' },
+			),
+		};
 	}
 	const path = `/v1/images/${edit ? 'edits' : 'generations'}${mode === 'async' ? '/async' : ''}`;
-	const payload = edit && input.editEncoding === 'multipart' && !input.referenceUrls.length ? { form: multipartBody(input) } : { json: jsonBody(input) };
-	return { mode, out: await transport.submit(path, payload, { timeout: mode === 'async' ? 'submit' : 'syncImage' }) };
+	const payload =
+		edit && input.editEncoding === 'multipart' && !input.referenceUrls.length
+			? { form: multipartBody(input) }
+			: { json: jsonBody(input) };
+	return {
+		mode,
+		out: await transport.submit(path, payload, {
+			timeout: mode === 'async' ? 'submit' : 'syncImage',
+		}),
+	};
 }
 
 /** What an answer means: a task, images, or an uncertain outcome. May throw on a shape nobody expected. */
 export function readImageAnswer({ mode, out }: ImageAnswer): SubmitResult {
-	if (out.kind === 'uncertain') return { kind: 'uncertain', reason: out.reason, body: out.body, mode };
+	if (out.kind === 'uncertain')
+		return { kind: 'uncertain', reason: out.reason, body: out.body, mode };
 	if (mode === 'native') {
 		const { refs, text } = nativeImages(out.body);
 		return { kind: 'images', refs, body: out.body, mode, text };
 	}
 	// a 200 from a plain path may be a task object (compatibility switches): detect task_id
-	const looksLikeTask = 'task_id' in out.body || 'poll_url' in out.body || 'poll_path' in out.body || (typeof out.body.object === 'string' && /task/.test(out.body.object));
-	if (out.taskId && (mode === 'async' || looksLikeTask)) return { kind: 'task', body: out.body, task: { ...normaliseImageTask(out.body), taskId: out.taskId }, status: out.status, mode };
-	const data = Array.isArray(out.body.data) ? (out.body.data as Array<Record<string, unknown>>) : [];
-	const refs = data.map((d) => ({ url: typeof d.url === 'string' ? d.url : undefined, b64: typeof d.b64_json === 'string' ? d.b64_json : undefined })).filter((r) => r.url || r.b64);
+	const looksLikeTask =
+		'task_id' in out.body ||
+		'poll_url' in out.body ||
+		'poll_path' in out.body ||
+		(typeof out.body.object === 'string' && /task/.test(out.body.object));
+	if (out.taskId && (mode === 'async' || looksLikeTask))
+		return {
+			kind: 'task',
+			body: out.body,
+			task: { ...normaliseImageTask(out.body), taskId: out.taskId },
+			status: out.status,
+			mode,
+		};
+	const data = Array.isArray(out.body.data)
+		? (out.body.data as Array<Record<string, unknown>>)
+		: [];
+	const refs = data
+		.map((d) => ({
+			url: typeof d.url === 'string' ? d.url : undefined,
+			b64: typeof d.b64_json === 'string' ? d.b64_json : undefined,
+		}))
+		.filter((r) => r.url || r.b64);
 	// accepted without a usable task ID: the task may exist and be billed, and there is nothing to poll
 	if (!refs.length && (mode === 'async' || looksLikeTask)) {
-		return { kind: 'uncertain', reason: `HTTP ${out.status}: the gateway accepted the request but gave no usable task ID (1 to 200 characters of A-Za-z0-9_-)`, body: out.body, mode };
+		return {
+			kind: 'uncertain',
+			reason: `HTTP ${out.status}: the gateway accepted the request but gave no usable task ID (1 to 200 characters of A-Za-z0-9_-)`,
+			body: out.body,
+			mode,
+		};
 	}
 	return { kind: 'images', refs, body: out.body, mode };
 }

@@ -1,15 +1,28 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { FreeOperation } from '../../shared/runners/free';
-import { estimateVideoCost, settleTask, type EstimateInputs, type ReferenceChoice, type SettleInputs } from './operations';
+import {
+	estimateVideoCost,
+	settleTask,
+	type EstimateInputs,
+	type ReferenceChoice,
+	type SettleInputs,
+} from './operations';
 import type { GatewayTransport } from '../../shared/transport';
 import type { OriginKind } from '../../shared/transport';
 
 function feeInputs(ctx: IExecuteFunctions, i: number) {
 	const options = ctx.getNodeParameter('options', i, {}) as { groupName?: string };
-	return { groupRatio: ctx.getNodeParameter('groupRatio', i, 0) as unknown, groupName: options.groupName, reference: ctx.getNodeParameter('referenceVideo', i) as ReferenceChoice };
+	return {
+		groupRatio: ctx.getNodeParameter('groupRatio', i, 0) as unknown,
+		groupName: options.groupName,
+		reference: ctx.getNodeParameter('referenceVideo', i) as ReferenceChoice,
+	};
 }
 
-function feeOperation<P>(check: (i: number) => P, run: (p: P) => Promise<IDataObject>): FreeOperation<P> {
+function feeOperation<P>(
+	check: (i: number) => P,
+	run: (p: P) => Promise<IDataObject>,
+): FreeOperation<P> {
 	return { check, run: async (p) => ({ item: { json: await run(p) } }) };
 }
 
@@ -22,7 +35,8 @@ export const estimateVideoCostOperation = (ctx: IExecuteFunctions, transport: Ga
 				...fee,
 				model: ctx.getNodeParameter('videoModel', i) as string,
 				tokens: ctx.getNodeParameter('tokens', i),
-				referenceJson: fee.reference === 'detect' ? ctx.getNodeParameter('referenceJson', i) : undefined,
+				referenceJson:
+					fee.reference === 'detect' ? ctx.getNodeParameter('referenceJson', i) : undefined,
 			};
 		},
 		(inp) => estimateVideoCost(transport, inp),
@@ -38,7 +52,8 @@ export const settleTaskOperation = (ctx: IExecuteFunctions, transport: GatewayTr
 				source,
 				task: source === 'json' ? ctx.getNodeParameter('task', i) : undefined,
 				taskId: source === 'id' ? ctx.getNodeParameter('taskId', i) : undefined,
-				origin: source === 'id' ? (ctx.getNodeParameter('origin', i, 'video') as OriginKind) : 'video',
+				origin:
+					source === 'id' ? (ctx.getNodeParameter('origin', i, 'video') as OriginKind) : 'video',
 			};
 		},
 		(inp) => settleTask(transport, inp),

@@ -7,12 +7,20 @@ import { TASK_ID_RULE } from '../../shared/rules/taskId';
 import { DELTA_VIDEO_UNIT_PRICES } from '../../shared/money/prices';
 
 /** 0 or empty: the key's multiplier is not known (the fee is then given at multiplier 1) */
-export const PRICING_FEE_FIELDS = fieldSet('Pricing fee', { groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero } });
+export const PRICING_FEE_FIELDS = fieldSet('Pricing fee', {
+	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
+});
 
 const DELTA_MODEL = `must be a delta-video model (${Object.keys(DELTA_VIDEO_UNIT_PRICES).join(', ')})`;
 
 export const DELTA_VIDEO_MODEL_RULE: Rule<string> = {
-	schema: z.unknown().refine((m): m is string => typeof m === 'string' && Object.prototype.hasOwnProperty.call(DELTA_VIDEO_UNIT_PRICES, m), DELTA_MODEL),
+	schema: z
+		.unknown()
+		.refine(
+			(m): m is string =>
+				typeof m === 'string' && Object.prototype.hasOwnProperty.call(DELTA_VIDEO_UNIT_PRICES, m),
+			DELTA_MODEL,
+		),
 	good: Object.keys(DELTA_VIDEO_UNIT_PRICES),
 	bad: [
 		{ value: 'gamma-video-1.5', says: DELTA_MODEL },
@@ -27,8 +35,15 @@ export const PRICING_ESTIMATE_FIELDS = fieldSet('Pricing estimate', {
 	...PRICING_FEE_FIELDS,
 });
 
-export const PRICING_TASK_ID_FIELDS = fieldSet('Pricing task ID', { taskId: { label: 'Task ID', rule: TASK_ID_RULE } });
+export const PRICING_TASK_ID_FIELDS = fieldSet('Pricing task ID', {
+	taskId: { label: 'Task ID', rule: TASK_ID_RULE },
+});
 
 export const PRICING_TASK_FIELDS = fieldSet('Pricing task JSON', {
-	task: { label: 'Task', rule: jsonObjectRule('must be a task object (e.g. the JSON of Task Wait or of GET /v1/videos/{id}); use Task Source "Task ID" for an ID') },
+	task: {
+		label: 'Task',
+		rule: jsonObjectRule(
+			'must be a task object (e.g. the JSON of Task Wait or of GET /v1/videos/{id}); use Task Source "Task ID" for an ID',
+		),
+	},
 });

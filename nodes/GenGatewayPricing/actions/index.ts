@@ -5,7 +5,10 @@ import type { GatewayTransport } from '../../shared/transport';
 import { estimateVideoCostOperation, settleTaskOperation } from './fees';
 import { getPricesOperation, listModelsOperation } from './lists';
 
-const OPERATIONS: Record<string, (ctx: IExecuteFunctions, transport: GatewayTransport) => FreeOperation<unknown>> = {
+const OPERATIONS: Record<
+	string,
+	(ctx: IExecuteFunctions, transport: GatewayTransport) => FreeOperation<unknown>
+> = {
 	getPrices: getPricesOperation,
 	listModels: listModelsOperation,
 	estimateVideoCost: estimateVideoCostOperation,

@@ -5,7 +5,10 @@ import { getPrices, listMyModels, type OperationResult } from './operations';
 import type { GatewayTransport } from '../../shared/transport';
 
 /** A list that does not depend on the input item: read once (first item), its rows paired to that item. */
-function listOperation(ctx: IExecuteFunctions, read: (i: number) => Promise<OperationResult>): FreeOperation<null> {
+function listOperation(
+	ctx: IExecuteFunctions,
+	read: (i: number) => Promise<OperationResult>,
+): FreeOperation<null> {
 	return {
 		firstItemOnly: true,
 		check: () => null,
@@ -18,7 +21,13 @@ function listOperation(ctx: IExecuteFunctions, read: (i: number) => Promise<Oper
 }
 
 /** Get Prices: the public price list in the display currency, optionally filtered by model. */
-export const getPricesOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) => listOperation(ctx, (i) => getPrices(transport, ctx.getNodeParameter('modelFilter', i, '') as string));
+export const getPricesOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) =>
+	listOperation(ctx, (i) =>
+		getPrices(transport, ctx.getNodeParameter('modelFilter', i, '') as string),
+	);
 
 /** List My Models: the models this key can call, with their prices. */
-export const listModelsOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) => listOperation(ctx, (i) => listMyModels(transport, ctx.getNodeParameter('includeOthers', i, true) as boolean));
+export const listModelsOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) =>
+	listOperation(ctx, (i) =>
+		listMyModels(transport, ctx.getNodeParameter('includeOthers', i, true) as boolean),
+	);

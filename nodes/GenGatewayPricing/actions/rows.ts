@@ -1,5 +1,10 @@
 /** Output rows of the Pricing node (pure): one flat object per model, the same keys on every row (CSV-friendly). */
-import { formatDisplay, toDisplay, type DisplaySettings, type ModelPrice } from '../../shared/money/prices';
+import {
+	formatDisplay,
+	toDisplay,
+	type DisplaySettings,
+	type ModelPrice,
+} from '../../shared/money/prices';
 
 export interface PriceRow {
 	model: string;
@@ -28,10 +33,19 @@ export interface PriceRow {
 	[k: string]: string | number | boolean | null | string[];
 }
 
-const BILLING_LABEL = { per_call: 'per call', per_token: 'per token', per_video_token: 'per video token' } as const;
+const BILLING_LABEL = {
+	per_call: 'per call',
+	per_token: 'per token',
+	per_video_token: 'per video token',
+} as const;
 
-export function priceRow(p: ModelPrice, display: DisplaySettings, usableGroups: Record<string, string> = {}): PriceRow {
-	const show = (usd: number | undefined) => (usd === undefined ? undefined : toDisplay(usd, display));
+export function priceRow(
+	p: ModelPrice,
+	display: DisplaySettings,
+	usableGroups: Record<string, string> = {},
+): PriceRow {
+	const show = (usd: number | undefined) =>
+		usd === undefined ? undefined : toDisplay(usd, display);
 	const perCall = show(p.perCallUsd);
 	const input = show(p.inputPer1MUsd);
 	const output = show(p.outputPer1MUsd);
@@ -40,12 +54,17 @@ export function priceRow(p: ModelPrice, display: DisplaySettings, usableGroups: 
 	const unit = toDisplay(0, display);
 	let text = '';
 	if (perCall) text = `${formatDisplay(perCall)} / call`;
-	else if (input && output) text = `${formatDisplay(input)} / 1M input tokens, ${formatDisplay(output)} / 1M output tokens`;
-	else if (video && videoRef) text = `${formatDisplay(video)} / 1M video tokens (${formatDisplay(videoRef)} with a reference video)`;
+	else if (input && output)
+		text = `${formatDisplay(input)} / 1M input tokens, ${formatDisplay(output)} / 1M output tokens`;
+	else if (video && videoRef)
+		text = `${formatDisplay(video)} / 1M video tokens (${formatDisplay(videoRef)} with a reference video)`;
 	else text = p.dynamic ? 'dynamic pricing' : 'no public price';
 	const notes: string[] = [];
 	if (p.unpricedReason) notes.push(p.unpricedReason);
-	if (p.skippedGroups.length) notes.push(`group(s) ${p.skippedGroups.join(', ')} have no ratio in group_ratio and were skipped (never treated as 0)`);
+	if (p.skippedGroups.length)
+		notes.push(
+			`group(s) ${p.skippedGroups.join(', ')} have no ratio in group_ratio and were skipped (never treated as 0)`,
+		);
 	return {
 		model: p.model,
 		billing: BILLING_LABEL[p.billing],

@@ -16,8 +16,16 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 		transport,
 		textBatch(ctx, transport, 'responses', async (i, extraBody) => {
 			const model = readModel(ctx, i);
-			const input = withResponsesImages(ctx.getNodeParameter('input', i, ''), await itemImages(ctx, i));
-			const body = mergeExtra({ model, input, stream: ctx.getNodeParameter('stream', i, false) }, extraBody, 'Extra Body Fields', RESERVED_FIELDS.responses);
+			const input = withResponsesImages(
+				ctx.getNodeParameter('input', i, ''),
+				await itemImages(ctx, i),
+			);
+			const body = mergeExtra(
+				{ model, input, stream: ctx.getNodeParameter('stream', i, false) },
+				extraBody,
+				'Extra Body Fields',
+				RESERVED_FIELDS.responses,
+			);
 			return { body: parseOrThrow(responsesBodySchema, body), model };
 		}),
 		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },

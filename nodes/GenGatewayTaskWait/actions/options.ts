@@ -55,7 +55,10 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 		videoIntervalMs: Math.max(minPollIntervalMs(), videoIntervalMs),
 		concurrency,
 		group: groupChoice(o, checked.groupRatio),
-		binaryPropertyName: typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim() ? o.binaryPropertyName.trim() : 'data',
+		binaryPropertyName:
+			typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim()
+				? o.binaryPropertyName.trim()
+				: 'data',
 		download: o.download !== false,
 		keepInputFields: o.keepInputFields !== false,
 	};

@@ -24,26 +24,39 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 	const jobs: WaitJob[] = [];
 	const groupDeadline = (job: WaitJob) => {
 		const peers = jobs.filter((j) => taskKey(j) === taskKey(job));
-		return { deadline: Math.min(...peers.map((j) => j.deadline)), finalDeadline: Math.min(...peers.map((j) => j.finalDeadline ?? j.deadline)) };
+		return {
+			deadline: Math.min(...peers.map((j) => j.deadline)),
+			finalDeadline: Math.min(...peers.map((j) => j.finalDeadline ?? j.deadline)),
+		};
 	};
 	const out = await runFreeItems<Checked>(ctx, transport, {
 		outputs: 3,
 		failedOutput: 1,
 		check(i) {
 			const taskIdParam = ctx.getNodeParameter('taskId', i, '') as unknown;
-			if (items[i].json.submission_uncertain === true && (taskIdParam === null || taskIdParam === undefined || taskIdParam === '')) {
+			if (
+				items[i].json.submission_uncertain === true &&
+				(taskIdParam === null || taskIdParam === undefined || taskIdParam === '')
+			) {
 				// nothing to poll, and it must not be submitted again
-				const reason = `submission outcome unknown and no task ID: ${String(items[i].json.reason ?? '')}`.trim();
+				const reason =
+					`submission outcome unknown and no task ID: ${String(items[i].json.reason ?? '')}`.trim();
 				return { routed: { output: 1, item: { json: uncertainItem({ task_id: null }, reason) } } };
 			}
 			const o = readWaitOptions(ctx, i);
-			const { job, meta } = buildJob(i, items[i].json, taskIdParam, ctx.getNodeParameter('taskKind', i) as string, {
-				now,
-				deadlineMs: o.deadlineMs,
-				maxWaitMs: o.maxWaitMs,
-				originParam: ctx.getNodeParameter('videoOrigin', i, 'auto') as string,
-				hasVideoOrigin: transport.root('video') !== transport.root('base'),
-			});
+			const { job, meta } = buildJob(
+				i,
+				items[i].json,
+				taskIdParam,
+				ctx.getNodeParameter('taskKind', i) as string,
+				{
+					now,
+					deadlineMs: o.deadlineMs,
+					maxWaitMs: o.maxWaitMs,
+					originParam: ctx.getNodeParameter('videoOrigin', i, 'auto') as string,
+					hasVideoOrigin: transport.root('video') !== transport.root('base'),
+				},
+			);
 			const checked = { ...job, videoIntervalMs: o.videoIntervalMs };
 			jobs.push(checked);
 			return { job: checked, meta, o };
@@ -54,20 +67,30 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 			if ('routed' in checked) return checked.routed;
 			const { job, meta, o } = checked;
 			waiter ??= new WaitAndEmit(ctx, transport, { maxConcurrency: o.concurrency });
-			const r = await waiter.run({ ...job, ...groupDeadline(job) }, {
-				binaryProperty: o.binaryPropertyName,
-				download: o.download && !asTool,
-				group: o.group,
-				maxVideoBytes: o.maxVideoBytes,
-				model: meta.model,
-				family: meta.family,
-				withReferenceVideo: meta.withReferenceVideo,
-				imagesExpected: meta.imagesExpected,
-				carry: { wait_started_at: meta.waitStartedAt, wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(), ...(meta.family ? { family: meta.family } : {}) },
-			});
+			const r = await waiter.run(
+				{ ...job, ...groupDeadline(job) },
+				{
+					binaryProperty: o.binaryPropertyName,
+					download: o.download && !asTool,
+					group: o.group,
+					maxVideoBytes: o.maxVideoBytes,
+					model: meta.model,
+					family: meta.family,
+					withReferenceVideo: meta.withReferenceVideo,
+					imagesExpected: meta.imagesExpected,
+					carry: {
+						wait_started_at: meta.waitStartedAt,
+						wait_started_at_iso: new Date(meta.waitStartedAt).toISOString(),
+						...(meta.family ? { family: meta.family } : {}),
+					},
+				},
+			);
 			if (r.state === 'completed' && r.settled) settled.set(r.settled.taskId, r.settled);
 			// Keep Input Fields carries the user's own fields, never the state words of the input's state
-			return { output: outputOf(r), item: itemOf(r, o.keepInputFields ? userFields(items[i].json) : {}) };
+			return {
+				output: outputOf(r),
+				item: itemOf(r, o.keepInputFields ? userFields(items[i].json) : {}),
+			};
 		},
 	});
 	await recordSettled(ctx, transport, settled);

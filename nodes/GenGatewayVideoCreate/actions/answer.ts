@@ -3,7 +3,13 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../../shared/exit';
 import type { PaidBatch } from '../../shared/runners/paid';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
-import { readVideoRequest, submitVideo, videoOrigin, videoOutput, type VideoRequest } from './request';
+import {
+	readVideoRequest,
+	submitVideo,
+	videoOrigin,
+	videoOutput,
+	type VideoRequest,
+} from './request';
 import { DEFAULT_VIDEO_INTERVAL_MS } from '../../shared/tasks/wait';
 import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
 import { userFields } from '../../shared/items/shapes';
@@ -12,20 +18,29 @@ import { deltaTokenEstimate } from '../../shared/money/cost';
 import { taskSpendKey } from '../../shared/money/record';
 
 /** The delta clip's token estimate from its duration and resolution (reference videos add tokens not counted here). */
-function deltaVideoEstimate(req: VideoRequest): { tokens: number; withReferenceVideo: boolean; how: string } | undefined {
+function deltaVideoEstimate(
+	req: VideoRequest,
+): { tokens: number; withReferenceVideo: boolean; how: string } | undefined {
 	const b = req.body;
 	const seconds = Number(b.seconds ?? b.duration ?? 5);
 	const resolution = String(b.resolution ?? b.size ?? '480p');
 	if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
 	const withReferenceVideo = req.materials.some((m) => m.type === 'video');
 	const tokens = deltaTokenEstimate(resolution, seconds);
-	return { tokens, withReferenceVideo, how: `${tokens} video tokens for ${seconds} s at ${resolution}, 24 fps${withReferenceVideo ? ', plus the reference videos (not counted)' : ''}` };
+	return {
+		tokens,
+		withReferenceVideo,
+		how: `${tokens} video tokens for ${seconds} s at ${resolution}, 24 fps${withReferenceVideo ? ', plus the reference videos (not counted)' : ''}`,
+	};
 }
 
 /** the longest an AI agent's call of the tool waits for its video */
 export const TOOL_VIDEO_WAIT_MINUTES = 10;
 
-export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport): PaidBatch<VideoRequest, SubmitOutcome> {
+export function videoBatch(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+): PaidBatch<VideoRequest, SubmitOutcome> {
 	const origin = videoOrigin(transport);
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	let waiter: WaitAndEmit | undefined;
@@ -40,27 +55,47 @@ export function videoBatch(ctx: IExecuteFunctions, transport: GatewayTransport):
 		async beforeSend(prepared) {
 			for (const req of prepared) req?.hints.forEach(hint);
 		},
-		pricedAs: (req) => ({ model: req.model, calls: 1, video: req.family === 'delta' ? deltaVideoEstimate(req) : undefined }),
+		pricedAs: (req) => ({
+			model: req.model,
+			calls: 1,
+			video: req.family === 'delta' ? deltaVideoEstimate(req) : undefined,
+		}),
 		// a delta video's spend is recorded by its task: Task Wait's settled fee replaces the estimate
 		spendKeyOf: (out) => {
 			const id = out.kind === 'accepted' ? out.taskId : undefined;
 			return id && origin.origin ? taskSpendKey(origin.origin, id) : undefined;
 		},
-		quoteFields: (req) => ({ family: req.family, model: req.model, prompt: typeof req.body.prompt === 'string' ? req.body.prompt : null }),
+		quoteFields: (req) => ({
+			family: req.family,
+			model: req.model,
+			prompt: typeof req.body.prompt === 'string' ? req.body.prompt : null,
+		}),
 		send: (req) => submitVideo(transport, req),
 		taskIdOf: (out) => (out.kind === 'accepted' ? out.taskId : undefined),
 		async finish(req, out) {
 			const json = videoOutput(req, origin, out);
-			if (!asTool || json.submission_uncertain === true || typeof json.task_id !== 'string') return { json };
+			if (!asTool || json.submission_uncertain === true || typeof json.task_id !== 'string')
+				return { json };
 			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns where the video is
 			waiter ??= new WaitAndEmit(ctx, transport);
 			const waited = await waiter.run(
-				{ index: 0, taskId: json.task_id, kind: 'video', origin: origin.origin, deadline: Date.now() + TOOL_VIDEO_WAIT_MINUTES * 60_000, videoIntervalMs: DEFAULT_VIDEO_INTERVAL_MS },
+				{
+					index: 0,
+					taskId: json.task_id,
+					kind: 'video',
+					origin: origin.origin,
+					deadline: Date.now() + TOOL_VIDEO_WAIT_MINUTES * 60_000,
+					videoIntervalMs: DEFAULT_VIDEO_INTERVAL_MS,
+				},
 				{ binaryProperty: 'data', download: false, model: req.model, family: req.family },
 			);
 			// a failed wait is this item's failure (the task was paid), never a success item saying "failed"
 			const facts = userFields(json);
-			if (waited.state === 'failed' && !waited.uncertain) return failure(waited.failure.error, waited.failure.failedAt, true, { taskId: json.task_id, fields: { ...facts, ...waited.fields } });
+			if (waited.state === 'failed' && !waited.uncertain)
+				return failure(waited.failure.error, waited.failure.failedAt, true, {
+					taskId: json.task_id,
+					fields: { ...facts, ...waited.fields },
+				});
 			return itemOf(waited, facts);
 		},
 	};

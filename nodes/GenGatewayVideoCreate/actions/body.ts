@@ -14,13 +14,21 @@ export interface Material {
 	token?: string;
 }
 
-export const TOKEN_WORD: Record<MaterialType, string> = { image: '图片', video: '视频', audio: '音频' };
+export const TOKEN_WORD: Record<MaterialType, string> = {
+	image: '图片',
+	video: '视频',
+	audio: '音频',
+};
 const ITEM: Record<MaterialType, { itemType: string; role: string }> = {
 	image: { itemType: 'image_url', role: 'reference_image' },
 	video: { itemType: 'video_url', role: 'reference_video' },
 	audio: { itemType: 'audio_url', role: 'reference_audio' },
 };
-const TYPE_OF_ROLE: Record<string, MaterialType> = { reference_image: 'image', reference_video: 'video', reference_audio: 'audio' };
+const TYPE_OF_ROLE: Record<string, MaterialType> = {
+	reference_image: 'image',
+	reference_video: 'video',
+	reference_audio: 'audio',
+};
 
 /** Splits at commas that start a new address (so commas inside one address, e.g. CDN transforms, stay). */
 const SEPARATOR = /\s*,\s*(?=[a-z][a-z0-9+.-]*:)/i;
@@ -32,7 +40,14 @@ const SEPARATOR = /\s*,\s*(?=[a-z][a-z0-9+.-]*:)/i;
  */
 export function urlList(v: unknown): unknown[] {
 	if (v === undefined || v === null || v === '') return [];
-	if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? urlList(x) : isObj(x) && typeof x.url === 'string' ? [x.url.trim()] : [x]));
+	if (Array.isArray(v))
+		return v.flatMap((x) =>
+			typeof x === 'string'
+				? urlList(x)
+				: isObj(x) && typeof x.url === 'string'
+					? [x.url.trim()]
+					: [x],
+		);
 	if (isObj(v) && typeof v.url === 'string') return [v.url.trim()];
 	if (typeof v !== 'string') return [v];
 	const text = v.trim();
@@ -57,7 +72,12 @@ export function deltaMaterials(body: Obj): Material[] {
 	const out: Material[] = [];
 	const push = (type: MaterialType, role: string, url: unknown) => {
 		n[type]++;
-		out.push({ type, role, url: typeof url === 'string' ? url : String(url), token: `@${TOKEN_WORD[type]}${n[type]}` });
+		out.push({
+			type,
+			role,
+			url: typeof url === 'string' ? url : String(url),
+			token: `@${TOKEN_WORD[type]}${n[type]}`,
+		});
 	};
 	const meta = isObj(body.metadata) ? body.metadata : {};
 	for (const c of Array.isArray(meta.content) ? meta.content : []) {
@@ -91,7 +111,8 @@ export interface DeltaFields {
 	extraBody?: Obj;
 }
 
-const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+const blank = (v: unknown) =>
+	v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
 /**
  * Merges raw extra fields into a body: top-level keys replace (null removes the node's field), `metadata`
@@ -104,7 +125,8 @@ export function mergeExtra(body: Obj, extra: Obj | undefined): Obj {
 		if (v === null) delete out[k];
 		else if (k === 'metadata' && isObj(v) && isObj(out.metadata)) {
 			const meta: Obj = { ...out.metadata, ...v };
-			if (Array.isArray(out.metadata.content) && Array.isArray(v.content)) meta.content = [...out.metadata.content, ...v.content];
+			if (Array.isArray(out.metadata.content) && Array.isArray(v.content))
+				meta.content = [...out.metadata.content, ...v.content];
 			out.metadata = meta;
 		} else out[k] = v;
 	}
@@ -113,7 +135,11 @@ export function mergeExtra(body: Obj, extra: Obj | undefined): Obj {
 
 export function buildDeltaBody(f: DeltaFields): { body: Obj; materials: Material[] } {
 	const content: Obj[] = [];
-	for (const [type, list] of [['image', f.images], ['video', f.videos], ['audio', f.audios]] as const) {
+	for (const [type, list] of [
+		['image', f.images],
+		['video', f.videos],
+		['audio', f.audios],
+	] as const) {
 		for (const url of list) {
 			const { itemType, role } = ITEM[type];
 			content.push({ type: itemType, [itemType]: { url }, role });
@@ -122,7 +148,10 @@ export function buildDeltaBody(f: DeltaFields): { body: Obj; materials: Material
 	const body: Obj = { model: f.model };
 	// an empty prompt is left out, so a text item in metadata.content (Extra Body Fields) can carry it
 	if (!blank(f.prompt)) body.prompt = f.prompt;
-	const seconds = typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds)) ? Number(f.seconds) : f.seconds;
+	const seconds =
+		typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds))
+			? Number(f.seconds)
+			: f.seconds;
 	// edit mode may follow the input length: the spec names that `duration: -1`
 	if (f.editMode && seconds === -1) body.duration = -1;
 	else if (!blank(seconds)) body.seconds = seconds;
@@ -132,8 +161,11 @@ export function buildDeltaBody(f: DeltaFields): { body: Obj; materials: Material
 	body.watermark = f.watermark;
 	const metadata: Obj = {};
 	if (content.length) metadata.content = content;
-	if (!blank(f.firstFrame)) metadata.first_frame_image = typeof f.firstFrame === 'string' ? f.firstFrame.trim() : f.firstFrame;
-	if (!blank(f.lastFrame)) metadata.last_frame_image = typeof f.lastFrame === 'string' ? f.lastFrame.trim() : f.lastFrame;
+	if (!blank(f.firstFrame))
+		metadata.first_frame_image =
+			typeof f.firstFrame === 'string' ? f.firstFrame.trim() : f.firstFrame;
+	if (!blank(f.lastFrame))
+		metadata.last_frame_image = typeof f.lastFrame === 'string' ? f.lastFrame.trim() : f.lastFrame;
 	if (Object.keys(metadata).length) body.metadata = metadata;
 	if (!blank(f.seed)) body.seed = f.seed;
 	if (f.returnLastFrame) body.return_last_frame = true;
@@ -151,12 +183,19 @@ export interface GammaFields {
 }
 
 export function buildGammaBody(f: GammaFields): { body: Obj; materials: Material[] } {
-	const seconds = typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds)) ? Number(f.seconds) : f.seconds;
+	const seconds =
+		typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds))
+			? Number(f.seconds)
+			: f.seconds;
 	const body: Obj = { model: f.model, prompt: f.prompt };
 	if (!blank(seconds)) body.seconds = seconds;
 	if (!blank(f.aspectRatio)) body.aspect_ratio = f.aspectRatio;
 	if (f.imageUrls.length) body.image_urls = f.imageUrls;
-	const materials: Material[] = f.imageUrls.map((url) => ({ type: 'image', role: 'reference_image', url: String(url) }));
+	const materials: Material[] = f.imageUrls.map((url) => ({
+		type: 'image',
+		role: 'reference_image',
+		url: String(url),
+	}));
 	return { body, materials };
 }
 
@@ -164,7 +203,10 @@ export function buildGammaBody(f: GammaFields): { body: Obj; materials: Material
  * The multipart form of a gamma body with an `input_reference` file. Built with the runtime's FormData and
  * Blob (the transport hands it to its HTTP client and lets it set the boundary); list fields repeat.
  */
-export function buildGammaForm(body: Obj, file: { data: Uint8Array; mimeType: string; fileName: string }): FormData {
+export function buildGammaForm(
+	body: Obj,
+	file: { data: Uint8Array; mimeType: string; fileName: string },
+): FormData {
 	const form = new FormData();
 	for (const [k, v] of Object.entries(body)) {
 		if (v === undefined || v === null) continue;

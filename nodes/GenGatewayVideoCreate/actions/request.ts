@@ -53,13 +53,26 @@ export function parseExtraBody(v: unknown): Obj | undefined {
 }
 
 /** Reads and checks the request of item `i`. Throws InputRuleError with every violated rule. */
-export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transport: GatewayTransport): Promise<VideoRequest> {
+export async function readVideoRequest(
+	ctx: IExecuteFunctions,
+	i: number,
+	transport: GatewayTransport,
+): Promise<VideoRequest> {
 	const family = ctx.getNodeParameter('family', i) as VideoFamily;
 	// version 1.1: each family has its own Model field (a gamma node's is gammaModel); version 1: one field for both
-	const model = readModel(ctx, i, family === 'gamma' && ctx.getNode().typeVersion >= 1.1 ? 'gammaModel' : 'model');
+	const model = readModel(
+		ctx,
+		i,
+		family === 'gamma' && ctx.getNode().typeVersion >= 1.1 ? 'gammaModel' : 'model',
+	);
 	const raw = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
 	const checked = readFields(VIDEO_OPTION_FIELDS, raw as Record<string, unknown>);
-	const options: VideoCreateOptions = { ...raw, ...checked, extraBody: checked.extraBody && Object.keys(checked.extraBody).length ? checked.extraBody : undefined };
+	const options: VideoCreateOptions = {
+		...raw,
+		...checked,
+		extraBody:
+			checked.extraBody && Object.keys(checked.extraBody).length ? checked.extraBody : undefined,
+	};
 	const containsSecret = (text: string) => transport.redact(text) !== text;
 	const outsideForm = options.sendOutsideForm === true;
 	const hints: string[] = [];
@@ -105,8 +118,18 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 		const readReference = async () => {
 			const { data, meta } = await readInputBinary(ctx, i, refProp, field);
 			const info = sniffImage(data);
-			if (!info) refuse([{ field, rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})` }]);
-			return { data, mimeType: info.mimeType, fileName: meta.fileName || `input_reference.${info.extension}` };
+			if (!info)
+				refuse([
+					{
+						field,
+						rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})`,
+					},
+				]);
+			return {
+				data,
+				mimeType: info.mimeType,
+				fileName: meta.fileName || `input_reference.${info.extension}`,
+			};
 		};
 		// checked now, read again when sent: a batch never holds every item's file at once
 		const { fileName } = await readReference();
@@ -114,8 +137,14 @@ export async function readVideoRequest(ctx: IExecuteFunctions, i: number, transp
 		materials.push({ type: 'image', role: 'input_reference', file: fileName });
 	}
 	hints.push(...gammaPreferenceHints(body));
-	const plain = (body.image_urls as unknown[] | undefined)?.filter((u) => typeof u === 'string' && u.startsWith('http:') && !mediaUrlProblem(u, { allowHttp: true }));
-	if (plain?.length) hints.push(`gamma-video: ${plain.length} reference image address(es) use http://; public HTTPS addresses are recommended`);
+	const plain = (body.image_urls as unknown[] | undefined)?.filter(
+		(u) =>
+			typeof u === 'string' && u.startsWith('http:') && !mediaUrlProblem(u, { allowHttp: true }),
+	);
+	if (plain?.length)
+		hints.push(
+			`gamma-video: ${plain.length} reference image address(es) use http://; public HTTPS addresses are recommended`,
+		);
 	return { family, model, body, form, materials, hints };
 }
 
@@ -131,13 +160,23 @@ export function videoOrigin(transport: GatewayTransport): VideoOrigin {
 }
 
 /** Sends the request once. An uncertain outcome is returned, never thrown; a definite rejection throws. */
-export async function submitVideo(transport: GatewayTransport, req: VideoRequest): Promise<SubmitOutcome> {
-	return transport.submit('/v1/videos', req.form ? { form: await req.form() } : { json: req.body }, { origin: 'video', timeout: 'videoSubmit' });
+export async function submitVideo(
+	transport: GatewayTransport,
+	req: VideoRequest,
+): Promise<SubmitOutcome> {
+	return transport.submit(
+		'/v1/videos',
+		req.form ? { form: await req.form() } : { json: req.body },
+		{ origin: 'video', timeout: 'videoSubmit' },
+	);
 }
 
-
 /** The output item's JSON (the contract Task Wait reads). */
-export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitOutcome): IDataObject {
+export function videoOutput(
+	req: VideoRequest,
+	origin: VideoOrigin,
+	out: SubmitOutcome,
+): IDataObject {
 	const base: IDataObject = {
 		kind: 'video',
 		family: req.family,
@@ -149,10 +188,35 @@ export function videoOutput(req: VideoRequest, origin: VideoOrigin, out: SubmitO
 	if (out.kind === 'uncertain') {
 		const task = isObj(out.body) ? out.body : undefined;
 		const id = taskIdIn(task);
-		return uncertainItem({ task_id: id ?? null, ...base, ...(out.status ? { http_status: out.status } : {}), task: (task ?? null) as IDataObject }, out.reason);
+		return uncertainItem(
+			{
+				task_id: id ?? null,
+				...base,
+				...(out.status ? { http_status: out.status } : {}),
+				task: (task ?? null) as IDataObject,
+			},
+			out.reason,
+		);
 	}
 	const taskId = out.taskId;
 	const data = isObj(out.body.data) ? out.body.data : {};
-	if (!taskId) return uncertainItem({ task_id: null, ...base, gateway_status: out.body.status ?? data.status ?? null, task: out.body as IDataObject } as IDataObject, `HTTP ${out.status} without a task ID`);
-	return submittedItem({ task_id: taskId, ...base, ...(out.status >= 300 ? { http_status: out.status } : {}), task: out.body as IDataObject }, { status: out.body.status ?? data.status });
+	if (!taskId)
+		return uncertainItem(
+			{
+				task_id: null,
+				...base,
+				gateway_status: out.body.status ?? data.status ?? null,
+				task: out.body as IDataObject,
+			} as IDataObject,
+			`HTTP ${out.status} without a task ID`,
+		);
+	return submittedItem(
+		{
+			task_id: taskId,
+			...base,
+			...(out.status >= 300 ? { http_status: out.status } : {}),
+			task: out.body as IDataObject,
+		},
+		{ status: out.body.status ?? data.status },
+	);
 }

@@ -47,7 +47,13 @@ const BRIDGED = Symbol.for('n8n-nodes-gen-gateway.bridged');
 
 function typeOf(m: LcMessageLike): string | undefined {
 	try {
-		return (typeof m._getType === 'function' ? m._getType() : typeof m.getType === 'function' ? m.getType() : m.type) ?? undefined;
+		return (
+			(typeof m._getType === 'function'
+				? m._getType()
+				: typeof m.getType === 'function'
+					? m.getType()
+					: m.type) ?? undefined
+		);
 	} catch {
 		return m.type;
 	}
@@ -60,7 +66,8 @@ export function standardImageBlock(block: unknown): unknown {
 	const ref = b.image_url as { url?: unknown; detail?: unknown } | string | undefined;
 	const url = typeof ref === 'string' ? ref : typeof ref?.url === 'string' ? ref.url : undefined;
 	if (!url) return block;
-	const detail = typeof ref === 'object' && typeof ref?.detail === 'string' ? ref.detail : undefined;
+	const detail =
+		typeof ref === 'object' && typeof ref?.detail === 'string' ? ref.detail : undefined;
 	const metadata = detail ? { metadata: { detail } } : {};
 	const m = /^data:([^;,]+);base64,/i.exec(url.slice(0, 200));
 	if (m) return { type: 'image', mimeType: m[1], data: url.slice(m[0].length), ...metadata };
@@ -71,8 +78,19 @@ export function standardImageBlock(block: unknown): unknown {
 function copyOf(m: LcMessageLike, fields: Json): LcMessageLike {
 	const Ctor = (m as unknown as { constructor?: new (f: Json) => LcMessageLike }).constructor;
 	if (typeof Ctor !== 'function') return m;
-	const base: Json = { content: m.content, id: m.id, name: m.name, additional_kwargs: m.additional_kwargs, response_metadata: m.response_metadata };
-	if (typeOf(m) === 'ai') Object.assign(base, { tool_calls: m.tool_calls, invalid_tool_calls: m.invalid_tool_calls, usage_metadata: m.usage_metadata });
+	const base: Json = {
+		content: m.content,
+		id: m.id,
+		name: m.name,
+		additional_kwargs: m.additional_kwargs,
+		response_metadata: m.response_metadata,
+	};
+	if (typeOf(m) === 'ai')
+		Object.assign(base, {
+			tool_calls: m.tool_calls,
+			invalid_tool_calls: m.invalid_tool_calls,
+			usage_metadata: m.usage_metadata,
+		});
 	try {
 		return new Ctor({ ...base, ...fields });
 	} catch {
@@ -84,12 +102,23 @@ function copyOf(m: LcMessageLike, fields: Json): LcMessageLike {
 export function carryable(m: LcMessageLike): LcMessageLike {
 	if (!m || typeof m !== 'object') return m;
 	const type = typeOf(m);
-	if (type === 'human' && Array.isArray(m.content) && m.content.some((b) => (b as { type?: unknown })?.type === 'image_url')) {
+	if (
+		type === 'human' &&
+		Array.isArray(m.content) &&
+		m.content.some((b) => (b as { type?: unknown })?.type === 'image_url')
+	) {
 		return copyOf(m, { content: m.content.map(standardImageBlock) });
 	}
 	const kept = m.additional_kwargs?.reasoning_content;
 	if (type === 'ai' && typeof kept === 'string') {
-		const content = typeof m.content === 'string' ? (m.content ? [{ type: 'text', text: m.content }] : []) : Array.isArray(m.content) ? m.content : [];
+		const content =
+			typeof m.content === 'string'
+				? m.content
+					? [{ type: 'text', text: m.content }]
+					: []
+				: Array.isArray(m.content)
+					? m.content
+					: [];
 		if (content.some((b) => (b as { type?: unknown })?.type === 'reasoning')) return m;
 		return copyOf(m, { content: [{ type: 'reasoning', reasoning: kept }, ...content] });
 	}
@@ -99,8 +128,14 @@ export function carryable(m: LcMessageLike): LcMessageLike {
 /** The reasoning blocks' text of a LangChain message. */
 function reasoningText(m: LcMessageLike | undefined): string | undefined {
 	if (!m || !Array.isArray(m.content)) return undefined;
-	const parts = m.content.filter((b) => (b as { type?: unknown })?.type === 'reasoning' && typeof (b as { reasoning?: unknown }).reasoning === 'string');
-	return parts.length ? parts.map((b) => (b as { reasoning: string }).reasoning).join('') : undefined;
+	const parts = m.content.filter(
+		(b) =>
+			(b as { type?: unknown })?.type === 'reasoning' &&
+			typeof (b as { reasoning?: unknown }).reasoning === 'string',
+	);
+	return parts.length
+		? parts.map((b) => (b as { reasoning: string }).reasoning).join('')
+		: undefined;
 }
 
 /** What a turn shows in the run data, beside the tracing's own `text` (never the answer itself). */
@@ -108,21 +143,31 @@ export function runDataOf(s: TurnSummary): Json {
 	const out: Json = {};
 	if (s.tool_calls?.length) out.tool_calls = s.tool_calls;
 	if (s.reasoning !== undefined) out.reasoning = s.reasoning;
-	if (s.usage?.outputTokenDetails?.reasoning) out.reasoning_tokens = s.usage.outputTokenDetails.reasoning;
+	if (s.usage?.outputTokenDetails?.reasoning)
+		out.reasoning_tokens = s.usage.outputTokenDetails.reasoning;
 	if (s.cost) out.cost = s.cost;
 	if (s.repaired) out.json_schema_repair = s.repaired;
 	return out;
 }
 
-type Generate = (messages: LcMessageLike[], ...rest: unknown[]) => Promise<{ generations?: Array<{ message?: LcMessageLike }> }>;
+type Generate = (
+	messages: LcMessageLike[],
+	...rest: unknown[]
+) => Promise<{ generations?: Array<{ message?: LcMessageLike }> }>;
 type StreamChunks = (messages: LcMessageLike[], ...rest: unknown[]) => AsyncGenerator<unknown>;
-type LlmEnd = (output: { generations?: Array<Array<{ generationInfo?: Json }>> }, ...rest: unknown[]) => Promise<unknown>;
+type LlmEnd = (
+	output: { generations?: Array<Array<{ generationInfo?: Json }>> },
+	...rest: unknown[]
+) => Promise<unknown>;
 
 /**
  * Bridges one adapter instance (and, through bindTools, every adapter made from it). `sourceOf` finds the model's
  * summaries from the adapter's wrapped model (the SDK keeps it as `chatModel`).
  */
-export function bridgeAdapter<T>(adapter: T, sourceOf: (wrapped: unknown) => SummarySource | undefined): T {
+export function bridgeAdapter<T>(
+	adapter: T,
+	sourceOf: (wrapped: unknown) => SummarySource | undefined,
+): T {
 	const a = adapter as unknown as Json & { [BRIDGED]?: true };
 	if (!a || typeof a !== 'object' || a[BRIDGED]) return adapter;
 	a[BRIDGED] = true;
@@ -133,33 +178,55 @@ export function bridgeAdapter<T>(adapter: T, sourceOf: (wrapped: unknown) => Sum
 	const generate = a._generate as Generate | undefined;
 	if (typeof generate === 'function') {
 		a._generate = async function (this: unknown, messages: LcMessageLike[], ...rest: unknown[]) {
-			const result = await generate.call(this, Array.isArray(messages) ? messages.map(carryable) : messages, ...rest);
+			const result = await generate.call(
+				this,
+				Array.isArray(messages) ? messages.map(carryable) : messages,
+				...rest,
+			);
 			// the Agent keeps a tool-call turn's reasoning from here (additional_kwargs), as it does for DeepSeek's own models
 			for (const g of result?.generations ?? []) {
 				const text = reasoningText(g.message);
-				if (text && g.message && !source?.leaveOutReasoning) g.message.additional_kwargs = { ...(g.message.additional_kwargs ?? {}), reasoning_content: text };
+				if (text && g.message && !source?.leaveOutReasoning)
+					g.message.additional_kwargs = {
+						...(g.message.additional_kwargs ?? {}),
+						reasoning_content: text,
+					};
 			}
 			return result;
 		};
 	}
 	const streamChunks = a._streamResponseChunks as StreamChunks | undefined;
 	if (typeof streamChunks === 'function') {
-		a._streamResponseChunks = async function* (this: unknown, messages: LcMessageLike[], ...rest: unknown[]) {
-			yield* streamChunks.call(this, Array.isArray(messages) ? messages.map(carryable) : messages, ...rest);
+		a._streamResponseChunks = async function* (
+			this: unknown,
+			messages: LcMessageLike[],
+			...rest: unknown[]
+		) {
+			yield* streamChunks.call(
+				this,
+				Array.isArray(messages) ? messages.map(carryable) : messages,
+				...rest,
+			);
 		};
 	}
 	if (source) {
 		for (const cb of Array.isArray(a.callbacks) ? (a.callbacks as Json[]) : []) {
 			const end = cb?.handleLLMEnd as LlmEnd | undefined;
 			if (typeof end !== 'function' || !('executionFunctions' in cb)) continue;
-			cb.handleLLMEnd = function (this: unknown, output: Parameters<LlmEnd>[0], ...rest: unknown[]) {
+			cb.handleLLMEnd = function (
+				this: unknown,
+				output: Parameters<LlmEnd>[0],
+				...rest: unknown[]
+			) {
 				const summary = source.summaries.shift();
 				const gen = output?.generations?.[0]?.[0];
-				if (summary && gen) gen.generationInfo = { ...(gen.generationInfo ?? {}), ...runDataOf(summary) };
+				if (summary && gen)
+					gen.generationInfo = { ...(gen.generationInfo ?? {}), ...runDataOf(summary) };
 				return end.call(this, output, ...rest);
 			};
 		}
 	}
-	if (typeof bind === 'function') a.bindTools = (...args: unknown[]) => bridgeAdapter(bind.apply(adapter, args), sourceOf);
+	if (typeof bind === 'function')
+		a.bindTools = (...args: unknown[]) => bridgeAdapter(bind.apply(adapter, args), sourceOf);
 	return adapter;
 }

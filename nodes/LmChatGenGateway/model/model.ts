@@ -13,24 +13,75 @@
  */
 import { createHash } from 'node:crypto';
 import type { Exit } from '../../shared/exit';
-import { capRefusal, costEntry, costJsonOf, money, pricesOf, type Prices } from '../../shared/money/cap';
+import {
+	capRefusal,
+	costEntry,
+	costJsonOf,
+	money,
+	pricesOf,
+	type Prices,
+} from '../../shared/money/cap';
 import { capBound, quote, type TokenBound } from '../../shared/money/cost';
 import { resolveCap, type MoneyOptions } from '../../shared/money/options';
 import { callSpendKey, ExecutionSpend } from '../../shared/money/record';
-import { bookOf, placeKey, takeGate, type LedgerEntry, type Place } from '../../shared/runners/ledger';
+import {
+	bookOf,
+	placeKey,
+	takeGate,
+	type LedgerEntry,
+	type Place,
+} from '../../shared/runners/ledger';
 import { redactorFor } from '../../shared/transport/redact';
 import { sendPaid, SpentError } from '../../shared/runners/send';
 import { tokenCountOf } from '../../shared/money/cost';
-import { adviceFor, extractGatewayError, GatewayHttpError, GatewayNetworkError, SafetyError } from '../../shared/errors';
+import {
+	adviceFor,
+	extractGatewayError,
+	GatewayHttpError,
+	GatewayNetworkError,
+	SafetyError,
+} from '../../shared/errors';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
 import { BodyError } from '../../shared/transport/body';
-import { ChatStreamAccumulator, ChatStreamParser, chatFromJson } from '../../shared/text/chatStream';
+import {
+	ChatStreamAccumulator,
+	ChatStreamParser,
+	chatFromJson,
+} from '../../shared/text/chatStream';
 import { ResponsesStreamParser, responsesFromJson } from '../../shared/text/responsesStream';
 import { type SseEvent, type ByteStream, StreamError, pumpStream } from '../../shared/text/sse';
-import type { ChatModelConfig, GenerateResult, Message, MessageContent, StreamChunk, TokenUsage } from './sdk';
-import { chatCallsFrom, chatTools, finishReasonOf, ImagePartError, responsesCallsFrom, responsesReasoningFrom, responsesTools, toChatMessages, toolCallContent, toResponsesInput, usageFrom, type RawToolCall, type ReasoningField, type WireTool } from './wire';
+import type {
+	ChatModelConfig,
+	GenerateResult,
+	Message,
+	MessageContent,
+	StreamChunk,
+	TokenUsage,
+} from './sdk';
+import {
+	chatCallsFrom,
+	chatTools,
+	finishReasonOf,
+	ImagePartError,
+	responsesCallsFrom,
+	responsesReasoningFrom,
+	responsesTools,
+	toChatMessages,
+	toolCallContent,
+	toResponsesInput,
+	usageFrom,
+	type RawToolCall,
+	type ReasoningField,
+	type WireTool,
+} from './wire';
 import { ReasoningStore } from './reasoning';
-import { chatResponseFormat, checkAgainstSchema, repairPrompt, responsesTextFormat, type JsonSchemaFormat } from '../../shared/text/jsonSchema';
+import {
+	chatResponseFormat,
+	checkAgainstSchema,
+	repairPrompt,
+	responsesTextFormat,
+	type JsonSchemaFormat,
+} from '../../shared/text/jsonSchema';
 
 export interface GatewayModelOptions {
 	model: string;
@@ -67,10 +118,15 @@ export const OPTIONAL_FIELDS = ['stream_options', 'temperature', 'top_p'] as con
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 
 /** The optional field a 400's message names (e.g. "Unrecognized request argument supplied: stream_options"), when the body has it. */
-export function refusedOptionalField(err: unknown, body: Record<string, unknown>): OptionalField | undefined {
+export function refusedOptionalField(
+	err: unknown,
+	body: Record<string, unknown>,
+): OptionalField | undefined {
 	if (!(err instanceof GatewayHttpError) || err.status !== 400) return undefined;
 	const text = `${err.gatewayMessage} ${err.code ?? ''}`;
-	return OPTIONAL_FIELDS.find((f) => f in body && new RegExp(`(^|[^A-Za-z0-9_])${f}([^A-Za-z0-9_]|$)`).test(text));
+	return OPTIONAL_FIELDS.find(
+		(f) => f in body && new RegExp(`(^|[^A-Za-z0-9_])${f}([^A-Za-z0-9_]|$)`).test(text),
+	);
 }
 
 /** What one model turn showed, for the sub-node's run data (n8n's tracing keeps only the text of a generation). */
@@ -171,7 +227,8 @@ export class TurnSupply {
 		for (const [k, s] of book.shapes) {
 			if (s !== shape || k === key) continue;
 			const p = JSON.parse(k) as [string, string | null, number, number];
-			if (p[0] === place.node && p[1] === (place.root ?? null) && p[2] === place.run) return book.calls.get(k) as LedgerEntry<Turn> | undefined;
+			if (p[0] === place.node && p[1] === (place.root ?? null) && p[2] === place.run)
+				return book.calls.get(k) as LedgerEntry<Turn> | undefined;
 		}
 		return at;
 	}
@@ -198,14 +255,20 @@ interface PricedTurn {
 function shapeOf(messages: Message[]): string {
 	const parts = messages.map((m) => {
 		const ids = m.content.map((c) => (c as { toolCallId?: string }).toolCallId ?? c.type).join(',');
-		const user = m.role === 'user' ? createHash('sha256').update(JSON.stringify(m.content)).digest('hex').slice(0, 16) : '';
+		const user =
+			m.role === 'user'
+				? createHash('sha256').update(JSON.stringify(m.content)).digest('hex').slice(0, 16)
+				: '';
 		return `${m.role}:${ids}:${user}`;
 	});
 	return parts.join('|');
 }
 
 /** The turn number a call's messages show: one more than the tool rounds before it. */
-const turnNumber = (messages: Message[]) => 1 + messages.filter((m) => m.role === 'assistant' && m.content.some((c) => c.type === 'tool-call')).length;
+const turnNumber = (messages: Message[]) =>
+	1 +
+	messages.filter((m) => m.role === 'assistant' && m.content.some((c) => c.type === 'tool-call'))
+		.length;
 
 /** Prompt tokens a request can use at most: its bytes (a token is at least one byte), and each image address at IMAGE_TOKEN_BOUND. */
 function promptBound(body: Json): { tokens: number; images: number } {
@@ -231,7 +294,11 @@ class ObjectArgsAccumulator extends ChatStreamAccumulator {
 					const index = typeof c?.index === 'number' ? c.index : pos;
 					this.indices.add(index);
 					const args = (c?.function as Json | undefined)?.arguments;
-					if (args && typeof args === 'object' && !Array.isArray(args)) this.objectArgs.set(index, { ...(this.objectArgs.get(index) ?? {}), ...(args as Json) });
+					if (args && typeof args === 'object' && !Array.isArray(args))
+						this.objectArgs.set(index, {
+							...(this.objectArgs.get(index) ?? {}),
+							...(args as Json),
+						});
 				});
 			} catch {
 				// the parser above already judged the event
@@ -259,7 +326,15 @@ export class GatewayChatCore {
 		supply?: TurnSupply,
 		reasoning?: ReasoningStore,
 	) {
-		this.supply = supply ?? new TurnSupply(transport, undefined as never, { node: 'chat-model', run: 0 }, { allowUnpriced: false, group: {} }, undefined);
+		this.supply =
+			supply ??
+			new TurnSupply(
+				transport,
+				undefined as never,
+				{ node: 'chat-model', run: 0 },
+				{ allowUnpriced: false, group: {} },
+				undefined,
+			);
 		this.reasoning = reasoning ?? new ReasoningStore(transport.signal, opts.model);
 	}
 
@@ -285,7 +360,8 @@ export class GatewayChatCore {
 			if (topP !== undefined && !refused.has('top_p')) b.top_p = topP;
 			if (maxTokens !== undefined) b.max_output_tokens = maxTokens;
 			if (o.responseFormat === 'json_object') b.text = { format: { type: 'json_object' } };
-			if (o.responseFormat === 'json_schema' && o.jsonSchema) b.text = responsesTextFormat(o.jsonSchema);
+			if (o.responseFormat === 'json_schema' && o.jsonSchema)
+				b.text = responsesTextFormat(o.jsonSchema);
 			return b;
 		}
 		const b: Json = { model: o.model, messages: toChatMessages(messages, this.reasoning), stream };
@@ -296,7 +372,8 @@ export class GatewayChatCore {
 		if (maxTokens !== undefined) b.max_tokens = maxTokens;
 		if (config.stopSequences?.length) b.stop = config.stopSequences;
 		if (o.responseFormat === 'json_object') b.response_format = { type: 'json_object' };
-		if (o.responseFormat === 'json_schema' && o.jsonSchema) b.response_format = chatResponseFormat(o.jsonSchema);
+		if (o.responseFormat === 'json_schema' && o.jsonSchema)
+			b.response_format = chatResponseFormat(o.jsonSchema);
 		return b;
 	}
 
@@ -306,7 +383,11 @@ export class GatewayChatCore {
 	}
 
 	/** The turn, and with a JSON Schema its check: an answer that does not validate gets one repair request, never more. */
-	private async answer(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
+	private async answer(
+		messages: Message[],
+		config: ChatModelConfig | undefined,
+		onDelta?: (t: string) => void,
+	): Promise<Turn> {
 		const schema = this.opts.responseFormat === 'json_schema' ? this.opts.jsonSchema : undefined;
 		// with a schema the text is held back until it validated: nothing that fails it reaches the agent or the chat
 		let delivered = false;
@@ -325,13 +406,23 @@ export class GatewayChatCore {
 			if (first.text) onDelta?.(first.text);
 			return first;
 		}
-		const repair: Message[] = [...messages, { role: 'assistant', content: [{ type: 'text', text: first.text }] }, { role: 'user', content: [{ type: 'text', text: repairPrompt(check.errors) }] }];
+		const repair: Message[] = [
+			...messages,
+			{ role: 'assistant', content: [{ type: 'text', text: first.text }] },
+			{ role: 'user', content: [{ type: 'text', text: repairPrompt(check.errors) }] },
+		];
 		const second = await this.turn(repair, config);
-		const again = second.calls.length ? { ok: false as const, errors: ['the repair answer called tools instead of answering'] } : checkAgainstSchema(second.text, schema.schema);
+		const again = second.calls.length
+			? { ok: false as const, errors: ['the repair answer called tools instead of answering'] }
+			: checkAgainstSchema(second.text, schema.schema);
 		if (!again.ok) {
 			throw new GatewayModelError(
-				this.transport.redact(`GenGateway: the model's answer does not match the JSON Schema "${schema.name}", also after one repair request: ${again.errors.join('; ')}`),
-				this.transport.redact(`Model ${this.opts.model}. The first answer failed with: ${check.errors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`),
+				this.transport.redact(
+					`GenGateway: the model's answer does not match the JSON Schema "${schema.name}", also after one repair request: ${again.errors.join('; ')}`,
+				),
+				this.transport.redact(
+					`Model ${this.opts.model}. The first answer failed with: ${check.errors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`,
+				),
 			);
 		}
 		if (second.text) onDelta?.(second.text);
@@ -376,7 +467,12 @@ export class GatewayChatCore {
 			if (c.type === 'reasoning') yield { type: 'content', content: c };
 			else if (c.type === 'tool-call') {
 				const call = c as Extract<MessageContent, { type: 'tool-call' }>;
-				yield { type: 'tool-call-delta', id: call.toolCallId, name: call.toolName, argumentsDelta: call.input };
+				yield {
+					type: 'tool-call-delta',
+					id: call.toolCallId,
+					name: call.toolName,
+					argumentsDelta: call.input,
+				};
 			} else if (c.type === 'invalid-tool-call') yield { type: 'content', content: c };
 		}
 		yield { type: 'finish', finishReason: result.finishReason ?? 'stop', usage: result.usage };
@@ -395,15 +491,37 @@ export class GatewayChatCore {
 			if (ids.length) this.reasoning.keep(ids, turn.reasoning ?? '', turn.reasoningField);
 			else this.reasoning.sawField(turn.reasoningField);
 		}
-		const usage = turn.repairOf?.usage && turn.usage ? addUsage(turn.usage, turn.repairOf.usage) : turn.usage;
+		const usage =
+			turn.repairOf?.usage && turn.usage ? addUsage(turn.usage, turn.repairOf.usage) : turn.usage;
 		const redactor = redactorFor(this.transport.redactionSecrets);
 		const summary: TurnSummary = {
 			text: turn.text,
-			...(calls.length ? { tool_calls: calls.map((c) => ({ id: (c as { toolCallId?: string }).toolCallId, name: (c as { toolName?: string; name?: string }).toolName ?? (c as { name?: string }).name ?? '', args: (c as { input?: string; args?: string }).input ?? (c as { args?: string }).args ?? '' })) } : {}),
+			...(calls.length
+				? {
+						tool_calls: calls.map((c) => ({
+							id: (c as { toolCallId?: string }).toolCallId,
+							name:
+								(c as { toolName?: string; name?: string }).toolName ??
+								(c as { name?: string }).name ??
+								'',
+							args:
+								(c as { input?: string; args?: string }).input ??
+								(c as { args?: string }).args ??
+								'',
+						})),
+					}
+				: {}),
 			...(show ? { reasoning: turn.reasoning } : {}),
 			...(turn.cost ? { cost: turn.cost } : {}),
 			...(usage ? { usage } : {}),
-			...(turn.repairOf ? { repaired: { errors: turn.repairOf.errors, ...(turn.repairOf.cost ? { cost: turn.repairOf.cost } : {}) } } : {}),
+			...(turn.repairOf
+				? {
+						repaired: {
+							errors: turn.repairOf.errors,
+							...(turn.repairOf.cost ? { cost: turn.repairOf.cost } : {}),
+						},
+					}
+				: {}),
 		};
 		this.summaries.push(redactor.value(summary));
 		if (this.summaries.length > 64) this.summaries.shift();
@@ -413,12 +531,23 @@ export class GatewayChatCore {
 			finishReason: finishReasonOf(turn.finish, calls.length > 0),
 			usage,
 			message: { role: 'assistant', id: turn.id, content },
-			...(turn.cost ? { providerMetadata: { gengateway_cost: turn.cost, ...(turn.repairOf ? { gengateway_repair: summary.repaired } : {}) } } : {}),
+			...(turn.cost
+				? {
+						providerMetadata: {
+							gengateway_cost: turn.cost,
+							...(turn.repairOf ? { gengateway_repair: summary.repaired } : {}),
+						},
+					}
+				: {}),
 		} as GenerateResult);
 	}
 
 	/** One model turn: one paid POST at its place (a 429, which created nothing, may go again within the timeout). */
-	private async turn(messages: Message[], config: ChatModelConfig | undefined, onDelta?: (t: string) => void): Promise<Turn> {
+	private async turn(
+		messages: Message[],
+		config: ChatModelConfig | undefined,
+		onDelta?: (t: string) => void,
+	): Promise<Turn> {
 		this.turns++;
 		const s = this.supply;
 		const turnNo = turnNumber(messages);
@@ -433,14 +562,20 @@ export class GatewayChatCore {
 		if (earlier) {
 			throw new GatewayModelError(
 				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${(place.item % TURN_SLOT) + 1} of that turn in this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
-				this.transport.redact(`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time, whatever its messages say this time (n8n's Retry On Fail runs the agent again). Check the gateway's usage records, then run the workflow again.`),
+				this.transport.redact(
+					`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time, whatever its messages say this time (n8n's Retry On Fail runs the agent again). Check the gateway's usage records, then run the workflow again.`,
+				),
 			);
 		}
 		let body: Json;
 		try {
 			body = this.body(messages, config);
 		} catch (err) {
-			if (err instanceof ImagePartError) throw new GatewayModelError(this.transport.redact(`GenGateway: ${err.message}`), `Nothing was sent (model ${this.opts.model}). Send smaller images, fewer of them, or images by http(s) address.`);
+			if (err instanceof ImagePartError)
+				throw new GatewayModelError(
+					this.transport.redact(`GenGateway: ${err.message}`),
+					`Nothing was sent (model ${this.opts.model}). Send smaller images, fewer of them, or images by http(s) address.`,
+				);
 			throw err;
 		}
 		const priced = await this.priceTurn(body, config, place);
@@ -451,7 +586,8 @@ export class GatewayChatCore {
 				sendPaid(() => (this.opts.streaming ? this.sendStream(b, onDelta) : this.sendPlain(b)), {
 					refusalWindowMs: this.opts.timeoutMs,
 					sleep: (ms) => this.transport.sleep(ms),
-					onGiveUp: (_err, wait) => (gaveUp = `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the request timeout.`),
+					onGiveUp: (_err, wait) =>
+						(gaveUp = `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the request timeout.`),
 				});
 			const sent = await send(body).catch(async (err: unknown) => {
 				if (err instanceof SpentError) throw err;
@@ -462,7 +598,10 @@ export class GatewayChatCore {
 				const { [field]: _dropped, ...without } = body;
 				return send(without).catch((again: unknown) => {
 					if (again instanceof SpentError) throw again;
-					throw this.explain(again, `It was sent once without ${field} after the gateway refused that field (${(err as GatewayHttpError).gatewayMessage}).`);
+					throw this.explain(
+						again,
+						`It was sent once without ${field} after the gateway refused that field (${(err as GatewayHttpError).gatewayMessage}).`,
+					);
 				});
 			});
 			entry = { sent: sent };
@@ -486,7 +625,11 @@ export class GatewayChatCore {
 	}
 
 	/** Max Expected Spend before the turn: what the execution spent plus what the turn can cost (exact per call; per token within its bound). */
-	private async priceTurn(body: Json, config: ChatModelConfig | undefined, place: Place): Promise<PricedTurn> {
+	private async priceTurn(
+		body: Json,
+		config: ChatModelConfig | undefined,
+		place: Place,
+	): Promise<PricedTurn> {
 		const s = this.supply;
 		const needCap = s.money.cap !== undefined || s.money.spend !== undefined;
 		const prices = await s.pricesOnce();
@@ -494,9 +637,21 @@ export class GatewayChatCore {
 		const p = promptBound(body);
 		const tokenBound: TokenBound | undefined =
 			maxTokens !== undefined && maxTokens > 0
-				? { prompt: p.tokens, completion: maxTokens, how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)` }
+				? {
+						prompt: p.tokens,
+						completion: maxTokens,
+						how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)`,
+					}
 				: undefined;
-		const q = prices.pricing ? quote({ model: this.opts.model, calls: 1, tokenBound }, prices.pricing, prices.display, s.money.group, prices.error) : undefined;
+		const q = prices.pricing
+			? quote(
+					{ model: this.opts.model, calls: 1, tokenBound },
+					prices.pricing,
+					prices.display,
+					s.money.group,
+					prices.error,
+				)
+			: undefined;
 		if (!needCap) return { q, prices };
 		const resolved = resolveCap(s.money, prices.display);
 		if (resolved.unreadable || !q) {
@@ -509,15 +664,40 @@ export class GatewayChatCore {
 		// the cap is checked once they are counted, so several items' turns at once can pass it by one turn, never more
 		const unbounded = q.basis === 'per_token' && !tokenBound;
 		const release = unbounded ? await takeGate(s.spend.executionBook) : undefined;
-		const refused = capRefusal(s.spend, { cap: resolved.cap, allowUnpriced: false, hasAllowOption: false }, [q], prices.display, 'this model turn');
+		const refused = capRefusal(
+			s.spend,
+			{ cap: resolved.cap, allowUnpriced: false, hasAllowOption: false },
+			[q],
+			prices.display,
+			'this model turn',
+		);
 		// without a bound a per-token turn is refused only once the spend reached the cap
-		const passes = !refused || (unbounded && resolved.cap !== undefined && s.spend.spent().quota < resolved.cap && !s.spend.spent().full);
+		const passes =
+			!refused ||
+			(unbounded &&
+				resolved.cap !== undefined &&
+				s.spend.spent().quota < resolved.cap &&
+				!s.spend.spent().full);
 		if (passes) {
 			// the turn's bound is counted as spent while it is in flight (its cost replaces it): turns of several items at
 			// once each see the others
 			const bound = capBound(q);
 			const reserved = bound === undefined ? undefined : callSpendKey(placeKey(place));
-			if (reserved) s.spend.record([[reserved, { quota: bound!, exact: false, unpriced: false, label: `${this.opts.model} turn in flight` }]], prices.display);
+			if (reserved)
+				s.spend.record(
+					[
+						[
+							reserved,
+							{
+								quota: bound!,
+								exact: false,
+								unpriced: false,
+								label: `${this.opts.model} turn in flight`,
+							},
+						],
+					],
+					prices.display,
+				);
 			return { q, prices, reserved, release };
 		}
 		release?.();
@@ -526,7 +706,7 @@ export class GatewayChatCore {
 			const so = s.spend.spent();
 			const spent = `${money(so.quota, prices.display)}${so.bounded ? ' at most' : ''}`;
 			throw new GatewayModelError(
-				`GenGateway: Max Expected Spend ${money(resolved.cap!, prices.display)} refused this model turn before any paid request: ${so.full ? "what this execution has spent cannot be known (its custom data is full)" : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
+				`GenGateway: Max Expected Spend ${money(resolved.cap!, prices.display)} refused this model turn before any paid request: ${so.full ? 'what this execution has spent cannot be known (its custom data is full)' : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
 				`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
 			);
 		}
@@ -554,14 +734,33 @@ export class GatewayChatCore {
 	private fromJson(json: Json): Turn {
 		if (this.opts.useResponsesApi) {
 			const r = responsesFromJson(json);
-			return { text: r.text, calls: responsesCallsFrom(json), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, reasoning: responsesReasoningFrom(json) };
+			return {
+				text: r.text,
+				calls: responsesCallsFrom(json),
+				finish: r.incompleteReason ?? r.status ?? null,
+				usage: usageFrom(r.usage),
+				id: r.id,
+				rawUsage: r.usage,
+				reasoning: responsesReasoningFrom(json),
+			};
 		}
 		const r = chatFromJson(json);
-		return { text: r.content, calls: chatCallsFrom(r.toolCalls, json), finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, ...reasoningOf(r) };
+		return {
+			text: r.content,
+			calls: chatCallsFrom(r.toolCalls, json),
+			finish: r.finishReason,
+			usage: usageFrom(r.usage),
+			id: r.id,
+			rawUsage: r.usage,
+			...reasoningOf(r),
+		};
 	}
 
 	private async sendStream(body: Json, onDelta?: (t: string) => void): Promise<Turn> {
-		const res = await this.transport.postStream(this.path, body, { timeout: 'text', idleTimeoutMs: this.opts.idleMs });
+		const res = await this.transport.postStream(this.path, body, {
+			timeout: 'text',
+			idleTimeoutMs: this.opts.idleMs,
+		});
 		if ('kind' in res) throw this.uncertain(res);
 		if (!/^\s*text\/event-stream/i.test(res.contentType)) {
 			// the gateway ignored `stream: true` and answered with one JSON body (bounded by the transport)
@@ -571,7 +770,10 @@ export class GatewayChatCore {
 				// the text is redacted; what parsing decodes (JSON escapes) is redacted again
 				json = this.transport.redactor.parsed(text, JSON.parse(text));
 			} catch {
-				throw new StreamError(`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor JSON`, 'unreadable');
+				throw new StreamError(
+					`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor JSON`,
+					'unreadable',
+				);
 			}
 			const turn = this.fromJson(json as Json);
 			if (turn.text) onDelta?.(turn.text);
@@ -579,9 +781,20 @@ export class GatewayChatCore {
 		}
 		if (this.opts.useResponsesApi) {
 			const parser = new ResponsesStreamParser(onDelta);
-			await pumpStream(res.body, parser, { idleMs: this.opts.idleMs, signal: this.transport.signal });
+			await pumpStream(res.body, parser, {
+				idleMs: this.opts.idleMs,
+				signal: this.transport.signal,
+			});
 			const r = parser.result;
-			return { text: r.text, calls: responsesCallsFrom(r.response), finish: r.incompleteReason ?? r.status ?? null, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, reasoning: responsesReasoningFrom(r.response) };
+			return {
+				text: r.text,
+				calls: responsesCallsFrom(r.response),
+				finish: r.incompleteReason ?? r.status ?? null,
+				usage: usageFrom(r.usage),
+				id: r.id,
+				rawUsage: r.usage,
+				reasoning: responsesReasoningFrom(r.response),
+			};
 		}
 		const acc = new ObjectArgsAccumulator();
 		const parser = new ChatStreamParser(onDelta, acc);
@@ -592,18 +805,34 @@ export class GatewayChatCore {
 			const obj = idx !== undefined && !c.function.arguments ? acc.objectArgs.get(idx) : undefined;
 			return { id: c.id, name: c.function.name, arguments: obj ?? c.function.arguments };
 		});
-		return { text: r.content, calls, finish: r.finishReason, usage: usageFrom(r.usage), id: r.id, rawUsage: r.usage, ...reasoningOf(r) };
+		return {
+			text: r.content,
+			calls,
+			finish: r.finishReason,
+			usage: usageFrom(r.usage),
+			id: r.id,
+			rawUsage: r.usage,
+			...reasoningOf(r),
+		};
 	}
 
 	/** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
 	private uncertain(out: Extract<SubmitOutcome, { kind: 'uncertain' }>): GatewayModelError {
 		const status = out.status;
-		const gatewayMessage = status !== undefined && status >= 400 ? extractGatewayError(out.body, status).message : out.reason;
-		const message = status !== undefined && status >= 400 ? `${gatewayMessage} (HTTP ${status})` : gatewayMessage;
+		const gatewayMessage =
+			status !== undefined && status >= 400
+				? extractGatewayError(out.body, status).message
+				: out.reason;
+		const message =
+			status !== undefined && status >= 400 ? `${gatewayMessage} (HTTP ${status})` : gatewayMessage;
 		const advice = status !== undefined ? adviceFor(status) : '';
 		return new GatewayModelError(
 			this.transport.redact(`GenGateway: ${message}`),
-			this.transport.redact(`POST ${this.path}, model ${this.opts.model}. ${advice} The request may have reached the gateway and been billed, so it was not sent again.`.replace(/\s+/g, ' ').trim()),
+			this.transport.redact(
+				`POST ${this.path}, model ${this.opts.model}. ${advice} The request may have reached the gateway and been billed, so it was not sent again.`
+					.replace(/\s+/g, ' ')
+					.trim(),
+			),
 			status,
 		);
 	}
@@ -613,30 +842,60 @@ export class GatewayChatCore {
 		const redact = (s: string) => this.transport.redact(s);
 		if (err instanceof GatewayHttpError) {
 			const advice = adviceFor(err.status, err.code);
-			return new GatewayModelError(redact(`GenGateway: ${err.gatewayMessage} (HTTP ${err.status})`), redact(`${err.method} ${err.path}, model ${this.opts.model}. ${advice} ${extra}`.trim()), err.status);
+			return new GatewayModelError(
+				redact(`GenGateway: ${err.gatewayMessage} (HTTP ${err.status})`),
+				redact(`${err.method} ${err.path}, model ${this.opts.model}. ${advice} ${extra}`.trim()),
+				err.status,
+			);
 		}
 		if (err instanceof StreamError) {
-			return new GatewayModelError(redact(`GenGateway: ${err.message}`), redact(`POST ${this.path}, model ${this.opts.model}. The gateway answered, but the answer cannot be used (${err.kind}). It may be billed, so it was not sent again.`));
+			return new GatewayModelError(
+				redact(`GenGateway: ${err.message}`),
+				redact(
+					`POST ${this.path}, model ${this.opts.model}. The gateway answered, but the answer cannot be used (${err.kind}). It may be billed, so it was not sent again.`,
+				),
+			);
 		}
 		if (err instanceof GatewayNetworkError) {
 			if (err.cancelled) return err;
-			const sent = err.maybeDelivered ? 'It may have reached the gateway and been billed, so it was not sent again.' : 'It never reached the gateway.';
-			return new GatewayModelError(redact(`GenGateway: ${err.message}`), redact(`POST ${this.path}, model ${this.opts.model}. Check the credential's Base URL and that n8n can reach it. ${sent}`));
+			const sent = err.maybeDelivered
+				? 'It may have reached the gateway and been billed, so it was not sent again.'
+				: 'It never reached the gateway.';
+			return new GatewayModelError(
+				redact(`GenGateway: ${err.message}`),
+				redact(
+					`POST ${this.path}, model ${this.opts.model}. Check the credential's Base URL and that n8n can reach it. ${sent}`,
+				),
+			);
 		}
-		if (err instanceof SafetyError || err instanceof BodyError) return new GatewayModelError(redact(`GenGateway: ${err.message}`), redact(`POST ${this.path}, model ${this.opts.model}.`));
+		if (err instanceof SafetyError || err instanceof BodyError)
+			return new GatewayModelError(
+				redact(`GenGateway: ${err.message}`),
+				redact(`POST ${this.path}, model ${this.opts.model}.`),
+			);
 		const message = err instanceof Error ? err.message : String(err);
-		return new GatewayModelError(redact(`GenGateway: ${message}`), redact(`POST ${this.path}, model ${this.opts.model}.`));
+		return new GatewayModelError(
+			redact(`GenGateway: ${message}`),
+			redact(`POST ${this.path}, model ${this.opts.model}.`),
+		);
 	}
 }
 
 /** A chat answer's reasoning and its field, when the model sent one. */
-function reasoningOf(r: { reasoning: string; reasoningField?: ReasoningField }): Pick<Turn, 'reasoning' | 'reasoningField'> {
+function reasoningOf(r: {
+	reasoning: string;
+	reasoningField?: ReasoningField;
+}): Pick<Turn, 'reasoning' | 'reasoningField'> {
 	return r.reasoningField ? { reasoning: r.reasoning, reasoningField: r.reasoningField } : {};
 }
 
 /** Two calls' usage together (a JSON Schema answer and its repair request). */
 function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-	const out: TokenUsage = { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
+	const out: TokenUsage = {
+		promptTokens: a.promptTokens + b.promptTokens,
+		completionTokens: a.completionTokens + b.completionTokens,
+		totalTokens: a.totalTokens + b.totalTokens,
+	};
 	const cached = (a.inputTokenDetails?.cacheRead ?? 0) + (b.inputTokenDetails?.cacheRead ?? 0);
 	const reasoning = (a.outputTokenDetails?.reasoning ?? 0) + (b.outputTokenDetails?.reasoning ?? 0);
 	if (cached) out.inputTokenDetails = { cacheRead: cached };

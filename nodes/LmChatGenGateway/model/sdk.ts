@@ -67,7 +67,12 @@ export interface ChatModelConfig {
 
 /** The SDK's abstract class, as far as this package uses it. */
 export interface BaseChatModelClass {
-	new (provider: string, modelId: string, defaultConfig?: ChatModelConfig, tools?: Tool[]): {
+	new (
+		provider: string,
+		modelId: string,
+		defaultConfig?: ChatModelConfig,
+		tools?: Tool[],
+	): {
 		provider: string;
 		modelId: string;
 		defaultConfig?: ChatModelConfig;
@@ -94,7 +99,12 @@ export function loadAiNodeSdk(load: (id: string) => unknown = (id) => require(id
 	} catch {
 		sdk = undefined;
 	}
-	if (!sdk || typeof sdk.BaseChatModel !== 'function' || typeof sdk.supplyModel !== 'function' || typeof sdk.getParametersJsonSchema !== 'function') {
+	if (
+		!sdk ||
+		typeof sdk.BaseChatModel !== 'function' ||
+		typeof sdk.supplyModel !== 'function' ||
+		typeof sdk.getParametersJsonSchema !== 'function'
+	) {
 		throw new Error(SDK_MISSING_MESSAGE);
 	}
 	return sdk as AiNodeSdk;

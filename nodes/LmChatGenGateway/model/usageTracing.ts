@@ -17,20 +17,27 @@ type Parser = (result: unknown) => TokenCounts;
 const WRAPPED = Symbol.for('n8n-nodes-gen-gateway.usageParser');
 
 function countsOf(result: unknown): TokenCounts | undefined {
-	const u = (result as { llmOutput?: { tokenUsage?: Record<string, unknown> } } | undefined)?.llmOutput?.tokenUsage;
+	const u = (result as { llmOutput?: { tokenUsage?: Record<string, unknown> } } | undefined)
+		?.llmOutput?.tokenUsage;
 	if (!u) return undefined;
 	const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 	const prompt = n(u.promptTokens) ?? n(u.input_tokens);
 	const completion = n(u.completionTokens) ?? n(u.output_tokens);
 	if (prompt === undefined && completion === undefined) return undefined;
-	return { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: n(u.totalTokens) ?? n(u.total_tokens) ?? (prompt ?? 0) + (completion ?? 0) };
+	return {
+		promptTokens: prompt ?? 0,
+		completionTokens: completion ?? 0,
+		totalTokens: n(u.totalTokens) ?? n(u.total_tokens) ?? (prompt ?? 0) + (completion ?? 0),
+	};
 }
 
 export function readGatewayUsage<T>(model: T): T {
 	const m = model as { callbacks?: unknown; bindTools?: (...args: unknown[]) => unknown };
 	if (!m || typeof m !== 'object') return model;
 	for (const cb of Array.isArray(m.callbacks) ? m.callbacks : []) {
-		const options = (cb as { options?: { tokensUsageParser?: Parser & { [WRAPPED]?: true } } } | undefined)?.options;
+		const options = (
+			cb as { options?: { tokensUsageParser?: Parser & { [WRAPPED]?: true } } } | undefined
+		)?.options;
 		const parser = options?.tokensUsageParser;
 		if (typeof parser !== 'function' || parser[WRAPPED]) continue;
 		const wrapped = ((result: unknown) => {
@@ -42,6 +49,7 @@ export function readGatewayUsage<T>(model: T): T {
 		options!.tokensUsageParser = wrapped;
 	}
 	const bind = m.bindTools;
-	if (typeof bind === 'function') m.bindTools = (...args: unknown[]) => readGatewayUsage(bind.apply(model, args));
+	if (typeof bind === 'function')
+		m.bindTools = (...args: unknown[]) => readGatewayUsage(bind.apply(model, args));
 	return model;
 }

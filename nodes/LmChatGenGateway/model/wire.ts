@@ -44,7 +44,9 @@ export interface WireImage {
 }
 
 const reasoningOf = (content: MessageContent[]): string | undefined => {
-	const parts = content.filter((c) => c.type === 'reasoning' && typeof (c as { text?: unknown }).text === 'string');
+	const parts = content.filter(
+		(c) => c.type === 'reasoning' && typeof (c as { text?: unknown }).text === 'string',
+	);
 	return parts.length ? parts.map((c) => (c as { text: string }).text).join('') : undefined;
 };
 
@@ -60,11 +62,16 @@ export function imageFromUrl(url: string, detail?: string): WireImage {
 	const u = url.trim();
 	if (/^data:/i.test(u)) {
 		const m = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(u.slice(0, 200));
-		if (!m) throw new ImagePartError(`an image given as a Data URL must be data:image/<type>;base64,<data> (got ${JSON.stringify(u.slice(0, 40))}…)`);
+		if (!m)
+			throw new ImagePartError(
+				`an image given as a Data URL must be data:image/<type>;base64,<data> (got ${JSON.stringify(u.slice(0, 40))}…)`,
+			);
 		return { url: u, bytes: base64Bytes(u.slice(m[0].length)), ...(detail ? { detail } : {}) };
 	}
 	if (/^https?:\/\//i.test(u)) return { url: u, bytes: 0, ...(detail ? { detail } : {}) };
-	throw new ImagePartError(`an image must be a Data URL (data:image/…;base64,…) or an http(s) address (got ${JSON.stringify(u.slice(0, 40))})`);
+	throw new ImagePartError(
+		`an image must be a Data URL (data:image/…;base64,…) or an http(s) address (got ${JSON.stringify(u.slice(0, 40))})`,
+	);
 }
 
 /** The images of an SDK message: `file` contents of an image type (bytes or Base64, or an address in providerMetadata.url). */
@@ -72,21 +79,40 @@ function imagesOf(content: MessageContent[]): WireImage[] {
 	const out: WireImage[] = [];
 	for (const c of content) {
 		if (c.type !== 'file') continue;
-		const f = c as { mediaType?: unknown; data?: unknown; providerMetadata?: { url?: unknown; detail?: unknown } };
+		const f = c as {
+			mediaType?: unknown;
+			data?: unknown;
+			providerMetadata?: { url?: unknown; detail?: unknown };
+		};
 		const media = typeof f.mediaType === 'string' ? f.mediaType.toLowerCase() : '';
 		const url = typeof f.providerMetadata?.url === 'string' ? f.providerMetadata.url : undefined;
-		const detail = typeof f.providerMetadata?.detail === 'string' ? f.providerMetadata.detail : undefined;
+		const detail =
+			typeof f.providerMetadata?.detail === 'string' ? f.providerMetadata.detail : undefined;
 		if (url && (!f.data || typeof f.data !== 'string' || !f.data.length)) {
 			out.push(imageFromUrl(url, detail));
 			continue;
 		}
-		if (!media.startsWith('image/')) throw new ImagePartError(`a file part of type ${media || 'unknown'} cannot be sent: the gateway's chat takes text and images only`);
+		if (!media.startsWith('image/'))
+			throw new ImagePartError(
+				`a file part of type ${media || 'unknown'} cannot be sent: the gateway's chat takes text and images only`,
+			);
 		if (typeof f.data === 'string') {
-			if (/^data:/i.test(f.data) || /^https?:\/\//i.test(f.data)) out.push(imageFromUrl(f.data, detail));
-			else out.push({ url: `data:${media};base64,${f.data.replace(/\s+/g, '')}`, bytes: base64Bytes(f.data), ...(detail ? { detail } : {}) });
+			if (/^data:/i.test(f.data) || /^https?:\/\//i.test(f.data))
+				out.push(imageFromUrl(f.data, detail));
+			else
+				out.push({
+					url: `data:${media};base64,${f.data.replace(/\s+/g, '')}`,
+					bytes: base64Bytes(f.data),
+					...(detail ? { detail } : {}),
+				});
 		} else if (f.data instanceof Uint8Array) {
-			out.push({ url: `data:${media};base64,${Buffer.from(f.data).toString('base64')}`, bytes: f.data.length, ...(detail ? { detail } : {}) });
-		} else throw new ImagePartError(`an image part of type ${media} carries no data and no address`);
+			out.push({
+				url: `data:${media};base64,${Buffer.from(f.data).toString('base64')}`,
+				bytes: f.data.length,
+				...(detail ? { detail } : {}),
+			});
+		} else
+			throw new ImagePartError(`an image part of type ${media} carries no data and no address`);
 	}
 	return out;
 }
@@ -95,10 +121,16 @@ function imagesOf(content: MessageContent[]): WireImage[] {
 export function checkImageBounds(images: WireImage[]): void {
 	let total = 0;
 	for (const [i, img] of images.entries()) {
-		if (img.bytes > IMAGE_MAX_BYTES) throw new ImagePartError(`image ${i + 1} is ${(img.bytes / 1048576).toFixed(1)} MiB; the package sends images of at most ${IMAGE_MAX_BYTES / 1048576} MiB each`);
+		if (img.bytes > IMAGE_MAX_BYTES)
+			throw new ImagePartError(
+				`image ${i + 1} is ${(img.bytes / 1048576).toFixed(1)} MiB; the package sends images of at most ${IMAGE_MAX_BYTES / 1048576} MiB each`,
+			);
 		total += img.bytes;
 	}
-	if (total > IMAGES_MAX_BYTES) throw new ImagePartError(`the request's images are ${(total / 1048576).toFixed(1)} MiB together; the package sends at most ${IMAGES_MAX_BYTES / 1048576} MiB of images in one request`);
+	if (total > IMAGES_MAX_BYTES)
+		throw new ImagePartError(
+			`the request's images are ${(total / 1048576).toFixed(1)} MiB together; the package sends at most ${IMAGES_MAX_BYTES / 1048576} MiB of images in one request`,
+		);
 }
 
 /** Chat content of a user (or system) message: plain text, or parts when it holds images. */
@@ -109,12 +141,20 @@ function chatContent(m: Message, images: WireImage[]): unknown {
 	const parts: Json[] = [];
 	const text = textOf(m.content);
 	if (text) parts.push({ type: 'text', text });
-	for (const img of mine) parts.push({ type: 'image_url', image_url: { url: img.url, ...(img.detail ? { detail: img.detail } : {}) } });
+	for (const img of mine)
+		parts.push({
+			type: 'image_url',
+			image_url: { url: img.url, ...(img.detail ? { detail: img.detail } : {}) },
+		});
 	return parts;
 }
 
 /** The reasoning an assistant message with tool calls carries back: its own, else the one kept for its calls, else "" where the gateway thinks. */
-function reasoningBack(m: Message, calls: Array<{ id: string }>, source?: ReasoningSource): { field: ReasoningField; text: string } | undefined {
+function reasoningBack(
+	m: Message,
+	calls: Array<{ id: string }>,
+	source?: ReasoningSource,
+): { field: ReasoningField; text: string } | undefined {
 	const own = reasoningOf(m.content);
 	const kept = calls.map((c) => source?.byCall(c.id)).find((k) => k !== undefined);
 	const field = kept?.field ?? source?.field();
@@ -140,7 +180,11 @@ const resultText = (r: unknown): string => (typeof r === 'string' ? r : JSON.str
 function toolCallsOf(content: MessageContent[]): Array<{ id: string; name: string; args: string }> {
 	return content
 		.filter((c): c is Extract<MessageContent, { type: 'tool-call' }> => c.type === 'tool-call')
-		.map((c) => ({ id: c.toolCallId ?? '', name: c.toolName, args: typeof c.input === 'string' && c.input ? c.input : '{}' }));
+		.map((c) => ({
+			id: c.toolCallId ?? '',
+			name: c.toolName,
+			args: typeof c.input === 'string' && c.input ? c.input : '{}',
+		}));
 }
 
 function toolResultsOf(content: MessageContent[]): Array<{ id: string; output: string }> {
@@ -159,14 +203,22 @@ export function toChatMessages(messages: Message[], reasoning?: ReasoningSource)
 	const images: WireImage[] = [];
 	for (const m of messages) {
 		if (m.role === 'tool') {
-			for (const r of toolResultsOf(m.content)) out.push({ role: 'tool', tool_call_id: r.id, content: r.output });
+			for (const r of toolResultsOf(m.content))
+				out.push({ role: 'tool', tool_call_id: r.id, content: r.output });
 			continue;
 		}
 		if (m.role === 'assistant') {
 			const calls = toolCallsOf(m.content);
-			const msg: Json = { role: 'assistant', content: textOf(m.content) || (calls.length ? null : '') };
+			const msg: Json = {
+				role: 'assistant',
+				content: textOf(m.content) || (calls.length ? null : ''),
+			};
 			if (calls.length) {
-				msg.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+				msg.tool_calls = calls.map((c) => ({
+					id: c.id,
+					type: 'function',
+					function: { name: c.name, arguments: c.args },
+				}));
 				const back = reasoningBack(m, calls, reasoning);
 				if (back) msg[back.field] = back.text;
 			}
@@ -185,13 +237,15 @@ export function toResponsesInput(messages: Message[]): Json[] {
 	const images: WireImage[] = [];
 	for (const m of messages) {
 		if (m.role === 'tool') {
-			for (const r of toolResultsOf(m.content)) out.push({ type: 'function_call_output', call_id: r.id, output: r.output });
+			for (const r of toolResultsOf(m.content))
+				out.push({ type: 'function_call_output', call_id: r.id, output: r.output });
 			continue;
 		}
 		const text = textOf(m.content);
 		if (m.role === 'assistant') {
 			if (text) out.push({ role: 'assistant', content: text });
-			for (const c of toolCallsOf(m.content)) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args });
+			for (const c of toolCallsOf(m.content))
+				out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args });
 			continue;
 		}
 		const mine = imagesOf(m.content);
@@ -201,7 +255,12 @@ export function toResponsesInput(messages: Message[]): Json[] {
 		}
 		images.push(...mine);
 		const parts: Json[] = text ? [{ type: 'input_text', text }] : [];
-		for (const img of mine) parts.push({ type: 'input_image', image_url: img.url, ...(img.detail ? { detail: img.detail } : {}) });
+		for (const img of mine)
+			parts.push({
+				type: 'input_image',
+				image_url: img.url,
+				...(img.detail ? { detail: img.detail } : {}),
+			});
 		out.push({ role: m.role, content: parts });
 	}
 	checkImageBounds(images);
@@ -223,11 +282,19 @@ export function responsesReasoningFrom(response: Json | undefined): string | und
 }
 
 export function chatTools(tools: WireTool[]): Json[] {
-	return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.parameters } }));
+	return tools.map((t) => ({
+		type: 'function',
+		function: { name: t.name, description: t.description ?? '', parameters: t.parameters },
+	}));
 }
 
 export function responsesTools(tools: WireTool[]): Json[] {
-	return tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? '', parameters: t.parameters }));
+	return tools.map((t) => ({
+		type: 'function',
+		name: t.name,
+		description: t.description ?? '',
+		parameters: t.parameters,
+	}));
 }
 
 /**
@@ -235,10 +302,18 @@ export function responsesTools(tools: WireTool[]): Json[] {
  * empty string or null/undefined (no arguments: `{}`), or an object instead of a string. A string that is not
  * a JSON object is an invalid call (the agent is told, nothing is guessed).
  */
-export function repairArguments(raw: unknown): { ok: true; json: string } | { ok: false; error: string; raw: string } {
+export function repairArguments(
+	raw: unknown,
+): { ok: true; json: string } | { ok: false; error: string; raw: string } {
 	if (raw === undefined || raw === null) return { ok: true, json: '{}' };
-	if (typeof raw === 'object' && !Array.isArray(raw)) return { ok: true, json: JSON.stringify(raw) };
-	if (typeof raw !== 'string') return { ok: false, error: `the arguments are a ${Array.isArray(raw) ? 'list' : typeof raw}, not a JSON object`, raw: JSON.stringify(raw) };
+	if (typeof raw === 'object' && !Array.isArray(raw))
+		return { ok: true, json: JSON.stringify(raw) };
+	if (typeof raw !== 'string')
+		return {
+			ok: false,
+			error: `the arguments are a ${Array.isArray(raw) ? 'list' : typeof raw}, not a JSON object`,
+			raw: JSON.stringify(raw),
+		};
 	if (!raw.trim()) return { ok: true, json: '{}' };
 	let parsed: unknown;
 	try {
@@ -246,7 +321,8 @@ export function repairArguments(raw: unknown): { ok: true; json: string } | { ok
 	} catch {
 		return { ok: false, error: 'the arguments are not valid JSON', raw };
 	}
-	if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { ok: true, json: JSON.stringify(parsed) };
+	if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+		return { ok: true, json: JSON.stringify(parsed) };
 	return { ok: false, error: 'the arguments are not a JSON object', raw };
 }
 
@@ -262,17 +338,29 @@ export function toolCallContent(calls: RawToolCall[], turnId: string): MessageCo
 		const id = c.id || `call_${turnId}_${i}`;
 		const args = repairArguments(c.arguments);
 		if (args.ok) return { type: 'tool-call', toolCallId: id, toolName: c.name, input: args.json };
-		return { type: 'invalid-tool-call', toolCallId: id, name: c.name, args: args.raw, error: `Tool call ${c.name}: ${args.error}` };
+		return {
+			type: 'invalid-tool-call',
+			toolCallId: id,
+			name: c.name,
+			args: args.raw,
+			error: `Tool call ${c.name}: ${args.error}`,
+		};
 	});
 }
 
 /** The package's chat parser keeps `arguments` as text; an object the gateway sent in a plain answer is read from the body. */
 export function chatCallsFrom(parsed: ChatToolCall[], body?: Json): RawToolCall[] {
-	const message = (((body?.choices as Json[] | undefined)?.[0] ?? {}) as Json).message as Json | undefined;
+	const message = (((body?.choices as Json[] | undefined)?.[0] ?? {}) as Json).message as
+		Json | undefined;
 	const rawCalls = Array.isArray(message?.tool_calls) ? (message.tool_calls as Json[]) : [];
 	return parsed.map((c, i) => {
 		const rawArgs = ((rawCalls[i]?.function ?? {}) as Json).arguments;
-		return { id: c.id, name: c.function.name, arguments: rawArgs !== undefined && typeof rawArgs !== 'string' ? rawArgs : c.function.arguments };
+		return {
+			id: c.id,
+			name: c.function.name,
+			arguments:
+				rawArgs !== undefined && typeof rawArgs !== 'string' ? rawArgs : c.function.arguments,
+		};
 	});
 }
 
@@ -281,10 +369,15 @@ export function responsesCallsFrom(response: Json | undefined): RawToolCall[] {
 	const output = Array.isArray(response?.output) ? (response.output as Json[]) : [];
 	return output
 		.filter((o) => o && o.type === 'function_call' && typeof o.name === 'string')
-		.map((o) => ({ id: typeof o.call_id === 'string' ? o.call_id : typeof o.id === 'string' ? o.id : undefined, name: o.name as string, arguments: o.arguments }));
+		.map((o) => ({
+			id: typeof o.call_id === 'string' ? o.call_id : typeof o.id === 'string' ? o.id : undefined,
+			name: o.name as string,
+			arguments: o.arguments,
+		}));
 }
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const num = (v: unknown): number | undefined =>
+	typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 
 /** The gateway's own counts (chat: prompt/completion tokens; responses: input/output tokens). Undefined when it sent none: never estimated. */
 export function usageFrom(u: unknown): TokenUsage | undefined {
@@ -293,9 +386,18 @@ export function usageFrom(u: unknown): TokenUsage | undefined {
 	const prompt = num(x.prompt_tokens) ?? num(x.input_tokens);
 	const completion = num(x.completion_tokens) ?? num(x.output_tokens);
 	if (prompt === undefined && completion === undefined) return undefined;
-	const usage: TokenUsage = { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: num(x.total_tokens) ?? (prompt ?? 0) + (completion ?? 0) };
-	const cached = num(((x.prompt_tokens_details ?? x.input_tokens_details) as Json | undefined)?.cached_tokens);
-	const reasoning = num(((x.completion_tokens_details ?? x.output_tokens_details) as Json | undefined)?.reasoning_tokens);
+	const usage: TokenUsage = {
+		promptTokens: prompt ?? 0,
+		completionTokens: completion ?? 0,
+		totalTokens: num(x.total_tokens) ?? (prompt ?? 0) + (completion ?? 0),
+	};
+	const cached = num(
+		((x.prompt_tokens_details ?? x.input_tokens_details) as Json | undefined)?.cached_tokens,
+	);
+	const reasoning = num(
+		((x.completion_tokens_details ?? x.output_tokens_details) as Json | undefined)
+			?.reasoning_tokens,
+	);
 	if (cached !== undefined) usage.inputTokenDetails = { cacheRead: cached };
 	if (reasoning !== undefined) usage.outputTokenDetails = { reasoning };
 	return usage;

@@ -5,7 +5,13 @@
  * credential test's messages. The key is redacted where answers enter (the transport) and again here, where anything
  * leaves; the output contract's last guard (no state word of another state) is applied to every item here too.
  */
-import { NodeApiError, NodeOperationError, type IBinaryData, type IDataObject, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IBinaryData,
+	type IDataObject,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 import type { Readable } from 'node:stream';
 import { toNodeError } from '../errors';
 import { withoutForeignWords } from '../items/shapes';
@@ -15,14 +21,26 @@ import { REDACTED, redactorFor, type Redactor } from '../transport/redact';
 export interface ExitContext {
 	getNode(): import('n8n-workflow').INode;
 	addExecutionHints?(...hints: import('n8n-workflow').NodeExecutionHint[]): void;
-	sendChunk?(type: 'begin' | 'item' | 'end' | 'error', itemIndex: number, content?: IDataObject | string): unknown;
+	sendChunk?(
+		type: 'begin' | 'item' | 'end' | 'error',
+		itemIndex: number,
+		content?: IDataObject | string,
+	): unknown;
 	helpers?: object;
 }
 
 export type HintType = 'info' | 'warning' | 'danger';
 
 /** Binary metadata fields that hold text the package (or the gateway) chose. */
-const BINARY_TEXT_FIELDS = ['fileName', 'fileExtension', 'mimeType', 'fileType', 'directory', 'fileSize', 'fileFormat'] as const;
+const BINARY_TEXT_FIELDS = [
+	'fileName',
+	'fileExtension',
+	'mimeType',
+	'fileType',
+	'directory',
+	'fileSize',
+	'fileFormat',
+] as const;
 
 export class Exit {
 	private secrets: string[] = [];
@@ -32,7 +50,9 @@ export class Exit {
 
 	/** The key and the credential's other secrets this exit redacts (added by the credential read and the transport). */
 	addSecrets(secrets: Array<string | undefined>): void {
-		const more = secrets.filter((s): s is string => typeof s === 'string' && !!s && !this.secrets.includes(s));
+		const more = secrets.filter(
+			(s): s is string => typeof s === 'string' && !!s && !this.secrets.includes(s),
+		);
 		if (!more.length) return;
 		this.secrets = [...this.secrets, ...more];
 		this.redactor = redactorFor(this.secrets);
@@ -58,7 +78,10 @@ export class Exit {
 	item(item: INodeExecutionData): INodeExecutionData {
 		const json = this.redactor.value(withoutForeignWords(item.json));
 		const out: INodeExecutionData = { ...item, json };
-		if (item.binary) out.binary = Object.fromEntries(Object.entries(item.binary).map(([prop, b]) => [this.text(prop), this.binaryMeta(b)]));
+		if (item.binary)
+			out.binary = Object.fromEntries(
+				Object.entries(item.binary).map(([prop, b]) => [this.text(prop), this.binaryMeta(b)]),
+			);
 		if (item.error) out.error = this.scrubError(item.error);
 		return out;
 	}
@@ -77,16 +100,35 @@ export class Exit {
 	/** An execution hint, redacted. */
 	hint(message: string, type?: HintType): void {
 		if (typeof this.ctx.addExecutionHints !== 'function' || !message) return;
-		this.ctx.addExecutionHints({ message: this.text(message), location: 'outputPane', ...(type ? { type } : {}) });
+		this.ctx.addExecutionHints({
+			message: this.text(message),
+			location: 'outputPane',
+			...(type ? { type } : {}),
+		});
 	}
 
 	/** Binary data stored through n8n with a redacted file name and MIME type (n8n keeps both in its binary store). */
 	async binary(data: Buffer | Readable, fileName: string, mimeType: string): Promise<IBinaryData> {
-		const helpers = this.ctx.helpers as { prepareBinaryData?(data: Buffer | Readable, fileName?: string, mimeType?: string): Promise<IBinaryData> } | undefined;
+		const helpers = this.ctx.helpers as
+			| {
+					prepareBinaryData?(
+						data: Buffer | Readable,
+						fileName?: string,
+						mimeType?: string,
+					): Promise<IBinaryData>;
+			  }
+			| undefined;
 		const prepare = helpers?.prepareBinaryData;
 		if (typeof prepare !== 'function') throw new Error('this n8n context cannot store binary data');
 		const name = this.text(fileName);
-		return this.binaryMeta(await prepare.call(helpers, data, name === fileName ? name : name.replace(/\*\*\*/g, 'redacted'), this.text(mimeType)));
+		return this.binaryMeta(
+			await prepare.call(
+				helpers,
+				data,
+				name === fileName ? name : name.replace(/\*\*\*/g, 'redacted'),
+				this.text(mimeType),
+			),
+		);
 	}
 
 	/**
@@ -94,7 +136,12 @@ export class Exit {
 	 * An error about the whole batch (WHOLE_BATCH_ERRORS) names no item: n8n's editor would end its message in "[item 0]".
 	 */
 	error(err: unknown, itemIndex = 0): NodeApiError | NodeOperationError {
-		const nodeError = toNodeError(this.ctx.getNode(), err, isWholeBatch(err) ? undefined : itemIndex, this.secrets);
+		const nodeError = toNodeError(
+			this.ctx.getNode(),
+			err,
+			isWholeBatch(err) ? undefined : itemIndex,
+			this.secrets,
+		);
 		return this.scrubError(nodeError);
 	}
 
@@ -109,8 +156,16 @@ export class Exit {
 	 * where n8n does not stream this execution (n8n 1.x has no chat stream; a tool call never streams).
 	 */
 	chat(itemIndex: number, wanted = true): ChatOut {
-		const c = this.ctx as ExitContext & { isStreaming?: () => boolean; isToolExecution?: () => boolean };
-		const enabled = wanted && typeof c.isStreaming === 'function' && typeof c.sendChunk === 'function' && !(typeof c.isToolExecution === 'function' && c.isToolExecution()) && c.isStreaming();
+		const c = this.ctx as ExitContext & {
+			isStreaming?: () => boolean;
+			isToolExecution?: () => boolean;
+		};
+		const enabled =
+			wanted &&
+			typeof c.isStreaming === 'function' &&
+			typeof c.sendChunk === 'function' &&
+			!(typeof c.isToolExecution === 'function' && c.isToolExecution()) &&
+			c.isStreaming();
 		return new ChatOut(this.ctx, this.redactor, itemIndex, enabled);
 	}
 }

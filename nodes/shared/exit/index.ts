@@ -36,7 +36,10 @@ async function withKey(ctx: ExitContext & CredentialReader): Promise<Exit> {
 }
 
 /** A node's `execute`: its items and its errors leave through the Exit. */
-export async function runNode(ctx: ExitContext & CredentialReader, work: (exit: Exit) => Promise<INodeExecutionData[][]>): Promise<INodeExecutionData[][]> {
+export async function runNode(
+	ctx: ExitContext & CredentialReader,
+	work: (exit: Exit) => Promise<INodeExecutionData[][]>,
+): Promise<INodeExecutionData[][]> {
 	const exit = await withKey(ctx);
 	let outputs: INodeExecutionData[][];
 	try {
@@ -48,7 +51,11 @@ export async function runNode(ctx: ExitContext & CredentialReader, work: (exit: 
 }
 
 /** A sub-node's `supplyData` or a method (list search, credential test): its result and its errors leave through the Exit. */
-export async function runSupply<T>(ctx: ExitContext & CredentialReader, work: (exit: Exit) => Promise<T>, redactResult = true): Promise<T> {
+export async function runSupply<T>(
+	ctx: ExitContext & CredentialReader,
+	work: (exit: Exit) => Promise<T>,
+	redactResult = true,
+): Promise<T> {
 	const exit = await withKey(ctx);
 	try {
 		const result = await work(exit);

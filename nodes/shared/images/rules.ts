@@ -4,11 +4,35 @@ import { familyOf, isRetired } from '../models';
 import { bodyRuleSet, violate } from '../rules/body';
 
 /** alpha-image-2.5 request sizes (targets: a 1024 square may come back as 1024 or 1254). */
-export const ALPHA_25_SIZES = ['1024x1024', '1536x1024', '1024x1536', '1536x864', '864x1536', '1536x1152', '1152x1536', '1680x720'] as const;
+export const ALPHA_25_SIZES = [
+	'1024x1024',
+	'1536x1024',
+	'1024x1536',
+	'1536x864',
+	'864x1536',
+	'1536x1152',
+	'1152x1536',
+	'1680x720',
+] as const;
 /** alpha-image-2 tiers: the side of the square the spec validates with; the tier's pixel cap is that side squared. */
-export const ALPHA_2_TIER_CAP: Record<'1k' | '2k' | '4k', number> = { '1k': 1024, '2k': 2048, '4k': 2880 };
+export const ALPHA_2_TIER_CAP: Record<'1k' | '2k' | '4k', number> = {
+	'1k': 1024,
+	'2k': 2048,
+	'4k': 2880,
+};
 /** Aspect ratios the beta pro models recognise; flash adds BETA_FLASH_ONLY_RATIOS. */
-export const BETA_PRO_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
+export const BETA_PRO_RATIOS = [
+	'1:1',
+	'2:3',
+	'3:2',
+	'3:4',
+	'4:3',
+	'4:5',
+	'5:4',
+	'9:16',
+	'16:9',
+	'21:9',
+] as const;
 export const BETA_FLASH_ONLY_RATIOS = ['1:4', '1:8', '4:1', '8:1'] as const;
 
 export type ImageFamily = 'alpha-2.5' | 'alpha-2' | 'alpha-az' | 'beta';
@@ -46,7 +70,8 @@ export function betaRatios(model: string): readonly string[] {
 export function nativeRatioProblem(model: string, ratio: string): string | undefined {
 	if (imageFamily(model) !== 'beta') return undefined;
 	if (betaRatios(model).includes(ratio)) return undefined;
-	if ((BETA_FLASH_ONLY_RATIOS as readonly string[]).includes(ratio)) return `${ratio} is recognised by the beta flash models only; ${model} takes ${BETA_PRO_RATIOS.join(', ')}`;
+	if ((BETA_FLASH_ONLY_RATIOS as readonly string[]).includes(ratio))
+		return `${ratio} is recognised by the beta flash models only; ${model} takes ${BETA_PRO_RATIOS.join(', ')}`;
 	return `${model} takes ${betaRatios(model).join(', ')}`;
 }
 
@@ -100,7 +125,10 @@ function toMultiplesOf16(w: number, h: number, cap: number): [number, number] {
  * alpha-image-2.5 or alpha-image-2-az), an empty size, a size that is not `WxH`, or one over the cap (refused).
  * Delivered pixels can still differ by channel: the output reports the real size.
  */
-export function normalisedSize(model: string, size: string | undefined): NormalisedSize | undefined {
+export function normalisedSize(
+	model: string,
+	size: string | undefined,
+): NormalisedSize | undefined {
 	const tier = alpha2Tier(model);
 	const px = size ? parsePixels(size) : undefined;
 	if (!tier || !px || !size) return undefined;
@@ -111,8 +139,19 @@ export function normalisedSize(model: string, size: string | undefined): Normali
 	const out = `${width}x${height}`;
 	const changed = out !== size;
 	const rule = `multiples of 16, same aspect ratio, at most ${side}x${side} pixels for the ${TIER_NAME[tier]} tier`;
-	const note = changed ? `${model} normalises ${size} to ${out} (${rule}); delivered pixels can still differ, the output reports the real size` : `${model} takes ${size} as it is (${rule}); delivered pixels can still differ`;
-	return { requested: size, size: out, width, height, changed, tier: tier.toUpperCase() as '1K' | '2K' | '4K', pixelCap, note };
+	const note = changed
+		? `${model} normalises ${size} to ${out} (${rule}); delivered pixels can still differ, the output reports the real size`
+		: `${model} takes ${size} as it is (${rule}); delivered pixels can still differ`;
+	return {
+		requested: size,
+		size: out,
+		width,
+		height,
+		changed,
+		tier: tier.toUpperCase() as '1K' | '2K' | '4K',
+		pixelCap,
+		note,
+	};
 }
 
 /** The recognised ratio nearest to a pixel size (the beta adapter picks the nearest supported aspect ratio). */
@@ -141,17 +180,27 @@ export function sizeNote(model: string, size: string | undefined): string | unde
 	const px = size ? parsePixels(size) : undefined;
 	if (imageFamily(model) !== 'beta' || !px || !size) return undefined;
 	const suffix = tierSuffix(model);
-	const tier = suffix ? `${suffix.toUpperCase()} tier (locked by the model suffix)` : `${betaTierFor(size)} tier (from the longest side)`;
+	const tier = suffix
+		? `${suffix.toUpperCase()} tier (locked by the model suffix)`
+		: `${betaTierFor(size)} tier (from the longest side)`;
 	return `${model}: ${size} asks for the ${tier} at the nearest recognised ratio ${nearestBetaRatio(model, px.width, px.height)}; delivered pixels can differ, the output reports the real size`;
 }
 
 /** Why an alpha-image-2 size is refused (over the tier's pixel cap), or undefined. */
-function alpha2SizeProblem(model: string, px: { width: number; height: number }): string | undefined {
+function alpha2SizeProblem(
+	model: string,
+	px: { width: number; height: number },
+): string | undefined {
 	const tier = alpha2Tier(model)!;
 	const side = ALPHA_2_TIER_CAP[tier];
 	const pixels = px.width * px.height;
 	if (pixels <= side * side) return undefined;
-	const larger = tier === '1k' ? ' (alpha-image-2-2k and -4k allow more)' : tier === '2k' ? ' (alpha-image-2-4k allows more)' : '';
+	const larger =
+		tier === '1k'
+			? ' (alpha-image-2-2k and -4k allow more)'
+			: tier === '2k'
+				? ' (alpha-image-2-4k allows more)'
+				: '';
 	return `${px.width}x${px.height} is ${grouped(pixels)} pixels; the ${TIER_NAME[tier]} tier of ${model} allows at most ${side}x${side} = ${grouped(side * side)} pixels${larger}`;
 }
 
@@ -162,30 +211,100 @@ export const IMAGE_REQUEST_RULES = bodyRuleSet('Image request', {
 	schema: (): ZodTypeAny => imageRequestSchema,
 	valid: { model: 'alpha-image-2.5', prompt: 'a red fox', size: '1024x1024', n: 1 },
 	rules: {
-		modelRequired: { field: 'model', says: 'is required', good: [{ model: 'alpha-image-2' }], bad: [{ model: '' }] },
-		promptText: { field: 'prompt', says: 'must be text', good: [{ prompt: 'a fox, 42 times' }], bad: [{ prompt: 42 }, { prompt: ['a fox'] }] },
-		promptNotEmpty: { field: 'prompt', says: 'must not be empty', good: [{ prompt: ' a fox ' }], bad: [{ prompt: '   ' }, { prompt: '' }] },
+		modelRequired: {
+			field: 'model',
+			says: 'is required',
+			good: [{ model: 'alpha-image-2' }],
+			bad: [{ model: '' }],
+		},
+		promptText: {
+			field: 'prompt',
+			says: 'must be text',
+			good: [{ prompt: 'a fox, 42 times' }],
+			bad: [{ prompt: 42 }, { prompt: ['a fox'] }],
+		},
+		promptNotEmpty: {
+			field: 'prompt',
+			says: 'must not be empty',
+			good: [{ prompt: ' a fox ' }],
+			bad: [{ prompt: '   ' }, { prompt: '' }],
+		},
 		nNumber: { field: 'n', says: 'must be a number', good: [{ n: 4 }], bad: [{ n: 'two' }] },
 		nWhole: { field: 'n', says: 'must be a whole number', good: [{ n: 2 }], bad: [{ n: 1.5 }] },
-		nAtLeastOne: { field: 'n', says: 'must be at least 1', good: [{ n: 1 }], bad: [{ n: 0 }, { n: -2 }] },
-		retired: { field: 'model', says: "belongs to the retired 'special' beta series", good: [{ model: 'beta-3-pro-image-preview' }], bad: [{ model: 'beta-2-special-image' }] },
-		imageModel: { field: 'model', says: 'is not an image model', good: [{ model: 'omega-image-9' }], bad: [{ model: 'alpha-chat-4o' }] },
-		sizeNotRatio: { field: 'size', says: 'is a ratio, not a size', good: [{ size: '1536x864' }], bad: [{ size: '16:9' }] },
-		sizePixels: { field: 'size', says: 'must be a pixel string <width>x<height>', good: [{ model: 'beta-3-pro-image-preview', size: '1000x700' }], bad: [{ size: 'large' }, { model: 'beta-3-pro-image-preview', size: '0x512' }] },
-		alpha25Size: { field: 'size', says: `takes one of ${ALPHA_25_SIZES.join(', ')}`, good: ALPHA_25_SIZES.map((size) => ({ size })), bad: [{ size: '1000x1000' }, { size: '2048x2048' }] },
+		nAtLeastOne: {
+			field: 'n',
+			says: 'must be at least 1',
+			good: [{ n: 1 }],
+			bad: [{ n: 0 }, { n: -2 }],
+		},
+		retired: {
+			field: 'model',
+			says: "belongs to the retired 'special' beta series",
+			good: [{ model: 'beta-3-pro-image-preview' }],
+			bad: [{ model: 'beta-2-special-image' }],
+		},
+		imageModel: {
+			field: 'model',
+			says: 'is not an image model',
+			good: [{ model: 'omega-image-9' }],
+			bad: [{ model: 'alpha-chat-4o' }],
+		},
+		sizeNotRatio: {
+			field: 'size',
+			says: 'is a ratio, not a size',
+			good: [{ size: '1536x864' }],
+			bad: [{ size: '16:9' }],
+		},
+		sizePixels: {
+			field: 'size',
+			says: 'must be a pixel string <width>x<height>',
+			good: [{ model: 'beta-3-pro-image-preview', size: '1000x700' }],
+			bad: [{ size: 'large' }, { model: 'beta-3-pro-image-preview', size: '0x512' }],
+		},
+		alpha25Size: {
+			field: 'size',
+			says: `takes one of ${ALPHA_25_SIZES.join(', ')}`,
+			good: ALPHA_25_SIZES.map((size) => ({ size })),
+			bad: [{ size: '1000x1000' }, { size: '2048x2048' }],
+		},
 		alpha2TierCap: {
 			field: 'size',
 			says: 'pixels; the',
-			good: [{ model: 'alpha-image-2', size: '1024x1024' }, { model: 'alpha-image-2-2k', size: '2048x2048' }, { model: 'alpha-image-2-4k', size: '2880x2880' }, { model: 'alpha-image-2-1k', size: '1000x1000' }],
-			bad: [{ model: 'alpha-image-2', size: '1536x1024' }, { model: 'alpha-image-2-2k', size: '4096x4096' }, { model: 'alpha-image-2-4k', size: '2896x2896' }],
+			good: [
+				{ model: 'alpha-image-2', size: '1024x1024' },
+				{ model: 'alpha-image-2-2k', size: '2048x2048' },
+				{ model: 'alpha-image-2-4k', size: '2880x2880' },
+				{ model: 'alpha-image-2-1k', size: '1000x1000' },
+			],
+			bad: [
+				{ model: 'alpha-image-2', size: '1536x1024' },
+				{ model: 'alpha-image-2-2k', size: '4096x4096' },
+				{ model: 'alpha-image-2-4k', size: '2896x2896' },
+			],
 		},
-		alpha25Quality: { field: 'quality', says: 'alpha-image-2.5 takes auto or high', good: [{ quality: 'auto' }, { quality: 'high' }], bad: [{ quality: 'low' }] },
-		betaNoQuality: { field: 'quality', says: 'the beta family does not take quality', good: [{ model: 'beta-3-pro-image-preview' }], bad: [{ model: 'beta-3-pro-image-preview', quality: 'high' }] },
+		alpha25Quality: {
+			field: 'quality',
+			says: 'alpha-image-2.5 takes auto or high',
+			good: [{ quality: 'auto' }, { quality: 'high' }],
+			bad: [{ quality: 'low' }],
+		},
+		betaNoQuality: {
+			field: 'quality',
+			says: 'the beta family does not take quality',
+			good: [{ model: 'beta-3-pro-image-preview' }],
+			bad: [{ model: 'beta-3-pro-image-preview', quality: 'high' }],
+		},
 		nativeRatio: {
 			field: 'aspectRatio',
 			says: RATIO_LIST,
-			good: [{ model: 'beta-3-pro-image-preview', aspectRatio: '21:9' }, { model: 'beta-3.1-flash-image-preview', aspectRatio: '1:8' }],
-			bad: [{ model: 'beta-3-pro-image-preview', aspectRatio: '1:4' }, { model: 'beta-3.1-flash-image-preview', aspectRatio: '7:3' }],
+			good: [
+				{ model: 'beta-3-pro-image-preview', aspectRatio: '21:9' },
+				{ model: 'beta-3.1-flash-image-preview', aspectRatio: '1:8' },
+			],
+			bad: [
+				{ model: 'beta-3-pro-image-preview', aspectRatio: '1:4' },
+				{ model: 'beta-3.1-flash-image-preview', aspectRatio: '7:3' },
+			],
 		},
 	},
 });
@@ -199,7 +318,10 @@ export const imageRequestSchema = z
 		}),
 		size: z.string().optional(),
 		// the spec recommends 1 and sets no maximum
-		n: z.number({ invalid_type_error: R.nNumber.says }).int(R.nWhole.says).min(1, R.nAtLeastOne.says),
+		n: z
+			.number({ invalid_type_error: R.nNumber.says })
+			.int(R.nWhole.says)
+			.min(1, R.nAtLeastOne.says),
 		quality: z.string().optional(),
 		/** native mode only */
 		aspectRatio: z.string().optional(),
@@ -207,11 +329,21 @@ export const imageRequestSchema = z
 	.superRefine((v, ctx) => {
 		const fam = imageFamily(v.model);
 		if (isRetired(v.model)) {
-			violate(ctx, R.retired, ['model'], `${v.model} ${R.retired.says}, which is no longer in the gateway's catalog`);
+			violate(
+				ctx,
+				R.retired,
+				['model'],
+				`${v.model} ${R.retired.says}, which is no longer in the gateway's catalog`,
+			);
 			return;
 		}
 		if (!fam && familyOf(v.model) !== 'image') {
-			violate(ctx, R.imageModel, ['model'], `${v.model} ${R.imageModel.says} (the list offers the image models your key can call)`);
+			violate(
+				ctx,
+				R.imageModel,
+				['model'],
+				`${v.model} ${R.imageModel.says} (the list offers the image models your key can call)`,
+			);
 			return;
 		}
 		// an image model the package has no rules for goes as given: the catalogue changes, and the gateway is the authority
@@ -220,7 +352,12 @@ export const imageRequestSchema = z
 		if (size !== undefined && size !== '') {
 			const px = parsePixels(size);
 			if (/^\d+:\d+$/.test(size)) {
-				violate(ctx, R.sizeNotRatio, ['size'], `"${size}" ${R.sizeNotRatio.says}: use a pixel string such as 1536x864 (a ratio string falls back to a square)`);
+				violate(
+					ctx,
+					R.sizeNotRatio,
+					['size'],
+					`"${size}" ${R.sizeNotRatio.says}: use a pixel string such as 1536x864 (a ratio string falls back to a square)`,
+				);
 			} else if (!px) {
 				violate(ctx, R.sizePixels, ['size'], `${R.sizePixels.says}, e.g. 1024x1024`);
 			} else if (fam === 'alpha-2.5' && !(ALPHA_25_SIZES as readonly string[]).includes(size)) {
@@ -231,8 +368,15 @@ export const imageRequestSchema = z
 			}
 		}
 		if (v.quality !== undefined && v.quality !== '') {
-			if (fam === 'alpha-2.5' && !['auto', 'high'].includes(v.quality)) violate(ctx, R.alpha25Quality, ['quality'], `${R.alpha25Quality.says} (or leave it out)`);
-			if (fam === 'beta') violate(ctx, R.betaNoQuality, ['quality'], `${R.betaNoQuality.says} (its adaptation forwards prompt, size, n and references only)`);
+			if (fam === 'alpha-2.5' && !['auto', 'high'].includes(v.quality))
+				violate(ctx, R.alpha25Quality, ['quality'], `${R.alpha25Quality.says} (or leave it out)`);
+			if (fam === 'beta')
+				violate(
+					ctx,
+					R.betaNoQuality,
+					['quality'],
+					`${R.betaNoQuality.says} (its adaptation forwards prompt, size, n and references only)`,
+				);
 		}
 		if (v.aspectRatio !== undefined && v.aspectRatio !== '') {
 			const why = nativeRatioProblem(v.model, v.aspectRatio);
@@ -251,7 +395,10 @@ export function jsonEditConfirmed(model: string): boolean {
  * The spec: "n>1 can partially fail without full failure hints". Fewer images than asked stay a success (they were
  * paid for and are kept) that says how many are missing.
  */
-export function partialImagesWarning(expected: number | undefined, received: number): { images_expected?: number; images_received?: number; warning?: string } {
+export function partialImagesWarning(
+	expected: number | undefined,
+	received: number,
+): { images_expected?: number; images_received?: number; warning?: string } {
 	if (expected === undefined || !Number.isInteger(expected) || expected <= received) return {};
 	return {
 		images_expected: expected,

@@ -3,7 +3,14 @@
  * `status` (ours), `gateway_status` (the gateway's word, or null), and the fields that shape always carries.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { ITEM_STATUSES, STATE_FIELDS, STATE_WORDS, UNCERTAIN_NOTE, type FailedAt, type ItemStatus } from './vocabulary';
+import {
+	ITEM_STATUSES,
+	STATE_FIELDS,
+	STATE_WORDS,
+	UNCERTAIN_NOTE,
+	type FailedAt,
+	type ItemStatus,
+} from './vocabulary';
 
 const word = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
@@ -15,9 +22,16 @@ function shaped(status: ItemStatus, fields: IDataObject, extra: IDataObject = {}
  * A task the gateway accepted: `status` (ours) and `gateway_status` (the gateway's word), and `gateway_state` only where
  * the gateway sent a second word (an image task's `state`). The old name `state` is gone since 0.2.0 (see CHANGELOG).
  */
-export function submittedItem(fields: IDataObject, gateway: { status?: unknown; state?: unknown }): IDataObject {
+export function submittedItem(
+	fields: IDataObject,
+	gateway: { status?: unknown; state?: unknown },
+): IDataObject {
 	const state = word(gateway.state);
-	return shaped('submitted', fields, { gateway_status: word(gateway.status), ...(state === null ? {} : { gateway_state: state }), submission_uncertain: false });
+	return shaped('submitted', fields, {
+		gateway_status: word(gateway.status),
+		...(state === null ? {} : { gateway_state: state }),
+		submission_uncertain: false,
+	});
 }
 
 /** A request whose outcome is unknown: it may have been accepted and billed; never resent. */
@@ -26,10 +40,18 @@ export function uncertainItem(fields: IDataObject, reason: string): IDataObject 
 }
 
 export function completedItem(fields: IDataObject, gatewayStatus?: unknown): IDataObject {
-	return shaped('completed', fields, gatewayStatus === undefined ? {} : { gateway_status: word(gatewayStatus) });
+	return shaped(
+		'completed',
+		fields,
+		gatewayStatus === undefined ? {} : { gateway_status: word(gatewayStatus) },
+	);
 }
 
-export function runningItem(fields: IDataObject, gatewayStatus: unknown, extra: IDataObject): IDataObject {
+export function runningItem(
+	fields: IDataObject,
+	gatewayStatus: unknown,
+	extra: IDataObject,
+): IDataObject {
 	return shaped('running', fields, { gateway_status: word(gatewayStatus), ...extra });
 }
 
@@ -39,7 +61,11 @@ export function quotedItem(fields: IDataObject): IDataObject {
 }
 
 /** A failed item on a regular output (Task Wait's Failed output, a paid node's failure under Continue). */
-export function failedItem(fields: IDataObject, failedAt: FailedAt, extra: IDataObject): IDataObject {
+export function failedItem(
+	fields: IDataObject,
+	failedAt: FailedAt,
+	extra: IDataObject,
+): IDataObject {
 	return shaped('failed', fields, { failed_at: failedAt, ...extra });
 }
 
@@ -59,7 +85,8 @@ export function userFields(json: IDataObject): IDataObject {
  */
 export function withoutForeignWords(json: IDataObject): IDataObject {
 	const status = json.status;
-	if (typeof status !== 'string' || !Object.prototype.hasOwnProperty.call(ITEM_STATUSES, status)) return json;
+	if (typeof status !== 'string' || !Object.prototype.hasOwnProperty.call(ITEM_STATUSES, status))
+		return json;
 	const own = new Set<string>(['status', ...STATE_FIELDS[status as ItemStatus]]);
 	let out: IDataObject | undefined;
 	for (const k of Object.keys(json)) {

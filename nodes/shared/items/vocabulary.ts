@@ -6,8 +6,10 @@ export const ITEM_STATUSES = {
 	submitted: 'the gateway accepted the task; wait for it with Task Wait (task_id)',
 	completed: 'the result is here: files checked whole, or the text answer',
 	failed: 'the item failed; failed_at says where, submitted whether it reached the gateway',
-	running: "the wait (Task Wait, or Image Submit's Wait for Result) ended before the task did (handed_back says why); wait again with its task_id",
-	uncertain: 'the request may have been accepted and billed, and was not resent; check the usage records',
+	running:
+		"the wait (Task Wait, or Image Submit's Wait for Result) ended before the task did (handed_back says why); wait again with its task_id",
+	uncertain:
+		'the request may have been accepted and billed, and was not resent; check the usage records',
 	quoted: 'Quote Only: the item was checked and priced (cost), nothing was sent',
 } as const;
 
@@ -15,17 +17,20 @@ export type ItemStatus = keyof typeof ITEM_STATUSES;
 
 export const FAILED_AT = {
 	validation: "the item's parameters, expressions, binaries or rules: nothing was sent",
-	budget: "Max Expected Spend refused the batch before its first paid request: nothing was sent",
-	submit: 'the gateway refused the request (4xx, 429 until the submit window closed) or it never left: nothing was created',
+	budget: 'Max Expected Spend refused the batch before its first paid request: nothing was sent',
+	submit:
+		'the gateway refused the request (4xx, 429 until the submit window closed) or it never left: nothing was created',
 	task: 'the task was created and then failed',
 	download: 'the task succeeded but its result could not be downloaded or is not a usable file',
-	answer: 'the gateway answered 2xx, but the answer is unusable (no image, a stream cut or ended by an error)',
+	answer:
+		'the gateway answered 2xx, but the answer is unusable (no image, a stream cut or ended by an error)',
 } as const;
 
 export type FailedAt = keyof typeof FAILED_AT;
 
 /** The one note of an item whose request may have been accepted (and billed) without the package knowing. */
-export const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request and billed it. It was not resent: check the usage records (or the task) before sending it again.';
+export const UNCERTAIN_NOTE =
+	'The gateway may have accepted this paid request and billed it. It was not resent: check the usage records (or the task) before sending it again.';
 
 /**
  * The fields a state owns: the words that say where an item stands. An item in a state carries only its own state's
@@ -35,8 +40,25 @@ export const UNCERTAIN_NOTE = 'The gateway may have accepted this paid request a
  * `gateway_status` is the gateway's word at the time of the item's state: a state that knows none sets it to null.
  */
 export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
-	submitted: ['gateway_status', 'gateway_state', 'submission_uncertain', 'task', 'billing_status', 'http_status'],
-	completed: ['gateway_status', 'files', 'billing_status', 'progress', 'usage', 'fee', 'warning', 'images_expected', 'images_received'],
+	submitted: [
+		'gateway_status',
+		'gateway_state',
+		'submission_uncertain',
+		'task',
+		'billing_status',
+		'http_status',
+	],
+	completed: [
+		'gateway_status',
+		'files',
+		'billing_status',
+		'progress',
+		'usage',
+		'fee',
+		'warning',
+		'images_expected',
+		'images_received',
+	],
 	failed: [
 		'gateway_status',
 		'failed_at',
@@ -55,7 +77,15 @@ export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
 		'note',
 	],
 	running: ['gateway_status', 'progress', 'handed_back', 'deadline_at', 'last_error', 'note'],
-	uncertain: ['gateway_status', 'submission_uncertain', 'reason', 'note', 'billing_status', 'http_status', 'task'],
+	uncertain: [
+		'gateway_status',
+		'submission_uncertain',
+		'reason',
+		'note',
+		'billing_status',
+		'http_status',
+		'task',
+	],
 	quoted: [],
 };
 
@@ -66,4 +96,8 @@ export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
 export const RETIRED_WORDS: readonly string[] = ['state'];
 
 /** Every state word of the contract: the fields an item's state owns, `status` itself, and the retired words. */
-export const STATE_WORDS: ReadonlySet<string> = new Set(['status', ...Object.values(STATE_FIELDS).flat(), ...RETIRED_WORDS]);
+export const STATE_WORDS: ReadonlySet<string> = new Set([
+	'status',
+	...Object.values(STATE_FIELDS).flat(),
+	...RETIRED_WORDS,
+]);

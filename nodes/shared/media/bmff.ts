@@ -21,7 +21,13 @@ export interface BmffRules {
 	sampleTables?: boolean;
 }
 
-export const MP4_RULES: BmffRules = { format: 'MP4', required: ['ftyp', 'moov', 'mdat'], nonEmpty: ['mdat'], containers: {}, sampleTables: true };
+export const MP4_RULES: BmffRules = {
+	format: 'MP4',
+	required: ['ftyp', 'moov', 'mdat'],
+	nonEmpty: ['mdat'],
+	containers: {},
+	sampleTables: true,
+};
 
 /** the largest `moov` box kept to be parsed (a generated video's is a few KiB to a few MiB) */
 export const MAX_MOOV_BYTES = 64 * 1024 * 1024;
@@ -95,34 +101,46 @@ export class BmffChecker {
 	end(): { bytes: number; brand?: string; framed?: FramedSamples } {
 		const f = (why: string) => this.fail(why);
 		if (this.pos === 0) throw f('the file is empty');
-		if (this.headerBytes) throw f(`it ends inside a box header at byte ${this.pos - this.headerBytes} (cut short)`);
+		if (this.headerBytes)
+			throw f(`it ends inside a box header at byte ${this.pos - this.headerBytes} (cut short)`);
 		const open = this.levels.at(-1)!;
 		if (this.toEnd) this.payload.set(open.type, this.pos - this.toEnd);
 		else if (this.skip > 0 || this.levels.length > 1) {
 			const short = (this.levels.length > 1 ? open.end : this.pos + this.skip) - this.pos;
-			throw f(`it ends inside its '${this.levels.length > 1 ? open.type : this.current}' box, ${short} bytes short (cut short)`);
+			throw f(
+				`it ends inside its '${this.levels.length > 1 ? open.type : this.current}' box, ${short} bytes short (cut short)`,
+			);
 		}
-		for (const t of this.rules.required) if (!this.top.has(t)) throw f(`it has no '${t}' box${t === 'mdat' ? ' (no media data): header only' : ''}`);
-		for (const t of this.rules.nonEmpty) if (!this.payload.get(t)) throw f(`its '${t}' box is empty: header only`);
+		for (const t of this.rules.required)
+			if (!this.top.has(t))
+				throw f(`it has no '${t}' box${t === 'mdat' ? ' (no media data): header only' : ''}`);
+		for (const t of this.rules.nonEmpty)
+			if (!this.payload.get(t)) throw f(`its '${t}' box is empty: header only`);
 		const framed = this.rules.sampleTables ? this.checkSampleTables() : undefined;
 		return { bytes: this.pos, brand: this.brand, ...(framed ? { framed } : {}) };
 	}
 
 	private checkSampleTables(): FramedSamples {
 		const mdats = this.mdats.map((m) => ({ start: m.start, end: Math.min(m.end, this.pos) }));
-		return parseMoov(this.moov?.data ?? Buffer.alloc(0), this.moov?.at ?? 0, (start, end, track) => {
-			let lo = 0;
-			let hi = mdats.length - 1;
-			while (lo < hi) {
-				const mid = (lo + hi + 1) >> 1;
-				if (mdats[mid].start <= start) lo = mid;
-				else hi = mid - 1;
-			}
-			const m = mdats[lo];
-			if (!(start >= m.start && end <= m.end)) {
-				throw this.fail(`a chunk of track ${track} (bytes ${start} to ${end}) lies ${end > this.pos ? 'past the end of the file (cut short)' : 'outside its media data'}`);
-			}
-		}).framed;
+		return parseMoov(
+			this.moov?.data ?? Buffer.alloc(0),
+			this.moov?.at ?? 0,
+			(start, end, track) => {
+				let lo = 0;
+				let hi = mdats.length - 1;
+				while (lo < hi) {
+					const mid = (lo + hi + 1) >> 1;
+					if (mdats[mid].start <= start) lo = mid;
+					else hi = mid - 1;
+				}
+				const m = mdats[lo];
+				if (!(start >= m.start && end <= m.end)) {
+					throw this.fail(
+						`a chunk of track ${track} (bytes ${start} to ${end}) lies ${end > this.pos ? 'past the end of the file (cut short)' : 'outside its media data'}`,
+					);
+				}
+			},
+		).framed;
 	}
 
 	private fail(why: string): InvalidMediaError {
@@ -144,9 +162,14 @@ export class BmffChecker {
 		const type = h.toString('latin1', 4, 8);
 		const parent = this.levels.at(-1)!;
 		const atTop = this.levels.length === 1;
-		if (!/^[\x20-\x7e]{4}$/.test(type)) throw this.fail(`no box at byte ${start} (${atTop && this.boxes ? 'bytes that are not a box follow the last one: padded or joined file' : 'damaged data'})`);
-		if (atTop && this.boxes === 0 && type !== 'ftyp') throw this.fail(`its first box is '${type}', not 'ftyp'`);
-		if (atTop && this.boxes > 0 && type === 'ftyp') throw this.fail(`a second 'ftyp' box at byte ${start} (joined files)`);
+		if (!/^[\x20-\x7e]{4}$/.test(type))
+			throw this.fail(
+				`no box at byte ${start} (${atTop && this.boxes ? 'bytes that are not a box follow the last one: padded or joined file' : 'damaged data'})`,
+			);
+		if (atTop && this.boxes === 0 && type !== 'ftyp')
+			throw this.fail(`its first box is '${type}', not 'ftyp'`);
+		if (atTop && this.boxes > 0 && type === 'ftyp')
+			throw this.fail(`a second 'ftyp' box at byte ${start} (joined files)`);
 		let size: number;
 		const small = h.readUInt32BE(0);
 		if (small === 1) {
@@ -154,10 +177,13 @@ export class BmffChecker {
 			if (big > MAX_SAFE) throw this.fail(`its '${type}' box claims ${big} bytes`);
 			size = Number(big);
 		} else size = small === 0 ? Infinity : small;
-		if (size < h.length) throw this.fail(`its '${type}' box at byte ${start} has an impossible size of ${size} bytes`);
-		if (size === Infinity && !atTop) throw this.fail(`its '${type}' box inside '${parent.type}' has no size`);
+		if (size < h.length)
+			throw this.fail(`its '${type}' box at byte ${start} has an impossible size of ${size} bytes`);
+		if (size === Infinity && !atTop)
+			throw this.fail(`its '${type}' box inside '${parent.type}' has no size`);
 		const end = start + size;
-		if (end > parent.end) throw this.fail(`its '${type}' box runs past the end of its '${parent.type}' box`);
+		if (end > parent.end)
+			throw this.fail(`its '${type}' box runs past the end of its '${parent.type}' box`);
 		if (atTop) {
 			this.boxes++;
 			if (type === 'ftyp' && size < 16) throw this.fail(`its 'ftyp' box is too short`);
@@ -173,7 +199,8 @@ export class BmffChecker {
 			return;
 		}
 		if (type === 'ftyp' && atTop) this.capture = { type, want: 4, got: [], at: this.pos };
-		if (type === 'moov' && atTop && this.rules.sampleTables) this.capture = { type, want: length, got: [], at: this.pos };
+		if (type === 'moov' && atTop && this.rules.sampleTables)
+			this.capture = { type, want: length, got: [], at: this.pos };
 		this.skip = length;
 		if (size === Infinity) {
 			// a box "to the end of the file": whatever follows is its payload
@@ -186,10 +213,14 @@ export class BmffChecker {
 
 	/** What MP4 asks of a top-level box as it opens: one `moov` of bounded size, `mdat` ranges noted, no fragments. */
 	private topLevel(type: string, start: number, head: number, size: number): void {
-		if (type === 'moof') throw this.fail(`it is a fragmented MP4 (a 'moof' box at byte ${start}): not accepted`);
+		if (type === 'moof')
+			throw this.fail(`it is a fragmented MP4 (a 'moof' box at byte ${start}): not accepted`);
 		if (type === 'moov') {
 			if (this.top.has('moov')) throw this.fail(`a second 'moov' box at byte ${start}`);
-			if (size === Infinity || size - head > MAX_MOOV_BYTES) throw this.fail(`its 'moov' box ${size === Infinity ? 'has no size' : `holds ${size - head} bytes, more than the ${MAX_MOOV_BYTES} accepted`}`);
+			if (size === Infinity || size - head > MAX_MOOV_BYTES)
+				throw this.fail(
+					`its 'moov' box ${size === Infinity ? 'has no size' : `holds ${size - head} bytes, more than the ${MAX_MOOV_BYTES} accepted`}`,
+				);
 		}
 		if (type === 'mdat') {
 			if (this.mdats.length >= MAX_MDATS) throw this.fail(`more than ${MAX_MDATS} 'mdat' boxes`);
@@ -220,6 +251,7 @@ export class BmffChecker {
 	}
 
 	private checkContainer(level: Level): void {
-		for (const t of this.rules.containers[level.type] ?? []) if (!level.children.has(t)) throw this.fail(`its '${level.type}' box has no '${t}' box`);
+		for (const t of this.rules.containers[level.type] ?? [])
+			if (!level.children.has(t)) throw this.fail(`its '${level.type}' box has no '${t}' box`);
 	}
 }

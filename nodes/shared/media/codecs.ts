@@ -132,11 +132,18 @@ function range(name: string, v: number, max: number): string | undefined {
 	return v > max ? `${name} ${v} (at most ${max})` : undefined;
 }
 
-function cropped(w: number, h: number, unitX: number, unitY: number, crop: number[] | undefined): Parsed<{ width: number; height: number }> {
+function cropped(
+	w: number,
+	h: number,
+	unitX: number,
+	unitY: number,
+	crop: number[] | undefined,
+): Parsed<{ width: number; height: number }> {
 	if (!crop) return { width: w, height: h };
 	const width = w - unitX * (crop[0] + crop[1]);
 	const height = h - unitY * (crop[2] + crop[3]);
-	if (width < 1 || height < 1) return `its cropping (${crop.join(', ')}) leaves no picture of ${w}x${h}`;
+	if (width < 1 || height < 1)
+		return `its cropping (${crop.join(', ')}) leaves no picture of ${w}x${h}`;
 	return { width, height };
 }
 
@@ -146,7 +153,8 @@ export function parseH264Sps(nal: Buffer): Parsed<SpsSize> {
 		const r = new Bits(nal, 1);
 		const profile = r.u(8);
 		r.u(16); // constraint flags, level_idc
-		if (!H264_PROFILES.includes(profile)) return `its sequence parameter set has profile_idc ${profile}, not an H.264 profile decoders read (${H264_PROFILES.join(', ')})`;
+		if (!H264_PROFILES.includes(profile))
+			return `its sequence parameter set has profile_idc ${profile}, not an H.264 profile decoders read (${H264_PROFILES.join(', ')})`;
 		const id = r.ue();
 		let chroma = 1;
 		let separate = 0;
@@ -155,7 +163,8 @@ export function parseH264Sps(nal: Buffer): Parsed<SpsSize> {
 			chroma = r.ue();
 			bad ??= range('chroma_format_idc', chroma, 3);
 			if (chroma === 3) separate = r.u(1);
-			bad ??= range('bit_depth_luma_minus8', r.ue(), 6) ?? range('bit_depth_chroma_minus8', r.ue(), 6);
+			bad ??=
+				range('bit_depth_luma_minus8', r.ue(), 6) ?? range('bit_depth_chroma_minus8', r.ue(), 6);
 			r.u(1); // qpprime_y_zero_transform_bypass_flag
 			if (r.u(1)) {
 				for (let i = 0; i < (chroma === 3 ? 12 : 8); i++) {
@@ -163,7 +172,8 @@ export function parseH264Sps(nal: Buffer): Parsed<SpsSize> {
 					for (let j = 0, last = 8, next = 8; j < (i < 6 ? 16 : 64); j++) {
 						if (next) {
 							const delta = r.se();
-							if (delta < -128 || delta > 127) return `its sequence parameter set has a scaling-list delta of ${delta}`;
+							if (delta < -128 || delta > 127)
+								return `its sequence parameter set has a scaling-list delta of ${delta}`;
 							next = (last + delta + 256) % 256;
 						}
 						last = next || last;
@@ -195,7 +205,8 @@ export function parseH264Sps(nal: Buffer): Parsed<SpsSize> {
 		r.u(1); // vui_parameters_present_flag: the fields above all fit
 		const codedWidth = mbsWide * 16;
 		const codedHeight = (2 - frameMbsOnly) * mapUnitsHigh * 16;
-		if (codedWidth > MAX_SIDE || codedHeight > MAX_SIDE) return `its sequence parameter set gives a picture of ${codedWidth}x${codedHeight}, beyond any generated video`;
+		if (codedWidth > MAX_SIDE || codedHeight > MAX_SIDE)
+			return `its sequence parameter set gives a picture of ${codedWidth}x${codedHeight}, beyond any generated video`;
 		const arrayType = separate ? 0 : chroma;
 		const unitX = arrayType === 0 || arrayType === 3 ? 1 : 2;
 		const unitY = (arrayType === 1 ? 2 : 1) * (2 - frameMbsOnly);
@@ -236,8 +247,11 @@ function profileTierLevel(r: Bits, maxSubLayersMinus1: number): Parsed<number> {
 		}
 		if (level) r.u(8);
 	}
-	const profile = H265_PROFILES.includes(idc) ? idc : H265_PROFILES.find((p) => (compatible >>> (31 - p)) & 1);
-	if (space !== 0 || profile === undefined) return `general_profile_space ${space}, general_profile_idc ${idc}: not an H.265 profile decoders read (${H265_PROFILES.join(', ')})`;
+	const profile = H265_PROFILES.includes(idc)
+		? idc
+		: H265_PROFILES.find((p) => (compatible >>> (31 - p)) & 1);
+	if (space !== 0 || profile === undefined)
+		return `general_profile_space ${space}, general_profile_idc ${idc}: not an H.265 profile decoders read (${H265_PROFILES.join(', ')})`;
 	return profile;
 }
 
@@ -247,7 +261,8 @@ export function parseH265Sps(nal: Buffer): Parsed<SpsSize> {
 		const r = new Bits(nal, 2);
 		const vps = r.u(4);
 		const maxSubLayersMinus1 = r.u(3);
-		if (maxSubLayersMinus1 > 6) return `its sequence parameter set has sps_max_sub_layers_minus1 ${maxSubLayersMinus1} (at most 6)`;
+		if (maxSubLayersMinus1 > 6)
+			return `its sequence parameter set has sps_max_sub_layers_minus1 ${maxSubLayersMinus1} (at most 6)`;
 		r.u(1);
 		const profile = profileTierLevel(r, maxSubLayersMinus1);
 		if (typeof profile === 'string') return `its sequence parameter set has ${profile}`;
@@ -261,9 +276,16 @@ export function parseH265Sps(nal: Buffer): Parsed<SpsSize> {
 		const crop = r.u(1) ? [r.ue(), r.ue(), r.ue(), r.ue()] : undefined;
 		bad = range('bit_depth_luma_minus8', r.ue(), 8) ?? range('bit_depth_chroma_minus8', r.ue(), 8);
 		if (bad) return `its sequence parameter set has ${bad}`;
-		if (codedWidth < 1 || codedHeight < 1 || codedWidth > MAX_SIDE || codedHeight > MAX_SIDE) return `its sequence parameter set gives a picture of ${codedWidth}x${codedHeight}`;
+		if (codedWidth < 1 || codedHeight < 1 || codedWidth > MAX_SIDE || codedHeight > MAX_SIDE)
+			return `its sequence parameter set gives a picture of ${codedWidth}x${codedHeight}`;
 		const arrayType = separate ? 0 : chroma;
-		const size = cropped(codedWidth, codedHeight, arrayType === 1 || arrayType === 2 ? 2 : 1, arrayType === 1 ? 2 : 1, crop);
+		const size = cropped(
+			codedWidth,
+			codedHeight,
+			arrayType === 1 || arrayType === 2 ? 2 : 1,
+			arrayType === 1 ? 2 : 1,
+			crop,
+		);
 		if (typeof size === 'string') return `its sequence parameter set: ${size}`;
 		return { id, profile, ...size, codedWidth, codedHeight, vps, maxSubLayersMinus1 };
 	});
@@ -275,7 +297,8 @@ function parseH265Pps(nal: Buffer): Parsed<{ id: number; sps: number }> {
 		const r = new Bits(nal, 2);
 		const id = r.ue();
 		const sps = r.ue();
-		const bad = range('pps_pic_parameter_set_id', id, 63) ?? range('pps_seq_parameter_set_id', sps, 15);
+		const bad =
+			range('pps_pic_parameter_set_id', id, 63) ?? range('pps_seq_parameter_set_id', sps, 15);
 		return bad ? `its picture parameter set has ${bad}` : { id, sps };
 	});
 }
@@ -298,7 +321,8 @@ interface ConfigSets {
 function avcConfig(d: Buffer): Parsed<ConfigSets> {
 	if (d.length < 7) return 'is too short';
 	if (d[0] !== 1) return `has configurationVersion ${d[0]} (1 is the only version)`;
-	if (!H264_PROFILES.includes(d[1])) return `names profile ${d[1]}, not an H.264 profile decoders read (${H264_PROFILES.join(', ')})`;
+	if (!H264_PROFILES.includes(d[1]))
+		return `names profile ${d[1]}, not an H.264 profile decoders read (${H264_PROFILES.join(', ')})`;
 	const lengthSize = (d[4] & 3) + 1;
 	if (lengthSize === 3) return 'gives 3-byte NAL lengths';
 	const sets = new Map<number, Buffer[]>();
@@ -309,8 +333,10 @@ function avcConfig(d: Buffer): Parsed<ConfigSets> {
 			const len = d.readUInt16BE(p);
 			p += 2;
 			if (!len || p + len > d.length) return `is damaged (its parameter sets do not fit it)`;
-			if ((d[p] & 0x1f) !== want || d[p] & 0x80) return `is damaged (a parameter set of NAL type ${d[p] & 0x1f}${d[p] & 0x80 ? ' with its forbidden bit set' : ''} where type ${want} belongs)`;
-			if (d[p + len - 1] === 0) return `is damaged (a parameter set of type ${want} ends in a zero byte)`;
+			if ((d[p] & 0x1f) !== want || d[p] & 0x80)
+				return `is damaged (a parameter set of NAL type ${d[p] & 0x1f}${d[p] & 0x80 ? ' with its forbidden bit set' : ''} where type ${want} belongs)`;
+			if (d[p + len - 1] === 0)
+				return `is damaged (a parameter set of type ${want} ends in a zero byte)`;
 			sets.set(want, [...(sets.get(want) ?? []), d.subarray(p, p + len)]);
 			p += len;
 		}
@@ -322,7 +348,8 @@ function avcConfig(d: Buffer): Parsed<ConfigSets> {
 	bad = read(d[p++], 8);
 	if (bad) return bad;
 	if (p === d.length) return { lengthSize, sets };
-	if (AVC_PLAIN_PROFILES.includes(d[1]) || p + 4 > d.length) return 'is damaged (bytes follow its picture parameter sets)';
+	if (AVC_PLAIN_PROFILES.includes(d[1]) || p + 4 > d.length)
+		return 'is damaged (bytes follow its picture parameter sets)';
 	const extensions = d[p + 3];
 	p += 4;
 	bad = read(extensions, 13);
@@ -343,7 +370,11 @@ function hevcConfig(d: Buffer): Parsed<ConfigSets> {
 	if (d[0] !== 1) return `has configurationVersion ${d[0]} (1 is the only version)`;
 	const idc = d[1] & 0x1f;
 	const compatible = d.readUInt32BE(2);
-	if (d[1] >> 6 || !(H265_PROFILES.includes(idc) || H265_PROFILES.some((p) => (compatible >>> (31 - p)) & 1))) return `names profile space ${d[1] >> 6}, profile ${idc}: not an H.265 profile decoders read (${H265_PROFILES.join(', ')})`;
+	if (
+		d[1] >> 6 ||
+		!(H265_PROFILES.includes(idc) || H265_PROFILES.some((p) => (compatible >>> (31 - p)) & 1))
+	)
+		return `names profile space ${d[1] >> 6}, profile ${idc}: not an H.265 profile decoders read (${H265_PROFILES.join(', ')})`;
 	const lengthSize = (d[21] & 3) + 1;
 	if (lengthSize === 3) return 'gives 3-byte NAL lengths';
 	const sets = new Map<number, Buffer[]>();
@@ -351,7 +382,8 @@ function hevcConfig(d: Buffer): Parsed<ConfigSets> {
 	for (let a = 0, arrays = d[22]; a < arrays; a++) {
 		if (p + 3 > d.length) return 'is damaged (its parameter sets do not fit it)';
 		const type = d[p] & 0x3f;
-		if (!HVCC_ARRAY_TYPES.includes(type)) return `is damaged (an array of NAL type ${type}; only ${HVCC_ARRAY_TYPES.join(', ')} belong there)`;
+		if (!HVCC_ARRAY_TYPES.includes(type))
+			return `is damaged (an array of NAL type ${type}; only ${HVCC_ARRAY_TYPES.join(', ')} belong there)`;
 		const n = d.readUInt16BE(p + 1);
 		p += 3;
 		for (let k = 0; k < n; k++) {
@@ -360,10 +392,12 @@ function hevcConfig(d: Buffer): Parsed<ConfigSets> {
 			p += 2;
 			if (len < 3 || p + len > d.length) return 'is damaged (its parameter sets do not fit it)';
 			const h = d.readUInt16BE(p);
-			if (h >> 15 || ((h >> 9) & 0x3f) !== type) return `is damaged (a unit of NAL type ${(h >> 9) & 0x3f}${h >> 15 ? ' with its forbidden bit set' : ''} in its array of type ${type})`;
+			if (h >> 15 || ((h >> 9) & 0x3f) !== type)
+				return `is damaged (a unit of NAL type ${(h >> 9) & 0x3f}${h >> 15 ? ' with its forbidden bit set' : ''} in its array of type ${type})`;
 			const layer = (h >> 3) & 0x3f;
 			const tid = (h & 7) - 1;
-			if (layer || tid < 0 || (tid > 0 && (type === 32 || type === 33))) return `is damaged (a unit of type ${type} of layer ${layer}, TemporalId ${tid})`;
+			if (layer || tid < 0 || (tid > 0 && (type === 32 || type === 33)))
+				return `is damaged (a unit of type ${type} of layer ${layer}, TemporalId ${tid})`;
 			if (d[p + len - 1] === 0) return `is damaged (a unit of type ${type} ends in a zero byte)`;
 			sets.set(type, [...(sets.get(type) ?? []), d.subarray(p, p + len)]);
 			p += len;
@@ -373,15 +407,28 @@ function hevcConfig(d: Buffer): Parsed<ConfigSets> {
 }
 
 /** The boxes after a sample entry's fixed fields (`skip` bytes), which must tile the rest of it. */
-export function entryBoxes(entry: EntryBox, skip: number, track: number, children: (parent: EntryBox) => EntryBox[]): EntryBox[] {
-	if (entry.data.length < skip) throw fail(`the '${entry.type}' sample description of track ${track} is too short`);
+export function entryBoxes(
+	entry: EntryBox,
+	skip: number,
+	track: number,
+	children: (parent: EntryBox) => EntryBox[],
+): EntryBox[] {
+	if (entry.data.length < skip)
+		throw fail(`the '${entry.type}' sample description of track ${track} is too short`);
 	return children({ type: entry.type, data: entry.data.subarray(skip), at: entry.at + skip });
 }
 
 /** Refuses an encrypted entry: `encv`/`enca`, or any entry carrying protection info (`sinf`). */
-function refuseEncrypted(entry: EntryBox, boxes: EntryBox[] | undefined, kind: string, track: number): void {
+function refuseEncrypted(
+	entry: EntryBox,
+	boxes: EntryBox[] | undefined,
+	kind: string,
+	track: number,
+): void {
 	if (entry.type === 'encv' || entry.type === 'enca' || boxes?.some((b) => b.type === 'sinf')) {
-		throw fail(`its ${kind} track ${track} is encrypted (its sample entry is '${entry.type}'${boxes?.some((b) => b.type === 'sinf') ? " with protection info, 'sinf'" : ''}): it cannot be decoded without its key, and is not accepted`);
+		throw fail(
+			`its ${kind} track ${track} is encrypted (its sample entry is '${entry.type}'${boxes?.some((b) => b.type === 'sinf') ? " with protection info, 'sinf'" : ''}): it cannot be decoded without its key, and is not accepted`,
+		);
 	}
 }
 
@@ -393,33 +440,49 @@ function refuseEncrypted(entry: EntryBox, boxes: EntryBox[] | undefined, kind: s
  * configuration (and for H.265 every SPS a VPS of it). `avc1` needs an SPS and a PPS in its configuration, `hvc1`
  * a VPS, an SPS and a PPS; `avc3` and `hev1` may carry them in the samples instead (then the first sample must).
  */
-export function videoEntry(entry: EntryBox, track: number, children: (parent: EntryBox) => EntryBox[]): VideoEntry {
+export function videoEntry(
+	entry: EntryBox,
+	track: number,
+	children: (parent: EntryBox) => EntryBox[],
+): VideoEntry {
 	let boxes: EntryBox[] | undefined;
 	try {
-		boxes = entry.data.length >= 78 ? children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 78 }) : undefined;
+		boxes =
+			entry.data.length >= 78
+				? children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 78 })
+				: undefined;
 	} catch {
 		boxes = undefined;
 	}
 	refuseEncrypted(entry, boxes, 'video', track);
 	if (!(VIDEO_ENTRIES as readonly string[]).includes(entry.type)) {
-		throw fail(`the video sample entry of track ${track} is '${entry.type}', not a codec this node vouches for (accepted: ${ACCEPTED_VIDEO})`);
+		throw fail(
+			`the video sample entry of track ${track} is '${entry.type}', not a codec this node vouches for (accepted: ${ACCEPTED_VIDEO})`,
+		);
 	}
 	boxes = entryBoxes(entry, 78, track, children);
 	const h265 = entry.type === 'hvc1' || entry.type === 'hev1';
 	const name = h265 ? 'hvcC' : 'avcC';
 	const configs = boxes.filter((k) => k.type === name);
-	if (configs.length !== 1) throw fail(`the '${entry.type}' sample description of track ${track} has ${configs.length ? `${configs.length} '${name}' boxes` : `no '${name}' decoder configuration`}`);
+	if (configs.length !== 1)
+		throw fail(
+			`the '${entry.type}' sample description of track ${track} has ${configs.length ? `${configs.length} '${name}' boxes` : `no '${name}' decoder configuration`}`,
+		);
 	const where = `its '${name}' box of track ${track}`;
 	const config = h265 ? hevcConfig(configs[0].data) : avcConfig(configs[0].data);
 	if (typeof config === 'string') throw fail(`${where} ${config}`);
 	const width = entry.data.readUInt16BE(24);
 	const height = entry.data.readUInt16BE(26);
-	if (!width || !height) throw fail(`the '${entry.type}' sample description of track ${track} gives a picture of ${width}x${height}`);
+	if (!width || !height)
+		throw fail(
+			`the '${entry.type}' sample description of track ${track} gives a picture of ${width}x${height}`,
+		);
 
 	const [VPS, SPS, PPS] = h265 ? [32, 33, 34] : [0, 7, 8];
 	const needed = entry.type === 'avc1' ? [SPS, PPS] : entry.type === 'hvc1' ? [VPS, SPS, PPS] : [];
 	const names: Record<number, string> = { [VPS]: 'video', [SPS]: 'sequence', [PPS]: 'picture' };
-	for (const t of needed) if (!config.sets.get(t)?.length) throw fail(`${where} has no ${names[t]} parameter set`);
+	for (const t of needed)
+		if (!config.sets.get(t)?.length) throw fail(`${where} has no ${names[t]} parameter set`);
 
 	const params = new ParameterSets(h265 ? Codec.H265 : Codec.H264, width, height);
 	for (const t of [VPS, SPS, PPS]) {
@@ -430,10 +493,19 @@ export function videoEntry(entry: EntryBox, track: number, children: (parent: En
 	}
 	if (params.sps.size && !params.sizeMatched) {
 		const s = [...params.sps.values()][0];
-		throw fail(`the '${entry.type}' sample description of track ${track} says ${width}x${height} but its sequence parameter set codes ${s.width}x${s.height}${s.codedWidth !== s.width || s.codedHeight !== s.height ? ` (${s.codedWidth}x${s.codedHeight} before cropping)` : ''}`);
+		throw fail(
+			`the '${entry.type}' sample description of track ${track} says ${width}x${height} but its sequence parameter set codes ${s.width}x${s.height}${s.codedWidth !== s.width || s.codedHeight !== s.height ? ` (${s.codedWidth}x${s.codedHeight} before cropping)` : ''}`,
+		);
 	}
-	const firstSampleNeeds = (h265 ? [VPS, SPS, PPS] : [SPS, PPS]).filter((t) => !config.sets.get(t)?.length);
-	return { codec: h265 ? Codec.H265 : Codec.H264, lengthSize: config.lengthSize, firstSampleNeeds, params };
+	const firstSampleNeeds = (h265 ? [VPS, SPS, PPS] : [SPS, PPS]).filter(
+		(t) => !config.sets.get(t)?.length,
+	);
+	return {
+		codec: h265 ? Codec.H265 : Codec.H264,
+		lengthSize: config.lengthSize,
+		firstSampleNeeds,
+		params,
+	};
 }
 
 /**
@@ -468,7 +540,9 @@ export class ParameterSets {
 
 	/** the highest TemporalId a NAL unit may have: sps_max_sub_layers_minus1 of the SPSs held (6 before any) */
 	get maxTemporalId(): number {
-		return this.sps.size ? Math.max(...[...this.sps.values()].map((s) => s.maxSubLayersMinus1 ?? 0)) : 6;
+		return this.sps.size
+			? Math.max(...[...this.sps.values()].map((s) => s.maxSubLayersMinus1 ?? 0))
+			: 6;
 	}
 
 	/** Whether a NAL unit of this type is a parameter set (to be read whole and added). */
@@ -488,8 +562,11 @@ export class ParameterSets {
 		if (type === (h265 ? 33 : 7)) {
 			const sps = h265 ? parseH265Sps(nal) : parseH264Sps(nal);
 			if (typeof sps === 'string') return sps;
-			if (h265 && this.vps.size && !this.vps.has(sps.vps!)) return `its sequence parameter set names video parameter set ${sps.vps}, which is not there`;
-			const fits = (sps.width === this.width && sps.height === this.height) || (sps.codedWidth === this.width && sps.codedHeight === this.height);
+			if (h265 && this.vps.size && !this.vps.has(sps.vps!))
+				return `its sequence parameter set names video parameter set ${sps.vps}, which is not there`;
+			const fits =
+				(sps.width === this.width && sps.height === this.height) ||
+				(sps.codedWidth === this.width && sps.codedHeight === this.height);
 			if (inBand && !this.sps.size && !this.inBand && !fits) {
 				return `its sequence parameter set codes ${sps.width}x${sps.height}, but its sample description says ${this.width}x${this.height}`;
 			}
@@ -500,7 +577,8 @@ export class ParameterSets {
 		}
 		const pps = h265 ? parseH265Pps(nal) : parseH264Pps(nal);
 		if (typeof pps === 'string') return pps;
-		if (!this.sps.has(pps.sps)) return `its picture parameter set names sequence parameter set ${pps.sps}, which is not there`;
+		if (!this.sps.has(pps.sps))
+			return `its picture parameter set names sequence parameter set ${pps.sps}, which is not there`;
 		this.pps.add(pps.id);
 		return undefined;
 	}
@@ -539,7 +617,8 @@ function audioSpecificConfig(asc: Buffer): string | undefined {
 			return i === 15 ? r.u(24) : i <= 12 ? i : -1;
 		};
 		let type = objectType();
-		if (!AAC_OBJECT_TYPES.includes(type)) return `audio object type ${type}, not AAC (${AAC_OBJECT_TYPES.join(', ')})`;
+		if (!AAC_OBJECT_TYPES.includes(type))
+			return `audio object type ${type}, not AAC (${AAC_OBJECT_TYPES.join(', ')})`;
 		if (frequency() < 0) return 'a reserved sampling frequency index';
 		const channels = r.u(4);
 		if (channels < 1 || channels > 7) return `channel configuration ${channels} (1 to 7 accepted)`;
@@ -560,32 +639,53 @@ function audioSpecificConfig(asc: Buffer): string | undefined {
  * encrypted, holding one `esds` whose ES descriptor's decoder configuration names AAC (MPEG-4 Audio, or MPEG-2 AAC
  * Main or LC) as an audio stream, with a decoder-specific AudioSpecificConfig that audioSpecificConfig accepts.
  */
-export function audioEntry(entry: EntryBox, track: number, children: (parent: EntryBox) => EntryBox[]): void {
+export function audioEntry(
+	entry: EntryBox,
+	track: number,
+	children: (parent: EntryBox) => EntryBox[],
+): void {
 	let boxes: EntryBox[] | undefined;
 	try {
-		boxes = entry.data.length >= 28 ? children({ type: entry.type, data: entry.data.subarray(28), at: entry.at + 28 }) : undefined;
+		boxes =
+			entry.data.length >= 28
+				? children({ type: entry.type, data: entry.data.subarray(28), at: entry.at + 28 })
+				: undefined;
 	} catch {
 		boxes = undefined;
 	}
 	refuseEncrypted(entry, boxes, 'audio', track);
-	if (entry.type !== 'mp4a') throw fail(`the audio sample entry of track ${track} is '${entry.type}', not a codec this node vouches for (accepted: ${ACCEPTED_AUDIO})`);
-	if (entry.data.length >= 10 && entry.data.readUInt16BE(8) !== 0) throw fail(`the 'mp4a' sample description of track ${track} is of version ${entry.data.readUInt16BE(8)} (0 is accepted)`);
+	if (entry.type !== 'mp4a')
+		throw fail(
+			`the audio sample entry of track ${track} is '${entry.type}', not a codec this node vouches for (accepted: ${ACCEPTED_AUDIO})`,
+		);
+	if (entry.data.length >= 10 && entry.data.readUInt16BE(8) !== 0)
+		throw fail(
+			`the 'mp4a' sample description of track ${track} is of version ${entry.data.readUInt16BE(8)} (0 is accepted)`,
+		);
 	boxes = entryBoxes(entry, 28, track, children);
 	const esds = boxes.filter((k) => k.type === 'esds');
-	if (esds.length !== 1) throw fail(`the 'mp4a' sample description of track ${track} has ${esds.length ? `${esds.length} 'esds' boxes` : "no 'esds' decoder configuration"}`);
+	if (esds.length !== 1)
+		throw fail(
+			`the 'mp4a' sample description of track ${track} has ${esds.length ? `${esds.length} 'esds' boxes` : "no 'esds' decoder configuration"}`,
+		);
 	const where = `its 'esds' box of track ${track}`;
 	const d = esds[0].data;
 	if (d.length < 4 || d[0] !== 0) throw fail(`${where} is damaged`);
 	const es = descriptor(d, 4);
-	if (!es || es.tag !== 3 || es.next !== d.length || es.body.length < 3) throw fail(`${where} is damaged (no ES descriptor filling it)`);
+	if (!es || es.tag !== 3 || es.next !== d.length || es.body.length < 3)
+		throw fail(`${where} is damaged (no ES descriptor filling it)`);
 	const flags = es.body[2];
 	let p = 3 + (flags & 0x80 ? 2 : 0);
 	if (flags & 0x40) p += 1 + (es.body[p] ?? 0);
 	if (flags & 0x20) p += 2;
 	const dc = descriptor(es.body, p);
-	if (!dc || dc.tag !== 4 || dc.body.length < 13) throw fail(`${where} is damaged (no decoder configuration descriptor)`);
+	if (!dc || dc.tag !== 4 || dc.body.length < 13)
+		throw fail(`${where} is damaged (no decoder configuration descriptor)`);
 	const oti = dc.body[0];
-	if (!AAC_OBJECT_INDICATIONS.includes(oti) || dc.body[1] >> 2 !== 5) throw fail(`${where} names objectTypeIndication 0x${oti.toString(16)}, stream type ${dc.body[1] >> 2}: not AAC audio (accepted: ${ACCEPTED_AUDIO})`);
+	if (!AAC_OBJECT_INDICATIONS.includes(oti) || dc.body[1] >> 2 !== 5)
+		throw fail(
+			`${where} names objectTypeIndication 0x${oti.toString(16)}, stream type ${dc.body[1] >> 2}: not AAC audio (accepted: ${ACCEPTED_AUDIO})`,
+		);
 	const dsi = descriptor(dc.body, 13);
 	if (!dsi || dsi.tag !== 5 || !dsi.body.length) throw fail(`${where} has no AudioSpecificConfig`);
 	const bad = audioSpecificConfig(dsi.body);
@@ -664,9 +764,11 @@ export class NalSampleCheck {
 	private picture(kind: number, name: string): string | undefined {
 		if (this.first && this.pictures === 0) {
 			const missing = this.entry.firstSampleNeeds.filter((t) => !this.seen.has(t));
-			if (missing.length) return `${this.where} is the first and its picture comes before the parameter sets (NAL types ${missing.join(', ')}) that neither it nor the decoder configuration carries`;
+			if (missing.length)
+				return `${this.where} is the first and its picture comes before the parameter sets (NAL types ${missing.join(', ')}) that neither it nor the decoder configuration carries`;
 		}
-		if (this.kind >= 0 && this.kind !== kind) return `${this.where} mixes ${name} slices with others (one picture per sample, all its slices of one kind)`;
+		if (this.kind >= 0 && this.kind !== kind)
+			return `${this.where} mixes ${name} slices with others (one picture per sample, all its slices of one kind)`;
 		this.kind = kind;
 		this.pictures++;
 		return undefined;
@@ -675,14 +777,20 @@ export class NalSampleCheck {
 	private h264(b: number): string | undefined {
 		const type = b & 0x1f;
 		const ref = b >> 5;
-		if (b & 0x80) return `${this.where} holds a NAL unit with its forbidden bit set (byte 0x${b.toString(16)}): not H.264 data`;
-		if (type >= 2 && type <= 4) return `${this.where} holds a data-partitioned slice (NAL type ${type}), which decoders do not implement`;
-		if (!H264_SAMPLE_TYPES.has(type)) return `${this.where} holds a NAL unit of type ${type}, ${type === 0 || type >= 24 ? 'unspecified' : 'reserved'} in H.264: not H.264 data`;
-		if (type === 5 && !ref) return `${this.where} holds an IDR slice with nal_ref_idc 0 (H.264 requires it non-zero)`;
-		if (H264_UNREFERENCED.has(type) && ref) return `${this.where} holds a NAL unit of type ${type} with nal_ref_idc ${ref} (H.264 requires 0)`;
+		if (b & 0x80)
+			return `${this.where} holds a NAL unit with its forbidden bit set (byte 0x${b.toString(16)}): not H.264 data`;
+		if (type >= 2 && type <= 4)
+			return `${this.where} holds a data-partitioned slice (NAL type ${type}), which decoders do not implement`;
+		if (!H264_SAMPLE_TYPES.has(type))
+			return `${this.where} holds a NAL unit of type ${type}, ${type === 0 || type >= 24 ? 'unspecified' : 'reserved'} in H.264: not H.264 data`;
+		if (type === 5 && !ref)
+			return `${this.where} holds an IDR slice with nal_ref_idc 0 (H.264 requires it non-zero)`;
+		if (H264_UNREFERENCED.has(type) && ref)
+			return `${this.where} holds a NAL unit of type ${type} with nal_ref_idc ${ref} (H.264 requires 0)`;
 		this.seen.add(type);
 		if (type !== 1 && type !== 5) return undefined;
-		if (this.refZero >= 0 && this.refZero !== (ref ? 0 : 1)) return `${this.where} mixes reference and non-reference slices`;
+		if (this.refZero >= 0 && this.refZero !== (ref ? 0 : 1))
+			return `${this.where} mixes reference and non-reference slices`;
 		this.refZero = ref ? 0 : 1;
 		return this.picture(type, type === 5 ? 'IDR' : 'non-IDR');
 	}
@@ -691,13 +799,19 @@ export class NalSampleCheck {
 		const type = (h >> 9) & 0x3f;
 		const layer = (h >> 3) & 0x3f;
 		const tid = (h & 7) - 1;
-		if (h >> 15) return `${this.where} holds a NAL unit with its forbidden bit set (bytes 0x${h.toString(16)}): not H.265 data`;
+		if (h >> 15)
+			return `${this.where} holds a NAL unit with its forbidden bit set (bytes 0x${h.toString(16)}): not H.265 data`;
 		if (layer) return undefined;
-		if (!h265Valid(type)) return `${this.where} holds a NAL unit of type ${type}, ${type >= 48 ? 'unspecified' : 'reserved'} in H.265: not H.265 data`;
-		if (tid < 0) return `${this.where} holds a NAL unit of type ${type} with nuh_temporal_id_plus1 0 (not H.265 data)`;
-		if (tid > this.params.maxTemporalId) return `${this.where} holds a NAL unit of TemporalId ${tid}, above the ${this.params.maxTemporalId} its sequence parameter set allows`;
-		if (tid && (h265Irap(type) || type === 32 || type === 33 || type === 36 || type === 37)) return `${this.where} holds a NAL unit of type ${type} with TemporalId ${tid} (H.265 requires 0)`;
-		if (!tid && type >= 2 && type <= 7) return `${this.where} holds a temporal sub-layer switching picture (type ${type}) at TemporalId 0`;
+		if (!h265Valid(type))
+			return `${this.where} holds a NAL unit of type ${type}, ${type >= 48 ? 'unspecified' : 'reserved'} in H.265: not H.265 data`;
+		if (tid < 0)
+			return `${this.where} holds a NAL unit of type ${type} with nuh_temporal_id_plus1 0 (not H.265 data)`;
+		if (tid > this.params.maxTemporalId)
+			return `${this.where} holds a NAL unit of TemporalId ${tid}, above the ${this.params.maxTemporalId} its sequence parameter set allows`;
+		if (tid && (h265Irap(type) || type === 32 || type === 33 || type === 36 || type === 37))
+			return `${this.where} holds a NAL unit of type ${type} with TemporalId ${tid} (H.265 requires 0)`;
+		if (!tid && type >= 2 && type <= 7)
+			return `${this.where} holds a temporal sub-layer switching picture (type ${type}) at TemporalId 0`;
 		this.seen.add(type);
 		if (!h265Vcl(type)) return undefined;
 		return this.picture(type, `type ${type}`);
@@ -705,12 +819,15 @@ export class NalSampleCheck {
 
 	/** After the sample's last unit: the reason the sample is not one picture a decoder can take there, or undefined. */
 	end(): string | undefined {
-		if (!this.pictures) return `${this.where} holds no picture (no ${this.entry.codec === Codec.H265 ? 'base-layer slice' : 'slice of NAL type 1 or 5'})`;
+		if (!this.pictures)
+			return `${this.where} holds no picture (no ${this.entry.codec === Codec.H265 ? 'base-layer slice' : 'slice of NAL type 1 or 5'})`;
 		const h265 = this.entry.codec === Codec.H265;
 		const randomAccess = h265 ? h265Irap(this.kind) : this.kind === 5;
 		const what = h265 ? 'an IRAP picture (NAL types 16 to 21)' : 'an IDR picture (NAL type 5)';
-		if (this.first && !randomAccess) return `${this.where} is the first and is not ${what}: a decoder cannot start there`;
-		if (randomAccess && !this.sync) return `${this.where} holds ${what} but is not a sync sample in its 'stss' table`;
+		if (this.first && !randomAccess)
+			return `${this.where} is the first and is not ${what}: a decoder cannot start there`;
+		if (randomAccess && !this.sync)
+			return `${this.where} holds ${what} but is not a sync sample in its 'stss' table`;
 		return undefined;
 	}
 }

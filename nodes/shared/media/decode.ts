@@ -23,7 +23,10 @@ function sharp(): typeof sharpType {
 	return loaded;
 }
 
-const reason = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200);
+const reason = (err: unknown) =>
+	String((err as Error)?.message ?? err)
+		.split('\n')[0]
+		.slice(0, 200);
 
 /** Decodes the whole image (every frame) or throws InvalidMediaError; `format` names it in messages. */
 export async function decodeFully(b: Buffer, format: string, limits: ImageLimits): Promise<void> {
@@ -31,7 +34,10 @@ export async function decodeFully(b: Buffer, format: string, limits: ImageLimits
 	try {
 		lib = sharp();
 	} catch (err) {
-		throw invalid(format, `it cannot be decoded on this machine (the image library did not load: ${reason(err)})`);
+		throw invalid(
+			format,
+			`it cannot be decoded on this machine (the image library did not load: ${reason(err)})`,
+		);
 	}
 	await decodes.run(async () => {
 		let meta: sharpType.Metadata;
@@ -43,12 +49,25 @@ export async function decodeFully(b: Buffer, format: string, limits: ImageLimits
 		const width = meta.width ?? 0;
 		const frameHeight = meta.pageHeight ?? meta.height ?? 0;
 		const frames = meta.pages ?? 1;
-		if (width < 1 || frameHeight < 1) throw invalid(format, `its size ${width}x${frameHeight} is not a picture`);
-		if (width > limits.maxSide || frameHeight > limits.maxSide || width * frameHeight * frames > limits.maxPixels) {
-			throw invalid(format, `its ${frames > 1 ? `${frames} frames of ` : ''}${width}x${frameHeight} pixels are beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels in all)`);
+		if (width < 1 || frameHeight < 1)
+			throw invalid(format, `its size ${width}x${frameHeight} is not a picture`);
+		if (
+			width > limits.maxSide ||
+			frameHeight > limits.maxSide ||
+			width * frameHeight * frames > limits.maxPixels
+		) {
+			throw invalid(
+				format,
+				`its ${frames > 1 ? `${frames} frames of ` : ''}${width}x${frameHeight} pixels are beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels in all)`,
+			);
 		}
 		try {
-			await lib(b, { failOn: 'warning', animated: true, limitInputPixels: limits.maxPixels, sequentialRead: true })
+			await lib(b, {
+				failOn: 'warning',
+				animated: true,
+				limitInputPixels: limits.maxPixels,
+				sequentialRead: true,
+			})
 				.extractChannel(0)
 				.timeout({ seconds: DECODE_TIMEOUT_SECONDS })
 				.raw({ depth: 'uchar' })

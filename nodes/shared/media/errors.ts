@@ -20,10 +20,19 @@ export interface ImageLimits {
 
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxSide: 16384, maxPixels: 100_000_000 };
 
-export function checkDimensions(format: string, width: number, height: number, limits: ImageLimits): void {
-	if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw invalid(format, `its size ${width}x${height} is not a picture`);
+export function checkDimensions(
+	format: string,
+	width: number,
+	height: number,
+	limits: ImageLimits,
+): void {
+	if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+		throw invalid(format, `its size ${width}x${height} is not a picture`);
 	if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
-		throw invalid(format, `its size ${width}x${height} is beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels)`);
+		throw invalid(
+			format,
+			`its size ${width}x${height} is beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels)`,
+		);
 	}
 }
 

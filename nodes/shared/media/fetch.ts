@@ -62,16 +62,28 @@ async function withRetries<T>(a: Attempting, attempt: (n: number) => Promise<T>)
 			const exhausted = caught instanceof OpenFailed;
 			const err = exhausted ? caught.cause : caught;
 			if (err instanceof GatewayNetworkError && err.cancelled) throw err;
-			if (a.transport.signal?.aborted) throw new GatewayNetworkError('Execution cancelled', 'CANCELLED', false, true);
+			if (a.transport.signal?.aborted)
+				throw new GatewayNetworkError('Execution cancelled', 'CANCELLED', false, true);
 			if (err instanceof ResultInvalidError) throw err;
-			if (err instanceof InvalidMediaError) throw new ResultInvalidError(`the ${a.what} is not a usable file: ${err.message}`);
-			if (err instanceof BodyError && err.failure === 'TOO_LARGE') throw new ResultInvalidError(`the ${a.what} is too large: ${err.message}`);
+			if (err instanceof InvalidMediaError)
+				throw new ResultInvalidError(`the ${a.what} is not a usable file: ${err.message}`);
+			if (err instanceof BodyError && err.failure === 'TOO_LARGE')
+				throw new ResultInvalidError(`the ${a.what} is too large: ${err.message}`);
 			const reason = (err as Error).message;
 			if (!retryable(err) && !(err instanceof BodyError && err.failure === 'DEADLINE')) {
 				throw new ResultInvalidError(`the ${a.what} could not be downloaded: ${reason}`);
 			}
-			const delay = backoffDelay(n, policy, err instanceof GatewayHttpError ? err.retryAfterMs : undefined);
-			if (exhausted || !retryable(err) || n >= policy.maxAttempts || Date.now() + delay >= Math.min(a.deadline, a.retryUntil ?? Infinity)) {
+			const delay = backoffDelay(
+				n,
+				policy,
+				err instanceof GatewayHttpError ? err.retryAfterMs : undefined,
+			);
+			if (
+				exhausted ||
+				!retryable(err) ||
+				n >= policy.maxAttempts ||
+				Date.now() + delay >= Math.min(a.deadline, a.retryUntil ?? Infinity)
+			) {
 				throw new ResultDownloadError(
 					`the ${a.what} download failed (${reason}) after ${n} attempt${n === 1 ? '' : 's'} in ${secs(Date.now() - started)}. ` +
 						`The task succeeded and its result may still be available: download it later with GenGateway Download Result.`,
@@ -86,22 +98,39 @@ const IMAGE_TYPE = /^image\//i;
 const VIDEO_TYPE = /^(video\/|application\/octet-stream|binary\/octet-stream)/i;
 
 /** An image from a hosted URL (no key), whole, at most `maxBytes`. */
-export async function downloadImage(transport: GatewayTransport, url: string, opts: { deadline: number; retryUntil?: number; maxBytes: number }): Promise<{ bytes: Buffer; res: StreamResponse }> {
-	return withRetries({ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'image' }, async () => {
-		const res = await open(transport.download(url, { withKey: false, timeout: 'imageDownload', deadline: opts.deadline, maxDurationMs: Math.max(1, opts.deadline - Date.now()), maxBytes: opts.maxBytes }));
-		if (!IMAGE_TYPE.test(res.contentType)) {
-			discard(res.body);
-			throw new ResultInvalidError(`result URL answered Content-Type "${res.contentType || 'none'}", not an image`);
-		}
-		const chunks: Buffer[] = [];
-		let total = 0;
-		for await (const c of res.body) {
-			chunks.push(c as Buffer);
-			total += (c as Buffer).length;
-		}
-		if (!total) throw new ResultInvalidError('result URL answered an empty body');
-		return { bytes: Buffer.concat(chunks, total), res };
-	});
+export async function downloadImage(
+	transport: GatewayTransport,
+	url: string,
+	opts: { deadline: number; retryUntil?: number; maxBytes: number },
+): Promise<{ bytes: Buffer; res: StreamResponse }> {
+	return withRetries(
+		{ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'image' },
+		async () => {
+			const res = await open(
+				transport.download(url, {
+					withKey: false,
+					timeout: 'imageDownload',
+					deadline: opts.deadline,
+					maxDurationMs: Math.max(1, opts.deadline - Date.now()),
+					maxBytes: opts.maxBytes,
+				}),
+			);
+			if (!IMAGE_TYPE.test(res.contentType)) {
+				discard(res.body);
+				throw new ResultInvalidError(
+					`result URL answered Content-Type "${res.contentType || 'none'}", not an image`,
+				);
+			}
+			const chunks: Buffer[] = [];
+			let total = 0;
+			for await (const c of res.body) {
+				chunks.push(c as Buffer);
+				total += (c as Buffer).length;
+			}
+			if (!total) throw new ResultInvalidError('result URL answered an empty body');
+			return { bytes: Buffer.concat(chunks, total), res };
+		},
+	);
 }
 
 /** Sequential writes to a file that can be started over (truncated); its errors surface at the next write or at `close`. */
@@ -144,7 +173,12 @@ class FileSink {
  * the bytes it has, If-Range with the file's ETag or Last-Modified); a host that sends the whole file again (200)
  * or another range starts it over, truncating the file. Returns the bytes written.
  */
-export async function downloadVideo(transport: GatewayTransport, source: ResultSource, path: string, opts: { deadline: number; retryUntil?: number; maxBytes: number }): Promise<{ bytes: number; resumed: number }> {
+export async function downloadVideo(
+	transport: GatewayTransport,
+	source: ResultSource,
+	path: string,
+	opts: { deadline: number; retryUntil?: number; maxBytes: number },
+): Promise<{ bytes: number; resumed: number }> {
 	let written = 0;
 	let resumed = 0;
 	let checker = mp4Checker();
@@ -157,36 +191,67 @@ export async function downloadVideo(transport: GatewayTransport, source: ResultS
 		await sink.restart();
 	};
 	try {
-		await withRetries({ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'video' }, async () => {
-			const range = written > 0 ? { start: written, ...(validator ? { ifRange: validator } : {}) } : undefined;
-			const common = { timeout: 'videoDownload' as const, deadline: opts.deadline, maxDurationMs: Math.max(1, opts.deadline - Date.now()), maxBytes: opts.maxBytes, range };
-			const res = await open(source.path ? transport.download(source.path, { withKey: true, origin: source.origin, ...common }) : transport.download(source.url!, { withKey: false, ...common }));
-			if (res.contentType && !VIDEO_TYPE.test(res.contentType)) {
-				discard(res.body);
-				throw new ResultInvalidError(`video download answered Content-Type "${res.contentType}", not a video`);
-			}
-			if (written > 0) {
-				const continues = res.status === 206 && res.range?.start === written && (total === undefined || res.range.total === undefined || res.range.total === total);
-				if (continues) resumed++;
-				else if (res.status === 206) {
-					// a range we did not ask for: start over with the whole file next time
+		await withRetries(
+			{ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'video' },
+			async () => {
+				const range =
+					written > 0
+						? { start: written, ...(validator ? { ifRange: validator } : {}) }
+						: undefined;
+				const common = {
+					timeout: 'videoDownload' as const,
+					deadline: opts.deadline,
+					maxDurationMs: Math.max(1, opts.deadline - Date.now()),
+					maxBytes: opts.maxBytes,
+					range,
+				};
+				const res = await open(
+					source.path
+						? transport.download(source.path, { withKey: true, origin: source.origin, ...common })
+						: transport.download(source.url!, { withKey: false, ...common }),
+				);
+				if (res.contentType && !VIDEO_TYPE.test(res.contentType)) {
 					discard(res.body);
-					await restart();
-					throw new BodyError(`GET: the host answered another range (${res.range ? `${res.range.start}-${res.range.end}` : 'unreadable'}) than asked`, 'TRUNCATED', 0);
-				} else await restart();
-			}
-			if (written === 0) {
-				validator = strongValidator(res);
-				total = res.range?.total ?? res.contentLength;
-			}
-			for await (const c of res.body) {
-				const chunk = c as Buffer;
-				checker.push(chunk);
-				await sink.write(chunk);
-				written += chunk.length;
-			}
-			if (total !== undefined && written !== total) throw new BodyError(`GET: the video ended after ${written} of ${total} bytes`, 'TRUNCATED', written, total);
-		});
+					throw new ResultInvalidError(
+						`video download answered Content-Type "${res.contentType}", not a video`,
+					);
+				}
+				if (written > 0) {
+					const continues =
+						res.status === 206 &&
+						res.range?.start === written &&
+						(total === undefined || res.range.total === undefined || res.range.total === total);
+					if (continues) resumed++;
+					else if (res.status === 206) {
+						// a range we did not ask for: start over with the whole file next time
+						discard(res.body);
+						await restart();
+						throw new BodyError(
+							`GET: the host answered another range (${res.range ? `${res.range.start}-${res.range.end}` : 'unreadable'}) than asked`,
+							'TRUNCATED',
+							0,
+						);
+					} else await restart();
+				}
+				if (written === 0) {
+					validator = strongValidator(res);
+					total = res.range?.total ?? res.contentLength;
+				}
+				for await (const c of res.body) {
+					const chunk = c as Buffer;
+					checker.push(chunk);
+					await sink.write(chunk);
+					written += chunk.length;
+				}
+				if (total !== undefined && written !== total)
+					throw new BodyError(
+						`GET: the video ended after ${written} of ${total} bytes`,
+						'TRUNCATED',
+						written,
+						total,
+					);
+			},
+		);
 	} finally {
 		await sink.close();
 	}

@@ -27,7 +27,8 @@ export function checkGif(b: Buffer, limits: ImageLimits): { width: number; heigh
 		const kind = b[pos++];
 		if (kind === 0x3b) {
 			if (!images) throw fail('it holds no image: header only');
-			if (pos !== b.length) throw fail(`${b.length - pos} bytes follow its trailer (padded or joined file)`);
+			if (pos !== b.length)
+				throw fail(`${b.length - pos} bytes follow its trailer (padded or joined file)`);
 			return { width, height };
 		}
 		if (kind === 0x21) {

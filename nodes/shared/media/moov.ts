@@ -40,10 +40,13 @@ export class FramedSamples {
 	entries: VideoEntry[] = [];
 
 	add(start: number, size: number, entry: number, flags: number, track: number): void {
-		if (this.count === MAX_FRAMED_SAMPLES) throw fail(`more than ${MAX_FRAMED_SAMPLES} video samples`);
+		if (this.count === MAX_FRAMED_SAMPLES)
+			throw fail(`more than ${MAX_FRAMED_SAMPLES} video samples`);
 		if (this.count === this.starts.length) {
 			const grow = <T extends Float64Array | Uint32Array | Uint8Array | Uint16Array>(a: T): T => {
-				const b = new (a.constructor as new (n: number) => T)(Math.min(MAX_FRAMED_SAMPLES, a.length * 2));
+				const b = new (a.constructor as new (n: number) => T)(
+					Math.min(MAX_FRAMED_SAMPLES, a.length * 2),
+				);
 				b.set(a);
 				return b;
 			};
@@ -63,7 +66,8 @@ export class FramedSamples {
 
 	/** Keeps a video sample entry; its index for `add`. */
 	entry(e: VideoEntry): number {
-		if (this.entries.length === MAX_VIDEO_ENTRIES) throw fail(`more than ${MAX_VIDEO_ENTRIES} video sample descriptions`);
+		if (this.entries.length === MAX_VIDEO_ENTRIES)
+			throw fail(`more than ${MAX_VIDEO_ENTRIES} video sample descriptions`);
 		this.entries.push(e);
 		return this.entries.length - 1;
 	}
@@ -91,18 +95,23 @@ function children(parent: Box): Box[] {
 	let pos = 0;
 	while (pos < d.length) {
 		const at = parent.at + pos;
-		if (pos + 8 > d.length) throw fail(`${d.length - pos} bytes at byte ${at} inside its '${parent.type}' box are not a box`);
+		if (pos + 8 > d.length)
+			throw fail(
+				`${d.length - pos} bytes at byte ${at} inside its '${parent.type}' box are not a box`,
+			);
 		let size = d.readUInt32BE(pos);
 		const type = d.toString('latin1', pos + 4, pos + 8);
 		let head = 8;
-		if (!/^[\x20-\x7e]{4}$/.test(type)) throw fail(`no box at byte ${at} inside its '${parent.type}' box (damaged data)`);
+		if (!/^[\x20-\x7e]{4}$/.test(type))
+			throw fail(`no box at byte ${at} inside its '${parent.type}' box (damaged data)`);
 		if (size === 1) {
 			if (pos + 16 > d.length) throw fail(`its '${type}' box at byte ${at} is cut`);
 			const big = d.readBigUInt64BE(pos + 8);
 			size = big > MAX_SAFE ? Infinity : Number(big);
 			head = 16;
 		} else if (size === 0) size = d.length - pos;
-		if (size < head || pos + size > d.length) throw fail(`its '${type}' box at byte ${at} runs past the end of its '${parent.type}' box`);
+		if (size < head || pos + size > d.length)
+			throw fail(`its '${type}' box at byte ${at} runs past the end of its '${parent.type}' box`);
 		out.push({ type, data: d.subarray(pos + head, pos + size), at: at + head });
 		pos += size;
 	}
@@ -111,13 +120,19 @@ function children(parent: Box): Box[] {
 
 function one(parent: Box, kids: Box[], type: string): Box {
 	const found = kids.filter((k) => k.type === type);
-	if (found.length !== 1) throw fail(`its '${parent.type}' box has ${found.length ? `${found.length} '${type}' boxes` : `no '${type}' box`}`);
+	if (found.length !== 1)
+		throw fail(
+			`its '${parent.type}' box has ${found.length ? `${found.length} '${type}' boxes` : `no '${type}' box`}`,
+		);
 	return found[0];
 }
 
 function either(parent: Box, kids: Box[], a: string, b: string): Box {
 	const found = kids.filter((k) => k.type === a || k.type === b);
-	if (found.length !== 1) throw fail(`its '${parent.type}' box has ${found.length ? 'more than one' : 'no'} '${a}' or '${b}' box`);
+	if (found.length !== 1)
+		throw fail(
+			`its '${parent.type}' box has ${found.length ? 'more than one' : 'no'} '${a}' or '${b}' box`,
+		);
 	return found[0];
 }
 
@@ -130,7 +145,10 @@ function full(box: Box, min: number): Buffer {
 /** `count` entries of `size` bytes after an entry count, filling the rest of the box exactly. */
 function table(box: Box, d: Buffer, from: number, size: number): number {
 	const count = d.readUInt32BE(from);
-	if (d.length !== from + 4 + count * size) throw fail(`its '${box.type}' box at byte ${box.at} holds ${d.length - from - 4} bytes for ${count} entries of ${size}`);
+	if (d.length !== from + 4 + count * size)
+		throw fail(
+			`its '${box.type}' box at byte ${box.at} holds ${d.length - from - 4} bytes for ${count} entries of ${size}`,
+		);
 	return count;
 }
 
@@ -140,7 +158,8 @@ function sampleSizes(box: Box): { count: number; fixed?: number; size: (i: numbe
 		const d = full(box, 8);
 		const fixed = d.readUInt32BE(0);
 		if (fixed) {
-			if (d.length !== 8) throw fail(`its 'stsz' box at byte ${box.at} has a fixed size and a table`);
+			if (d.length !== 8)
+				throw fail(`its 'stsz' box at byte ${box.at} has a fixed size and a table`);
 			return { count: d.readUInt32BE(4), fixed, size: () => fixed };
 		}
 		const count = table(box, d, 4, 4);
@@ -150,7 +169,8 @@ function sampleSizes(box: Box): { count: number; fixed?: number; size: (i: numbe
 	const bits = d[3];
 	const count = d.readUInt32BE(4);
 	if (bits !== 4 && bits !== 8 && bits !== 16) throw fail(`its 'stz2' box has ${bits}-bit sizes`);
-	if (d.length !== 8 + Math.ceil((count * bits) / 8)) throw fail(`its 'stz2' box at byte ${box.at} does not hold ${count} sizes`);
+	if (d.length !== 8 + Math.ceil((count * bits) / 8))
+		throw fail(`its 'stz2' box at byte ${box.at} does not hold ${count} sizes`);
 	if (bits === 16) return { count, size: (i) => d.readUInt16BE(8 + i * 2) };
 	if (bits === 8) return { count, size: (i) => d[8 + i] };
 	return { count, size: (i) => (i & 1 ? d[8 + (i >> 1)] & 15 : d[8 + (i >> 1)] >> 4) };
@@ -177,12 +197,19 @@ function chunkOffsets(box: Box): { count: number; offset: (i: number) => number 
 function checkPixelAspect(entry: Box, track: number): void {
 	let pasp: Box | undefined;
 	try {
-		pasp = children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 86 }).find((k) => k.type === 'pasp');
+		pasp = children({ type: entry.type, data: entry.data.subarray(78), at: entry.at + 86 }).find(
+			(k) => k.type === 'pasp',
+		);
 	} catch {
 		return; // a sample entry whose tail is not boxes (accepted video entries are held to boxes in videoEntry)
 	}
 	if (!pasp) return;
-	if (pasp.data.length !== 8 || pasp.data.readUInt32BE(0) > 0x7fffffff || pasp.data.readUInt32BE(4) > 0x7fffffff) throw fail(`the pixel aspect ratio ('pasp') of track ${track} is damaged`);
+	if (
+		pasp.data.length !== 8 ||
+		pasp.data.readUInt32BE(0) > 0x7fffffff ||
+		pasp.data.readUInt32BE(4) > 0x7fffffff
+	)
+		throw fail(`the pixel aspect ratio ('pasp') of track ${track} is damaged`);
 }
 
 /** The optional tables a decoder reads by their entry count (bytes per entry, and where the count sits after version and flags). */
@@ -215,7 +242,12 @@ function syncSamples(boxes: Box[], count: number): Uint8Array | undefined {
 	return sync;
 }
 
-function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedSamples): { samples: number; chunks: number; handler: string } {
+function parseTrack(
+	trak: Box,
+	index: number,
+	check: ChunkCheck,
+	framed: FramedSamples,
+): { samples: number; chunks: number; handler: string } {
 	const tk = children(trak);
 	one(trak, tk, 'tkhd');
 	const mdia = one(trak, tk, 'mdia');
@@ -229,9 +261,13 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 	const sd = full(stsd, 4);
 	const descriptions = sd.readUInt32BE(0);
 	const entries = children({ type: 'stsd', data: sd.subarray(4), at: stsd.at + 8 });
-	if (!descriptions || entries.length !== descriptions) throw fail(`its 'stsd' box of track ${index} says ${descriptions} sample descriptions and holds ${entries.length}`);
+	if (!descriptions || entries.length !== descriptions)
+		throw fail(
+			`its 'stsd' box of track ${index} says ${descriptions} sample descriptions and holds ${entries.length}`,
+		);
 	// every entry of a video or audio track is a codec vouched for (codecs.ts); other tracks (timecode, text…) are not decoded
-	const video = handler === 'vide' ? entries.map((e) => framed.entry(videoEntry(e, index, children))) : [];
+	const video =
+		handler === 'vide' ? entries.map((e) => framed.entry(videoEntry(e, index, children))) : [];
 	if (handler === 'vide') entries.forEach((e) => checkPixelAspect(e, index));
 	if (handler === 'soun') entries.forEach((e) => audioEntry(e, index, children));
 	const stts = one(stbl, st, 'stts');
@@ -246,8 +282,10 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 	const edts = tk.find((k) => k.type === 'edts');
 	checkOptionalTables([...st, ...(edts ? children(edts) : [])]);
 	const sync = video.length ? syncSamples(st, sizes.count) : undefined;
-	if (timed !== sizes.count) throw fail(`track ${index} times ${timed} samples and sizes ${sizes.count}`);
-	if (sizes.count && (!runs || sc.readUInt32BE(4) !== 1)) throw fail(`the sample-to-chunk table of track ${index} does not start at chunk 1`);
+	if (timed !== sizes.count)
+		throw fail(`track ${index} times ${timed} samples and sizes ${sizes.count}`);
+	if (sizes.count && (!runs || sc.readUInt32BE(4) !== 1))
+		throw fail(`the sample-to-chunk table of track ${index} does not start at chunk 1`);
 	let sample = 0;
 	for (let r = 0; r < runs; r++) {
 		const e = 4 + r * 12;
@@ -255,12 +293,18 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 		const perChunk = sc.readUInt32BE(e + 4);
 		const description = sc.readUInt32BE(e + 8);
 		const next = r + 1 < runs ? sc.readUInt32BE(e + 12) : offsets.count + 1;
-		if (next <= first || next > offsets.count + 1) throw fail(`the sample-to-chunk table of track ${index} names chunks ${first} to ${next - 1} of ${offsets.count}`);
-		if (!perChunk || description < 1 || description > descriptions) throw fail(`a broken sample-to-chunk entry in track ${index}`);
+		if (next <= first || next > offsets.count + 1)
+			throw fail(
+				`the sample-to-chunk table of track ${index} names chunks ${first} to ${next - 1} of ${offsets.count}`,
+			);
+		if (!perChunk || description < 1 || description > descriptions)
+			throw fail(`a broken sample-to-chunk entry in track ${index}`);
 		for (let c = first; c < next; c++) {
-			if (sample + perChunk > sizes.count) throw fail(`the chunks of track ${index} hold more samples than its ${sizes.count}`);
+			if (sample + perChunk > sizes.count)
+				throw fail(`the chunks of track ${index} hold more samples than its ${sizes.count}`);
 			let bytes = sizes.fixed === undefined ? 0 : sizes.fixed * perChunk;
-			if (sizes.fixed === undefined) for (let s = 0; s < perChunk; s++) bytes += sizes.size(sample + s);
+			if (sizes.fixed === undefined)
+				for (let s = 0; s < perChunk; s++) bytes += sizes.size(sample + s);
 			const start = offsets.offset(c - 1);
 			check(start, start + bytes, index);
 			const entry = video[description - 1];
@@ -273,7 +317,8 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 			sample += perChunk;
 		}
 	}
-	if (sample !== sizes.count) throw fail(`the chunks of track ${index} hold ${sample} of its ${sizes.count} samples`);
+	if (sample !== sizes.count)
+		throw fail(`the chunks of track ${index} hold ${sample} of its ${sizes.count} samples`);
 	return { samples: sample, chunks: offsets.count, handler };
 }
 
@@ -281,7 +326,10 @@ function parseTrack(trak: Box, index: number, check: ChunkCheck, framed: FramedS
 export function parseMoov(payload: Buffer, at: number, check: ChunkCheck): ParsedMoov {
 	const moov: Box = { type: 'moov', data: payload, at };
 	const kids = children(moov);
-	if (kids.some((k) => k.type === 'mvex')) throw fail('it is a fragmented MP4 (moov holds mvex): its samples are not in the sample tables, and it is not accepted');
+	if (kids.some((k) => k.type === 'mvex'))
+		throw fail(
+			'it is a fragmented MP4 (moov holds mvex): its samples are not in the sample tables, and it is not accepted',
+		);
 	full(one(moov, kids, 'mvhd'), 96);
 	const traks = kids.filter((k) => k.type === 'trak');
 	if (!traks.length) throw fail("its 'moov' box has no track: header only");
@@ -298,4 +346,3 @@ export function parseMoov(payload: Buffer, at: number, check: ChunkCheck): Parse
 	if (!video) throw fail('it has no video track with samples: header only');
 	return { tracks: traks.length, samples, chunks, framed };
 }
-

@@ -8,7 +8,10 @@ export function mp4Checker(): BmffChecker {
 }
 
 /** After `checker.end()` passed: the NAL units of every H.264/H.265 sample tile it, read through `read` or from `path`. */
-export async function checkMp4Samples(checked: ReturnType<BmffChecker['end']>, source: { path: string } | { read: ReadAt }): Promise<void> {
+export async function checkMp4Samples(
+	checked: ReturnType<BmffChecker['end']>,
+	source: { path: string } | { read: ReadAt },
+): Promise<void> {
 	if (!checked.framed?.count) return;
 	if ('read' in source) return checkNalFraming(checked.framed, source.read);
 	const file = await fileReader(source.path);

@@ -47,22 +47,46 @@ export async function checkNalFraming(samples: FramedSamples, readAt: ReadAt): P
 		const track = samples.tracks[i];
 		const sample = (samples.flags[i] & FIRST ? 0 : (numbers.get(track) ?? 0)) + 1;
 		numbers.set(track, sample);
-		check.begin(`sample ${sample} of track ${track}`, (samples.flags[i] & FIRST) !== 0, (samples.flags[i] & SYNC) !== 0);
+		check.begin(
+			`sample ${sample} of track ${track}`,
+			(samples.flags[i] & FIRST) !== 0,
+			(samples.flags[i] & SYNC) !== 0,
+		);
 		let at = start;
 		while (at < end) {
-			if (at + n > end) throw invalid('MP4', `sample ${sample} of track ${track} (bytes ${start} to ${end}) ends inside a NAL length field`);
+			if (at + n > end)
+				throw invalid(
+					'MP4',
+					`sample ${sample} of track ${track} (bytes ${start} to ${end}) ends inside a NAL length field`,
+				);
 			const field = await read(at, n + h);
-			if (field.length < n) throw invalid('MP4', `sample ${sample} of track ${track} lies past the end of the file`);
+			if (field.length < n)
+				throw invalid('MP4', `sample ${sample} of track ${track} lies past the end of the file`);
 			const length = field.readUIntBE(0, n);
-			if (at + n + length > end) throw invalid('MP4', `a NAL unit of ${length} bytes runs past the end of sample ${sample} of track ${track} (bytes ${start} to ${end}): a damaged sample size or NAL length`);
-			if (length < h || field.length < n + h) throw invalid('MP4', `sample ${sample} of track ${track} holds a NAL unit of ${length} bytes, shorter than its ${h}-byte header`);
+			if (at + n + length > end)
+				throw invalid(
+					'MP4',
+					`a NAL unit of ${length} bytes runs past the end of sample ${sample} of track ${track} (bytes ${start} to ${end}): a damaged sample size or NAL length`,
+				);
+			if (length < h || field.length < n + h)
+				throw invalid(
+					'MP4',
+					`sample ${sample} of track ${track} holds a NAL unit of ${length} bytes, shorter than its ${h}-byte header`,
+				);
 			const header = field.subarray(n, n + h);
 			const bad = check.unit(header);
 			if (bad) throw invalid('MP4', bad);
 			if (check.wantsWhole(header)) {
-				if (length > MAX_PARAMETER_SET) throw invalid('MP4', `sample ${sample} of track ${track} holds a parameter set of ${length} bytes (at most ${MAX_PARAMETER_SET})`);
+				if (length > MAX_PARAMETER_SET)
+					throw invalid(
+						'MP4',
+						`sample ${sample} of track ${track} holds a parameter set of ${length} bytes (at most ${MAX_PARAMETER_SET})`,
+					);
 				const whole = await read(at + n, length);
-				const unusable = whole.length === length ? check.parameterSet(whole) : `sample ${sample} of track ${track} lies past the end of the file`;
+				const unusable =
+					whole.length === length
+						? check.parameterSet(whole)
+						: `sample ${sample} of track ${track} lies past the end of the file`;
 				if (unusable) throw invalid('MP4', unusable);
 			}
 			at += n + length;
@@ -73,7 +97,9 @@ export async function checkNalFraming(samples: FramedSamples, readAt: ReadAt): P
 }
 
 /** A ReadAt over a file on disk; `close` when done. */
-export async function fileReader(path: string): Promise<{ read: ReadAt; close: () => Promise<void> }> {
+export async function fileReader(
+	path: string,
+): Promise<{ read: ReadAt; close: () => Promise<void> }> {
 	const fh = await open(path, 'r');
 	return {
 		read: async (position, length) => {

@@ -11,7 +11,12 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
 import { mib } from '../transport/body';
 import { downloadImage, downloadVideo, type ResultSource } from './fetch';
-import { InvalidMediaError, ResultDownloadError, ResultInvalidError, type ImageLimits } from './errors';
+import {
+	InvalidMediaError,
+	ResultDownloadError,
+	ResultInvalidError,
+	type ImageLimits,
+} from './errors';
 import { validateImage } from './image';
 import type { ResultRef } from '../tasks/phases';
 import type { GatewayTransport, OriginKind } from '../transport';
@@ -25,7 +30,14 @@ export const DEFAULT_MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 
 export interface StoredResult {
 	binary: IBinaryData;
-	meta: { fileName: string; mimeType: string; bytes: number; width?: number; height?: number; sourceUrl?: string };
+	meta: {
+		fileName: string;
+		mimeType: string;
+		bytes: number;
+		width?: number;
+		height?: number;
+		sourceUrl?: string;
+	};
 }
 
 export interface ImageResultOptions {
@@ -54,38 +66,77 @@ function decodeBase64(b64: string, maxBytes: number): Buffer {
 	const body = comma >= 0 ? b64.slice(comma + 1) : b64;
 	const clean = /\s/.test(body) ? body.replace(/\s+/g, '') : body;
 	const approx = Math.floor((clean.length * 3) / 4);
-	if (approx > maxBytes + 2) throw new ResultInvalidError(`the Base64 result holds about ${mib(approx)}, more than the limit of ${mib(maxBytes)}; it was not decoded`);
-	if (!BASE64.test(clean)) throw new ResultInvalidError('the Base64 result holds characters that are not Base64');
-	const bytes = Buffer.from(clean, clean.includes('-') || clean.includes('_') ? 'base64url' : 'base64');
+	if (approx > maxBytes + 2)
+		throw new ResultInvalidError(
+			`the Base64 result holds about ${mib(approx)}, more than the limit of ${mib(maxBytes)}; it was not decoded`,
+		);
+	if (!BASE64.test(clean))
+		throw new ResultInvalidError('the Base64 result holds characters that are not Base64');
+	const bytes = Buffer.from(
+		clean,
+		clean.includes('-') || clean.includes('_') ? 'base64url' : 'base64',
+	);
 	if (!bytes.length) throw new ResultInvalidError('Base64 result is empty');
 	return bytes;
 }
 
 /** The download's own time bound: `maxDurationMs` (default: its kind's timeout) from now, retries and resumes included. */
-function ownDeadline(transport: GatewayTransport, kind: 'imageDownload' | 'videoDownload', maxDurationMs: number | undefined): number {
-	return Date.now() + (maxDurationMs && maxDurationMs > 0 ? maxDurationMs : transport.timeouts[kind]);
+function ownDeadline(
+	transport: GatewayTransport,
+	kind: 'imageDownload' | 'videoDownload',
+	maxDurationMs: number | undefined,
+): number {
+	return (
+		Date.now() + (maxDurationMs && maxDurationMs > 0 ? maxDurationMs : transport.timeouts[kind])
+	);
 }
 
 /**
  * An image result from a hosted URL (fetched without the key) or Base64; stored only when it is a complete image.
  * `deadline` (as before): no new attempt starts after it; the download itself is bounded by `opts.maxDurationMs`.
  */
-export async function storeImageResult(ctx: IExecuteFunctions, transport: GatewayTransport, ref: ResultRef, baseName: string, deadline?: number, opts: ImageResultOptions = {}): Promise<StoredResult> {
+export async function storeImageResult(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	ref: ResultRef,
+	baseName: string,
+	deadline?: number,
+	opts: ImageResultOptions = {},
+): Promise<StoredResult> {
 	const maxBytes = opts.maxBytes ?? MAX_IMAGE_BYTES;
 	let bytes: Buffer;
 	if (ref.b64) bytes = decodeBase64(ref.b64, maxBytes);
-	else if (ref.url) bytes = (await downloadImage(transport, ref.url, { deadline: ownDeadline(transport, 'imageDownload', opts.maxDurationMs), retryUntil: deadline, maxBytes })).bytes;
+	else if (ref.url)
+		bytes = (
+			await downloadImage(transport, ref.url, {
+				deadline: ownDeadline(transport, 'imageDownload', opts.maxDurationMs),
+				retryUntil: deadline,
+				maxBytes,
+			})
+		).bytes;
 	else throw new ResultInvalidError('result item has neither url nor b64_json');
 	let info: Awaited<ReturnType<typeof validateImage>>;
 	try {
 		info = await validateImage(bytes, opts.limits);
 	} catch (err) {
 		if (!(err instanceof InvalidMediaError)) throw err;
-		throw new ResultInvalidError(`result is not a usable image (${bytes.length} bytes): ${err.message}`);
+		throw new ResultInvalidError(
+			`result is not a usable image (${bytes.length} bytes): ${err.message}`,
+		);
 	}
 	const fileName = `${baseName}.${info.extension}`;
 	const binary = await exitOf(ctx).binary(bytes, fileName, info.mimeType);
-	return { binary, meta: { fileName: binary.fileName ?? fileName, mimeType: info.mimeType, bytes: bytes.length, width: info.width, height: info.height, sourceUrl: ref.url } };
+	return {
+		binary,
+		meta: {
+			fileName: binary.fileName ?? fileName,
+			mimeType: info.mimeType,
+			bytes: bytes.length,
+			width: info.width,
+			height: info.height,
+			sourceUrl: ref.url,
+		},
+	};
 }
 
 /**
@@ -101,18 +152,31 @@ export async function storeVideoResult(
 	deadline?: number,
 	opts: VideoResultOptions = {},
 ): Promise<StoredResult> {
-	if (!source.path && !source.url) throw new ResultInvalidError('the video has neither a content path nor a URL');
+	if (!source.path && !source.url)
+		throw new ResultInvalidError('the video has neither a content path nor a URL');
 	const maxBytes = opts.maxBytes ?? DEFAULT_MAX_VIDEO_BYTES;
 	const until = ownDeadline(transport, 'videoDownload', opts.maxDurationMs);
 	const dir = await mkdtemp(join(opts.tempDir ?? tmpdir(), 'gg-video-'));
 	let reader: ReadStream | undefined;
 	try {
 		const file = join(dir, 'video.mp4');
-		const got = await downloadVideo(transport, source as ResultSource, file, { deadline: until, retryUntil: deadline, maxBytes });
+		const got = await downloadVideo(transport, source as ResultSource, file, {
+			deadline: until,
+			retryUntil: deadline,
+			maxBytes,
+		});
 		const fileName = `${baseName}.mp4`;
 		reader = createReadStream(file);
 		const binary = await exitOf(ctx).binary(reader, fileName, 'video/mp4');
-		return { binary, meta: { fileName: binary.fileName ?? fileName, mimeType: 'video/mp4', bytes: got.bytes, sourceUrl: source.url } };
+		return {
+			binary,
+			meta: {
+				fileName: binary.fileName ?? fileName,
+				mimeType: 'video/mp4',
+				bytes: got.bytes,
+				sourceUrl: source.url,
+			},
+		};
 	} finally {
 		reader?.destroy();
 		await rm(dir, { recursive: true, force: true });

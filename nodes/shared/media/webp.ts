@@ -3,10 +3,17 @@ import { checkDimensions, invalid, type ImageLimits } from './errors';
 
 export function checkWebp(b: Buffer, limits: ImageLimits): { width: number; height: number } {
 	const fail = (why: string) => invalid('WebP', why);
-	if (b.length < 12 || b.toString('latin1', 0, 4) !== 'RIFF' || b.toString('latin1', 8, 12) !== 'WEBP') throw fail('no RIFF/WEBP header');
+	if (
+		b.length < 12 ||
+		b.toString('latin1', 0, 4) !== 'RIFF' ||
+		b.toString('latin1', 8, 12) !== 'WEBP'
+	)
+		throw fail('no RIFF/WEBP header');
 	const riffEnd = 8 + b.readUInt32LE(4);
-	if (riffEnd > b.length) throw fail(`its RIFF length says ${riffEnd} bytes, the file has ${b.length} (cut short)`);
-	if (riffEnd < b.length) throw fail(`${b.length - riffEnd} bytes follow its RIFF data (padded or joined file)`);
+	if (riffEnd > b.length)
+		throw fail(`its RIFF length says ${riffEnd} bytes, the file has ${b.length} (cut short)`);
+	if (riffEnd < b.length)
+		throw fail(`${b.length - riffEnd} bytes follow its RIFF data (padded or joined file)`);
 	let pos = 12;
 	let size: { width: number; height: number } | undefined;
 	let canvas: { width: number; height: number } | undefined;
@@ -17,12 +24,15 @@ export function checkWebp(b: Buffer, limits: ImageLimits): { width: number; heig
 		const len = b.readUInt32LE(pos + 4);
 		const data = pos + 8;
 		const end = data + len + (len & 1);
-		if (end > b.length) throw fail(`its ${type.trim()} chunk runs past the end of the file (cut short)`);
+		if (end > b.length)
+			throw fail(`its ${type.trim()} chunk runs past the end of the file (cut short)`);
 		const d = b.subarray(data, data + len);
 		if (type === 'VP8 ') {
-			if (len < 10 || d[3] !== 0x9d || d[4] !== 0x01 || d[5] !== 0x2a) throw fail('a VP8 chunk without a key frame header');
+			if (len < 10 || d[3] !== 0x9d || d[4] !== 0x01 || d[5] !== 0x2a)
+				throw fail('a VP8 chunk without a key frame header');
 			const partition = (d[0] | (d[1] << 8) | (d[2] << 16)) >>> 5;
-			if (10 + partition > len) throw fail('its VP8 bitstream is shorter than its first partition (cut short)');
+			if (10 + partition > len)
+				throw fail('its VP8 bitstream is shorter than its first partition (cut short)');
 			size ??= { width: d.readUInt16LE(6) & 0x3fff, height: d.readUInt16LE(8) & 0x3fff };
 			frames++;
 		} else if (type === 'VP8L') {
@@ -36,7 +46,8 @@ export function checkWebp(b: Buffer, limits: ImageLimits): { width: number; heig
 		} else if (type === 'ANMF') {
 			if (len < 16 + 8) throw fail('an empty animation frame');
 			frames++;
-		} else if (pos === 12) throw fail(`its first chunk is ${JSON.stringify(type)}, not an image chunk`);
+		} else if (pos === 12)
+			throw fail(`its first chunk is ${JSON.stringify(type)}, not an image chunk`);
 		pos = end;
 	}
 	if (!frames) throw fail('it holds no image bitstream: header only');

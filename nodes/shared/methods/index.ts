@@ -13,6 +13,12 @@ const throughExit = (search: Search): Search =>
 const searchVideoModels = throughExit(videoSearch);
 
 export const plainMethods = { credentialTest };
-export const imageModelMethods = { listSearch: { searchImageModels: throughExit(modelSearch('image')) }, credentialTest };
+export const imageModelMethods = {
+	listSearch: { searchImageModels: throughExit(modelSearch('image')) },
+	credentialTest,
+};
 export const videoModelMethods = { listSearch: { searchVideoModels }, credentialTest };
-export const languageModelMethods = { listSearch: { searchLanguageModels: throughExit(modelSearch('language')) }, credentialTest };
+export const languageModelMethods = {
+	listSearch: { searchLanguageModels: throughExit(modelSearch('language')) },
+	credentialTest,
+};

@@ -14,7 +14,19 @@ import type { IDataObject } from 'n8n-workflow';
 import { loadPricing, PRICE_LOOKUP_MS } from './lookup';
 import { formatDisplay, quotaToDisplay, type DisplaySettings, type PricingData } from './prices';
 import type { GatewayTransport } from '../transport';
-import { capBound, costJson, costOf, figureText, quote, quoteText, type CostFigure, type GroupChoice, type PricedAs, type Quote, type TokenCount } from './cost';
+import {
+	capBound,
+	costJson,
+	costOf,
+	figureText,
+	quote,
+	quoteText,
+	type CostFigure,
+	type GroupChoice,
+	type PricedAs,
+	type Quote,
+	type TokenCount,
+} from './cost';
 import type { MoneyOptions } from './options';
 import { MAX_CUSTOM_DATA_KEYS, type ExecutionSpend, type SpendEntry } from './record';
 
@@ -43,20 +55,30 @@ export function pricesOf(transport: GatewayTransport): Promise<Prices> {
 	);
 }
 
-export const money = (quota: number, display: DisplaySettings | undefined) => (display ? `${formatDisplay(quotaToDisplay(quota, display))} (¤${quota})` : `¤${quota}`);
+export const money = (quota: number, display: DisplaySettings | undefined) =>
+	display ? `${formatDisplay(quotaToDisplay(quota, display))} (¤${quota})` : `¤${quota}`;
 
 /** The strictest of several items' money options: the lowest cap any of them names, unpriced calls only if all allow them. */
 export function strictest(options: MoneyOptions[]): { cap?: number; allowUnpriced: boolean } {
 	const caps = options.map((o) => o.cap).filter((c): c is number => c !== undefined);
 	const capped = options.filter((o) => o.cap !== undefined);
-	return { cap: caps.length ? Math.min(...caps) : undefined, allowUnpriced: capped.length > 0 && capped.every((o) => o.allowUnpriced) };
+	return {
+		cap: caps.length ? Math.min(...caps) : undefined,
+		allowUnpriced: capped.length > 0 && capped.every((o) => o.allowUnpriced),
+	};
 }
 
 /**
  * The cap's refusal for these calls, or undefined when they may be sent. `what` names the calls in the message
  * ("the batch", "this model turn").
  */
-export function capRefusal(spend: ExecutionSpend, limits: { cap?: number; allowUnpriced: boolean; hasAllowOption?: boolean }, quotes: Quote[], display: DisplaySettings | undefined, what: string): BudgetError | undefined {
+export function capRefusal(
+	spend: ExecutionSpend,
+	limits: { cap?: number; allowUnpriced: boolean; hasAllowOption?: boolean },
+	quotes: Quote[],
+	display: DisplaySettings | undefined,
+	what: string,
+): BudgetError | undefined {
 	// the Chat Model has no Allow Unpriced Models: its messages do not name it
 	const allowOption = limits.hasAllowOption !== false;
 	const cap = limits.cap;
@@ -81,15 +103,27 @@ export function capRefusal(spend: ExecutionSpend, limits: { cap?: number; allowU
 }
 
 /** A call's cost figure and its entry for the money record. */
-export function costEntry(q: Quote, usage: TokenCount | undefined, label: string): { figure: CostFigure; entry: SpendEntry } {
+export function costEntry(
+	q: Quote,
+	usage: TokenCount | undefined,
+	label: string,
+): { figure: CostFigure; entry: SpendEntry } {
 	const figure = costOf(q, usage);
 	const exact = figure.status === 'expected' || figure.status === 'settled';
-	return { figure, entry: { quota: figure.quota ?? 0, exact, unpriced: figure.quota === undefined, label } };
+	return {
+		figure,
+		entry: { quota: figure.quota ?? 0, exact, unpriced: figure.quota === undefined, label },
+	};
 }
 
 /** The quotes of several calls, each with its own group choice, once the prices are in. */
-export function quotesFor(as: Array<{ priced: PricedAs; group: GroupChoice } | undefined>, prices: Prices): Array<Quote | undefined> {
-	return as.map((a) => (a ? quote(a.priced, prices.pricing, prices.display, a.group, prices.error) : undefined));
+export function quotesFor(
+	as: Array<{ priced: PricedAs; group: GroupChoice } | undefined>,
+	prices: Prices,
+): Array<Quote | undefined> {
+	return as.map((a) =>
+		a ? quote(a.priced, prices.pricing, prices.display, a.group, prices.error) : undefined,
+	);
 }
 
 export function costJsonOf(figure: CostFigure, display: DisplaySettings | undefined): IDataObject {
@@ -97,7 +131,13 @@ export function costJsonOf(figure: CostFigure, display: DisplaySettings | undefi
 }
 
 /** "This node: $0.064 (¤32000) for 2 call(s) …; this execution's GenGateway calls have spent … so far." */
-export function spendHint(who: string, figures: CostFigure[], total: { total: number; kept: boolean }, spend: ExecutionSpend, display: DisplaySettings | undefined): string | undefined {
+export function spendHint(
+	who: string,
+	figures: CostFigure[],
+	total: { total: number; kept: boolean },
+	spend: ExecutionSpend,
+	display: DisplaySettings | undefined,
+): string | undefined {
 	if (!figures.length) return undefined;
 	const counted = figures.filter((f) => f.quota !== undefined);
 	const quota = counted.reduce((n, f) => n + f.quota!, 0);
@@ -105,14 +145,22 @@ export function spendHint(who: string, figures: CostFigure[], total: { total: nu
 	const exact = counted.every((f) => f.status === 'expected' || f.status === 'settled');
 	const unpriced = figures.length - counted.length;
 	const so = spend.spent();
-	const amount = figureText({ quota, quotaLow: low !== quota ? low : undefined }, display) ?? money(quota, display);
+	const amount =
+		figureText({ quota, quotaLow: low !== quota ? low : undefined }, display) ??
+		money(quota, display);
 	// a fee that is not known is never shown as 0: it is named as a call with no figure
 	const mine = counted.length
-		? `${amount}${exact ? '' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` + (unpriced ? ` plus ${unpriced} call(s) with no figure yet (see each item's cost)` : '')
+		? `${amount}${exact ? '' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` +
+			(unpriced ? ` plus ${unpriced} call(s) with no figure yet (see each item's cost)` : '')
 		: `${unpriced} call(s) with no figure yet (see each item's cost)`;
-	const all = so.quota || !so.unpriced ? `${money(total.total, display)}${so.bounded ? ' at most' : ''}${so.unpriced ? ` plus ${so.unpriced} call(s) with no figure yet` : ''}` : `${so.unpriced} call(s) with no figure yet`;
+	const all =
+		so.quota || !so.unpriced
+			? `${money(total.total, display)}${so.bounded ? ' at most' : ''}${so.unpriced ? ` plus ${so.unpriced} call(s) with no figure yet` : ''}`
+			: `${so.unpriced} call(s) with no figure yet`;
 	return (
 		`${who}: ${mine}; this execution's GenGateway calls have spent ${all} so far.` +
-		(total.kept ? '' : ` The execution-wide record could not be kept (n8n keeps at most ${MAX_CUSTOM_DATA_KEYS} custom data keys per execution).`)
+		(total.kept
+			? ''
+			: ` The execution-wide record could not be kept (n8n keeps at most ${MAX_CUSTOM_DATA_KEYS} custom data keys per execution).`)
 	);
 }

@@ -20,7 +20,15 @@
  * before the answer, or a figure with a part priced as plain tokens), `unknown` (no figure: not free).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { DELTA_VIDEO_UNIT_PRICES, numberOf, quotaToDisplay, formatDisplay, type DisplaySettings, type PriceEntry, type PricingData } from './prices';
+import {
+	DELTA_VIDEO_UNIT_PRICES,
+	numberOf,
+	quotaToDisplay,
+	formatDisplay,
+	type DisplaySettings,
+	type PriceEntry,
+	type PricingData,
+} from './prices';
 import { groupRatioOf } from './delta';
 import { roundedProduct, roundedSumOfProducts } from './decimal';
 
@@ -56,33 +64,62 @@ export interface Multiplier {
 	unknownWhy?: string;
 }
 
-const enabledGroups = (entry: PriceEntry | undefined): string[] => (Array.isArray(entry?.enable_groups) ? entry.enable_groups.filter((g): g is string => typeof g === 'string') : []);
+const enabledGroups = (entry: PriceEntry | undefined): string[] =>
+	Array.isArray(entry?.enable_groups)
+		? entry.enable_groups.filter((g): g is string => typeof g === 'string')
+		: [];
 
 /** The lowest public and the highest published positive ratio of the groups that enable a model. */
-export function ratioRange(pricing: PricingData, entry: PriceEntry | undefined): { low?: GroupRatio; high?: GroupRatio } {
+export function ratioRange(
+	pricing: PricingData,
+	entry: PriceEntry | undefined,
+): { low?: GroupRatio; high?: GroupRatio } {
 	let low: GroupRatio | undefined;
 	let high: GroupRatio | undefined;
 	for (const group of enabledGroups(entry)) {
 		const ratio = numberOf(pricing.group_ratio?.[group]);
 		if (ratio === undefined || ratio <= 0) continue;
 		if (!high || ratio > high.ratio) high = { group, ratio };
-		if (Object.prototype.hasOwnProperty.call(pricing.usable_group ?? {}, group) && (!low || ratio < low.ratio)) low = { group, ratio };
+		if (
+			Object.prototype.hasOwnProperty.call(pricing.usable_group ?? {}, group) &&
+			(!low || ratio < low.ratio)
+		)
+			low = { group, ratio };
 	}
 	return { low: low ?? high, high };
 }
 
-export function resolveMultiplier(choice: GroupChoice, pricing: PricingData, model: string): Multiplier {
-	if (choice.ratio !== undefined && choice.ratio > 0) return { ratio: choice.ratio, source: 'group_multiplier_option', group: null };
+export function resolveMultiplier(
+	choice: GroupChoice,
+	pricing: PricingData,
+	model: string,
+): Multiplier {
+	if (choice.ratio !== undefined && choice.ratio > 0)
+		return { ratio: choice.ratio, source: 'group_multiplier_option', group: null };
 	const entry = pricing.data.find((e) => e.model_name === model);
 	const range = ratioRange(pricing, entry);
 	const name = choice.groupName?.trim();
 	if (name && !choice.ratioLeftEmpty) {
 		const ratio = groupRatioOf(pricing.group_ratio, name);
 		if (ratio !== undefined && ratio > 0) return { ratio, source: 'group_name', group: name };
-		return { source: null, group: name, ...range, unknownWhy: `group "${name}" has no positive ratio in the public group_ratio` };
+		return {
+			source: null,
+			group: name,
+			...range,
+			unknownWhy: `group "${name}" has no positive ratio in the public group_ratio`,
+		};
 	}
-	const why = choice.ratioLeftEmpty ? 'the Group Multiplier option is empty' : "your key's group is not given (Group Multiplier or Group Name)";
-	return { source: null, group: null, ...range, unknownWhy: range.high ? why : `${why}, and no group enabling this model has a positive ratio in the price list` };
+	const why = choice.ratioLeftEmpty
+		? 'the Group Multiplier option is empty'
+		: "your key's group is not given (Group Multiplier or Group Name)";
+	return {
+		source: null,
+		group: null,
+		...range,
+		unknownWhy: range.high
+			? why
+			: `${why}, and no group enabling this model has a positive ratio in the price list`,
+	};
 }
 
 /** What a call is priced by. */
@@ -149,7 +186,8 @@ export interface Quote {
 	unpricedWhy?: string;
 }
 
-const isDelta = (model: string) => Object.prototype.hasOwnProperty.call(DELTA_VIDEO_UNIT_PRICES, model);
+const isDelta = (model: string) =>
+	Object.prototype.hasOwnProperty.call(DELTA_VIDEO_UNIT_PRICES, model);
 const nonNegative = (v: unknown) => {
 	const n = numberOf(v);
 	return n !== undefined && n >= 0 ? n : undefined;
@@ -170,32 +208,78 @@ function tokenRatiosOf(entry: PriceEntry): TokenRatios | undefined {
 }
 
 /** The price of a call before it is sent: a figure per call, a bound per token, or why there is none yet. */
-export function quote(as: PricedAs, pricing: PricingData | undefined, display: DisplaySettings | undefined, choice: GroupChoice, pricingError?: string): Quote {
+export function quote(
+	as: PricedAs,
+	pricing: PricingData | undefined,
+	display: DisplaySettings | undefined,
+	choice: GroupChoice,
+	pricingError?: string,
+): Quote {
 	const base = { model: as.model, calls: as.calls, tokenBound: as.tokenBound };
-	if (!pricing || !display) return { ...base, basis: isDelta(as.model) ? 'per_video_token' : null, multiplier: { source: null, group: null }, unpricedWhy: `the public price list could not be read${pricingError ? ` (${pricingError})` : ''}` };
+	if (!pricing || !display)
+		return {
+			...base,
+			basis: isDelta(as.model) ? 'per_video_token' : null,
+			multiplier: { source: null, group: null },
+			unpricedWhy: `the public price list could not be read${pricingError ? ` (${pricingError})` : ''}`,
+		};
 	const multiplier = resolveMultiplier(choice, pricing, as.model);
 	const entry = pricing.data.find((e) => e.model_name === as.model);
-	if (!entry) return { ...base, basis: isDelta(as.model) ? 'per_video_token' : null, multiplier, unpricedWhy: 'the public price list does not list this model' };
-	const basis: CostBasis = isDelta(as.model) ? 'per_video_token' : numberOf(entry.quota_type) === 1 ? 'per_call' : 'per_token';
+	if (!entry)
+		return {
+			...base,
+			basis: isDelta(as.model) ? 'per_video_token' : null,
+			multiplier,
+			unpricedWhy: 'the public price list does not list this model',
+		};
+	const basis: CostBasis = isDelta(as.model)
+		? 'per_video_token'
+		: numberOf(entry.quota_type) === 1
+			? 'per_call'
+			: 'per_token';
 	const withBasis = { ...base, basis, multiplier };
-	if (entry.billing_mode === 'tiered_expr') return { ...withBasis, unpricedWhy: 'the model has dynamic (tiered) pricing: no fixed price' };
-	const videoWhy = 'billed per video token: reserved at submission and settled to actual usage on completion (Task Wait gives the settled fee)';
+	if (entry.billing_mode === 'tiered_expr')
+		return { ...withBasis, unpricedWhy: 'the model has dynamic (tiered) pricing: no fixed price' };
+	const videoWhy =
+		'billed per video token: reserved at submission and settled to actual usage on completion (Task Wait gives the settled fee)';
 	if (basis === 'per_video_token') {
-		const unit = as.video ? DELTA_VIDEO_UNIT_PRICES[as.model]?.[as.video.withReferenceVideo ? 'withReferenceVideo' : 'noReferenceVideo'] : undefined;
+		const unit = as.video
+			? DELTA_VIDEO_UNIT_PRICES[as.model]?.[
+					as.video.withReferenceVideo ? 'withReferenceVideo' : 'noReferenceVideo'
+				]
+			: undefined;
 		const lowR = multiplier.ratio ?? multiplier.low?.ratio;
 		const highR = multiplier.ratio ?? multiplier.high?.ratio;
-		if (!as.video || unit === undefined || lowR === undefined || highR === undefined) return { ...withBasis, unpricedWhy: videoWhy };
-		const at = (r: number) => roundedProduct([as.video!.tokens, unit, r, display.quotaPerUnit], 1_000_000);
-		return { ...withBasis, unpricedWhy: videoWhy, videoEstimate: { low: at(lowR), high: at(highR), how: as.video.how, tokens: as.video.tokens } };
+		if (!as.video || unit === undefined || lowR === undefined || highR === undefined)
+			return { ...withBasis, unpricedWhy: videoWhy };
+		const at = (r: number) =>
+			roundedProduct([as.video!.tokens, unit, r, display.quotaPerUnit], 1_000_000);
+		return {
+			...withBasis,
+			unpricedWhy: videoWhy,
+			videoEstimate: { low: at(lowR), high: at(highR), how: as.video.how, tokens: as.video.tokens },
+		};
 	}
-	if (multiplier.ratio === undefined && !multiplier.high) return { ...withBasis, unpricedWhy: multiplier.unknownWhy };
+	if (multiplier.ratio === undefined && !multiplier.high)
+		return { ...withBasis, unpricedWhy: multiplier.unknownWhy };
 	if (basis === 'per_token') {
 		const ratios = tokenRatiosOf(entry);
-		if (!ratios) return { ...withBasis, unpricedWhy: 'billed per token, and the price list carries no token price (model_ratio)' };
-		return { ...withBasis, tokenRatios: ratios, unpricedWhy: as.tokenBound ? undefined : "billed per token: the cost is known from the answer's usage" };
+		if (!ratios)
+			return {
+				...withBasis,
+				unpricedWhy: 'billed per token, and the price list carries no token price (model_ratio)',
+			};
+		return {
+			...withBasis,
+			tokenRatios: ratios,
+			unpricedWhy: as.tokenBound
+				? undefined
+				: "billed per token: the cost is known from the answer's usage",
+		};
 	}
 	const price = nonNegative(entry.model_price);
-	if (price === undefined) return { ...withBasis, unpricedWhy: 'the price list gives no model_price' };
+	if (price === undefined)
+		return { ...withBasis, unpricedWhy: 'the price list gives no model_price' };
 	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * as.calls;
 	const low = multiplier.ratio ?? multiplier.low!.ratio;
 	const high = multiplier.ratio ?? multiplier.high!.ratio;
@@ -203,7 +287,11 @@ export function quote(as: PricedAs, pricing: PricingData | undefined, display: D
 }
 
 /** Whole ¤ of per-token usage at a multiplier, and the kinds the price list gives no ratio for (counted as plain). */
-export function tokenQuota(t: TokenCount, r: TokenRatios, multiplier: number): { quota: number; plainAs: string[] } {
+export function tokenQuota(
+	t: TokenCount,
+	r: TokenRatios,
+	multiplier: number,
+): { quota: number; plainAs: string[] } {
 	const plainAs: string[] = [];
 	const ratio = (n: number | undefined, own: number | undefined, what: string, plain: number) => {
 		if (!n) return plain;
@@ -219,13 +307,27 @@ export function tokenQuota(t: TokenCount, r: TokenRatios, multiplier: number): {
 	const terms: number[][] = [
 		[plainPrompt, r.model, multiplier],
 		[cached, ratio(cached, r.cache, 'cached tokens (no cache_ratio)', 1), r.model, multiplier],
-		[cacheWrite, ratio(cacheWrite, r.createCache, 'cache-write tokens (no create_cache_ratio)', 1), r.model, multiplier],
+		[
+			cacheWrite,
+			ratio(cacheWrite, r.createCache, 'cache-write tokens (no create_cache_ratio)', 1),
+			r.model,
+			multiplier,
+		],
 		[image, ratio(image, r.image, 'image tokens (no image_ratio)', 1), r.model, multiplier],
 		[audio, ratio(audio, r.audio, 'audio tokens (no audio_ratio)', 1), r.model, multiplier],
 		[t.completion - audioOut, r.completion, r.model, multiplier],
-		[audioOut, ratio(audioOut, r.audio, 'audio output tokens (no audio_ratio)', 1), ratio(audioOut, r.audioCompletion, 'audio output tokens (no audio_completion_ratio)', 1), r.model, multiplier],
+		[
+			audioOut,
+			ratio(audioOut, r.audio, 'audio output tokens (no audio_ratio)', 1),
+			ratio(audioOut, r.audioCompletion, 'audio output tokens (no audio_completion_ratio)', 1),
+			r.model,
+			multiplier,
+		],
 	];
-	return { quota: roundedSumOfProducts(terms.filter((t) => t[0] > 0)), plainAs: [...new Set(plainAs)] };
+	return {
+		quota: roundedSumOfProducts(terms.filter((t) => t[0] > 0)),
+		plainAs: [...new Set(plainAs)],
+	};
 }
 
 /** The highest ¤ a per-token call can cost under its bound: every prompt token at the dearest prompt ratio published. */
@@ -241,7 +343,8 @@ export function tokenBoundQuota(b: TokenBound, r: TokenRatios, multiplier: numbe
 export function tokenCountOf(usage: unknown): TokenCount | undefined {
 	if (!usage || typeof usage !== 'object') return undefined;
 	const u = usage as Record<string, unknown>;
-	const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+	const n = (v: unknown) =>
+		typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 	const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 	const prompt = n(u.prompt_tokens) ?? n(u.input_tokens) ?? n(u.promptTokens);
 	const completion = n(u.completion_tokens) ?? n(u.output_tokens) ?? n(u.completionTokens);
@@ -253,7 +356,10 @@ export function tokenCountOf(usage: unknown): TokenCount | undefined {
 		if (v) out[k] = v;
 	};
 	set('cached', n(pd.cached_tokens) ?? n(u.cache_read_input_tokens));
-	set('cacheWrite', n(pd.cached_creation_tokens) ?? n(pd.cache_creation_tokens) ?? n(u.cache_creation_input_tokens));
+	set(
+		'cacheWrite',
+		n(pd.cached_creation_tokens) ?? n(pd.cache_creation_tokens) ?? n(u.cache_creation_input_tokens),
+	);
 	set('image', n(pd.image_tokens));
 	set('audio', n(pd.audio_tokens));
 	set('audioOut', n(cd.audio_tokens));
@@ -261,7 +367,11 @@ export function tokenCountOf(usage: unknown): TokenCount | undefined {
 	return out;
 }
 
-const BASIS_WORDS: Record<CostBasis, string> = { per_call: 'per call', per_token: 'per token', per_video_token: 'per video token' };
+const BASIS_WORDS: Record<CostBasis, string> = {
+	per_call: 'per call',
+	per_token: 'per token',
+	per_video_token: 'per video token',
+};
 
 export interface CostFigure {
 	status: CostStatus;
@@ -276,10 +386,16 @@ export interface CostFigure {
 }
 
 /** The money text of a figure: "$0.032 (¤16000)", "$0.0256–$0.048 (¤12800–¤24000)". */
-export function figureText(f: Pick<CostFigure, 'quota' | 'quotaLow'>, display: DisplaySettings | undefined): string | null {
+export function figureText(
+	f: Pick<CostFigure, 'quota' | 'quotaLow'>,
+	display: DisplaySettings | undefined,
+): string | null {
 	if (f.quota === undefined) return null;
 	const one = (q: number) => (display ? formatDisplay(quotaToDisplay(q, display)) : `¤${q}`);
-	if (f.quotaLow !== undefined && f.quotaLow !== f.quota) return display ? `${one(f.quotaLow)}–${one(f.quota)} (¤${f.quotaLow}–¤${f.quota})` : `¤${f.quotaLow}–¤${f.quota}`;
+	if (f.quotaLow !== undefined && f.quotaLow !== f.quota)
+		return display
+			? `${one(f.quotaLow)}–${one(f.quota)} (¤${f.quotaLow}–¤${f.quota})`
+			: `¤${f.quotaLow}–¤${f.quota}`;
 	return display ? `${one(f.quota)} (¤${f.quota})` : `¤${f.quota}`;
 }
 
@@ -301,7 +417,9 @@ export function costJson(f: CostFigure, display: DisplaySettings | undefined): I
 		group_multiplier: m.ratio ?? null,
 		group_multiplier_source: m.source,
 		group: m.group,
-		...(m.ratio === undefined && m.high ? { group_multiplier_range: [m.low?.ratio ?? m.high.ratio, m.high.ratio] } : {}),
+		...(m.ratio === undefined && m.high
+			? { group_multiplier_range: [m.low?.ratio ?? m.high.ratio, m.high.ratio] }
+			: {}),
 		...f.quantity,
 		note: f.note,
 	};
@@ -310,7 +428,8 @@ export function costJson(f: CostFigure, display: DisplaySettings | undefined): I
 function atWhat(m: Multiplier): string {
 	if (m.source === 'group_multiplier_option') return `at your Group Multiplier ${m.ratio}`;
 	if (m.source === 'group_name') return `at group ${m.group}'s public ratio ${m.ratio}`;
-	if (m.high) return `${m.unknownWhy ?? 'the multiplier is not known'}: from the lowest public group ${m.low?.group} (${m.low?.ratio}) to the highest published group ${m.high.group} (${m.high.ratio}); the cap and the record count the highest`;
+	if (m.high)
+		return `${m.unknownWhy ?? 'the multiplier is not known'}: from the lowest public group ${m.low?.group} (${m.low?.ratio}) to the highest published group ${m.high.group} (${m.high.ratio}); the cap and the record count the highest`;
 	return m.unknownWhy ?? 'the multiplier is not known';
 }
 
@@ -320,11 +439,18 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 	const known = m.ratio !== undefined;
 	const lowRatio = m.ratio ?? m.low?.ratio;
 	const highRatio = m.ratio ?? m.high?.ratio;
-	if (q.basis === 'per_token' && q.tokenRatios && highRatio !== undefined && lowRatio !== undefined) {
+	if (
+		q.basis === 'per_token' &&
+		q.tokenRatios &&
+		highRatio !== undefined &&
+		lowRatio !== undefined
+	) {
 		if (usage) {
 			const high = tokenQuota(usage, q.tokenRatios, highRatio);
 			const low = known ? high : tokenQuota(usage, q.tokenRatios, lowRatio);
-			const partial = high.plainAs.length ? `; ${high.plainAs.join(', ')} counted as plain prompt tokens` : '';
+			const partial = high.plainAs.length
+				? `; ${high.plainAs.join(', ')} counted as plain prompt tokens`
+				: '';
 			return {
 				status: !known ? 'range' : partial ? 'estimate' : 'expected',
 				basis: 'per_token',
@@ -350,7 +476,10 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 				basis: 'per_token',
 				quota: tokenBoundQuota(q.tokenBound, q.tokenRatios, highRatio),
 				multiplier: m,
-				quantity: { prompt_tokens_bound: q.tokenBound.prompt, completion_tokens_bound: q.tokenBound.completion },
+				quantity: {
+					prompt_tokens_bound: q.tokenBound.prompt,
+					completion_tokens_bound: q.tokenBound.completion,
+				},
 				note: `at most: ${q.tokenBound.how}, ${atWhat(m)}`,
 			};
 		}
@@ -377,7 +506,10 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 			note: `${q.calls} call(s) × model_price, ${atWhat(m)}`,
 		};
 	}
-	const why = q.basis === 'per_token' && q.tokenRatios ? 'billed per token, and the answer carries no usage: the cost is not known (it is not free)' : `${q.unpricedWhy ?? 'no price'} (it is not free)`;
+	const why =
+		q.basis === 'per_token' && q.tokenRatios
+			? 'billed per token, and the answer carries no usage: the cost is not known (it is not free)'
+			: `${q.unpricedWhy ?? 'no price'} (it is not free)`;
 	return { status: 'unknown', basis: q.basis, multiplier: m, quantity: {}, note: why };
 }
 

@@ -1,7 +1,16 @@
 /** Delta-video: reference-video detection and settlement of a finished task. Pure. */
 import { isObj } from '../jsonObject';
 import { videoStatusPhase } from '../tasks/phases';
-import { DEFAULT_QUOTA_PER_UNIT, DELTA_VIDEO_UNIT_PRICES, numberOf, settlementUsage, videoFeeQuota, type DeltaUnitPrices, type DeltaUnitPriceTable, type TokenSource } from './prices';
+import {
+	DEFAULT_QUOTA_PER_UNIT,
+	DELTA_VIDEO_UNIT_PRICES,
+	numberOf,
+	settlementUsage,
+	videoFeeQuota,
+	type DeltaUnitPrices,
+	type DeltaUnitPriceTable,
+	type TokenSource,
+} from './prices';
 
 export interface ReferenceVideoInfo {
 	withReferenceVideo: boolean;
@@ -9,7 +18,12 @@ export interface ReferenceVideoInfo {
 	source: string;
 }
 
-const isVideoItem = (c: unknown): boolean => isObj(c) && (c.type === 'video_url' || c.role === 'reference_video' || c.type === 'video' || c.type === 'reference_video');
+const isVideoItem = (c: unknown): boolean =>
+	isObj(c) &&
+	(c.type === 'video_url' ||
+		c.role === 'reference_video' ||
+		c.type === 'video' ||
+		c.type === 'reference_video');
 
 /**
  * Whether a task has a reference video, read from what is at hand: a `with_reference_video` boolean
@@ -19,22 +33,34 @@ const isVideoItem = (c: unknown): boolean => isObj(c) && (c.type === 'video_url'
  */
 export function referenceVideoOf(input: unknown, depth = 0): ReferenceVideoInfo | undefined {
 	if (!isObj(input) || depth > 3) return undefined;
-	if (typeof input.with_reference_video === 'boolean') return { withReferenceVideo: input.with_reference_video, source: 'with_reference_video' };
-	if (Array.isArray(input.materials)) return { withReferenceVideo: input.materials.some(isVideoItem), source: 'materials' };
+	if (typeof input.with_reference_video === 'boolean')
+		return { withReferenceVideo: input.with_reference_video, source: 'with_reference_video' };
+	if (Array.isArray(input.materials))
+		return { withReferenceVideo: input.materials.some(isVideoItem), source: 'materials' };
 	const meta = isObj(input.metadata) ? input.metadata : undefined;
-	if (meta && Array.isArray(meta.content)) return { withReferenceVideo: meta.content.some(isVideoItem), source: 'metadata.content' };
-	if (Array.isArray(input.content)) return { withReferenceVideo: input.content.some(isVideoItem), source: 'content' };
+	if (meta && Array.isArray(meta.content))
+		return { withReferenceVideo: meta.content.some(isVideoItem), source: 'metadata.content' };
+	if (Array.isArray(input.content))
+		return { withReferenceVideo: input.content.some(isVideoItem), source: 'content' };
 	for (const k of ['request', 'body', 'task']) {
 		const inner = referenceVideoOf(input[k], depth + 1);
 		if (inner) return { ...inner, source: `${k}.${inner.source}` };
 	}
-	if (Array.isArray(input.images) || (meta && (typeof meta.first_frame_image === 'string' || typeof meta.last_frame_image === 'string'))) {
-		return { withReferenceVideo: false, source: Array.isArray(input.images) ? 'images' : 'metadata frames' };
+	if (
+		Array.isArray(input.images) ||
+		(meta &&
+			(typeof meta.first_frame_image === 'string' || typeof meta.last_frame_image === 'string'))
+	) {
+		return {
+			withReferenceVideo: false,
+			source: Array.isArray(input.images) ? 'images' : 'metadata frames',
+		};
 	}
 	return undefined;
 }
 
-export type SettlementStatus = 'settled' | 'at_multiplier_1' | 'needs_manual_check' | 'refunded' | 'not_finished';
+export type SettlementStatus =
+	'settled' | 'at_multiplier_1' | 'needs_manual_check' | 'refunded' | 'not_finished';
 
 export interface DeltaSettlement {
 	/** settled: fee from trusted usage at the key's known group multiplier; at_multiplier_1: the same figure at
@@ -70,9 +96,16 @@ export interface SettleOptions {
 	quotaPerUnit?: number;
 }
 
-function unitTableOf(unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, model: string | null): DeltaUnitPrices | undefined {
+function unitTableOf(
+	unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined,
+	model: string | null,
+): DeltaUnitPrices | undefined {
 	if (!unitPrices) return model ? DELTA_VIDEO_UNIT_PRICES[model] : undefined;
-	if (typeof (unitPrices as DeltaUnitPrices).noReferenceVideo === 'number' && typeof (unitPrices as DeltaUnitPrices).withReferenceVideo === 'number') return unitPrices as DeltaUnitPrices;
+	if (
+		typeof (unitPrices as DeltaUnitPrices).noReferenceVideo === 'number' &&
+		typeof (unitPrices as DeltaUnitPrices).withReferenceVideo === 'number'
+	)
+		return unitPrices as DeltaUnitPrices;
 	return model ? (unitPrices as DeltaUnitPriceTable)[model] : undefined;
 }
 
@@ -89,14 +122,28 @@ function unitTableOf(unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefin
  * in `task` / `data`. `unitPrices` is a per-model table (default: the spec's) or one model's pair.
  * Throws only for a group ratio that is given but not a positive number.
  */
-export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined, groupRatio: number | undefined, opts: SettleOptions = {}): DeltaSettlement {
-	if (groupRatio !== undefined && (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0)) throw new Error('groupRatio: must be a positive number, or undefined when not known (an unknown multiplier is never 0)');
+export function settleDeltaFee(
+	task: unknown,
+	unitPrices: DeltaUnitPriceTable | DeltaUnitPrices | undefined,
+	groupRatio: number | undefined,
+	opts: SettleOptions = {},
+): DeltaSettlement {
+	if (
+		groupRatio !== undefined &&
+		(typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0)
+	)
+		throw new Error(
+			'groupRatio: must be a positive number, or undefined when not known (an unknown multiplier is never 0)',
+		);
 	const quotaPerUnit = opts.quotaPerUnit ?? DEFAULT_QUOTA_PER_UNIT;
-	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0) throw new Error('quotaPerUnit: must be a positive number');
+	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0)
+		throw new Error('quotaPerUnit: must be a positive number');
 	const outer = isObj(task) ? task : {};
 	const layers = [outer, outer.task, outer.data].filter(isObj);
-	const pick = (k: string): unknown => layers.map((l) => l[k]).find((v) => v !== undefined && v !== null && v !== '');
-	const str = (v: unknown) => (typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null);
+	const pick = (k: string): unknown =>
+		layers.map((l) => l[k]).find((v) => v !== undefined && v !== null && v !== '');
+	const str = (v: unknown) =>
+		typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null;
 	const model = opts.model ?? str(pick('model'));
 	const taskId = str(outer.task_id) ?? str(outer.id) ?? str(pick('task_id')) ?? str(pick('id'));
 	const rawStatus = str(pick('gateway_status')) ?? str(pick('status'));
@@ -134,31 +181,59 @@ export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | 
 		note: '',
 	};
 	if (pick('submission_uncertain') === true && phase !== 'succeeded') {
-		return { ...base, note: 'the submission outcome is unknown: check the task and usage records before settling or submitting again (it is not free)' };
+		return {
+			...base,
+			note: 'the submission outcome is unknown: check the task and usage records before settling or submitting again (it is not free)',
+		};
 	}
 	if (phase === 'failed' && word === 'expired') {
-		return { ...base, note: 'the task expired (its record was cleaned up, possibly after it completed): whether it was charged is not known here, check the usage logs (it is not free)' };
+		return {
+			...base,
+			note: 'the task expired (its record was cleaned up, possibly after it completed): whether it was charged is not known here, check the usage logs (it is not free)',
+		};
 	}
 	if (phase === 'failed') {
-		return { ...base, status: 'refunded', fee_quota: 0, fee_base: 0, note: 'the task failed or was cancelled: its reservation is returned (check the refund line in the usage logs)' };
+		return {
+			...base,
+			status: 'refunded',
+			fee_quota: 0,
+			fee_base: 0,
+			note: 'the task failed or was cancelled: its reservation is returned (check the refund line in the usage logs)',
+		};
 	}
 	if (phase === 'pending') {
-		return { ...base, status: 'not_finished', note: 'the task has not finished: the estimate stays reserved and is settled to actual usage on completion (wait for it, e.g. with Task Wait)' };
+		return {
+			...base,
+			status: 'not_finished',
+			note: 'the task has not finished: the estimate stays reserved and is settled to actual usage on completion (wait for it, e.g. with Task Wait)',
+		};
 	}
 	if (rawStatus && !phase) {
-		return { ...base, note: `unrecognised task status "${rawStatus}": the reservation needs a check in the usage logs (it is not free)` };
+		return {
+			...base,
+			note: `unrecognised task status "${rawStatus}": the reservation needs a check in the usage logs (it is not free)`,
+		};
 	}
 	if (!pair) {
-		return { ...base, note: model ? `no delta-video unit price for model "${model}": check the usage logs (it is not free)` : 'the task names no model: check the usage logs (it is not free)' };
+		return {
+			...base,
+			note: model
+				? `no delta-video unit price for model "${model}": check the usage logs (it is not free)`
+				: 'the task names no model: check the usage logs (it is not free)',
+		};
 	}
 	if (!usage) {
-		return { ...base, note: 'no trusted usage (usage.completion_tokens or a valid usage.total_tokens): the reservation is kept and needs a check in the usage logs (it is not free)' };
+		return {
+			...base,
+			note: 'no trusted usage (usage.completion_tokens or a valid usage.total_tokens): the reservation is kept and needs a check in the usage logs (it is not free)',
+		};
 	}
 	let assumed = '';
 	if (withRef === null) {
 		withRef = false;
 		refSource = 'assumed_none';
-		assumed = '; whether it had a reference video is not known, so the higher no-reference-video price was used';
+		assumed =
+			'; whether it had a reference video is not known, so the higher no-reference-video price was used';
 	}
 	const unit = withRef ? pair.withReferenceVideo : pair.noReferenceVideo;
 	const fee = videoFeeQuota(usage.tokens, unit, groupRatio ?? 1, quotaPerUnit);
@@ -179,7 +254,12 @@ export function settleDeltaFee(task: unknown, unitPrices: DeltaUnitPriceTable | 
 }
 
 /** A group's ratio by name from the price list; undefined when the list has no positive ratio for it (never 0 by default). */
-export function groupRatioOf(groupRatio: Record<string, unknown>, group: string): number | undefined {
-	const n = Object.prototype.hasOwnProperty.call(groupRatio ?? {}, group) ? numberOf(groupRatio[group]) : undefined;
+export function groupRatioOf(
+	groupRatio: Record<string, unknown>,
+	group: string,
+): number | undefined {
+	const n = Object.prototype.hasOwnProperty.call(groupRatio ?? {}, group)
+		? numberOf(groupRatio[group])
+		: undefined;
 	return n !== undefined && n > 0 ? n : undefined;
 }

@@ -76,33 +76,54 @@ export const PRICE_LIST_MAX_BYTES = 8 * 1024 * 1024;
 export const STATUS_MAX_BYTES = 1024 * 1024;
 
 function getOpts(opts: LoadOptions, maxBytes: number) {
-	return opts.budgetMs === undefined ? { auth: false, maxBytes } : { auth: false, maxBytes, deadline: Date.now() + opts.budgetMs, maxAttempts: 2 };
+	return opts.budgetMs === undefined
+		? { auth: false, maxBytes }
+		: { auth: false, maxBytes, deadline: Date.now() + opts.budgetMs, maxAttempts: 2 };
 }
 
 /** GET /api/pricing (no key), parsed; once per transport (a failure too, so an unreachable list costs one budget per execution). */
-export function loadPriceList(transport: GatewayTransport, opts: LoadOptions = {}): Promise<PricingData> {
+export function loadPriceList(
+	transport: GatewayTransport,
+	opts: LoadOptions = {},
+): Promise<PricingData> {
 	const c = slot(transport);
 	if (!c.pricing) {
-		const loading = transport.getJson('/api/pricing', getOpts(opts, PRICE_LIST_MAX_BYTES)).then((r) => parsePricing(r.body));
-		c.pricing = opts.budgetMs === undefined ? loading : within(loading, opts.budgetMs, 'the price list (/api/pricing)');
+		const loading = transport
+			.getJson('/api/pricing', getOpts(opts, PRICE_LIST_MAX_BYTES))
+			.then((r) => parsePricing(r.body));
+		c.pricing =
+			opts.budgetMs === undefined
+				? loading
+				: within(loading, opts.budgetMs, 'the price list (/api/pricing)');
 		c.pricing.catch(() => undefined);
 	}
 	return c.pricing;
 }
 
 /** GET /api/status (no key) → display settings; once per transport (a failure too). */
-export function loadDisplay(transport: GatewayTransport, opts: LoadOptions = {}): Promise<DisplaySettings> {
+export function loadDisplay(
+	transport: GatewayTransport,
+	opts: LoadOptions = {},
+): Promise<DisplaySettings> {
 	const c = slot(transport);
 	if (!c.status) {
-		const loading = transport.getJson('/api/status', getOpts(opts, STATUS_MAX_BYTES)).then((r) => readDisplay(r.body));
-		c.status = opts.budgetMs === undefined ? loading : within(loading, opts.budgetMs, '/api/status');
+		const loading = transport
+			.getJson('/api/status', getOpts(opts, STATUS_MAX_BYTES))
+			.then((r) => readDisplay(r.body));
+		c.status =
+			opts.budgetMs === undefined ? loading : within(loading, opts.budgetMs, '/api/status');
 		c.status.catch(() => undefined);
 	}
 	return c.status;
 }
 
-export async function loadPricing(transport: GatewayTransport, opts: LoadOptions = {}): Promise<LoadedPricing> {
-	const [pricing, display] = await Promise.all([loadPriceList(transport, opts), loadDisplay(transport, opts)]);
+export async function loadPricing(
+	transport: GatewayTransport,
+	opts: LoadOptions = {},
+): Promise<LoadedPricing> {
+	const [pricing, display] = await Promise.all([
+		loadPriceList(transport, opts),
+		loadDisplay(transport, opts),
+	]);
 	return { pricing, display };
 }
-

@@ -13,7 +13,8 @@ import type { DisplaySettings } from './prices';
 import type { GroupChoice } from './cost';
 
 /** A cap in the display currency: a positive amount ("1.50", 2), optionally with its currency's symbol or code. */
-const SPEND_SAYS = 'must be a positive amount in the display currency (e.g. 1.50), or ¤ quota units written with ¤ (e.g. ¤750000)';
+const SPEND_SAYS =
+	'must be a positive amount in the display currency (e.g. 1.50), or ¤ quota units written with ¤ (e.g. ¤750000)';
 export interface SpendAmount {
 	amount: number;
 	/** `display`: the site's display currency; `quota`: ¤ quota units */
@@ -21,10 +22,15 @@ export interface SpendAmount {
 }
 const SPEND_RULE: Rule<SpendAmount | undefined> = {
 	schema: z.unknown().transform((raw, ctx): SpendAmount | undefined => {
-		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return undefined;
-		if (typeof raw === 'number' && Number.isFinite(raw) && raw > 0) return { amount: raw, unit: 'display' };
+		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
+			return undefined;
+		if (typeof raw === 'number' && Number.isFinite(raw) && raw > 0)
+			return { amount: raw, unit: 'display' };
 		if (typeof raw === 'string') {
-			const m = /^\s*(¤|[$¥€£]|usd|cny|rmb)?\s*([0-9]+(?:\.[0-9]+)?)\s*(¤|usd|cny|rmb|quota)?\s*$/i.exec(raw);
+			const m =
+				/^\s*(¤|[$¥€£]|usd|cny|rmb)?\s*([0-9]+(?:\.[0-9]+)?)\s*(¤|usd|cny|rmb|quota)?\s*$/i.exec(
+					raw,
+				);
 			const n = m ? Number(m[2]) : NaN;
 			if (m && Number.isFinite(n) && n > 0) {
 				const quota = m[1] === '¤' || m[3] === '¤' || m[3]?.toLowerCase() === 'quota';
@@ -50,7 +56,8 @@ export const MONEY_OPTION_FIELDS = fieldSet('Spend options', {
 	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
 });
 
-const PAID_NOT_ADDED = "Not added: Group Name, else your key's group is not known and costs are a range up to the highest published group ratio.";
+const PAID_NOT_ADDED =
+	"Not added: Group Name, else your key's group is not known and costs are a range up to the highest published group ratio.";
 
 export function groupOptions(notAdded = PAID_NOT_ADDED): INodeProperties[] {
 	return [
@@ -68,7 +75,8 @@ export function groupOptions(notAdded = PAID_NOT_ADDED): INodeProperties[] {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. default',
-			description: "Your key's group: its multiplier is read from the public group_ratio (a group without a positive ratio leaves the multiplier unknown, never 0)",
+			description:
+				"Your key's group: its multiplier is read from the public group_ratio (a group without a positive ratio leaves the multiplier unknown, never 0)",
 		},
 	];
 }
@@ -99,7 +107,8 @@ export function spendOptions(): INodeProperties[] {
 			type: 'number',
 			default: 500000,
 			typeOptions: { minValue: 0 },
-			description: 'The same cap in ¤ quota units (kept for workflows made before 0.2.0). With both set, the lower one holds.',
+			description:
+				'The same cap in ¤ quota units (kept for workflows made before 0.2.0). With both set, the lower one holds.',
 		},
 		{
 			displayName: 'Quote Only (Send Nothing)',
@@ -134,13 +143,22 @@ interface RawMoney {
 /** Reads the money options of one item's Options collection (throws naming the field when a value breaks its rule). */
 export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 	const o = raw ?? {};
-	const checked = readFields(MONEY_OPTION_FIELDS, { maxSpend: o.maxSpend, maxExpectedSpend: o.maxExpectedSpend, groupRatio: o.groupRatio });
+	const checked = readFields(MONEY_OPTION_FIELDS, {
+		maxSpend: o.maxSpend,
+		maxExpectedSpend: o.maxExpectedSpend,
+		groupRatio: o.groupRatio,
+	});
 	const spend = checked.maxSpend;
 	const capQuota = checked.maxExpectedSpend;
 	return {
 		spend,
 		capQuota,
-		cap: spend === undefined ? capQuota : spend.unit === 'quota' ? Math.min(spend.amount, capQuota ?? Infinity) : undefined,
+		cap:
+			spend === undefined
+				? capQuota
+				: spend.unit === 'quota'
+					? Math.min(spend.amount, capQuota ?? Infinity)
+					: undefined,
 		allowUnpriced: o.allowUnpriced === true,
 		group: groupChoice(o, checked.groupRatio),
 	};
@@ -164,7 +182,10 @@ export function quotaPerDisplayUnit(d: DisplaySettings): number {
  * The cap in whole ¤: a display-currency amount at the site's rate (undefined when that rate cannot be read: the cap
  * then refuses, it is never dropped), ¤ as given; with both fields set, the lower one.
  */
-export function resolveCap(o: MoneyOptions, display: DisplaySettings | undefined): { cap?: number; unreadable?: boolean } {
+export function resolveCap(
+	o: MoneyOptions,
+	display: DisplaySettings | undefined,
+): { cap?: number; unreadable?: boolean } {
 	if (o.spend === undefined) return { cap: o.capQuota };
 	if (o.spend.unit === 'quota') return { cap: Math.min(o.spend.amount, o.capQuota ?? Infinity) };
 	if (!display) return { unreadable: true };
@@ -175,7 +196,8 @@ export function resolveCap(o: MoneyOptions, display: DisplaySettings | undefined
 /** `groupRatio` checked: positive → the multiplier; added but empty or 0 → unknown (never 1); not added → the group name, or unknown. */
 export function groupChoice(o: RawMoney, ratio: number | undefined): GroupChoice {
 	const added = Object.prototype.hasOwnProperty.call(o, 'groupRatio');
-	const name = typeof o.groupName === 'string' && o.groupName.trim() ? o.groupName.trim() : undefined;
+	const name =
+		typeof o.groupName === 'string' && o.groupName.trim() ? o.groupName.trim() : undefined;
 	if (ratio !== undefined && ratio > 0) return { ratio };
 	if (added) return { ratioLeftEmpty: true, groupName: name };
 	return { groupName: name };

@@ -41,7 +41,6 @@ export interface DisplaySettings {
 
 export const DEFAULT_QUOTA_PER_UNIT = 500_000;
 
-
 /** A finite number, also from a numeric string; undefined otherwise. */
 export function numberOf(v: unknown): number | undefined {
 	if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
@@ -57,7 +56,9 @@ const positive = (v: unknown): number | undefined => {
 /** Normalises a `/api/pricing` body (tolerates missing parts, `usable_group` as an array, numeric strings). */
 export function parsePricing(body: unknown): PricingData {
 	const b = isObj(body) ? body : {};
-	const data = (Array.isArray(b.data) ? b.data : []).filter((e): e is PriceEntry => isObj(e) && typeof e.model_name === 'string' && e.model_name !== '');
+	const data = (Array.isArray(b.data) ? b.data : []).filter(
+		(e): e is PriceEntry => isObj(e) && typeof e.model_name === 'string' && e.model_name !== '',
+	);
 	const groupRatio: Record<string, number> = {};
 	if (isObj(b.group_ratio)) {
 		for (const [g, r] of Object.entries(b.group_ratio)) {
@@ -66,8 +67,14 @@ export function parsePricing(body: unknown): PricingData {
 		}
 	}
 	let usable: Record<string, string> = {};
-	if (Array.isArray(b.usable_group)) usable = Object.fromEntries(b.usable_group.filter((g): g is string => typeof g === 'string').map((g) => [g, g]));
-	else if (isObj(b.usable_group)) usable = Object.fromEntries(Object.entries(b.usable_group).map(([g, d]) => [g, typeof d === 'string' && d ? d : g]));
+	if (Array.isArray(b.usable_group))
+		usable = Object.fromEntries(
+			b.usable_group.filter((g): g is string => typeof g === 'string').map((g) => [g, g]),
+		);
+	else if (isObj(b.usable_group))
+		usable = Object.fromEntries(
+			Object.entries(b.usable_group).map(([g, d]) => [g, typeof d === 'string' && d ? d : g]),
+		);
 	return { data, group_ratio: groupRatio, usable_group: usable };
 }
 
@@ -79,7 +86,10 @@ export function readDisplay(statusBody: unknown): DisplaySettings {
 	const root = isObj(statusBody) ? statusBody : {};
 	const d = isObj(root.data) ? root.data : root;
 	const notes: string[] = [];
-	const raw = typeof d.quota_display_type === 'string' ? d.quota_display_type.trim().toUpperCase() : undefined;
+	const raw =
+		typeof d.quota_display_type === 'string'
+			? d.quota_display_type.trim().toUpperCase()
+			: undefined;
 	let type: DisplayType;
 	if (raw === undefined || raw === '') type = d.display_in_currency === false ? 'TOKENS' : 'USD';
 	else if (raw === 'USD' || raw === 'CNY' || raw === 'TOKENS' || raw === 'CUSTOM') type = raw;
@@ -89,7 +99,10 @@ export function readDisplay(statusBody: unknown): DisplaySettings {
 	}
 	let quotaPerUnit = positive(d.quota_per_unit);
 	if (quotaPerUnit === undefined) {
-		if (d.quota_per_unit !== undefined) notes.push(`unusable quota_per_unit ${JSON.stringify(d.quota_per_unit)}: ${DEFAULT_QUOTA_PER_UNIT} used`);
+		if (d.quota_per_unit !== undefined)
+			notes.push(
+				`unusable quota_per_unit ${JSON.stringify(d.quota_per_unit)}: ${DEFAULT_QUOTA_PER_UNIT} used`,
+			);
 		quotaPerUnit = DEFAULT_QUOTA_PER_UNIT;
 	}
 	const usdExchangeRate = positive(d.usd_exchange_rate);
@@ -99,11 +112,21 @@ export function readDisplay(statusBody: unknown): DisplaySettings {
 		type = 'USD';
 	}
 	if (type === 'CUSTOM' && customRate === undefined) {
-		notes.push('the site shows a custom currency but gives no usable custom_currency_exchange_rate: shown in USD');
+		notes.push(
+			'the site shows a custom currency but gives no usable custom_currency_exchange_rate: shown in USD',
+		);
 		type = 'USD';
 	}
-	const symbol = typeof d.custom_currency_symbol === 'string' ? d.custom_currency_symbol.trim() : '';
-	return { type, quotaPerUnit, usdExchangeRate: usdExchangeRate ?? 1, customSymbol: symbol || '¤', customRate: customRate ?? 1, ...(notes.length ? { notes } : {}) };
+	const symbol =
+		typeof d.custom_currency_symbol === 'string' ? d.custom_currency_symbol.trim() : '';
+	return {
+		type,
+		quotaPerUnit,
+		usdExchangeRate: usdExchangeRate ?? 1,
+		customSymbol: symbol || '¤',
+		customRate: customRate ?? 1,
+		...(notes.length ? { notes } : {}),
+	};
 }
 
 export interface DisplayAmount {
@@ -132,7 +155,9 @@ export function toDisplay(usd: number, s: DisplaySettings): DisplayAmount {
 
 /** A quota amount (¤) in the display currency. */
 export function quotaToDisplay(quota: number, s: DisplaySettings): DisplayAmount {
-	return s.type === 'TOKENS' ? { amount: quota, currency: 'quota', symbol: '¤' } : toDisplay(quota / s.quotaPerUnit, s);
+	return s.type === 'TOKENS'
+		? { amount: quota, currency: 'quota', symbol: '¤' }
+		: toDisplay(quota / s.quotaPerUnit, s);
 }
 
 /** "$0.032", "¥0.2336", "¤16000", "◎0.32" */
@@ -188,14 +213,24 @@ export interface ModelPrice {
  * multiplier is never 0). Per call = model_price × ratio; per token (per 1M) input = model_ratio × 2 × ratio,
  * output = input × completion_ratio; delta-video = the spec table × ratio; `billing_mode: tiered_expr` → no number.
  */
-export function lowestPrice(entry: PriceEntry, p: PricingData, videoPrices: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES): ModelPrice {
+export function lowestPrice(
+	entry: PriceEntry,
+	p: PricingData,
+	videoPrices: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES,
+): ModelPrice {
 	const video = videoPrices[entry.model_name];
-	const billing: Billing = video ? 'per_video_token' : numberOf(entry.quota_type) === 1 ? 'per_call' : 'per_token';
+	const billing: Billing = video
+		? 'per_video_token'
+		: numberOf(entry.quota_type) === 1
+			? 'per_call'
+			: 'per_token';
 	const dynamic = entry.billing_mode === 'tiered_expr';
 	const skipped: string[] = [];
 	const nonPublic: string[] = [];
 	let best: { group: string; ratio: number } | undefined;
-	const groups = Array.isArray(entry.enable_groups) ? entry.enable_groups.filter((g): g is string => typeof g === 'string') : [];
+	const groups = Array.isArray(entry.enable_groups)
+		? entry.enable_groups.filter((g): g is string => typeof g === 'string')
+		: [];
 	for (const g of groups) {
 		if (!Object.prototype.hasOwnProperty.call(p.usable_group ?? {}, g)) {
 			nonPublic.push(g);
@@ -208,13 +243,26 @@ export function lowestPrice(entry: PriceEntry, p: PricingData, videoPrices: Delt
 		}
 		if (!best || ratio < best.ratio) best = { group: g, ratio };
 	}
-	const out: ModelPrice = { model: entry.model_name, billing, dynamic, skippedGroups: skipped, nonPublicGroups: nonPublic, group: best?.group, groupRatio: best?.ratio };
+	const out: ModelPrice = {
+		model: entry.model_name,
+		billing,
+		dynamic,
+		skippedGroups: skipped,
+		nonPublicGroups: nonPublic,
+		group: best?.group,
+		groupRatio: best?.ratio,
+	};
 	if (dynamic) {
 		out.unpricedReason = 'dynamic (tiered) pricing: no fixed number';
 		return out;
 	}
 	if (!best) {
-		out.unpricedReason = groups.length === 0 ? 'no group enables this model' : skipped.length ? 'every publicly selectable group that enables this model lacks a group ratio' : 'no publicly selectable group enables this model';
+		out.unpricedReason =
+			groups.length === 0
+				? 'no group enables this model'
+				: skipped.length
+					? 'every publicly selectable group that enables this model lacks a group ratio'
+					: 'no publicly selectable group enables this model';
 		return out;
 	}
 	if (billing === 'per_video_token') {
@@ -222,28 +270,40 @@ export function lowestPrice(entry: PriceEntry, p: PricingData, videoPrices: Delt
 		out.videoWithReferencePer1MUsd = video.withReferenceVideo * best.ratio;
 	} else if (billing === 'per_call') {
 		const price = numberOf(entry.model_price);
-		if (price === undefined || price < 0) out.unpricedReason = 'the price list gives no model_price';
+		if (price === undefined || price < 0)
+			out.unpricedReason = 'the price list gives no model_price';
 		else out.perCallUsd = price * best.ratio;
 	} else {
 		const ratio = numberOf(entry.model_ratio);
-		if (ratio === undefined || ratio < 0) out.unpricedReason = 'the price list gives no model_ratio';
+		if (ratio === undefined || ratio < 0)
+			out.unpricedReason = 'the price list gives no model_ratio';
 		else {
 			out.inputPer1MUsd = ratio * 2 * best.ratio;
 			const completion = numberOf(entry.completion_ratio);
-			out.outputPer1MUsd = out.inputPer1MUsd * (completion !== undefined && completion >= 0 ? completion : 1);
+			out.outputPer1MUsd =
+				out.inputPer1MUsd * (completion !== undefined && completion >= 0 ? completion : 1);
 		}
 	}
 	return out;
 }
 
 /** Unit price of a delta-video model in base units per 1M video tokens; undefined for other models. */
-export function deltaUnitPrice(model: string, withReferenceVideo: boolean, table: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES): number | undefined {
+export function deltaUnitPrice(
+	model: string,
+	withReferenceVideo: boolean,
+	table: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES,
+): number | undefined {
 	const p = table[model];
 	return p ? (withReferenceVideo ? p.withReferenceVideo : p.noReferenceVideo) : undefined;
 }
 
 /** fee in whole quota units (¤) = tokens / 1e6 × unit price × group ratio × quota_per_unit, exact, rounded half up. */
-export function videoFeeQuota(tokens: number, unitPrice: number, groupRatio: number, quotaPerUnit = DEFAULT_QUOTA_PER_UNIT): number {
+export function videoFeeQuota(
+	tokens: number,
+	unitPrice: number,
+	groupRatio: number,
+	quotaPerUnit = DEFAULT_QUOTA_PER_UNIT,
+): number {
 	return roundedProduct([tokens, unitPrice, groupRatio, quotaPerUnit], 1_000_000);
 }
 
@@ -262,12 +322,25 @@ export interface VideoFee {
  * fee = tokens / 1,000,000 × unit price × group multiplier, rounded to whole quota units.
  * Only a reference video switches to the "with reference video" price (image/audio references do not).
  */
-export function deltaVideoFee(model: string, tokens: number, withReferenceVideo: boolean, groupRatio: number, quotaPerUnit = DEFAULT_QUOTA_PER_UNIT, table: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES): VideoFee {
+export function deltaVideoFee(
+	model: string,
+	tokens: number,
+	withReferenceVideo: boolean,
+	groupRatio: number,
+	quotaPerUnit = DEFAULT_QUOTA_PER_UNIT,
+	table: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES,
+): VideoFee {
 	const unitPrice = deltaUnitPrice(model, withReferenceVideo, table);
-	if (unitPrice === undefined) throw new Error(`model: ${model} is not a delta-video model (${Object.keys(table).join(', ')})`);
-	if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) throw new Error('tokens: must be a non-negative number');
-	if (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0) throw new Error('groupRatio: must be a positive number (an unknown multiplier is never 0)');
-	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0) throw new Error('quotaPerUnit: must be a positive number');
+	if (unitPrice === undefined)
+		throw new Error(
+			`model: ${model} is not a delta-video model (${Object.keys(table).join(', ')})`,
+		);
+	if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
+		throw new Error('tokens: must be a non-negative number');
+	if (typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0)
+		throw new Error('groupRatio: must be a positive number (an unknown multiplier is never 0)');
+	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0)
+		throw new Error('quotaPerUnit: must be a positive number');
 	const quota = videoFeeQuota(tokens, unitPrice, groupRatio, quotaPerUnit);
 	return { tokens, unitPrice, groupRatio, withReferenceVideo, quota, usd: quota / quotaPerUnit };
 }
@@ -279,14 +352,20 @@ export function validTokenCount(v: unknown): number | undefined {
 }
 
 /** Where settlement usage came from (the camelCase forms are what the shared task normaliser emits, e.g. in Task Wait's JSON). */
-export type TokenSource = 'usage.completion_tokens' | 'usage.total_tokens' | 'usage.completionTokens' | 'usage.totalTokens';
+export type TokenSource =
+	'usage.completion_tokens' | 'usage.total_tokens' | 'usage.completionTokens' | 'usage.totalTokens';
 
 /** `usage.completion_tokens`, else a valid `usage.total_tokens`; undefined = needs manual check (never free). */
-export function settlementUsage(task: unknown): { tokens: number; source: TokenSource } | undefined {
+export function settlementUsage(
+	task: unknown,
+): { tokens: number; source: TokenSource } | undefined {
 	const t = isObj(task) ? task : {};
 	const usage = isObj(t.usage) ? t.usage : undefined;
 	if (!usage) return undefined;
-	const completion: Array<'completion_tokens' | 'completionTokens'> = ['completion_tokens', 'completionTokens'];
+	const completion: Array<'completion_tokens' | 'completionTokens'> = [
+		'completion_tokens',
+		'completionTokens',
+	];
 	const total: Array<'total_tokens' | 'totalTokens'> = ['total_tokens', 'totalTokens'];
 	for (const k of [...completion, ...total]) {
 		const n = validTokenCount(usage[k]);

@@ -33,7 +33,8 @@ interface ProxyReader {
 
 function customData(ctx: ProxyReader | undefined): IWorkflowExecutionCustomData | undefined {
 	try {
-		const proxy = ctx?.getWorkflowDataProxy?.(0) as { $execution?: { customData?: IWorkflowExecutionCustomData } } | undefined;
+		const proxy = ctx?.getWorkflowDataProxy?.(0) as
+			{ $execution?: { customData?: IWorkflowExecutionCustomData } } | undefined;
 		return proxy?.$execution?.customData;
 	} catch {
 		return undefined;
@@ -110,13 +111,20 @@ export class ExecutionSpend {
 	}
 
 	/** Sets (or replaces) entries and writes the execution's total to its custom data. */
-	record(entries: Array<[string, SpendEntry]>, display?: DisplaySettings, drop: string[] = []): RecordResult {
+	record(
+		entries: Array<[string, SpendEntry]>,
+		display?: DisplaySettings,
+		drop: string[] = [],
+	): RecordResult {
 		for (const k of drop) this.book.spend.delete(k);
-		for (const [k, e] of entries) this.book.spend.set(k, { ...e, quota: Math.max(0, Math.ceil(e.quota)) });
+		for (const [k, e] of entries)
+			this.book.spend.set(k, { ...e, quota: Math.max(0, Math.ceil(e.quota)) });
 		const s = this.spent();
 		const data = customData(this.ctx);
 		if (!data) return { total: s.quota, kept: false };
-		const shown = display ? `${formatDisplay(quotaToDisplay(s.quota, display))} (¤${s.quota})` : `¤${s.quota}`;
+		const shown = display
+			? `${formatDisplay(quotaToDisplay(s.quota, display))} (¤${s.quota})`
+			: `¤${s.quota}`;
 		const text = `${shown}${s.bounded ? ' at most (some charges are bounds: multiplier or usage not known)' : ''}${s.unpriced ? `; ${s.unpriced} call(s) with no price not included` : ''}`;
 		try {
 			data.setAll({ [SPENT_KEY]: String(s.quota), [SPENT_TEXT_KEY]: text.slice(0, MAX_VALUE) });

@@ -11,11 +11,22 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../exit';
 import { PRICE_LOOKUP_MS, loadDisplay, loadPriceList } from './lookup';
-import { DELTA_VIDEO_UNIT_PRICES, quotaToDisplay, readDisplay, type DisplaySettings } from './prices';
+import {
+	DELTA_VIDEO_UNIT_PRICES,
+	quotaToDisplay,
+	readDisplay,
+	type DisplaySettings,
+} from './prices';
 import { settleDeltaFee } from './delta';
 import type { GatewayTransport } from '../transport';
 import { spendHint } from './cap';
-import { costJson, resolveMultiplier, type CostFigure, type GroupChoice, type Multiplier } from './cost';
+import {
+	costJson,
+	resolveMultiplier,
+	type CostFigure,
+	type GroupChoice,
+	type Multiplier,
+} from './cost';
 import { ExecutionSpend, taskSpendKey, type SpendEntry } from './record';
 
 export interface SettleInput {
@@ -24,20 +35,38 @@ export interface SettleInput {
 	group: GroupChoice;
 }
 
-async function displayOf(transport: GatewayTransport): Promise<{ display: DisplaySettings; note?: string }> {
+async function displayOf(
+	transport: GatewayTransport,
+): Promise<{ display: DisplaySettings; note?: string }> {
 	try {
 		return { display: await loadDisplay(transport, { budgetMs: PRICE_LOOKUP_MS }) };
 	} catch (err) {
-		return { display: readDisplay({}), note: `/api/status could not be read (${(err as Error).message}): its defaults (quota_per_unit 500000, USD) were used` };
+		return {
+			display: readDisplay({}),
+			note: `/api/status could not be read (${(err as Error).message}): its defaults (quota_per_unit 500000, USD) were used`,
+		};
 	}
 }
 
-async function multiplierOf(transport: GatewayTransport, g: GroupChoice, model: string | undefined): Promise<Multiplier> {
-	if (g.ratio !== undefined && g.ratio > 0) return { ratio: g.ratio, source: 'group_multiplier_option', group: null };
+async function multiplierOf(
+	transport: GatewayTransport,
+	g: GroupChoice,
+	model: string | undefined,
+): Promise<Multiplier> {
+	if (g.ratio !== undefined && g.ratio > 0)
+		return { ratio: g.ratio, source: 'group_multiplier_option', group: null };
 	try {
-		return resolveMultiplier(g, await loadPriceList(transport, { budgetMs: PRICE_LOOKUP_MS }), model ?? '');
+		return resolveMultiplier(
+			g,
+			await loadPriceList(transport, { budgetMs: PRICE_LOOKUP_MS }),
+			model ?? '',
+		);
 	} catch (err) {
-		return { source: null, group: g.groupName ?? null, unknownWhy: `the public price list could not be read (${(err as Error).message})` };
+		return {
+			source: null,
+			group: g.groupName ?? null,
+			unknownWhy: `the public price list could not be read (${(err as Error).message})`,
+		};
 	}
 }
 
@@ -49,19 +78,36 @@ export interface Settled {
 }
 
 /** `fee` (the settlement, as before, plus its display), `cost`, and the record entry of a completed delta video. Never throws. */
-export async function settleVideo(transport: GatewayTransport, raw: unknown, input: SettleInput): Promise<Settled> {
-	const [{ display, note }, multiplier] = await Promise.all([displayOf(transport), multiplierOf(transport, input.group, input.model)]);
-	const opts = { model: input.model, withReferenceVideo: input.withReferenceVideo, quotaPerUnit: display.quotaPerUnit };
+export async function settleVideo(
+	transport: GatewayTransport,
+	raw: unknown,
+	input: SettleInput,
+): Promise<Settled> {
+	const [{ display, note }, multiplier] = await Promise.all([
+		displayOf(transport),
+		multiplierOf(transport, input.group, input.model),
+	]);
+	const opts = {
+		model: input.model,
+		withReferenceVideo: input.withReferenceVideo,
+		quotaPerUnit: display.quotaPerUnit,
+	};
 	const high = multiplier.ratio ?? multiplier.high?.ratio;
 	const low = multiplier.ratio ?? multiplier.low?.ratio;
 	const s = settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, high, opts);
-	const sLow = low !== undefined && low !== high ? settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, low, opts) : s;
+	const sLow =
+		low !== undefined && low !== high ? settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, low, opts) : s;
 	const unit = quotaToDisplay(0, display);
 	const known = multiplier.ratio !== undefined;
 	const notes = [s.note, multiplier.unknownWhy, note].filter(Boolean).join('; ');
 	const fee: IDataObject = {
 		...(s as unknown as IDataObject),
-		status: s.status === 'settled' && !known ? (high === undefined ? 'needs_manual_check' : 'range') : s.status,
+		status:
+			s.status === 'settled' && !known
+				? high === undefined
+					? 'needs_manual_check'
+					: 'range'
+				: s.status,
 		group_ratio: multiplier.ratio ?? null,
 		group_ratio_source: multiplier.source ?? 'unknown',
 		...(known || sLow.fee_quota === null ? {} : { fee_quota_low: sLow.fee_quota }),
@@ -71,26 +117,55 @@ export async function settleVideo(transport: GatewayTransport, raw: unknown, inp
 		note: notes,
 	};
 	const figure: CostFigure = {
-		status: s.status !== 'settled' || s.fee_quota === null ? 'unknown' : known ? 'settled' : 'range',
+		status:
+			s.status !== 'settled' || s.fee_quota === null ? 'unknown' : known ? 'settled' : 'range',
 		basis: 'per_video_token',
 		quota: s.status === 'settled' ? (s.fee_quota ?? undefined) : undefined,
-		...(!known && s.status === 'settled' && sLow.fee_quota !== null ? { quotaLow: sLow.fee_quota } : {}),
+		...(!known && s.status === 'settled' && sLow.fee_quota !== null
+			? { quotaLow: sLow.fee_quota }
+			: {}),
 		multiplier,
 		quantity: { video_tokens: s.tokens, with_reference_video: s.with_reference_video },
 		note: notes,
 	};
 	const cost = costJson(figure, display);
-	return { fee, cost, entry: { quota: figure.quota ?? 0, exact: figure.status === 'settled', unpriced: figure.quota === undefined, label: `video task ${s.task_id ?? ''}` } };
+	return {
+		fee,
+		cost,
+		entry: {
+			quota: figure.quota ?? 0,
+			exact: figure.status === 'settled',
+			unpriced: figure.quota === undefined,
+			label: `video task ${s.task_id ?? ''}`,
+		},
+	};
 }
 
 /** Task Wait's settled fees in the execution's record (one entry per task) and its hint. */
-export async function recordSettled(ctx: IExecuteFunctions, transport: GatewayTransport, settled: Map<string, { origin: string; entry: SpendEntry; cost: IDataObject }>): Promise<void> {
+export async function recordSettled(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	settled: Map<string, { origin: string; entry: SpendEntry; cost: IDataObject }>,
+): Promise<void> {
 	if (!settled.size) return;
 	const { display } = await displayOf(transport);
 	const spend = new ExecutionSpend(ctx);
-	const entries: Array<[string, SpendEntry]> = [...settled.entries()].map(([taskId, s]) => [taskSpendKey(s.origin, taskId), s.entry]);
+	const entries: Array<[string, SpendEntry]> = [...settled.entries()].map(([taskId, s]) => [
+		taskSpendKey(s.origin, taskId),
+		s.entry,
+	]);
 	const total = spend.record(entries, display);
-	const figures = [...settled.values()].map((s) => ({ status: s.cost.status, quota: typeof s.cost.quota === 'number' ? s.cost.quota : undefined, quotaLow: typeof s.cost.quota_low === 'number' ? s.cost.quota_low : undefined })) as CostFigure[];
-	const hint = spendHint(`This node settled ${settled.size} video(s)`, figures, total, spend, display);
+	const figures = [...settled.values()].map((s) => ({
+		status: s.cost.status,
+		quota: typeof s.cost.quota === 'number' ? s.cost.quota : undefined,
+		quotaLow: typeof s.cost.quota_low === 'number' ? s.cost.quota_low : undefined,
+	})) as CostFigure[];
+	const hint = spendHint(
+		`This node settled ${settled.size} video(s)`,
+		figures,
+		total,
+		spend,
+		display,
+	);
 	if (hint) exitOf(ctx).hint(hint);
 }

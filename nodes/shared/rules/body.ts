@@ -30,7 +30,10 @@ export interface BodyRuleSet {
 const registry = new Map<string, BodyRuleSet>();
 
 /** Names the rules of one body schema so the bad-input corpus can find them (a set the corpus does not place fails its test). */
-export function bodyRuleSet<R extends BodyRules>(name: string, set: { schema: () => ZodTypeAny; valid: Obj; rules: R }): R {
+export function bodyRuleSet<R extends BodyRules>(
+	name: string,
+	set: { schema: () => ZodTypeAny; valid: Obj; rules: R },
+): R {
 	registry.set(name, set);
 	return set.rules;
 }
@@ -47,6 +50,11 @@ export function withChanges(valid: Obj, changes: Obj): Obj {
 }
 
 /** Refuses a body by a declared rule at `path` (the rule's field unless given); `message` holds the rule's words with the value. */
-export function violate(ctx: RefinementCtx, rule: BodyRule, path: Array<string | number> = rule.field.split('.'), message = rule.says): void {
+export function violate(
+	ctx: RefinementCtx,
+	rule: BodyRule,
+	path: Array<string | number> = rule.field.split('.'),
+	message = rule.says,
+): void {
 	ctx.addIssue({ code: 'custom', path, message });
 }

@@ -3,12 +3,22 @@ import { z } from 'zod';
 import { isObj, type Obj } from '../jsonObject';
 import type { Rule } from './rule';
 
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const kindOf = (v: unknown) =>
+	v === null
+		? 'null'
+		: Array.isArray(v)
+			? 'an array'
+			: typeof v === 'object'
+				? 'an object'
+				: `a ${typeof v}`;
 
 /** `says`: what the field must hold, e.g. "must be a JSON object". Empty text and `{}` read as not set when `optional`. */
 export function jsonObjectRule(says: string, opts: { optional: true }): Rule<Obj | undefined>;
 export function jsonObjectRule(says: string, opts?: { optional?: false }): Rule<Obj>;
-export function jsonObjectRule(says: string, opts: { optional?: boolean } = {}): Rule<Obj | undefined> {
+export function jsonObjectRule(
+	says: string,
+	opts: { optional?: boolean } = {},
+): Rule<Obj | undefined> {
 	return {
 		schema: z.unknown().transform((raw, ctx): Obj | undefined => {
 			let v = raw;
@@ -18,7 +28,10 @@ export function jsonObjectRule(says: string, opts: { optional?: boolean } = {}):
 				try {
 					v = JSON.parse(t);
 				} catch {
-					ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${says} (the text is not valid JSON)` });
+					ctx.addIssue({
+						code: z.ZodIssueCode.custom,
+						message: `${says} (the text is not valid JSON)`,
+					});
 					return z.NEVER;
 				}
 			} else if (opts.optional && (v === undefined || v === null)) return undefined;

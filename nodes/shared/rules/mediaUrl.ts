@@ -37,7 +37,16 @@ const SECRET_PARAMS = new Set([
 const SECRET_VALUE = /(?:^|[^A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}|bearer(?:%20|\+|\s)/i;
 
 /** Host names that never resolve to a public address. */
-const PRIVATE_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home.arpa', '.corp', '.localdomain'];
+const PRIVATE_SUFFIXES = [
+	'.localhost',
+	'.local',
+	'.internal',
+	'.intranet',
+	'.lan',
+	'.home.arpa',
+	'.corp',
+	'.localdomain',
+];
 
 function ipv4Private(h: string): boolean {
 	const p = h.split('.').map(Number);
@@ -65,7 +74,8 @@ function ipv6Private(h: string): boolean {
 	if (/^fe[89ab][0-9a-f]?:/.test(s)) return true; // fe80::/10 link-local
 	if (/^ff[0-9a-f]{0,2}:/.test(s)) return true; // multicast
 	// IPv4-mapped / -compatible / NAT64: the WHATWG parser writes them as hex words (::ffff:7f00:1)
-	const mapped = /^(?:::ffff:|::|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(s);
+	const mapped =
+		/^(?:::ffff:|::|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(s);
 	if (mapped) {
 		if (mapped[1]) return ipv4Private(mapped[1]);
 		const hi = parseInt(mapped[2], 16);
@@ -79,12 +89,17 @@ function ipv6Private(h: string): boolean {
 export function privateHostProblem(hostname: string): string | undefined {
 	const host = hostname.toLowerCase().replace(/\.$/, '');
 	if (host.startsWith('[') || host.includes(':')) {
-		return ipv6Private(host.replace(/^\[|\]$/g, '')) ? `host ${host} is a private, loopback or link-local address: the gateway cannot read it` : undefined;
+		return ipv6Private(host.replace(/^\[|\]$/g, ''))
+			? `host ${host} is a private, loopback or link-local address: the gateway cannot read it`
+			: undefined;
 	}
 	if (/^\d+(\.\d+){3}$/.test(host)) {
-		return ipv4Private(host) ? `host ${host} is a private, loopback or link-local address: the gateway cannot read it` : undefined;
+		return ipv4Private(host)
+			? `host ${host} is a private, loopback or link-local address: the gateway cannot read it`
+			: undefined;
 	}
-	if (host === 'localhost' || PRIVATE_SUFFIXES.some((s) => host.endsWith(s))) return `host ${host} is a local name: the gateway cannot read it`;
+	if (host === 'localhost' || PRIVATE_SUFFIXES.some((s) => host.endsWith(s)))
+		return `host ${host} is a local name: the gateway cannot read it`;
 	if (!host.includes('.')) return `host ${host} is not a public host name`;
 	return undefined;
 }
@@ -117,15 +132,21 @@ export function mediaUrlProblem(raw: unknown, opts: MediaUrlOptions = {}): strin
 		return `is not a valid URL: must be ${scheme} (no local paths)`;
 	}
 	if (u.protocol !== 'https:' && !(opts.allowHttp && u.protocol === 'http:')) {
-		return u.protocol === 'http:' ? 'must use https://, not http://' : `must be ${scheme} (no ${u.protocol.replace(':', '')}: addresses, local paths or data URLs)`;
+		return u.protocol === 'http:'
+			? 'must use https://, not http://'
+			: `must be ${scheme} (no ${u.protocol.replace(':', '')}: addresses, local paths or data URLs)`;
 	}
 	if (u.username || u.password) return 'must not contain credentials (user:password@)';
 	const hostProblem = privateHostProblem(u.hostname);
 	if (hostProblem) return hostProblem;
-	if (opts.containsSecret?.(text) || opts.containsSecret?.(safeDecode(text))) return "must not carry an API key (it contains the credential's key)";
-	const secretParam = [...paramsOf(u.search), ...paramsOf(u.hash)].find((n) => SECRET_PARAMS.has(n));
+	if (opts.containsSecret?.(text) || opts.containsSecret?.(safeDecode(text)))
+		return "must not carry an API key (it contains the credential's key)";
+	const secretParam = [...paramsOf(u.search), ...paramsOf(u.hash)].find((n) =>
+		SECRET_PARAMS.has(n),
+	);
 	if (secretParam) return `must not carry an API key or token (parameter "${secretParam}")`;
-	if (SECRET_VALUE.test(text) || SECRET_VALUE.test(safeDecode(text))) return 'must not carry an API key or token (sk-… or Bearer … in the address)';
+	if (SECRET_VALUE.test(text) || SECRET_VALUE.test(safeDecode(text)))
+		return 'must not carry an API key or token (sk-… or Bearer … in the address)';
 	if (text.includes('...') || text.includes('…')) return 'looks truncated (contains an ellipsis)';
 	return undefined;
 }

@@ -12,9 +12,16 @@ export const MAX_CONCURRENCY_CAP = 64;
 
 export type NumberRule = Rule<number | undefined>;
 
-const isUnset = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+const isUnset = (v: unknown) =>
+	v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
-function numberRule(says: string, accepts: (n: number) => boolean, good: unknown[], bad: unknown[], opts: { required?: boolean } = {}): NumberRule {
+function numberRule(
+	says: string,
+	accepts: (n: number) => boolean,
+	good: unknown[],
+	bad: unknown[],
+	opts: { required?: boolean } = {},
+): NumberRule {
 	const schema = z.unknown().transform((raw, ctx): number | undefined => {
 		if (isUnset(raw) && !opts.required) return undefined;
 		const n = isUnset(raw) ? undefined : typeof raw === 'string' ? Number(raw.trim()) : raw;
@@ -26,17 +33,63 @@ function numberRule(says: string, accepts: (n: number) => boolean, good: unknown
 }
 
 export const OPTION_RULES = {
-	minutes: numberRule('must be a positive number of minutes', (n) => n > 0, [30, '30', 0.5, ''], [0, -5, 'abc', Number.NaN, Number.NEGATIVE_INFINITY, true]),
-	seconds: numberRule('must be 0 (no limit) or a positive number of seconds', (n) => n >= 0, [0, 90, '90'], [-1, 'a minute', Number.NaN, Number.POSITIVE_INFINITY]),
-	positiveSeconds: numberRule('must be a positive number of seconds', (n) => n > 0, [30, '30', 0.5], [0, -1, 'soon', Number.NaN, Number.POSITIVE_INFINITY]),
-	milliseconds: numberRule('must be a positive number of milliseconds', (n) => n > 0, [120_000, '5000'], [0, -1000, 'soon', Number.NaN, Number.POSITIVE_INFINITY]),
-	mebibytes: numberRule('must be a positive number of MiB', (n) => n > 0, [2048, '512', 0.5], [0, -1, 'big', Number.NaN]),
-	concurrency: numberRule(`must be a whole number from 1 to ${MAX_CONCURRENCY_CAP}`, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY_CAP, [1, 16, '8', MAX_CONCURRENCY_CAP], [0, -3, 1.5, MAX_CONCURRENCY_CAP + 1, 'many', Number.NaN, Number.POSITIVE_INFINITY]),
-	multiplierOrZero: numberRule('must be a positive number, or 0 when not known (an unknown multiplier is never 0: the fee is then given at multiplier 1)', (n) => n >= 0, [0, '0', 1, '1.5'], [-1, 'double', Number.POSITIVE_INFINITY]),
+	minutes: numberRule(
+		'must be a positive number of minutes',
+		(n) => n > 0,
+		[30, '30', 0.5, ''],
+		[0, -5, 'abc', Number.NaN, Number.NEGATIVE_INFINITY, true],
+	),
+	seconds: numberRule(
+		'must be 0 (no limit) or a positive number of seconds',
+		(n) => n >= 0,
+		[0, 90, '90'],
+		[-1, 'a minute', Number.NaN, Number.POSITIVE_INFINITY],
+	),
+	positiveSeconds: numberRule(
+		'must be a positive number of seconds',
+		(n) => n > 0,
+		[30, '30', 0.5],
+		[0, -1, 'soon', Number.NaN, Number.POSITIVE_INFINITY],
+	),
+	milliseconds: numberRule(
+		'must be a positive number of milliseconds',
+		(n) => n > 0,
+		[120_000, '5000'],
+		[0, -1000, 'soon', Number.NaN, Number.POSITIVE_INFINITY],
+	),
+	mebibytes: numberRule(
+		'must be a positive number of MiB',
+		(n) => n > 0,
+		[2048, '512', 0.5],
+		[0, -1, 'big', Number.NaN],
+	),
+	concurrency: numberRule(
+		`must be a whole number from 1 to ${MAX_CONCURRENCY_CAP}`,
+		(n) => Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY_CAP,
+		[1, 16, '8', MAX_CONCURRENCY_CAP],
+		[0, -3, 1.5, MAX_CONCURRENCY_CAP + 1, 'many', Number.NaN, Number.POSITIVE_INFINITY],
+	),
+	multiplierOrZero: numberRule(
+		'must be a positive number, or 0 when not known (an unknown multiplier is never 0: the fee is then given at multiplier 1)',
+		(n) => n >= 0,
+		[0, '0', 1, '1.5'],
+		[-1, 'double', Number.POSITIVE_INFINITY],
+	),
 	/** a spend cap, in the site's quota units */
-	quota: numberRule('must be a positive number of ¤ (site quota units)', (n) => n > 0, [16000, '500000', 0.5], [0, -1, 'lots', Number.NaN, Number.POSITIVE_INFINITY]),
+	quota: numberRule(
+		'must be a positive number of ¤ (site quota units)',
+		(n) => n > 0,
+		[16000, '500000', 0.5],
+		[0, -1, 'lots', Number.NaN, Number.POSITIVE_INFINITY],
+	),
 	/** a count the fee is computed from: required */
-	tokens: numberRule('must be a number of 0 or more', (n) => n >= 0, [0, 1_000_000, '250000'], [-5, 'many', Number.NaN, ''], { required: true }),
+	tokens: numberRule(
+		'must be a number of 0 or more',
+		(n) => n >= 0,
+		[0, 1_000_000, '250000'],
+		[-5, 'many', Number.NaN, ''],
+		{ required: true },
+	),
 } satisfies Record<string, NumberRule>;
 
 /** Reads one option where a bad value is reported elsewhere (per item): undefined when it is not set or breaks its rule. */

@@ -19,7 +19,9 @@ export interface Field<T = unknown> {
 /** The checked fields of one place (a node's options collection, its top-level fields), by parameter name. */
 export type Fields = Record<string, Field>;
 
-export type FieldValues<F extends Fields> = { [K in keyof F]: F[K]['rule'] extends Rule<infer T> ? T : never };
+export type FieldValues<F extends Fields> = {
+	[K in keyof F]: F[K]['rule'] extends Rule<infer T> ? T : never;
+};
 
 const registry = new Map<string, Fields>();
 
@@ -34,4 +36,5 @@ export function registeredFieldSets(): ReadonlyMap<string, Fields> {
 }
 
 /** How a refusal shows the value it got: numbers as written (NaN, Infinity), everything else as JSON. */
-export const shown = (v: unknown): string => (typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v)));
+export const shown = (v: unknown): string =>
+	typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v));

@@ -7,7 +7,8 @@ export const TASK_ID_CHARS = '[A-Za-z0-9_-]{1,200}';
 
 export const TASK_ID_PATTERN = new RegExp(`^${TASK_ID_CHARS}$`);
 
-export const isTaskId = (v: unknown): v is string => typeof v === 'string' && TASK_ID_PATTERN.test(v);
+export const isTaskId = (v: unknown): v is string =>
+	typeof v === 'string' && TASK_ID_PATTERN.test(v);
 
 /**
  * The task ID an answer carries, read once where it enters (the transport's accepted outcome): `task_id`, `id`,
@@ -16,7 +17,10 @@ export const isTaskId = (v: unknown): v is string => typeof v === 'string' && TA
 export function taskIdIn(body: unknown): string | undefined {
 	if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
 	const b = body as Record<string, unknown>;
-	const data = b.data && typeof b.data === 'object' && !Array.isArray(b.data) ? (b.data as Record<string, unknown>) : undefined;
+	const data =
+		b.data && typeof b.data === 'object' && !Array.isArray(b.data)
+			? (b.data as Record<string, unknown>)
+			: undefined;
 	for (const v of [b.task_id, b.id, data?.task_id, data?.id]) if (isTaskId(v)) return v;
 	return undefined;
 }
@@ -27,9 +31,17 @@ const SHAPE = 'must be 1 to 200 characters of A-Z a-z 0-9 _ -';
 /** A task ID as text (trimmed) or a whole number from an expression. */
 export const TASK_ID_RULE: Rule<string> = {
 	schema: z.unknown().transform((raw, ctx): string => {
-		const id = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : raw;
+		const id =
+			typeof raw === 'string'
+				? raw.trim()
+				: typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0
+					? String(raw)
+					: raw;
 		if (isTaskId(id)) return id;
-		ctx.addIssue({ code: z.ZodIssueCode.custom, message: id === undefined || id === null || id === '' ? EMPTY : SHAPE });
+		ctx.addIssue({
+			code: z.ZodIssueCode.custom,
+			message: id === undefined || id === null || id === '' ? EMPTY : SHAPE,
+		});
 		return z.NEVER;
 	}),
 	good: ['task_01HZX', ' abc-123 ', 12345, 'a'.repeat(200)],

@@ -26,7 +26,12 @@ export function isFailure(r: INodeExecutionData | PaidFailure): r is PaidFailure
 	return (r as PaidFailure).failed === true;
 }
 
-export function failure(error: unknown, failedAt: FailedAt, submitted: boolean, extra: { taskId?: string | null; fields?: IDataObject } = {}): PaidFailure {
+export function failure(
+	error: unknown,
+	failedAt: FailedAt,
+	submitted: boolean,
+	extra: { taskId?: string | null; fields?: IDataObject } = {},
+): PaidFailure {
 	return { failed: true, error, failedAt, submitted, taskId: extra.taskId, fields: extra.fields };
 }
 
@@ -44,7 +49,11 @@ interface Described {
 	httpCode?: string;
 }
 
-export function describeFailure(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number): Described {
+export function describeFailure(
+	ctx: IExecuteFunctions,
+	f: PaidFailure,
+	itemIndex: number,
+): Described {
 	const e = exitOf(ctx).error(f.error, itemIndex);
 	const httpCode = (e as { httpCode?: string | null }).httpCode ?? undefined;
 	return { message: e.message, description: e.description ?? undefined, httpCode };
@@ -57,7 +66,13 @@ export function describeFailure(ctx: IExecuteFunctions, f: PaidFailure, itemInde
  * `error` there and builds it as the input item's fields plus that `error` (an item carrying an n8n error would have
  * its JSON replaced by the message), so everything — `status`, `failed_at`, `task_id`, `submitted` … — is inside `error`.
  */
-export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: number, mode: ErrorMode, firstOfSpentBatch: boolean): INodeExecutionData {
+export function failureItem(
+	ctx: IExecuteFunctions,
+	f: PaidFailure,
+	itemIndex: number,
+	mode: ErrorMode,
+	firstOfSpentBatch: boolean,
+): INodeExecutionData {
 	const d = describeFailure(ctx, f, itemIndex);
 	const json = failedItem(f.fields ?? {}, f.failedAt, {
 		task_id: f.taskId ?? null,
@@ -68,14 +83,28 @@ export function failureItem(ctx: IExecuteFunctions, f: PaidFailure, itemIndex: n
 	});
 	if (mode === 'errorOutput') {
 		const { error_message: _m, error_description: _d, ...facts } = json;
-		return { json: { error: { message: d.message, ...(d.description ? { description: d.description } : {}), ...facts } }, pairedItem: { item: itemIndex } };
+		return {
+			json: {
+				error: {
+					message: d.message,
+					...(d.description ? { description: d.description } : {}),
+					...facts,
+				},
+			},
+			pairedItem: { item: itemIndex },
+		};
 	}
 	if (!firstOfSpentBatch) json.error = d.message;
 	return { json, pairedItem: { item: itemIndex } };
 }
 
 /** "2 of 5 items failed: 1 × …; 1 × …" plus the unknown outcomes, for the execution hint. */
-export function failureHint(ctx: IExecuteFunctions, total: number, failures: Array<{ f: PaidFailure; i: number }>, uncertain: number): string | undefined {
+export function failureHint(
+	ctx: IExecuteFunctions,
+	total: number,
+	failures: Array<{ f: PaidFailure; i: number }>,
+	uncertain: number,
+): string | undefined {
 	const parts: string[] = [];
 	if (failures.length) {
 		const reasons = new Map<string, number>();
@@ -88,9 +117,14 @@ export function failureHint(ctx: IExecuteFunctions, total: number, failures: Arr
 		const sent = failures.filter((x) => x.f.submitted).length;
 		parts.push(
 			`${failures.length} of ${total} item${total === 1 ? '' : 's'} failed (${list}).` +
-				(sent ? ` ${sent} of them reached the gateway and may be billed: they were not sent again.` : ' None of them created anything at the gateway.'),
+				(sent
+					? ` ${sent} of them reached the gateway and may be billed: they were not sent again.`
+					: ' None of them created anything at the gateway.'),
 		);
 	}
-	if (uncertain) parts.push(`${uncertain} item${uncertain === 1 ? "'s" : "s'"} outcome is unknown (status uncertain): check the usage records before sending again.`);
+	if (uncertain)
+		parts.push(
+			`${uncertain} item${uncertain === 1 ? "'s" : "s'"} outcome is unknown (status uncertain): check the usage records before sending again.`,
+		);
 	return parts.length ? parts.join(' ') : undefined;
 }

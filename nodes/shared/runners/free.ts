@@ -39,8 +39,14 @@ export interface FreeOperation<P> {
 
 type Settled<P> = { ok: true; checked: P } | { ok: false; err: unknown; failedAt: FailedAt };
 
-export async function runFreeItems<P>(ctx: IExecuteFunctions, transport: GatewayTransport, op: FreeOperation<P>): Promise<INodeExecutionData[][]> {
-	const count = op.firstItemOnly ? Math.min(1, ctx.getInputData().length) : ctx.getInputData().length;
+export async function runFreeItems<P>(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	op: FreeOperation<P>,
+): Promise<INodeExecutionData[][]> {
+	const count = op.firstItemOnly
+		? Math.min(1, ctx.getInputData().length)
+		: ctx.getInputData().length;
 	const checks: Array<Settled<P>> = [];
 	for (let i = 0; i < count; i++) {
 		try {
@@ -52,7 +58,8 @@ export async function runFreeItems<P>(ctx: IExecuteFunctions, transport: Gateway
 	const exit = exitOf(ctx);
 	// Stop Workflow: the first refused item fails the node before anything is sent for any item
 	const refused = checks.findIndex((c) => !c.ok);
-	if (refused >= 0 && !ctx.continueOnFail()) throw exit.error((checks[refused] as { err: unknown }).err, refused);
+	if (refused >= 0 && !ctx.continueOnFail())
+		throw exit.error((checks[refused] as { err: unknown }).err, refused);
 
 	const first = checks.find((c): c is { ok: true; checked: P } => c.ok)?.checked;
 	const limit = new Limit(Math.max(1, op.concurrency?.(first) ?? 1));
@@ -71,7 +78,14 @@ export async function runFreeItems<P>(ctx: IExecuteFunctions, transport: Gateway
 
 	const outputs: INodeExecutionData[][] = Array.from({ length: op.outputs ?? 1 }, () => []);
 	for (const [i, r] of ran.entries()) {
-		const emitted = r.ok ? r.checked : [{ output: op.failedOutput, item: errorItem(ctx, r.err, r.failedAt, i, taskIdOf(ctx, op, i)) }];
+		const emitted = r.ok
+			? r.checked
+			: [
+					{
+						output: op.failedOutput,
+						item: errorItem(ctx, r.err, r.failedAt, i, taskIdOf(ctx, op, i)),
+					},
+				];
 		for (const e of emitted) outputs[e.output ?? 0].push({ ...e.item, pairedItem: { item: i } });
 	}
 	return outputs;
@@ -90,11 +104,21 @@ function taskIdOf<P>(ctx: IExecuteFunctions, op: FreeOperation<P>, i: number): s
  * The Continue item for an error — `status: "failed"`, `failed_at`, the item's task ID, `error`, `error_description`,
  * `http_code`, as every node's failed items — or a throw under Stop Workflow.
  */
-function errorItem(ctx: IExecuteFunctions, err: unknown, failedAt: FailedAt, itemIndex: number, taskId: string | null): INodeExecutionData {
+function errorItem(
+	ctx: IExecuteFunctions,
+	err: unknown,
+	failedAt: FailedAt,
+	itemIndex: number,
+	taskId: string | null,
+): INodeExecutionData {
 	const nodeError = exitOf(ctx).error(err, itemIndex);
 	if (!ctx.continueOnFail()) throw nodeError;
 	const httpCode = (nodeError as { httpCode?: string | null }).httpCode;
-	const extra: IDataObject = { error: nodeError.message, ...(nodeError.description ? { error_description: nodeError.description } : {}), ...(httpCode ? { http_code: httpCode } : {}) };
+	const extra: IDataObject = {
+		error: nodeError.message,
+		...(nodeError.description ? { error_description: nodeError.description } : {}),
+		...(httpCode ? { http_code: httpCode } : {}),
+	};
 	const json = failedItem({ task_id: taskId }, failedAt, extra);
 	// under Continue (using error output) n8n moves an item whose JSON holds only `error` there (see ./failures.ts)
 	if (ctx.getNode().onError === 'continueErrorOutput') {

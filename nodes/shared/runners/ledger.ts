@@ -81,7 +81,9 @@ export function bookOf(signal: AbortSignal | undefined): ExecutionBook | undefin
 /** n8n's execution cancel signal of a node context, where it has one. */
 export function executionSignal(ctx: unknown): AbortSignal | undefined {
 	const c = ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined } | undefined;
-	return typeof c?.getExecutionCancelSignal === 'function' ? c.getExecutionCancelSignal() : undefined;
+	return typeof c?.getExecutionCancelSignal === 'function'
+		? c.getExecutionCancelSignal()
+		: undefined;
 }
 
 /** The run index of a node context (n8n keeps it on the context; for a sub-node it is its root's). */

@@ -17,13 +17,38 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { exitOf } from '../exit';
 import { quotedItem, uncertainItem } from '../items/shapes';
 import { AdaptiveLimit } from '../limit';
-import { BudgetError, capRefusal, costEntry, costJsonOf, pricesOf, quotesFor, spendHint, strictest, type Prices } from '../money/cap';
+import {
+	BudgetError,
+	capRefusal,
+	costEntry,
+	costJsonOf,
+	pricesOf,
+	quotesFor,
+	spendHint,
+	strictest,
+	type Prices,
+} from '../money/cap';
 import type { PricedAs, Quote, TokenCount } from '../money/cost';
 import { readMoneyOptions, resolveCap, type MoneyOptions } from '../money/options';
 import { callSpendKey, ExecutionSpend, type SpendEntry } from '../money/record';
 import type { GatewayTransport } from '../transport';
-import { errorMode, failure, failureHint, failureItem, isFailure, type ErrorMode, type PaidFailure } from './failures';
-import { callLedger, executionSignal, placeKey, runIndexOf, type LedgerEntry, type Place } from './ledger';
+import {
+	errorMode,
+	failure,
+	failureHint,
+	failureItem,
+	isFailure,
+	type ErrorMode,
+	type PaidFailure,
+} from './failures';
+import {
+	callLedger,
+	executionSignal,
+	placeKey,
+	runIndexOf,
+	type LedgerEntry,
+	type Place,
+} from './ledger';
 import { isCancellation, sendPaid, SpentError } from './send';
 
 export interface PaidBatch<P, S> {
@@ -72,14 +97,21 @@ interface Checked<P> {
 }
 
 /** check: every item and its money options; a bad money option refuses the whole batch, naming the item. */
-async function check<P, S>(ctx: IExecuteFunctions, batch: PaidBatch<P, S>, mode: ErrorMode, results: Result[]): Promise<Checked<P>> {
+async function check<P, S>(
+	ctx: IExecuteFunctions,
+	batch: PaidBatch<P, S>,
+	mode: ErrorMode,
+	results: Result[],
+): Promise<Checked<P>> {
 	const n = ctx.getInputData().length;
 	const prepared: Array<P | undefined> = new Array(n);
 	const money: Array<MoneyOptions | undefined> = new Array(n);
 	let moneyError: { err: unknown; i: number } | undefined;
 	for (let i = 0; i < n; i++) {
 		try {
-			money[i] = readMoneyOptions(ctx.getNodeParameter('options', i, {}) as Record<string, unknown>);
+			money[i] = readMoneyOptions(
+				ctx.getNodeParameter('options', i, {}) as Record<string, unknown>,
+			);
 		} catch (err) {
 			moneyError ??= { err, i };
 		}
@@ -107,18 +139,32 @@ function optionOf(ctx: IExecuteFunctions, i: number, name: string): unknown {
 /** The money options of item `at` refuse the batch: every item says which item and field. */
 function withItem(err: unknown, at: number, i: number): Error {
 	const message = err instanceof Error ? err.message : String(err);
-	const e = new Error(at === i ? message : `item ${at}: ${message} (the batch is refused: the spend options of every item are checked before any request)`);
-	(e as Error & { description?: string }).description = `Nothing was sent to the gateway. Item ${at}'s spend options break a rule: ${message}`;
+	const e = new Error(
+		at === i
+			? message
+			: `item ${at}: ${message} (the batch is refused: the spend options of every item are checked before any request)`,
+	);
+	(e as Error & { description?: string }).description =
+		`Nothing was sent to the gateway. Item ${at}'s spend options break a rule: ${message}`;
 	return e;
 }
 
-export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: GatewayTransport, batch: PaidBatch<P, S>, opts: BatchOptions): Promise<INodeExecutionData[][]> {
+export async function runPaidBatch<P, S>(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	batch: PaidBatch<P, S>,
+	opts: BatchOptions,
+): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const mode = errorMode(ctx);
 	const exit = exitOf(ctx);
 	const results: Result[] = new Array(items.length);
 	const node = ctx.getNode();
-	const place = (i: number): Place => ({ node: node.id ?? node.name, run: runIndexOf(ctx), item: i });
+	const place = (i: number): Place => ({
+		node: node.id ?? node.name,
+		run: runIndexOf(ctx),
+		item: i,
+	});
 
 	// check
 	const { prepared, money } = await check(ctx, batch, mode, results);
@@ -130,17 +176,39 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 	// price and cap: the look-up starts now, beside the paid calls; the cap (or a quote) waits for it, within its bound
 	const pricing = anyToSend() ? pricesOf(transport) : Promise.resolve<Prices>({});
 	let quotes: Array<Quote | undefined> = [];
-	const priceAll = (prices: Prices) => (quotes = quotesFor(prepared.map((p, i) => (p === undefined ? undefined : { priced: batch.pricedAs(p), group: money[i]?.group ?? {} })), prices));
-	const limits = strictest(prepared.map((p, i) => (p === undefined ? undefined : money[i])).filter((m): m is MoneyOptions => !!m));
-	const capNeeded = limits.cap !== undefined || prepared.some((p, i) => p !== undefined && money[i]?.spend !== undefined);
+	const priceAll = (prices: Prices) =>
+		(quotes = quotesFor(
+			prepared.map((p, i) =>
+				p === undefined ? undefined : { priced: batch.pricedAs(p), group: money[i]?.group ?? {} },
+			),
+			prices,
+		));
+	const limits = strictest(
+		prepared
+			.map((p, i) => (p === undefined ? undefined : money[i]))
+			.filter((m): m is MoneyOptions => !!m),
+	);
+	const capNeeded =
+		limits.cap !== undefined ||
+		prepared.some((p, i) => p !== undefined && money[i]?.spend !== undefined);
 	if (anyToSend() && (capNeeded || quoteOnly)) {
 		const prices = await pricing;
 		priceAll(prices);
-		const refused = capNeeded ? budgetRefusal(spend, prepared, money, quotes, prices, (i) => ledger?.get(place(i)) !== undefined) : undefined;
+		const refused = capNeeded
+			? budgetRefusal(
+					spend,
+					prepared,
+					money,
+					quotes,
+					prices,
+					(i) => ledger?.get(place(i)) !== undefined,
+				)
+			: undefined;
 		if (refused) {
 			if (mode === 'stop') throw exit.error(refused, 0);
 			prepared.forEach((p, i) => {
-				if (p !== undefined) results[i] = failure(refused, 'budget', false, { fields: batch.quoteFields?.(p) });
+				if (p !== undefined)
+					results[i] = failure(refused, 'budget', false, { fields: batch.quoteFields?.(p) });
 			});
 			prepared.fill(undefined);
 		} else if (quoteOnly) {
@@ -150,7 +218,10 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 	if (anyToSend()) await batch.beforeSend?.(prepared);
 
 	// send and finish
-	const window = new AdaptiveLimit(Math.max(1, opts.maxConcurrency), opts.startConcurrency ?? DEFAULT_START_WINDOW);
+	const window = new AdaptiveLimit(
+		Math.max(1, opts.maxConcurrency),
+		opts.startConcurrency ?? DEFAULT_START_WINDOW,
+	);
 	const answers: Array<LedgerEntry<S> | undefined> = [];
 	let spent = false;
 	const runItem = async (i: number): Promise<void> => {
@@ -159,7 +230,13 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 		let entry = ledger?.get(place(i));
 		if (entry === undefined) {
 			try {
-				entry = { sent: await sendPaid(() => batch.send(p, i), { refusalWindowMs: opts.refusalWindowMs, sleep: (ms) => transport.sleep(ms), window }) };
+				entry = {
+					sent: await sendPaid(() => batch.send(p, i), {
+						refusalWindowMs: opts.refusalWindowMs,
+						sleep: (ms) => transport.sleep(ms),
+						window,
+					}),
+				};
 			} catch (err) {
 				if (!(err instanceof SpentError)) {
 					if (isCancellation(err, transport.signal)) throw err;
@@ -188,7 +265,14 @@ export async function runPaidBatch<P, S>(ctx: IExecuteFunctions, transport: Gate
 }
 
 /** The cap for the items about to be sent (one that a re-run already sent is spent, not expected). */
-function budgetRefusal<P>(spend: ExecutionSpend, prepared: Array<P | undefined>, money: Array<MoneyOptions | undefined>, quotes: Array<Quote | undefined>, prices: Prices, alreadySent: (i: number) => boolean): BudgetError | undefined {
+function budgetRefusal<P>(
+	spend: ExecutionSpend,
+	prepared: Array<P | undefined>,
+	money: Array<MoneyOptions | undefined>,
+	quotes: Array<Quote | undefined>,
+	prices: Prices,
+	alreadySent: (i: number) => boolean,
+): BudgetError | undefined {
 	const resolved: MoneyOptions[] = [];
 	for (const [i, p] of prepared.entries()) {
 		const m = money[i];
@@ -202,30 +286,62 @@ function budgetRefusal<P>(spend: ExecutionSpend, prepared: Array<P | undefined>,
 		}
 		resolved.push({ ...m, cap: r.cap });
 	}
-	const toSend = quotes.filter((q, i): q is Quote => !!q && prepared[i] !== undefined && !alreadySent(i));
+	const toSend = quotes.filter(
+		(q, i): q is Quote => !!q && prepared[i] !== undefined && !alreadySent(i),
+	);
 	return capRefusal(spend, strictest(resolved), toSend, prices.display, 'the batch');
 }
 
 /** Quote Only: each checked item's expected cost, nothing sent. */
-function quoteItems<P, S>(ctx: IExecuteFunctions, mode: ErrorMode, prepared: Array<P | undefined>, quotes: Array<Quote | undefined>, results: Result[], prices: Prices, batch: PaidBatch<P, S>): INodeExecutionData[] {
+function quoteItems<P, S>(
+	ctx: IExecuteFunctions,
+	mode: ErrorMode,
+	prepared: Array<P | undefined>,
+	quotes: Array<Quote | undefined>,
+	results: Result[],
+	prices: Prices,
+	batch: PaidBatch<P, S>,
+): INodeExecutionData[] {
 	const exit = exitOf(ctx);
-	const figures = prepared.map((p, i) => (p === undefined ? undefined : costEntry(quotes[i]!, undefined, `quote ${i}`).figure));
+	const figures = prepared.map((p, i) =>
+		p === undefined ? undefined : costEntry(quotes[i]!, undefined, `quote ${i}`).figure,
+	);
 	const total = figures.reduce((n, f) => n + (f?.quota ?? 0), 0);
 	const unpriced = figures.filter((f) => f && f.quota === undefined).length;
-	exit.hint(`Quote Only: nothing was sent. ${figures.filter(Boolean).length} item(s) can cost ${costJsonOf({ status: 'estimate', basis: null, quota: total, multiplier: { source: null, group: null }, quantity: {}, note: '' }, prices.display).text ?? `¤${total}`} at most${unpriced ? `, plus ${unpriced} with no price before the call` : ''}.`);
+	exit.hint(
+		`Quote Only: nothing was sent. ${figures.filter(Boolean).length} item(s) can cost ${costJsonOf({ status: 'estimate', basis: null, quota: total, multiplier: { source: null, group: null }, quantity: {}, note: '' }, prices.display).text ?? `¤${total}`} at most${unpriced ? `, plus ${unpriced} with no price before the call` : ''}.`,
+	);
 	return prepared.map((p, i) => {
 		const r = results[i];
-		if (p === undefined) return isFailure(r) ? failureItem(ctx, r, i, mode, false) : { ...r, pairedItem: { item: i } };
-		return { json: quotedItem({ ...(batch.quoteFields?.(p) ?? {}), cost: costJsonOf(figures[i]!, prices.display) }), pairedItem: { item: i } };
+		if (p === undefined)
+			return isFailure(r) ? failureItem(ctx, r, i, mode, false) : { ...r, pairedItem: { item: i } };
+		return {
+			json: quotedItem({
+				...(batch.quoteFields?.(p) ?? {}),
+				cost: costJsonOf(figures[i]!, prices.display),
+			}),
+			pairedItem: { item: i },
+		};
 	});
 }
 
 /** finish: the answer into the item; an exception after the request left is an unknown outcome, never a resend. */
-async function finishItem<P, S>(batch: PaidBatch<P, S>, p: P, entry: LedgerEntry<S>, i: number, transport: GatewayTransport): Promise<Result> {
+async function finishItem<P, S>(
+	batch: PaidBatch<P, S>,
+	p: P,
+	entry: LedgerEntry<S>,
+	i: number,
+	transport: GatewayTransport,
+): Promise<Result> {
 	if ('lost' in entry) {
 		if (isCancellation(entry.lost, transport.signal)) throw entry.lost;
 		const reason = entry.lost instanceof Error ? entry.lost.message : String(entry.lost);
-		return { json: uncertainItem({ task_id: null, ...(batch.quoteFields?.(p) ?? {}) }, `the request left and then failed: ${reason}`) };
+		return {
+			json: uncertainItem(
+				{ task_id: null, ...(batch.quoteFields?.(p) ?? {}) },
+				`the request left and then failed: ${reason}`,
+			),
+		};
 	}
 	try {
 		return await batch.finish(p, entry.sent, i);
@@ -279,22 +395,42 @@ function recordCosts<P, S>(
 }
 
 /** emit: one item per input, paired; once the batch spent money the node never throws (Retry On Fail would resend). */
-function emit(ctx: IExecuteFunctions, results: Result[], o: { mode: ErrorMode; spent: boolean }): INodeExecutionData[][] {
-	const failures = results.map((r, i) => ({ r, i })).filter((x): x is { r: PaidFailure; i: number } => isFailure(x.r));
+function emit(
+	ctx: IExecuteFunctions,
+	results: Result[],
+	o: { mode: ErrorMode; spent: boolean },
+): INodeExecutionData[][] {
+	const failures = results
+		.map((r, i) => ({ r, i }))
+		.filter((x): x is { r: PaidFailure; i: number } => isFailure(x.r));
 	const uncertain = results.filter((r) => !isFailure(r) && r.json.status === 'uncertain').length;
-	const hint = failureHint(ctx, results.length, failures.map(({ r, i }) => ({ f: r, i })), uncertain);
+	const hint = failureHint(
+		ctx,
+		results.length,
+		failures.map(({ r, i }) => ({ f: r, i })),
+		uncertain,
+	);
 	if (failures.length && o.mode === 'stop' && !o.spent) {
 		const first = failures[0];
 		throw exitOf(ctx).error(first.r.error, first.i);
 	}
 	if (hint) exitOf(ctx).hint(hint, 'warning');
-	const paired = (item: INodeExecutionData, i: number): INodeExecutionData => ({ ...item, pairedItem: { item: i } });
+	const paired = (item: INodeExecutionData, i: number): INodeExecutionData => ({
+		...item,
+		pairedItem: { item: i },
+	});
 	if (o.mode === 'errorOutput') {
 		// n8n splits this output into success and error items keeping each side's order: successes first keep an
 		// error item out of the first place, where Retry On Fail would read it
-		const ok = results.map((r, i) => (isFailure(r) ? undefined : paired(r, i))).filter((x): x is INodeExecutionData => !!x);
+		const ok = results
+			.map((r, i) => (isFailure(r) ? undefined : paired(r, i)))
+			.filter((x): x is INodeExecutionData => !!x);
 		const bad = failures.map(({ r, i }) => failureItem(ctx, r, i, 'errorOutput', false));
 		return [[...ok, ...bad]];
 	}
-	return [results.map((r, i) => (isFailure(r) ? failureItem(ctx, r, i, o.mode, i === 0 && o.spent) : paired(r, i)))];
+	return [
+		results.map((r, i) =>
+			isFailure(r) ? failureItem(ctx, r, i, o.mode, i === 0 && o.spent) : paired(r, i),
+		),
+	];
 }

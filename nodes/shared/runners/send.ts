@@ -27,10 +27,16 @@ export class SpentError extends Error {
 export function refusalWait(err: GatewayHttpError, attempt: number, random = Math.random): number {
 	if (err.retryAfterMs !== undefined) return err.retryAfterMs + Math.round(random() * 250);
 	// backoffDelay is on the clock's scale already: the rule's own length is that over the scale
-	return Math.max(MIN_REFUSAL_WAIT_MS, Math.round(backoffDelay(attempt, DEFAULT_RETRY, undefined, random) / Math.max(timeScale(), 1e-9)));
+	return Math.max(
+		MIN_REFUSAL_WAIT_MS,
+		Math.round(
+			backoffDelay(attempt, DEFAULT_RETRY, undefined, random) / Math.max(timeScale(), 1e-9),
+		),
+	);
 }
 
-export const isRefusal = (err: unknown): err is GatewayHttpError => err instanceof GatewayHttpError && err.status === 429;
+export const isRefusal = (err: unknown): err is GatewayHttpError =>
+	err instanceof GatewayHttpError && err.status === 429;
 
 export interface SendPaidOptions {
 	/** how long after its first attempt a refused request may still be sent again */

@@ -12,11 +12,22 @@ import { Limit } from '../limit';
 import type { GroupChoice } from '../money/cost';
 import type { SpendEntry } from '../money/record';
 import { settleVideo, type Settled } from '../money/settle';
-import { ResultDownloadError, storeImageResult, storeVideoResult, type StoredResult } from '../media/store';
+import {
+	ResultDownloadError,
+	storeImageResult,
+	storeVideoResult,
+	type StoredResult,
+} from '../media/store';
 import type { GatewayTransport } from '../transport';
 import { storeDeltaVideo } from '../video/content';
 import { partialImagesWarning } from '../images/rules';
-import { DEFAULT_VIDEO_INTERVAL_MS, TaskWaiter, type WaitJob, type WaitOptions, type WaitOutcome } from './wait';
+import {
+	DEFAULT_VIDEO_INTERVAL_MS,
+	TaskWaiter,
+	type WaitJob,
+	type WaitOptions,
+	type WaitOutcome,
+} from './wait';
 
 /** results downloaded at once (each image is held in memory while it is checked) */
 export const DOWNLOAD_CONCURRENCY = 8;
@@ -56,25 +67,46 @@ export interface Settlement {
  * model, polls, files, fee …, without `status`), the gateway's word, the stored files, the typed failure.
  */
 export type TaskResult =
-	| { state: 'completed'; fields: IDataObject; gatewayStatus: string | null; binary?: Record<string, IBinaryData>; settled?: Settlement }
+	| {
+			state: 'completed';
+			fields: IDataObject;
+			gatewayStatus: string | null;
+			binary?: Record<string, IBinaryData>;
+			settled?: Settlement;
+	  }
 	| { state: 'failed'; fields: IDataObject; failure: WaitFailure; uncertain: boolean }
 	| { state: 'running'; fields: IDataObject; gatewayStatus: string | null };
 
 /** The output of Task Wait a result goes to: Completed (0), Failed (1), Still Running (2). */
-export const outputOf = (r: TaskResult): 0 | 1 | 2 => (r.state === 'completed' ? 0 : r.state === 'failed' ? 1 : 2);
+export const outputOf = (r: TaskResult): 0 | 1 | 2 =>
+	r.state === 'completed' ? 0 : r.state === 'failed' ? 1 : 2;
 
 /** The item of a result, built once through the output contract; `facts` (the node's own fields) come first. */
 export function itemOf(r: TaskResult, facts: IDataObject = {}): INodeExecutionData {
 	const fields = { ...facts, ...r.fields };
-	if (r.state === 'completed') return r.binary && Object.keys(r.binary).length ? { json: completedItem(fields, r.gatewayStatus), binary: r.binary } : { json: completedItem(fields, r.gatewayStatus) };
+	if (r.state === 'completed')
+		return r.binary && Object.keys(r.binary).length
+			? { json: completedItem(fields, r.gatewayStatus), binary: r.binary }
+			: { json: completedItem(fields, r.gatewayStatus) };
 	if (r.state === 'running') return { json: runningItem(fields, r.gatewayStatus, {}) };
 	if (r.uncertain) return { json: uncertainItem(fields, r.failure.error.message) };
 	return { json: failedItem(fields, r.failure.failedAt, { error: r.failure.error.message }) };
 }
 
 /** A failed result, from the same words. */
-export function failedResult(fields: IDataObject, failedAt: FailedAt, error: string, extra: IDataObject = {}, uncertain = false): TaskResult {
-	return { state: 'failed', fields: { ...fields, ...extra }, failure: { error: new Error(error), failedAt }, uncertain };
+export function failedResult(
+	fields: IDataObject,
+	failedAt: FailedAt,
+	error: string,
+	extra: IDataObject = {},
+	uncertain = false,
+): TaskResult {
+	return {
+		state: 'failed',
+		fields: { ...fields, ...extra },
+		failure: { error: new Error(error), failedAt },
+		uncertain,
+	};
 }
 
 function propName(base: string, k: number): string {
@@ -85,9 +117,18 @@ function propName(base: string, k: number): string {
  * The task an item names, as a wait knows it: items naming the same task on the same origin share one wait (one
  * query per interval) and, when they ask for the same output, one download.
  */
-export function taskKey(job: WaitJob, opts?: Pick<EmitOptions, 'binaryProperty' | 'download'>): string {
+export function taskKey(
+	job: WaitJob,
+	opts?: Pick<EmitOptions, 'binaryProperty' | 'download'>,
+): string {
 	const kind = job.videoFallback ? 'image-or-video' : job.kind;
-	return JSON.stringify([kind, job.origin, job.taskId, opts?.binaryProperty ?? null, opts?.download ?? null]);
+	return JSON.stringify([
+		kind,
+		job.origin,
+		job.taskId,
+		opts?.binaryProperty ?? null,
+		opts?.download ?? null,
+	]);
 }
 
 export class WaitAndEmit {
@@ -117,7 +158,9 @@ export class WaitAndEmit {
 		if (!shared) this.shared.set(key, (shared = this.runOnce(job, opts)));
 		const r = await shared;
 		const fields = { ...r.fields, ...(opts.carry ?? {}) };
-		return r.state === 'completed' ? { ...r, fields, ...(r.binary ? { binary: { ...r.binary } } : {}) } : { ...r, fields };
+		return r.state === 'completed'
+			? { ...r, fields, ...(r.binary ? { binary: { ...r.binary } } : {}) }
+			: { ...r, fields };
 	}
 
 	private async runOnce(job: WaitJob, opts: EmitOptions): Promise<TaskResult> {
@@ -126,8 +169,11 @@ export class WaitAndEmit {
 			let polling = this.polls.get(pollKey);
 			if (!polling) this.polls.set(pollKey, (polling = this.waiter.wait(job)));
 			const outcome = await polling;
-			if (outcome.state !== 'completed' || !opts.download) return this.hinted(await emitOutcome(this.ctx, this.transport, job, outcome, opts));
-			return this.hinted(await this.downloads.run(() => emitOutcome(this.ctx, this.transport, job, outcome, opts)));
+			if (outcome.state !== 'completed' || !opts.download)
+				return this.hinted(await emitOutcome(this.ctx, this.transport, job, outcome, opts));
+			return this.hinted(
+				await this.downloads.run(() => emitOutcome(this.ctx, this.transport, job, outcome, opts)),
+			);
 		} catch (err) {
 			if (this.transport.signal?.aborted) throw err;
 			return unexpectedFailure(job, err);
@@ -138,7 +184,10 @@ export class WaitAndEmit {
 	private hinted(r: TaskResult): TaskResult {
 		if (r.fields.images_expected !== undefined && !this.partialHinted) {
 			this.partialHinted = true;
-			exitOf(this.ctx).hint('Some image tasks completed with fewer images than asked (n > 1): see images_expected, images_received and warning on those items.', 'warning');
+			exitOf(this.ctx).hint(
+				'Some image tasks completed with fewer images than asked (n > 1): see images_expected, images_received and warning on those items.',
+				'warning',
+			);
 		}
 		return r;
 	}
@@ -146,7 +195,11 @@ export class WaitAndEmit {
 
 /** Why a task came out Still Running: its deadline passed, or Max Wait per Execution handed it back early. */
 function runningNote(job: WaitJob): IDataObject {
-	if (job.finalDeadline !== undefined && job.deadline < job.finalDeadline && Date.now() < job.finalDeadline) {
+	if (
+		job.finalDeadline !== undefined &&
+		job.deadline < job.finalDeadline &&
+		Date.now() < job.finalDeadline
+	) {
 		return {
 			handed_back: 'max_wait',
 			deadline_at: new Date(job.finalDeadline).toISOString(),
@@ -160,29 +213,65 @@ function runningNote(job: WaitJob): IDataObject {
 }
 
 function unexpectedFailure(job: WaitJob, err: unknown): TaskResult {
-	return failedResult({ task_id: job.taskId, kind: job.kind, origin: job.origin }, 'task', `handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`, {
-		note: 'The task may have completed and be billed: wait for it again with this task_id, or download it with Download Result.',
-	});
+	return failedResult(
+		{ task_id: job.taskId, kind: job.kind, origin: job.origin },
+		'task',
+		`handling this task's answer failed: ${(err as Error)?.message ?? String(err)}`,
+		{
+			note: 'The task may have completed and be billed: wait for it again with this task_id, or download it with Download Result.',
+		},
+	);
 }
 
 /**
  * The delta-video fee and cost from the task's usage: `settled` at the key's multiplier when the user gave it, else
  * labelled `at_multiplier_1`. Never a failure of the item (its video is delivered): a fee that cannot be computed says why.
  */
-async function feeOf(transport: GatewayTransport, raw: Record<string, unknown>, opts: EmitOptions): Promise<Settled | { fee: IDataObject }> {
+async function feeOf(
+	transport: GatewayTransport,
+	raw: Record<string, unknown>,
+	opts: EmitOptions,
+): Promise<Settled | { fee: IDataObject }> {
 	try {
-		return await settleVideo(transport, raw, { model: opts.model, withReferenceVideo: opts.withReferenceVideo, group: opts.group ?? {} });
+		return await settleVideo(transport, raw, {
+			model: opts.model,
+			withReferenceVideo: opts.withReferenceVideo,
+			group: opts.group ?? {},
+		});
 	} catch (err) {
 		return { fee: { status: 'not_computed', reason: (err as Error).message } };
 	}
 }
 
-export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTransport, job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): Promise<TaskResult> {
+export async function emitOutcome(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	job: WaitJob,
+	outcome: WaitOutcome,
+	opts: EmitOptions,
+): Promise<TaskResult> {
 	const family = opts.family ?? job.family;
-	const common: IDataObject = { task_id: job.taskId, kind: job.kind, origin: job.origin, ...(opts.model ? { model: opts.model } : {}), ...(family ? { family } : {}), ...(opts.carry ?? {}), polls: outcome.polls };
+	const common: IDataObject = {
+		task_id: job.taskId,
+		kind: job.kind,
+		origin: job.origin,
+		...(opts.model ? { model: opts.model } : {}),
+		...(family ? { family } : {}),
+		...(opts.carry ?? {}),
+		polls: outcome.polls,
+	};
 	if (outcome.state === 'running') {
 		const word = outcome.task?.rawStatus;
-		return { state: 'running', gatewayStatus: typeof word === 'string' && word ? word : null, fields: { ...common, progress: outcome.task?.progress ?? null, ...(outcome.lastError ? { last_error: outcome.lastError } : {}), ...runningNote(job) } };
+		return {
+			state: 'running',
+			gatewayStatus: typeof word === 'string' && word ? word : null,
+			fields: {
+				...common,
+				progress: outcome.task?.progress ?? null,
+				...(outcome.lastError ? { last_error: outcome.lastError } : {}),
+				...runningNote(job),
+			},
+		};
 	}
 	if (outcome.state === 'failed') {
 		// a task the gateway failed with its submission outcome unknown (submission_uncertain) may be billed: uncertain
@@ -210,7 +299,14 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 				}
 				// a download under way outlives a Max Wait window, not the task's overall deadline (nor the image download timeout)
 				const untilFinal = Math.max(1, (job.finalDeadline ?? job.deadline) - Date.now());
-				const stored: StoredResult = await storeImageResult(ctx, transport, ref, `${job.taskId}${k ? `_${k}` : ''}`, job.deadline, { maxDurationMs: Math.min(untilFinal, transport.timeouts.imageDownload) });
+				const stored: StoredResult = await storeImageResult(
+					ctx,
+					transport,
+					ref,
+					`${job.taskId}${k ? `_${k}` : ''}`,
+					job.deadline,
+					{ maxDurationMs: Math.min(untilFinal, transport.timeouts.imageDownload) },
+				);
 				binary[propName(opts.binaryProperty, k)] = stored.binary;
 				files.push({ ...stored.meta, binaryProperty: propName(opts.binaryProperty, k) });
 			}
@@ -219,16 +315,39 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 		} else if (opts.download) {
 			const stored =
 				family === 'gamma'
-					? await storeVideoResult(ctx, transport, { url: task.results[0]?.url }, job.taskId, job.deadline + 10 * 60_000, { maxBytes: opts.maxVideoBytes })
-					: await storeDeltaVideo(ctx, transport, { taskId: job.taskId, origin: job.origin, deadline: job.deadline, intervalMs: job.videoIntervalMs ?? DEFAULT_VIDEO_INTERVAL_MS }, { maxBytes: opts.maxVideoBytes });
+					? await storeVideoResult(
+							ctx,
+							transport,
+							{ url: task.results[0]?.url },
+							job.taskId,
+							job.deadline + 10 * 60_000,
+							{ maxBytes: opts.maxVideoBytes },
+						)
+					: await storeDeltaVideo(
+							ctx,
+							transport,
+							{
+								taskId: job.taskId,
+								origin: job.origin,
+								deadline: job.deadline,
+								intervalMs: job.videoIntervalMs ?? DEFAULT_VIDEO_INTERVAL_MS,
+							},
+							{ maxBytes: opts.maxVideoBytes },
+						);
 			binary[opts.binaryProperty] = stored.binary;
 			files.push({ ...stored.meta, binaryProperty: opts.binaryProperty });
 		} else {
-			files.push({ url: task.results[0]?.url ?? null, content_path: family === 'gamma' ? null : `/v1/videos/${job.taskId}/content` });
+			files.push({
+				url: task.results[0]?.url ?? null,
+				content_path: family === 'gamma' ? null : `/v1/videos/${job.taskId}/content`,
+			});
 		}
 	} catch (err) {
 		// a download that kept failing says so (and to download later); anything else is a file that is not usable
-		const error = err instanceof ResultDownloadError ? err.message : `the task reported success but its result is not usable: ${(err as Error).message}`;
+		const error =
+			err instanceof ResultDownloadError
+				? err.message
+				: `the task reported success but its result is not usable: ${(err as Error).message}`;
 		return failedResult(common, 'download', error, {
 			...(err instanceof ResultDownloadError ? { download_later: true } : {}),
 			gateway_status: task.rawStatus ?? null,
@@ -236,9 +355,20 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 			result_urls: task.results.map((r) => r.url ?? null),
 		});
 	}
-	const fields: IDataObject = { ...common, files, request_id: task.requestId ?? null, billing_status: task.billingStatus ?? null };
-	const done = { state: 'completed' as const, fields, gatewayStatus: task.rawStatus ?? null, ...(Object.keys(binary).length ? { binary } : {}) };
-	if (job.kind === 'image') Object.assign(fields, partialImagesWarning(opts.imagesExpected, files.length));
+	const fields: IDataObject = {
+		...common,
+		files,
+		request_id: task.requestId ?? null,
+		billing_status: task.billingStatus ?? null,
+	};
+	const done = {
+		state: 'completed' as const,
+		fields,
+		gatewayStatus: task.rawStatus ?? null,
+		...(Object.keys(binary).length ? { binary } : {}),
+	};
+	if (job.kind === 'image')
+		Object.assign(fields, partialImagesWarning(opts.imagesExpected, files.length));
 	if (job.kind === 'video') {
 		fields.progress = task.progress ?? 100;
 		fields.usage = (task.usage as IDataObject) ?? null;
@@ -247,7 +377,15 @@ export async function emitOutcome(ctx: IExecuteFunctions, transport: GatewayTran
 			fields.fee = settled.fee;
 			if ('cost' in settled) {
 				fields.cost = settled.cost;
-				return { ...done, settled: { taskId: job.taskId, origin: job.origin, entry: settled.entry, cost: settled.cost } };
+				return {
+					...done,
+					settled: {
+						taskId: job.taskId,
+						origin: job.origin,
+						entry: settled.entry,
+						cost: settled.cost,
+					},
+				};
 			}
 		}
 	}

@@ -7,7 +7,9 @@ import type { OriginKind } from '../transport';
 import { readFields } from '../validate';
 import type { WaitJob } from './wait';
 
-export const WAIT_TASK_FIELDS = fieldSet('Task Wait task', { taskId: { label: 'Task ID', rule: TASK_ID_RULE } });
+export const WAIT_TASK_FIELDS = fieldSet('Task Wait task', {
+	taskId: { label: 'Task ID', rule: TASK_ID_RULE },
+});
 
 export interface JobMeta {
 	family?: 'delta' | 'gamma';
@@ -22,42 +24,112 @@ export interface JobMeta {
  * `originParam`: `base` / `video` force the origin of a video task; `auto` takes the input item's origin (else the video
  * origin when the credential has one) and, if the task is unknown there, asks the other origin before failing it.
  */
-export function buildJob(index: number, json: IDataObject, taskIdParam: unknown, kindParam: string, limits: { deadlineMs: number; maxWaitMs: number; now: number; initialDelayMs?: number; originParam?: string; hasVideoOrigin?: boolean }): { job: WaitJob; meta: JobMeta } {
+export function buildJob(
+	index: number,
+	json: IDataObject,
+	taskIdParam: unknown,
+	kindParam: string,
+	limits: {
+		deadlineMs: number;
+		maxWaitMs: number;
+		now: number;
+		initialDelayMs?: number;
+		originParam?: string;
+		hasVideoOrigin?: boolean;
+	},
+): { job: WaitJob; meta: JobMeta } {
 	const { taskId } = readFields(WAIT_TASK_FIELDS, { taskId: taskIdParam });
 	const model = typeof json.model === 'string' ? json.model : undefined;
 	let kind: 'image' | 'video';
 	if (kindParam === 'image' || kindParam === 'video') kind = kindParam;
-	else kind = json.kind === 'video' || (model && /-video-/.test(model)) || json.family === 'delta' || json.family === 'gamma' ? 'video' : 'image';
+	else
+		kind =
+			json.kind === 'video' ||
+			(model && /-video-/.test(model)) ||
+			json.family === 'delta' ||
+			json.family === 'gamma'
+				? 'video'
+				: 'image';
 	// nothing on the item says which kind (e.g. a stored task_id alone): ask as an image, then as a video
-	const kindUnknown = kindParam !== 'image' && kindParam !== 'video' && kind === 'image' && json.kind !== 'image' && !model && json.poll_path === undefined && json.poll_url === undefined;
+	const kindUnknown =
+		kindParam !== 'image' &&
+		kindParam !== 'video' &&
+		kind === 'image' &&
+		json.kind !== 'image' &&
+		!model &&
+		json.poll_path === undefined &&
+		json.poll_url === undefined;
 	const originParam = limits.originParam ?? 'auto';
-	const fromItem: OriginKind | undefined = json.origin === 'video' || json.origin === 'base' ? json.origin : undefined;
-	const origin: OriginKind = kindUnknown ? 'base' : originParam === 'base' || originParam === 'video' ? originParam : (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
+	const fromItem: OriginKind | undefined =
+		json.origin === 'video' || json.origin === 'base' ? json.origin : undefined;
+	const origin: OriginKind = kindUnknown
+		? 'base'
+		: originParam === 'base' || originParam === 'video'
+			? originParam
+			: (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
 	const family = videoFamilyOf(json);
-	const started = typeof json.wait_started_at === 'number' && json.wait_started_at > 0 && json.wait_started_at <= limits.now ? json.wait_started_at : limits.now;
+	const started =
+		typeof json.wait_started_at === 'number' &&
+		json.wait_started_at > 0 &&
+		json.wait_started_at <= limits.now
+			? json.wait_started_at
+			: limits.now;
 	const overall = started + limits.deadlineMs;
-	const deadline = limits.maxWaitMs > 0 ? Math.min(overall, limits.now + limits.maxWaitMs) : overall;
+	const deadline =
+		limits.maxWaitMs > 0 ? Math.min(overall, limits.now + limits.maxWaitMs) : overall;
 	return {
 		job: {
 			index,
 			taskId,
 			kind,
 			origin,
-			otherOrigin: kind === 'video' && originParam === 'auto' && limits.hasVideoOrigin ? (origin === 'video' ? 'base' : 'video') : undefined,
+			otherOrigin:
+				kind === 'video' && originParam === 'auto' && limits.hasVideoOrigin
+					? origin === 'video'
+						? 'base'
+						: 'video'
+					: undefined,
 			pollPath: typeof json.poll_path === 'string' ? json.poll_path : undefined,
 			pollUrl: typeof json.poll_url === 'string' ? json.poll_url : undefined,
 			pollAfterMs: typeof json.poll_after_ms === 'number' ? json.poll_after_ms : undefined,
 			deadline,
 			finalDeadline: overall,
 			initialDelayMs: limits.initialDelayMs,
-			...(kindUnknown ? { videoFallback: videoFallback(originParam, fromItem, limits.hasVideoOrigin) } : {}),
+			...(kindUnknown
+				? { videoFallback: videoFallback(originParam, fromItem, limits.hasVideoOrigin) }
+				: {}),
 		},
-		meta: { family, model, withReferenceVideo: typeof json.with_reference_video === 'boolean' ? json.with_reference_video : undefined, imagesExpected: kind === 'image' && Number.isSafeInteger(json.n) && (json.n as number) > 1 ? (json.n as number) : undefined, waitStartedAt: started },
+		meta: {
+			family,
+			model,
+			withReferenceVideo:
+				typeof json.with_reference_video === 'boolean' ? json.with_reference_video : undefined,
+			imagesExpected:
+				kind === 'image' && Number.isSafeInteger(json.n) && (json.n as number) > 1
+					? (json.n as number)
+					: undefined,
+			waitStartedAt: started,
+		},
 	};
 }
 
 /** Where a task of unknown kind is asked as a video: the origin the item or the node names, else the video origin first. */
-function videoFallback(originParam: string, fromItem: OriginKind | undefined, hasVideoOrigin: boolean | undefined): { origin: OriginKind; otherOrigin?: OriginKind } {
-	const origin: OriginKind = originParam === 'base' || originParam === 'video' ? originParam : (fromItem ?? (hasVideoOrigin ? 'video' : 'base'));
-	return { origin, otherOrigin: originParam === 'auto' && hasVideoOrigin ? (origin === 'video' ? 'base' : 'video') : undefined };
+function videoFallback(
+	originParam: string,
+	fromItem: OriginKind | undefined,
+	hasVideoOrigin: boolean | undefined,
+): { origin: OriginKind; otherOrigin?: OriginKind } {
+	const origin: OriginKind =
+		originParam === 'base' || originParam === 'video'
+			? originParam
+			: (fromItem ?? (hasVideoOrigin ? 'video' : 'base'));
+	return {
+		origin,
+		otherOrigin:
+			originParam === 'auto' && hasVideoOrigin
+				? origin === 'video'
+					? 'base'
+					: 'video'
+				: undefined,
+	};
 }

@@ -28,12 +28,22 @@ export interface NormalisedTask {
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
-
+const num = (v: unknown) =>
+	typeof v === 'number' && Number.isFinite(v)
+		? v
+		: typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+			? Number(v)
+			: undefined;
 
 function errorText(v: unknown): string | undefined {
 	if (typeof v === 'string') return v || undefined;
-	if (isObj(v)) return str(v.message) ?? str(v.msg) ?? str(v.code) ?? (Object.keys(v).length ? JSON.stringify(v) : undefined);
+	if (isObj(v))
+		return (
+			str(v.message) ??
+			str(v.msg) ??
+			str(v.code) ??
+			(Object.keys(v).length ? JSON.stringify(v) : undefined)
+		);
 	return undefined;
 }
 
@@ -51,9 +61,22 @@ function imageResults(list: unknown): ResultRef[] {
 
 const IMAGE_SUCCESS = new Set(['completed', 'succeeded', 'success']);
 const IMAGE_FAILURE = new Set(['failed', 'cancelled', 'canceled', 'expired', 'error']);
-const IMAGE_PENDING = new Set(['processing', 'queued', 'pending', 'submitted', 'running', 'in_progress']);
+const IMAGE_PENDING = new Set([
+	'processing',
+	'queued',
+	'pending',
+	'submitted',
+	'running',
+	'in_progress',
+]);
 /** The spec's `status` words of an image task: when `status` holds one, it alone decides. */
-const IMAGE_SPEC_STATUS: Readonly<Record<string, TaskPhase>> = { processing: 'pending', completed: 'succeeded', failed: 'failed', cancelled: 'failed', expired: 'failed' };
+const IMAGE_SPEC_STATUS: Readonly<Record<string, TaskPhase>> = {
+	processing: 'pending',
+	completed: 'succeeded',
+	failed: 'failed',
+	cancelled: 'failed',
+	expired: 'failed',
+};
 
 function imageWordPhase(w: string | undefined): TaskPhase | undefined {
 	if (!w) return undefined;
@@ -67,8 +90,13 @@ function imageWordPhase(w: string | undefined): TaskPhase | undefined {
  * fields (`state`, `provider_status`, whose mapping the spec leaves open) decide only where `status` is missing or not
  * a word the spec lists, in that order, and `status`'s own word last.
  */
-export function imageTaskPhase(status: string | undefined, state: string | undefined, provider: string | undefined): { phase: TaskPhase; word?: string } | undefined {
-	if (status && Object.prototype.hasOwnProperty.call(IMAGE_SPEC_STATUS, status)) return { phase: IMAGE_SPEC_STATUS[status], word: status };
+export function imageTaskPhase(
+	status: string | undefined,
+	state: string | undefined,
+	provider: string | undefined,
+): { phase: TaskPhase; word?: string } | undefined {
+	if (status && Object.prototype.hasOwnProperty.call(IMAGE_SPEC_STATUS, status))
+		return { phase: IMAGE_SPEC_STATUS[status], word: status };
 	for (const w of [state, provider, status]) {
 		const phase = imageWordPhase(w);
 		if (phase) return { phase, word: w };
@@ -100,17 +128,28 @@ export function normaliseImageTask(body: unknown): NormalisedTask {
 		error: errorText(b.error),
 	};
 	const read = imageTaskPhase(status, state, provider);
-	if (read?.phase === 'failed') return { ...base, phase: 'failed', error: base.error ?? `Task ${read.word}` };
+	if (read?.phase === 'failed')
+		return { ...base, phase: 'failed', error: base.error ?? `Task ${read.word}` };
 	if (read?.phase === 'succeeded') {
 		if (!results.length) {
-			return { ...base, phase: 'failed', error: base.error ?? 'Task reported completed but returned no image (empty data); treated as a failure' };
+			return {
+				...base,
+				phase: 'failed',
+				error:
+					base.error ??
+					'Task reported completed but returned no image (empty data); treated as a failure',
+			};
 		}
 		return { ...base, phase: 'succeeded' };
 	}
 	// A synchronous answer: no status at all, just `created` + `data` (HTTP 200 does not guarantee an image).
 	if (!status && !state && (Array.isArray(b.data) || b.created !== undefined)) {
 		if (results.length) return { ...base, phase: 'succeeded' };
-		return { ...base, phase: 'failed', error: base.error ?? 'The answer held no image (empty data); treated as a failure' };
+		return {
+			...base,
+			phase: 'failed',
+			error: base.error ?? 'The answer held no image (empty data); treated as a failure',
+		};
 	}
 	return base;
 }
@@ -128,7 +167,9 @@ export const VIDEO_STATUS_WORDS: Readonly<Record<TaskPhase, readonly string[]>> 
 /** The phase of a video status word (any case), or undefined for a word outside the vocabulary. */
 export function videoStatusPhase(word: unknown): TaskPhase | undefined {
 	const w = typeof word === 'string' ? word.trim().toLowerCase() : '';
-	return (Object.keys(VIDEO_STATUS_WORDS) as TaskPhase[]).find((p) => VIDEO_STATUS_WORDS[p].includes(w));
+	return (Object.keys(VIDEO_STATUS_WORDS) as TaskPhase[]).find((p) =>
+		VIDEO_STATUS_WORDS[p].includes(w),
+	);
 }
 
 /** Video task object: delta (`status`, `progress`, `usage`) and every gamma variant. */
@@ -139,9 +180,16 @@ export function normaliseVideoTask(body: unknown): NormalisedTask {
 	const s = (rawStatus ?? '').toLowerCase();
 	const video = isObj(b.video) ? b.video : {};
 	const dataVideo = isObj(data.video) ? data.video : {};
-	const url = str(b.result_url) ?? str(video.url) ?? str(data.result_url) ?? str(data.url) ?? str(dataVideo.url) ?? str(b.video_url);
+	const url =
+		str(b.result_url) ??
+		str(video.url) ??
+		str(data.result_url) ??
+		str(data.url) ??
+		str(dataVideo.url) ??
+		str(b.video_url);
 	const usage = isObj(b.usage) ? b.usage : isObj(data.usage) ? data.usage : undefined;
-	const error = errorText(b.error) ?? str(b.fail_reason) ?? errorText(data.error) ?? str(data.fail_reason);
+	const error =
+		errorText(b.error) ?? str(b.fail_reason) ?? errorText(data.error) ?? str(data.fail_reason);
 	const progress = num(b.progress) ?? num(data.progress);
 	const base: NormalisedTask = {
 		taskId: taskIdIn(b),
@@ -150,10 +198,17 @@ export function normaliseVideoTask(body: unknown): NormalisedTask {
 		progress,
 		results: url ? [{ url }] : [],
 		error,
-		usage: usage ? { completionTokens: num(usage.completion_tokens), totalTokens: num(usage.total_tokens) } : undefined,
+		usage: usage
+			? { completionTokens: num(usage.completion_tokens), totalTokens: num(usage.total_tokens) }
+			: undefined,
 	};
 	const phase = videoStatusPhase(s);
-	if (phase === 'failed') return { ...base, phase: 'failed', error: error ?? `Task ${s} without an error message (for example a gateway-side timeout)` };
+	if (phase === 'failed')
+		return {
+			...base,
+			phase: 'failed',
+			error: error ?? `Task ${s} without an error message (for example a gateway-side timeout)`,
+		};
 	if (phase === 'succeeded') return { ...base, phase: 'succeeded' };
 	return base; // pending, `unknown` and any word not seen before keep polling until the deadline
 }

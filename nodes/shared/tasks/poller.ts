@@ -6,7 +6,8 @@
 import { AdaptiveLimit } from '../limit';
 import { scaled } from '../transport/clock';
 
-export type PollStep<R> = { done: true; result: R } | { done: false; waitMs: number; rateLimited?: boolean };
+export type PollStep<R> =
+	{ done: true; result: R } | { done: false; waitMs: number; rateLimited?: boolean };
 
 /** No task is queried more often than once a second, whatever the gateway or an expression says. */
 export const MIN_POLL_INTERVAL_MS = 1000;
@@ -85,7 +86,10 @@ export class Poller<J, R> {
 			if (step.done) return step.result;
 			if (step.rateLimited) this.limit.throttle();
 			else this.limit.succeed();
-			wait = Math.max(minPollIntervalMs(), Number.isFinite(step.waitMs) ? step.waitMs : MIN_POLL_INTERVAL_MS);
+			wait = Math.max(
+				minPollIntervalMs(),
+				Number.isFinite(step.waitMs) ? step.waitMs : MIN_POLL_INTERVAL_MS,
+			);
 			if (Date.now() >= deadline) return opts.onDeadline(job, round);
 		}
 	}

@@ -37,13 +37,28 @@ export interface WaitJob {
 
 /** 404, or 400 task_not_exist: the origin asked does not know the task. */
 export function isTaskNotFound(err: GatewayHttpError): boolean {
-	return err.status === 404 || err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage);
+	return (
+		err.status === 404 || err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage)
+	);
 }
 
 export type WaitOutcome =
 	| { state: 'completed'; task: NormalisedTask; raw: Record<string, unknown>; polls: number }
-	| { state: 'failed'; error: string; task?: NormalisedTask; raw?: Record<string, unknown>; httpStatus?: number; polls: number }
-	| { state: 'running'; task?: NormalisedTask; raw?: Record<string, unknown>; polls: number; lastError?: string };
+	| {
+			state: 'failed';
+			error: string;
+			task?: NormalisedTask;
+			raw?: Record<string, unknown>;
+			httpStatus?: number;
+			polls: number;
+	  }
+	| {
+			state: 'running';
+			task?: NormalisedTask;
+			raw?: Record<string, unknown>;
+			polls: number;
+			lastError?: string;
+	  };
 
 export interface WaitOptions {
 	maxConcurrency?: number;
@@ -55,7 +70,9 @@ export const DEFAULT_QUERY_CONCURRENCY = 16;
 export const DEFAULT_VIDEO_INTERVAL_MS = 4000;
 export const DEFAULT_POLL_AFTER_MS = 3000;
 
-const SAFE_PATH = new RegExp(`^/v1/(images/tasks|image-tasks|images/generations|images/edits|tasks)/${TASK_ID_CHARS}$`);
+const SAFE_PATH = new RegExp(
+	`^/v1/(images/tasks|image-tasks|images/generations|images/edits|tasks)/${TASK_ID_CHARS}$`,
+);
 
 /** Where to query a task: a safe relative poll path, a poll_url only on a trusted origin, else the standard path. */
 export function queryPath(transport: GatewayTransport, job: WaitJob): string {
@@ -95,14 +112,27 @@ export class TaskWaiter {
 			sleep: (ms) => transport.sleep(ms),
 			signal: transport.signal,
 			deadlineOf: (j) => j.deadline,
-			initialDelayMs: (j) => (j.initialDelayMs ? interval(j.initialDelayMs, DEFAULT_POLL_AFTER_MS) : 0),
+			initialDelayMs: (j) =>
+				j.initialDelayMs ? interval(j.initialDelayMs, DEFAULT_POLL_AFTER_MS) : 0,
 			onDeadline: (j) => {
 				const s = this.state(j);
-				return { state: 'running', task: s.last, raw: s.raw, polls: s.polls, lastError: s.lastError };
+				return {
+					state: 'running',
+					task: s.last,
+					raw: s.raw,
+					polls: s.polls,
+					lastError: s.lastError,
+				};
 			},
 			onError: (j, err) => {
 				const s = this.state(j);
-				return { state: 'failed', error: `the task's answer could not be handled: ${(err as Error)?.message ?? String(err)}`, task: s.last, raw: s.raw, polls: s.polls };
+				return {
+					state: 'failed',
+					error: `the task's answer could not be handled: ${(err as Error)?.message ?? String(err)}`,
+					task: s.last,
+					raw: s.raw,
+					polls: s.polls,
+				};
 			},
 			poll: (j) => this.pollOnce(j),
 		});
@@ -130,17 +160,29 @@ export class TaskWaiter {
 		const every =
 			j.kind === 'video'
 				? interval(j.videoIntervalMs ?? opts.videoIntervalMs, DEFAULT_VIDEO_INTERVAL_MS)
-				: interval(s.last?.pollAfterMs ?? j.pollAfterMs, interval(opts.defaultPollAfterMs, DEFAULT_POLL_AFTER_MS));
+				: interval(
+						s.last?.pollAfterMs ?? j.pollAfterMs,
+						interval(opts.defaultPollAfterMs, DEFAULT_POLL_AFTER_MS),
+					);
 		let body: Record<string, unknown>;
 		try {
-			const res = await transport.getJson<Record<string, unknown>>(queryPath(transport, j), { origin: j.origin, timeout: 'query', deadline: j.deadline, maxAttempts: 1 });
+			const res = await transport.getJson<Record<string, unknown>>(queryPath(transport, j), {
+				origin: j.origin,
+				timeout: 'query',
+				deadline: j.deadline,
+				maxAttempts: 1,
+			});
 			body = res.body && typeof res.body === 'object' ? res.body : {};
 		} catch (err) {
 			if (err instanceof GatewayNetworkError && err.cancelled) throw err;
 			if (err instanceof GatewayHttpError && (err.status === 429 || err.status >= 500)) {
 				s.errors++;
 				s.lastError = err.message;
-				return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY, err.retryAfterMs)), rateLimited: err.status === 429 };
+				return {
+					done: false,
+					waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY, err.retryAfterMs)),
+					rateLimited: err.status === 429,
+				};
 			}
 			if (err instanceof GatewayHttpError && j.otherOrigin && isTaskNotFound(err)) {
 				// a task stored without its origin: ask the other configured origin before declaring anything failed
@@ -151,10 +193,21 @@ export class TaskWaiter {
 			}
 			if (err instanceof GatewayHttpError && j.videoFallback && isTaskNotFound(err)) {
 				s.lastError = `${err.message} (as an image task; asking the video endpoint)`;
-				Object.assign(j, { kind: 'video', origin: j.videoFallback.origin, otherOrigin: j.videoFallback.otherOrigin, videoFallback: undefined, pollPath: undefined, pollUrl: undefined });
+				Object.assign(j, {
+					kind: 'video',
+					origin: j.videoFallback.origin,
+					otherOrigin: j.videoFallback.otherOrigin,
+					videoFallback: undefined,
+					pollPath: undefined,
+					pollUrl: undefined,
+				});
 				return this.pollOnce(j);
 			}
-			if (err instanceof GatewayHttpError && j.kind === 'video' && !(isTaskNotFound(err) && !s.last)) {
+			if (
+				err instanceof GatewayHttpError &&
+				j.kind === 'video' &&
+				!(isTaskNotFound(err) && !s.last)
+			) {
 				// spec, known case 4: with an ID and a failed query, keep querying the same task (never a new POST)
 				s.errors++;
 				s.lastError = `${err.message} (HTTP ${err.status}; the same task is queried again until the deadline)`;
@@ -167,7 +220,17 @@ export class TaskWaiter {
 					: err.status === 404
 						? 'task not found (404): expired or cleaned up (terminal records are kept about 2 hours), a different key, or a wrong ID'
 						: err.gatewayMessage;
-				return { done: true, result: { state: 'failed', error: why, httpStatus: err.status, polls: s.polls, task: s.last, raw: s.raw } };
+				return {
+					done: true,
+					result: {
+						state: 'failed',
+						error: why,
+						httpStatus: err.status,
+						polls: s.polls,
+						task: s.last,
+						raw: s.raw,
+					},
+				};
 			}
 			s.errors++;
 			s.lastError = (err as Error).message;
@@ -186,8 +249,19 @@ export class TaskWaiter {
 		if (j.kind === 'video') j.family ??= familyOfTask(body);
 		s.last = task;
 		s.raw = body;
-		if (task.phase === 'succeeded') return { done: true, result: { state: 'completed', task, raw: body, polls: s.polls } };
-		if (task.phase === 'failed') return { done: true, result: { state: 'failed', error: task.error ?? 'task failed', task, raw: body, polls: s.polls } };
+		if (task.phase === 'succeeded')
+			return { done: true, result: { state: 'completed', task, raw: body, polls: s.polls } };
+		if (task.phase === 'failed')
+			return {
+				done: true,
+				result: {
+					state: 'failed',
+					error: task.error ?? 'task failed',
+					task,
+					raw: body,
+					polls: s.polls,
+				},
+			};
 		return { done: false, waitMs: j.kind === 'video' ? every : interval(task.pollAfterMs, every) };
 	}
 }

@@ -5,7 +5,15 @@
  * Also reads the non-streaming answer (`choices[].message.content`, `usage`).
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter, type SseLimits } from './sse';
+import {
+	SseByteParser,
+	StreamError,
+	errorEventText,
+	eventJson,
+	upstreamError,
+	type EventInterpreter,
+	type SseLimits,
+} from './sse';
 
 export const CHAT_DONE = '[DONE]';
 
@@ -57,14 +65,25 @@ export interface ChatResult {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function newChoice(index: number): ChatChoice {
-	return { index, role: 'assistant', content: '', reasoning: '', toolCalls: [], finishReason: null };
+	return {
+		index,
+		role: 'assistant',
+		content: '',
+		reasoning: '',
+		toolCalls: [],
+		finishReason: null,
+	};
 }
 
 /** An `index` the gateway sent: a whole number from 0 (not NaN, not negative, not a fraction, not past 2^53). */
 function indexOf(v: unknown, fallback: number, what: string, receivedText: string): number {
 	if (v === undefined || v === null) return fallback;
 	if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-	throw new StreamError(`the answer carried ${what} index ${JSON.stringify(v)?.slice(0, 40)}, which is not a valid index: the answer cannot be read`, 'unreadable', receivedText);
+	throw new StreamError(
+		`the answer carried ${what} index ${JSON.stringify(v)?.slice(0, 40)}, which is not a valid index: the answer cannot be read`,
+		'unreadable',
+		receivedText,
+	);
 }
 
 /** Tool calls of one choice by their index; `list()` in index order. */
@@ -83,13 +102,19 @@ class ToolCalls {
 			const i = indexOf(tc.index, pos, 'a tool call', this.receivedText());
 			let call = this.byIndex.get(i);
 			if (!call) {
-				if (this.byIndex.size >= MAX_TOOL_CALLS) throw new StreamError(`the answer carried more than ${MAX_TOOL_CALLS} tool calls: the answer cannot be read`, 'unreadable', this.receivedText());
+				if (this.byIndex.size >= MAX_TOOL_CALLS)
+					throw new StreamError(
+						`the answer carried more than ${MAX_TOOL_CALLS} tool calls: the answer cannot be read`,
+						'unreadable',
+						this.receivedText(),
+					);
 				this.byIndex.set(i, (call = { type: 'function', function: { name: '', arguments: '' } }));
 			}
 			if (typeof tc.id === 'string' && tc.id) call.id = tc.id;
 			if (typeof tc.type === 'string' && tc.type) call.type = tc.type;
 			const f = (tc.function ?? {}) as Record<string, unknown>;
-			if (typeof f.name === 'string' && f.name && f.name !== call.function.name) call.function.name += f.name;
+			if (typeof f.name === 'string' && f.name && f.name !== call.function.name)
+				call.function.name += f.name;
 			if (typeof f.arguments === 'string') call.function.arguments += f.arguments;
 		}
 	}
@@ -119,7 +144,17 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		for (const [index, calls] of this.calls) this.byIndex.get(index)!.toolCalls = calls.list();
 		const choices = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
 		const first = this.byIndex.get(0) ?? newChoice(0);
-		return { ...this.meta, content: first.content, reasoning: first.reasoning, reasoningField: first.reasoningField, finishReason: first.finishReason, toolCalls: first.toolCalls, choices, done: this.doneSeen, chunks: this.chunkCount };
+		return {
+			...this.meta,
+			content: first.content,
+			reasoning: first.reasoning,
+			reasoningField: first.reasoningField,
+			finishReason: first.finishReason,
+			toolCalls: first.toolCalls,
+			choices,
+			done: this.doneSeen,
+			chunks: this.chunkCount,
+		};
 	}
 
 	onEvent(e: EventSourceMessage, atEnd: boolean): string {
@@ -134,21 +169,30 @@ export class ChatStreamAccumulator implements EventInterpreter {
 		// chat increments come as unnamed (or `message`) events; other named events (`event: ping`) are not part of the answer
 		if (!data || (e.event && e.event !== 'message')) return '';
 		const json = eventJson(e, atEnd, { receivedText: this.receivedText, marker: CHAT_DONE });
-		if (json.error !== undefined && json.error !== null && json.error !== false) throw upstreamError(json, this.receivedText);
+		if (json.error !== undefined && json.error !== null && json.error !== false)
+			throw upstreamError(json, this.receivedText);
 		this.chunkCount++;
 		this.meta.id ??= str(json.id);
 		this.meta.model ??= str(json.model);
 		if (typeof json.created === 'number') this.meta.created ??= json.created;
 		this.meta.systemFingerprint ??= str(json.system_fingerprint);
-		if (json.usage && typeof json.usage === 'object') this.meta.usage = json.usage as Record<string, unknown>;
+		if (json.usage && typeof json.usage === 'object')
+			this.meta.usage = json.usage as Record<string, unknown>;
 		let delta = '';
-		const choices = Array.isArray(json.choices) ? (json.choices as Array<Record<string, unknown>>) : [];
+		const choices = Array.isArray(json.choices)
+			? (json.choices as Array<Record<string, unknown>>)
+			: [];
 		for (const [pos, c] of choices.entries()) {
 			if (!c || typeof c !== 'object') continue;
 			const index = indexOf(c.index, pos, 'a choice', this.receivedText);
 			let choice = this.byIndex.get(index);
 			if (!choice) {
-				if (this.byIndex.size >= MAX_CHOICES) throw new StreamError(`the answer carried more than ${MAX_CHOICES} choices: the answer cannot be read`, 'unreadable', this.receivedText);
+				if (this.byIndex.size >= MAX_CHOICES)
+					throw new StreamError(
+						`the answer carried more than ${MAX_CHOICES} choices: the answer cannot be read`,
+						'unreadable',
+						this.receivedText,
+					);
 				this.byIndex.set(index, (choice = newChoice(index)));
 			}
 			const d = (c.delta ?? c.message ?? {}) as Record<string, unknown>;
@@ -163,7 +207,8 @@ export class ChatStreamAccumulator implements EventInterpreter {
 				if (!calls) this.calls.set(index, (calls = new ToolCalls(() => this.receivedText)));
 				calls.merge(d.tool_calls as Array<Record<string, unknown>>);
 			}
-			if (typeof c.finish_reason === 'string' && c.finish_reason) choice.finishReason = c.finish_reason;
+			if (typeof c.finish_reason === 'string' && c.finish_reason)
+				choice.finishReason = c.finish_reason;
 		}
 		return delta;
 	}
@@ -171,7 +216,12 @@ export class ChatStreamAccumulator implements EventInterpreter {
 	/** The joined stream in the shape of a non-streaming answer (for "full response" output). */
 	toCompletion(): Record<string, unknown> {
 		const r = this.result;
-		const out: Record<string, unknown> = { id: r.id, object: 'chat.completion', created: r.created, model: r.model };
+		const out: Record<string, unknown> = {
+			id: r.id,
+			object: 'chat.completion',
+			created: r.created,
+			model: r.model,
+		};
 		if (r.systemFingerprint) out.system_fingerprint = r.systemFingerprint;
 		out.choices = r.choices.map((c) => {
 			const message: Record<string, unknown> = { role: c.role, content: c.content };
@@ -188,7 +238,11 @@ export class ChatStreamAccumulator implements EventInterpreter {
 export class ChatStreamParser extends SseByteParser {
 	readonly accumulator: ChatStreamAccumulator;
 
-	constructor(onDelta?: (text: string) => void, accumulator = new ChatStreamAccumulator(), limits: Partial<SseLimits> = {}) {
+	constructor(
+		onDelta?: (text: string) => void,
+		accumulator = new ChatStreamAccumulator(),
+		limits: Partial<SseLimits> = {},
+	) {
 		super(accumulator, CHAT_DONE, onDelta, limits);
 		this.accumulator = accumulator;
 	}
@@ -200,11 +254,13 @@ export class ChatStreamParser extends SseByteParser {
 
 /** Reads a non-streaming chat completion (also what a gateway sends when it ignores `stream: true`). */
 export function chatFromJson(body: Record<string, unknown>): ChatResult {
-	if (body.error !== undefined && body.error !== null && body.error !== false) throw upstreamError(body, '');
+	if (body.error !== undefined && body.error !== null && body.error !== false)
+		throw upstreamError(body, '');
 	if (!Array.isArray(body.choices) || body.choices.length === 0) {
 		throw new StreamError(`the answer holds no choices (${describeKeys(body)})`, 'unreadable');
 	}
-	if (body.choices.length > MAX_CHOICES) throw new StreamError(`the answer carried more than ${MAX_CHOICES} choices`, 'unreadable');
+	if (body.choices.length > MAX_CHOICES)
+		throw new StreamError(`the answer carried more than ${MAX_CHOICES} choices`, 'unreadable');
 	const choices: ChatChoice[] = (body.choices as Array<Record<string, unknown>>).map((c, pos) => {
 		const msg = (c?.message ?? {}) as Record<string, unknown>;
 		const choice = newChoice(indexOf(c?.index, pos, 'a choice', ''));
@@ -229,7 +285,10 @@ export function chatFromJson(body: Record<string, unknown>): ChatResult {
 		reasoning: first.reasoning,
 		reasoningField: first.reasoningField,
 		finishReason: first.finishReason,
-		usage: body.usage && typeof body.usage === 'object' ? (body.usage as Record<string, unknown>) : undefined,
+		usage:
+			body.usage && typeof body.usage === 'object'
+				? (body.usage as Record<string, unknown>)
+				: undefined,
 		toolCalls: first.toolCalls,
 		choices,
 		done: true,
@@ -239,7 +298,12 @@ export function chatFromJson(body: Record<string, unknown>): ChatResult {
 
 /** A message's or delta's reasoning (`reasoning_content`, DeepSeek-style; `reasoning` where a gateway names it so), joined. */
 function readReasoning(choice: ChatChoice, d: Record<string, unknown>): void {
-	const field = typeof d.reasoning_content === 'string' ? 'reasoning_content' : typeof d.reasoning === 'string' ? 'reasoning' : undefined;
+	const field =
+		typeof d.reasoning_content === 'string'
+			? 'reasoning_content'
+			: typeof d.reasoning === 'string'
+				? 'reasoning'
+				: undefined;
 	if (!field) return;
 	choice.reasoningField ??= field;
 	choice.reasoning += d[field] as string;
@@ -249,7 +313,9 @@ function readReasoning(choice: ChatChoice, d: Record<string, unknown>): void {
 function contentText(content: unknown): string {
 	if (typeof content === 'string') return content;
 	if (Array.isArray(content)) {
-		return (content as Array<Record<string, unknown>>).map((p) => (p && typeof p.text === 'string' ? p.text : '')).join('');
+		return (content as Array<Record<string, unknown>>)
+			.map((p) => (p && typeof p.text === 'string' ? p.text : ''))
+			.join('');
 	}
 	return '';
 }

@@ -28,7 +28,10 @@ export function streamProperty(): INodeProperties {
 	};
 }
 
-export function textOptionsProperty(reserved: string, more: INodeProperties[] = []): INodeProperties {
+export function textOptionsProperty(
+	reserved: string,
+	more: INodeProperties[] = [],
+): INodeProperties {
 	return optionsCollection([
 		...spendOptions(),
 		...more,
@@ -52,7 +55,8 @@ export function textOptionsProperty(reserved: string, more: INodeProperties[] = 
 			name: 'simplify',
 			type: 'boolean',
 			default: true,
-			description: 'Whether to return only the text, finish reason and usage (plus model, ID and tool calls) instead of the full response',
+			description:
+				'Whether to return only the text, finish reason and usage (plus model, ID and tool calls) instead of the full response',
 		},
 		{
 			displayName: 'Stream Idle Timeout (Ms)',
@@ -60,7 +64,8 @@ export function textOptionsProperty(reserved: string, more: INodeProperties[] = 
 			type: 'number',
 			typeOptions: { minValue: 1000 },
 			default: DEFAULT_TIMEOUTS.streamIdle,
-			description: 'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
+			description:
+				'Fail when a streamed answer sends nothing for this long (keep-alive lines count as activity)',
 		},
 		{
 			displayName: 'Stream Max Duration (Ms)',
@@ -68,9 +73,10 @@ export function textOptionsProperty(reserved: string, more: INodeProperties[] = 
 			type: 'number',
 			typeOptions: { minValue: 1000 },
 			default: DEFAULT_TIMEOUTS.streamTotal,
-			description: 'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
+			description:
+				'Fail when a streamed answer has not ended after this long, whatever it sends meanwhile (a gateway that only sends keep-alives ends here)',
 		},
-		]);
+	]);
 }
 
 export const TEXT_OPTION_FIELDS = fieldSet('Chat and Responses options', {
@@ -94,5 +100,8 @@ export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions 
 
 /** Request timeout of item 0 for the transport (a bad value is reported per item by readTextOptions). */
 export function transportTimeout(ctx: IExecuteFunctions): number | undefined {
-	return readOption(OPTION_RULES.milliseconds, (ctx.getNodeParameter('options', 0, {}) as { timeoutMs?: unknown }).timeoutMs);
+	return readOption(
+		OPTION_RULES.milliseconds,
+		(ctx.getNodeParameter('options', 0, {}) as { timeoutMs?: unknown }).timeoutMs,
+	);
 }

@@ -6,7 +6,13 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { readInputBinary, sniffImage } from '../binary';
-import { checkImageBounds, IMAGE_MAX_BYTES, ImagePartError, imageFromUrl, type WireImage } from '../../LmChatGenGateway/model/wire';
+import {
+	checkImageBounds,
+	IMAGE_MAX_BYTES,
+	ImagePartError,
+	imageFromUrl,
+	type WireImage,
+} from '../../LmChatGenGateway/model/wire';
 import { refuse } from '../validate';
 
 export function imageOptions(): INodeProperties[] {
@@ -25,7 +31,8 @@ export function imageOptions(): INodeProperties[] {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. https://example.com/cat.png',
-			description: 'Images by address (http(s), fetched by the gateway, or Data URLs), one per line or comma-separated, sent with the last user message after the binary ones',
+			description:
+				'Images by address (http(s), fetched by the gateway, or Data URLs), one per line or comma-separated, sent with the last user message after the binary ones',
 		},
 	];
 }
@@ -42,15 +49,32 @@ const list = (v: unknown): string[] =>
 
 /** The images item `i` asks for, in order (binary properties first), bounded; refused before any request when one breaks a rule. */
 export async function itemImages(ctx: IExecuteFunctions, i: number): Promise<WireImage[]> {
-	const o = ctx.getNodeParameter('options', i, {}) as { imageBinaries?: unknown; imageUrls?: unknown };
+	const o = ctx.getNodeParameter('options', i, {}) as {
+		imageBinaries?: unknown;
+		imageUrls?: unknown;
+	};
 	const images: WireImage[] = [];
 	for (const prop of list(o.imageBinaries)) {
-		const { data } = await readInputBinary(ctx, i, prop, 'Image Binary Properties', IMAGE_MAX_BYTES);
+		const { data } = await readInputBinary(
+			ctx,
+			i,
+			prop,
+			'Image Binary Properties',
+			IMAGE_MAX_BYTES,
+		);
 		const info = sniffImage(data);
 		if (!info || !['image/png', 'image/jpeg', 'image/webp', 'image/gif'].includes(info.mimeType)) {
-			refuse([{ field: 'Image Binary Properties', rule: `binary "${prop}" is ${info ? info.mimeType : 'not an image the package can read'}: give a PNG, JPEG, WebP or GIF` }]);
+			refuse([
+				{
+					field: 'Image Binary Properties',
+					rule: `binary "${prop}" is ${info ? info.mimeType : 'not an image the package can read'}: give a PNG, JPEG, WebP or GIF`,
+				},
+			]);
 		}
-		images.push({ url: `data:${info.mimeType};base64,${data.toString('base64')}`, bytes: data.length });
+		images.push({
+			url: `data:${info.mimeType};base64,${data.toString('base64')}`,
+			bytes: data.length,
+		});
 	}
 	for (const url of list(o.imageUrls)) {
 		try {
@@ -78,7 +102,14 @@ export function withChatImages(messages: unknown[], images: WireImage[]): unknow
 	const at = out.map((m) => (m as Json | undefined)?.role).lastIndexOf('user');
 	if (at < 0) return [...out, { role: 'user', content: parts }];
 	const m = out[at] as Json;
-	const content = typeof m.content === 'string' ? (m.content ? [{ type: 'text', text: m.content }] : []) : Array.isArray(m.content) ? m.content : [];
+	const content =
+		typeof m.content === 'string'
+			? m.content
+				? [{ type: 'text', text: m.content }]
+				: []
+			: Array.isArray(m.content)
+				? m.content
+				: [];
 	out[at] = { ...m, content: [...content, ...parts] };
 	return out;
 }
@@ -87,12 +118,25 @@ export function withChatImages(messages: unknown[], images: WireImage[]): unknow
 export function withResponsesImages(input: unknown, images: WireImage[]): unknown {
 	if (!images.length) return input;
 	const parts = images.map((img) => ({ type: 'input_image', image_url: img.url }));
-	if (typeof input === 'string') return [{ role: 'user', content: [...(input.trim() ? [{ type: 'input_text', text: input }] : []), ...parts] }];
+	if (typeof input === 'string')
+		return [
+			{
+				role: 'user',
+				content: [...(input.trim() ? [{ type: 'input_text', text: input }] : []), ...parts],
+			},
+		];
 	const items = Array.isArray(input) ? [...input] : [];
 	const at = items.map((m) => (m as Json | undefined)?.role).lastIndexOf('user');
 	if (at < 0) return [...items, { role: 'user', content: parts }];
 	const m = items[at] as Json;
-	const content = typeof m.content === 'string' ? (m.content ? [{ type: 'input_text', text: m.content }] : []) : Array.isArray(m.content) ? m.content : [];
+	const content =
+		typeof m.content === 'string'
+			? m.content
+				? [{ type: 'input_text', text: m.content }]
+				: []
+			: Array.isArray(m.content)
+				? m.content
+				: [];
 	items[at] = { ...m, content: [...content, ...parts] };
 	return items;
 }

@@ -22,19 +22,32 @@ export interface JsonSchemaFormat {
 const MAX_ERRORS = 5;
 
 /** Reads the Schema field (a JSON object as text, or an object from an expression) and the name; refuses before any request. */
-export function readJsonSchemaFormat(field: string, schemaValue: unknown, name: unknown, strict: unknown): JsonSchemaFormat {
+export function readJsonSchemaFormat(
+	field: string,
+	schemaValue: unknown,
+	name: unknown,
+	strict: unknown,
+): JsonSchemaFormat {
 	let schema: unknown = schemaValue;
 	if (typeof schema === 'string') {
-		if (!schema.trim()) refuse([{ field, rule: 'is empty: give a JSON Schema (a JSON object such as {"type":"object","properties":{…},"required":[…]})' }]);
+		if (!schema.trim())
+			refuse([
+				{
+					field,
+					rule: 'is empty: give a JSON Schema (a JSON object such as {"type":"object","properties":{…},"required":[…]})',
+				},
+			]);
 		try {
 			schema = JSON.parse(schema);
 		} catch (err) {
 			refuse([{ field, rule: `is not valid JSON (${(err as Error).message})` }]);
 		}
 	}
-	if (!schema || typeof schema !== 'object' || Array.isArray(schema)) refuse([{ field, rule: 'must be a JSON object (a JSON Schema)' }]);
+	if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+		refuse([{ field, rule: 'must be a JSON object (a JSON Schema)' }]);
 	const n = typeof name === 'string' && name.trim() ? name.trim() : 'answer';
-	if (!/^[A-Za-z0-9_-]{1,64}$/.test(n)) refuse([{ field: 'Schema Name', rule: 'must be 1 to 64 letters, digits, _ or -' }]);
+	if (!/^[A-Za-z0-9_-]{1,64}$/.test(n))
+		refuse([{ field: 'Schema Name', rule: 'must be 1 to 64 letters, digits, _ or -' }]);
 	try {
 		new Validator(schema as Schema, '2020-12', false);
 	} catch (err) {
@@ -44,10 +57,15 @@ export function readJsonSchemaFormat(field: string, schemaValue: unknown, name: 
 }
 
 /** The chat body's field. */
-export const chatResponseFormat = (f: JsonSchemaFormat) => ({ type: 'json_schema', json_schema: { name: f.name, schema: f.schema, strict: f.strict } });
+export const chatResponseFormat = (f: JsonSchemaFormat) => ({
+	type: 'json_schema',
+	json_schema: { name: f.name, schema: f.schema, strict: f.strict },
+});
 
 /** The responses body's `text` field. */
-export const responsesTextFormat = (f: JsonSchemaFormat) => ({ format: { type: 'json_schema', name: f.name, schema: f.schema, strict: f.strict } });
+export const responsesTextFormat = (f: JsonSchemaFormat) => ({
+	format: { type: 'json_schema', name: f.name, schema: f.schema, strict: f.strict },
+});
 
 export type SchemaCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
@@ -60,13 +78,26 @@ export function checkAgainstSchema(text: string, schema: Record<string, unknown>
 	try {
 		value = JSON.parse(fenced ? fenced[1] : trimmed);
 	} catch (err) {
-		return { ok: false, errors: [`the answer is not JSON (${(err as Error).message.slice(0, 120)})`] };
+		return {
+			ok: false,
+			errors: [`the answer is not JSON (${(err as Error).message.slice(0, 120)})`],
+		};
 	}
 	const result = new Validator(schema as Schema, '2020-12', false).validate(value);
 	if (result.valid) return { ok: true, value };
 	// the leaf errors say what is wrong; the ones above them only say that a subschema failed
-	const leaves = result.errors.filter((e) => !result.errors.some((o) => o !== e && o.instanceLocation.startsWith(e.instanceLocation) && o.keywordLocation.startsWith(`${e.keywordLocation}/`)));
-	const lines = (leaves.length ? leaves : result.errors).map((e) => `${e.instanceLocation.replace(/^#/, '') || '(the whole answer)'}: ${e.error}`);
+	const leaves = result.errors.filter(
+		(e) =>
+			!result.errors.some(
+				(o) =>
+					o !== e &&
+					o.instanceLocation.startsWith(e.instanceLocation) &&
+					o.keywordLocation.startsWith(`${e.keywordLocation}/`),
+			),
+	);
+	const lines = (leaves.length ? leaves : result.errors).map(
+		(e) => `${e.instanceLocation.replace(/^#/, '') || '(the whole answer)'}: ${e.error}`,
+	);
 	return { ok: false, errors: [...new Set(lines)].slice(0, MAX_ERRORS) };
 }
 
@@ -84,8 +115,17 @@ export function responseFormatOptions(): INodeProperties[] {
 			type: 'options',
 			options: [
 				{ name: 'Text', value: 'text' },
-				{ name: 'JSON', value: 'json_object', description: 'JSON mode (response_format json_object): say so in the prompt too' },
-				{ name: 'JSON Schema', value: 'json_schema', description: 'The answer must validate against the JSON Schema (response_format json_schema; one repair request at most)' },
+				{
+					name: 'JSON',
+					value: 'json_object',
+					description: 'JSON mode (response_format json_object): say so in the prompt too',
+				},
+				{
+					name: 'JSON Schema',
+					value: 'json_schema',
+					description:
+						'The answer must validate against the JSON Schema (response_format json_schema; one repair request at most)',
+				},
 			],
 			default: 'text',
 		},
@@ -93,8 +133,10 @@ export function responseFormatOptions(): INodeProperties[] {
 			displayName: 'JSON Schema',
 			name: 'jsonSchema',
 			type: 'json',
-			default: '{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
-			description: 'The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the item fails saying why.',
+			default:
+				'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
+			description:
+				'The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the item fails saying why.',
 			displayOptions: { show: { responseFormat: ['json_schema'] } },
 		},
 		{
@@ -110,7 +152,8 @@ export function responseFormatOptions(): INodeProperties[] {
 			name: 'strictSchema',
 			type: 'boolean',
 			default: true,
-			description: 'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
+			description:
+				'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
 			displayOptions: { show: { responseFormat: ['json_schema'] } },
 		},
 	];

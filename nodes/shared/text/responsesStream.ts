@@ -6,7 +6,15 @@
  * events (no content_part events, no sequence numbers, output only in `output_item.done`) are handled.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { SseByteParser, StreamError, errorEventText, eventJson, upstreamError, type EventInterpreter, type SseLimits } from './sse';
+import {
+	SseByteParser,
+	StreamError,
+	errorEventText,
+	eventJson,
+	upstreamError,
+	type EventInterpreter,
+	type SseLimits,
+} from './sse';
 
 export const RESPONSES_END = 'response.completed';
 
@@ -15,7 +23,17 @@ export const MAX_OUTPUT_PARTS = 1024;
 
 const TERMINAL_FAILURES = new Set(['failed', 'cancelled', 'canceled']);
 
-const USED_EVENTS = new Set(['response.created', 'response.in_progress', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done', 'response.completed', 'response.incomplete', 'response.failed', 'error']);
+const USED_EVENTS = new Set([
+	'response.created',
+	'response.in_progress',
+	'response.output_text.delta',
+	'response.output_text.done',
+	'response.output_item.done',
+	'response.completed',
+	'response.incomplete',
+	'response.failed',
+	'error',
+]);
 
 export interface ResponsesResult {
 	id?: string;
@@ -38,7 +56,12 @@ export function textFromOutput(output: unknown): string {
 	for (const item of output as Array<Record<string, unknown>>) {
 		if (!item || typeof item !== 'object' || !Array.isArray(item.content)) continue;
 		for (const part of item.content as Array<Record<string, unknown>>) {
-			if (part && (part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') text += part.text;
+			if (
+				part &&
+				(part.type === 'output_text' || part.type === 'text') &&
+				typeof part.text === 'string'
+			)
+				text += part.text;
 		}
 	}
 	return text;
@@ -46,9 +69,16 @@ export function textFromOutput(output: unknown): string {
 
 /** Reads a non-streaming Responses answer (also what a gateway sends when it ignores `stream: true`). */
 export function responsesFromJson(body: Record<string, unknown>): ResponsesResult {
-	if (body.status === 'failed' || (body.error !== undefined && body.error !== null && body.error !== false)) throw upstreamError(body, '');
+	if (
+		body.status === 'failed' ||
+		(body.error !== undefined && body.error !== null && body.error !== false)
+	)
+		throw upstreamError(body, '');
 	if (!Array.isArray(body.output)) {
-		throw new StreamError(`the answer holds no output list (${Object.keys(body).slice(0, 8).join(', ') || 'an empty object'})`, 'unreadable');
+		throw new StreamError(
+			`the answer holds no output list (${Object.keys(body).slice(0, 8).join(', ') || 'an empty object'})`,
+			'unreadable',
+		);
 	}
 	const incomplete = body.incomplete_details as Record<string, unknown> | undefined;
 	return {
@@ -56,8 +86,12 @@ export function responsesFromJson(body: Record<string, unknown>): ResponsesResul
 		model: typeof body.model === 'string' ? body.model : undefined,
 		text: textFromOutput(body.output),
 		status: typeof body.status === 'string' ? body.status : undefined,
-		incompleteReason: incomplete && typeof incomplete.reason === 'string' ? incomplete.reason : undefined,
-		usage: body.usage && typeof body.usage === 'object' ? (body.usage as Record<string, unknown>) : undefined,
+		incompleteReason:
+			incomplete && typeof incomplete.reason === 'string' ? incomplete.reason : undefined,
+		usage:
+			body.usage && typeof body.usage === 'object'
+				? (body.usage as Record<string, unknown>)
+				: undefined,
 		done: true,
 		response: body,
 	};
@@ -84,7 +118,12 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 
 	get result(): ResponsesResult {
 		if (!this.final) {
-			return { id: str(this.created.id), model: str(this.created.model), text: this.deltas, done: false };
+			return {
+				id: str(this.created.id),
+				model: str(this.created.model),
+				text: this.deltas,
+				done: false,
+			};
 		}
 		const response = this.finalResponse();
 		const incomplete = response.incomplete_details as Record<string, unknown> | undefined;
@@ -92,9 +131,15 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 			id: str(response.id),
 			model: str(response.model),
 			text: this.finalText(),
-			status: str(response.status) ?? (this.finalType === 'response.incomplete' ? 'incomplete' : 'completed'),
-			incompleteReason: incomplete && typeof incomplete.reason === 'string' ? incomplete.reason : undefined,
-			usage: response.usage && typeof response.usage === 'object' ? (response.usage as Record<string, unknown>) : undefined,
+			status:
+				str(response.status) ??
+				(this.finalType === 'response.incomplete' ? 'incomplete' : 'completed'),
+			incompleteReason:
+				incomplete && typeof incomplete.reason === 'string' ? incomplete.reason : undefined,
+			usage:
+				response.usage && typeof response.usage === 'object'
+					? (response.usage as Record<string, unknown>)
+					: undefined,
 			done: true,
 			response,
 		};
@@ -110,13 +155,19 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 		const named = e.event && e.event !== 'message' ? e.event : undefined;
 		// named events this parser does not use (content_part, reasoning, ping, …) are not parsed, unless a `response.*`
 		// event may carry the response object's status (the spec names no completion event)
-		if (named && !USED_EVENTS.has(named) && !(named.startsWith('response.') && data.includes('"status"'))) return '';
+		if (
+			named &&
+			!USED_EVENTS.has(named) &&
+			!(named.startsWith('response.') && data.includes('"status"'))
+		)
+			return '';
 		const json = eventJson(e, atEnd, { receivedText: this.deltas, marker: RESPONSES_END });
 		const type = named ?? str(json.type);
 		switch (type) {
 			case 'response.created':
 			case 'response.in_progress':
-				if (json.response && typeof json.response === 'object') this.created = { ...this.created, ...(json.response as Record<string, unknown>) };
+				if (json.response && typeof json.response === 'object')
+					this.created = { ...this.created, ...(json.response as Record<string, unknown>) };
 				return '';
 			case 'response.output_text.delta':
 				if (typeof json.delta === 'string') {
@@ -141,7 +192,10 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 			case 'response.completed':
 			case 'response.incomplete':
 				this.finalType = type;
-				this.final = json.response && typeof json.response === 'object' ? (json.response as Record<string, unknown>) : {};
+				this.final =
+					json.response && typeof json.response === 'object'
+						? (json.response as Record<string, unknown>)
+						: {};
 				return '';
 			case 'response.failed': {
 				const resp = (json.response ?? {}) as Record<string, unknown>;
@@ -157,7 +211,10 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 
 	/** Any `response.*` event whose response object says it ended: completed or incomplete ends the answer; failed or cancelled fails it. */
 	private endByStatus(type: string, json: Record<string, unknown>): void {
-		const resp = json.response && typeof json.response === 'object' && !Array.isArray(json.response) ? (json.response as Record<string, unknown>) : undefined;
+		const resp =
+			json.response && typeof json.response === 'object' && !Array.isArray(json.response)
+				? (json.response as Record<string, unknown>)
+				: undefined;
 		const status = str(resp?.status)?.toLowerCase();
 		if (!resp || !status) return;
 		if (status === 'completed' || status === 'incomplete') {
@@ -165,7 +222,11 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 			this.final = resp;
 		} else if (TERMINAL_FAILURES.has(status)) {
 			if (resp.error) throw upstreamError(resp, this.deltas);
-			throw new StreamError(`the gateway ended the answer with status "${status}" (event ${type.slice(0, 80)})`, 'upstream', this.deltas);
+			throw new StreamError(
+				`the gateway ended the answer with status "${status}" (event ${type.slice(0, 80)})`,
+				'upstream',
+				this.deltas,
+			);
 		}
 	}
 
@@ -173,25 +234,39 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 	private index(v: unknown, fallback: number): number {
 		if (v === undefined || v === null) return fallback;
 		if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-		throw new StreamError(`the stream carried the index ${JSON.stringify(v)?.slice(0, 40)}, which is not a valid index: the answer cannot be read`, 'unreadable', this.deltas);
+		throw new StreamError(
+			`the stream carried the index ${JSON.stringify(v)?.slice(0, 40)}, which is not a valid index: the answer cannot be read`,
+			'unreadable',
+			this.deltas,
+		);
 	}
 
 	private checkCount(size: number, what: string): void {
-		if (size >= MAX_OUTPUT_PARTS) throw new StreamError(`the stream carried more than ${MAX_OUTPUT_PARTS} ${what}: the answer cannot be read`, 'unreadable', this.deltas);
+		if (size >= MAX_OUTPUT_PARTS)
+			throw new StreamError(
+				`the stream carried more than ${MAX_OUTPUT_PARTS} ${what}: the answer cannot be read`,
+				'unreadable',
+				this.deltas,
+			);
 	}
 
 	/** The completion event's response, its output filled from the streamed items when a gateway left it out. */
 	private finalResponse(): Record<string, unknown> {
 		const base = { ...this.created, ...this.final };
 		const output = Array.isArray(base.output) ? base.output : [];
-		if (output.length === 0 && this.items.size) base.output = [...this.items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+		if (output.length === 0 && this.items.size)
+			base.output = [...this.items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
 		return base;
 	}
 
 	private finalText(): string {
 		const fromOutput = textFromOutput(this.finalResponse().output);
 		if (fromOutput) return fromOutput;
-		if (this.doneTexts.size) return [...this.doneTexts.entries()].sort(([a], [b]) => cmpKey(a, b)).map(([, t]) => t).join('');
+		if (this.doneTexts.size)
+			return [...this.doneTexts.entries()]
+				.sort(([a], [b]) => cmpKey(a, b))
+				.map(([, t]) => t)
+				.join('');
 		return this.deltas;
 	}
 }
@@ -200,7 +275,11 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 export class ResponsesStreamParser extends SseByteParser {
 	readonly accumulator: ResponsesStreamAccumulator;
 
-	constructor(onDelta?: (text: string) => void, accumulator = new ResponsesStreamAccumulator(), limits: Partial<SseLimits> = {}) {
+	constructor(
+		onDelta?: (text: string) => void,
+		accumulator = new ResponsesStreamAccumulator(),
+		limits: Partial<SseLimits> = {},
+	) {
 		super(accumulator, `${RESPONSES_END} (or response.incomplete)`, onDelta, limits);
 		this.accumulator = accumulator;
 	}

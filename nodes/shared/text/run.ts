@@ -15,7 +15,10 @@ import { StreamError, pumpStream } from './sse';
 
 export type TextKind = 'chat' | 'responses';
 
-export const TEXT_PATHS: Record<TextKind, string> = { chat: '/v1/chat/completions', responses: '/v1/responses' };
+export const TEXT_PATHS: Record<TextKind, string> = {
+	chat: '/v1/chat/completions',
+	responses: '/v1/responses',
+};
 
 export interface TextOutcome {
 	/** the reason, when the outcome of the POST is unknown */
@@ -47,8 +50,14 @@ export interface SendOptions {
 	maxDurationMs?: number;
 }
 
-
-export async function sendText(ctx: IExecuteFunctions, transport: GatewayTransport, kind: TextKind, body: Record<string, unknown>, itemIndex: number, opts: SendOptions): Promise<TextOutcome> {
+export async function sendText(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	kind: TextKind,
+	body: Record<string, unknown>,
+	itemIndex: number,
+	opts: SendOptions,
+): Promise<TextOutcome> {
 	const path = TEXT_PATHS[kind];
 	if (body.stream !== true) {
 		const out = await transport.submit(path, { json: body }, { timeout: 'text' });
@@ -56,7 +65,11 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		return answerError(ctx, itemIndex, () => fromJson(kind, out.body, false));
 	}
 
-	const res = await transport.postStream(path, body, { timeout: 'text', idleTimeoutMs: opts.idleMs, maxDurationMs: opts.maxDurationMs });
+	const res = await transport.postStream(path, body, {
+		timeout: 'text',
+		idleTimeoutMs: opts.idleMs,
+		maxDurationMs: opts.maxDurationMs,
+	});
 	if ('kind' in res) return uncertain(res.reason, true);
 	const forward = exitOf(ctx).chat(itemIndex, opts.forward !== false);
 
@@ -68,7 +81,10 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		} catch (err) {
 			if (transport.signal?.aborted) throw err;
 			// the gateway answered 2xx and the body broke off: it ran, so this is not a definite failure
-			return uncertain(`HTTP ${res.status} answer (${res.contentType || 'no content type'}) broke off while reading: ${(err as Error).message}`, false);
+			return uncertain(
+				`HTTP ${res.status} answer (${res.contentType || 'no content type'}) broke off while reading: ${(err as Error).message}`,
+				false,
+			);
 		}
 		let json: unknown;
 		try {
@@ -79,14 +95,31 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 		}
 		if (json === undefined && /^\s*(data|event|id):|^\s*:/.test(text)) {
 			// an event stream under another content type (some proxies relabel it): read it as one
-			return readStream(ctx, kind, Readable.from([text]), itemIndex, path, forward, opts.idleMs, transport.signal);
+			return readStream(
+				ctx,
+				kind,
+				Readable.from([text]),
+				itemIndex,
+				path,
+				forward,
+				opts.idleMs,
+				transport.signal,
+			);
 		}
 		if (!json || typeof json !== 'object' || Array.isArray(json)) {
-			return uncertain(`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`, false);
+			return uncertain(
+				`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`,
+				false,
+			);
 		}
 		let outcome: TextOutcome;
 		try {
-			outcome = answerError(ctx, itemIndex, () => fromJson(kind, json as Record<string, unknown>, false), forward);
+			outcome = answerError(
+				ctx,
+				itemIndex,
+				() => fromJson(kind, json as Record<string, unknown>, false),
+				forward,
+			);
 		} finally {
 			await forward.flush();
 		}
@@ -100,10 +133,20 @@ export async function sendText(ctx: IExecuteFunctions, transport: GatewayTranspo
 	return readStream(ctx, kind, res.body, itemIndex, path, forward, opts.idleMs, transport.signal);
 }
 
-async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable, itemIndex: number, path: string, forward: ChatOut, idleMs: number, signal?: AbortSignal): Promise<TextOutcome> {
+async function readStream(
+	ctx: IExecuteFunctions,
+	kind: TextKind,
+	body: Readable,
+	itemIndex: number,
+	path: string,
+	forward: ChatOut,
+	idleMs: number,
+	signal?: AbortSignal,
+): Promise<TextOutcome> {
 	forward.begin();
 	const onDelta = (t: string) => forward.item(t);
-	const parser = kind === 'chat' ? new ChatStreamParser(onDelta) : new ResponsesStreamParser(onDelta);
+	const parser =
+		kind === 'chat' ? new ChatStreamParser(onDelta) : new ResponsesStreamParser(onDelta);
 	try {
 		await pumpStream(body, parser, { idleMs, signal });
 	} catch (err) {
@@ -116,10 +159,27 @@ async function readStream(ctx: IExecuteFunctions, kind: TextKind, body: Readable
 	await forward.flush();
 	if (parser instanceof ChatStreamParser) {
 		const r = parser.result;
-		return { text: r.content, finishReason: r.finishReason, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true, toolCalls: r.toolCalls.length ? r.toolCalls : undefined, full: parser.accumulator.toCompletion() as IDataObject };
+		return {
+			text: r.content,
+			finishReason: r.finishReason,
+			usage: r.usage as IDataObject,
+			id: r.id,
+			model: r.model,
+			streamed: true,
+			toolCalls: r.toolCalls.length ? r.toolCalls : undefined,
+			full: parser.accumulator.toCompletion() as IDataObject,
+		};
 	}
 	const r = parser.result;
-	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed: true, full: r.response as IDataObject };
+	return {
+		text: r.text,
+		finishReason: r.incompleteReason ?? r.status ?? null,
+		usage: r.usage as IDataObject,
+		id: r.id,
+		model: r.model,
+		streamed: true,
+		full: r.response as IDataObject,
+	};
 }
 
 /** 5xx codes that say no model ever saw the request (no channel for it in the key's group). */
@@ -130,14 +190,36 @@ function uncertain(reason: string, streamed: boolean): TextOutcome {
 function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boolean): TextOutcome {
 	if (kind === 'chat') {
 		const r = chatFromJson(body);
-		return { text: r.content, finishReason: r.finishReason, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed, toolCalls: r.toolCalls.length ? r.toolCalls : undefined, full: body as IDataObject };
+		return {
+			text: r.content,
+			finishReason: r.finishReason,
+			usage: r.usage as IDataObject,
+			id: r.id,
+			model: r.model,
+			streamed,
+			toolCalls: r.toolCalls.length ? r.toolCalls : undefined,
+			full: body as IDataObject,
+		};
 	}
 	const r = responsesFromJson(body);
-	return { text: r.text, finishReason: r.incompleteReason ?? r.status ?? null, usage: r.usage as IDataObject, id: r.id, model: r.model, streamed, full: body as IDataObject };
+	return {
+		text: r.text,
+		finishReason: r.incompleteReason ?? r.status ?? null,
+		usage: r.usage as IDataObject,
+		id: r.id,
+		model: r.model,
+		streamed,
+		full: body as IDataObject,
+	};
 }
 
 /** An unusable JSON answer (error body, no choices) is a failed item with the gateway's message (it may be billed). */
-function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => TextOutcome, forward?: ChatOut): TextOutcome {
+function answerError(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: () => TextOutcome,
+	forward?: ChatOut,
+): TextOutcome {
 	try {
 		return read();
 	} catch (err) {
@@ -145,18 +227,25 @@ function answerError(ctx: IExecuteFunctions, itemIndex: number, read: () => Text
 		forward?.error(err.message);
 		const error = new NodeOperationError(ctx.getNode(), err.message, {
 			itemIndex,
-			description: 'The gateway answered, but the answer holds no usable text. It was not resent; the call may be billed.',
+			description:
+				'The gateway answered, but the answer holds no usable text. It was not resent; the call may be billed.',
 		});
 		return { failed: { error, fields: {} }, text: '', finishReason: null, streamed: false };
 	}
 }
 
 /** A stream that failed after the gateway answered 2xx: a failed item (kept apart from any partial text), never a truncated answer. */
-function streamFailure(ctx: IExecuteFunctions, itemIndex: number, err: StreamError, path: string): TextOutcome {
+function streamFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	err: StreamError,
+	path: string,
+): TextOutcome {
 	const descriptions: Record<StreamError['kind'], string> = {
 		upstream: `The gateway sent an error event in the stream (${err.message.replace(/^the gateway reported an error in the answer: /, '')}).`,
 		incomplete: 'The stream stopped before its end marker, so the answer is incomplete.',
-		unreadable: 'The stream carried an event that could not be read, so the answer cannot be trusted.',
+		unreadable:
+			'The stream carried an event that could not be read, so the answer cannot be trusted.',
 		idle: 'Raise "Stream Idle Timeout" if the model pauses for long, or check the gateway.',
 		cancelled: 'The execution was stopped.',
 	};
@@ -191,7 +280,10 @@ function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<
 		};
 		const arm = () => {
 			if (timer) timer.reset();
-			else timer = alarm(idleMs, () => finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')));
+			else
+				timer = alarm(idleMs, () =>
+					finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')),
+				);
 		};
 		const onAbort = () => finish(new StreamError('the execution was cancelled', 'cancelled'));
 		if (signal?.aborted) return onAbort();
@@ -206,7 +298,9 @@ function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<
 			finish();
 		});
 		body.on('error', (e: Error) => finish(e));
-		body.on('close', () => finish(new StreamError('the connection closed before the answer ended', 'incomplete')));
+		body.on('close', () =>
+			finish(new StreamError('the connection closed before the answer ended', 'incomplete')),
+		);
 	});
 }
 
@@ -218,12 +312,26 @@ function describe(text: string): string {
 }
 
 /** The output item for a text outcome: simplified (text, finish reason, usage) or the full answer. */
-export function textItem(o: TextOutcome, simplify: boolean, ctx: { kind: TextKind; model: string }): IDataObject {
+export function textItem(
+	o: TextOutcome,
+	simplify: boolean,
+	ctx: { kind: TextKind; model: string },
+): IDataObject {
 	if (o.uncertain !== undefined) {
-		return uncertainItem({ endpoint: `POST ${TEXT_PATHS[ctx.kind]}`, model: ctx.model }, o.uncertain);
+		return uncertainItem(
+			{ endpoint: `POST ${TEXT_PATHS[ctx.kind]}`, model: ctx.model },
+			o.uncertain,
+		);
 	}
 	if (simplify || !o.full) {
-		const simple: IDataObject = { text: o.text, finish_reason: o.finishReason ?? null, usage: o.usage ?? null, model: o.model ?? ctx.model, id: o.id ?? null, streamed: o.streamed };
+		const simple: IDataObject = {
+			text: o.text,
+			finish_reason: o.finishReason ?? null,
+			usage: o.usage ?? null,
+			model: o.model ?? ctx.model,
+			id: o.id ?? null,
+			streamed: o.streamed,
+		};
 		if (o.toolCalls?.length) simple.tool_calls = o.toolCalls as unknown as IDataObject[];
 		return completedItem(simple);
 	}

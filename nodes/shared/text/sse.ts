@@ -22,7 +22,10 @@ export interface SseLimits {
 	maxEventChars: number;
 }
 
-export const DEFAULT_SSE_LIMITS: SseLimits = { maxLineChars: 8 * 1024 * 1024, maxEventChars: 16 * 1024 * 1024 };
+export const DEFAULT_SSE_LIMITS: SseLimits = {
+	maxLineChars: 8 * 1024 * 1024,
+	maxEventChars: 16 * 1024 * 1024,
+};
 
 export type StreamErrorKind =
 	/** the gateway sent an error event (or an error body) */
@@ -54,7 +57,10 @@ export class StreamError extends Error {
 		super(message);
 		this.name = 'StreamError';
 		this.receivedChars = partialText.length;
-		this.partialText = partialText.length > MAX_PARTIAL_TEXT_CHARS ? partialText.slice(0, MAX_PARTIAL_TEXT_CHARS) : partialText;
+		this.partialText =
+			partialText.length > MAX_PARTIAL_TEXT_CHARS
+				? partialText.slice(0, MAX_PARTIAL_TEXT_CHARS)
+				: partialText;
 	}
 }
 
@@ -189,7 +195,11 @@ export class SseByteParser implements StreamParser {
 
 	private checkLine<T extends string | undefined>(line: T, chars = line?.length ?? 0): T {
 		if (chars > this.limits.maxLineChars) {
-			throw new StreamError(`the stream carried a line longer than ${mib(this.limits.maxLineChars)} (characters): the answer cannot be read`, 'unreadable', this.receivedText);
+			throw new StreamError(
+				`the stream carried a line longer than ${mib(this.limits.maxLineChars)} (characters): the answer cannot be read`,
+				'unreadable',
+				this.receivedText,
+			);
 		}
 		return line;
 	}
@@ -206,7 +216,11 @@ export class SseByteParser implements StreamParser {
 		if (line.charCodeAt(0) === 58) return;
 		this.eventChars += line.length;
 		if (this.eventChars > this.limits.maxEventChars) {
-			throw new StreamError(`the stream carried an event longer than ${mib(this.limits.maxEventChars)} (characters): the answer cannot be read`, 'unreadable', this.receivedText);
+			throw new StreamError(
+				`the stream carried an event longer than ${mib(this.limits.maxEventChars)} (characters): the answer cannot be read`,
+				'unreadable',
+				this.receivedText,
+			);
 		}
 		this.sse.feed(line + '\n');
 	}
@@ -222,49 +236,83 @@ function codePoints(s: string): number {
 	return n;
 }
 
-export function incompleteError(p: Pick<StreamParser, 'receivedText' | 'marker'>, what: string, kind: StreamErrorKind = 'incomplete'): StreamError {
+export function incompleteError(
+	p: Pick<StreamParser, 'receivedText' | 'marker'>,
+	what: string,
+	kind: StreamErrorKind = 'incomplete',
+): StreamError {
 	const n = codePoints(p.receivedText);
-	return new StreamError(`${what} before ${p.marker} after ${n} character${n === 1 ? '' : 's'} of text: the answer is incomplete and was not used`, kind, p.receivedText);
+	return new StreamError(
+		`${what} before ${p.marker} after ${n} character${n === 1 ? '' : 's'} of text: the answer is incomplete and was not used`,
+		kind,
+		p.receivedText,
+	);
 }
 
 /** Parses an event's data as a JSON object, or throws 'unreadable' (at the end of a cut stream: 'incomplete'). */
-export function eventJson(e: EventSourceMessage, atEnd: boolean, p: Pick<StreamParser, 'receivedText' | 'marker'>): Record<string, unknown> {
+export function eventJson(
+	e: EventSourceMessage,
+	atEnd: boolean,
+	p: Pick<StreamParser, 'receivedText' | 'marker'>,
+): Record<string, unknown> {
 	let json: unknown;
 	try {
 		json = JSON.parse(e.data);
 	} catch {
 		json = undefined;
 	}
-	if (json && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;
+	if (json && typeof json === 'object' && !Array.isArray(json))
+		return json as Record<string, unknown>;
 	if (atEnd) throw incompleteError(p, 'the stream was cut inside an event');
-	throw new StreamError(`the stream carried an event that is not a JSON object: ${JSON.stringify(e.data.slice(0, 80))}`, 'unreadable', p.receivedText);
+	throw new StreamError(
+		`the stream carried an event that is not a JSON object: ${JSON.stringify(e.data.slice(0, 80))}`,
+		'unreadable',
+		p.receivedText,
+	);
 }
 
 /** An `event: error` whose data is not JSON: its text is the message. */
-export function errorEventText(e: EventSourceMessage, receivedText: string): StreamError | undefined {
+export function errorEventText(
+	e: EventSourceMessage,
+	receivedText: string,
+): StreamError | undefined {
 	if (e.event !== 'error') return undefined;
 	try {
 		const json = JSON.parse(e.data);
-		if (json && typeof json === 'object' && !Array.isArray(json)) return upstreamError(json as Record<string, unknown>, receivedText);
+		if (json && typeof json === 'object' && !Array.isArray(json))
+			return upstreamError(json as Record<string, unknown>, receivedText);
 	} catch {
 		// plain text
 	}
-	return new StreamError(`the gateway reported an error in the answer: ${e.data.trim().slice(0, 300) || '(no message)'}`, 'upstream', receivedText);
+	return new StreamError(
+		`the gateway reported an error in the answer: ${e.data.trim().slice(0, 300) || '(no message)'}`,
+		'upstream',
+		receivedText,
+	);
 }
 
 /** The message of an error event or error body (`{error:{message}}`, `{message}`, `{code}`). */
 export function upstreamError(json: Record<string, unknown>, receivedText: string): StreamError {
 	const ex = extractGatewayError(json, 200, '');
 	const code = ex.code ? ` (${ex.code})` : '';
-	const message = ex.message === 'HTTP 200 (empty body)' ? JSON.stringify(json).slice(0, 200) : ex.message;
-	return new StreamError(`the gateway reported an error in the answer: ${message}${code}`, 'upstream', receivedText);
+	const message =
+		ex.message === 'HTTP 200 (empty body)' ? JSON.stringify(json).slice(0, 200) : ex.message;
+	return new StreamError(
+		`the gateway reported an error in the answer: ${message}${code}`,
+		'upstream',
+		receivedText,
+	);
 }
 
 /**
  * Reads `body` into `parser` until its completion marker or the end of the body. Rejects with a
  * StreamError on an error event, a cut stream, `idleMs` without a byte, or the cancel signal.
  */
-export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs: number; signal?: AbortSignal }): Promise<void> {
+export function pumpStream(
+	body: Readable,
+	parser: StreamParser,
+	opts: { idleMs: number; signal?: AbortSignal },
+): Promise<void> {
 	return new Promise((resolve, reject) => {
 		let settled = false;
 		let idle: Alarm | undefined;
@@ -282,9 +330,25 @@ export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs:
 		const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
 		const armIdle = () => {
 			if (idle) idle.reset();
-			else idle = alarm(opts.idleMs, () => finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle')));
+			else
+				idle = alarm(opts.idleMs, () =>
+					finish(
+						incompleteError(
+							parser,
+							`no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`,
+							'idle',
+						),
+					),
+				);
 		};
-		const onAbort = () => finish(new StreamError('the execution was cancelled while the answer was streaming', 'cancelled', parser.receivedText));
+		const onAbort = () =>
+			finish(
+				new StreamError(
+					'the execution was cancelled while the answer was streaming',
+					'cancelled',
+					parser.receivedText,
+				),
+			);
 		const onData = (chunk: Buffer | string) => {
 			if (settled) return;
 			armIdle();
@@ -311,13 +375,28 @@ export function pumpStream(body: Readable, parser: StreamParser, opts: { idleMs:
 		body.on('error', (err: Error & { code?: string }) => {
 			if (settled) return;
 			if (opts.signal?.aborted) return onAbort();
-			if (err.code === 'UND_ERR_BODY_TIMEOUT' || (err instanceof BodyError && err.failure === 'IDLE')) {
-				return finish(incompleteError(parser, `no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`, 'idle'));
+			if (
+				err.code === 'UND_ERR_BODY_TIMEOUT' ||
+				(err instanceof BodyError && err.failure === 'IDLE')
+			) {
+				return finish(
+					incompleteError(
+						parser,
+						`no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`,
+						'idle',
+					),
+				);
 			}
 			if (err instanceof BodyError) {
 				if (err.failure === 'CANCELLED') return onAbort();
-				if (err.failure === 'DEADLINE') return finish(incompleteError(parser, `the stream was stopped at its time limit (${err.message})`));
-				if (err.failure === 'TOO_LARGE') return finish(incompleteError(parser, `the stream was stopped at its size limit (${err.message})`));
+				if (err.failure === 'DEADLINE')
+					return finish(
+						incompleteError(parser, `the stream was stopped at its time limit (${err.message})`),
+					);
+				if (err.failure === 'TOO_LARGE')
+					return finish(
+						incompleteError(parser, `the stream was stopped at its size limit (${err.message})`),
+					);
 			}
 			finish(incompleteError(parser, `the stream broke off (${err.message})`));
 		});

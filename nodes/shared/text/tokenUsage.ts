@@ -7,11 +7,21 @@ import { accumulateTokenUsage, type IExecuteFunctions } from 'n8n-workflow';
 
 type Accumulate = (ctx: IExecuteFunctions, inputTokens: number, outputTokens: number) => void;
 
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+	typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 
 /** true when the tokens were reported to n8n */
-export function reportTokenUsage(ctx: IExecuteFunctions, usage: unknown, accumulate: unknown = accumulateTokenUsage): boolean {
-	if (typeof accumulate !== 'function' || typeof ctx.setMetadata !== 'function' || typeof ctx.getExecuteData !== 'function') return false;
+export function reportTokenUsage(
+	ctx: IExecuteFunctions,
+	usage: unknown,
+	accumulate: unknown = accumulateTokenUsage,
+): boolean {
+	if (
+		typeof accumulate !== 'function' ||
+		typeof ctx.setMetadata !== 'function' ||
+		typeof ctx.getExecuteData !== 'function'
+	)
+		return false;
 	if (!usage || typeof usage !== 'object') return false;
 	const u = usage as Record<string, unknown>;
 	const input = count(u.prompt_tokens) ?? count(u.input_tokens);

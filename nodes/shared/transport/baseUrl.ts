@@ -27,17 +27,26 @@ export function normaliseBaseUrl(raw: unknown, field = 'Base URL'): GatewayRoot 
 	// "gateway.example.com", "localhost:8080" and "/v1" have no scheme; `new URL` would either reject them
 	// or read "localhost:" as the scheme. The value itself is not echoed: it may be a key pasted in the wrong field.
 	if (!/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || /^[^:/]+:\d+(\/|$)/.test(trimmed)) {
-		throw new BaseUrlError(field, 'must start with http:// or https:// (for example https://gateway.example.com)');
+		throw new BaseUrlError(
+			field,
+			'must start with http:// or https:// (for example https://gateway.example.com)',
+		);
 	}
 	if (!URL.canParse(trimmed)) {
-		throw new BaseUrlError(field, 'is not an absolute URL (for example https://gateway.example.com)');
+		throw new BaseUrlError(
+			field,
+			'is not an absolute URL (for example https://gateway.example.com)',
+		);
 	}
 	const url = new URL(trimmed);
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		throw new BaseUrlError(field, `must use http or https, not ${url.protocol.replace(':', '')}`);
 	}
 	if (url.username || url.password) {
-		throw new BaseUrlError(field, 'must not contain user info (user:password@); put the key in the API Key field');
+		throw new BaseUrlError(
+			field,
+			'must not contain user info (user:password@); put the key in the API Key field',
+		);
 	}
 	if (url.search || trimmed.includes('?')) {
 		throw new BaseUrlError(field, 'must not contain a query string (?...); keys never go in URLs');

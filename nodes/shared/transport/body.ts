@@ -46,8 +46,14 @@ export function discard(body: Readable | undefined): void {
 	body.destroy();
 }
 
-export const mib = (n: number) => (n >= 1048576 ? `${Math.round((n / 1048576) * 10) / 10} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`);
-export const secs = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.max(0, Math.round(ms))} ms`);
+export const mib = (n: number) =>
+	n >= 1048576
+		? `${Math.round((n / 1048576) * 10) / 10} MiB`
+		: n >= 1024
+			? `${Math.round(n / 1024)} KiB`
+			: `${n} bytes`;
+export const secs = (ms: number) =>
+	ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.max(0, Math.round(ms))} ms`;
 
 export interface GuardOptions {
 	/** epoch ms after which the body ends with DEADLINE */
@@ -92,8 +98,17 @@ export class GuardedBody extends Readable {
 		});
 		if (opts.deadline !== undefined) {
 			const left = opts.deadline - Date.now();
-			if (left <= 0) queueMicrotask(() => this.fail('DEADLINE', 'the time limit had passed before the body started'));
-			else this.deadlineTimer = alarm(left, () => this.fail('DEADLINE', `the time limit was reached (${secs(left)} for the rest of the body)`));
+			if (left <= 0)
+				queueMicrotask(() =>
+					this.fail('DEADLINE', 'the time limit had passed before the body started'),
+				);
+			else
+				this.deadlineTimer = alarm(left, () =>
+					this.fail(
+						'DEADLINE',
+						`the time limit was reached (${secs(left)} for the rest of the body)`,
+					),
+				);
 		}
 		this.armIdle();
 		if (opts.signal?.aborted) queueMicrotask(this.onAbort);
@@ -133,8 +148,13 @@ export class GuardedBody extends Readable {
 		if (this.finished) return;
 		this.received += chunk.length;
 		const { maxBytes, expectedBytes } = this.opts;
-		if (maxBytes !== undefined && this.received > maxBytes) return this.fail('TOO_LARGE', `the body is larger than the limit of ${mib(maxBytes)}`);
-		if (expectedBytes !== undefined && this.received > expectedBytes) return this.fail('TRUNCATED', `the body ran past its Content-Length of ${expectedBytes} bytes`);
+		if (maxBytes !== undefined && this.received > maxBytes)
+			return this.fail('TOO_LARGE', `the body is larger than the limit of ${mib(maxBytes)}`);
+		if (expectedBytes !== undefined && this.received > expectedBytes)
+			return this.fail(
+				'TRUNCATED',
+				`the body ran past its Content-Length of ${expectedBytes} bytes`,
+			);
 		this.armIdle();
 		const out = this.opts.map ? this.opts.map.write(chunk) : chunk;
 		if (out && out.length && !this.push(out)) this.source.pause();
@@ -144,7 +164,10 @@ export class GuardedBody extends Readable {
 		if (this.finished) return;
 		const { expectedBytes } = this.opts;
 		if (expectedBytes !== undefined && this.received !== expectedBytes) {
-			return this.fail('TRUNCATED', `the body ended after ${this.received} of ${expectedBytes} bytes (Content-Length)`);
+			return this.fail(
+				'TRUNCATED',
+				`the body ended after ${this.received} of ${expectedBytes} bytes (Content-Length)`,
+			);
 		}
 		this.finished = true;
 		this.clearTimers();
@@ -156,14 +179,20 @@ export class GuardedBody extends Readable {
 	private onSourceError(err: Error & { code?: string }): void {
 		if (this.finished) return;
 		if (this.opts.signal?.aborted) return this.fail('CANCELLED', 'the execution was cancelled');
-		if (err.code === 'UND_ERR_BODY_TIMEOUT') return this.fail('IDLE', `no data arrived for ${secs(this.opts.idleMs ?? 0)}`);
+		if (err.code === 'UND_ERR_BODY_TIMEOUT')
+			return this.fail('IDLE', `no data arrived for ${secs(this.opts.idleMs ?? 0)}`);
 		this.fail('CUT', `the connection broke off (${err.message}${err.code ? `, ${err.code}` : ''})`);
 	}
 
 	private fail(failure: BodyFailure, why: string): void {
 		if (this.finished) return;
 		this.finished = true;
-		const err = new BodyError(`${this.opts.what}: ${why} after ${this.received} byte${this.received === 1 ? '' : 's'}`, failure, this.received, this.opts.expectedBytes);
+		const err = new BodyError(
+			`${this.opts.what}: ${why} after ${this.received} byte${this.received === 1 ? '' : 's'}`,
+			failure,
+			this.received,
+			this.opts.expectedBytes,
+		);
 		this.destroy(err);
 	}
 }
@@ -173,14 +202,24 @@ export class GuardedBody extends Readable {
  * with `truncate` (an error answer, only its beginning matters) it returns what it has and drops the rest;
  * otherwise it throws a BodyError TOO_LARGE. Either way the connection is closed at once, nothing more is read.
  */
-export async function readCapped(body: Readable, maxBytes: number, what: string, truncate = false): Promise<{ bytes: Buffer; truncated: boolean }> {
+export async function readCapped(
+	body: Readable,
+	maxBytes: number,
+	what: string,
+	truncate = false,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
 	const chunks: Buffer[] = [];
 	let total = 0;
 	try {
 		for await (const c of body) {
 			const chunk = c as Buffer;
 			if (total + chunk.length > maxBytes) {
-				if (!truncate) throw new BodyError(`${what}: the answer is larger than the limit of ${mib(maxBytes)}`, 'TOO_LARGE', total + chunk.length);
+				if (!truncate)
+					throw new BodyError(
+						`${what}: the answer is larger than the limit of ${mib(maxBytes)}`,
+						'TOO_LARGE',
+						total + chunk.length,
+					);
 				chunks.push(chunk.subarray(0, maxBytes - total));
 				total = maxBytes;
 				discard(body);

@@ -10,7 +10,8 @@
 /** Node's global TextDecoder, as far as this module uses it. */
 type Decoder = { decode(input?: Uint8Array, options?: { stream?: boolean }): string };
 
-export type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1' | 'windows-1252' | { label: string };
+export type Encoding =
+	'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1' | 'windows-1252' | { label: string };
 
 /** The charset parameter of a Content-Type, lower-case, without quotes; undefined when there is none. */
 export function charsetOf(contentType: string | undefined): string | undefined {
@@ -20,7 +21,18 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 
 const UTF8 = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8']);
 const CP1252 = new Set(['windows-1252', 'cp1252', 'x-cp1252']);
-const LATIN1 = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'l1', 'iso_8859-1', 'us-ascii', 'ascii', 'iso-ir-100', 'cp819', 'ibm819']);
+const LATIN1 = new Set([
+	'iso-8859-1',
+	'iso8859-1',
+	'latin1',
+	'l1',
+	'iso_8859-1',
+	'us-ascii',
+	'ascii',
+	'iso-ir-100',
+	'cp819',
+	'ibm819',
+]);
 
 /** The decoder for a declared charset (before any byte order mark is seen). */
 function declared(charset: string | undefined): Encoding | 'utf-16' {
@@ -41,7 +53,11 @@ function declared(charset: string | undefined): Encoding | 'utf-16' {
  * How the body that starts with `head` is read: the encoding and how many bytes of mark to skip. `undefined` while
  * `head` is too short to tell (a stream's first bytes; pass `final` at its end).
  */
-export function sniff(head: Uint8Array, charset: string | undefined, final = true): { encoding: Encoding; skip: number } | undefined {
+export function sniff(
+	head: Uint8Array,
+	charset: string | undefined,
+	final = true,
+): { encoding: Encoding; skip: number } | undefined {
 	if (head.length === 0 && !final) return undefined;
 	const [a, b, c] = head;
 	if (a === 0xef && (head.length < 2 || b === 0xbb) && (head.length < 3 || c === 0xbf)) {
@@ -61,15 +77,20 @@ export function sniff(head: Uint8Array, charset: string | undefined, final = tru
 }
 
 /** windows-1252's characters at 0x80–0x9F (where it differs from Latin-1; the five it leaves undefined stay as they are). */
-const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
-const cp1252 = (b: Buffer) => b.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
+const CP1252_HIGH =
+	'\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const cp1252 = (b: Buffer) =>
+	b.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
 
 function decoderFor(e: Encoding): Decoder {
 	return new TextDecoder(typeof e === 'string' ? e : e.label, { ignoreBOM: true });
 }
 
 /** A whole body as text, in the charset its Content-Type declares (a byte order mark decides). */
-export function decodeBody(bytes: Buffer, contentType: string | undefined): { text: string; encoding: Encoding } {
+export function decodeBody(
+	bytes: Buffer,
+	contentType: string | undefined,
+): { text: string; encoding: Encoding } {
 	const { encoding, skip } = sniff(bytes, charsetOf(contentType))!;
 	const body = skip ? bytes.subarray(skip) : bytes;
 	if (encoding === 'utf-8') return { text: body.toString('utf8'), encoding };

@@ -28,7 +28,11 @@ export interface TransportLimits {
 	streamBytes: number;
 }
 
-export const DEFAULT_LIMITS: TransportLimits = { jsonBytes: 64 * 1024 * 1024, errorBytes: 64 * 1024, streamBytes: 64 * 1024 * 1024 };
+export const DEFAULT_LIMITS: TransportLimits = {
+	jsonBytes: 64 * 1024 * 1024,
+	errorBytes: 64 * 1024,
+	streamBytes: 64 * 1024 * 1024,
+};
 
 export interface TransportConfig {
 	apiKey: string;
@@ -94,7 +98,11 @@ let sharedDispatcher: Dispatcher | undefined;
  * CONNECT to port 443. https targets are still tunnelled with CONNECT.
  */
 export function getDispatcher(): Dispatcher {
-	sharedDispatcher ??= new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, proxyTunnel: false });
+	sharedDispatcher ??= new EnvHttpProxyAgent({
+		keepAliveTimeout: 10_000,
+		keepAliveMaxTimeout: 60_000,
+		proxyTunnel: false,
+	});
 	return sharedDispatcher;
 }
 export function setDispatcher(d: Dispatcher | undefined): void {
@@ -106,7 +114,17 @@ export function header(headers: Headers, name: string): string | undefined {
 	return Array.isArray(v) ? v[0] : v;
 }
 
-const NOT_SENT_CODES = new Set(['UND_ERR_INVALID_ARG', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
+const NOT_SENT_CODES = new Set([
+	'UND_ERR_INVALID_ARG',
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'UND_ERR_CONNECT_TIMEOUT',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'CERT_HAS_EXPIRED',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+]);
 
 export class GatewayClient {
 	readonly timeouts: Timeouts;
@@ -157,7 +175,9 @@ export class GatewayClient {
 	resolve(target: string, kind: OriginKind = 'base'): string {
 		if (target.startsWith('/')) return composeUrl(this.root(kind), target);
 		if (!this.trustedKind(target)) {
-			throw new SafetyError(`Refusing to send the API key to ${safeOrigin(target)}: it is not the gateway origin of the credential`);
+			throw new SafetyError(
+				`Refusing to send the API key to ${safeOrigin(target)}: it is not the gateway origin of the credential`,
+			);
 		}
 		return target;
 	}
@@ -204,10 +224,19 @@ export class GatewayClient {
 	 * The one way a request leaves. Redirects are never followed here (undici's `request` follows none): a keyless
 	 * download follows them itself, one hop at a time, each checked.
 	 */
-	send(method: string, url: string, headers: Record<string, string>, body: string | FormData | undefined, bounds: SendBounds): Promise<Dispatcher.ResponseData> {
+	send(
+		method: string,
+		url: string,
+		headers: Record<string, string>,
+		body: string | FormData | undefined,
+		bounds: SendBounds,
+	): Promise<Dispatcher.ResponseData> {
 		this.cfg.onAttempt?.({ method, url, attempt: bounds.attempt });
 		const timeout = bounds.whole ? AbortSignal.timeout(bounds.headersMs) : undefined;
-		const signal = timeout && this.cfg.signal ? AbortSignal.any([timeout, this.cfg.signal]) : (timeout ?? this.cfg.signal);
+		const signal =
+			timeout && this.cfg.signal
+				? AbortSignal.any([timeout, this.cfg.signal])
+				: (timeout ?? this.cfg.signal);
 		return request(url, {
 			method: method as Dispatcher.HttpMethod,
 			headers,
@@ -223,7 +252,12 @@ export class GatewayClient {
 	 * Runs one exchange and turns anything it throws into a GatewayNetworkError (the HTTP status is
 	 * judged by the caller, outside any catch block, so typed errors are thrown where they are made).
 	 */
-	async io<T>(method: string, url: string, timeoutMs: number, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: GatewayNetworkError }> {
+	async io<T>(
+		method: string,
+		url: string,
+		timeoutMs: number,
+		fn: () => Promise<T>,
+	): Promise<{ ok: true; value: T } | { ok: false; error: GatewayNetworkError }> {
 		try {
 			return { ok: true, value: await fn() };
 		} catch (err) {
@@ -231,16 +265,37 @@ export class GatewayClient {
 		}
 	}
 
-	networkError(err: unknown, method: string, url: string, timeoutMs: number, sent: boolean): GatewayNetworkError {
+	networkError(
+		err: unknown,
+		method: string,
+		url: string,
+		timeoutMs: number,
+		sent: boolean,
+	): GatewayNetworkError {
 		if (this.cfg.signal?.aborted) return cancelledError(sent);
 		if (err instanceof GatewayNetworkError) return err;
 		const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
 		const code = e.code ?? e.cause?.code;
-		if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-			return new GatewayNetworkError(`${method} ${this.path(url)} timed out after ${Math.round(timeoutMs / 1000)} s`, 'TIMEOUT', true);
+		if (
+			e.name === 'TimeoutError' ||
+			e.name === 'AbortError' ||
+			code === 'UND_ERR_HEADERS_TIMEOUT' ||
+			code === 'UND_ERR_BODY_TIMEOUT'
+		) {
+			return new GatewayNetworkError(
+				`${method} ${this.path(url)} timed out after ${Math.round(timeoutMs / 1000)} s`,
+				'TIMEOUT',
+				true,
+			);
 		}
 		const maybeDelivered = !(code && NOT_SENT_CODES.has(code));
-		return new GatewayNetworkError(this.redact(`${method} ${this.path(url)} failed: ${e.message ?? String(err)}${code ? ` (${code})` : ''}`), code, maybeDelivered);
+		return new GatewayNetworkError(
+			this.redact(
+				`${method} ${this.path(url)} failed: ${e.message ?? String(err)}${code ? ` (${code})` : ''}`,
+			),
+			code,
+			maybeDelivered,
+		);
 	}
 
 	/**
@@ -250,14 +305,24 @@ export class GatewayClient {
 	 * before it is parsed, and the parsed value is redacted again (a JSON escape can make a form appear only once
 	 * parsed), so nothing built from either can hold the key.
 	 */
-	async readJson(res: Dispatcher.ResponseData, method: string, url: string, maxBytes?: number): Promise<ReadJson> {
+	async readJson(
+		res: Dispatcher.ResponseData,
+		method: string,
+		url: string,
+		maxBytes?: number,
+	): Promise<ReadJson> {
 		const ok = res.statusCode >= 200 && res.statusCode < 300;
 		const cap = ok ? (maxBytes ?? this.limits.jsonBytes) : this.limits.errorBytes;
 		const what = `${method} ${this.path(url)}`;
 		const declared = Number(header(res.headers, 'content-length') ?? NaN);
 		if (ok && declared > cap) {
 			discard(res.body);
-			throw new BodyError(`${what}: the answer of ${mib(declared)} is larger than the limit of ${mib(cap)}`, 'TOO_LARGE', 0, declared);
+			throw new BodyError(
+				`${what}: the answer of ${mib(declared)} is larger than the limit of ${mib(cap)}`,
+				'TOO_LARGE',
+				0,
+				declared,
+			);
 		}
 		const { bytes } = await readCapped(res.body, cap, what, !ok);
 		const contentType = header(res.headers, 'content-type');
@@ -293,13 +358,27 @@ export class GatewayClient {
 		return !this.redactor.contains(text) && this.redactor.contains(raw) ? raw : text;
 	}
 
-	httpError(status: number, json: unknown, text: string, method: string, url: string, headers: Headers): GatewayHttpError {
+	httpError(
+		status: number,
+		json: unknown,
+		text: string,
+		method: string,
+		url: string,
+		headers: Headers,
+	): GatewayHttpError {
 		const ex = extractGatewayError(json, status, text);
 		let message = ex.message;
 		if (status >= 300 && status < 400) {
 			message = `redirect (HTTP ${status}) to ${safeOrigin(header(headers, 'location') ?? '')} was not followed: authenticated calls never follow redirects`;
 		}
-		return new GatewayHttpError(status, this.redact(message), ex.code === undefined ? undefined : this.redact(ex.code), method, this.path(url), parseRetryAfter(headers['retry-after']));
+		return new GatewayHttpError(
+			status,
+			this.redact(message),
+			ex.code === undefined ? undefined : this.redact(ex.code),
+			method,
+			this.path(url),
+			parseRetryAfter(headers['retry-after']),
+		);
 	}
 }
 

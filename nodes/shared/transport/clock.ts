@@ -17,7 +17,8 @@ let scale = 1;
  * (0 < factor <= 1). Returns the previous factor. Timeouts and deadlines are not scaled.
  */
 export function setTimeScaleForTests(factor: number): number {
-	if (!(Number.isFinite(factor) && factor > 0 && factor <= 1)) throw new RangeError(`time scale must be in (0, 1], got ${factor}`);
+	if (!(Number.isFinite(factor) && factor > 0 && factor <= 1))
+		throw new RangeError(`time scale must be in (0, 1], got ${factor}`);
 	const previous = scale;
 	scale = factor;
 	return previous;
@@ -93,7 +94,12 @@ export interface Alarm {
  * early of the bound the alarm sleeps the rest, so a body read in thousands of chunks re-arms no timer per chunk.
  * `on` and `now` are n8n's sleep and the monotonic clock; tests hand in their own.
  */
-export function alarm(ms: number, onRing: () => void, on: HostSleep = n8nSleep, now: () => number = () => performance.now()): Alarm {
+export function alarm(
+	ms: number,
+	onRing: () => void,
+	on: HostSleep = n8nSleep,
+	now: () => number = () => performance.now(),
+): Alarm {
 	const stopped = new AbortController();
 	let from = now();
 	const wait = async () => {

@@ -19,7 +19,12 @@
 export type EscapeKind = 'percent' | 'html' | 'json' | 'nul';
 export const ESCAPE_KINDS: readonly EscapeKind[] = ['percent', 'html', 'json', 'nul'];
 /** The character every escape of a kind starts with. */
-export const ESCAPE_START: Readonly<Record<EscapeKind, string>> = { percent: '%', html: '&', json: '\\', nul: '\0' };
+export const ESCAPE_START: Readonly<Record<EscapeKind, string>> = {
+	percent: '%',
+	html: '&',
+	json: '\\',
+	nul: '\0',
+};
 /** The characters escapes start with. */
 export const ESCAPE_STARTS = ESCAPE_KINDS.map((k) => ESCAPE_START[k]);
 
@@ -75,7 +80,9 @@ export const NAMED_REFS: Readonly<Record<string, string>> = {
 };
 
 /** Every beginning of a name above (the empty one too): `&lowb` at the end of a text may still become `&lowbar;`. */
-const NAME_PREFIXES = new Set(Object.keys(NAMED_REFS).flatMap((n) => [...n].map((_, i) => n.slice(0, i)).concat(n)));
+const NAME_PREFIXES = new Set(
+	Object.keys(NAMED_REFS).flatMap((n) => [...n].map((_, i) => n.slice(0, i)).concat(n)),
+);
 const LONGEST_NAME = Math.max(...Object.keys(NAMED_REFS).map((n) => n.length));
 
 /** The names that stand for `ch`. */
@@ -85,8 +92,10 @@ export function namesOf(ch: string): string[] {
 
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isDigit = (c: number) => c >= 48 && c <= 57;
-const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-const hexAt = (s: string, i: number) => i + 1 < s.length && isHex(s.charCodeAt(i)) && isHex(s.charCodeAt(i + 1));
+const isAlnum = (c: number) =>
+	(c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const hexAt = (s: string, i: number) =>
+	i + 1 < s.length && isHex(s.charCodeAt(i)) && isHex(s.charCodeAt(i + 1));
 /** Whether s[from..] (to its end) holds only hex digits, fewer than `n`: the beginning of an escape cut by the end. */
 const hexTail = (s: string, from: number, n: number) => {
 	if (s.length - from >= n) return false;
@@ -94,7 +103,12 @@ const hexTail = (s: string, from: number, n: number) => {
 	return true;
 };
 /** A code point as text; NUL as nothing (it is dropped), anything that is not a character as U+FFFD. */
-const charOf = (cp: number) => (cp === 0 ? '' : cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? '\ufffd' : String.fromCodePoint(cp));
+const charOf = (cp: number) =>
+	cp === 0
+		? ''
+		: cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
+			? '\ufffd'
+			: String.fromCodePoint(cp);
 
 const INCOMPLETE = 'incomplete' as const;
 /**
@@ -105,7 +119,11 @@ const INCOMPLETE = 'incomplete' as const;
 type Read = { text?: string; end: number } | typeof INCOMPLETE | undefined;
 
 /** `%` at i, with any number of `25`s after it: the byte and the index after it. */
-function percentByte(s: string, i: number, final: boolean): { byte: number; end: number } | typeof INCOMPLETE | undefined {
+function percentByte(
+	s: string,
+	i: number,
+	final: boolean,
+): { byte: number; end: number } | typeof INCOMPLETE | undefined {
 	let k = i + 1;
 	while (s.charCodeAt(k) === 50 && s.charCodeAt(k + 1) === 53 && hexAt(s, k + 2)) k += 2;
 	if (hexAt(s, k)) return { byte: parseInt(s.slice(k, k + 2), 16), end: k + 2 };
@@ -117,7 +135,8 @@ function percentAt(s: string, i: number, final: boolean): Read {
 	if (first === INCOMPLETE || first === undefined) return first;
 	const b = first.byte;
 	if (b < 0x80) return { text: charOf(b), end: first.end };
-	const more = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+	const more =
+		b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
 	const invalid = { text: '\ufffd', end: first.end };
 	if (more < 0) return invalid;
 	let cp = b & (0x3f >> more);
@@ -161,7 +180,15 @@ function htmlAt(s: string, i: number, final: boolean): Read {
 	return undefined;
 }
 
-const JSON_SHORT: Record<string, string> = { '/': '/', '"': '"', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const JSON_SHORT: Record<string, string> = {
+	'/': '/',
+	'"': '"',
+	b: '\b',
+	f: '\f',
+	n: '\n',
+	r: '\r',
+	t: '\t',
+};
 
 /**
  * A run of backslashes at i (i is its first), read as JSON reads it: each pair is one backslash, and an odd one left
@@ -172,11 +199,17 @@ function backslashAt(s: string, i: number, final: boolean): Read {
 	while (r < s.length && s.charCodeAt(r) === 92) r++;
 	const n = r - i;
 	const pairs = '\\'.repeat(n >> 1);
-	if (r >= s.length) return final ? (n > 1 ? { text: pairs + (n & 1 ? '\\' : ''), end: r } : { end: r }) : INCOMPLETE;
+	if (r >= s.length)
+		return final
+			? n > 1
+				? { text: pairs + (n & 1 ? '\\' : ''), end: r }
+				: { end: r }
+			: INCOMPLETE;
 	if (n % 2 === 0) return { text: pairs, end: r };
 	const c = s[r];
 	if (c === 'u') {
-		if (r + 5 <= s.length && hexAt(s, r + 1) && hexAt(s, r + 3)) return { text: pairs + charOf(parseInt(s.slice(r + 1, r + 5), 16)), end: r + 5 };
+		if (r + 5 <= s.length && hexAt(s, r + 1) && hexAt(s, r + 3))
+			return { text: pairs + charOf(parseInt(s.slice(r + 1, r + 5), 16)), end: r + 5 };
 		if (!final && hexTail(s, r + 1, 4)) return INCOMPLETE;
 	} else if (JSON_SHORT[c] !== undefined) return { text: pairs + JSON_SHORT[c], end: r + 1 };
 	return n > 1 ? { text: pairs + '\\', end: r } : { end: r };
@@ -227,7 +260,9 @@ const WHOLE_READERS: Record<EscapeKind, (m: string) => string> = {
 	percent: (m) => {
 		// ASCII escapes (one byte, one character) inline; a UTF-8 sequence by the loop
 		const bytes = m.match(/[0-9A-Fa-f]{2}(?=%|$)/g)!;
-		return bytes.every((b) => b < '8') ? bytes.map((b) => charOf(parseInt(b, 16))).join('') : readAll(m, 'percent', true).text;
+		return bytes.every((b) => b < '8')
+			? bytes.map((b) => charOf(parseInt(b, 16))).join('')
+			: readAll(m, 'percent', true).text;
 	},
 	html: (m) => {
 		const e = htmlAt(m, 0, true);
@@ -248,7 +283,14 @@ const WHOLE_READERS: Record<EscapeKind, (m: string) => string> = {
 /** Undoes one layer of escapes of one kind (see the file's comment). */
 export function decodeLayer(s: string, kind: EscapeKind, opts: LayerOptions = {}): Layer {
 	const { map, final = true } = opts;
-	if (!s.includes(ESCAPE_START[kind])) return { text: s, map: map && Array.from(map), incomplete: -1, incompleteAt: -1, changed: false };
+	if (!s.includes(ESCAPE_START[kind]))
+		return {
+			text: s,
+			map: map && Array.from(map),
+			incomplete: -1,
+			incompleteAt: -1,
+			changed: false,
+		};
 	if (final && !map) {
 		// each match is whole escapes (for percent a run of them: a UTF-8 sequence spans escapes), read as the loop reads them
 		let text = s;

@@ -19,7 +19,14 @@ import { postStream, type PostStreamOptions } from './stream';
 import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from './submit';
 
 export { DEFAULT_LIMITS, getDispatcher, setDispatcher } from './client';
-export type { JsonResponse, OriginKind, StreamResponse, Timeouts, TransportConfig, TransportLimits } from './client';
+export type {
+	JsonResponse,
+	OriginKind,
+	StreamResponse,
+	Timeouts,
+	TransportConfig,
+	TransportLimits,
+} from './client';
 export type { DownloadOptions } from './resultGet';
 export type { SubmitOutcome } from './submit';
 
@@ -30,12 +37,20 @@ export class GatewayTransport extends GatewayClient {
 	}
 
 	/** See submit.ts: a paid POST, sent once. */
-	submit(target: string, body: { json?: unknown; form?: UndiciFormData | FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
+	submit(
+		target: string,
+		body: { json?: unknown; form?: UndiciFormData | FormData },
+		opts: SubmitOptions = {},
+	): Promise<SubmitOutcome> {
 		return submit(this, target, body, opts);
 	}
 
 	/** See stream.ts: a paid POST whose answer is read as a stream. */
-	postStream(target: string, json: unknown, opts: PostStreamOptions = {}): Promise<StreamResponse | Uncertain> {
+	postStream(
+		target: string,
+		json: unknown,
+		opts: PostStreamOptions = {},
+	): Promise<StreamResponse | Uncertain> {
 		return postStream(this, target, json, opts);
 	}
 

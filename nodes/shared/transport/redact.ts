@@ -24,7 +24,14 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { BodyDecoder } from './charset';
-import { ESCAPE_KINDS, ESCAPE_START, ESCAPE_STARTS, decodeLayer, namesOf, type Layer } from './encodings';
+import {
+	ESCAPE_KINDS,
+	ESCAPE_START,
+	ESCAPE_STARTS,
+	decodeLayer,
+	namesOf,
+	type Layer,
+} from './encodings';
 
 export const REDACTED = '***';
 
@@ -45,7 +52,8 @@ export const BOUND_REF_DIGITS = 7;
 
 const hex = (n: number, width = 0) => n.toString(16).toUpperCase().padStart(width, '0');
 /** A number in hex as a regex source, each letter digit in either case. */
-const hexRe = (n: number, width = 0) => [...hex(n, width)].map((d) => (/[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d)).join('');
+const hexRe = (n: number, width = 0) =>
+	[...hex(n, width)].map((d) => (/[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d)).join('');
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
 /** The forms one character of a secret takes in the regular expression (regex source). */
@@ -64,7 +72,8 @@ function charForms(ch: string): string {
 }
 
 /** A NUL (of UTF-16 text read byte by byte) after a character, raw or escaped. */
-const NUL_FORM = '(?:\\0|\\\\+u0000|%(?:25)*00|&(?:amp;)*#(?:0+(?:;|(?![0-9%\\\\]))|[xX]0+(?:;|(?![0-9A-Fa-f%\\\\]))))?';
+const NUL_FORM =
+	'(?:\\0|\\\\+u0000|%(?:25)*00|&(?:amp;)*#(?:0+(?:;|(?![0-9%\\\\]))|[xX]0+(?:;|(?![0-9A-Fa-f%\\\\]))))?';
 
 /**
  * The parts of a secret's Base64 that do not depend on what surrounds it, for each of the three alignments it can
@@ -104,7 +113,10 @@ function encodingsOf(ch: string): string[] {
 	const out = [[...Buffer.from(ch, 'utf8')].map((b) => '%' + hex(b, 2)).join('')];
 	out.push([...Array(ch.length).keys()].map((i) => '\\u' + hex(ch.charCodeAt(i), 4)).join(''));
 	if (code !== 0) {
-		out.push('&#' + String(code).padStart(BOUND_REF_DIGITS, '0') + ';', '&#x' + hex(code).padStart(BOUND_REF_DIGITS, '0') + ';');
+		out.push(
+			'&#' + String(code).padStart(BOUND_REF_DIGITS, '0') + ';',
+			'&#x' + hex(code).padStart(BOUND_REF_DIGITS, '0') + ';',
+		);
 		for (const name of namesOf(ch)) out.push(`&${name};`);
 	}
 	return out;
@@ -118,7 +130,11 @@ function longestForm(s: string, depth: number): number {
 		const key = `${d}:${ch}`;
 		let n = memo.get(key);
 		if (n === undefined) {
-			n = Math.max(grow(ch, d - 1), grow(ch, d - 1) + grow('\0', d - 1), ...encodingsOf(ch).map((e) => [...e].reduce((sum, c) => sum + grow(c, d - 1), 0)));
+			n = Math.max(
+				grow(ch, d - 1),
+				grow(ch, d - 1) + grow('\0', d - 1),
+				...encodingsOf(ch).map((e) => [...e].reduce((sum, c) => sum + grow(c, d - 1), 0)),
+			);
 			memo.set(key, n);
 		}
 		return n;
@@ -147,7 +163,11 @@ export class Redactor {
 	readonly streamBound: number;
 
 	constructor(secrets: Array<string | undefined>) {
-		this.secrets = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+		this.secrets = [
+			...new Set(
+				secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH),
+			),
+		].sort((a, b) => b.length - a.length);
 		const b64 = this.secrets.flatMap((s) => base64Forms(Buffer.from(s, 'utf8')));
 		this.literals = [...new Set([...this.secrets, ...b64])].sort((a, b) => b.length - a.length);
 		this.failure = this.literals.map(failureTable);
@@ -158,10 +178,16 @@ export class Redactor {
 			if (!/[A-Za-z0-9]/.test(ch) && !used.has(ch)) this.delimiters[c] = 1;
 		}
 		this.quoteDelimits = this.delimiters[34] === 1;
-		const delimiterChars = [...this.delimiters.keys()].filter((c) => this.delimiters[c]).map((c) => `\\x${c.toString(16).padStart(2, '0')}`);
+		const delimiterChars = [...this.delimiters.keys()]
+			.filter((c) => this.delimiters[c])
+			.map((c) => `\\x${c.toString(16).padStart(2, '0')}`);
 		this.delimiterRe = new RegExp(`[${delimiterChars.join('')}]`, 'g');
 		this.streamBound = Math.max(0, ...this.literals.map((l) => longestForm(l, REDACTION_DEPTH)));
-		if (this.secrets.length) this.re = new RegExp(this.secrets.map((s) => [...s].map((ch) => charForms(ch) + NUL_FORM).join('')).join('|'), 'g');
+		if (this.secrets.length)
+			this.re = new RegExp(
+				this.secrets.map((s) => [...s].map((ch) => charForms(ch) + NUL_FORM).join('')).join('|'),
+				'g',
+			);
 	}
 
 	get active(): boolean {
@@ -229,7 +255,13 @@ export class Redactor {
 			// backslashes that end a token escape the delimiter after them (`\/`, `\"`): no form holds them
 			let e = b;
 			while (e > i && s.charCodeAt(e - 1) === 92) e--;
-			if (!((np >= 0 && np < e) || (na >= 0 && na < e) || (nb >= 0 && nb < e) || (nn >= 0 && nn < e))) continue;
+			if (!(
+				(np >= 0 && np < e) ||
+				(na >= 0 && na < e) ||
+				(nb >= 0 && nb < e) ||
+				(nn >= 0 && nn < e)
+			))
+				continue;
 			const token = s.slice(a, b);
 			const out = this.token(token);
 			if (out !== token) {
@@ -282,7 +314,8 @@ export class Redactor {
 			});
 			return (out ?? v) as T;
 		}
-		if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
+		if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null)
+			return v;
 		let changed = false;
 		const out: Record<string, unknown> = {};
 		for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
@@ -331,7 +364,8 @@ export class Redactor {
 				let end = u.length;
 				const layers: Layer[] = [];
 				if (d < REDACTION_DEPTH) {
-					const from = map ?? (ESCAPE_STARTS.some((c) => u.includes(c)) ? identity(a, s.length) : undefined);
+					const from =
+						map ?? (ESCAPE_STARTS.some((c) => u.includes(c)) ? identity(a, s.length) : undefined);
 					for (const kind of ESCAPE_KINDS) {
 						if (!u.includes(ESCAPE_START[kind])) continue;
 						const layer = decodeLayer(u, kind, { map: from, final: false });
@@ -430,7 +464,13 @@ export class TextRedactionStream {
 		if (!s) return '';
 		this.carry += s;
 		this.fresh += s.length;
-		if (this.looked > LONG_TAIL && this.fresh * 4 < this.looked && this.carry.length <= this.bound && !this.redactor.hasDelimiter(s)) return '';
+		if (
+			this.looked > LONG_TAIL &&
+			this.fresh * 4 < this.looked &&
+			this.carry.length <= this.bound &&
+			!this.redactor.hasDelimiter(s)
+		)
+			return '';
 		const clean = this.redactor.text(this.carry);
 		const keep = this.redactor.holdStart(clean);
 		this.carry = clean.slice(keep);

@@ -5,7 +5,13 @@
  */
 import { SafetyError } from '../errors';
 import { BodyError, GuardedBody, discard, mib } from './body';
-import { header, safeOrigin, type GatewayClient, type OriginKind, type StreamResponse } from './client';
+import {
+	header,
+	safeOrigin,
+	type GatewayClient,
+	type OriginKind,
+	type StreamResponse,
+} from './client';
 import { withRetries, type Attempt } from './get';
 import { isRetryableStatus } from './retry';
 import type { TimeoutKind } from './timeouts';
@@ -38,77 +44,141 @@ const MAX_PUBLIC_REDIRECTS = 3;
  * `maxDurationMs` (default: its kind's timeout) or `deadline`, whichever comes first; the body also ends after
  * `idleMs` without a byte, past `maxBytes`, or short of its Content-Length, with a BodyError.
  */
-export async function download(client: GatewayClient, target: string, opts: DownloadOptions): Promise<StreamResponse> {
-	let url = opts.withKey ? client.resolve(target, opts.origin) : client.resolvePublic(target, opts.origin);
-	if (!/^https?:\/\//i.test(url)) throw new SafetyError(`Result address "${safeOrigin(url)}" is not an http(s) URL`);
-	const timeoutMs = opts.maxDurationMs && opts.maxDurationMs > 0 ? opts.maxDurationMs : client.timeouts[opts.timeout ?? 'imageDownload'];
+export async function download(
+	client: GatewayClient,
+	target: string,
+	opts: DownloadOptions,
+): Promise<StreamResponse> {
+	let url = opts.withKey
+		? client.resolve(target, opts.origin)
+		: client.resolvePublic(target, opts.origin);
+	if (!/^https?:\/\//i.test(url))
+		throw new SafetyError(`Result address "${safeOrigin(url)}" is not an http(s) URL`);
+	const timeoutMs =
+		opts.maxDurationMs && opts.maxDurationMs > 0
+			? opts.maxDurationMs
+			: client.timeouts[opts.timeout ?? 'imageDownload'];
 	const deadline = Math.min(Date.now() + timeoutMs, opts.deadline ?? Infinity);
-	const idleMs = Math.min(opts.idleMs && opts.idleMs > 0 ? opts.idleMs : client.timeouts.downloadIdle, timeoutMs);
+	const idleMs = Math.min(
+		opts.idleMs && opts.idleMs > 0 ? opts.idleMs : client.timeouts.downloadIdle,
+		timeoutMs,
+	);
 	const headers: Record<string, string> = opts.withKey ? client.authHeaders() : {};
 	if (opts.range) {
 		headers.range = `bytes=${opts.range.start}-`;
 		if (opts.range.ifRange) headers['if-range'] = opts.range.ifRange;
 	}
-	return await withRetries(client, `GET ${client.path(url)}`, { maxAttempts: client.retryPolicy.maxAttempts, deadline }, async (attempt): Promise<Attempt<StreamResponse>> => {
-		for (let hop = 0; ; hop++) {
-			const hopUrl = url;
-			const left = Math.max(1, deadline - Date.now());
-			const io = await client.io('GET', hopUrl, left, () => client.send('GET', hopUrl, headers, undefined, { attempt, headersMs: left, idleMs, whole: false }));
-			if (!io.ok) {
-				if (io.error.cancelled) throw io.error;
-				return { retry: io.error };
-			}
-			const res = io.value;
-			const status = res.statusCode;
-			if (status >= 300 && status < 400) {
-				const location = header(res.headers, 'location');
-				discard(res.body);
-				if (opts.withKey || !location || hop >= MAX_PUBLIC_REDIRECTS) {
-					throw client.httpError(status, undefined, '', 'GET', url, res.headers);
+	return await withRetries(
+		client,
+		`GET ${client.path(url)}`,
+		{ maxAttempts: client.retryPolicy.maxAttempts, deadline },
+		async (attempt): Promise<Attempt<StreamResponse>> => {
+			for (let hop = 0; ; hop++) {
+				const hopUrl = url;
+				const left = Math.max(1, deadline - Date.now());
+				const io = await client.io('GET', hopUrl, left, () =>
+					client.send('GET', hopUrl, headers, undefined, {
+						attempt,
+						headersMs: left,
+						idleMs,
+						whole: false,
+					}),
+				);
+				if (!io.ok) {
+					if (io.error.cancelled) throw io.error;
+					return { retry: io.error };
 				}
-				url = nextHop(client, location, url);
-				continue;
+				const res = io.value;
+				const status = res.statusCode;
+				if (status >= 300 && status < 400) {
+					const location = header(res.headers, 'location');
+					discard(res.body);
+					if (opts.withKey || !location || hop >= MAX_PUBLIC_REDIRECTS) {
+						throw client.httpError(status, undefined, '', 'GET', url, res.headers);
+					}
+					url = nextHop(client, location, url);
+					continue;
+				}
+				if (status >= 200 && status < 300)
+					return { value: openBody(client, res, url, deadline, idleMs, opts) };
+				const { json, text } = await client
+					.readJson(res, 'GET', url)
+					.catch(() => ({ json: undefined, text: '' }));
+				const err = client.httpError(status, json, text, 'GET', url, res.headers);
+				if (!isRetryableStatus(status)) throw err;
+				return { retry: err, retryAfterMs: err.retryAfterMs };
 			}
-			if (status >= 200 && status < 300) return { value: openBody(client, res, url, deadline, idleMs, opts) };
-			const { json, text } = await client.readJson(res, 'GET', url).catch(() => ({ json: undefined, text: '' }));
-			const err = client.httpError(status, json, text, 'GET', url, res.headers);
-			if (!isRetryableStatus(status)) throw err;
-			return { retry: err, retryAfterMs: err.retryAfterMs };
-		}
-	});
+		},
+	);
 }
 
 /** The target of a keyless download's redirect, refused when it is not http(s) or carries credentials or the key. */
 function nextHop(client: GatewayClient, location: string, from: string): string {
 	const next = new URL(location, from);
 	if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-		throw new SafetyError(`Result address redirected to a ${next.protocol.replace(':', '')} URL; only http(s) is followed`);
+		throw new SafetyError(
+			`Result address redirected to a ${next.protocol.replace(':', '')} URL; only http(s) is followed`,
+		);
 	}
-	if (next.username || next.password) throw new SafetyError('Result address redirected to an address with credentials in it; it was not followed');
+	if (next.username || next.password)
+		throw new SafetyError(
+			'Result address redirected to an address with credentials in it; it was not followed',
+		);
 	const text = next.toString();
-	if (client.redact(text) !== text || client.redact(decodeURIComponentSafe(text)) !== decodeURIComponentSafe(text)) {
-		throw new SafetyError('Result address redirected to an address that carries the API key; it was not followed');
+	if (
+		client.redact(text) !== text ||
+		client.redact(decodeURIComponentSafe(text)) !== decodeURIComponentSafe(text)
+	) {
+		throw new SafetyError(
+			'Result address redirected to an address that carries the API key; it was not followed',
+		);
 	}
 	return text;
 }
 
 /** A 2xx download answer: its size checked against the cap at once, its body guarded. */
-function openBody(client: GatewayClient, res: Dispatcher.ResponseData, url: string, deadline: number, idleMs: number, opts: DownloadOptions): StreamResponse {
+function openBody(
+	client: GatewayClient,
+	res: Dispatcher.ResponseData,
+	url: string,
+	deadline: number,
+	idleMs: number,
+	opts: DownloadOptions,
+): StreamResponse {
 	const len = header(res.headers, 'content-length');
 	const contentLength = len !== undefined && /^\d+$/.test(len.trim()) ? Number(len) : undefined;
 	const what = `GET ${client.path(url)}`;
 	let range: StreamResponse['range'];
 	if (res.statusCode === 206) {
-		const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(res.headers, 'content-range')?.trim() ?? '');
-		if (m) range = { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };
+		const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(
+			header(res.headers, 'content-range')?.trim() ?? '',
+		);
+		if (m)
+			range = {
+				start: Number(m[1]),
+				end: Number(m[2]),
+				total: m[3] === '*' ? undefined : Number(m[3]),
+			};
 	}
 	const total = range?.total ?? contentLength;
 	if (opts.maxBytes !== undefined && total !== undefined && total > opts.maxBytes) {
 		discard(res.body);
-		throw new BodyError(`${what}: the file of ${mib(total)} is larger than the limit of ${mib(opts.maxBytes)}`, 'TOO_LARGE', 0, total);
+		throw new BodyError(
+			`${what}: the file of ${mib(total)} is larger than the limit of ${mib(opts.maxBytes)}`,
+			'TOO_LARGE',
+			0,
+			total,
+		);
 	}
 	const maxBytes = opts.maxBytes !== undefined ? opts.maxBytes - (range?.start ?? 0) : undefined;
-	const body = new GuardedBody(res.body, { what, deadline, idleMs, maxBytes, expectedBytes: contentLength, signal: client.signal });
+	const body = new GuardedBody(res.body, {
+		what,
+		deadline,
+		idleMs,
+		maxBytes,
+		expectedBytes: contentLength,
+		signal: client.signal,
+	});
 	const headers = client.redactHeaders(res.headers);
 	return {
 		status: res.statusCode,

@@ -12,12 +12,26 @@ export interface RetryPolicy {
 	maxRetryAfterMs?: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+	maxAttempts: 6,
+	baseDelayMs: 500,
+	maxDelayMs: 20_000,
+	maxRetryAfterMs: 60_000,
+};
 
 /** Whether to wait `delayMs` before the next attempt: not past the deadline, and not an unbounded server-requested wait. */
-export function shouldWait(delayMs: number, policy: RetryPolicy, retryAfterMs: number | undefined, deadline: number | undefined, now = Date.now()): boolean {
+export function shouldWait(
+	delayMs: number,
+	policy: RetryPolicy,
+	retryAfterMs: number | undefined,
+	deadline: number | undefined,
+	now = Date.now(),
+): boolean {
 	if (deadline !== undefined) return now + delayMs < deadline;
-	return retryAfterMs === undefined || retryAfterMs <= (policy.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs!);
+	return (
+		retryAfterMs === undefined ||
+		retryAfterMs <= (policy.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs!)
+	);
 }
 
 export function isRetryableStatus(status: number): boolean {
@@ -38,7 +52,10 @@ const HTTP_DATE = new RegExp(
  * (a negative or fractional number, a date in another form, text) is no Retry-After: undefined, and the caller's own
  * back-off applies.
  */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+	value: string | string[] | undefined,
+	now = Date.now(),
+): number | undefined {
 	const v = (Array.isArray(value) ? value[0] : value)?.trim();
 	if (!v) return undefined;
 	if (/^\d+$/.test(v)) {
@@ -47,7 +64,15 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 	}
 	if (!HTTP_DATE.test(v)) return undefined;
 	const asctime = /^\w{3} (\w{3}) ([ \d]\d) (\S+) (\d{4})$/.exec(v);
-	const date = asctime ? Date.parse(`${asctime[2].trim()} ${asctime[1]} ${asctime[4]} ${asctime[3]} GMT`) : Date.parse(v.replace(/-(\w{3})-(\d{2}) /, (_, m: string, y: string) => ` ${m} ${Number(y) < 70 ? 2000 + Number(y) : 1900 + Number(y)} `));
+	const date = asctime
+		? Date.parse(`${asctime[2].trim()} ${asctime[1]} ${asctime[4]} ${asctime[3]} GMT`)
+		: Date.parse(
+				v.replace(
+					/-(\w{3})-(\d{2}) /,
+					(_, m: string, y: string) =>
+						` ${m} ${Number(y) < 70 ? 2000 + Number(y) : 1900 + Number(y)} `,
+				),
+			);
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, date - now);
 }
@@ -56,7 +81,12 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
  * Exponential back-off with full jitter, never below what the server asked for: the wait before the next attempt
  * (on the clock's time scale, see clock.ts; 1 outside tests).
  */
-export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
+export function backoffDelay(
+	attempt: number,
+	policy: RetryPolicy,
+	retryAfterMs?: number,
+	random = Math.random,
+): number {
 	const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
 	const jittered = exp / 2 + random() * (exp / 2);
 	return scaled(Math.max(retryAfterMs ?? 0, Math.round(jittered)));

@@ -16,7 +16,10 @@ export interface SpendRecord {
 
 const scope = new AsyncLocalStorage<SpendRecord>();
 
-export function withinSpendScope<T>(fn: () => Promise<T>): { record: SpendRecord; result: Promise<T> } {
+export function withinSpendScope<T>(fn: () => Promise<T>): {
+	record: SpendRecord;
+	result: Promise<T>;
+} {
 	const record: SpendRecord = { dispatched: false };
 	return { record, result: scope.run(record, fn) };
 }

@@ -23,12 +23,27 @@ export interface PostStreamOptions {
  * `limits.streamBytes`) its size. The body handed out is redacted UTF-8 text (decoded in the charset the answer
  * declares, a byte order mark deciding): a key split across chunks is caught too.
  */
-export async function postStream(client: GatewayClient, target: string, json: unknown, opts: PostStreamOptions = {}): Promise<StreamResponse | Uncertain> {
+export async function postStream(
+	client: GatewayClient,
+	target: string,
+	json: unknown,
+	opts: PostStreamOptions = {},
+): Promise<StreamResponse | Uncertain> {
 	const url = client.resolve(target, opts.origin);
 	const timeoutMs = client.timeouts[opts.timeout ?? 'text'];
-	const idleMs = opts.idleTimeoutMs && opts.idleTimeoutMs > 0 ? opts.idleTimeoutMs : client.timeouts.streamIdle;
-	const deadline = Date.now() + (opts.maxDurationMs && opts.maxDurationMs > 0 ? opts.maxDurationMs : client.timeouts.streamTotal);
-	const headers = { accept: 'text/event-stream, application/json', 'content-type': 'application/json', ...client.authHeaders(), ...(opts.headers ?? {}) };
+	const idleMs =
+		opts.idleTimeoutMs && opts.idleTimeoutMs > 0 ? opts.idleTimeoutMs : client.timeouts.streamIdle;
+	const deadline =
+		Date.now() +
+		(opts.maxDurationMs && opts.maxDurationMs > 0
+			? opts.maxDurationMs
+			: client.timeouts.streamTotal);
+	const headers = {
+		accept: 'text/event-stream, application/json',
+		'content-type': 'application/json',
+		...client.authHeaders(),
+		...(opts.headers ?? {}),
+	};
 	const res = await dispatchPaid(client, url, headers, JSON.stringify(json), {
 		headersMs: Math.min(timeoutMs, Math.max(1, deadline - Date.now())),
 		idleMs,
@@ -43,7 +58,10 @@ export async function postStream(client: GatewayClient, target: string, json: un
 		const declared = header(answerHeaders, 'content-type') ?? '';
 		const charset = charsetOf(declared);
 		// the body handed out is UTF-8, whatever charset the gateway declared (and decoded in)
-		const contentType = charset && charset !== 'utf-8' ? declared.replace(/(;\s*charset\s*=\s*)("?)[^";\s]+\2/i, '$1utf-8') : declared;
+		const contentType =
+			charset && charset !== 'utf-8'
+				? declared.replace(/(;\s*charset\s*=\s*)("?)[^";\s]+\2/i, '$1utf-8')
+				: declared;
 		const body = new GuardedBody(res.body, {
 			what: `POST ${client.path(url)}`,
 			deadline,
@@ -52,8 +70,18 @@ export async function postStream(client: GatewayClient, target: string, json: un
 			signal: client.signal,
 			map: client.redactor.chunks({ charset }).asBytes(),
 		});
-		return { status: res.statusCode, headers: answerHeaders, contentType, body, url: client.redact(url) };
+		return {
+			status: res.statusCode,
+			headers: answerHeaders,
+			contentType,
+			body,
+			url: client.redact(url),
+		};
 	}
-	const parsed = await client.readJson(res, 'POST', url).catch(() => ({ json: undefined, text: '', parsed: false }));
-	return judgeRefusal(client, res.statusCode, parsed.json, parsed.text, url, res.headers, { noTaskId: false });
+	const parsed = await client
+		.readJson(res, 'POST', url)
+		.catch(() => ({ json: undefined, text: '', parsed: false }));
+	return judgeRefusal(client, res.statusCode, parsed.json, parsed.text, url, res.headers, {
+		noTaskId: false,
+	});
 }

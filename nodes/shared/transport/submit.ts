@@ -7,7 +7,14 @@
 import { taskIdIn } from '../rules/taskId';
 import { FormData as UndiciFormData, type Dispatcher } from 'undici';
 import { extractGatewayError } from '../errors';
-import { describeText, type GatewayClient, type Headers, type JsonResponse, type OriginKind, type ReadJson } from './client';
+import {
+	describeText,
+	type GatewayClient,
+	type Headers,
+	type JsonResponse,
+	type OriginKind,
+	type ReadJson,
+} from './client';
 import { markDispatched, markRejected } from './spend';
 import type { TimeoutKind } from './timeouts';
 
@@ -59,12 +66,24 @@ export async function dispatchPaid(
 	url: string,
 	headers: Record<string, string>,
 	payload: string | UndiciFormData,
-	bounds: { headersMs: number; idleMs?: number; whole: boolean; timeoutMs: number; throwCancelled: boolean; uncertainSuffix: string },
+	bounds: {
+		headersMs: number;
+		idleMs?: number;
+		whole: boolean;
+		timeoutMs: number;
+		throwCancelled: boolean;
+		uncertainSuffix: string;
+	},
 ): Promise<Dispatcher.ResponseData | Uncertain> {
 	client.throwIfCancelled();
 	try {
 		markDispatched();
-		return await client.send('POST', url, headers, payload, { attempt: 1, headersMs: bounds.headersMs, idleMs: bounds.idleMs, whole: bounds.whole });
+		return await client.send('POST', url, headers, payload, {
+			attempt: 1,
+			headersMs: bounds.headersMs,
+			idleMs: bounds.idleMs,
+			whole: bounds.whole,
+		});
 	} catch (err) {
 		const ne = client.networkError(err, 'POST', url, bounds.timeoutMs, true);
 		if (!ne.maybeDelivered) throw markRejected(ne);
@@ -78,13 +97,32 @@ export async function dispatchPaid(
  * are uncertain (the gateway may have created something); a 5xx saying the request never reached a model and every
  * 4xx are definite rejections, thrown and marked so.
  */
-export function judgeRefusal(client: GatewayClient, status: number, json: unknown, text: string, url: string, headers: Headers, o: { noTaskId: boolean }): Uncertain {
+export function judgeRefusal(
+	client: GatewayClient,
+	status: number,
+	json: unknown,
+	text: string,
+	url: string,
+	headers: Headers,
+	o: { noTaskId: boolean },
+): Uncertain {
 	if (status >= 300 && status < 400) {
-		return { kind: 'uncertain', reason: client.httpError(status, json, text, 'POST', url, headers).message, status, url };
+		return {
+			kind: 'uncertain',
+			reason: client.httpError(status, json, text, 'POST', url, headers).message,
+			status,
+			url,
+		};
 	}
 	if (status >= 500 && !neverProcessed(json, status)) {
 		const ex = extractGatewayError(json, status, text);
-		return { kind: 'uncertain', reason: `HTTP ${status}${o.noTaskId ? ' without a task ID' : ''}: ${ex.message}`, status, body: json, url };
+		return {
+			kind: 'uncertain',
+			reason: `HTTP ${status}${o.noTaskId ? ' without a task ID' : ''}: ${ex.message}`,
+			status,
+			body: json,
+			url,
+		};
 	}
 	throw markRejected(client.httpError(status, json, text, 'POST', url, headers));
 }
@@ -94,34 +132,72 @@ export function judgeRefusal(client: GatewayClient, status: number, json: unknow
  * cancellation, 5xx without a task ID, unreadable 2xx, a redirect); throws GatewayHttpError when
  * the gateway definitely rejected it, or GatewayNetworkError when it provably never left.
  */
-export async function submit(client: GatewayClient, target: string, body: { json?: unknown; form?: UndiciFormData | FormData }, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
+export async function submit(
+	client: GatewayClient,
+	target: string,
+	body: { json?: unknown; form?: UndiciFormData | FormData },
+	opts: SubmitOptions = {},
+): Promise<SubmitOutcome> {
 	const url = client.resolve(target, opts.origin);
 	const timeoutMs = client.timeouts[opts.timeout ?? 'submit'];
-	const headers: Record<string, string> = { accept: 'application/json', ...client.authHeaders(), ...(opts.headers ?? {}) };
+	const headers: Record<string, string> = {
+		accept: 'application/json',
+		...client.authHeaders(),
+		...(opts.headers ?? {}),
+	};
 	let payload: string | UndiciFormData;
 	if (body.form) payload = toUndiciForm(body.form);
 	else {
 		headers['content-type'] = 'application/json';
 		payload = JSON.stringify(body.json ?? {});
 	}
-	const res = await dispatchPaid(client, url, headers, payload, { headersMs: timeoutMs, whole: true, timeoutMs, throwCancelled: false, uncertainSuffix: '; the gateway may have accepted it' });
+	const res = await dispatchPaid(client, url, headers, payload, {
+		headersMs: timeoutMs,
+		whole: true,
+		timeoutMs,
+		throwCancelled: false,
+		uncertainSuffix: '; the gateway may have accepted it',
+	});
 	if ('kind' in res) return res;
 	let parsed: ReadJson;
 	try {
 		parsed = await client.readJson(res, 'POST', url, opts.maxBytes);
 	} catch (err) {
 		const ne = client.networkError(err, 'POST', url, timeoutMs, true);
-		return { kind: 'uncertain', reason: `${ne.message} while reading the answer (HTTP ${res.statusCode})`, status: res.statusCode, url };
+		return {
+			kind: 'uncertain',
+			reason: `${ne.message} while reading the answer (HTTP ${res.statusCode})`,
+			status: res.statusCode,
+			url,
+		};
 	}
 	const status = res.statusCode;
-	const obj = parsed.json && typeof parsed.json === 'object' ? (parsed.json as Record<string, unknown>) : undefined;
+	const obj =
+		parsed.json && typeof parsed.json === 'object'
+			? (parsed.json as Record<string, unknown>)
+			: undefined;
 	const answerHeaders = client.redactHeaders(res.headers);
 	if (status >= 200 && status < 300) {
-		if (obj) return { kind: 'accepted', status, body: obj, taskId: taskIdIn(obj), headers: answerHeaders, url };
-		return { kind: 'uncertain', reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`, status, body: parsed.text.slice(0, 200), url };
+		if (obj)
+			return {
+				kind: 'accepted',
+				status,
+				body: obj,
+				taskId: taskIdIn(obj),
+				headers: answerHeaders,
+				url,
+			};
+		return {
+			kind: 'uncertain',
+			reason: `HTTP ${status} with an unreadable body (${describeText(parsed.text)})`,
+			status,
+			body: parsed.text.slice(0, 200),
+			url,
+		};
 	}
 	const taskId = obj ? taskIdIn(obj) : undefined;
-	if (status >= 500 && obj && taskId) return { kind: 'accepted', status, body: obj, taskId, headers: answerHeaders, url };
+	if (status >= 500 && obj && taskId)
+		return { kind: 'accepted', status, body: obj, taskId, headers: answerHeaders, url };
 	return judgeRefusal(client, status, obj, parsed.text, url, res.headers, { noTaskId: true });
 }
 
@@ -133,4 +209,3 @@ function neverProcessed(body: unknown, status: number): boolean {
 	const code = extractGatewayError(body, status).code;
 	return code !== undefined && NEVER_PROCESSED_CODES.has(code);
 }
-

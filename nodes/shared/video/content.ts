@@ -6,7 +6,12 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { GatewayHttpError } from '../errors';
-import { ResultDownloadError, storeVideoResult, type StoredResult, type VideoResultOptions } from '../media/store';
+import {
+	ResultDownloadError,
+	storeVideoResult,
+	type StoredResult,
+	type VideoResultOptions,
+} from '../media/store';
 import type { GatewayTransport, OriginKind } from '../transport';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 
@@ -19,9 +24,15 @@ export interface DeltaContentJob {
 	intervalMs: number;
 }
 
-const is4xx = (status: number | undefined): status is number => status !== undefined && status >= 400 && status < 500 && status !== 429;
+const is4xx = (status: number | undefined): status is number =>
+	status !== undefined && status >= 400 && status < 500 && status !== 429;
 
-export async function storeDeltaVideo(ctx: IExecuteFunctions, transport: GatewayTransport, job: DeltaContentJob, opts: VideoResultOptions = {}): Promise<StoredResult> {
+export async function storeDeltaVideo(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	job: DeltaContentJob,
+	opts: VideoResultOptions = {},
+): Promise<StoredResult> {
 	const path = `/v1/videos/${job.taskId}/content`;
 	let status: number | undefined;
 	// the download layer reports a 4xx only as an unusable file; its status is read from the transport's own error
@@ -34,7 +45,14 @@ export async function storeDeltaVideo(ctx: IExecuteFunctions, transport: Gateway
 	for (let attempt = 1; ; attempt++) {
 		status = undefined;
 		try {
-			return await storeVideoResult(ctx, watched, { path, origin: job.origin }, job.taskId, job.deadline + 10 * 60_000, opts);
+			return await storeVideoResult(
+				ctx,
+				watched,
+				{ path, origin: job.origin },
+				job.taskId,
+				job.deadline + 10 * 60_000,
+				opts,
+			);
 		} catch (err) {
 			if (err instanceof ResultDownloadError || !is4xx(status)) throw err;
 			const wait = Math.max(job.intervalMs, backoffDelay(attempt, DEFAULT_RETRY));

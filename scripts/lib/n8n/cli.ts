@@ -30,18 +30,29 @@ function peakRss(pid: number): number | undefined {
 	}
 }
 
-export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number; sampleRss?: boolean } = {}): Promise<CliResult> {
+export function runN8n(
+	stateDir: string,
+	args: string[],
+	opts: N8nEnvOptions & { timeoutMs?: number; brokerPort?: number; sampleRss?: boolean } = {},
+): Promise<CliResult> {
 	return new Promise(async (resolvePromise) => {
 		const port = opts.brokerPort ?? (await freePort());
 		// stdout goes to a file, not a pipe: n8n 1.x's `execute` exits as soon as it wrote its run data, and what a slow
 		// reader had not taken from a pipe by then was lost (a video run's output cut at a few hundred kB on a loaded machine)
 		const outDir = mkdtempSync(join(tmpdir(), 'gg-n8n-out-'));
 		const outFd = openSync(join(outDir, 'stdout'), 'w');
-		const child = spawn(N8N_NODE, [N8N_BIN, ...args], { env: n8nEnv(stateDir, port, opts), cwd: stateDir, detached: true, stdio: ['ignore', outFd, 'pipe'] });
+		const child = spawn(N8N_NODE, [N8N_BIN, ...args], {
+			env: n8nEnv(stateDir, port, opts),
+			cwd: stateDir,
+			detached: true,
+			stdio: ['ignore', outFd, 'pipe'],
+		});
 		closeSync(outFd);
 		let stderr = '';
 		let peakRssMiB: number | undefined;
-		const sampler = opts.sampleRss ? setInterval(() => (peakRssMiB = Math.max(peakRssMiB ?? 0, peakRss(child.pid!) ?? 0)), 50) : undefined;
+		const sampler = opts.sampleRss
+			? setInterval(() => (peakRssMiB = Math.max(peakRssMiB ?? 0, peakRss(child.pid!) ?? 0)), 50)
+			: undefined;
 		child.stderr!.on('data', (d) => (stderr += d));
 		const timer = setTimeout(() => {
 			try {
@@ -63,7 +74,26 @@ export function runN8n(stateDir: string, args: string[], opts: N8nEnvOptions & {
 
 export interface ExecuteResult extends CliResult {
 	/** parsed run data (`--rawOutput`), when stdout held JSON */
-	data?: { data?: { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> | null> }; error?: { message?: string } }>>; error?: { message?: string } } }; status?: string };
+	data?: {
+		data?: {
+			resultData?: {
+				runData?: Record<
+					string,
+					Array<{
+						data?: {
+							main?: Array<Array<{
+								json: Record<string, unknown>;
+								binary?: Record<string, Record<string, unknown>>;
+							}> | null>;
+						};
+						error?: { message?: string };
+					}>
+				>;
+				error?: { message?: string };
+			};
+		};
+		status?: string;
+	};
 }
 
 /** Finds the run-data JSON object in n8n's stdout (it may carry log lines before it). */
@@ -83,7 +113,11 @@ export function parseRunOutput(stdout: string): ExecuteResult['data'] | undefine
 	return undefined;
 }
 
-export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnvOptions & { timeoutMs?: number; sampleRss?: boolean } = {}): Promise<ExecuteResult> {
+export async function executeWorkflow(
+	stateDir: string,
+	id: string,
+	opts: N8nEnvOptions & { timeoutMs?: number; sampleRss?: boolean } = {},
+): Promise<ExecuteResult> {
 	const r = await runN8n(stateDir, ['execute', `--id=${id}`, '--rawOutput'], opts);
 	const printed = parseRunOutput(r.stdout);
 	// n8n's process ended by a signal (seen: SIGSEGV on a loaded machine, after the run) before or while it printed
@@ -96,11 +130,32 @@ export async function executeWorkflow(stateDir: string, id: string, opts: N8nEnv
 
 /** What went wrong in a run, for a test's failure message: the workflow's error and each node's, with their first stack lines. */
 export function runFailure(res: ExecuteResult): string {
-	type Failure = { message?: string; description?: string; name?: string; stack?: string; node?: { name?: string } };
-	const line = (where: string, e: Failure) => `${where}: ${e.name ?? 'Error'}: ${e.message ?? '(no message)'}${e.description ? ` — ${e.description}` : ''}\n${(e.stack ?? '').split('\n').slice(1, 9).join('\n')}`;
-	const result = res.data?.data?.resultData as { error?: Failure; lastNodeExecuted?: string; runData?: Record<string, Array<{ error?: Failure }>> } | undefined;
-	const parts = [`exit ${res.code}, signal ${res.signal ?? 'none'}, status ${res.data?.status ?? 'unknown'}`];
-	if (result?.error) parts.push(line(`workflow (node ${result.error.node?.name ?? result.lastNodeExecuted ?? '?'})`, result.error));
+	type Failure = {
+		message?: string;
+		description?: string;
+		name?: string;
+		stack?: string;
+		node?: { name?: string };
+	};
+	const line = (where: string, e: Failure) =>
+		`${where}: ${e.name ?? 'Error'}: ${e.message ?? '(no message)'}${e.description ? ` — ${e.description}` : ''}\n${(e.stack ?? '').split('\n').slice(1, 9).join('\n')}`;
+	const result = res.data?.data?.resultData as
+		| {
+				error?: Failure;
+				lastNodeExecuted?: string;
+				runData?: Record<string, Array<{ error?: Failure }>>;
+		  }
+		| undefined;
+	const parts = [
+		`exit ${res.code}, signal ${res.signal ?? 'none'}, status ${res.data?.status ?? 'unknown'}`,
+	];
+	if (result?.error)
+		parts.push(
+			line(
+				`workflow (node ${result.error.node?.name ?? result.lastNodeExecuted ?? '?'})`,
+				result.error,
+			),
+		);
 	for (const [node, runs] of Object.entries(result?.runData ?? {})) {
 		const error = runs.at(-1)?.error;
 		if (error) parts.push(line(`node ${node}`, error));
@@ -121,14 +176,25 @@ new Database(process.argv[1]).get('select e.status, e.finished, e.mode, e.starte
 	process.stdout.write(JSON.stringify(row ? { data: parse(row.data), status: row.status, finished: !!row.finished, mode: row.mode, startedAt: iso(row.startedAt), stoppedAt: iso(row.stoppedAt) } : null));
 });`;
 	try {
-		return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8', maxBuffer: 1 << 30 })) ?? undefined;
+		return (
+			JSON.parse(
+				execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], {
+					encoding: 'utf8',
+					maxBuffer: 1 << 30,
+				}),
+			) ?? undefined
+		);
 	} catch {
 		return undefined;
 	}
 }
 
 /** Items of a node's output in an execute result. */
-export function nodeOutput(res: ExecuteResult, node: string, output = 0): Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> {
+export function nodeOutput(
+	res: ExecuteResult,
+	node: string,
+	output = 0,
+): Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }> {
 	const runs = res.data?.data?.resultData?.runData?.[node];
 	const last = runs?.[runs.length - 1];
 	return last?.data?.main?.[output] ?? [];
@@ -146,5 +212,9 @@ new Database(process.argv[1]).all('select m.key, m.value from execution_metadata
 	if (err) throw err;
 	process.stdout.write(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, r.value]))));
 });`;
-	return JSON.parse(execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], { encoding: 'utf8' }));
+	return JSON.parse(
+		execFileSync(N8N_NODE, ['-e', script, join(stateDir, '.n8n/database.sqlite'), workflowId], {
+			encoding: 'utf8',
+		}),
+	);
 }

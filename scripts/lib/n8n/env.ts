@@ -14,7 +14,11 @@ export interface N8nEnvOptions {
 	extra?: Record<string, string>;
 }
 
-export function n8nEnv(stateDir: string, brokerPort: number, opts: N8nEnvOptions = {}): NodeJS.ProcessEnv {
+export function n8nEnv(
+	stateDir: string,
+	brokerPort: number,
+	opts: N8nEnvOptions = {},
+): NodeJS.ProcessEnv {
 	return {
 		PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}`,
 		HOME: stateDir,

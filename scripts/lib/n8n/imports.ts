@@ -15,7 +15,8 @@ export async function importCredentials(stateDir: string, creds: Credential[]): 
 	writeFileSync(f, JSON.stringify(creds));
 	const r = await runN8n(stateDir, ['import:credentials', `--input=${f}`]);
 	rmSync(f, { force: true });
-	if (r.code !== 0) throw new Error(`import:credentials failed (${r.code}): ${r.stderr.slice(-2000)}`);
+	if (r.code !== 0)
+		throw new Error(`import:credentials failed (${r.code}): ${r.stderr.slice(-2000)}`);
 }
 
 export async function importWorkflow(stateDir: string, wf: Record<string, unknown>): Promise<void> {

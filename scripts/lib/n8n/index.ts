@@ -13,9 +13,30 @@
 export { ensureBuilt } from '../package';
 export { freePort } from '../port';
 export { PACKAGE_NAME, ROOT } from '../repo';
-export { executeWorkflow, nodeOutput, parseRunOutput, runFailure, runN8n, storedCustomData, storedRun, type CliResult, type ExecuteResult } from './cli';
+export {
+	executeWorkflow,
+	nodeOutput,
+	parseRunOutput,
+	runFailure,
+	runN8n,
+	storedCustomData,
+	storedRun,
+	type CliResult,
+	type ExecuteResult,
+} from './cli';
 export { ENCRYPTION_KEY, n8nEnv, type N8nEnvOptions } from './env';
 export { importCredentials, importWorkflow, type Credential } from './imports';
-export { N8N_BIN, N8N_CACHE_ROOT, N8N_HOME, N8N_MAJOR, N8N_NODE, N8N_VERSION, NODE_HOME, NODE_VERSION, ensureN8n, n8nInstalled } from './runtime';
+export {
+	N8N_BIN,
+	N8N_CACHE_ROOT,
+	N8N_HOME,
+	N8N_MAJOR,
+	N8N_NODE,
+	N8N_VERSION,
+	NODE_HOME,
+	NODE_VERSION,
+	ensureN8n,
+	n8nInstalled,
+} from './runtime';
 export { buildStamp, treeHash } from './stamp';
 export { newState, packAndInstall, removeState, removeTemplate } from './state';

