@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
-import { textBatch } from '../../shared/text/paid';
+import { textOperation } from '../../shared/text/paid';
 import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
 import { itemImages, withChatImages } from '../../shared/text/images';
@@ -16,7 +16,7 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 	return runPaidBatch(
 		ctx,
 		transport,
-		textBatch(ctx, transport, 'chat', async (i, extraBody) => {
+		textOperation(ctx, transport, 'chat', async (i, extraBody) => {
 			const messages =
 				ctx.getNodeParameter('messagesFrom', i, 'ui') === 'json'
 					? messagesFromJson(ctx.getNodeParameter('messagesJson', i), 'Messages JSON')

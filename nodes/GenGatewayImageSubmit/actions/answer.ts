@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { exitOf } from '../../shared/exit';
-import type { PaidBatch } from '../../shared/runners/paid';
+import type { PaidOperation } from '../../shared/runners/paid';
 import { completedItem, submittedItem, uncertainItem, userFields } from '../../shared/items/shapes';
 import { failure, type PaidFailure } from '../../shared/runners/failures';
 import { ResultInvalidError, storeImageResult } from '../../shared/media/store';
@@ -92,11 +92,11 @@ function uncertainJson(
 	);
 }
 
-export function imageBatch(
+export function imageOperation(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
 	o: { asTool: boolean; binaryProperty: string },
-): PaidBatch<PreparedImage, ImageAnswer> {
+): PaidOperation<PreparedImage, ImageAnswer> {
 	let waiter: WaitAndEmit | undefined;
 	let partialHinted = false;
 	const prop = (k: number) => (k ? `${o.binaryProperty}_${k}` : o.binaryProperty);

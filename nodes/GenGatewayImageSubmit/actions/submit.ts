@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { imageBatch } from './answer';
+import { imageOperation } from './answer';
 import type { ImageSubmitOptions } from './input';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { readConcurrency, usable } from '../../shared/runners/options';
@@ -16,7 +16,7 @@ export async function submitImages(ctx: IExecuteFunctions): Promise<INodeExecuti
 	return runPaidBatch(
 		ctx,
 		transport,
-		imageBatch(ctx, transport, { asTool, binaryProperty: o.binaryPropertyName || 'data' }),
+		imageOperation(ctx, transport, { asTool, binaryProperty: o.binaryPropertyName || 'data' }),
 		{
 			maxConcurrency: readConcurrency(o.maxConcurrency),
 			refusalWindowMs: transport.timeouts.submit,

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidBatch } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
-import { textBatch } from '../../shared/text/paid';
+import { textOperation } from '../../shared/text/paid';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
 import { itemImages, withResponsesImages } from '../../shared/text/images';
 import { readModel } from '../../shared/ui';
@@ -14,7 +14,7 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 	return runPaidBatch(
 		ctx,
 		transport,
-		textBatch(ctx, transport, 'responses', async (i, extraBody) => {
+		textOperation(ctx, transport, 'responses', async (i, extraBody) => {
 			const model = readModel(ctx, i);
 			const input = withResponsesImages(
 				ctx.getNodeParameter('input', i, ''),

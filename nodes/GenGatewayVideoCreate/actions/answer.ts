@@ -1,7 +1,7 @@
 /** Video Create's part of the item pipeline: read and check an item, create the task once, shape the output item. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { exitOf } from '../../shared/exit';
-import type { PaidBatch } from '../../shared/runners/paid';
+import type { PaidOperation } from '../../shared/runners/paid';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
 import {
 	readVideoRequest,
@@ -37,10 +37,10 @@ function deltaVideoEstimate(
 /** the longest an AI agent's call of the tool waits for its video */
 export const TOOL_VIDEO_WAIT_MINUTES = 10;
 
-export function videoBatch(
+export function videoOperation(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
-): PaidBatch<VideoRequest, SubmitOutcome> {
+): PaidOperation<VideoRequest, SubmitOutcome> {
 	const origin = videoOrigin(transport);
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	let waiter: WaitAndEmit | undefined;

@@ -51,7 +51,7 @@ import {
 } from './ledger';
 import { isCancellation, sendPaid, SpentError } from './send';
 
-export interface PaidBatch<P, S> {
+export interface PaidOperation<P, S> {
 	/** reads and checks item `i` (parameters, expressions, binaries, rules); sends nothing; throws what is wrong */
 	prepare(i: number): Promise<P>;
 	/** after every item was checked, before the first paid request (e.g. hints about the items) */
@@ -99,7 +99,7 @@ interface Checked<P> {
 /** check: every item and its money options; a bad money option refuses the whole batch, naming the item. */
 async function check<P, S>(
 	ctx: IExecuteFunctions,
-	batch: PaidBatch<P, S>,
+	op: PaidOperation<P, S>,
 	mode: ErrorMode,
 	results: Result[],
 ): Promise<Checked<P>> {
@@ -119,7 +119,7 @@ async function check<P, S>(
 	for (let i = 0; i < n; i++) {
 		try {
 			if (moneyError) throw withItem(moneyError.err, moneyError.i, i);
-			prepared[i] = await batch.prepare(i);
+			prepared[i] = await op.prepare(i);
 		} catch (err) {
 			if (mode === 'stop') throw exitOf(ctx).error(err, i);
 			results[i] = failure(err, 'validation', false);
@@ -152,7 +152,7 @@ function withItem(err: unknown, at: number, i: number): Error {
 export async function runPaidBatch<P, S>(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
-	batch: PaidBatch<P, S>,
+	op: PaidOperation<P, S>,
 	opts: BatchOptions,
 ): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
@@ -167,7 +167,7 @@ export async function runPaidBatch<P, S>(
 	});
 
 	// check
-	const { prepared, money } = await check(ctx, batch, mode, results);
+	const { prepared, money } = await check(ctx, op, mode, results);
 	const quoteOnly = opts.quoteOnly ?? items.some((_, i) => optionOf(ctx, i, 'quoteOnly') === true);
 	const ledger = node.retryOnFail === true ? callLedger<S>(executionSignal(ctx)) : undefined;
 	const spend = new ExecutionSpend(ctx);
@@ -179,7 +179,7 @@ export async function runPaidBatch<P, S>(
 	const priceAll = (prices: Prices) =>
 		(quotes = quotesFor(
 			prepared.map((p, i) =>
-				p === undefined ? undefined : { priced: batch.pricedAs(p), group: money[i]?.group ?? {} },
+				p === undefined ? undefined : { priced: op.pricedAs(p), group: money[i]?.group ?? {} },
 			),
 			prices,
 		));
@@ -208,14 +208,14 @@ export async function runPaidBatch<P, S>(
 			if (mode === 'stop') throw exit.error(refused, 0);
 			prepared.forEach((p, i) => {
 				if (p !== undefined)
-					results[i] = failure(refused, 'budget', false, { fields: batch.quoteFields?.(p) });
+					results[i] = failure(refused, 'budget', false, { fields: op.quoteFields?.(p) });
 			});
 			prepared.fill(undefined);
 		} else if (quoteOnly) {
-			return [quoteItems(ctx, mode, prepared, quotes, results, prices, batch)];
+			return [quoteItems(ctx, mode, prepared, quotes, results, prices, op)];
 		}
 	}
-	if (anyToSend()) await batch.beforeSend?.(prepared);
+	if (anyToSend()) await op.beforeSend?.(prepared);
 
 	// send and finish
 	const window = new AdaptiveLimit(
@@ -231,7 +231,7 @@ export async function runPaidBatch<P, S>(
 		if (entry === undefined) {
 			try {
 				entry = {
-					sent: await sendPaid(() => batch.send(p, i), {
+					sent: await sendPaid(() => op.send(p, i), {
 						refusalWindowMs: opts.refusalWindowMs,
 						sleep: (ms) => transport.sleep(ms),
 						window,
@@ -240,7 +240,7 @@ export async function runPaidBatch<P, S>(
 			} catch (err) {
 				if (!(err instanceof SpentError)) {
 					if (isCancellation(err, transport.signal)) throw err;
-					results[i] = failure(err, 'submit', false, { fields: batch.quoteFields?.(p) });
+					results[i] = failure(err, 'submit', false, { fields: op.quoteFields?.(p) });
 					return;
 				}
 				entry = { lost: err.cause };
@@ -249,7 +249,7 @@ export async function runPaidBatch<P, S>(
 		}
 		answers[i] = entry;
 		spent = true;
-		results[i] = await finishItem(batch, p, entry, i, transport);
+		results[i] = await finishItem(op, p, entry, i, transport);
 	};
 	await Promise.all(items.map((_, i) => runItem(i)));
 
@@ -257,7 +257,7 @@ export async function runPaidBatch<P, S>(
 	if (spent) {
 		const prices = await pricing;
 		if (!quotes.length) priceAll(prices);
-		recordCosts(ctx, spend, results, answers, quotes, prices, batch, place);
+		recordCosts(ctx, spend, results, answers, quotes, prices, op, place);
 	}
 
 	// emit
@@ -300,7 +300,7 @@ function quoteItems<P, S>(
 	quotes: Array<Quote | undefined>,
 	results: Result[],
 	prices: Prices,
-	batch: PaidBatch<P, S>,
+	op: PaidOperation<P, S>,
 ): INodeExecutionData[] {
 	const exit = exitOf(ctx);
 	const figures = prepared.map((p, i) =>
@@ -317,7 +317,7 @@ function quoteItems<P, S>(
 			return isFailure(r) ? failureItem(ctx, r, i, mode, false) : { ...r, pairedItem: { item: i } };
 		return {
 			json: quotedItem({
-				...(batch.quoteFields?.(p) ?? {}),
+				...(op.quoteFields?.(p) ?? {}),
 				cost: costJsonOf(figures[i]!, prices.display),
 			}),
 			pairedItem: { item: i },
@@ -327,7 +327,7 @@ function quoteItems<P, S>(
 
 /** finish: the answer into the item; an exception after the request left is an unknown outcome, never a resend. */
 async function finishItem<P, S>(
-	batch: PaidBatch<P, S>,
+	op: PaidOperation<P, S>,
 	p: P,
 	entry: LedgerEntry<S>,
 	i: number,
@@ -338,18 +338,18 @@ async function finishItem<P, S>(
 		const reason = entry.lost instanceof Error ? entry.lost.message : String(entry.lost);
 		return {
 			json: uncertainItem(
-				{ task_id: null, ...(batch.quoteFields?.(p) ?? {}) },
+				{ task_id: null, ...(op.quoteFields?.(p) ?? {}) },
 				`the request left and then failed: ${reason}`,
 			),
 		};
 	}
 	try {
-		return await batch.finish(p, entry.sent, i);
+		return await op.finish(p, entry.sent, i);
 	} catch (err) {
 		if (isCancellation(err, transport.signal)) throw err;
 		let taskId: string | undefined;
 		try {
-			taskId = batch.taskIdOf?.(entry.sent);
+			taskId = op.taskIdOf?.(entry.sent);
 		} catch {
 			taskId = undefined;
 		}
@@ -365,7 +365,7 @@ function recordCosts<P, S>(
 	answers: Array<LedgerEntry<S> | undefined>,
 	quotes: Array<Quote | undefined>,
 	prices: Prices,
-	batch: PaidBatch<P, S>,
+	op: PaidOperation<P, S>,
 	place: (i: number) => Place,
 ): void {
 	const entries: Array<[string, SpendEntry]> = [];
@@ -377,8 +377,8 @@ function recordCosts<P, S>(
 		let usage: TokenCount | undefined;
 		let key: string | undefined;
 		try {
-			usage = 'sent' in entry ? batch.usageOf?.(entry.sent) : undefined;
-			key = 'sent' in entry ? batch.spendKeyOf?.(entry.sent) : undefined;
+			usage = 'sent' in entry ? op.usageOf?.(entry.sent) : undefined;
+			key = 'sent' in entry ? op.spendKeyOf?.(entry.sent) : undefined;
 		} catch {
 			usage = undefined;
 		}

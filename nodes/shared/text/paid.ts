@@ -4,7 +4,7 @@
  * to n8n's chat in order. An answer that breaks after the gateway answered 2xx is a failed item, never a throw.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { PaidBatch } from '../runners/paid';
+import type { PaidOperation } from '../runners/paid';
 import { failure } from '../runners/failures';
 import type { GatewayTransport } from '../transport';
 import { readTextOptions } from './description';
@@ -25,7 +25,7 @@ export interface PreparedText {
 }
 
 /** `build` reads the item's own fields (messages or input) into a checked request body. */
-export function textBatch(
+export function textOperation(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
 	kind: TextKind,
@@ -33,7 +33,7 @@ export function textBatch(
 		i: number,
 		extraBody: unknown,
 	) => Promise<{ body: Record<string, unknown>; model: string; schema?: JsonSchemaFormat }>,
-): PaidBatch<PreparedText, TextOutcome> {
+): PaidOperation<PreparedText, TextOutcome> {
 	const endpoint = `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`;
 	return {
 		prepare: async (i) => {
