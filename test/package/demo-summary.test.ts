@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+	capStopProblem,
 	checkWorkflow,
 	crashedAfterRun,
 	itemProblem,
@@ -34,6 +35,25 @@ describe('the demo summary judges each item', () => {
 			itemProblem({ json: { submission_uncertain: true, reason: 'timeout', task_id: 't1' } }),
 		).toBe('submission uncertain: timeout (task t1)');
 		expect(itemProblem({ json: { status: 'completed', task_id: 't2' } })).toBeUndefined();
+	});
+});
+
+describe("the agent-capped step: the agent must be stopped by its Chat Model's cap", () => {
+	it('the refusal of a model turn passes; an answer, another error or a refused batch does not', () => {
+		const refusal =
+			"GenGateway: Max Expected Spend $0.000002 (¤1) refused this model turn before any paid request: this execution's GenGateway calls have spent $0.00057 (¤285), which reached the cap";
+		expect(capStopProblem({ json: { error: refusal } })).toBeUndefined();
+		expect(capStopProblem({ json: { output: 'The result is 84.' } })).toMatch(
+			/expected the agent stopped/,
+		);
+		expect(
+			capStopProblem({ json: { error: 'GenGateway: the gateway is down (HTTP 503)' } }),
+		).toMatch(/expected the agent stopped/);
+		expect(
+			capStopProblem({
+				json: { error: 'Max Expected Spend ¤1 refused the batch before any paid request' },
+			}),
+		).toMatch(/expected the agent stopped/);
 	});
 });
 
