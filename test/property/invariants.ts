@@ -137,9 +137,21 @@ export function untouchedItemsUnharmed(c: RunCase, r: RunResult): string[] {
 	const touched = (i: number) =>
 		ROUTE_CLASSES.some((cls) => cls !== 'meta' && c.script[cls][i].length > 0);
 	const problems: string[] = [];
+	// an input task ID the rule refuses (a generated form of the key with `/`, `+` or `=`): refused before any query
+	const refusedId = (i: number) => {
+		const id = inputTaskId(c, i);
+		return id !== undefined && !TASK_ID_PATTERN.test(id);
+	};
 	for (const o of outputsOf(r)) {
 		if (o.index === undefined || o.index >= c.items || touched(o.index)) continue;
 		const j = o.item.json;
+		if (refusedId(o.index)) {
+			if (j.status !== 'failed' || j.failed_at !== 'validation')
+				problems.push(
+					`[refused-id-not-refused] item ${o.index}'s task ID breaks the rule, yet it did not come out refused: ${JSON.stringify(j).slice(0, 300)}`,
+				);
+			continue;
+		}
 		if (
 			o.output !== 0 ||
 			j.status === 'failed' ||
