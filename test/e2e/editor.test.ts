@@ -8,7 +8,8 @@
  * panel lists Image Submit's two operations as its actions (not its modes); Video Create's Seconds keeps what is typed,
  * says its range, and a Family switch shows that family's first model; Download Result added by hand after Task Wait
  * downloads the image again with its defaults, under Task Wait's file name; Max Expected Spend in the display currency
- * refuses a batch with a message that names no item.
+ * refuses a batch with a message that names no item; an AI Agent run with the Chat Model and the Calculator shows, in the
+ * Chat Model's runs, the tool-call turn (the Calculator call) and the answer turn, each with the cost the gateway charged.
  * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -680,5 +681,136 @@ describe('the n8n editor in Chromium', () => {
 		);
 		expect(message).not.toMatch(/\[item/);
 		expect(sim.log.filter((l) => l.method === 'POST').length).toBe(posts);
+	});
+
+	it("an AI Agent with the GenGateway Chat Model and the Calculator, run from the editor: the Chat Model's run data shows the tool-call turn (the calculator call) and the answer turn, each with its cost", async () => {
+		const MODEL = 'GenGateway Chat Model';
+		const id = await createWorkflow(
+			'agent turns',
+			[
+				{
+					id: 'a1',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'a2',
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3.1,
+					position: [260, 0],
+					parameters: {
+						promptType: 'define',
+						text: 'What is 12 * 7?',
+						options: {
+							systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
+						},
+					},
+				},
+				{
+					id: 'a3',
+					name: MODEL,
+					type: `${PACKAGE_NAME}.lmChatGenGateway`,
+					typeVersion: 1,
+					position: [180, 240],
+					parameters: {
+						model: { __rl: true, mode: 'list', value: 'alpha-chat-4o' },
+						options: { streaming: false, groupName: 'hd' },
+					},
+					credentials: CRED,
+				},
+				{
+					id: 'a4',
+					name: 'Calculator',
+					type: '@n8n/n8n-nodes-langchain.toolCalculator',
+					typeVersion: 1,
+					position: [400, 240],
+					parameters: {},
+				},
+			],
+			{
+				Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+				[MODEL]: { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+				Calculator: { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+			},
+		);
+		const logBefore = sim.log.length;
+		const ledgerBefore = sim.ledger.length;
+		await step('agent-run', async () => {
+			await editor.openWorkflow(id);
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="AI Agent"] [data-test-id="canvas-node-status-success"]',
+				)
+				.waitFor({ timeout: 120_000 });
+			await passed('agent-run');
+		});
+		// what the output panel shows of each of the Chat Model's runs (one per model turn), in its table view
+		const runs = await step('chat-model-turns', async () => {
+			// the run's "executed successfully" toast would cover the panel's lower right
+			const toast = page.locator('.el-notification__closeBtn');
+			if (await toast.first().isVisible()) await toast.first().click();
+			await openNode(MODEL);
+			const output = page.locator('[data-test-id="output-panel"]');
+			await output.locator('[data-test-id="radio-button-table"]').click();
+			const selector = output.locator('[data-test-id="run-selector"]');
+			const shown: Array<{ run: string; text: string }> = [];
+			for (const run of ['1 of 2', '2 of 2']) {
+				await selector.click();
+				await page
+					.locator('[data-test-id="run-selection-option"]:visible', { hasText: run })
+					.click();
+				// the chosen run shows in the selector's (read-only) input
+				const chosen = selector.locator('input');
+				for (let k = 0; k < 20 && (await chosen.inputValue()) !== run; k++)
+					await page.waitForTimeout(250);
+				const data = output.locator('[data-test-id="ndv-data-container"]');
+				await data.getByText('generationInfo').first().waitFor();
+				shown.push({
+					run: await chosen.inputValue(),
+					text: await data.innerText(),
+				});
+				if (run === '1 of 2') {
+					await page.mouse.move(0, 0);
+					await passed('chat-model-tool-call-turn');
+				}
+			}
+			await closeNdv();
+			return shown;
+		});
+		expect(runs.map((r) => r.run)).toEqual(['1 of 2', '2 of 2']);
+		const [toolCall, answer] = runs.map((r) => r.text);
+		// the tool-call turn: no text, the Calculator called with 12 * 7
+		expect(toolCall).toMatch(/tool_calls[\s\S]*name\s*:\s*Calculator\b/);
+		expect(toolCall).toMatch(/args\s*:\s*\{"input":"12 \* 7"\}/);
+		expect(toolCall).not.toContain('The result is 84.');
+		// the answer turn: the text, no tool call
+		expect(answer).toMatch(/text\s*:\s*The result is 84\./);
+		expect(answer).not.toContain('tool_calls');
+		// each turn's cost, as the gateway charged it (quota units at group hd's ratio) and in the display currency
+		const charged = sim.ledger
+			.slice(ledgerBefore)
+			.filter((l) => l.kind === 'charge')
+			.map((l) => l.amount);
+		expect(charged).toHaveLength(2);
+		for (const [i, text] of [toolCall, answer].entries()) {
+			const cost = /cost[\s\S]*?quota\s*:\s*(\d+)[\s\S]*?text\s*:\s*\$[\d.]+ \(¤(\d+)\)/.exec(text);
+			expect({ run: runs[i].run, cost: cost?.[1] }).toEqual({
+				run: runs[i].run,
+				cost: String(charged[i]),
+			});
+			expect(cost![2]).toBe(String(charged[i]));
+			expect(text).toMatch(/group\s*:\s*hd\b/);
+		}
+		expect(
+			sim.log
+				.slice(logBefore)
+				.filter((l) => l.method === 'POST')
+				.map((l) => `${l.path} ${l.status} ${l.model}`),
+		).toEqual(Array(2).fill('/v1/chat/completions 200 alpha-chat-4o'));
 	});
 });
