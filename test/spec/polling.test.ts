@@ -97,6 +97,49 @@ describe('Task Wait polling', () => {
 		20_000,
 	);
 
+	// issue 31.5: "no task is queried more often than once a second", per task, not per item
+	it('four items naming one task: that task is queried once per round and its file downloaded once; every item gets its own output', async () => {
+		const bytes = await png();
+		const seen = new Map<string, number>();
+		gw.on('GET', TASK, (_hit, m) => {
+			const n = (seen.get(m[1]) ?? 0) + 1;
+			seen.set(m[1], n);
+			return n < 3
+				? { json: imageTask(m[1], 'processing', { poll_after_ms: 0 }) }
+				: {
+						json: imageTask(m[1], 'completed', {
+							data: [{ url: `${gw.baseUrl}/files/${m[1]}.png` }],
+						}),
+					};
+		});
+		gw.on('GET', /^\/files\/([^/]+)\.png$/, () => ({
+			body: bytes,
+			headers: { 'content-type': 'image/png' },
+		}));
+		const input = [
+			imageItem('same_1'),
+			imageItem('same_1'),
+			imageItem('other_1'),
+			imageItem('same_1'),
+			imageItem('same_1'),
+		];
+		const r = await runWorkflow({ nodes: [wait()], input, credentials: credsFor(gw) });
+		const out = r.output('Wait', 0);
+		expect(out.map((i) => (i.pairedItem as { item: number }).item)).toEqual([0, 1, 2, 3, 4]);
+		expect(out.map((i) => i.json.task_id)).toEqual([
+			'same_1',
+			'same_1',
+			'other_1',
+			'same_1',
+			'same_1',
+		]);
+		for (const i of out) expect(i.binary?.data?.mimeType).toBe('image/png');
+		// three rounds (processing, processing, completed): three queries of each task, whatever the number of items
+		expect(polls('same_1')).toHaveLength(3);
+		expect(polls('other_1')).toHaveLength(3);
+		expect(gw.hits('GET', /^\/files\/same_1\.png$/)).toHaveLength(1);
+	}, 30_000);
+
 	it('the deadline counts from the first wait and is carried across Still Running loops', async () => {
 		gw.on('GET', TASK, (_hit, m) => ({ json: imageTask(m[1], 'processing') }));
 		// overall deadline 3 s, each execution hands back Still Running after at most 2 s
