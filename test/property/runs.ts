@@ -148,6 +148,8 @@ export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
 
 const SHORT_SUBMIT = { submitTimeoutMs: 2500 };
 const SHORT_TEXT = { timeoutMs: 3000, idleTimeoutMs: 1000, maxDurationMs: 4000 };
+/** Download Result looking a task up: Wait for an Unfinished Task short like every other bound here (default 30 s) */
+const SHORT_LOOKUP = { waitSeconds: 2 };
 
 export function buildNode(c: RunCase): TestNode {
 	const base = {
@@ -241,9 +243,9 @@ export function buildNode(c: RunCase): TestNode {
 		case 'download': {
 			const params: IDataObject =
 				n.source === 'imageTask'
-					? { source: 'imageTask', task: '={{ $json }}' }
+					? { source: 'imageTask', task: '={{ $json }}', options: SHORT_LOOKUP }
 					: n.source === 'videoTask'
-						? { source: 'videoTask', taskId: '={{ $json.task_id }}' }
+						? { source: 'videoTask', taskId: '={{ $json.task_id }}', options: SHORT_LOOKUP }
 						: {
 								source: 'url',
 								url: '={{ $json.url }}',
