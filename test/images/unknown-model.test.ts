@@ -5,7 +5,7 @@
  */
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { json, scriptedServer, type ScriptedServer } from '../invariants/scripted-server';
+import { json, scriptedServer, type ScriptedServer } from '../harness/scripted-server';
 import { model } from './fixtures';
 
 let server: ScriptedServer;

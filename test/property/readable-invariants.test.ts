@@ -17,7 +17,7 @@ import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { model } from '../images/fixtures';
-import { json, scriptedServer, type ScriptedServer } from './scripted-server';
+import { json, scriptedServer, type ScriptedServer } from '../harness/scripted-server';
 import { atRealTime } from '../time-scale';
 
 const KEY = 'sk-example-KEY-4f9a2c7e1b';

@@ -14,7 +14,7 @@ import { createTransport } from '../../nodes/shared/credentials';
 import { runNode } from '../../nodes/shared/exit';
 import { runPaidBatch } from '../../nodes/shared/runners/paid';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { json, scriptedServer, type ScriptedServer } from './scripted-server';
+import { json, scriptedServer, type ScriptedServer } from '../harness/scripted-server';
 
 type Step = 'throw-after-send' | 'throw-before-send' | 'plain';
 
