@@ -7,7 +7,7 @@
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
-import { model } from '../images/fixtures';
+import { model } from '../harness/inputs';
 import {
 	chat,
 	cost,

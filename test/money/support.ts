@@ -7,7 +7,7 @@ import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayR
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import type { RunResult, TestNode } from '../harness/workflow';
-import { model } from '../images/fixtures';
+import { model } from '../harness/inputs';
 
 type Params = Record<string, unknown>;
 type Extra = Partial<TestNode>;

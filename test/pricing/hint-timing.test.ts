@@ -8,7 +8,7 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
-import { model } from '../images/fixtures';
+import { model } from '../harness/inputs';
 
 /** how long the price list hangs: well under the hint's budget (8 s), so the hint still comes */
 const HANG_MS = 2500;

@@ -16,7 +16,7 @@ import { MAX_PARTIAL_TEXT_CHARS } from '../../nodes/shared/text/sse';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
-import { model } from '../images/fixtures';
+import { model } from '../harness/inputs';
 import { json, scriptedServer, type ScriptedServer } from '../harness/scripted-server';
 import { atRealTime } from '../time-scale';
 

@@ -417,7 +417,7 @@ export function expectRow(row: Row, sc: Scenario): void {
 	expect(row.outcome).toMatch(sc.outcome);
 	if (boundSeconds(sc)) expect(typeof row.deadlineOverrunMs).toBe('number');
 	expect(row.memoryMiB).toBeLessThan(MEMORY_BOUND_MIB);
-	// the floor on this process's clock: 1 s in a real n8n, scaled in the unit phase (where test/pipeline/poller.test.ts proves the real 1 s)
+	// the floor on this process's clock: 1 s in a real n8n, scaled in the unit phase (where test/tasks/poller.test.ts proves the real 1 s)
 	if (sc.pollFloor) expect(row.minPollGapMs).toBeGreaterThanOrEqual(900 * timeScale());
 }
 

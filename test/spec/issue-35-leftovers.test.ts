@@ -1,6 +1,6 @@
 /**
  * Issue 35, bullet 6: what a new user still met in n8n 2.41.1's editor, each fixed or, where deliberate, said where the
- * user sees it. (The @图片1 placeholder and gamma's "4 (Unconfirmed Upstream)": test/video/form-rule.test.ts; Pricing's
+ * user sees it. (The @图片1 placeholder and gamma's "4 (Unconfirmed Upstream)": test/video-create/form-rule.test.ts; Pricing's
  * hint on every run: test/pricing/node.test.ts.)
  */
 import { readFileSync } from 'node:fs';

@@ -8,7 +8,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
-import { makeImageBytes } from '../images/fixtures';
+import { makeImageBytes } from '../harness/inputs';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 
 let sim: Simulator;

@@ -10,7 +10,7 @@ import { GatewayTransport } from '../../nodes/shared/transport';
 import { parseOrThrow } from '../../nodes/shared/validate';
 import { buildGammaForm } from '../../nodes/GenGatewayVideoCreate/actions/body';
 import { deltaSchema, gammaSchema } from '../../nodes/GenGatewayVideoCreate/actions/schemas';
-import { makeImageBytes } from '../images/fixtures';
+import { makeImageBytes } from '../harness/inputs';
 
 type Obj = Record<string, unknown>;
 let sim: Simulator;

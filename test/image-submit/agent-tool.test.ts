@@ -7,7 +7,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { asTool, cleanupBinaryData, runWorkflow } from '../harness/workflow';
-import { model } from './fixtures';
+import { model } from '../harness/inputs';
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workf
 import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { cleanupBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
-import { model } from '../images/fixtures';
+import { model } from '../harness/inputs';
 import { RecordingProxy } from '../property/money-proxy';
 
 let sim: Simulator;

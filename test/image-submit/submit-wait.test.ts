@@ -3,7 +3,7 @@ import { startSimulator, type Simulator } from '../../simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { makeImageBytes, model } from './fixtures';
+import { makeImageBytes, model } from '../harness/inputs';
 
 let sim: Simulator;
 beforeAll(async () => {

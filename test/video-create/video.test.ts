@@ -5,7 +5,7 @@ import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/G
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { searchVideoModels } from '../../nodes/shared/methods/listSearch';
-import { makeImageBytes } from '../images/fixtures';
+import { makeImageBytes } from '../harness/inputs';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { atRealTime } from '../time-scale';
 

@@ -10,7 +10,7 @@ import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/G
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { model } from '../images/fixtures';
+import { model } from '../harness/inputs';
 import { atRealTime } from '../time-scale';
 
 type SimOptions = NonNullable<Parameters<typeof startSimulator>[0]> & Record<string, unknown>;

@@ -14,7 +14,7 @@ function runFixture(withSetup: boolean): { status: number | null; output: string
 		rootDir: ROOT,
 		testEnvironment: 'node',
 		transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-		testMatch: ['<rootDir>/test/hostile/fixtures/late-error.fixture.ts'],
+		testMatch: ['<rootDir>/test/harness/fixtures/late-error.fixture.ts'],
 		setupFilesAfterEnv: withSetup ? ['<rootDir>/test/setup-unhandled.ts'] : [],
 	};
 	const run = spawnSync(

@@ -6,7 +6,7 @@
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { json, scriptedServer, type ScriptedServer } from '../harness/scripted-server';
-import { model } from './fixtures';
+import { model } from '../harness/inputs';
 
 let server: ScriptedServer;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/G
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { asTool, cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { model } from './fixtures';
+import { model } from '../harness/inputs';
 
 let sim: Simulator;
 beforeAll(async () => {
