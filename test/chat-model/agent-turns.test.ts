@@ -3,17 +3,12 @@
  * language model over HTTP: tool calls plain and streamed, chat completions and responses, several calls in one
  * turn, tool results sent back, the gateway's usage (never an estimate), exactly one POST per model turn.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { CALCULATOR, joinStream, supplyModel, type LcMessage, type LcModel } from './support';
 
 jest.setTimeout(30_000);
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 }, { reset: true });
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const posts = () => sim.log.filter((l) => l.method === 'POST');

@@ -5,7 +5,7 @@
  * the HTTP status and advice; tool-call arguments empty, as an object, or split oddly; the model list; the
  * clear message on a host without the SDK; the request body.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
 import { atRealTime } from '../time-scale';
 import { GatewayChatCore } from '../../nodes/LmChatGenGateway/model/model';
@@ -17,12 +17,7 @@ import { CALCULATOR, joinStream, supplyModel, type LcMessage } from './support';
 
 jest.setTimeout(30_000);
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 }, { reset: true });
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const posts = () => sim.log.filter((l) => l.method === 'POST');

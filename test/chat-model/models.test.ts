@@ -7,7 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import sharp from 'sharp';
-import { startSimulator, type Simulator } from '../../simulator';
+import { startSimulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import {
 	CALCULATOR,
 	joinStream,
@@ -19,12 +20,11 @@ import {
 
 jest.setTimeout(60_000);
 
-let sim: Simulator;
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 });
 let png: Buffer;
 let images: Server;
 let imageBase = '';
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
 	png = await sharp({
 		create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 40, b: 40 } },
 	})
@@ -38,7 +38,6 @@ beforeAll(async () => {
 	imageBase = `http://127.0.0.1:${(images.address() as { port: number }).port}`;
 });
 afterAll(async () => {
-	await sim.stop();
 	await new Promise((r) => images.close(r));
 });
 beforeEach(() => sim.reset());

@@ -5,18 +5,13 @@
  * the execution spent plus what the turn can cost. Through n8n's SDK adapter (what the AI Agent holds), over HTTP
  * against the simulator; every figure checked against what the simulator charged.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { ExecutionSpend } from '../../nodes/shared/money/record';
 import { CALCULATOR, customDataStore, supplyModel, type SupplyPlace } from './support';
 
 jest.setTimeout(30_000);
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 }, { reset: true });
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const posts = () => sim.log.filter((l) => l.method === 'POST');

@@ -5,7 +5,8 @@
  * ID of either kind. Files keep the names the first download gave them. In n8n (in-process) against the simulator.
  */
 import { imageSize } from 'image-size';
-import { startSimulator, type Simulator } from '../../simulator';
+import { startSimulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
@@ -13,20 +14,18 @@ import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGate
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { model } from '../harness/inputs';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 60,
 		pollAfterMs: 30,
 		videoLatencyMs: 60,
-	});
-});
+	},
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 const creds = (s = sim) => ({ apiKey: s.keys.demo, baseUrl: s.baseUrl });
 
 const submit = (p: Record<string, unknown> = {}): TestNode => ({

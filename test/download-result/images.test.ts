@@ -1,19 +1,14 @@
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { asTool, cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { model } from '../harness/inputs';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 30 });
-});
+const sim = useSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 30 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 
 async function finishedTask(n = 1): Promise<Record<string, unknown>> {

@@ -3,26 +3,24 @@
  * bounded, and return what an agent can use: the images' addresses, types and real pixel sizes (no binary), the
  * video's address. A task ID alone is of no use to an agent.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { asTool, cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { model } from '../harness/inputs';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 300,
 		pollAfterMs: 40,
 		videoLatencyMs: 300,
-	});
-});
+	},
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 
 describe('as an AI-agent tool', () => {

@@ -1,19 +1,18 @@
 import { imageSize } from 'image-size';
-import { startSimulator, type Simulator } from '../../simulator';
+import { startSimulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { makeImageBytes, model } from '../harness/inputs';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 150, pollAfterMs: 40, seed: 2 });
-});
+const sim = useSimulator(
+	{ quiet: true, taskLatencyMs: 150, pollAfterMs: 40, seed: 2 },
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const submit = (parameters: Record<string, unknown>, extra: Partial<TestNode> = {}): TestNode => ({

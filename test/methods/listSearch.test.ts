@@ -1,14 +1,10 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { familyOf, isRetired } from '../../nodes/shared/models';
 import { modelSearch } from '../../nodes/shared/methods/listSearch';
 
 describe('model pickers (resource locator list search) fed by GET /v1/models', () => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true });
-	});
-	afterAll(() => sim.stop());
+	const sim = useSimulator({ quiet: true });
 	const ctx = (apiKey: string) =>
 		({
 			getCredentials: async () => ({ apiKey, baseUrl: `${sim.baseUrl}/v1` }),

@@ -4,7 +4,7 @@
  * settled delta fee. In-process n8n (WorkflowExecute) against the simulator over real HTTP; every figure is checked
  * against what the simulator charged or against the Pricing node.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { model } from '../harness/inputs';
@@ -23,19 +23,15 @@ import {
 	taskWait,
 } from './support';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
-		quiet: true,
-		taskLatencyMs: 100,
-		pollAfterMs: 40,
-		videoLatencyMs: 150,
-		syncLatencyMs: 10,
-		seed: 3,
-	});
+const sim = useSimulator({
+	quiet: true,
+	taskLatencyMs: 100,
+	pollAfterMs: 40,
+	videoLatencyMs: 150,
+	syncLatencyMs: 10,
+	seed: 3,
 });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
 beforeEach(() => {

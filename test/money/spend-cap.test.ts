@@ -12,7 +12,7 @@ import {
 	type INodeTypeDescription,
 	type IWorkflowExecutionCustomData,
 } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import {
 	chat,
@@ -28,19 +28,15 @@ import {
 	responses,
 } from './support';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
-		quiet: true,
-		taskLatencyMs: 100,
-		pollAfterMs: 40,
-		videoLatencyMs: 150,
-		syncLatencyMs: 10,
-		seed: 4,
-	});
+const sim = useSimulator({
+	quiet: true,
+	taskLatencyMs: 100,
+	pollAfterMs: 40,
+	videoLatencyMs: 150,
+	syncLatencyMs: 10,
+	seed: 4,
 });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
 beforeEach(() => {

@@ -5,7 +5,7 @@
  * workflow is skipped with the reason. The two capped Image Submit nodes of the planned workflow then run in n8n
  * (in-process) against a simulator publishing another gateway's groups: the first batch is paid, the second refused.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { budgetForGateway, planBudget } from '../../scripts/demo/budget';
 import { loadExample } from '../../scripts/demo/workflows';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
@@ -15,12 +15,8 @@ import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 type Node = { name: string; type: string; parameters: Record<string, unknown> };
 type Workflow = { nodes: Node[] };
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 30 });
-});
+const sim = useSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 30 });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
 beforeEach(() => sim.resetPricing());

@@ -3,7 +3,7 @@
  * hanging, the paid POST of Image Submit and of Video Create still leaves at once, and the hint still arrives (the
  * one price look-up of the package, once per execution, within its budget).
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
@@ -13,15 +13,10 @@ import { model } from '../harness/inputs';
 /** how long the price list hangs: well under the hint's budget (8 s), so the hint still comes */
 const HANG_MS = 2500;
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, seed: 5 });
-});
+const sim = useSimulator({ quiet: true, seed: 5 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const hintsOf = (r: RunResult, node: string) =>

@@ -1,6 +1,6 @@
 /** GenGateway Pricing as a node in workflows, against the simulator over real HTTP. */
 import type { INodeExecutionData } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { modelsForGroup, MODELS } from '../../simulator/catalog/models';
 import { GenGatewayPricing } from '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
@@ -10,12 +10,8 @@ import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, videoLatencyMs: 150, seed: 5 });
-});
+const sim = useSimulator({ quiet: true, videoLatencyMs: 150, seed: 5 });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
 beforeEach(() => {

@@ -5,7 +5,7 @@
  * rules across fields and binaries, reference addresses, and two body rules reached through the fields a user fills.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { readFileSync } from 'node:fs';
@@ -27,15 +27,10 @@ import {
 } from './corpus';
 import { checkMessages } from './schemaChecks';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true });
-});
+const sim = useSimulator({ quiet: true }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 /** the simulator's demo key (the credential's), for the key-in-the-URL rows */
 const KEY = 'sk-sim-demo-0000000000000000';

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeExecutionData } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
@@ -39,16 +39,15 @@ import {
 
 jest.setTimeout(300_000);
 
-let sim: Simulator;
+const sim = useSimulator({
+	quiet: true,
+	taskLatencyMs: TASK_LATENCY_MS,
+	pollAfterMs: POLL_MS,
+	videoLatencyMs: 300,
+	videoBytes: 200_000,
+});
 const rows: Row[] = [];
 beforeAll(async () => {
-	sim = await startSimulator({
-		quiet: true,
-		taskLatencyMs: TASK_LATENCY_MS,
-		pollAfterMs: POLL_MS,
-		videoLatencyMs: 300,
-		videoBytes: 200_000,
-	});
 	// one plain run first, so the first row's memory is not the loading of n8n-core and the nodes
 	await runWorkflow({
 		nodes: [submitNode(SCENARIOS[0]), waitNode(SCENARIOS[0])],
@@ -57,7 +56,6 @@ beforeAll(async () => {
 	});
 });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 	const table = renderTable(rows);
 	mkdirSync(join(__dirname, '../../out'), { recursive: true });

@@ -9,22 +9,20 @@
  *   answered first): 2 POSTs, and each item's failure names the task its own prompt created.
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { cleanupBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
 import { model } from '../harness/inputs';
 import { RecordingProxy } from '../property/money-proxy';
 
-let sim: Simulator;
+const sim = useSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 20, syncLatencyMs: 1 });
 const proxy = new RecordingProxy();
 let base: string;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 60, pollAfterMs: 20, syncLatencyMs: 1 });
 	base = await proxy.start(sim.baseUrl);
 });
 afterAll(async () => {
 	await proxy.stop();
-	await sim.stop();
 	cleanupBinaryData();
 });
 beforeEach(() => {

@@ -5,7 +5,8 @@
  * accepted item's task ID or answer must be in the output, and nothing that spent money may fail the node.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { startSimulator, type FaultSpec, type Simulator } from '../../simulator';
+import { type FaultSpec } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
@@ -14,21 +15,19 @@ import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '.
 import { model } from '../harness/inputs';
 import { atRealTime } from '../time-scale';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 150,
 		pollAfterMs: 40,
 		videoLatencyMs: 200,
 		syncLatencyMs: 10,
-	});
-});
+	},
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 type Setting = NonNullable<TestNode['onError']>;
 const SETTINGS: Setting[] = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'];

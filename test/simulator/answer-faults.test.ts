@@ -1,20 +1,18 @@
 /** Hostile JSON and stream answers: oversize JSON, the caller's key echoed back, huge indexes, stalled and endless streams, bad poll_after_ms. */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { client, sleep } from './client';
 import { readWire } from './wire';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 30,
 		videoLatencyMs: 30,
 		syncLatencyMs: 0,
 		pollAfterMs: 40,
-	});
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+	},
+	{ reset: true },
+);
 const { call, gen, delta, untilDone, videoDone } = client(() => sim);
 const auth = () => ({ authorization: `Bearer ${sim.keys.demo}` });
 const post = (path: string, json: unknown) =>

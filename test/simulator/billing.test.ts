@@ -5,20 +5,16 @@
  * request. Expected amounts are computed here from the README's formulas, not read from the simulator's code.
  */
 import { request } from 'undici';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { client } from './client';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
-		quiet: true,
-		taskLatencyMs: 60,
-		pollAfterMs: 20,
-		videoLatencyMs: 80,
-		syncLatencyMs: 1,
-	});
+const sim = useSimulator({
+	quiet: true,
+	taskLatencyMs: 60,
+	pollAfterMs: 20,
+	videoLatencyMs: 80,
+	syncLatencyMs: 1,
 });
-afterAll(() => sim.stop());
 beforeEach(() => {
 	sim.reset();
 	sim.resetPricing();

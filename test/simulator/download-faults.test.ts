@@ -1,23 +1,21 @@
 /** Download faults on the result host (`/r/`, `/v/`) and video `/content`: what the wire carries. */
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { client } from './client';
 import { readWire } from './wire';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 10,
 		videoLatencyMs: 10,
 		syncLatencyMs: 0,
 		videoBytes: 300_000,
 		imageFormat: 'png',
-	});
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+	},
+	{ reset: true },
+);
 const { call, gen, delta, videoDone } = client(() => sim);
 
 const decodable = (buf: Buffer) =>

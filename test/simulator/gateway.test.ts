@@ -2,20 +2,19 @@
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { FormData, request } from 'undici';
-import { startSimulator, type Simulator } from '../../simulator';
+import { startSimulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 100,
 		pollAfterMs: 50,
 		videoLatencyMs: 150,
 		seed: 1,
-	});
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+	},
+	{ reset: true },
+);
 
 interface Call {
 	key?: string | null;

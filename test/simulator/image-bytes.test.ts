@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { encodeCount } from '../../simulator/media/images';
 import { client } from './client';
 
@@ -60,17 +60,13 @@ async function decodes(buf: Buffer, width: number, height: number): Promise<void
 }
 
 describe.each(['png', 'jpeg', 'webp'] as const)('imageBytes with %s results', (format) => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({
-			quiet: true,
-			taskLatencyMs: 10,
-			syncLatencyMs: 0,
-			imageBytes: 300_001,
-			imageFormat: format,
-		});
+	const sim = useSimulator({
+		quiet: true,
+		taskLatencyMs: 10,
+		syncLatencyMs: 0,
+		imageBytes: 300_001,
+		imageFormat: format,
 	});
-	afterAll(() => sim.stop());
 	const c = client(() => sim);
 	const { untilDone, fetchResult, call } = c;
 	const gen = (json: Record<string, unknown>, path?: string) =>
@@ -118,16 +114,12 @@ describe.each(['png', 'jpeg', 'webp'] as const)('imageBytes with %s results', (f
 });
 
 describe('imageBytes at scale', () => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({
-			quiet: true,
-			syncLatencyMs: 0,
-			imageBytes: 1_500_000,
-			imageFormat: 'png',
-		});
+	const sim = useSimulator({
+		quiet: true,
+		syncLatencyMs: 0,
+		imageBytes: 1_500_000,
+		imageFormat: 'png',
 	});
-	afterAll(() => sim.stop());
 	const { gen, fetchResult } = client(() => sim);
 
 	it('500 results of 1.5 MB: one encode, each result unique', async () => {

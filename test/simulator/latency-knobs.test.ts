@@ -1,20 +1,16 @@
 /** Realistic-latency knobs: submit latency, result time to first byte, per-connection bandwidth, the submit concurrency limit. */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { client, sleep } from './client';
 import { readWire } from './wire';
 
 describe('submitLatencyMs', () => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({
-			quiet: true,
-			taskLatencyMs: 10,
-			videoLatencyMs: 10,
-			syncLatencyMs: 0,
-			submitLatencyMs: 400,
-		});
+	const sim = useSimulator({
+		quiet: true,
+		taskLatencyMs: 10,
+		videoLatencyMs: 10,
+		syncLatencyMs: 0,
+		submitLatencyMs: 400,
 	});
-	afterAll(() => sim.stop());
 	const { call, gen, delta } = client(() => sim);
 
 	it('every task-creating or generating request answers only after the delay; queries and lists do not wait', async () => {
@@ -51,21 +47,17 @@ describe('submitLatencyMs', () => {
 });
 
 describe('resultTtfbMs and resultBandwidth', () => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({
-			quiet: true,
-			taskLatencyMs: 10,
-			videoLatencyMs: 10,
-			syncLatencyMs: 0,
-			resultTtfbMs: 300,
-			resultBandwidth: 400_000,
-			imageBytes: 400_000,
-			videoBytes: 400_000,
-			imageFormat: 'png',
-		});
+	const sim = useSimulator({
+		quiet: true,
+		taskLatencyMs: 10,
+		videoLatencyMs: 10,
+		syncLatencyMs: 0,
+		resultTtfbMs: 300,
+		resultBandwidth: 400_000,
+		imageBytes: 400_000,
+		videoBytes: 400_000,
+		imageFormat: 'png',
 	});
-	afterAll(() => sim.stop());
 	const { gen, delta, videoDone } = client(() => sim);
 
 	it('the result host waits before the first byte, then paces the download to the bandwidth', async () => {
@@ -104,9 +96,8 @@ describe('resultTtfbMs and resultBandwidth', () => {
 });
 
 describe('maxConcurrentSubmits', () => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({
+	const sim = useSimulator(
+		{
 			quiet: true,
 			taskLatencyMs: 10,
 			videoLatencyMs: 10,
@@ -114,10 +105,9 @@ describe('maxConcurrentSubmits', () => {
 			submitLatencyMs: 500,
 			maxConcurrentSubmits: 4,
 			submitRetryAfterSec: 7,
-		});
-	});
-	afterAll(() => sim.stop());
-	beforeEach(() => sim.reset());
+		},
+		{ reset: true },
+	);
 	const { call, gen, delta } = client(() => sim);
 
 	it('beyond the limit, POSTs are refused at once with 429 and Retry-After, creating and charging nothing', async () => {

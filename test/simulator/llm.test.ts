@@ -3,14 +3,9 @@
  * tool calls and answers, usage on every answer, the quirks, and that requests without tools keep the plain
  * text behaviour.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 }, { reset: true });
 
 const TOOLS = [
 	{

@@ -10,14 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { z } from 'zod';
-import { startSimulator, type Simulator } from '../../simulator';
+import { startSimulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { client } from './client';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
-});
-afterAll(() => sim.stop());
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 });
 beforeEach(() => {
 	sim.reset();
 	sim.resetPricing();

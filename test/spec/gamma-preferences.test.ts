@@ -6,19 +6,14 @@
  * execution hint. The limits the spec does state (7 references, 1.0 with several references at most 10 s) are refused
  * either way. Video Create in n8n against the simulator.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, seed: 4 });
-});
+const sim = useSimulator({ quiet: true, seed: 4 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const gamma = (p: Record<string, unknown>): TestNode => ({

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodeProperties } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
@@ -15,20 +15,18 @@ import { submittedItem } from '../../nodes/shared/items/shapes';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { creds, deltaVideo, image, items, taskWait } from '../money/support';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 60,
 		pollAfterMs: 30,
 		videoLatencyMs: 60,
-	});
-});
+	},
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 describe('the words on an item', () => {
 	it("a submitted image task: status and gateway_status, gateway_state for the gateway's second word, no state", async () => {

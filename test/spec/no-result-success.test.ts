@@ -4,22 +4,17 @@
  * task with nothing to deliver is a Failed item that says it reached the gateway (it may be billed), never
  * `completed` without files. In n8n against the simulator.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { makeImageBytes } from '../harness/inputs';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, videoLatencyMs: 200, seed: 8 });
-});
+const sim = useSimulator({ quiet: true, videoLatencyMs: 200, seed: 8 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const syncSubmit: TestNode = {

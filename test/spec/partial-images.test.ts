@@ -4,20 +4,18 @@
  * missing, with an execution hint: never a plain success. Through Image Submit (sync, async with Wait for Result) and
  * Task Wait in n8n against the simulator's `[partial]` marker (half of n arrive, all n charged).
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, taskLatencyMs: 150, pollAfterMs: 40, seed: 5 });
-});
+const sim = useSimulator(
+	{ quiet: true, taskLatencyMs: 150, pollAfterMs: 40, seed: 5 },
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const submit = (parameters: Record<string, unknown>): TestNode => ({

@@ -5,7 +5,7 @@
  * - "submit, query and download must all use the same origin": a video task stored without (or with a wrong) origin is
  *   asked on the other configured origin before it is declared failed.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
@@ -13,21 +13,19 @@ import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGate
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { makeImageBytes, model } from '../harness/inputs';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 100,
 		pollAfterMs: 40,
 		videoLatencyMs: 200,
 		videoBytes: 50_000,
-	});
-});
+	},
+	{ reset: true },
+);
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl, videoBaseUrl: sim.altBaseUrl });
 const posts = () => sim.log.filter((l) => l.method === 'POST');

@@ -4,19 +4,14 @@
  * event is called; one whose response says failed or cancelled is a failure with the gateway's message. Through the
  * Responses node in n8n against the simulator's `sse-final-event` fault.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, seed: 9 });
-});
+const sim = useSimulator({ quiet: true, seed: 9 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const responses: TestNode = {

@@ -6,20 +6,15 @@
  * - Image task object and video task object share one ID alphabet (`A-Za-z0-9_-`): a stored ID alone does not say
  *   which kind it is, so Task Kind Auto asks the image endpoint, then the video endpoint, before failing anything.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, videoLatencyMs: 2500, seed: 11 });
-});
+const sim = useSimulator({ quiet: true, videoLatencyMs: 2500, seed: 11 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const create: TestNode = {

@@ -7,19 +7,18 @@
  */
 import { createServer, type Server } from 'node:http';
 import sharp from 'sharp';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 
 jest.setTimeout(30_000);
 
-let sim: Simulator;
+const sim = useSimulator({ quiet: true, syncLatencyMs: 5 });
 let png: Buffer;
 let server: Server;
 let imageUrl = '';
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 5 });
 	png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3d7a4f' } })
 		.png()
 		.toBuffer();
@@ -30,7 +29,6 @@ beforeAll(async () => {
 	imageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/photo.png`;
 });
 afterAll(async () => {
-	await sim.stop();
 	await new Promise((r) => server.close(r));
 	cleanupBinaryData();
 });

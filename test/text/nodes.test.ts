@@ -4,7 +4,8 @@
  * forwarding to n8n's streaming, definite rejections vs uncertain outcomes, input rules. A small scripted
  * loopback server covers what the simulator cannot produce (a stream that stalls, the request body as sent).
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
 import { asTool, cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
@@ -17,15 +18,10 @@ type Chunk = { type: string; content?: string; metadata: { nodeName: string; ite
 // each test takes well under a second alone; the margin is for a loaded 2-core machine
 jest.setTimeout(20_000);
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 5 });
-});
+const sim = useSimulator({ quiet: true, syncLatencyMs: 5 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = (key: keyof Simulator['keys'] = 'demo') => ({
 	apiKey: sim.keys[key],

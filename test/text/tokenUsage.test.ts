@@ -2,7 +2,7 @@
  * The Chat and Responses action nodes hand the gateway's token counts to n8n (`accumulateTokenUsage`, n8n 2.x),
  * besides the `usage` they output; on a host without it nothing changes.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
 import { reportTokenUsage } from '../../nodes/shared/text/tokenUsage';
@@ -11,15 +11,10 @@ import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 
 jest.setTimeout(30_000);
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, syncLatencyMs: 1 });
-});
+const sim = useSimulator({ quiet: true, syncLatencyMs: 1 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 const model = { __rl: true, mode: 'id', value: 'alpha-chat-4o' };

@@ -7,7 +7,7 @@
  * is asked what a family switch leaves; the browser test (test/e2e/editor.test.ts) shows the same in n8n's editor.
  */
 import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } from 'n8n-workflow';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { DELTA_MODELS, GAMMA_MODELS } from '../../nodes/GenGatewayVideoCreate/actions/schemas';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
@@ -88,15 +88,10 @@ describe('the form', () => {
 });
 
 describe('at run', () => {
-	let sim: Simulator;
-	beforeAll(async () => {
-		sim = await startSimulator({ quiet: true });
-	});
+	const sim = useSimulator({ quiet: true }, { reset: true });
 	afterAll(async () => {
-		await sim.stop();
 		cleanupBinaryData();
 	});
-	beforeEach(() => sim.reset());
 	const creds = () => ({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl });
 	const posts = () => sim.log.filter((l) => l.method === 'POST');
 	const hints = (r: RunResult) =>

@@ -3,7 +3,7 @@
  * then sent to the simulator (the gateway's stand-in) and must be accepted there; failing bodies that the
  * gateway also checks must be refused there too, so our rules and the gateway's agree.
  */
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GatewayHttpError, InputRuleError } from '../../nodes/shared/errors';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport';
@@ -13,13 +13,11 @@ import { deltaSchema, gammaSchema } from '../../nodes/GenGatewayVideoCreate/acti
 import { makeImageBytes } from '../harness/inputs';
 
 type Obj = Record<string, unknown>;
-let sim: Simulator;
+const sim = useSimulator({ quiet: true, videoLatencyMs: 60_000 });
 let transport: GatewayTransport;
 beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, videoLatencyMs: 60_000 });
 	transport = new GatewayTransport({ apiKey: sim.keys.demo, base: normaliseBaseUrl(sim.baseUrl) });
 });
-afterAll(() => sim.stop());
 
 const MINI = 'delta-video-2-0-mini-260615';
 const B: Obj = {

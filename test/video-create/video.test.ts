@@ -1,6 +1,7 @@
 /** Video Create as a node in workflows against the simulator: UI rules, output contract, both families on both origins, faults. */
 import type { ILoadOptionsFunctions, INodeExecutionData } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
@@ -9,15 +10,10 @@ import { makeImageBytes } from '../harness/inputs';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { atRealTime } from '../time-scale';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ quiet: true, videoLatencyMs: 200, seed: 3 });
-});
+const sim = useSimulator({ quiet: true, videoLatencyMs: 200, seed: 3 }, { reset: true });
 afterAll(async () => {
-	await sim.stop();
 	cleanupBinaryData();
 });
-beforeEach(() => sim.reset());
 
 type Params = Record<string, unknown>;
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
