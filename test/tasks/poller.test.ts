@@ -1,12 +1,20 @@
 import { AdaptiveLimit, Limit } from '../../nodes/shared/limit';
 import {
-	MIN_POLL_INTERVAL_MS,
 	minPollIntervalMs,
 	Poller,
 	type PollerOptions,
 	type PollStep,
 } from '../../nodes/shared/tasks/poller';
+import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
+import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
+import { model } from '../harness/inputs';
+import { useSimulator } from '../harness/simulator';
+import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { atRealTime } from '../time-scale';
+
+/** The spec's poll floor, written here as the spec says it ("no task is queried more often than once a second"), not
+ * taken from the code it guards. */
+const SPEC_POLL_FLOOR_MS = 1000;
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const instant = async () => undefined;
@@ -109,7 +117,8 @@ describe('Poller', () => {
 		expect(maxInFlight).toBe(3);
 	});
 
-	// the one real-time test of the poll floor: the sleeps the poller asks for, never under 1 s (nothing is slept here)
+	// the poll floor against every step a gateway's answer can yield: the sleeps the poller asks for, never under the
+	// spec's 1 s (real time, nothing is slept here); the gateway's own view of the floor is the test below
 	it.each([[5], [0], [-20], [Number.NaN], [Number.POSITIVE_INFINITY]])(
 		'no job is queried more often than once a second (step waitMs %p, real time)',
 		(waitMs) =>
@@ -123,7 +132,7 @@ describe('Poller', () => {
 						round >= 3 ? { done: true, result: 'ok' } : { done: false, waitMs },
 				});
 				expect(sleeps).toHaveLength(2);
-				for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(MIN_POLL_INTERVAL_MS);
+				for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(SPEC_POLL_FLOOR_MS);
 			})(),
 	);
 
@@ -241,6 +250,49 @@ describe('Poller', () => {
 		await expect(p).rejects.toThrow(/cancelled/i);
 		expect(polled).toBeLessThanOrEqual(4);
 	});
+});
+
+describe('the poll floor, seen by the gateway', () => {
+	// the gateway asks for a poll after 5 ms and the task takes 3.5 s: only the floor keeps the queries apart
+	const sim = useSimulator({ quiet: true, taskLatencyMs: 3500, pollAfterMs: 5 });
+	afterAll(() => cleanupBinaryData());
+
+	// the one real-time test of the poll floor: the gaps between the task queries the simulator received
+	it(
+		"Task Wait queries a task no more often than once a second (the simulator's request log, real time)",
+		atRealTime(async () => {
+			const r = await runWorkflow({
+				nodes: [
+					{
+						name: 'Submit',
+						type: new GenGatewayImageSubmit(),
+						parameters: {
+							operation: 'generate',
+							mode: 'async',
+							model: model('alpha-image-2.5'),
+							prompt: 'a red fox',
+						},
+					},
+					{
+						name: 'Wait',
+						type: new GenGatewayTaskWait(),
+						parameters: { taskId: '={{ $json.task_id }}', taskKind: 'auto', options: {} },
+					},
+				],
+				credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+			});
+			expect(r.output('Wait', 0)[0].json).toMatchObject({ status: 'completed' });
+			const taskId = r.output('Submit')[0].json.task_id as string;
+			const queries = sim.log.filter(
+				(l) => l.method === 'GET' && l.path.startsWith(`/v1/images/tasks/${taskId}`),
+			);
+			// queried until done: the task's 3.5 s hold three or four queries at 1 s apart (at least two on a loaded machine)
+			expect(queries.length).toBeGreaterThanOrEqual(2);
+			const gaps = queries.slice(1).map((q, i) => q.time - queries[i].time);
+			for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(SPEC_POLL_FLOOR_MS);
+		}),
+		20_000,
+	);
 });
 
 describe('Poller: one job, one outcome', () => {
