@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Format } from './media-mutations';
+import { bmp } from '../harness/inputs';
 
 const noise = (width: number, height: number, pageHeight?: number) =>
 	sharp({
@@ -21,23 +22,6 @@ const noise = (width: number, height: number, pageHeight?: number) =>
 			...(pageHeight ? { pageHeight } : {}),
 		},
 	});
-
-/** A 24-bit BMP of random-looking pixels. */
-function bmp(width: number, height: number): Buffer {
-	const row = Math.floor((24 * width + 31) / 32) * 4;
-	const b = Buffer.alloc(54 + row * height);
-	for (let i = 54; i < b.length; i++) b[i] = (i * 2654435761) >>> 24;
-	b.write('BM', 0, 'latin1');
-	b.writeUInt32LE(b.length, 2);
-	b.writeUInt32LE(54, 10);
-	b.writeUInt32LE(40, 14);
-	b.writeInt32LE(width, 18);
-	b.writeInt32LE(height, 22);
-	b.writeUInt16LE(1, 26);
-	b.writeUInt16LE(24, 28);
-	b.writeUInt32LE(row * height, 34);
-	return b;
-}
 
 /** A one-second 64x64 H.264 MP4 by ffmpeg, moov first (`faststart`) or last; `h265`: H.265 (hvc1) with an AAC track, moov first. */
 export function ffmpegMp4(faststart: boolean, h265 = false): Buffer {
@@ -99,7 +83,7 @@ export async function seeds(): Promise<
 		webp: await noise(64, 48).webp().toBuffer(),
 		gif: await noise(32, 64, 32).gif({ loop: 0 }).toBuffer(),
 		tiff: await noise(48, 32).tiff({ compression: 'lzw' }).toBuffer(),
-		bmp: bmp(16, 12),
+		bmp: bmp(16, 12, 'noise'),
 		'mp4 faststart': ffmpegMp4(true),
 		'mp4 moov last': ffmpegMp4(false),
 		'mp4 h265 aac': ffmpegMp4(true, true),

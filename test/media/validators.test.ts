@@ -27,6 +27,7 @@ import {
 	samplesOf,
 	visualFields,
 } from './mp4-files';
+import { bmp } from '../harness/inputs';
 
 const img = () =>
 	sharp({
@@ -62,24 +63,6 @@ beforeAll(async () => {
 		bmp: bmp(120, 80),
 	};
 });
-
-/** A 24-bit BMP of the given size. */
-function bmp(width: number, height: number): Buffer {
-	const row = Math.floor((24 * width + 31) / 32) * 4;
-	const b = Buffer.alloc(54 + row * height, 0x7f);
-	b.write('BM', 0, 'latin1');
-	b.writeUInt32LE(b.length, 2);
-	b.writeUInt32LE(0, 6);
-	b.writeUInt32LE(54, 10);
-	b.writeUInt32LE(40, 14);
-	b.writeInt32LE(width, 18);
-	b.writeInt32LE(height, 22);
-	b.writeUInt16LE(1, 26);
-	b.writeUInt16LE(24, 28);
-	b.writeUInt32LE(0, 30);
-	b.writeUInt32LE(row * height, 34);
-	return b;
-}
 
 function pngChunk(type: string, data: Buffer): Buffer {
 	const head = Buffer.alloc(8);

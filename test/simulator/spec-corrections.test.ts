@@ -1,26 +1,25 @@
 /** Where the simulator used to disagree with the spec: each case here failed before its correction. */
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
-import { startSimulator, type Simulator } from '../../simulator';
+import { useSimulator } from '../harness/simulator';
 import { deltaVideoQuota, perCallQuota } from '../../simulator/catalog/billing';
 import { modelById } from '../../simulator/catalog/models';
 import { resolveSize } from '../../simulator/catalog/sizes';
 import { checkMp4Samples, mp4Checker } from '../../nodes/shared/media/mp4';
 import { bufferReader } from '../../nodes/shared/media/nal';
 import { client } from './client';
+import { bmp } from '../harness/inputs';
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({
+const sim = useSimulator(
+	{
 		quiet: true,
 		taskLatencyMs: 20,
 		videoLatencyMs: 20,
 		syncLatencyMs: 0,
 		seed: 1,
-	});
-});
-afterAll(() => sim.stop());
-beforeEach(() => sim.reset());
+	},
+	{ reset: true },
+);
 const { call, gen, delta, untilDone, videoDone, fetchResult } = client(() => sim);
 
 async function delivered(
@@ -243,21 +242,6 @@ describe('delta-video', () => {
 });
 
 describe('native reference images', () => {
-	/** A 2×2 24-bit BMP. */
-	function bmp(): Buffer {
-		const b = Buffer.alloc(54 + 16);
-		b.write('BM', 0, 'latin1');
-		b.writeUInt32LE(b.length, 2);
-		b.writeUInt32LE(54, 10);
-		b.writeUInt32LE(40, 14);
-		b.writeInt32LE(2, 18);
-		b.writeInt32LE(2, 22);
-		b.writeUInt16LE(1, 26);
-		b.writeUInt16LE(24, 28);
-		b.writeUInt32LE(16, 34);
-		b.fill(0x80, 54);
-		return b;
-	}
 	const native = (mimeType: string, data: Buffer) =>
 		call('POST', '/v1beta/models/beta-3.1-flash-image-preview:generateContent', {
 			json: {
@@ -275,8 +259,8 @@ describe('native reference images', () => {
 		});
 
 	it('BMP is allowed with a matching mimeType; a mismatched one is refused', async () => {
-		expect((await native('image/bmp', bmp())).status).toBe(200);
-		expect((await native('image/png', bmp())).status).toBe(400);
+		expect((await native('image/bmp', bmp(2, 2))).status).toBe(200);
+		expect((await native('image/png', bmp(2, 2))).status).toBe(400);
 		expect(
 			(
 				await native(
