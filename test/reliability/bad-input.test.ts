@@ -3,11 +3,16 @@
  * sent. The cases of the field rules (options, task IDs, URLs, JSON fields) and of the body rules (image, video, chat
  * and responses requests) are generated from the rules' own examples (./corpus.ts); the rows written here are the
  * rules across fields and binaries, reference addresses, and two body rules reached through the fields a user fills.
+ * A batch whose item 2 of 3 is bad (the last describe): under Stop Workflow the node refuses the whole batch, naming
+ * item 2, the field and the rule, before anything is sent; under Continue item 2 is its own failed item and items 1
+ * and 3 are sent (docs/behaviour.md, *Nothing accepted is lost*).
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 import { useSimulator } from '../harness/simulator';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
+import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayResponses.node';
+import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputRuleError } from '../../nodes/shared/errors';
@@ -23,6 +28,7 @@ import {
 	generatedCases,
 	image,
 	m,
+	responses,
 	type Case,
 } from './corpus';
 import { checkMessages } from './schemaChecks';
@@ -453,4 +459,104 @@ describe('bad-input corpus', () => {
 		expect(String(out[0].json.error)).toMatch(rule);
 		expect(sim.log.filter((l) => !l.path.startsWith('/api/'))).toHaveLength(0);
 	});
+});
+
+/** [title, node, parameters reading the field from each item's `v`, the three items' values (item 2 bad), rule, item i's requests] */
+type BatchCase = [
+	string,
+	() => INodeType,
+	Record<string, unknown>,
+	[unknown, unknown, unknown],
+	RegExp,
+	(i: number) => RegExp,
+	/** a paid node's failed item says whether its request reached the gateway (`submitted`) */
+	paid: boolean,
+];
+const TASK_IDS = ['task_first_item', 'bad id!', 'task_third_item'];
+const batchCases: BatchCase[] = [
+	[
+		'Image Submit (paid, concurrent window): size',
+		() => new GenGatewayImageSubmit(),
+		{ ...image, size: '={{ $json.v }}' },
+		['1024x1024', '1040x1024', '1536x1024'],
+		/^size: alpha-image-2\.5 takes one of 1024x1024/,
+		() => /^POST \/v1\/images\/generations\/async$/,
+		true,
+	],
+	[
+		'Video Create (paid): seconds',
+		() => new GenGatewayVideoCreate(),
+		{ ...delta, seconds: '={{ $json.v }}' },
+		[5, 99, 6],
+		/^seconds: 99 is outside 4 to 15 seconds/,
+		() => /^POST \/v1\/videos/,
+		true,
+	],
+	[
+		'Responses (paid, one item at a time): input',
+		() => new GenGatewayResponses(),
+		{ ...responses, input: '={{ $json.v }}' },
+		['first', '', 'third'],
+		/^input: must not be empty/,
+		() => /^POST \/v1\/responses$/,
+		true,
+	],
+	[
+		'Task Wait (free): Task ID',
+		() => new GenGatewayTaskWait(),
+		{ taskId: '={{ $json.v }}', taskKind: 'auto', options: {} },
+		[TASK_IDS[0], TASK_IDS[1], TASK_IDS[2]],
+		/^Task ID: must be 1 to 200 characters/,
+		(i) => new RegExp(`^GET /v1/.*/${TASK_IDS[i].replace(/[^\w]/g, '.')}$`),
+		false,
+	],
+];
+
+describe('a bad item 2 of 3', () => {
+	const run = (
+		make: () => INodeType,
+		parameters: Record<string, unknown>,
+		values: unknown[],
+		onError?: 'continueRegularOutput',
+	) =>
+		runWorkflow({
+			nodes: [{ name: 'N', type: make(), parameters, ...(onError ? { onError } : {}) }],
+			input: values.map((v) => ({ json: { v } })),
+			credentials: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
+		});
+	const sent = () =>
+		sim.log.filter((l) => !l.path.startsWith('/api/')).map((l) => `${l.method} ${l.path}`);
+
+	it.each(batchCases)(
+		'%s: Stop Workflow refuses the batch naming item 2, the field and the rule; nothing is sent',
+		async (_, make, parameters, values, rule) => {
+			const r = await run(make, parameters, values);
+			expect(r.error).toMatch(rule);
+			// n8n's item index of the error: 0-based, so 1 is the second item
+			expect(r.run.data.resultData.error).toMatchObject({ context: { itemIndex: 1 } });
+			expect(sent()).toEqual([]);
+		},
+	);
+
+	it.each(batchCases)(
+		'%s: under Continue item 2 fails with the field and the rule, nothing sent for it; items 1 and 3 are sent',
+		async (_, make, parameters, values, rule, request, paid) => {
+			const r = await run(make, parameters, values, 'continueRegularOutput');
+			// by the input item each came from (Task Wait routes items to its outputs by state)
+			const out: Array<Record<string, unknown>> = [];
+			for (const item of r.outputs('N').flat())
+				out[(item.pairedItem as { item: number }).item] = item.json;
+			expect(out).toHaveLength(3);
+			expect(out[1]).toMatchObject({ status: 'failed', failed_at: 'validation' });
+			if (paid) expect(out[1].submitted).toBe(false);
+			expect(String(out[1].error)).toMatch(rule);
+			for (const i of [0, 2]) expect(out[i].failed_at).not.toBe('validation');
+			const requests = sent();
+			expect(requests.filter((q) => request(0).test(q)).length).toBeGreaterThanOrEqual(1);
+			expect(requests.filter((q) => request(2).test(q)).length).toBeGreaterThanOrEqual(1);
+			// one request per good item for the paid nodes (item 2's never left); the wait's queries name items 1 and 3 only
+			if (request(0).source === request(2).source) expect(requests).toHaveLength(2);
+			else expect(requests.every((q) => request(0).test(q) || request(2).test(q))).toBe(true);
+		},
+	);
 });
