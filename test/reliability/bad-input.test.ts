@@ -466,7 +466,7 @@ type BatchCase = [
 	string,
 	() => INodeType,
 	Record<string, unknown>,
-	[unknown, unknown, unknown],
+	[string | number, string | number, string | number],
 	RegExp,
 	(i: number) => RegExp,
 	/** a paid node's failed item says whether its request reached the gateway (`submitted`) */
@@ -516,7 +516,7 @@ describe('a bad item 2 of 3', () => {
 	const run = (
 		make: () => INodeType,
 		parameters: Record<string, unknown>,
-		values: unknown[],
+		values: Array<string | number>,
 		onError?: 'continueRegularOutput',
 	) =>
 		runWorkflow({
