@@ -86,70 +86,31 @@ const show = (p: Path) => p.join('.');
 export const DELTA_RULES = bodyRuleSet('Video Create delta body', {
 	schema: () => deltaSchema(),
 	rules: {
-		model: {
-			field: 'model',
-			says: `must be ${DELTA_MODELS.join(' or ')}`,
-		},
-		metadataObject: {
-			field: 'metadata',
-			says: 'must be an object',
-		},
-		aspectRatio: {
-			field: 'aspect_ratio',
-			says: "use 'ratio', never 'aspect_ratio'",
-		},
+		model: { field: 'model', says: `must be ${DELTA_MODELS.join(' or ')}` },
+		metadataObject: { field: 'metadata', says: 'must be an object' },
+		aspectRatio: { field: 'aspect_ratio', says: "use 'ratio', never 'aspect_ratio'" },
 		metadataAspectRatio: {
 			field: 'metadata.aspect_ratio',
 			says: "use 'ratio', never 'aspect_ratio'",
 		},
-		aliasRepeated: {
-			field: 'duration',
-			says: 'is given again',
-		},
-		aliasConflict: {
-			field: 'duration',
-			says: 'conflicts with seconds',
-		},
-		once: {
-			field: 'metadata.watermark',
-			says: 'is also given at top level: send it once',
-		},
-		contentList: {
-			field: 'metadata.content',
-			says: 'must be a list of items',
-		},
-		imagesList: {
-			field: 'images',
-			says: 'must be a list of HTTPS image addresses',
-		},
+		aliasRepeated: { field: 'duration', says: 'is given again' },
+		aliasConflict: { field: 'duration', says: 'conflicts with seconds' },
+		once: { field: 'metadata.watermark', says: 'is also given at top level: send it once' },
+		contentList: { field: 'metadata.content', says: 'must be a list of items' },
+		imagesList: { field: 'images', says: 'must be a list of HTTPS image addresses' },
 		imagesWithContent: {
 			field: 'images',
 			says: 'the images shorthand cannot be mixed with metadata.content',
 		},
-		textItems: {
-			field: 'metadata.content',
-			says: 'text items: at most one',
-		},
-		promptWithText: {
-			field: 'prompt',
-			says: 'cannot be sent together with a text item',
-		},
+		textItems: { field: 'metadata.content', says: 'text items: at most one' },
+		promptWithText: { field: 'prompt', says: 'cannot be sent together with a text item' },
 		imagesWithText: {
 			field: 'images',
 			says: 'the images shorthand goes with a top-level prompt, not a text item',
 		},
-		promptText: {
-			field: 'prompt',
-			says: 'must be text',
-		},
-		promptNotEmpty: {
-			field: 'prompt',
-			says: 'must not be empty',
-		},
-		promptLength: {
-			field: 'prompt',
-			says: `characters; at most ${DELTA_PROMPT_MAX}`,
-		},
+		promptText: { field: 'prompt', says: 'must be text' },
+		promptNotEmpty: { field: 'prompt', says: 'must not be empty' },
+		promptLength: { field: 'prompt', says: `characters; at most ${DELTA_PROMPT_MAX}` },
 		itemObject: {
 			field: 'metadata.content[0]',
 			says: 'must be an object {type, <type>: {url}, role}',
@@ -158,22 +119,13 @@ export const DELTA_RULES = bodyRuleSet('Video Create delta body', {
 			field: 'metadata.content[0].type',
 			says: 'is not text, image_url, video_url or audio_url',
 		},
-		itemInner: {
-			field: 'metadata.content[0].video_url',
-			says: 'must be an object {url}',
-		},
-		itemUrl: {
-			field: 'metadata.content[0].video_url.url',
-			says: 'must use https://',
-		},
+		itemInner: { field: 'metadata.content[0].video_url', says: 'must be an object {url}' },
+		itemUrl: { field: 'metadata.content[0].video_url.url', says: 'must use https://' },
 		itemRole: {
 			field: 'metadata.content[0].role',
 			says: 'must be reference_image or first_frame or last_frame for image_url',
 		},
-		imagesUrl: {
-			field: 'images[0]',
-			says: 'must use https://',
-		},
+		imagesUrl: { field: 'images[0]', says: 'must use https://' },
 		tooManyImages: {
 			field: 'metadata.content',
 			says: `reference images: at most ${DELTA_LIMITS.reference_image}`,
@@ -190,34 +142,22 @@ export const DELTA_RULES = bodyRuleSet('Video Create delta body', {
 			field: 'metadata.content',
 			says: `references: at most ${DELTA_LIMITS.total} in total`,
 		},
-		frameUrl: {
-			field: 'metadata.first_frame_image',
-			says: 'must use https://',
-		},
+		frameUrl: { field: 'metadata.first_frame_image', says: 'must use https://' },
 		frameAlone: {
 			field: 'metadata.last_frame_image',
 			says: 'is missing: a single frame is invalid',
 		},
-		frameTwice: {
-			field: 'metadata.first_frame_image',
-			says: 'is given more than once',
-		},
+		frameTwice: { field: 'metadata.first_frame_image', says: 'is given more than once' },
 		framesWithReferences: {
 			field: 'metadata.first_frame_image',
 			says: 'first/last frames cannot be mixed with reference images, videos or audio',
 		},
-		editValue: {
-			field: 'omni_reference_task_type',
-			says: "must be 'edit' when given",
-		},
+		editValue: { field: 'omni_reference_task_type', says: "must be 'edit' when given" },
 		editMaterial: {
 			field: 'omni_reference_task_type',
 			says: 'edit mode needs exactly one reference video and no other material',
 		},
-		secondsWhole: {
-			field: 'seconds',
-			says: 'is not a whole number of seconds',
-		},
+		secondsWhole: { field: 'seconds', says: 'is not a whole number of seconds' },
 		followInputInEditOnly: {
 			field: 'duration',
 			says: `-1 (follow the input length) is only allowed in edit mode (${SEND_ANYWAY})`,
@@ -226,34 +166,13 @@ export const DELTA_RULES = bodyRuleSet('Video Create delta body', {
 			field: 'seconds',
 			says: `is outside ${DELTA_SECONDS.min} to ${DELTA_SECONDS.max} seconds (${SEND_ANYWAY})`,
 		},
-		resolution: {
-			field: 'resolution',
-			says: '480p or 720p',
-		},
-		ratio: {
-			field: 'ratio',
-			says: `must be one of ${DELTA_RATIOS.join(', ')}`,
-		},
-		adaptiveRatio: {
-			field: 'ratio',
-			says: "'adaptive' needs at least one image or video input",
-		},
-		seed: {
-			field: 'seed',
-			says: `must be an integer from ${DELTA_SEED.min} to ${DELTA_SEED.max}`,
-		},
-		flagSent: {
-			field: 'generate_audio',
-			says: 'must be sent explicitly (true or false)',
-		},
-		flagBoolean: {
-			field: 'generate_audio',
-			says: 'must be true or false',
-		},
-		returnLastFrame: {
-			field: 'return_last_frame',
-			says: 'must be true or false',
-		},
+		resolution: { field: 'resolution', says: '480p or 720p' },
+		ratio: { field: 'ratio', says: `must be one of ${DELTA_RATIOS.join(', ')}` },
+		adaptiveRatio: { field: 'ratio', says: "'adaptive' needs at least one image or video input" },
+		seed: { field: 'seed', says: `must be an integer from ${DELTA_SEED.min} to ${DELTA_SEED.max}` },
+		flagSent: { field: 'generate_audio', says: 'must be sent explicitly (true or false)' },
+		flagBoolean: { field: 'generate_audio', says: 'must be true or false' },
+		returnLastFrame: { field: 'return_last_frame', says: 'must be true or false' },
 	},
 });
 
@@ -643,50 +562,23 @@ export function gammaPreferenceHints(body: Obj): string[] {
 export const GAMMA_RULES = bodyRuleSet('Video Create gamma body', {
 	schema: () => gammaSchema(),
 	rules: {
-		model: {
-			field: 'model',
-			says: `must be ${GAMMA_MODELS.join(' or ')}`,
-		},
-		promptText: {
-			field: 'prompt',
-			says: 'must be text',
-		},
-		promptNotEmpty: {
-			field: 'prompt',
-			says: 'must not be empty',
-		},
-		noRatio: {
-			field: 'ratio',
-			says: "gamma-video uses 'aspect_ratio', not 'ratio'",
-		},
-		secondsWhole: {
-			field: 'seconds',
-			says: 'must be a whole number of seconds',
-		},
+		model: { field: 'model', says: `must be ${GAMMA_MODELS.join(' or ')}` },
+		promptText: { field: 'prompt', says: 'must be text' },
+		promptNotEmpty: { field: 'prompt', says: 'must not be empty' },
+		noRatio: { field: 'ratio', says: "gamma-video uses 'aspect_ratio', not 'ratio'" },
+		secondsWhole: { field: 'seconds', says: 'must be a whole number of seconds' },
 		secondsOffered: {
 			field: 'seconds',
 			says: `is not one the form offers (${GAMMA_SECONDS.join(', ')}; ${SEND_ANYWAY})`,
 		},
-		imageUrlsList: {
-			field: 'image_urls',
-			says: 'must be a list of addresses',
-		},
-		imageUrl: {
-			field: 'image_urls[0]',
-			says: 'must be an http(s):// address',
-		},
-		maxReferences: {
-			field: 'image_urls',
-			says: `: at most ${GAMMA_MAX_REFERENCES}`,
-		},
+		imageUrlsList: { field: 'image_urls', says: 'must be a list of addresses' },
+		imageUrl: { field: 'image_urls[0]', says: 'must be an http(s):// address' },
+		maxReferences: { field: 'image_urls', says: `: at most ${GAMMA_MAX_REFERENCES}` },
 		severalReferences10s: {
 			field: 'seconds',
 			says: 'gamma-video-1.0 with several reference images allows at most 10 seconds',
 		},
-		aspectRatioText: {
-			field: 'aspect_ratio',
-			says: 'must be a ratio text such as 16:9',
-		},
+		aspectRatioText: { field: 'aspect_ratio', says: 'must be a ratio text such as 16:9' },
 		aspectRatioOffered: {
 			field: 'aspect_ratio',
 			says: `is not one the form offers (${GAMMA_ASPECT_RATIOS.join(', ')}; ${SEND_ANYWAY})`,
