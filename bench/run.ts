@@ -2,7 +2,7 @@
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KNOBS, benchBatches } from './batch';
+import { KNOBS, benchPaidItems } from './paid-items';
 import { benchFloods, benchIndices, benchRedaction } from './hostile';
 import { benchMemory } from './memory-n8n';
 import { benchPolling, benchRetryAfter } from './polling';
@@ -35,7 +35,7 @@ async function main() {
 	show();
 	if (want('p1')) {
 		process.stdout.write('P1 batches through Image Submit → Task Wait …\n');
-		const rows = await benchBatches();
+		const rows = await benchPaidItems();
 		const k = KNOBS;
 		lines.push(
 			`## P1 a batch of N prompts: Image Submit → Task Wait (the nodes users run)`,

@@ -1,6 +1,6 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
 import { imageOptions } from '../shared/text/images';
-import { responseFormatOptions } from '../shared/text/jsonSchema';
+import { responseFormatFields } from '../shared/text/jsonSchema';
 import { actionNode, languageModelLocator } from '../shared/ui';
 
 export const chatDescription = actionNode({
@@ -75,7 +75,7 @@ export const chatDescription = actionNode({
 		streamProperty(),
 		textOptionsProperty(
 			'model, messages or stream (nor response_format with a Response Format other than Text)',
-			[...imageOptions(), ...responseFormatOptions()],
+			[...imageOptions(), ...Object.values(responseFormatFields('the item fails saying why'))],
 		),
 	],
 });

@@ -1,4 +1,4 @@
-import { actionNode, videoOriginProperty, optionsCollection } from '../shared/ui';
+import { actionNode, optionsCollection, taskKindProperty, videoOriginProperty } from '../shared/ui';
 
 // the option values are those of the first release ("imageTask", "videoTask"), so saved workflows keep their source
 const fromItem = { show: { source: ['imageTask'] } };
@@ -49,20 +49,10 @@ export const downloadResultDescription = actionNode({
 			default: '={{ $json.task_id }}',
 			displayOptions: byTaskId,
 		},
-		{
-			displayName: 'Task Kind',
-			name: 'taskKind',
-			type: 'options',
-			options: [
-				{ name: 'Auto (From Input Item)', value: 'auto' },
-				{ name: 'Image Task', value: 'image' },
-				{ name: 'Video Task', value: 'video' },
-			],
-			default: 'auto',
-			description:
-				'Auto reads kind, family and origin from the input item; a task ID with nothing else is asked as an image task, then as a video task',
-			displayOptions: byTaskId,
-		},
+		taskKindProperty(
+			'Auto reads kind, family and origin from the input item; a task ID with nothing else is asked as an image task, then as a video task',
+			{ displayOptions: byTaskId },
+		),
 		videoOriginProperty('origin', { displayOptions: byTaskId }),
 		{
 			displayName: 'URL',

@@ -1,5 +1,5 @@
 import { groupOptions } from '../shared/money/options';
-import { actionNode, videoOriginProperty, optionsCollection } from '../shared/ui';
+import { actionNode, optionsCollection, taskKindProperty, videoOriginProperty } from '../shared/ui';
 
 export const taskWaitDescription = actionNode({
 	displayName: 'GenGateway Task Wait',
@@ -22,19 +22,9 @@ export const taskWaitDescription = actionNode({
 			required: true,
 			description: 'The task to wait for (Image Submit / Video Create output, or an expression)',
 		},
-		{
-			displayName: 'Task Kind',
-			name: 'taskKind',
-			type: 'options',
-			options: [
-				{ name: 'Auto (From Input Item)', value: 'auto' },
-				{ name: 'Image Task', value: 'image' },
-				{ name: 'Video Task', value: 'video' },
-			],
-			default: 'auto',
-			description:
-				'Auto reads kind, family, origin and poll fields from the input item; a task ID with nothing else is asked as an image task, then as a video task',
-		},
+		taskKindProperty(
+			'Auto reads kind, family, origin and poll fields from the input item; a task ID with nothing else is asked as an image task, then as a video task',
+		),
 		videoOriginProperty('videoOrigin'),
 		optionsCollection([
 			{

@@ -20,7 +20,7 @@ import {
 	type Tool,
 } from './model/sdk';
 import { bridgeAdapter } from './model/bridge';
-import { readJsonSchemaFormat } from '../shared/text/jsonSchema';
+import { readJsonSchemaFormat, responseFormatFields } from '../shared/text/jsonSchema';
 import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
@@ -80,6 +80,9 @@ function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error)
 	return GenGatewayChatModel;
 }
 
+/** Response Format, JSON Schema, Schema Name, Strict Schema: the Chat node's, but a failed repair fails the agent's turn. */
+const responseFormat = responseFormatFields('the agent gets an error that says why');
+
 export class LmChatGenGateway implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'GenGateway Chat Model',
@@ -104,16 +107,7 @@ export class LmChatGenGateway implements INodeType {
 				placeholder: 'Add Option',
 				default: {},
 				options: [
-					{
-						displayName: 'JSON Schema',
-						name: 'jsonSchema',
-						type: 'json',
-						default:
-							'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
-						description:
-							'With Response Format "JSON Schema": the schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the agent gets an error that says why.',
-						displayOptions: { show: { responseFormat: ['json_schema'] } },
-					},
+					responseFormat.jsonSchema,
 					{
 						displayName: 'Leave Out Reasoning',
 						name: 'leaveOutReasoning',
@@ -139,44 +133,9 @@ export class LmChatGenGateway implements INodeType {
 						description:
 							'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 is sent again once after its Retry-After only within this time.',
 					},
-					{
-						displayName: 'Response Format',
-						name: 'responseFormat',
-						type: 'options',
-						options: [
-							{ name: 'Text', value: 'text' },
-							{
-								name: 'JSON',
-								value: 'json_object',
-								description:
-									'JSON mode: the model answers with a JSON object (say so in the prompt too)',
-							},
-							{
-								name: 'JSON Schema',
-								value: 'json_schema',
-								description:
-									'The answer must validate against the JSON Schema below (response_format json_schema; one repair request at most)',
-							},
-						],
-						default: 'text',
-					},
-					{
-						displayName: 'Schema Name',
-						name: 'schemaName',
-						type: 'string',
-						default: 'answer',
-						description: 'The name the request gives the schema (letters, digits, _ and -)',
-						displayOptions: { show: { responseFormat: ['json_schema'] } },
-					},
-					{
-						displayName: 'Strict Schema',
-						name: 'strictSchema',
-						type: 'boolean',
-						default: true,
-						description:
-							'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
-						displayOptions: { show: { responseFormat: ['json_schema'] } },
-					},
+					responseFormat.responseFormat,
+					responseFormat.schemaName,
+					responseFormat.strictSchema,
 					{
 						displayName: 'Sampling Temperature',
 						name: 'temperature',

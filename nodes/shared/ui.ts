@@ -79,6 +79,26 @@ export function readModel(ctx: IExecuteFunctions, i: number, name = 'model'): st
 export const subtitleModelOf = (name: string) =>
 	SUBTITLE_MODEL.split('$parameter["model"]').join(`$parameter["${name}"]`);
 
+/** Which kind of task an item names (Task Wait, Download Result); `description` says what Auto reads in that node. */
+export function taskKindProperty(
+	description: string,
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName: 'Task Kind',
+		name: 'taskKind',
+		type: 'options',
+		options: [
+			{ name: 'Auto (From Input Item)', value: 'auto' },
+			{ name: 'Image Task', value: 'image' },
+			{ name: 'Video Task', value: 'video' },
+		],
+		default: 'auto',
+		description,
+		...extra,
+	};
+}
+
 /** Where video tasks are queried and downloaded (Task Wait, Download Result): the origin that created them. */
 export function videoOriginProperty(
 	name: string,

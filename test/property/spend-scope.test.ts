@@ -12,7 +12,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { createTransport } from '../../nodes/shared/credentials';
 import { runNode } from '../../nodes/shared/exit';
-import { runPaidBatch } from '../../nodes/shared/runners/paid';
+import { runPaidItems } from '../../nodes/shared/runners/paid';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { json, scriptedServer, type ScriptedServer } from '../harness/scripted-server';
 
@@ -36,7 +36,7 @@ class ProbeNode implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return runNode(this, async () => {
 			const transport = await createTransport(this);
-			return runPaidBatch(
+			return runPaidItems(
 				this,
 				transport,
 				{

@@ -17,11 +17,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputRuleError } from '../../nodes/shared/errors';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
-import { registeredBodyRuleSets, withChanges } from '../../nodes/shared/rules/body';
+import { withChanges } from '../../nodes/shared/rules/body';
 import { OPTION_RULES } from '../../nodes/shared/rules/options';
 import { registeredFieldSets } from '../../nodes/shared/rules/rule';
 import { parseOrThrow } from '../../nodes/shared/validate';
 import {
+	bodyRuleSets,
 	BODY_PLACEMENTS,
 	delta,
 	generatedBodyCases,
@@ -271,7 +272,7 @@ const cases: Array<[...Case, (() => INodeExecutionData[])?]> = [
 	...written,
 ];
 
-const bodySets = [...registeredBodyRuleSets()];
+const bodySets = bodyRuleSets();
 const bodyRules = bodySets.flatMap(([set, s]) =>
 	Object.entries(s.rules).map(([id, rule]) => ({
 		set,

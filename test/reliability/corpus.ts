@@ -12,8 +12,14 @@ import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayR
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import type { Obj } from '../../nodes/shared/jsonObject';
-import { registeredBodyRuleSets } from '../../nodes/shared/rules/body';
+import {
+	registeredBodyRuleSets,
+	type BodyExamples,
+	type BodyRule,
+	type BodyRuleSet,
+} from '../../nodes/shared/rules/body';
 import { registeredFieldSets, shown } from '../../nodes/shared/rules/rule';
+import { BODY_RULE_EXAMPLES } from '../fixtures/video-rules';
 
 export const m = (value: unknown) => ({ __rl: true, mode: 'id', value });
 export const image = {
@@ -280,6 +286,37 @@ export type BodyExample = [
 	parameters: Record<string, unknown>,
 ];
 
+/** A body rule set with every rule's examples and its valid body, wherever they are declared. */
+export interface ExampledBodyRuleSet {
+	schema: BodyRuleSet['schema'];
+	valid: Obj;
+	rules: Record<string, BodyRule & BodyExamples>;
+}
+
+/**
+ * Every registered body rule set with its examples: those declared with the rules, or (Video Create) those of
+ * test/fixtures/video-rules.ts. A rule with examples in neither place gets none, and the corpus test fails on it.
+ */
+export function bodyRuleSets(): Array<[string, ExampledBodyRuleSet]> {
+	return [...registeredBodyRuleSets()].map(([name, set]) => {
+		const outside = BODY_RULE_EXAMPLES.get(set.rules);
+		const rules = Object.fromEntries(
+			Object.entries(set.rules).map(([id, rule]) => {
+				const examples = outside?.rules[id];
+				return [
+					id,
+					{
+						...rule,
+						good: rule.good ?? examples?.good ?? [],
+						bad: rule.bad ?? examples?.bad ?? [],
+					},
+				];
+			}),
+		);
+		return [name, { schema: set.schema, valid: set.valid ?? outside?.valid ?? {}, rules }];
+	});
+}
+
 /**
  * One case per bad example of every body rule a node reaches, and one run per good example (`accepted`). Sets without a
  * placement and examples no parameter can give are returned by name (the corpus test fails on them).
@@ -292,7 +329,7 @@ export function generatedBodyCases(): {
 	const cases: Case[] = [];
 	const accepted: BodyExample[] = [];
 	const unplaced: string[] = [];
-	for (const [set, { rules }] of registeredBodyRuleSets()) {
+	for (const [set, { rules }] of bodyRuleSets()) {
 		const at = BODY_PLACEMENTS[set];
 		if (!at) {
 			unplaced.push(set);

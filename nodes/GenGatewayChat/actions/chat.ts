@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { runPaidBatch } from '../../shared/runners/paid';
+import { runPaidItems } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { messagesFromJson } from './messagesJson';
@@ -13,7 +13,7 @@ import { parseOrThrow } from '../../shared/validate';
 /** Chat: each item's messages sent once on the paid pipeline (one at a time), plain or streamed. */
 export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const transport = await createTransport(ctx, { text: transportTimeout(ctx) });
-	return runPaidBatch(
+	return runPaidItems(
 		ctx,
 		transport,
 		textOperation(ctx, transport, 'chat', async (i, extraBody) => {

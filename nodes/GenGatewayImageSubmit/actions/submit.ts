@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { imageOperation } from './answer';
 import type { ImageSubmitOptions } from './input';
-import { runPaidBatch } from '../../shared/runners/paid';
+import { runPaidItems } from '../../shared/runners/paid';
 import { readConcurrency, usable } from '../../shared/runners/options';
 
 /** Image Submit (Generate and Edit): every item checked, then each sent once on the paid pipeline. */
@@ -13,7 +13,7 @@ export async function submitImages(ctx: IExecuteFunctions): Promise<INodeExecuti
 		syncImage: usable(o.syncTimeoutMs),
 	});
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
-	return runPaidBatch(
+	return runPaidItems(
 		ctx,
 		transport,
 		imageOperation(ctx, transport, { asTool, binaryProperty: o.binaryPropertyName || 'data' }),

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
-import { runPaidBatch } from '../../shared/runners/paid';
+import { runPaidItems } from '../../shared/runners/paid';
 import { readConcurrency, usable } from '../../shared/runners/options';
 import { videoOperation } from './answer';
 import type { VideoCreateOptions } from './request';
@@ -9,7 +9,7 @@ import type { VideoCreateOptions } from './request';
 export async function createVideos(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const o = ctx.getNodeParameter('options', 0, {}) as VideoCreateOptions;
 	const transport = await createTransport(ctx, { videoSubmit: usable(o.submitTimeoutMs) });
-	return runPaidBatch(ctx, transport, videoOperation(ctx, transport), {
+	return runPaidItems(ctx, transport, videoOperation(ctx, transport), {
 		maxConcurrency: readConcurrency(o.maxConcurrency),
 		refusalWindowMs: transport.timeouts.videoSubmit,
 	});

@@ -18,6 +18,7 @@
  *   `generationInfo` as the call ends, before the tracing reads it.
  * - Token usage (./usageTracing.ts): the gateway's counts on a streamed call, never n8n's estimate.
  */
+import { contentParts } from '../../shared/text/images';
 import { readGatewayUsage } from './usageTracing';
 import type { TurnSummary } from './model';
 
@@ -111,14 +112,7 @@ export function carryable(m: LcMessageLike): LcMessageLike {
 	}
 	const kept = m.additional_kwargs?.reasoning_content;
 	if (type === 'ai' && typeof kept === 'string') {
-		const content =
-			typeof m.content === 'string'
-				? m.content
-					? [{ type: 'text', text: m.content }]
-					: []
-				: Array.isArray(m.content)
-					? m.content
-					: [];
+		const content = contentParts(m.content, 'text');
 		if (content.some((b) => (b as { type?: unknown })?.type === 'reasoning')) return m;
 		return copyOf(m, { content: [{ type: 'reasoning', reasoning: kept }, ...content] });
 	}

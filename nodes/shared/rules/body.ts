@@ -1,8 +1,9 @@
 /**
  * Rules of request bodies, the twin of ./rule.ts for whole bodies: each rule is declared beside its schema with the
- * field its refusal names, what it says, and example bodies it accepts and refuses. The schemas refuse only through
- * these declarations (`violate`, or a declared rule's words as a zod check's message), so the bad-input corpus
- * generated from them has a case for every rule.
+ * field its refusal names and what it says. The schemas refuse only through these declarations (`violate`, or a
+ * declared rule's words as a zod check's message), so the bad-input corpus generated from them has a case for every
+ * rule. Each rule has example bodies it accepts and refuses: declared with it, or (Video Create's many examples) in a
+ * test module beside the corpus (`test/fixtures/video-rules.ts`), so the runtime does not carry them.
  */
 import type { RefinementCtx, ZodTypeAny } from 'zod';
 import type { Obj } from '../jsonObject';
@@ -12,18 +13,23 @@ export interface BodyRule {
 	field: string;
 	/** the fixed words of its refusal (a refusal may add the value it got around them) */
 	says: string;
+}
+
+/** The example bodies of a rule. */
+export interface BodyExamples {
 	/** changes to the set's valid body that the rule accepts (null removes a field) */
 	good: Obj[];
 	/** changes to the set's valid body that break this rule alone; each becomes a case of the bad-input corpus */
 	bad: Obj[];
 }
 
-export type BodyRules = Record<string, BodyRule>;
+/** A set's rules by id; a rule's examples are here or in the test module that declares them for the set. */
+export type BodyRules = Record<string, BodyRule & Partial<BodyExamples>>;
 
 export interface BodyRuleSet {
 	schema: () => ZodTypeAny;
-	/** a body every rule of the set accepts; the examples change it */
-	valid: Obj;
+	/** a body every rule of the set accepts; the examples change it (with the examples: here or in the tests) */
+	valid?: Obj;
 	rules: BodyRules;
 }
 
@@ -32,7 +38,7 @@ const registry = new Map<string, BodyRuleSet>();
 /** Names the rules of one body schema so the bad-input corpus can find them (a set the corpus does not place fails its test). */
 export function bodyRuleSet<R extends BodyRules>(
 	name: string,
-	set: { schema: () => ZodTypeAny; valid: Obj; rules: R },
+	set: { schema: () => ZodTypeAny; valid?: Obj; rules: R },
 ): R {
 	registry.set(name, set);
 	return set.rules;

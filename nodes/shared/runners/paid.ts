@@ -75,7 +75,8 @@ export interface PaidOperation<P, S> {
 	quoteFields?(p: P): IDataObject;
 }
 
-export interface BatchOptions {
+/** How runPaidItems sends: its window and the 429 rule's time. */
+export interface PaidRunOptions {
 	/** the window's upper bound (1 = one request at a time, in item order) */
 	maxConcurrency: number;
 	/** where the window starts (default min(4, max)) */
@@ -149,11 +150,12 @@ function withItem(err: unknown, at: number, i: number): Error {
 	return e;
 }
 
-export async function runPaidBatch<P, S>(
+/** Runs a node's input items through a paid operation, in the phases above (the twin of ./free.ts's runFreeItems). */
+export async function runPaidItems<P, S>(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
 	op: PaidOperation<P, S>,
-	opts: BatchOptions,
+	opts: PaidRunOptions,
 ): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const mode = errorMode(ctx);

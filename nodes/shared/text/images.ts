@@ -94,6 +94,12 @@ export async function itemImages(ctx: IExecuteFunctions, i: number): Promise<Wir
 
 type Json = Record<string, unknown>;
 
+/** A message's content as a list of parts: text becomes one text part of `textType` (none when empty), a list stays. */
+export function contentParts(content: unknown, textType: 'text' | 'input_text'): unknown[] {
+	if (typeof content === 'string') return content ? [{ type: textType, text: content }] : [];
+	return Array.isArray(content) ? content : [];
+}
+
 /** Chat messages with the images added to the last user message (a new user message when there is none). */
 export function withChatImages(messages: unknown[], images: WireImage[]): unknown[] {
 	if (!images.length) return messages;
@@ -102,14 +108,7 @@ export function withChatImages(messages: unknown[], images: WireImage[]): unknow
 	const at = out.map((m) => (m as Json | undefined)?.role).lastIndexOf('user');
 	if (at < 0) return [...out, { role: 'user', content: parts }];
 	const m = out[at] as Json;
-	const content =
-		typeof m.content === 'string'
-			? m.content
-				? [{ type: 'text', text: m.content }]
-				: []
-			: Array.isArray(m.content)
-				? m.content
-				: [];
+	const content = contentParts(m.content, 'text');
 	out[at] = { ...m, content: [...content, ...parts] };
 	return out;
 }
@@ -129,14 +128,7 @@ export function withResponsesImages(input: unknown, images: WireImage[]): unknow
 	const at = items.map((m) => (m as Json | undefined)?.role).lastIndexOf('user');
 	if (at < 0) return [...items, { role: 'user', content: parts }];
 	const m = items[at] as Json;
-	const content =
-		typeof m.content === 'string'
-			? m.content
-				? [{ type: 'input_text', text: m.content }]
-				: []
-			: Array.isArray(m.content)
-				? m.content
-				: [];
+	const content = contentParts(m.content, 'input_text');
 	items[at] = { ...m, content: [...content, ...parts] };
 	return items;
 }

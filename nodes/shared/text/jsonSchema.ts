@@ -106,10 +106,20 @@ export function repairPrompt(errors: string[]): string {
 	return `Your previous answer does not match the required JSON Schema:\n- ${errors.join('\n- ')}\nAnswer again with only the JSON value that matches the schema, nothing else.`;
 }
 
-/** The Chat node's Response Format options (the Chat Model has its own, with the same names). */
-export function responseFormatOptions(): INodeProperties[] {
-	return [
-		{
+/** The Response Format options of the Chat node and the Chat Model, by name (each node places them in its panel). */
+type ResponseFormatFields = Record<
+	'responseFormat' | 'jsonSchema' | 'schemaName' | 'strictSchema',
+	INodeProperties
+>;
+
+/**
+ * The Response Format options, declared once for the Chat node and the Chat Model; `afterRepair` says what follows
+ * when the one repair request fails too (the Chat node's item fails; the Chat Model's agent gets an error).
+ */
+export function responseFormatFields(afterRepair: string): ResponseFormatFields {
+	const forSchema = () => ({ show: { responseFormat: ['json_schema'] } });
+	return {
+		responseFormat: {
 			displayName: 'Response Format',
 			name: 'responseFormat',
 			type: 'options',
@@ -129,32 +139,31 @@ export function responseFormatOptions(): INodeProperties[] {
 			],
 			default: 'text',
 		},
-		{
+		jsonSchema: {
 			displayName: 'JSON Schema',
 			name: 'jsonSchema',
 			type: 'json',
 			default:
 				'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
-			description:
-				'The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then the item fails saying why.',
-			displayOptions: { show: { responseFormat: ['json_schema'] } },
+			description: `The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then ${afterRepair}.`,
+			displayOptions: forSchema(),
 		},
-		{
+		schemaName: {
 			displayName: 'Schema Name',
 			name: 'schemaName',
 			type: 'string',
 			default: 'answer',
 			description: 'The name the request gives the schema (letters, digits, _ and -)',
-			displayOptions: { show: { responseFormat: ['json_schema'] } },
+			displayOptions: forSchema(),
 		},
-		{
+		strictSchema: {
 			displayName: 'Strict Schema',
 			name: 'strictSchema',
 			type: 'boolean',
 			default: true,
 			description:
 				'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
-			displayOptions: { show: { responseFormat: ['json_schema'] } },
+			displayOptions: forSchema(),
 		},
-	];
+	};
 }

@@ -9,8 +9,8 @@ import { exitOf, type ChatOut } from '../exit';
 import { completedItem, uncertainItem } from '../items/shapes';
 import { alarm, type Alarm } from '../transport/clock';
 import type { GatewayTransport } from '../transport';
-import { ChatStreamParser, chatFromJson, type ChatToolCall } from './chatStream';
-import { ResponsesStreamParser, responsesFromJson } from './responsesStream';
+import { ChatStreamParser, chatFromJson, type ChatResult, type ChatToolCall } from './chatStream';
+import { ResponsesStreamParser, responsesFromJson, type ResponsesResult } from './responsesStream';
 import { StreamError, pumpStream } from './sse';
 
 export type TextKind = 'chat' | 'responses';
@@ -157,29 +157,10 @@ async function readStream(
 	}
 	forward.end();
 	await forward.flush();
-	if (parser instanceof ChatStreamParser) {
-		const r = parser.result;
-		return {
-			text: r.content,
-			finishReason: r.finishReason,
-			usage: r.usage as IDataObject,
-			id: r.id,
-			model: r.model,
-			streamed: true,
-			toolCalls: r.toolCalls.length ? r.toolCalls : undefined,
-			full: parser.accumulator.toCompletion() as IDataObject,
-		};
-	}
+	if (parser instanceof ChatStreamParser)
+		return chatOutcome(parser.result, true, parser.accumulator.toCompletion() as IDataObject);
 	const r = parser.result;
-	return {
-		text: r.text,
-		finishReason: r.incompleteReason ?? r.status ?? null,
-		usage: r.usage as IDataObject,
-		id: r.id,
-		model: r.model,
-		streamed: true,
-		full: r.response as IDataObject,
-	};
+	return responsesOutcome(r, true, r.response as IDataObject);
 }
 
 /** 5xx codes that say no model ever saw the request (no channel for it in the key's group). */
@@ -188,20 +169,26 @@ function uncertain(reason: string, streamed: boolean): TextOutcome {
 }
 
 function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boolean): TextOutcome {
-	if (kind === 'chat') {
-		const r = chatFromJson(body);
-		return {
-			text: r.content,
-			finishReason: r.finishReason,
-			usage: r.usage as IDataObject,
-			id: r.id,
-			model: r.model,
-			streamed,
-			toolCalls: r.toolCalls.length ? r.toolCalls : undefined,
-			full: body as IDataObject,
-		};
-	}
-	const r = responsesFromJson(body);
+	if (kind === 'chat') return chatOutcome(chatFromJson(body), streamed, body as IDataObject);
+	return responsesOutcome(responsesFromJson(body), streamed, body as IDataObject);
+}
+
+/** A chat answer (streamed or whole) as the item's outcome; `full` is the completion the item keeps. */
+function chatOutcome(r: ChatResult, streamed: boolean, full: IDataObject): TextOutcome {
+	return {
+		text: r.content,
+		finishReason: r.finishReason,
+		usage: r.usage as IDataObject,
+		id: r.id,
+		model: r.model,
+		streamed,
+		toolCalls: r.toolCalls.length ? r.toolCalls : undefined,
+		full,
+	};
+}
+
+/** A responses answer (streamed or whole) as the item's outcome; `full` is the response the item keeps. */
+function responsesOutcome(r: ResponsesResult, streamed: boolean, full: IDataObject): TextOutcome {
 	return {
 		text: r.text,
 		finishReason: r.incompleteReason ?? r.status ?? null,
@@ -209,7 +196,7 @@ function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boole
 		id: r.id,
 		model: r.model,
 		streamed,
-		full: body as IDataObject,
+		full,
 	};
 }
 

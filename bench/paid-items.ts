@@ -32,7 +32,7 @@ export const KNOBS = {
 	submitRetryAfterSec: 1,
 };
 
-export interface BatchRow {
+export interface PaidItemsRow {
 	n: number;
 	/** concurrent submissions the gateway accepts (429 beyond); undefined = no limit */
 	limit?: number;
@@ -196,13 +196,13 @@ async function inRealN8n(
 	}
 }
 
-export async function benchBatches(
+export async function benchPaidItems(
 	sizes = [10, 100, 500],
 	limits: Array<number | undefined> = [undefined, 4],
 	baselineItems = 2,
 	realN = 100,
-): Promise<BatchRow[]> {
-	const rows: BatchRow[] = [];
+): Promise<PaidItemsRow[]> {
+	const rows: PaidItemsRow[] = [];
 	let perItemMs = 0;
 	try {
 		const base = await simulator();
