@@ -1,6 +1,7 @@
 /**
  * The house rule (docs/development.md, issue 33): an operation lives in its node's folder; `nodes/shared/` holds only
- * what two or more nodes import (directly, or through other shared modules). A node folder never imports another's.
+ * what two or more nodes import (directly, or through other shared modules). A node folder never imports another's,
+ * and a shared module never imports a node folder (what two nodes need lives below them, not in one of them).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -76,5 +77,16 @@ describe('an operation lives in its node; shared/ is what two nodes import', () 
 					.map((m) => `${relative(ROOT, f)} → ${relative(ROOT, m)}`),
 			);
 		expect(crossing).toEqual([]);
+	});
+
+	it('no shared module imports a node folder', () => {
+		const upward = files
+			.filter((f) => ownerOf(f) === 'shared')
+			.flatMap((f) =>
+				importsOf(f)
+					.filter((m) => m.startsWith(NODES) && ownerOf(m) !== 'shared')
+					.map((m) => `${relative(ROOT, f)} → ${relative(ROOT, m)}`),
+			);
+		expect(upward).toEqual([]);
 	});
 });

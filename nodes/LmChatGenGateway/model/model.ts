@@ -22,6 +22,7 @@ import {
 	type Prices,
 } from '../../shared/money/cap';
 import { capBound, quote, type TokenBound } from '../../shared/money/cost';
+import { ImagePartError } from '../../shared/text/imageParts';
 import { resolveCap, type MoneyOptions } from '../../shared/money/options';
 import { callSpendKey, ExecutionSpend } from '../../shared/money/record';
 import {
@@ -62,7 +63,6 @@ import {
 	chatCallsFrom,
 	chatTools,
 	finishReasonOf,
-	ImagePartError,
 	responsesCallsFrom,
 	responsesReasoningFrom,
 	responsesTools,

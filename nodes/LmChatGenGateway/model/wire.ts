@@ -3,6 +3,13 @@
  * and responses, OpenAI's public shapes), and the repair of tool calls as gateways really send them.
  */
 import type { ChatToolCall } from '../../shared/text/chatStream';
+import {
+	base64Bytes,
+	checkImageBounds,
+	imageFromUrl,
+	ImagePartError,
+	type WireImage,
+} from '../../shared/text/imageParts';
 import type { FinishReason, Message, MessageContent, TokenUsage } from './sdk';
 
 type Json = Record<string, unknown>;
@@ -24,55 +31,12 @@ export interface ReasoningSource {
 	field(): ReasoningField | undefined;
 }
 
-/** Each image at most this many bytes (decoded), all images of one request together at most IMAGES_MAX_BYTES: checked before sending. */
-export const IMAGE_MAX_BYTES = 20 * 1024 * 1024;
-export const IMAGES_MAX_BYTES = 48 * 1024 * 1024;
-
-/** An image part the package refuses before sending (nothing left). */
-export class ImagePartError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'ImagePartError';
-	}
-}
-
-/** One image of a message: its address (a Data URL or an http(s) URL), its decoded size when it is a Data URL, an OpenAI `detail`. */
-export interface WireImage {
-	url: string;
-	bytes: number;
-	detail?: string;
-}
-
 const reasoningOf = (content: MessageContent[]): string | undefined => {
 	const parts = content.filter(
 		(c) => c.type === 'reasoning' && typeof (c as { text?: unknown }).text === 'string',
 	);
 	return parts.length ? parts.map((c) => (c as { text: string }).text).join('') : undefined;
 };
-
-/** Decoded bytes of Base64 text (padding and whitespace aside), without decoding it. */
-export function base64Bytes(b64: string): number {
-	const clean = b64.replace(/\s+/g, '');
-	const pad = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-	return Math.max(0, Math.floor((clean.length * 3) / 4) - pad);
-}
-
-/** An image given as a Data URL or an http(s) address: its wire form; anything else is refused. */
-export function imageFromUrl(url: string, detail?: string): WireImage {
-	const u = url.trim();
-	if (/^data:/i.test(u)) {
-		const m = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(u.slice(0, 200));
-		if (!m)
-			throw new ImagePartError(
-				`an image given as a Data URL must be data:image/<type>;base64,<data> (got ${JSON.stringify(u.slice(0, 40))}…)`,
-			);
-		return { url: u, bytes: base64Bytes(u.slice(m[0].length)), ...(detail ? { detail } : {}) };
-	}
-	if (/^https?:\/\//i.test(u)) return { url: u, bytes: 0, ...(detail ? { detail } : {}) };
-	throw new ImagePartError(
-		`an image must be a Data URL (data:image/…;base64,…) or an http(s) address (got ${JSON.stringify(u.slice(0, 40))})`,
-	);
-}
 
 /** The images of an SDK message: `file` contents of an image type (bytes or Base64, or an address in providerMetadata.url). */
 function imagesOf(content: MessageContent[]): WireImage[] {
@@ -115,22 +79,6 @@ function imagesOf(content: MessageContent[]): WireImage[] {
 			throw new ImagePartError(`an image part of type ${media} carries no data and no address`);
 	}
 	return out;
-}
-
-/** The size bound of a request's images, checked before anything is sent. */
-export function checkImageBounds(images: WireImage[]): void {
-	let total = 0;
-	for (const [i, img] of images.entries()) {
-		if (img.bytes > IMAGE_MAX_BYTES)
-			throw new ImagePartError(
-				`image ${i + 1} is ${(img.bytes / 1048576).toFixed(1)} MiB; the package sends images of at most ${IMAGE_MAX_BYTES / 1048576} MiB each`,
-			);
-		total += img.bytes;
-	}
-	if (total > IMAGES_MAX_BYTES)
-		throw new ImagePartError(
-			`the request's images are ${(total / 1048576).toFixed(1)} MiB together; the package sends at most ${IMAGES_MAX_BYTES / 1048576} MiB of images in one request`,
-		);
 }
 
 /** Chat content of a user (or system) message: plain text, or parts when it holds images. */

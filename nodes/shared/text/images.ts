@@ -12,7 +12,7 @@ import {
 	ImagePartError,
 	imageFromUrl,
 	type WireImage,
-} from '../../LmChatGenGateway/model/wire';
+} from './imageParts';
 import { refuse } from '../validate';
 
 export function imageOptions(): INodeProperties[] {
