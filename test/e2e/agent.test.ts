@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { ROOT } from '../../scripts/lib/repo';
 import { executeWorkflow, nodeOutput, type ExecuteResult } from '../../scripts/lib/n8n/cli';
-import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { importCredentials } from '../../scripts/lib/n8n/imports';
+import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
@@ -39,6 +40,24 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 				data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl },
 			},
 		]);
+	});
+	/** every test's workflow, imported in one n8n process before the tests (one `import:workflow` each cost ~6 s) */
+	const RUNS: Record<string, { streaming: boolean; question?: string; system?: string }> = {
+		ggagent1: { streaming: true },
+		ggagent2: { streaming: false },
+		ggagent3: { streaming: false, system: '[llm:object-args]' },
+		ggagent4: {
+			streaming: true,
+			question: 'What is 12 * 7 and what is 3 + 4?',
+			system: '[llm:odd-split]',
+		},
+		ggagent5: { streaming: true },
+	};
+	beforeAll(async () => {
+		await importWorkflows(
+			state,
+			Object.entries(RUNS).map(([id, o]) => workflow(id, o)),
+		);
 	});
 	afterAll(async () => {
 		await sim.stop();
@@ -71,10 +90,8 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	}
 
 	async function run(
-		id: string,
-		opts: { streaming: boolean; question?: string; system?: string },
+		id: keyof typeof RUNS,
 	): Promise<{ res: ExecuteResult; turns: SubRun[]; ms: number }> {
-		await importWorkflow(state, workflow(id, opts));
 		const t0 = Date.now();
 		const res = await executeWorkflow(state, id, { fileAccess: [outDir], timeoutMs: 300_000 });
 		const ms = Date.now() - t0;
@@ -107,7 +124,7 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	it.each([true, false])(
 		'answers 12 * 7 with the Calculator (streaming %s): one paid call per model turn, gateway usage, no key',
 		async (streaming) => {
-			const { res, turns, ms } = await run(streaming ? 'ggagent1' : 'ggagent2', { streaming });
+			const { res, turns, ms } = await run(streaming ? 'ggagent1' : 'ggagent2');
 			const answer = nodeOutput(res, 'AI Agent')[0].json.output;
 			expect(answer).toBe('The result is 84.');
 			expect(readFileSync(join(outDir, 'agent/answer.txt'), 'utf8')).toBe('The result is 84.');
@@ -134,7 +151,7 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 
 	it('recovers from a first-call 429 (sent again once after Retry-After) and from tool arguments sent as an object', async () => {
 		sim.fault({ route: '/v1/chat/completions', kind: 'rate-limit', retryAfter: 1 });
-		const { res, turns } = await run('ggagent3', { streaming: false, system: '[llm:object-args]' });
+		const { res, turns } = await run('ggagent3');
 		expect(nodeOutput(res, 'AI Agent')[0].json.output).toBe('The result is 84.');
 		expect(sim.log.filter((l) => l.method === 'POST').map((l) => l.status)).toEqual([
 			429, 200, 200,
@@ -145,11 +162,7 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 	});
 
 	it('two tool calls in one streamed turn, their deltas split oddly and interleaved', async () => {
-		const { res, turns } = await run('ggagent4', {
-			streaming: true,
-			question: 'What is 12 * 7 and what is 3 + 4?',
-			system: '[llm:odd-split]',
-		});
+		const { res, turns } = await run('ggagent4');
 		expect(nodeOutput(res, 'AI Agent')[0].json.output).toBe('The result is 84 and 7.');
 		expect(turns).toHaveLength(2);
 		expect(sim.ledger.filter((l) => l.kind === 'charge')).toHaveLength(2);
@@ -164,7 +177,6 @@ describe('AI Agent + GenGateway Chat Model + Calculator in a real n8n', () => {
 			body: { error: { message: 'upstream exploded' } },
 			times: 5,
 		});
-		await importWorkflow(state, workflow('ggagent5', { streaming: true }));
 		const res = await executeWorkflow(state, 'ggagent5', {
 			fileAccess: [outDir],
 			timeoutMs: 300_000,

@@ -17,7 +17,8 @@ import {
 	runFailure,
 	type ExecuteResult,
 } from '../../scripts/lib/n8n/cli';
-import { importCredentials, importWorkflow } from '../../scripts/lib/n8n/imports';
+import { importCredentials } from '../../scripts/lib/n8n/imports';
+import { importWorkflows } from '../../scripts/demo/n8n-more';
 import { newState, removeState, removeTemplate } from '../../scripts/lib/n8n/state';
 
 jest.setTimeout(900_000);
@@ -68,20 +69,33 @@ describe('issue 34 in a real n8n: thinking model + tool, image, structured outpu
 	});
 	beforeEach(() => sim.reset());
 
-	async function run(
-		folder: string,
-		id: string,
-		change: (wf: {
-			nodes: Array<{ name: string; parameters: Record<string, any> }>;
-		}) => void = () => undefined,
-	): Promise<{ res: ExecuteResult; turns: SubRun[] }> {
-		const wf = loadExample(folder, { outDir, inputDir }) as {
-			id: string;
-			nodes: Array<{ name: string; parameters: Record<string, any> }>;
-		};
-		wf.id = id;
-		change(wf);
-		await importWorkflow(state, wf as unknown as Record<string, unknown>);
+	type Wf = { id: string; nodes: Array<{ name: string; parameters: Record<string, any> }> };
+	const modelOf = (wf: Wf) => wf.nodes.find((n) => n.name === MODEL_NODE)!;
+	/** every test's workflow (an example with a change), imported in one n8n process before the tests */
+	const RUNS: Record<string, [folder: string, change?: (wf: Wf) => void]> = {
+		ggmodels1: ['agent-thinking', (wf) => (modelOf(wf).parameters.options.streaming = true)],
+		ggmodels2: ['agent-thinking', (wf) => (modelOf(wf).parameters.options.streaming = false)],
+		ggmodels3: ['agent-image'],
+		ggmodels4: [
+			'agent-structured',
+			(wf) =>
+				(wf.nodes.find((n) => n.name === 'AI Agent')!.parameters.options.systemMessage +=
+					' [llm:invalid-first]'),
+		],
+	};
+	beforeAll(async () => {
+		await importWorkflows(
+			state,
+			Object.entries(RUNS).map(([id, [folder, change]]) => {
+				const wf = loadExample(folder, { outDir, inputDir }) as Wf;
+				wf.id = id;
+				change?.(wf);
+				return wf as unknown as Record<string, unknown>;
+			}),
+		);
+	});
+
+	async function run(id: keyof typeof RUNS): Promise<{ res: ExecuteResult; turns: SubRun[] }> {
 		const t0 = Date.now();
 		const res = await executeWorkflow(state, id, {
 			fileAccess: [outDir, inputDir],
@@ -101,13 +115,7 @@ describe('issue 34 in a real n8n: thinking model + tool, image, structured outpu
 	it.each([true, false])(
 		'thinking model + Calculator (streaming %s): answers 84, one paid call per turn, reasoning and tool calls in the run data only',
 		async (streaming) => {
-			const { res, turns } = await run(
-				'agent-thinking',
-				streaming ? 'ggmodels1' : 'ggmodels2',
-				(wf) => {
-					wf.nodes.find((n) => n.name === MODEL_NODE)!.parameters.options.streaming = streaming;
-				},
-			);
+			const { res, turns } = await run(streaming ? 'ggmodels1' : 'ggmodels2');
 			const answer = nodeOutput(res, 'AI Agent')[0].json.output;
 			expect(answer).toBe('The result is 84.');
 			expect(readFileSync(join(outDir, 'agent-thinking/answer.txt'), 'utf8')).toBe(
@@ -145,7 +153,7 @@ describe('issue 34 in a real n8n: thinking model + tool, image, structured outpu
 	);
 
 	it('an agent given a PNG (Automatically Passthrough Binary Images) answers from it: one image part reached the vision model', async () => {
-		const { res, turns } = await run('agent-image', 'ggmodels3');
+		const { res, turns } = await run('ggmodels3');
 		const answer = String(nodeOutput(res, 'AI Agent')[0].json.output);
 		expect(answer).toContain('png 64x48');
 		expect(readFileSync(join(outDir, 'agent-image/answer.txt'), 'utf8')).toBe(answer);
@@ -161,10 +169,7 @@ describe('issue 34 in a real n8n: thinking model + tool, image, structured outpu
 	});
 
 	it("structured output: the Chat Model's JSON Schema (first answer invalid: one repair request) and n8n's Structured Output Parser", async () => {
-		const { res, turns } = await run('agent-structured', 'ggmodels4', (wf) => {
-			wf.nodes.find((n) => n.name === 'AI Agent')!.parameters.options.systemMessage +=
-				' [llm:invalid-first]';
-		});
+		const { res, turns } = await run('ggmodels4');
 		const output = nodeOutput(res, 'AI Agent')[0].json.output as Record<string, unknown>;
 		expect(output).toEqual({ answer: expect.any(String), confidence: 0 });
 		expect(JSON.parse(readFileSync(join(outDir, 'agent-structured/answer.json'), 'utf8'))).toEqual(
