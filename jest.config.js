@@ -21,13 +21,13 @@ module.exports = {
 			// back-offs, Retry-After waits and poll floors on a shorter clock (test/time-scale.ts)
 			setupFilesAfterEnv: [...base.setupFilesAfterEnv, '<rootDir>/test/setup-time-scale.ts'],
 		},
-		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/select-n8n.test.ts', '<rootDir>/test/e2e/agent-n8n1.test.ts'] },
+		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/agent-n8n1.test.ts'] },
 		// the subset that also runs in n8n 1.x: GG_N8N_MAJOR=1 for each of its files, so one jest run can hold both projects
 		{
 			...base,
 			displayName: 'e2e-n8n1',
 			setupFiles: [...base.setupFiles, '<rootDir>/test/setup-n8n1.ts'],
-			testMatch: ['smoke', 'install-native', 'demo', 'select-n8n', 'agent-n8n1'].map((f) => `<rootDir>/test/e2e/${f}.test.ts`),
+			testMatch: ['smoke', 'install-native', 'demo', 'agent-n8n1'].map((f) => `<rootDir>/test/e2e/${f}.test.ts`),
 		},
 	],
 };

@@ -23,7 +23,12 @@ setup_n8n() {
   bash "$ROOT/scripts/install-n8n.sh" "${1:-2}" || setup_fail "installing the private n8n ${1:-2}.x (scripts/install-n8n.sh ${1:-2}); run the command again to resume"
 }
 
+# Builds dist/ when it is missing or any of its sources is newer (as ensureBuilt in scripts/lib/package.ts): a script
+# started while tests run (the n8n 1 demo in the e2e tests) must not empty dist/ under another test's feet.
 setup_build() {
+  if [ -f "$ROOT/dist/index.js" ] && [ -z "$(cd "$ROOT" && find nodes credentials icons index.ts package.json tsconfig.build.json gulpfile.js -newer dist/index.js -print -quit)" ]; then
+    return 0
+  fi
   (cd "$ROOT" && npm run build --silent) || setup_fail "building the package (npm run build)"
 }
 

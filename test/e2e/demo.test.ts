@@ -1,7 +1,7 @@
 /**
  * The demo workflows (the files of examples/) in a real n8n 2.41.1 against the gateway simulator: every workflow
- * (judged from what `npm run demo` left in out/ when it ran this build just before, as in CI; else run here; on n8n
- * 1.x the AI Agent workflow is skipped and the summary says why), a
+ * (judged from what `npm run demo` left in out/ when it ran this build just before, as in CI; else run here; in n8n
+ * 1.x `npm run demo -- --n8n 1` as typed, the AI Agent workflows skipped with the reason in the summary), a
  * fault scenario in-process, and `npm run demo`'s own entry point against another gateway with a fault.
  */
 import { spawn } from 'node:child_process';
@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
-import { freshDemoProof } from '../../scripts/demo/proof';
+import { freshDemoProof, type DemoProof } from '../../scripts/demo/proof';
 import { runDemo } from '../../scripts/demo/run';
 import type { SummaryEntry } from '../../scripts/demo/summary';
 import { runCount } from '../../scripts/demo/n8n-more';
 import { CRED, INPUT, OUT, WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
 import { ROOT } from '../../scripts/lib/repo';
-import { N8N_MAJOR } from '../../scripts/lib/n8n/runtime';
+import { N8N_MAJOR, N8N_VERSION, NODE_VERSION } from '../../scripts/lib/n8n/runtime';
 import { nodeOutput, type ExecuteResult } from '../../scripts/lib/n8n/cli';
 import { removeTemplate } from '../../scripts/lib/n8n/state';
 
@@ -33,6 +33,40 @@ const withPipeline = N8N_MAJOR === '1';
 const AGENTS = ['agent', 'agent-thinking', 'agent-image', 'agent-structured', 'agent-capped'];
 const SKIPPED = N8N_MAJOR === '1' ? AGENTS : [];
 const RAN = WORKFLOWS.filter((w) => !SKIPPED.includes(w.folder));
+
+/** `npm run demo -- --n8n <major> --out <dir>` as a user types it: exit 0, its first line names this n8n and Node; its proof. */
+async function demoAsTyped(outDir: string): Promise<DemoProof> {
+	const env = { ...process.env };
+	delete env.GG_N8N_MAJOR;
+	for (const k of Object.keys(env))
+		if (/^npm_config_/i.test(k) || /^GATEWAY_/.test(k)) delete env[k];
+	const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+		(resolve) => {
+			const child = spawn('npm', ['run', 'demo', '--', '--n8n', N8N_MAJOR, '--out', outDir], {
+				cwd: ROOT,
+				env,
+			});
+			let stdout = '';
+			let stderr = '';
+			child.stdout.on('data', (d) => (stdout += d));
+			child.stderr.on('data', (d) => (stderr += d));
+			child.on('close', (code) => resolve({ code, stdout, stderr }));
+		},
+	);
+	expect({ code: r.code, tail: r.code === 0 ? '' : (r.stdout + r.stderr).slice(-3000) }).toEqual({
+		code: 0,
+		tail: '',
+	});
+	expect(r.stdout).toContain(`[demo] n8n ${N8N_VERSION} on Node ${NODE_VERSION}`);
+	const proof = JSON.parse(readFileSync(join(outDir, 'demo-proof.json'), 'utf8')) as DemoProof;
+	expect([proof.n8nVersion, proof.nodeVersion, proof.gateway, proof.pipeline]).toEqual([
+		N8N_VERSION,
+		NODE_VERSION,
+		'embedded',
+		true,
+	]);
+	return proof;
+}
 
 /** Runs `fn` with this process's stdout swallowed (restored after, whatever happens). */
 async function withoutStdout<T>(fn: () => Promise<T>): Promise<T> {
@@ -95,10 +129,14 @@ describe('demo workflows in real n8n', () => {
 			ran.every((f) => ci.workflows.includes(f)) &&
 			SKIPPED.every((f) => ci.skipped?.includes(f));
 		const outDir = usable ? join(ROOT, 'out') : out;
+		// n8n 1.x: `npm run demo -- --n8n 1` as a user types it (every workflow and the pipeline), which also proves the
+		// command line selects n8n 1.x; n8n 2 without CI's demo step: the same workflows in-process (its pipeline runs in
+		// test/e2e/pipeline.test.ts)
 		const proof = usable
 			? ci
-			: // n8n 2 runs the pipeline in test/e2e/pipeline.test.ts (after `npm run demo` in CI); here only n8n 1.x does
-				(await runDemo({ outDir, sim, only: withPipeline ? undefined : all })).proof;
+			: withPipeline
+				? await demoAsTyped(outDir)
+				: (await runDemo({ outDir, sim, only: all })).proof;
 		process.stdout.write(
 			`judging ${usable ? "the demo step's run (out/demo-proof.json)" : 'a demo run of this test'}: n8n ${proof.n8nVersion}, ${proof.workflows.length} workflows${proof.skipped.length ? ` (${proof.skipped.join(', ')} skipped)` : ''}${proof.pipeline ? ' and the pipeline' : ''}\n`,
 		);
