@@ -57,9 +57,9 @@ export function freshDemoProof(outDir = join(ROOT, 'out')): DemoProof | undefine
 	return proof.stamp === demoStamp() && proof.n8nVersion === N8N_VERSION ? proof : undefined;
 }
 
-/** The key in every file of n8n's state folder but the installed packages, and in what n8n printed. */
+/** The key in every file of n8n's state folders (one per lane) but the installed packages, and in what n8n printed. */
 export function scanForKey(
-	state: string,
+	states: string[],
 	output: string,
 	key: string,
 ): NonNullable<DemoProof['keyScan']> {
@@ -68,11 +68,19 @@ export function scanForKey(
 		readdirSync(dir).flatMap((f) =>
 			statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)],
 		);
-	const files = walk(join(state, '.n8n')).filter((f) => !f.includes('node_modules'));
+	// each state the demo ran workflows in (one per lane)
+	const scanned = states.map((state) => ({
+		state,
+		files: walk(join(state, '.n8n')).filter((f) => !f.includes('node_modules')),
+	}));
 	return {
-		files: files.length,
-		database: files.some((f) => f.endsWith('database.sqlite')),
-		foundIn: files.filter((f) => readFileSync(f).includes(bytes)).map((f) => relative(state, f)),
+		files: scanned.reduce((n, s) => n + s.files.length, 0),
+		database: scanned.every((s) => s.files.some((f) => f.endsWith('database.sqlite'))),
+		foundIn: scanned.flatMap((s, k) =>
+			s.files
+				.filter((f) => readFileSync(f).includes(bytes))
+				.map((f) => `${scanned.length > 1 ? `lane ${k + 1}: ` : ''}${relative(s.state, f)}`),
+		),
 		inOutput: output.includes(key),
 	};
 }

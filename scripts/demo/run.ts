@@ -76,36 +76,68 @@ async function writeInputImage(file: string): Promise<void> {
 	await sharp(Buffer.from(svg)).png().toFile(file);
 }
 
-/** Runs one workflow, showing elapsed time (and bytes landing in n8n's binary store) while it runs. */
-async function executeWithProgress(
-	state: string,
-	id: string,
-	label: string,
+/** how many workflows run at once, each lane in its own n8n state (its own SQLite database): an `n8n execute` spends
+ * much of its time starting n8n and waiting on the gateway, so two lanes keep two cores busy */
+const LANES = 2;
+
+/**
+ * Runs the workflows in LANES lanes (workflow k in lane k mod LANES, each lane one after another in its own state) and
+ * hands each result to `done` in the workflows' order, as soon as it and all before it have finished. On a terminal, a
+ * status line shows what is running, for how long, and the bytes landing in n8n's binary stores.
+ */
+async function executeInLanes<W extends { id: string; folder: string }>(
+	lanes: Array<{ state: string; workflows: W[] }>,
+	order: W[],
 	opts: { fileAccess: string[]; timeoutMs: number },
-): Promise<{ res: ExecuteResult; ms: number }> {
-	const started = Date.now();
-	const store0 = binaryStoreBytes(state);
+	done: (w: W, state: string, res: ExecuteResult, ms: number) => void,
+): Promise<void> {
+	const results = new Map<string, { state: string; res: ExecuteResult; ms: number }>();
+	const running = new Map<string, number>();
 	const tty = process.stdout.isTTY;
-	const prefix = `[demo] ${label.padEnd(14)} `;
-	out(tty ? `${prefix}…` : `${prefix}… `);
-	let lastPlain = started;
+	const store0 = lanes.map((l) => binaryStoreBytes(l.state));
+	let next = 0;
+	let lastPlain = Date.now();
 	const status = () => {
-		const got = binaryStoreBytes(state) - store0;
-		return `${secs(Date.now() - started)}${got > 1_000_000 ? `, ${mb(got)} downloaded` : ''}`;
+		const got = lanes.reduce((n, l, k) => n + binaryStoreBytes(l.state) - store0[k], 0);
+		return `[demo] running ${[...running].map(([f, t]) => `${f} ${secs(Date.now() - t)}`).join(', ')}${got > 1_000_000 ? `; ${mb(got)} downloaded` : ''}`;
+	};
+	const clear = () => tty && out('\r\x1b[2K');
+	const flush = () => {
+		while (next < order.length && results.has(order[next].folder)) {
+			const w = order[next++];
+			const r = results.get(w.folder)!;
+			clear();
+			out(`[demo] ${w.folder.padEnd(14)} … `);
+			done(w, r.state, r.res, r.ms);
+		}
 	};
 	const timer = setInterval(() => {
-		if (tty) out(`\r${prefix}… ${status()}   `);
+		if (!running.size) return;
+		if (tty) out(`\r\x1b[2K${status()}`);
 		else if (Date.now() - lastPlain >= 20_000) {
 			lastPlain = Date.now();
-			out(`\n${prefix}still running (${status()}) `);
+			log(`${status()} (still running)`);
 		}
 	}, 1000);
 	try {
-		const res = await executeWorkflow(state, id, opts);
-		return { res, ms: Date.now() - started };
+		await Promise.all(
+			lanes.map(async (lane) => {
+				for (const w of lane.workflows) {
+					const started = Date.now();
+					running.set(w.folder, started);
+					try {
+						const res = await executeWorkflow(lane.state, w.id, opts);
+						results.set(w.folder, { state: lane.state, res, ms: Date.now() - started });
+					} finally {
+						running.delete(w.folder);
+					}
+					flush();
+				}
+			}),
+		);
 	} finally {
 		clearInterval(timer);
-		if (tty) out(`\r${prefix}`);
+		clear();
 	}
 }
 
@@ -140,7 +172,15 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		.split(/[\s,]+/)
 		.filter(Boolean);
 
+	const credential = {
+		id: CREDENTIAL_ID,
+		name: 'GenGateway account',
+		type: 'genGatewayApi',
+		data: { apiKey, baseUrl, videoBaseUrl },
+	};
 	let state: string | undefined;
+	/** the states of the lanes after the first (which is `state`) */
+	const laneStates: string[] = [];
 	let pipelineRun: Promise<PipelineReport> | undefined;
 	/** workflows this gateway cannot run as written, and why (the budget workflow without a per-call price) */
 	const gatewaySkips = new Map<string, string>();
@@ -180,14 +220,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 				'[demo] packing the package and installing it into a private n8n home the way n8n installs community packages',
 			);
 			state = await newState();
-			await importCredentials(state, [
-				{
-					id: CREDENTIAL_ID,
-					name: 'GenGateway account',
-					type: 'genGatewayApi',
-					data: { apiKey, baseUrl, videoBaseUrl },
-				},
-			]);
+			await importCredentials(state, [credential]);
 			const withKeyModels = await textModelsOfKey(baseUrl, apiKey, log);
 			const loaded: Array<Record<string, unknown>> = [];
 			for (const w of workflows) {
@@ -211,29 +244,57 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 				for (const note of plan.notes) log(`[demo] ${w.folder}: ${note}`);
 				loaded.push(plan.wf as unknown as Record<string, unknown>);
 			}
-			await importWorkflows(state, loaded);
+			const toRun = workflows.filter((x) => !gatewaySkips.has(x.folder));
+			// the workflows judged by their time window run last, one after another in the first lane, nothing beside them
+			const shared = toRun.filter((x) => !x.alone);
+			const alone = toRun.filter((x) => x.alone);
+			const laneCount = Math.max(1, Math.min(LANES, shared.length));
+			for (let k = 1; k < laneCount; k++) {
+				const extra = await newState();
+				laneStates.push(extra);
+				await importCredentials(extra, [credential]);
+			}
+			const lanes = [state, ...laneStates].map((laneState, k) => ({
+				state: laneState,
+				workflows: shared.filter((_, i) => i % laneCount === k),
+			}));
+			const byId = (w: (typeof toRun)[number]) => loaded.find((wf) => wf.id === w.id)!;
+			await Promise.all(
+				lanes.map((lane, k) =>
+					importWorkflows(lane.state, [...lane.workflows, ...(k === 0 ? alone : [])].map(byId)),
+				),
+			);
 			log(
-				`[demo] credential and ${loaded.length} workflow(s) from examples/ imported (${secs(Date.now() - t)})`,
+				`[demo] credential and ${loaded.length} workflow(s) from examples/ imported (${secs(Date.now() - t)}); ${laneCount} at a time`,
 			);
 
-			for (const w of workflows.filter((x) => !gatewaySkips.has(x.folder))) {
-				t = Date.now();
-				const { res, ms } = await executeWithProgress(state, w.id, w.folder, {
-					fileAccess: [outDir, inputDir],
-					timeoutMs: opts.timeoutMs ?? 15 * 60_000,
-				});
+			const record = (
+				w: (typeof toRun)[number],
+				laneState: string,
+				res: ExecuteResult,
+				ms: number,
+			) => {
 				runs[w.folder] = res;
 				output += res.stdout + res.stderr;
 				writeFileSync(
 					join(runsDir, `${w.folder}.json`),
 					res.data ? JSON.stringify(res.data, null, 2) + '\n' : `${res.stdout}\n${res.stderr}`,
 				);
-				const customData = w.spend ? storedCustomData(state, w.id) : undefined;
+				const customData = w.spend ? storedCustomData(laneState, w.id) : undefined;
 				if (customData) spent[w.folder] = customData;
 				const got = checkWorkflow(w, res, outDir, ROOT, { checkLoop: !external, customData });
-				entries.push(...got);
+				checked.set(w.folder, got);
 				log(`${got.every((e) => e.ok) ? 'ok' : 'FAILED'} (${secs(ms)})`);
-			}
+			};
+			const checked = new Map<string, SummaryEntry[]>();
+			const execOpts = {
+				fileAccess: [outDir, inputDir],
+				timeoutMs: opts.timeoutMs ?? 15 * 60_000,
+			};
+			await executeInLanes(lanes, shared, execOpts, record);
+			await executeInLanes([{ state, workflows: alone }], alone, execOpts, record);
+			// the summary keeps the workflows' order, whatever order they finished in
+			for (const w of toRun) entries.push(...(checked.get(w.folder) ?? []));
 		}
 		for (const w of skipped) {
 			const e = skippedEntry(w, N8N_VERSION);
@@ -265,8 +326,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 		}
 		const ok = entries.every((e) => e.ok);
 		if (state) {
-			keyScan = scanForKey(state, output, apiKey);
-			opts.inspectState?.(state, output);
+			keyScan = scanForKey([state, ...laneStates], output, apiKey);
+			for (const st of [state, ...laneStates]) opts.inspectState?.(st, output);
 		}
 		const proof: DemoProof = {
 			stamp: demoStamp(),
@@ -289,7 +350,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 	} finally {
 		// a run that stopped early still lets the pipeline stop its own n8n and services
 		await pipelineRun?.catch(() => undefined);
-		if (state) removeState(state);
+		for (const st of [state, ...laneStates]) if (st) removeState(st);
 		await gateway.stop();
 	}
 }

@@ -78,6 +78,9 @@ export interface DemoWorkflow {
 	spend?: { node: string };
 	/** the oldest n8n major version that can run it, and what the demo's summary says elsewhere */
 	needs?: { n8nMajor: number; why: string };
+	/** runs with no other workflow beside it: its gateway requests are judged by its execution's time window
+	 * (test/e2e/demo.test.ts), which another workflow's requests would blur */
+	alone?: true;
 	/** sticky note shown in the editor */
 	note: string;
 	nodes: N[];
@@ -465,6 +468,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		description:
 			'Two batches of images under one Max Expected Spend: the first fits and is paid, the second would go over what the execution already spent and is refused before any request.',
 		folder: 'budget',
+		alone: true,
 		steps: [
 			{ node: 'First batch', items: 2 },
 			{ node: 'Second batch', items: 2, refused: 'budget' },
@@ -517,6 +521,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		description:
 			"n8n's AI Agent asks the GenGateway Chat Model, uses the Calculator tool and writes its answer to a file.",
 		folder: 'agent',
+		alone: true,
 		steps: [
 			// the model is asked at least once; how many turns it takes (the Calculator or not) is the model's choice
 			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
@@ -750,6 +755,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		description:
 			'Image Submit with Quote Only prices every item and sends nothing; an approval step passes the batch on with its approved total; the paid Image Submit holds that total as its Max Expected Spend.',
 		folder: 'quote-approve',
+		alone: true,
 		steps: [
 			{ node: 'Quote', items: 2 },
 			{ node: 'Generate', items: 2 },
@@ -820,6 +826,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		description:
 			"The GenGateway Chat Model's Max Expected Spend is below the price of one turn: the first turn goes, the next is refused before it is sent, and the agent stops with the refusal.",
 		folder: 'agent-capped',
+		alone: true,
 		steps: [{ node: 'AI Agent', items: 1, refused: 'cap' }],
 		write: { node: 'Write Refusal', from: 'AI Agent', kind: 'text', files: 1, field: 'error' },
 		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
