@@ -11,6 +11,7 @@ import { parseOrThrow } from '../../nodes/shared/validate';
 import { buildGammaForm } from '../../nodes/GenGatewayVideoCreate/actions/body';
 import { deltaSchema, gammaSchema } from '../../nodes/GenGatewayVideoCreate/actions/schemas';
 import { makeImageBytes } from '../harness/inputs';
+import { aud, content, img, many, text, vid } from '../fixtures/video-rules';
 
 type Obj = Record<string, unknown>;
 const sim = useSimulator({ quiet: true, videoLatencyMs: 60_000 });
@@ -32,25 +33,6 @@ const B: Obj = {
 /** the base body with changes; a change to undefined removes the field */
 const d = (changes: Obj = {}): Obj =>
 	Object.fromEntries(Object.entries({ ...B, ...changes }).filter(([, v]) => v !== undefined));
-const img = (n: number | string = 1, role = 'reference_image') => ({
-	type: 'image_url',
-	image_url: { url: `https://media.example/${n}.png` },
-	role,
-});
-const vid = (n: number | string = 1) => ({
-	type: 'video_url',
-	video_url: { url: `https://media.example/${n}.mp4` },
-	role: 'reference_video',
-});
-const aud = (n: number | string = 1) => ({
-	type: 'audio_url',
-	audio_url: { url: `https://media.example/${n}.mp3` },
-	role: 'reference_audio',
-});
-const text = (t = 'a paper boat') => ({ type: 'text', text: t });
-const content = (...items: Obj[]) => ({ metadata: { content: items } });
-const many = <T>(n: number, f: (k: number) => T) => Array.from({ length: n }, (_, k) => f(k + 1));
-
 /** [name, body, rule the message must match, whether the gateway checks it too] */
 type Refused = [string, Obj, RegExp, boolean?];
 const deltaRefused: Refused[] = [
