@@ -227,13 +227,17 @@ describe('Source "Task ID"', () => {
 		const slow = await startSimulator({ quiet: true, taskLatencyMs: 60_000, pollAfterMs: 1000 });
 		try {
 			const sub = await runWorkflow({ nodes: [submit()], credentials: creds(slow) });
-			const t = Date.now();
+			const before = slow.log.length;
 			const r = await runWorkflow({
 				nodes: [download({ options: { waitSeconds: 1 } }, { onError: 'continueRegularOutput' })],
 				input: sub.output('Submit'),
 				credentials: creds(slow),
 			});
-			expect(Date.now() - t).toBeLessThan(10_000);
+			// bounded by its count, not a stopwatch: within 1 s at one query a second (poll_after 1 s), at most two
+			// queries of the task (the first at once, one more at most), never the 60 s the task takes
+			const queries = slow.log.slice(before).filter((l) => l.method === 'GET');
+			expect(queries.length).toBeGreaterThanOrEqual(1);
+			expect(queries.length).toBeLessThanOrEqual(2);
 			expect(r.output('Download')[0].json).toMatchObject({
 				status: 'failed',
 				task_id: sub.output('Submit')[0].json.task_id,

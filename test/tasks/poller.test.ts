@@ -87,10 +87,15 @@ describe('Limit and AdaptiveLimit', () => {
 	it('a throttle never pauses requests already allowed by the window', async () => {
 		const l = new AdaptiveLimit(4);
 		l.throttle();
-		const t = Date.now();
-		await l.acquire();
-		await l.acquire();
-		expect(Date.now() - t).toBeLessThan(50);
+		// the window is now 2: two acquires are granted at once (no timer runs before them), the third waits
+		const granted: number[] = [];
+		const waits = [1, 2, 3].map((n) => l.acquire().then(() => granted.push(n)));
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(granted).toEqual([1, 2]);
+		l.release();
+		await Promise.all(waits);
+		expect(granted).toEqual([1, 2, 3]);
 	});
 });
 
@@ -167,28 +172,39 @@ describe('Poller', () => {
 
 	it('a Retry-After delays only the task it was given for: the others keep their own pace', async () => {
 		const t0 = Date.now();
-		const doneAt: Record<string, number> = {};
+		const events: string[] = [];
+		const slept: number[] = [];
 		const poller = new Poller<string, string>({
 			maxConcurrency: 4,
 			deadlineOf: () => t0 + 3000,
-			onDeadline: (job) => `${job}: deadline`,
-			sleep: realSleep,
+			onDeadline: (job) => {
+				events.push(`${job} deadline`);
+				return `${job}: deadline`;
+			},
+			sleep: (ms) => {
+				slept.push(ms);
+				return realSleep(ms);
+			},
 			poll: async (job, round): Promise<PollStep<string>> => {
+				events.push(`${job} ${round}`);
 				if (job === 'limited' && round === 1)
 					return { done: false, waitMs: 8000, rateLimited: true };
-				if (round >= 2) {
-					doneAt[job] = Date.now() - t0;
-					return { done: true, result: job };
-				}
+				if (round >= 2) return { done: true, result: job };
 				return { done: false, waitMs: 1000 };
 			},
 		});
 		const results = await Promise.all(['limited', 'a', 'b'].map((j) => poller.run(j)));
-		expect(doneAt.a).toBeLessThan(1500);
-		expect(doneAt.b).toBeLessThan(1500);
-		// its own wait is cut at its deadline, not waited out in full
 		expect(results).toEqual(['limited: deadline', 'a', 'b']);
-		expect(Date.now() - t0).toBeLessThan(3500);
+		// the others were queried again at their own pace while the limited task waited its Retry-After, which no
+		// query of it interrupted; and its 8 s wait was cut at its deadline (3 s), not waited out in full
+		expect(events.filter((e) => e.startsWith('limited'))).toEqual([
+			'limited 1',
+			'limited deadline',
+		]);
+		expect(events.indexOf('a 2')).toBeLessThan(events.indexOf('limited deadline'));
+		expect(events.indexOf('b 2')).toBeLessThan(events.indexOf('limited deadline'));
+		expect(Math.max(...slept)).toBeLessThanOrEqual(3000);
+		expect(slept).toContain(1000);
 	}, 15_000);
 
 	it('a job still pending at its deadline yields onDeadline(job, rounds)', async () => {
