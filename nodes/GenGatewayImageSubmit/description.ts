@@ -19,7 +19,14 @@ const ratioOptions = (list: readonly string[]) => list.map((r) => ({ name: r, va
 const isFlash = { _cnd: { includes: 'flash' } };
 const ALPHA_25 = 'alpha-image-2.5';
 const ALPHA_AZ = 'alpha-image-2-az';
-const isAlpha2 = { _cnd: { regex: '^alpha-image-2(-1k|-2k|-4k)?$' } };
+/** alpha-image-2 and its tiers, listed rather than matched: n8n tests a `regex` display condition in a VM with a 250 ms
+ * budget on every parameter read, and on a busy n8n that fails the node ("Regular expression execution timed out") */
+const ALPHA_2 = [
+	'alpha-image-2',
+	...(Object.keys(ALPHA_2_TIER_CAP) as Array<keyof typeof ALPHA_2_TIER_CAP>).map(
+		(t) => `alpha-image-2-${t}`,
+	),
+];
 const isBeta = { _cnd: { startsWith: 'beta-' } };
 const notNative = { mode: ['native'] };
 /** One Size field per model family (the same parameter, shown for one family each), each with its own one-sentence hint. */
@@ -130,7 +137,7 @@ export const imageSubmitDescription = actionNode({
 		},
 		sizeField(
 			`Any WIDTHxHEIGHT within the tier's pixel count (${TIERS}); the gateway rounds it to multiples of 16.`,
-			{ model: [isAlpha2] },
+			{ model: ALPHA_2 },
 			{},
 		),
 		sizeField(
@@ -146,7 +153,7 @@ export const imageSubmitDescription = actionNode({
 		sizeField(
 			'This package has no size rules for this model: the size is sent as given and the gateway decides.',
 			undefined,
-			{ model: [ALPHA_25, ALPHA_AZ, isAlpha2, isBeta] },
+			{ model: [ALPHA_25, ALPHA_AZ, ...ALPHA_2, isBeta] },
 		),
 		// the same parameter twice: flash models are offered their four extra ratios, every other model the pro set
 		{

@@ -132,6 +132,20 @@ describe.each(CLASSES)('%s in the editor', (cls) => {
 			expect({ hint, long: hint.length > 160 }).toEqual({ hint, long: false });
 	});
 
+	it('shows and hides its fields without a regex condition (n8n tests one in a VM with a 250 ms budget on every parameter read: a busy n8n fails the node with "Regular expression execution timed out")', () => {
+		const regexes: string[] = [];
+		const walk = (v: unknown, path: string): void => {
+			if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+			else if (v && typeof v === 'object')
+				for (const [k, x] of Object.entries(v)) {
+					if (k === '_cnd' && x && typeof x === 'object' && 'regex' in x) regexes.push(path);
+					walk(x, `${path}.${k}`);
+				}
+		};
+		walk(d.properties, 'properties');
+		expect(regexes).toEqual([]);
+	});
+
 	it("is filed where the node creator's search finds it: no AI sub-node subcategory on a main→main node", () => {
 		const codex = JSON.parse(
 			readFileSync(join(ROOT, 'nodes', cls, `${cls}.node.json`), 'utf8'),
