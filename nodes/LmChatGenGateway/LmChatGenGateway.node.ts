@@ -9,7 +9,7 @@ import {
 } from 'n8n-workflow';
 import { GatewayChatCore, TurnSupply, type GatewayModelOptions } from './model/model';
 import { exitOf, runSupply } from '../shared/exit';
-import { readMoneyOptions, spendOptions } from '../shared/money/options';
+import { readMoneyOptions, spendOptions, type MoneyOptions } from '../shared/money/options';
 import { runIndexOf } from '../shared/runners/ledger';
 import {
 	loadAiNodeSdk,
@@ -227,8 +227,9 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 					? o.idleTimeout
 					: DEFAULT_TIMEOUTS.streamIdle,
 		};
-		// the spend options, through the rules layer every paid node uses (a bad value names its field)
-		const money = readMoneyOptions(o as Record<string, unknown>);
+		// the spend options of every item of the root's input, through the rules layer every paid node uses (a bad value
+		// names its item and field): the root may run several items at once, so the strictest cap holds for every turn
+		const money = moneyOfItems(ctx, itemIndex);
 		const transport = await createTransport(ctx as unknown as IExecuteFunctions, {
 			text: timeoutMs,
 		});
@@ -237,12 +238,16 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 		// the errors the agent gets (and stores) leave through the exit, redacted
 		const toNodeError = (err: unknown): Error => exit.error(err, itemIndex);
 		const root = (ctx as unknown as { parentNode?: { id?: string; name?: string } }).parentNode;
+		// n8n-core runs the root node once per Retry On Fail try with a new list of close functions, which every
+		// supply of that try shares: the try's identity (absent: each supply is its own try)
+		const attempt = (ctx as unknown as { closeFunctions?: unknown }).closeFunctions;
 		const supply = new TurnSupply(
 			transport,
 			exit,
 			{ node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) },
 			money,
 			ctx,
+			attempt && typeof attempt === 'object' ? attempt : undefined,
 		);
 		const Model = gatewayModelClass(sdk, toNodeError);
 		const supplied = sdk.supplyModel(
@@ -257,4 +262,26 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 		};
 		return { ...supplied, response: bridgeAdapter(supplied.response, sourceOf) };
 	}
+}
+
+/** The money options of each item of the root node's input (n8n asks chains for their model with item 0 for every item). */
+function moneyOfItems(ctx: ISupplyDataFunctions, itemIndex: number): MoneyOptions[] {
+	let count = 0;
+	try {
+		count = ctx.getInputData(0, NodeConnectionTypes.Main).length;
+	} catch {
+		count = 0;
+	}
+	const indices = count > 0 ? [...Array(count).keys()] : [itemIndex];
+	return indices.map((i) => {
+		try {
+			return readMoneyOptions(ctx.getNodeParameter('options', i, {}) as Record<string, unknown>);
+		} catch (err) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`${indices.length > 1 ? `Item ${i + 1}: ` : ''}${(err as Error).message}`,
+				{ itemIndex: i, description: 'Nothing was sent to the gateway.' },
+			);
+		}
+	});
 }

@@ -86,6 +86,7 @@ const WARM_UP: MoneyCase = {
 				streaming: true,
 				group: 'name',
 				batch: 1,
+				perItem: false,
 			},
 		},
 	],

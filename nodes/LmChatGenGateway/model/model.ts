@@ -170,41 +170,41 @@ interface Turn {
 }
 
 /**
- * What the Chat Model's turns share within one supply (one root run): its place, the ordinal of the next call, the
- * execution's book and money record, the money options and the exit everything leaves through.
+ * What the Chat Model's turns share within one supply (one root run, or one item of a chain): where they stand, the
+ * execution's book and money record, the money options, and the try of the root node they belong to.
+ *
+ * A call is known by its place and its question. The question is the conversation the root hands the model, less its
+ * system messages (roles, texts, images, tool calls and results): a system prompt with `{{ $now }}` in it replays on a
+ * re-run, a different user text or tool result is a new call. Within one try of the root node (n8n's Retry On Fail
+ * runs the root again: a new try), the n-th call of a question takes the n-th answer that question got at that place;
+ * a question asked more often than before is a new call. So two items that ask the same thing (n8n's chains ask for
+ * their model with item 0 for every item) each get their own call, and a re-run gets back what each call had.
  */
-/** A Chat Model call's place counts its calls per turn number: item = (turn − 1) × TURN_SLOT + the call's ordinal in that turn. */
-export const TURN_SLOT = 1000;
-
 export class TurnSupply {
-	/** calls so far in this supply, by the turn number their messages show */
-	private readonly next = new Map<number, number>();
 	readonly spend: ExecutionSpend;
 	private prices?: Promise<Prices>;
-	/** optional fields a gateway refused with a 400 in this supply: later turns leave them out */
-	readonly refused = new Set<string>();
+	/** counts of a question's calls in this try when the execution keeps no book */
+	private readonly ownClaims = new Map<string, number>();
 
 	constructor(
 		readonly transport: GatewayTransport,
 		readonly exit: Exit,
 		readonly where: Omit<Place, 'item'>,
-		readonly money: MoneyOptions,
+		/** the money options of each item the root may run (the strictest cap holds) */
+		readonly money: MoneyOptions[],
 		ctx: unknown,
+		/** the root node's try (n8n's runNode: one per Retry On Fail attempt); the supply itself when n8n shows none */
+		readonly attempt: object = {},
 	) {
 		this.spend = new ExecutionSpend(ctx as never);
 	}
 
-	/**
-	 * The place of the next call of this turn number. n8n 2.41.1's AI Agent (V3) runs each tool round as a new
-	 * execution of the agent under the same run index, with a new supply of this model: a count of calls alone would
-	 * start at 0 again and take the first turn's place (and answer). The turn number its messages show tells the rounds
-	 * apart, and a Retry On Fail re-run, which starts again at turn 1, still finds the places it had.
-	 */
-	nextPlace(turn = 1): Place {
-		const n = this.next.get(turn) ?? 0;
-		this.next.set(turn, n + 1);
-		return { ...this.where, item: (turn - 1) * TURN_SLOT + n };
+	/** optional fields a gateway refused with a 400 in this execution: later turns leave them out */
+	get refused(): Set<string> {
+		const book = this.book;
+		return book ? (book.refusedFields ??= new Set()) : (this.ownRefused ??= new Set());
 	}
+	private ownRefused?: Set<string>;
 
 	pricesOnce(): Promise<Prices> {
 		return (this.prices ??= pricesOf(this.transport));
@@ -214,30 +214,25 @@ export class TurnSupply {
 		return bookOf(this.transport.signal);
 	}
 
-	/**
-	 * What the call at this place got before (a re-run). Calls whose order changed between tries (several items of a
-	 * batch at once) are recognised by their shape among the same run's calls; otherwise the place decides.
-	 */
-	earlier(place: Place, shape: string): LedgerEntry<Turn> | undefined {
+	/** The place of this call of a question in this try, and what that place got in an earlier try. */
+	claim(messages: Message[]): { place: Place; earlier?: LedgerEntry<Turn> } {
+		const question = questionOf(messages);
+		const key = placeKey({ ...this.where, item: 0, question });
 		const book = this.book;
-		if (!book) return undefined;
-		const key = placeKey(place);
-		const at = book.calls.get(key) as LedgerEntry<Turn> | undefined;
-		if (!at || book.shapes.get(key) === shape) return at;
-		for (const [k, s] of book.shapes) {
-			if (s !== shape || k === key) continue;
-			const p = JSON.parse(k) as [string, string | null, number, number];
-			if (p[0] === place.node && p[1] === (place.root ?? null) && p[2] === place.run)
-				return book.calls.get(k) as LedgerEntry<Turn> | undefined;
+		let counts = this.ownClaims;
+		if (book) {
+			let byTry = book.claims.get(this.attempt);
+			if (!byTry) book.claims.set(this.attempt, (byTry = new Map()));
+			counts = byTry;
 		}
-		return at;
+		const n = counts.get(key) ?? 0;
+		counts.set(key, n + 1);
+		const place: Place = { ...this.where, item: n, question };
+		return { place, earlier: book?.calls.get(placeKey(place)) as LedgerEntry<Turn> | undefined };
 	}
 
-	remember(place: Place, shape: string, entry: LedgerEntry<Turn>): void {
-		const book = this.book;
-		if (!book) return;
-		book.calls.set(placeKey(place), entry);
-		book.shapes.set(placeKey(place), shape);
+	remember(place: Place, entry: LedgerEntry<Turn>): void {
+		this.book?.calls.set(placeKey(place), entry);
 	}
 }
 
@@ -251,24 +246,16 @@ interface PricedTurn {
 	release?: () => void;
 }
 
-/** What a call is, apart from the texts expressions may change: roles, tool calls and results, the user's words. */
-function shapeOf(messages: Message[]): string {
-	const parts = messages.map((m) => {
-		const ids = m.content.map((c) => (c as { toolCallId?: string }).toolCallId ?? c.type).join(',');
-		const user =
-			m.role === 'user'
-				? createHash('sha256').update(JSON.stringify(m.content)).digest('hex').slice(0, 16)
-				: '';
-		return `${m.role}:${ids}:${user}`;
-	});
-	return parts.join('|');
+/**
+ * A call's question: its conversation without the system messages (which expressions such as `{{ $now }}` may change
+ * on every try), as a digest. Reasoning a thinking model sent is left out (the agent may keep it or not).
+ */
+function questionOf(messages: Message[]): string {
+	const asked = messages
+		.filter((m) => m.role !== 'system')
+		.map((m) => [m.role, m.content.filter((c) => c.type !== 'reasoning')]);
+	return createHash('sha256').update(JSON.stringify(asked)).digest('hex').slice(0, 24);
 }
-
-/** The turn number a call's messages show: one more than the tool rounds before it. */
-const turnNumber = (messages: Message[]) =>
-	1 +
-	messages.filter((m) => m.role === 'assistant' && m.content.some((c) => c.type === 'tool-call'))
-		.length;
 
 /** Prompt tokens a request can use at most: its bytes (a token is at least one byte), and each image address at IMAGE_TOKEN_BOUND. */
 function promptBound(body: Json): { tokens: number; images: number } {
@@ -332,7 +319,7 @@ export class GatewayChatCore {
 				transport,
 				undefined as never,
 				{ node: 'chat-model', run: 0 },
-				{ allowUnpriced: false, group: {} },
+				[{ allowUnpriced: false, group: {} }],
 				undefined,
 			);
 		this.reasoning = reasoning ?? new ReasoningStore(transport.signal, opts.model);
@@ -550,20 +537,17 @@ export class GatewayChatCore {
 	): Promise<Turn> {
 		this.turns++;
 		const s = this.supply;
-		const turnNo = turnNumber(messages);
-		const place = s.nextPlace(turnNo);
-		const shape = shapeOf(messages);
-		const earlier = s.earlier(place, shape);
+		const { place, earlier } = s.claim(messages);
 		if (earlier && 'sent' in earlier) {
-			// a re-run (Retry On Fail on the agent): the answer this call already got, never a second payment
+			// a re-run (Retry On Fail on the root node): the answer this question already got here, never a second payment
 			if (earlier.sent.text) onDelta?.(earlier.sent.text);
 			return earlier.sent;
 		}
 		if (earlier) {
 			throw new GatewayModelError(
-				`GenGateway: not sent again: this model call (turn ${turnNo}, call ${(place.item % TURN_SLOT) + 1} of that turn in this run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown`,
+				'GenGateway: not sent again: this model call (the same conversation, asked by the same run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown',
 				this.transport.redact(
-					`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time, whatever its messages say this time (n8n's Retry On Fail runs the agent again). Check the gateway's usage records, then run the workflow again.`,
+					`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail ran the node again). Check the gateway's usage records, then run the workflow again.`,
 				),
 			);
 		}
@@ -614,7 +598,7 @@ export class GatewayChatCore {
 			}
 			entry = { lost: this.explain(err.cause) };
 		}
-		s.remember(place, shape, entry);
+		s.remember(place, entry);
 		try {
 			const turn = this.account(place, priced, entry);
 			if ('lost' in entry) throw entry.lost;
@@ -631,7 +615,7 @@ export class GatewayChatCore {
 		place: Place,
 	): Promise<PricedTurn> {
 		const s = this.supply;
-		const needCap = s.money.cap !== undefined || s.money.spend !== undefined;
+		const needCap = s.money.some((m) => m.cap !== undefined || m.spend !== undefined);
 		const prices = await s.pricesOnce();
 		const maxTokens = config?.maxTokens ?? this.opts.maxTokens;
 		const p = promptBound(body);
@@ -648,12 +632,12 @@ export class GatewayChatCore {
 					{ model: this.opts.model, calls: 1, tokenBound },
 					prices.pricing,
 					prices.display,
-					s.money.group,
+					s.money[0]?.group ?? {},
 					prices.error,
 				)
 			: undefined;
 		if (!needCap) return { q, prices };
-		const resolved = resolveCap(s.money, prices.display);
+		const resolved = strictestCap(s.money, prices.display);
 		if (resolved.unreadable || !q) {
 			throw new GatewayModelError(
 				`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
@@ -879,6 +863,17 @@ export class GatewayChatCore {
 			redact(`POST ${this.path}, model ${this.opts.model}.`),
 		);
 	}
+}
+
+/** The strictest cap of the items' money options, in whole ¤ (unreadable when one cannot be read). */
+function strictestCap(
+	items: MoneyOptions[],
+	display: Parameters<typeof resolveCap>[1],
+): { cap?: number; unreadable?: boolean } {
+	const all = items.map((m) => resolveCap(m, display));
+	if (all.some((r) => r.unreadable)) return { unreadable: true };
+	const caps = all.map((r) => r.cap).filter((c): c is number => c !== undefined);
+	return caps.length ? { cap: Math.min(...caps) } : {};
 }
 
 /** A chat answer's reasoning and its field, when the model sent one. */

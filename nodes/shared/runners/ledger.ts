@@ -3,8 +3,9 @@
  * (expressions such as `{{ $now }}` evaluate differently on every try), never by a node's name:
  *
  * - an action node's item: the node's ID, its run index, the item's index in its input;
- * - a Chat Model turn: the Chat Model's ID, the root node that asked (the AI Agent, a chain) and its run index, and
- *   the ordinal of the model call within that root run (with the turn number its messages show).
+ * - a Chat Model turn: the Chat Model's ID, the root node that asked (the AI Agent, a chain) and its run index, the
+ *   call's question (its conversation without system messages) and how often that question was asked before in the
+ *   same try of the root (../../LmChatGenGateway/model/model.ts: TurnSupply).
  *
  * n8n's Retry On Fail runs a node again in the same process with the same run index; a re-run AI Agent asks its model
  * again. What a place got the first time (the answer, or an exception after the request left: spent, outcome unknown)
@@ -27,10 +28,18 @@ export interface Place {
 	item: number;
 	/** Chat Model: the root node (AI Agent, chain) whose run asked */
 	root?: string;
+	/** Chat Model: the call's question (a digest of its conversation without system messages); item counts its calls */
+	question?: string;
 }
 
 export function placeKey(p: Place): string {
-	return JSON.stringify([p.node, p.root ?? null, p.run, p.item]);
+	return JSON.stringify([
+		p.node,
+		p.root ?? null,
+		p.run,
+		p.item,
+		...(p.question ? [p.question] : []),
+	]);
 }
 
 /** One spend of the execution's money record (whole ¤). */
@@ -48,8 +57,10 @@ export interface SpendEntry {
 export interface ExecutionBook {
 	/** what each paid call got, by place */
 	calls: Map<string, LedgerEntry<unknown>>;
-	/** extra facts about a call (e.g. a Chat Model call's shape, to recognise a call whose order changed) */
-	shapes: Map<string, string>;
+	/** Chat Model: how often each question was asked at its place in each try of the root node (by the try) */
+	claims: WeakMap<object, Map<string, number>>;
+	/** optional request fields a gateway refused with a 400 in this execution (left out of later calls) */
+	refusedFields?: Set<string>;
 	/** the execution's spends: by place (`call:`) or, once a task's fee is settled or bound, by task (`task:`) */
 	spend: Map<string, SpendEntry>;
 	/** what the execution's record said when this process first touched it (an execution resumed after a Wait) */
@@ -74,7 +85,7 @@ const books = new WeakMap<object, ExecutionBook>();
 export function bookOf(signal: AbortSignal | undefined): ExecutionBook | undefined {
 	if (!signal) return undefined;
 	let b = books.get(signal);
-	if (!b) books.set(signal, (b = { calls: new Map(), shapes: new Map(), spend: new Map() }));
+	if (!b) books.set(signal, (b = { calls: new Map(), claims: new WeakMap(), spend: new Map() }));
 	return b;
 }
 
