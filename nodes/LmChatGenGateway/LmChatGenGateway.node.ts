@@ -131,7 +131,7 @@ export class LmChatGenGateway implements INodeType {
 						typeOptions: { minValue: 1000 },
 						default: 120_000,
 						description:
-							'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 is sent again once after its Retry-After only within this time.',
+							'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 (which created nothing) goes again after its Retry-After, never sooner than 1 s after the refusal, at most 5 sends in all, and only within this time.',
 					},
 					responseFormat.responseFormat,
 					responseFormat.schemaName,

@@ -1,13 +1,15 @@
 /**
  * The package's guarantees for the GenGateway Chat Model, over real HTTP against the simulator, and the gateway
- * quirks of tool calls: a paid call is never resent (a 500, a cut stream), a 429 goes again once after its
- * Retry-After, no redirect is followed, the key never appears in an error, errors carry the gateway's message,
+ * quirks of tool calls: a paid call is never resent (a 500, a cut stream), a 429 goes again after its Retry-After
+ * (never sooner than 1 s, at most MAX_SENDS sends), no redirect is followed, the key never appears in an error, errors carry the gateway's message,
  * the HTTP status and advice; tool-call arguments empty, as an object, or split oddly; the model list; the
  * clear message on a host without the SDK; the request body.
  */
 import { useSimulator } from '../harness/simulator';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
-import { atRealTime } from '../time-scale';
+import { atRealTime, TEST_TIME_SCALE } from '../time-scale';
+import * as clock from '../../nodes/shared/transport/clock';
+import { MAX_SENDS } from '../../nodes/shared/runners/send';
 import { GatewayChatCore } from '../../nodes/LmChatGenGateway/model/model';
 import { loadAiNodeSdk, SDK_MISSING_MESSAGE } from '../../nodes/LmChatGenGateway/model/sdk';
 import { GatewayTransport } from '../../nodes/shared/transport';
@@ -70,8 +72,30 @@ describe('paid calls', () => {
 		const { model } = await supplyModel(creds(), { options: { streaming: false, timeout: 5000 } });
 		const err = await failure(model.invoke(Q));
 		expect(posts()).toHaveLength(1);
-		expect(err.description).toMatch(/does not fit in the request timeout/);
+		expect(err.description).toMatch(/does not fit in the 5 s the request may take/);
 	});
+
+	it.each([0, 'Wed, 01 Jan 2020 00:00:00 GMT'])(
+		'a 429 with Retry-After %s to every call: at least 1 s between refused attempts, at most MAX_SENDS sends, then the refusal with its reason (issue 40: 908 POSTs in 8 s before)',
+		async (retryAfter) => {
+			sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter, times: -1 });
+			const { model } = await supplyModel(creds(), { options: { streaming: false } });
+			const waits: number[] = [];
+			const sleep = jest.spyOn(clock, 'scaled').mockImplementation((ms: number) => {
+				waits.push(ms);
+				return ms * TEST_TIME_SCALE;
+			});
+			try {
+				const err = await failure(model.invoke(Q));
+				expect(posts().map((p) => p.status)).toEqual(Array(MAX_SENDS).fill(429));
+				expect(waits).toHaveLength(MAX_SENDS - 1);
+				for (const w of waits) expect(w).toBeGreaterThanOrEqual(1000);
+				expect(err.description).toMatch(new RegExp(`refused ${MAX_SENDS} times \\(429\\)`));
+			} finally {
+				sleep.mockRestore();
+			}
+		},
+	);
 
 	it.each([false, true])(
 		'a 500 is never sent again and fails the call with the gateway message first (streaming %s)',

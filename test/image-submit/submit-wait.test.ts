@@ -5,6 +5,9 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { makeImageBytes, model } from '../harness/inputs';
+import * as clock from '../../nodes/shared/transport/clock';
+import { MAX_SENDS } from '../../nodes/shared/runners/send';
+import { TEST_TIME_SCALE } from '../time-scale';
 
 const sim = useSimulator(
 	{ quiet: true, taskLatencyMs: 150, pollAfterMs: 40, seed: 2 },
@@ -106,6 +109,31 @@ describe('Image Submit → Task Wait', () => {
 		expect(posts()).toHaveLength(1);
 		expect(sim.log.filter((l) => l.status === 429).length).toBe(3);
 	}, 40_000);
+
+	it("the one 429 rule on an action node's paid POST: Retry-After 0 to every call is sent MAX_SENDS times, never sooner than 1 s apart, then the item fails 'submit' with nothing created", async () => {
+		sim.fault({
+			route: 'POST /v1/images/generations/async',
+			kind: 'rate-limit',
+			times: -1,
+			retryAfter: 0,
+		});
+		const waits: number[] = [];
+		const scaledSpy = jest.spyOn(clock, 'scaled').mockImplementation((ms: number) => {
+			waits.push(ms);
+			return ms * TEST_TIME_SCALE;
+		});
+		try {
+			const r = await runWorkflow({
+				nodes: [submit({}, { onError: 'continueRegularOutput' })],
+				credentials: creds(),
+			});
+			expect(posts().map((p) => p.status)).toEqual(Array(MAX_SENDS).fill(429));
+			expect(waits.filter((w) => w >= 1000)).toHaveLength(MAX_SENDS - 1);
+			expect(r.output('Submit')[0].json).toMatchObject({ status: 'failed', failed_at: 'submit' });
+		} finally {
+			scaledSpy.mockRestore();
+		}
+	});
 
 	it('expired task (404) goes to Failed; a failed task (HTTP 200 failed) stops polling', async () => {
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'expire' });

@@ -570,8 +570,7 @@ export class GatewayChatCore {
 				sendPaid(() => (this.opts.streaming ? this.sendStream(b, onDelta) : this.sendPlain(b)), {
 					refusalWindowMs: this.opts.timeoutMs,
 					sleep: (ms) => this.transport.sleep(ms),
-					onGiveUp: (_err, wait) =>
-						(gaveUp = `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the request timeout.`),
+					onGiveUp: (_err, why) => (gaveUp = why),
 				});
 			const sent = await send(body).catch(async (err: unknown) => {
 				if (err instanceof SpentError) throw err;

@@ -12,7 +12,7 @@ export function concurrencyOption(): INodeProperties {
 		default: DEFAULT_MAX_CONCURRENCY,
 		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY_CAP },
 		description:
-			'Upper bound of paid requests in flight at once. The node starts with a few, widens while the gateway accepts, and halves on 429 (a refused request is sent again after its Retry-After). 1 sends the items one after another, in order.',
+			'Upper bound of paid requests in flight at once. The node starts with a few, widens while the gateway accepts, and halves on 429 (a refused request is sent again after its Retry-After, never sooner than 1 s, at most 5 sends in all). 1 sends the items one after another, in order.',
 	};
 }
 

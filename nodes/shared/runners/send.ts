@@ -4,7 +4,9 @@
  * the request left is a spent call with an unknown outcome (SpentError), never resent. The one 429 rule: a request
  * the gateway refused with 429 created nothing, so it may go again after its own wait — the gateway's Retry-After as
  * given (an HTTP-date or whole seconds, RFC 9110; anything else is none) with a little jitter, and without one a growing
- * back-off of at least 1 s — as long as the caller's refusal window (counted from the first attempt) allows.
+ * back-off — never sooner than 1 s after the refusal, whatever Retry-After says (0, a date in the past), at most
+ * MAX_SENDS times in all, and only while the caller's refusal window (counted from the first attempt) allows. Then the
+ * refusal is the call's answer, with its reason.
  */
 import { GatewayHttpError, GatewayNetworkError } from '../errors';
 import type { AdaptiveLimit } from '../limit';
@@ -12,8 +14,11 @@ import { scaled, timeScale } from '../transport/clock';
 import { backoffDelay, DEFAULT_RETRY } from '../transport/retry';
 import { nothingCreated, withinSpendScope } from '../transport/spend';
 
-/** a refused (429) paid request without a Retry-After is sent again no sooner than this */
+/** a refused (429) paid request is sent again no sooner than this after the refusal, whatever its Retry-After says */
 export const MIN_REFUSAL_WAIT_MS = 1000;
+
+/** the most times one paid request is sent when the gateway keeps refusing it with 429 (the first send included) */
+export const MAX_SENDS = 5;
 
 /** The request left and something failed after it: the call is spent, its outcome unknown. */
 export class SpentError extends Error {
@@ -25,7 +30,8 @@ export class SpentError extends Error {
 
 /** How long the rule waits before a 429-refused paid request may go again (real time; tests sleep it scaled). */
 export function refusalWait(err: GatewayHttpError, attempt: number, random = Math.random): number {
-	if (err.retryAfterMs !== undefined) return err.retryAfterMs + Math.round(random() * 250);
+	if (err.retryAfterMs !== undefined)
+		return Math.max(MIN_REFUSAL_WAIT_MS, err.retryAfterMs) + Math.round(random() * 250);
 	// backoffDelay is on the clock's scale already: the rule's own length is that over the scale
 	return Math.max(
 		MIN_REFUSAL_WAIT_MS,
@@ -45,7 +51,7 @@ export interface SendPaidOptions {
 	/** the batch's adaptive window: acquired for each attempt, narrowed on a refusal (action nodes) */
 	window?: AdaptiveLimit;
 	/** why a refused request was not sent again (for the caller's message) */
-	onGiveUp?(err: GatewayHttpError, waitMs: number): void;
+	onGiveUp?(err: GatewayHttpError, why: string): void;
 }
 
 /**
@@ -73,8 +79,14 @@ export async function sendPaid<S>(send: () => Promise<S>, o: SendPaidOptions): P
 			if (!isRefusal(err)) throw err;
 			o.window?.throttle();
 			const wait = refusalWait(err, attempt);
-			if (Date.now() + ruleMinusSlept + wait > first + o.refusalWindowMs) {
-				o.onGiveUp?.(err, wait);
+			const why =
+				attempt >= MAX_SENDS
+					? `It was refused ${attempt} times (429), the most a request is sent.`
+					: Date.now() + ruleMinusSlept + wait > first + o.refusalWindowMs
+						? `It was not sent again: its wait (${Math.ceil(wait / 1000)} s) does not fit in the ${Math.round(o.refusalWindowMs / 1000)} s the request may take.`
+						: undefined;
+			if (why) {
+				o.onGiveUp?.(err, why);
 				throw err;
 			}
 			const sleep = scaled(wait);
