@@ -139,9 +139,10 @@ describe('the submit window', () => {
 	});
 
 	it('a batch longer than the submit timeout: an item refused on its first send still has its own window (counted from that send)', async () => {
-		// one submission at a time, 300 ms each: the 12th item is first sent about 3.3 s after the batch starts
+		// one submission at a time, 800 ms each: the 12th item is first sent about 9 s after the batch starts, past the
+		// submit timeout (8 s); a refused item waits at least 1 s of the rule's time per refusal (the one 429 rule)
 		const s = await sim({
-			submitLatencyMs: 300,
+			submitLatencyMs: 800,
 			taskLatencyMs: 100,
 			maxConcurrentSubmits: 1,
 			submitRetryAfterSec: 0,
@@ -149,7 +150,7 @@ describe('the submit window', () => {
 		const r = await runWorkflow({
 			nodes: [
 				{
-					...submit({ maxConcurrency: 4, submitTimeoutMs: 1500 }),
+					...submit({ maxConcurrency: 4, submitTimeoutMs: 8000 }),
 					onError: 'continueRegularOutput',
 				},
 			],

@@ -28,6 +28,8 @@ export interface Place {
 	item: number;
 	/** Chat Model: the root node (AI Agent, chain) whose run asked */
 	root?: string;
+	/** an item's follow-up request (a JSON Schema repair): 1; the first request has none */
+	step?: number;
 	/** Chat Model: the call's question (a digest of its conversation without system messages); item counts its calls */
 	question?: string;
 }
@@ -39,6 +41,7 @@ export function placeKey(p: Place): string {
 		p.run,
 		p.item,
 		...(p.question ? [p.question] : []),
+		...(p.step ? [`step ${p.step}`] : []),
 	]);
 }
 

@@ -48,6 +48,7 @@ import {
 	runIndexOf,
 	type LedgerEntry,
 	type Place,
+	type RetryLedger,
 } from './ledger';
 import { isCancellation, sendPaid, SpentError } from './send';
 
@@ -63,6 +64,12 @@ export interface PaidOperation<P, S> {
 	send(p: P, i: number): Promise<S>;
 	/** turns the answer into the item, waiting or downloading as needed; a failure is returned, never thrown */
 	finish(p: P, sent: S, i: number): Promise<INodeExecutionData | PaidFailure>;
+	/**
+	 * A second paid request the answer calls for (a JSON Schema answer that did not validate: the one repair request).
+	 * It is its own send — its own spend scope, 429 rule and ledger place —, so its refusal never touches the first
+	 * request, which was answered and paid; `join` makes the item's answer of both.
+	 */
+	followUp?(p: P, first: S, i: number): FollowUp<S> | undefined;
 	/** the task ID in an answer, for a failure nobody expected after it */
 	taskIdOf?(sent: S): string | undefined;
 	/** what the item is priced by: its model and the calls billed per call */
@@ -73,6 +80,13 @@ export interface PaidOperation<P, S> {
 	spendKeyOf?(sent: S): string | undefined;
 	/** the fields a Quote Only item carries besides its cost (model, prompt …) */
 	quoteFields?(p: P): IDataObject;
+}
+
+/** A paid request sent after the item's first one, and how the two answers make the item's. */
+export interface FollowUp<S> {
+	send(): Promise<S>;
+	/** the item's answer: the first, with what the second got (its answer, a spent call, or a refusal that created nothing) */
+	join(second: LedgerEntry<S> | { refused: unknown }): S;
 }
 
 /** How runPaidItems sends: its window and the 429 rule's time. */
@@ -226,19 +240,20 @@ export async function runPaidItems<P, S>(
 	);
 	const answers: Array<LedgerEntry<S> | undefined> = [];
 	let spent = false;
+	// every paid POST of an item — the first, a follow-up — goes through the one send, in its own spend scope
+	const send = (post: () => Promise<S>) =>
+		sendPaid(post, {
+			refusalWindowMs: opts.refusalWindowMs,
+			sleep: (ms) => transport.sleep(ms),
+			window,
+		});
 	const runItem = async (i: number): Promise<void> => {
 		const p = prepared[i];
 		if (p === undefined) return;
 		let entry = ledger?.get(place(i));
 		if (entry === undefined) {
 			try {
-				entry = {
-					sent: await sendPaid(() => op.send(p, i), {
-						refusalWindowMs: opts.refusalWindowMs,
-						sleep: (ms) => transport.sleep(ms),
-						window,
-					}),
-				};
+				entry = { sent: await send(() => op.send(p, i)) };
 			} catch (err) {
 				if (!(err instanceof SpentError)) {
 					if (isCancellation(err, transport.signal)) throw err;
@@ -249,6 +264,8 @@ export async function runPaidItems<P, S>(
 			}
 			ledger?.record(place(i), entry);
 		}
+		if ('sent' in entry)
+			entry = await followUp(op, p, entry, i, ledger, { ...place(i), step: 1 }, send);
 		answers[i] = entry;
 		spent = true;
 		results[i] = await finishItem(op, p, entry, i, transport);
@@ -325,6 +342,31 @@ function quoteItems<P, S>(
 			pairedItem: { item: i },
 		};
 	});
+}
+
+/** The item's follow-up request, sent once at its own place (a re-run reuses what it got), joined to the first answer. */
+async function followUp<P, S>(
+	op: PaidOperation<P, S>,
+	p: P,
+	first: { sent: S },
+	i: number,
+	ledger: RetryLedger<S> | undefined,
+	at: Place,
+	send: (post: () => Promise<S>) => Promise<S>,
+): Promise<LedgerEntry<S>> {
+	const next = op.followUp?.(p, first.sent, i);
+	if (!next) return first;
+	let second: LedgerEntry<S> | { refused: unknown } | undefined = ledger?.get(at);
+	if (second === undefined) {
+		try {
+			second = { sent: await send(() => next.send()) };
+		} catch (err) {
+			second = err instanceof SpentError ? { lost: err.cause } : { refused: err };
+		}
+		// a refusal created nothing: a re-run may send the follow-up again, never the first request
+		if (!('refused' in second)) ledger?.record(at, second);
+	}
+	return { sent: next.join(second) };
 }
 
 /** finish: the answer into the item; an exception after the request left is an unknown outcome, never a resend. */

@@ -13,6 +13,7 @@ import { reportTokenUsage } from './tokenUsage';
 import { tokenCountOf } from '../money/cost';
 import { NodeOperationError } from 'n8n-workflow';
 import { checkAgainstSchema, repairPrompt, type JsonSchemaFormat } from './jsonSchema';
+import type { LedgerEntry } from '../runners/ledger';
 
 export interface PreparedText {
 	body: Record<string, unknown>;
@@ -63,35 +64,26 @@ export function textOperation(
 			const first = await sendText(ctx, transport, kind, p.body, i, { ...opts, forward: false });
 			if (first.uncertain !== undefined || first.failed || first.toolCalls?.length) return first;
 			const check = checkAgainstSchema(first.text, p.schema.schema);
-			if (check.ok) return { ...first, structured: check.value };
-			// one repair request (inside the item's one paid place, after the first answer came back 2xx), never more
+			return check.ok
+				? { ...first, structured: check.value }
+				: { ...first, schemaErrors: check.errors };
+		},
+		// one repair request for an answer that did not validate: its own paid send (spend scope, 429 rule, ledger
+		// place), never more, and whatever happens to it the first request stays answered and paid
+		followUp: (p, first, i) => {
+			const schema = p.schema;
+			const errors = first.schemaErrors;
+			if (!schema || !errors) return undefined;
 			const messages = [
 				...((p.body.messages as unknown[]) ?? []),
 				{ role: 'assistant', content: first.text },
-				{ role: 'user', content: repairPrompt(check.errors) },
+				{ role: 'user', content: repairPrompt(errors) },
 			];
-			const second = await sendText(ctx, transport, kind, { ...p.body, messages }, i, {
-				...opts,
-				forward: false,
-			});
-			const usage = sumUsage(first.usage, second.usage);
-			const repair = { errors: check.errors, first_usage: first.usage ?? null } as IDataObject;
-			if (second.uncertain !== undefined || second.failed) return { ...second, usage, repair };
-			const again = checkAgainstSchema(second.text, p.schema.schema);
-			if (again.ok) return { ...second, usage, repair, structured: again.value };
-			const error = new NodeOperationError(
-				ctx.getNode(),
-				`The answer does not match the JSON Schema "${p.schema.name}", also after one repair request: ${again.errors.join('; ')}`,
-				{
-					itemIndex: i,
-					description: `The first answer failed with: ${check.errors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`,
-				},
-			);
+			const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs, forward: false };
 			return {
-				...second,
-				usage,
-				repair,
-				failed: { error, fields: { text: second.text, schema_errors: again.errors } },
+				send: () => sendText(ctx, transport, kind, { ...p.body, messages }, i, opts),
+				join: (second) =>
+					joinRepair(ctx, i, schema, { ...first, schemaErrors: undefined }, errors, second),
 			};
 		},
 		async finish(p, outcome) {
@@ -108,6 +100,63 @@ export function textOperation(
 						? { ...json, output: outcome.structured as IDataObject, ...repair }
 						: { ...json, ...repair },
 			};
+		},
+	};
+}
+
+/** An answer that did not validate, with what its repair request got: the item's outcome. */
+function joinRepair(
+	ctx: IExecuteFunctions,
+	i: number,
+	schema: JsonSchemaFormat,
+	first: TextOutcome,
+	errors: string[],
+	second: LedgerEntry<TextOutcome> | { refused: unknown },
+): TextOutcome {
+	const repair = { errors, first_usage: first.usage ?? null } as IDataObject;
+	const failed = (message: string, description: string, fields: IDataObject): TextOutcome => ({
+		...first,
+		repair,
+		failed: {
+			error: new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description }),
+			fields: { text: first.text, schema_errors: errors, ...fields },
+		},
+	});
+	if ('refused' in second) {
+		const why = second.refused instanceof Error ? second.refused.message : String(second.refused);
+		return failed(
+			`The answer does not match the JSON Schema "${schema.name}", and its repair request was refused: ${why}`,
+			`The first answer failed with: ${errors.join('; ')}. It was answered and may be billed; the repair request created nothing and is not sent again.`,
+			{},
+		);
+	}
+	if ('lost' in second) {
+		const why = second.lost instanceof Error ? second.lost.message : String(second.lost);
+		return {
+			...first,
+			repair,
+			uncertain: `the JSON Schema repair request left and then failed: ${why}`,
+		};
+	}
+	const answer = second.sent;
+	const usage = sumUsage(first.usage, answer.usage);
+	if (answer.uncertain !== undefined || answer.failed) return { ...answer, usage, repair };
+	const again = checkAgainstSchema(answer.text, schema.schema);
+	if (again.ok) return { ...answer, usage, repair, structured: again.value };
+	return {
+		...answer,
+		usage,
+		repair,
+		failed: {
+			error: new NodeOperationError(
+				ctx.getNode(),
+				`The answer does not match the JSON Schema "${schema.name}", also after one repair request: ${again.errors.join('; ')}`,
+				{
+					itemIndex: i,
+					description: `The first answer failed with: ${errors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`,
+				},
+			),
+			fields: { text: answer.text, schema_errors: again.errors },
 		},
 	};
 }

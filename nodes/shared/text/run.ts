@@ -39,6 +39,8 @@ export interface TextOutcome {
 	structured?: unknown;
 	/** Response Format JSON Schema: what was wrong with the first answer, which got the one repair request */
 	repair?: IDataObject;
+	/** Response Format JSON Schema: why the answer did not validate (it gets the one repair request) */
+	schemaErrors?: string[];
 }
 
 export interface SendOptions {
