@@ -201,6 +201,8 @@ export class SimState {
 		return this.statusOverrides.quota_per_unit ?? QUOTA_PER_UNIT;
 	}
 	urls = { gateway: '', alt: '', result: '' };
+	/** the thinking model's reasoning given with each tool call it made, by the call's ID (checked when it comes back) */
+	readonly reasoningByCall = new Map<string, string>();
 	private counter = 0;
 	private requests = 0;
 	private keysMade = 0;
@@ -332,6 +334,7 @@ export class SimState {
 	}
 
 	reset(): void {
+		this.reasoningByCall.clear();
 		this.log.length = 0;
 		this.ledger.length = 0;
 		this.faults.clear();

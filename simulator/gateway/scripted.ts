@@ -27,7 +27,7 @@ import {
 	type Quirk,
 } from '../llm/rules';
 import { instanceOf, invalidAnswer } from '../llm/schema';
-import { missingReasoning, reasoningFor } from '../llm/thinking';
+import { alteredReasoning, missingReasoning, reasoningFor } from '../llm/thinking';
 import { hasDetails, usageMarker, usageOf } from '../llm/usage';
 import { describeImages, readImage, type SeenImage } from '../llm/vision';
 import { chatChunk, json, openAiError, responsesEvent, type Answer } from './answer';
@@ -325,11 +325,20 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 				`Missing ${entry.thinking} field in the assistant message at message index ${missing}`,
 				'invalid_request_error',
 			);
+		const altered = alteredReasoning(messages, entry.thinking, sim.reasoningByCall);
+		if (altered !== undefined)
+			return openAiError(
+				400,
+				`The ${entry.thinking} of the assistant message at message index ${altered} is not the reasoning given with its tool calls`,
+				'invalid_request_error',
+			);
 	}
 	const turn = await think(ctx, entry, c, format);
 	if ('kind' in turn) return turn;
 	const { plan: p, reasoning, quirks } = turn;
 	const field = entry.thinking ?? 'reasoning_content';
+	if (reasoning !== undefined && p.kind === 'tools')
+		for (const x of p.calls) if (x.id) sim.reasoningByCall.set(x.id, reasoning);
 	const id = sim.nextId('chatcmpl');
 	const created = Math.floor(Date.now() / 1000);
 	const usage = chatUsage(turn.usage);

@@ -38,3 +38,23 @@ export function missingReasoning(
 	);
 	return i < 0 ? undefined : i;
 }
+
+/**
+ * The index of the first assistant message whose tool calls this model made with another reasoning than the one it
+ * carries back in `field` (DeepSeek's thinking mode continues from the reasoning it gave; another text, an empty one
+ * included, is another conversation), or undefined.
+ */
+export function alteredReasoning(
+	messages: Array<Record<string, unknown> | null | undefined>,
+	field: 'reasoning_content' | 'reasoning',
+	given: ReadonlyMap<string, string>,
+): number | undefined {
+	const i = messages.findIndex((m) => {
+		if (m?.role !== 'assistant' || !Array.isArray(m.tool_calls)) return false;
+		const ids = (m.tool_calls as Array<{ id?: unknown }>).map((c) => c?.id);
+		const gave = ids.map((id) => (typeof id === 'string' ? given.get(id) : undefined));
+		const known = gave.find((g) => g !== undefined);
+		return known !== undefined && m[field] !== known;
+	});
+	return i < 0 ? undefined : i;
+}

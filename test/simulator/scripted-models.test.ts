@@ -107,7 +107,7 @@ describe('thinking models', () => {
 		});
 	});
 
-	it('a tool-call turn must come back with its reasoning_content: 400 naming the message index, not charged; with it, the answer', async () => {
+	it('a tool-call turn must come back with its reasoning_content, the one it gave: 400 naming the message index, not charged; with it, the answer', async () => {
 		const q = { role: 'user', content: 'What is 2 + 3?' };
 		const a = await post('/v1/chat/completions', {
 			model: 'delta-think-r1',
@@ -143,16 +143,29 @@ describe('thinking models', () => {
 			content: 'The result is 5.',
 			reasoning_content: expect.any(String),
 		});
-		// an empty string is carried back too (the client kept the field); a turn without tool calls needs none
+		// the reasoning must be the one it gave with those tool calls: another text (an empty one too) is refused
+		const altered = await post('/v1/chat/completions', {
+			model: 'delta-think-r1',
+			messages: [
+				q,
+				{ ...turn, reasoning_content: '' },
+				result,
+				{ role: 'assistant', content: 'The result is 5.' },
+				{ role: 'user', content: 'thanks' },
+			],
+		});
+		expect(altered.status).toBe(400);
+		expect(altered.json.error.message).toBe(
+			'The reasoning_content of the assistant message at message index 1 is not the reasoning given with its tool calls',
+		);
+		// a turn without tool calls needs none
 		expect(
 			(
 				await post('/v1/chat/completions', {
 					model: 'delta-think-r1',
 					messages: [
 						q,
-						{ ...turn, reasoning_content: '' },
-						result,
-						{ role: 'assistant', content: 'The result is 5.' },
+						{ role: 'assistant', content: 'Five.' },
 						{ role: 'user', content: 'thanks' },
 					],
 				})

@@ -174,7 +174,7 @@ interface Turn {
  * execution's book and money record, the money options, and the try of the root node they belong to.
  *
  * A call is known by its place and its question. The question is the conversation the root hands the model, less its
- * system messages (roles, texts, images, tool calls and results): a system prompt with `{{ $now }}` in it replays on a
+ * system messages (roles, texts, images, tool calls and results), to one model on one account (the credential): a system prompt with `{{ $now }}` in it replays on a
  * re-run, a different user text or tool result is a new call. Within one try of the root node (n8n's Retry On Fail
  * runs the root again: a new try), the n-th call of a question takes the n-th answer that question got at that place;
  * a question asked more often than before is a new call. So two items that ask the same thing (n8n's chains ask for
@@ -215,8 +215,9 @@ export class TurnSupply {
 	}
 
 	/** The place of this call of a question in this try, and what that place got in an earlier try. */
-	claim(messages: Message[]): { place: Place; earlier?: LedgerEntry<Turn> } {
-		const question = questionOf(messages);
+	claim(messages: Message[], model: string): { place: Place; earlier?: LedgerEntry<Turn> } {
+		// the same conversation to another model or on another account is another question
+		const question = questionOf(messages, `${this.transport.credentialIdentity}\n${model}`);
 		const key = placeKey({ ...this.where, item: 0, question });
 		const book = this.book;
 		let counts = this.ownClaims;
@@ -250,11 +251,14 @@ interface PricedTurn {
  * A call's question: its conversation without the system messages (which expressions such as `{{ $now }}` may change
  * on every try), as a digest. Reasoning a thinking model sent is left out (the agent may keep it or not).
  */
-function questionOf(messages: Message[]): string {
+function questionOf(messages: Message[], to: string): string {
 	const asked = messages
 		.filter((m) => m.role !== 'system')
 		.map((m) => [m.role, m.content.filter((c) => c.type !== 'reasoning')]);
-	return createHash('sha256').update(JSON.stringify(asked)).digest('hex').slice(0, 24);
+	return createHash('sha256')
+		.update(JSON.stringify([to, asked]))
+		.digest('hex')
+		.slice(0, 24);
 }
 
 /** Prompt tokens a request can use at most: its bytes (a token is at least one byte), and each image address at IMAGE_TOKEN_BOUND. */
@@ -322,7 +326,8 @@ export class GatewayChatCore {
 				[{ allowUnpriced: false, group: {} }],
 				undefined,
 			);
-		this.reasoning = reasoning ?? new ReasoningStore(transport.signal, opts.model);
+		this.reasoning =
+			reasoning ?? new ReasoningStore(transport.signal, opts.model, transport.credentialIdentity);
 	}
 
 	withTools(tools: WireTool[]): GatewayChatCore {
@@ -537,7 +542,7 @@ export class GatewayChatCore {
 	): Promise<Turn> {
 		this.turns++;
 		const s = this.supply;
-		const { place, earlier } = s.claim(messages);
+		const { place, earlier } = s.claim(messages, this.opts.model);
 		if (earlier && 'sent' in earlier) {
 			// a re-run (Retry On Fail on the root node): the answer this question already got here, never a second payment
 			if (earlier.sent.text) onDelta?.(earlier.sent.text);

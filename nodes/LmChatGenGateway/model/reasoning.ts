@@ -5,7 +5,10 @@
  * messages from its own records (one per tool call, from `additional_kwargs`), and the AI node SDK's conversion drops
  * that field: the reasoning never reaches the model's `generate()` again. So the Chat Model keeps it here, keyed by
  * the tool call's ID, in the execution's own store (keyed by its cancel signal, like the ledger; gone with the
- * execution), and puts it back on the wire. Nothing is kept between executions.
+ * execution), and puts it back on the wire. Nothing is kept between executions. Everything kept is kept under the
+ * credential's identity (its gateway origin and key, as a digest): when two Chat Models on two credentials (or two
+ * gateways that send no tool call IDs, so both calls are named `call_1_0`) share an execution, one account's reasoning
+ * never goes to the other's gateway.
  */
 import type { KeptReasoning, ReasoningField, ReasoningSource } from './wire';
 
@@ -24,6 +27,8 @@ export class ReasoningStore implements ReasoningSource {
 	constructor(
 		key: object | undefined,
 		private readonly model: string,
+		/** the credential's identity (GatewayClient.credentialIdentity) */
+		private readonly account = '',
 	) {
 		let s = key ? stores.get(key) : undefined;
 		if (!s) {
@@ -36,19 +41,25 @@ export class ReasoningStore implements ReasoningSource {
 	/** A turn's reasoning and the field it came in, kept for each tool call the turn made. */
 	keep(toolCallIds: string[], text: string, field: ReasoningField): void {
 		this.sawField(field);
-		for (const id of toolCallIds) if (id) this.store.byCall.set(id, { text, field });
+		for (const id of toolCallIds) if (id) this.store.byCall.set(this.at(id), { text, field });
 	}
 
 	/** The gateway used this field for this model in the execution (the model thinks). */
 	sawField(field: ReasoningField): void {
-		if (!this.store.fields.has(this.model)) this.store.fields.set(this.model, field);
+		if (!this.store.fields.has(this.at(this.model)))
+			this.store.fields.set(this.at(this.model), field);
 	}
 
 	byCall(toolCallId: string): KeptReasoning | undefined {
-		return this.store.byCall.get(toolCallId);
+		return this.store.byCall.get(this.at(toolCallId));
 	}
 
 	field(): ReasoningField | undefined {
-		return this.store.fields.get(this.model);
+		return this.store.fields.get(this.at(this.model));
+	}
+
+	/** a tool call ID or model, under this credential */
+	private at(name: string): string {
+		return `${this.account}\u0000${name}`;
 	}
 }

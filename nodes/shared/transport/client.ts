@@ -4,6 +4,7 @@
  * redaction of the key where a byte of the gateway enters: JSON bodies are decoded in the charset they declare,
  * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
  */
+import { createHash } from 'node:crypto';
 import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError } from '../errors';
@@ -185,6 +186,17 @@ export class GatewayClient {
 	/** Public endpoints (`/api/pricing`, `/api/status`) and keyless downloads: any origin, never the key. */
 	resolvePublic(target: string, kind: OriginKind = 'base'): string {
 		return target.startsWith('/') ? composeUrl(this.root(kind), target) : target;
+	}
+
+	/**
+	 * Which credential this is, without its key: a digest of the gateway origin and the key. What one credential's
+	 * gateway sent (a thinking model's reasoning) is kept under it and never handed to another credential's calls.
+	 */
+	get credentialIdentity(): string {
+		return createHash('sha256')
+			.update(`${this.cfg.base.origin}\n${this.cfg.apiKey}`)
+			.digest('hex')
+			.slice(0, 32);
 	}
 
 	/** The secrets every text from the gateway is redacted of (for error mappers that take a list). */
