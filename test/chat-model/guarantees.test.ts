@@ -16,6 +16,7 @@ import { GatewayTransport } from '../../nodes/shared/transport';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { CALCULATOR, joinStream, supplyModel, type LcMessage } from './support';
+import { json as scriptedJson, scriptedServer } from '../harness/scripted-server';
 
 jest.setTimeout(30_000);
 
@@ -365,5 +366,45 @@ describe('the node', () => {
 			text: { format: { type: 'json_object' } },
 			tools: [{ type: 'function', name: 'calculator' }],
 		});
+	});
+});
+
+describe('every answer shape and label the text call reads (the one text call, shared with the Chat node)', () => {
+	it.each([
+		[
+			'an event stream relabelled text/plain',
+			'text/plain',
+			'data: {"choices":[{"index":0,"delta":{"content":"relabelled ✓"}}]}\n\ndata: [DONE]\n\n',
+		],
+		[
+			'a whole JSON answer to a streamed request',
+			'application/json',
+			JSON.stringify({
+				choices: [
+					{
+						index: 0,
+						message: { role: 'assistant', content: 'relabelled ✓' },
+						finish_reason: 'stop',
+					},
+				],
+			}),
+		],
+	])('%s: the turn is answered, sent once', async (_name, type, text) => {
+		const server = await scriptedServer((req, res) => {
+			if (req.method !== 'POST') return scriptedJson(res, 404, { error: { message: 'not here' } });
+			res.writeHead(200, { 'content-type': type });
+			res.end(text);
+		});
+		try {
+			const { model } = await supplyModel(
+				{ apiKey: 'sk-relabel-000000000001', baseUrl: server.url },
+				{ options: { streaming: true } },
+			);
+			const m = await model.invoke(Q);
+			expect(m.text).toBe('relabelled ✓');
+			expect(server.posts()).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
 	});
 });

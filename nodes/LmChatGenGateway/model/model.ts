@@ -42,15 +42,10 @@ import {
 	GatewayNetworkError,
 	SafetyError,
 } from '../../shared/errors';
-import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
+import type { GatewayTransport } from '../../shared/transport';
 import { BodyError } from '../../shared/transport/body';
-import {
-	ChatStreamAccumulator,
-	ChatStreamParser,
-	chatFromJson,
-} from '../../shared/text/chatStream';
-import { ResponsesStreamParser, responsesFromJson } from '../../shared/text/responsesStream';
-import { type SseEvent, type ByteStream, StreamError, pumpStream } from '../../shared/text/sse';
+import { exchangeText, type TextAnswer } from '../../shared/text/exchange';
+import { StreamError } from '../../shared/text/sse';
 import type {
 	ChatModelConfig,
 	GenerateResult,
@@ -269,39 +264,6 @@ function promptBound(body: Json): { tokens: number; images: number } {
 }
 
 type Json = Record<string, unknown>;
-
-/** Records tool-call `arguments` a stream sent as objects (the shared parser joins only strings), by call index. */
-class ObjectArgsAccumulator extends ChatStreamAccumulator {
-	readonly objectArgs = new Map<number, Json>();
-	readonly indices = new Set<number>();
-	override onEvent(e: SseEvent, atEnd: boolean): string {
-		const delta = super.onEvent(e, atEnd);
-		if (e.data.includes('"tool_calls"')) {
-			try {
-				const json = JSON.parse(e.data) as Json;
-				const choice = ((json.choices as Json[] | undefined) ?? [])[0] ?? {};
-				const calls = ((choice.delta as Json | undefined)?.tool_calls as Json[] | undefined) ?? [];
-				calls.forEach((c, pos) => {
-					const index = typeof c?.index === 'number' ? c.index : pos;
-					this.indices.add(index);
-					const args = (c?.function as Json | undefined)?.arguments;
-					if (args && typeof args === 'object' && !Array.isArray(args))
-						this.objectArgs.set(index, {
-							...(this.objectArgs.get(index) ?? {}),
-							...(args as Json),
-						});
-				});
-			} catch {
-				// the parser above already judged the event
-			}
-		}
-		return delta;
-	}
-	/** the call index of the i-th tool call of the result (the result lists them in index order) */
-	indexAt(i: number): number | undefined {
-		return [...this.indices].sort((a, b) => a - b)[i];
-	}
-}
 
 export class GatewayChatCore {
 	private turns = 0;
@@ -572,7 +534,7 @@ export class GatewayChatCore {
 		try {
 			let gaveUp = '';
 			const send = (b: Json) =>
-				sendPaid(() => (this.opts.streaming ? this.sendStream(b, onDelta) : this.sendPlain(b)), {
+				sendPaid(() => this.send(b, onDelta), {
 					refusalWindowMs: this.opts.timeoutMs,
 					sleep: (ms) => this.transport.sleep(ms),
 					onGiveUp: (_err, why) => (gaveUp = why),
@@ -713,104 +675,36 @@ export class GatewayChatCore {
 		return entry.sent;
 	}
 
-	private async sendPlain(body: Json): Promise<Turn> {
-		const out = await this.transport.submit(this.path, { json: body }, { timeout: 'text' });
-		if (out.kind === 'uncertain') throw this.uncertain(out);
-		return this.fromJson(out.body);
-	}
-
-	private fromJson(json: Json): Turn {
-		if (this.opts.useResponsesApi) {
-			const r = responsesFromJson(json);
-			return {
-				text: r.text,
-				calls: responsesCallsFrom(json),
-				finish: r.incompleteReason ?? r.status ?? null,
-				usage: usageFrom(r.usage),
-				id: r.id,
-				rawUsage: r.usage,
-				reasoning: responsesReasoningFrom(json),
-			};
-		}
-		const r = chatFromJson(json);
-		return {
-			text: r.content,
-			calls: chatCallsFrom(r.toolCalls, json),
-			finish: r.finishReason,
-			usage: usageFrom(r.usage),
-			id: r.id,
-			rawUsage: r.usage,
-			...reasoningOf(r),
-		};
-	}
-
-	private async sendStream(body: Json, onDelta?: (t: string) => void): Promise<Turn> {
-		const res = await this.transport.postStream(this.path, body, {
-			timeout: 'text',
-			idleTimeoutMs: this.opts.idleMs,
-		});
-		if ('kind' in res) throw this.uncertain(res);
-		if (!/^\s*text\/event-stream/i.test(res.contentType)) {
-			// the gateway ignored `stream: true` and answered with one JSON body (bounded by the transport)
-			const text = await readText(res.body);
-			let json: unknown;
-			try {
-				// the text is redacted; what parsing decodes (JSON escapes) is redacted again
-				json = this.transport.redactor.parsed(text, JSON.parse(text));
-			} catch {
-				throw new StreamError(
-					`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor JSON`,
-					'unreadable',
-				);
-			}
-			const turn = this.fromJson(json as Json);
-			if (turn.text) onDelta?.(turn.text);
-			return turn;
-		}
-		if (this.opts.useResponsesApi) {
-			const parser = new ResponsesStreamParser(onDelta);
-			await pumpStream(res.body, parser, {
+	/** The one text call (../../shared/text/exchange.ts), its answer as a turn; an unusable answer is thrown. */
+	private async send(body: Json, onDelta?: (t: string) => void): Promise<Turn> {
+		const x = await exchangeText(
+			this.transport,
+			this.opts.useResponsesApi ? 'responses' : 'chat',
+			body,
+			{
 				idleMs: this.opts.idleMs,
-				signal: this.transport.signal,
-			});
-			const r = parser.result;
-			return {
-				text: r.text,
-				calls: responsesCallsFrom(r.response),
-				finish: r.incompleteReason ?? r.status ?? null,
-				usage: usageFrom(r.usage),
-				id: r.id,
-				rawUsage: r.usage,
-				reasoning: responsesReasoningFrom(r.response),
-			};
-		}
-		const acc = new ObjectArgsAccumulator();
-		const parser = new ChatStreamParser(onDelta, acc);
-		await pumpStream(res.body, parser, { idleMs: this.opts.idleMs, signal: this.transport.signal });
-		const r = parser.result;
-		const calls: RawToolCall[] = r.toolCalls.map((c, i) => {
-			const idx = acc.objectArgs.size ? acc.indexAt(i) : undefined;
-			const obj = idx !== undefined && !c.function.arguments ? acc.objectArgs.get(idx) : undefined;
-			return { id: c.id, name: c.function.name, arguments: obj ?? c.function.arguments };
-		});
-		return {
-			text: r.content,
-			calls,
-			finish: r.finishReason,
-			usage: usageFrom(r.usage),
-			id: r.id,
-			rawUsage: r.usage,
-			...reasoningOf(r),
-		};
+				onDelta,
+			},
+		);
+		if ('uncertain' in x) throw this.uncertain(x);
+		if ('failed' in x) throw x.failed;
+		const turn = turnOf(x.answer);
+		// a whole answer to a streamed request is handed on at once
+		if (body.stream === true && !x.answer.streamed && turn.text) onDelta?.(turn.text);
+		return turn;
 	}
 
 	/** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
-	private uncertain(out: Extract<SubmitOutcome, { kind: 'uncertain' }>): GatewayModelError {
+	private uncertain(out: {
+		uncertain: string;
+		status?: number;
+		body?: unknown;
+	}): GatewayModelError {
 		const status = out.status;
 		const gatewayMessage =
 			status !== undefined && status >= 400
 				? extractGatewayError(out.body, status).message
-				: out.reason;
+				: out.uncertain;
 		const message =
 			status !== undefined && status >= 400 ? `${gatewayMessage} (HTTP ${status})` : gatewayMessage;
 		const advice = status !== undefined ? adviceFor(status) : '';
@@ -880,6 +774,39 @@ function strictestCap(
 	return caps.length ? { cap: Math.min(...caps) } : {};
 }
 
+/** A text answer as a model turn: its text, tool calls, finish, usage and reasoning. */
+function turnOf(a: TextAnswer): Turn {
+	if (a.responses) {
+		const r = a.responses;
+		return {
+			text: r.text,
+			calls: responsesCallsFrom(a.full),
+			finish: r.incompleteReason ?? r.status ?? null,
+			usage: usageFrom(r.usage),
+			id: r.id,
+			rawUsage: r.usage,
+			reasoning: responsesReasoningFrom(a.full),
+		};
+	}
+	const r = a.chat!;
+	const calls: RawToolCall[] = a.streamed
+		? r.toolCalls.map((c, i) => ({
+				id: c.id,
+				name: c.function.name,
+				arguments: a.objectArgs?.[i] ?? c.function.arguments,
+			}))
+		: chatCallsFrom(r.toolCalls, a.full);
+	return {
+		text: r.content,
+		calls,
+		finish: r.finishReason,
+		usage: usageFrom(r.usage),
+		id: r.id,
+		rawUsage: r.usage,
+		...reasoningOf(r),
+	};
+}
+
 /** A chat answer's reasoning and its field, when the model sent one. */
 function reasoningOf(r: {
 	reasoning: string;
@@ -900,11 +827,4 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 	if (cached) out.inputTokenDetails = { cacheRead: cached };
 	if (reasoning) out.outputTokenDetails = { reasoning };
 	return out;
-}
-
-/** A whole (bounded) body as UTF-8. */
-async function readText(body: ByteStream): Promise<string> {
-	const chunks: Buffer[] = [];
-	for await (const c of body) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-	return Buffer.concat(chunks).toString('utf8');
 }

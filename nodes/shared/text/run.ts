@@ -4,21 +4,15 @@
  * item marked `submission_uncertain`, never a throw (n8n's Retry On Fail would resend it and pay twice).
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import { Readable } from 'node:stream';
-import { exitOf, type ChatOut } from '../exit';
+import { exitOf } from '../exit';
 import { completedItem, uncertainItem } from '../items/shapes';
-import { alarm, type Alarm } from '../transport/clock';
 import type { GatewayTransport } from '../transport';
-import { ChatStreamParser, chatFromJson, type ChatResult, type ChatToolCall } from './chatStream';
-import { ResponsesStreamParser, responsesFromJson, type ResponsesResult } from './responsesStream';
-import { StreamError, pumpStream } from './sse';
+import type { ChatResult, ChatToolCall } from './chatStream';
+import { exchangeText, TEXT_PATHS, type TextKind } from './exchange';
+import type { ResponsesResult } from './responsesStream';
+import type { StreamError } from './sse';
 
-export type TextKind = 'chat' | 'responses';
-
-export const TEXT_PATHS: Record<TextKind, string> = {
-	chat: '/v1/chat/completions',
-	responses: '/v1/responses',
-};
+export { TEXT_PATHS, type TextKind } from './exchange';
 
 export interface TextOutcome {
 	/** the reason, when the outcome of the POST is unknown */
@@ -60,119 +54,39 @@ export async function sendText(
 	itemIndex: number,
 	opts: SendOptions,
 ): Promise<TextOutcome> {
-	const path = TEXT_PATHS[kind];
-	if (body.stream !== true) {
-		const out = await transport.submit(path, { json: body }, { timeout: 'text' });
-		if (out.kind === 'uncertain') return uncertain(out.reason, false);
-		return answerError(ctx, itemIndex, () => fromJson(kind, out.body, false));
-	}
-
-	const res = await transport.postStream(path, body, {
-		timeout: 'text',
-		idleTimeoutMs: opts.idleMs,
+	// a streamed answer goes to n8n's chat as it arrives (unless it is still to be checked)
+	const forward =
+		body.stream === true ? exitOf(ctx).chat(itemIndex, opts.forward !== false) : undefined;
+	const x = await exchangeText(transport, kind, body, {
+		idleMs: opts.idleMs,
 		maxDurationMs: opts.maxDurationMs,
+		onStreamStart: () => forward?.begin(),
+		onDelta: (t) => forward?.item(t),
 	});
-	if ('kind' in res) return uncertain(res.reason, true);
-	const forward = exitOf(ctx).chat(itemIndex, opts.forward !== false);
-
-	if (!/^\s*text\/event-stream/i.test(res.contentType)) {
-		// The gateway ignored `stream: true` and answered with one JSON body.
-		let text: string;
-		try {
-			text = await readAll(res.body, opts.idleMs, transport.signal);
-		} catch (err) {
-			if (transport.signal?.aborted) throw err;
-			// the gateway answered 2xx and the body broke off: it ran, so this is not a definite failure
-			return uncertain(
-				`HTTP ${res.status} answer (${res.contentType || 'no content type'}) broke off while reading: ${(err as Error).message}`,
-				false,
-			);
-		}
-		let json: unknown;
-		try {
-			// the text is redacted; what parsing decodes (JSON escapes) is redacted again
-			json = transport.redactor.parsed(text, JSON.parse(text));
-		} catch {
-			json = undefined;
-		}
-		if (json === undefined && /^\s*(data|event|id):|^\s*:/.test(text)) {
-			// an event stream under another content type (some proxies relabel it): read it as one
-			return readStream(
-				ctx,
-				kind,
-				Readable.from([text]),
-				itemIndex,
-				path,
-				forward,
-				opts.idleMs,
-				transport.signal,
-			);
-		}
-		if (!json || typeof json !== 'object' || Array.isArray(json)) {
-			return uncertain(
-				`asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`,
-				false,
-			);
-		}
-		let outcome: TextOutcome;
-		try {
-			outcome = answerError(
-				ctx,
-				itemIndex,
-				() => fromJson(kind, json as Record<string, unknown>, false),
-				forward,
-			);
-		} finally {
-			await forward.flush();
-		}
-		if (outcome.failed) return outcome;
-		forward.item(outcome.text);
+	if ('uncertain' in x) return uncertain(x.uncertain, x.streamed);
+	if ('failed' in x) {
+		forward?.error(x.failed.message);
+		await forward?.flush();
+		return x.streamed
+			? streamFailure(ctx, itemIndex, x.failed, TEXT_PATHS[kind])
+			: answerFailure(ctx, itemIndex, x.failed);
+	}
+	const a = x.answer;
+	const outcome = a.chat
+		? chatOutcome(a.chat, a.streamed, a.full as IDataObject)
+		: responsesOutcome(a.responses!, a.streamed, a.full as IDataObject);
+	if (forward) {
+		// a whole answer to a streamed request goes to the chat at once
+		if (!a.streamed) forward.item(outcome.text);
 		forward.end();
 		await forward.flush();
-		return outcome;
 	}
-
-	return readStream(ctx, kind, res.body, itemIndex, path, forward, opts.idleMs, transport.signal);
-}
-
-async function readStream(
-	ctx: IExecuteFunctions,
-	kind: TextKind,
-	body: Readable,
-	itemIndex: number,
-	path: string,
-	forward: ChatOut,
-	idleMs: number,
-	signal?: AbortSignal,
-): Promise<TextOutcome> {
-	forward.begin();
-	const onDelta = (t: string) => forward.item(t);
-	const parser =
-		kind === 'chat' ? new ChatStreamParser(onDelta) : new ResponsesStreamParser(onDelta);
-	try {
-		await pumpStream(body, parser, { idleMs, signal });
-	} catch (err) {
-		forward.error(err instanceof Error ? err.message : String(err));
-		await forward.flush();
-		if (!(err instanceof StreamError) || err.kind === 'cancelled' || signal?.aborted) throw err;
-		return streamFailure(ctx, itemIndex, err, path);
-	}
-	forward.end();
-	await forward.flush();
-	if (parser instanceof ChatStreamParser)
-		return chatOutcome(parser.result, true, parser.accumulator.toCompletion() as IDataObject);
-	const r = parser.result;
-	return responsesOutcome(r, true, r.response as IDataObject);
+	return outcome;
 }
 
 /** 5xx codes that say no model ever saw the request (no channel for it in the key's group). */
 function uncertain(reason: string, streamed: boolean): TextOutcome {
 	return { uncertain: reason, text: '', finishReason: null, streamed };
-}
-
-function fromJson(kind: TextKind, body: Record<string, unknown>, streamed: boolean): TextOutcome {
-	if (kind === 'chat') return chatOutcome(chatFromJson(body), streamed, body as IDataObject);
-	return responsesOutcome(responsesFromJson(body), streamed, body as IDataObject);
 }
 
 /** A chat answer (streamed or whole) as the item's outcome; `full` is the completion the item keeps. */
@@ -203,24 +117,13 @@ function responsesOutcome(r: ResponsesResult, streamed: boolean, full: IDataObje
 }
 
 /** An unusable JSON answer (error body, no choices) is a failed item with the gateway's message (it may be billed). */
-function answerError(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	read: () => TextOutcome,
-	forward?: ChatOut,
-): TextOutcome {
-	try {
-		return read();
-	} catch (err) {
-		if (!(err instanceof StreamError)) throw err;
-		forward?.error(err.message);
-		const error = new NodeOperationError(ctx.getNode(), err.message, {
-			itemIndex,
-			description:
-				'The gateway answered, but the answer holds no usable text. It was not resent; the call may be billed.',
-		});
-		return { failed: { error, fields: {} }, text: '', finishReason: null, streamed: false };
-	}
+function answerFailure(ctx: IExecuteFunctions, itemIndex: number, err: StreamError): TextOutcome {
+	const error = new NodeOperationError(ctx.getNode(), err.message, {
+		itemIndex,
+		description:
+			'The gateway answered, but the answer holds no usable text. It was not resent; the call may be billed.',
+	});
+	return { failed: { error, fields: {} }, text: '', finishReason: null, streamed: false };
 }
 
 /** A stream that failed after the gateway answered 2xx: a failed item (kept apart from any partial text), never a truncated answer. */
@@ -248,56 +151,6 @@ function streamFailure(
 		fields.partial_text_cut = `kept the first ${err.partialText.length} of ${err.receivedChars} characters received`;
 	}
 	return { failed: { error, fields }, text: '', finishReason: null, streamed: true };
-}
-
-/** Reads a whole (small) body as UTF-8 with the idle timeout and the cancel signal. */
-function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<string> {
-	return new Promise((resolve, reject) => {
-		const decoder = new TextDecoder('utf-8');
-		let text = '';
-		let timer: Alarm | undefined;
-		let done = false;
-		const finish = (err?: Error) => {
-			if (done) return;
-			done = true;
-			timer?.stop();
-			signal?.removeEventListener('abort', onAbort);
-			if (err) {
-				body.destroy();
-				reject(err);
-			} else resolve(text);
-		};
-		const arm = () => {
-			if (timer) timer.reset();
-			else
-				timer = alarm(idleMs, () =>
-					finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')),
-				);
-		};
-		const onAbort = () => finish(new StreamError('the execution was cancelled', 'cancelled'));
-		if (signal?.aborted) return onAbort();
-		signal?.addEventListener('abort', onAbort, { once: true });
-		arm();
-		body.on('data', (c: Buffer | string) => {
-			arm();
-			text += typeof c === 'string' ? c : decoder.decode(c, { stream: true });
-		});
-		body.on('end', () => {
-			text += decoder.decode();
-			finish();
-		});
-		body.on('error', (e: Error) => finish(e));
-		body.on('close', () =>
-			finish(new StreamError('the connection closed before the answer ended', 'incomplete')),
-		);
-	});
-}
-
-function describe(text: string): string {
-	const t = text.trim();
-	if (!t) return 'empty';
-	if (t.startsWith('<')) return 'HTML';
-	return `${Buffer.byteLength(t)} bytes`;
 }
 
 /** The output item for a text outcome: simplified (text, finish reason, usage) or the full answer. */
