@@ -264,6 +264,20 @@ export function checkWorkflow(
 					`the answer does not say ${step.answer.source.replace(/\\b/g, '')}: ${said === undefined ? 'no answer' : `"${short(said.replace(/\s+/g, ' '), 200)}"`}`,
 				);
 		}
+		if (step.answers) {
+			const field = w.write.from === step.node ? (w.write.field ?? 'text') : 'text';
+			ok0.forEach((item, k) => {
+				const said = item.json[field];
+				const mine = step.answers![k];
+				const other = step.answers!.findIndex(
+					(re, j) => j !== k && typeof said === 'string' && re.test(said),
+				);
+				if (typeof said !== 'string' || !mine?.test(said) || other >= 0)
+					problems.push(
+						`item ${k + 1}'s answer is not its own question's (${mine?.source.replace(/\\b/g, '') ?? 'none'}): ${typeof said === 'string' ? `"${short(said.replace(/\s+/g, ' '), 120)}"` : 'no answer'}`,
+					);
+			});
+		}
 		if (w.loop?.node === step.node && opts.checkLoop) {
 			const rounds = runCount(res, step.node);
 			const waits = runCount(res, w.loop.wait);

@@ -70,6 +70,8 @@ export interface DemoWorkflow {
 		turns?: boolean;
 		refused?: 'budget' | 'cap';
 		answer?: RegExp;
+		/** each item's answer (its write field) in item order: item k's must match answers[k] and no other's */
+		answers?: RegExp[];
 	}>;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
@@ -818,6 +820,60 @@ export const WORKFLOWS: DemoWorkflow[] = [
 			['Approve', 0, 'Generate'],
 			['Generate', 0, 'Task Wait'],
 			['Task Wait', 0, 'Write Image'],
+		],
+	},
+	{
+		id: 'ggdemo25',
+		name: "GenGateway: n8n's Basic LLM Chain over three questions → three answers",
+		description:
+			"n8n's Basic LLM Chain asks the GenGateway Chat Model three different questions, five at a time: three paid calls, each answer its own question's.",
+		folder: 'chain',
+		steps: [
+			{ node: CHAT_MODEL, items: 3, turns: true },
+			{ node: 'Basic LLM Chain', items: 3, answers: [/\bfox\b/, /\bcolour\b/, /\briver\b/] },
+		],
+		write: {
+			node: 'Write Answers',
+			from: 'Basic LLM Chain',
+			kind: 'text',
+			files: 3,
+			field: 'text',
+		},
+		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
+		note: `## A chain over rows\nn8n's **Basic LLM Chain** asks its model once per item, and with its default *Batch Size* (5) several items at once. The **GenGateway Chat Model** knows a call by its question (the conversation without the system message), so each row gets its own paid call and its own answer, and a *Retry On Fail* re-run gets back what each question had without paying again.\n\nNeeds n8n 2.16 or newer. ${writesTo('chain')}`,
+		nodes: [
+			trigger,
+			{
+				name: 'Questions',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode:
+						"return [{json:{question:'Name a fox that lives in the Arctic.'}},{json:{question:'Name a colour of the sky.'}},{json:{question:'Name a river in Europe.'}}];",
+				},
+			},
+			{
+				name: 'Basic LLM Chain',
+				type: '@n8n/n8n-nodes-langchain.chainLlm',
+				typeVersion: 1.9,
+				parameters: { promptType: 'define', text: '={{ $json.question }}' },
+			},
+			{
+				...ours(CHAT_MODEL, 'lmChatGenGateway', {
+					model: model('alpha-chat-4o'),
+					options: { streaming: false },
+				}),
+				at: [1.5, 1.1],
+			},
+			{ ...toText('To Text', 'text', 'answer.txt'), at: [3, 0] },
+			{ ...write('Write Answers', 'chain', 'answer-{{ $itemIndex + 1 }}.txt'), at: [4, 0] },
+		],
+		conn: [
+			['Start', 0, 'Questions'],
+			['Questions', 0, 'Basic LLM Chain'],
+			[CHAT_MODEL, 0, 'Basic LLM Chain', 'ai_languageModel'],
+			['Basic LLM Chain', 0, 'To Text'],
+			['To Text', 0, 'Write Answers'],
 		],
 	},
 	{

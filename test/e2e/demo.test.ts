@@ -30,7 +30,14 @@ const step = (entries: SummaryEntry[], workflow: string, name: string) => {
 
 const withPipeline = N8N_MAJOR === '1';
 /** the workflows n8n 1.x cannot run (the AI Agent needs n8n 2.16), and those this n8n runs */
-const AGENTS = ['agent', 'agent-thinking', 'agent-image', 'agent-structured', 'agent-capped'];
+const AGENTS = [
+	'agent',
+	'agent-thinking',
+	'agent-image',
+	'agent-structured',
+	'agent-capped',
+	'chain',
+];
 const SKIPPED = N8N_MAJOR === '1' ? AGENTS : [];
 const RAN = WORKFLOWS.filter((w) => !SKIPPED.includes(w.folder));
 
@@ -262,6 +269,15 @@ describe('demo workflows in real n8n', () => {
 			expect(
 				JSON.parse(readFileSync(join(outDir, 'agent-structured/answer.json'), 'utf8')),
 			).toEqual({ answer: expect.any(String), confidence: 0 });
+			// issue 40: n8n's Basic LLM Chain over three questions, several at once: three paid calls, each answer its own
+			expect(
+				[1, 2, 3].map((k) => readFileSync(join(outDir, `chain/answer-${k}.txt`), 'utf8')),
+			).toEqual([
+				'Scripted answer: Name a fox that lives in the Arctic.',
+				'Scripted answer: Name a colour of the sky.',
+				'Scripted answer: Name a river in Europe.',
+			]);
+			expect(runCount(runs.chain, 'GenGateway Chat Model')).toBe(3);
 		} else {
 			for (const a of AGENTS) {
 				expect(entries.filter((e) => e.workflow === a)).toEqual([
@@ -278,7 +294,8 @@ describe('demo workflows in real n8n', () => {
 		}
 		// the other agents' model calls: two turns (thinking), one (image), one (structured, valid at once), one (capped:
 		// its second turn refused before it was sent)
-		const moreAgentCalls = ran.includes('agent-thinking') ? 5 : 0;
+		// and the chain's three questions, one call each
+		const moreAgentCalls = ran.includes('agent-thinking') ? 5 + 3 : 0;
 		if (ran.includes('agent-capped')) {
 			const { startedAt, stoppedAt } = runs['agent-capped'].data as unknown as {
 				startedAt: string;
