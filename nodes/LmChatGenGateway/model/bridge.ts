@@ -20,7 +20,7 @@
  */
 import { contentParts } from '../../shared/text/images';
 import { readGatewayUsage } from './usageTracing';
-import type { TurnSummary } from './model';
+import type { TurnSummary } from './result';
 
 type Json = Record<string, unknown>;
 

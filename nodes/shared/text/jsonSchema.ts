@@ -167,3 +167,15 @@ export function responseFormatFields(afterRepair: string): ResponseFormatFields 
 		},
 	};
 }
+
+/** What a JSON Schema answer that failed its one repair request says (the Chat node's item, the Chat Model's turn). */
+export function repairFailure(
+	schemaName: string,
+	firstErrors: string[],
+	againErrors: string[],
+): { message: string; description: string } {
+	return {
+		message: `does not match the JSON Schema "${schemaName}", also after one repair request: ${againErrors.join('; ')}`,
+		description: `The first answer failed with: ${firstErrors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`,
+	};
+}

@@ -12,7 +12,12 @@ import { sendText, textItem, type TextKind, type TextOutcome } from './run';
 import { reportTokenUsage } from './tokenUsage';
 import { tokenCountOf } from '../money/cost';
 import { NodeOperationError } from 'n8n-workflow';
-import { checkAgainstSchema, repairPrompt, type JsonSchemaFormat } from './jsonSchema';
+import {
+	checkAgainstSchema,
+	repairFailure,
+	repairPrompt,
+	type JsonSchemaFormat,
+} from './jsonSchema';
 import type { LedgerEntry } from '../runners/ledger';
 
 export interface PreparedText {
@@ -143,19 +148,16 @@ function joinRepair(
 	if (answer.uncertain !== undefined || answer.failed) return { ...answer, usage, repair };
 	const again = checkAgainstSchema(answer.text, schema.schema);
 	if (again.ok) return { ...answer, usage, repair, structured: again.value };
+	const words = repairFailure(schema.name, errors, again.errors);
 	return {
 		...answer,
 		usage,
 		repair,
 		failed: {
-			error: new NodeOperationError(
-				ctx.getNode(),
-				`The answer does not match the JSON Schema "${schema.name}", also after one repair request: ${again.errors.join('; ')}`,
-				{
-					itemIndex: i,
-					description: `The first answer failed with: ${errors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`,
-				},
-			),
+			error: new NodeOperationError(ctx.getNode(), `The answer ${words.message}`, {
+				itemIndex: i,
+				description: words.description,
+			}),
 			fields: { text: answer.text, schema_errors: again.errors },
 		},
 	};

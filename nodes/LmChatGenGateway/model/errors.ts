@@ -1,0 +1,124 @@
+/**
+ * What the agent gets when a model turn fails: the gateway's message first, the HTTP status, then what to do; redacted.
+ */
+import {
+	adviceFor,
+	extractGatewayError,
+	GatewayHttpError,
+	GatewayNetworkError,
+	SafetyError,
+} from '../../shared/errors';
+import type { GatewayTransport } from '../../shared/transport';
+import { BodyError } from '../../shared/transport/body';
+import { StreamError } from '../../shared/text/sse';
+
+/** The call an error is about: its transport (for redaction), path and model. */
+export interface CallContext {
+	transport: GatewayTransport;
+	path: string;
+	model: string;
+}
+
+/** An error for the agent: the gateway's message first, the HTTP status, then what to do. Redacted. */
+export class GatewayModelError extends Error {
+	constructor(
+		message: string,
+		readonly description: string,
+		readonly httpCode?: number,
+	) {
+		super(message);
+		this.name = 'GatewayModelError';
+	}
+}
+
+/** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
+export function uncertainError(
+	c: CallContext,
+	out: {
+		uncertain: string;
+		status?: number;
+		body?: unknown;
+	},
+): GatewayModelError {
+	const status = out.status;
+	const gatewayMessage =
+		status !== undefined && status >= 400
+			? extractGatewayError(out.body, status).message
+			: out.uncertain;
+	const message =
+		status !== undefined && status >= 400 ? `${gatewayMessage} (HTTP ${status})` : gatewayMessage;
+	const advice = status !== undefined ? adviceFor(status) : '';
+	return new GatewayModelError(
+		c.transport.redact(`GenGateway: ${message}`),
+		c.transport.redact(
+			`POST ${c.path}, model ${c.model}. ${advice} The request may have reached the gateway and been billed, so it was not sent again.`
+				.replace(/\s+/g, ' ')
+				.trim(),
+		),
+		status,
+	);
+}
+
+export function explainError(c: CallContext, err: unknown, extra = ''): Error {
+	if (err instanceof GatewayModelError) return err;
+	const redact = (s: string) => c.transport.redact(s);
+	if (err instanceof GatewayHttpError) {
+		const advice = adviceFor(err.status, err.code);
+		return new GatewayModelError(
+			redact(`GenGateway: ${err.gatewayMessage} (HTTP ${err.status})`),
+			redact(`${err.method} ${err.path}, model ${c.model}. ${advice} ${extra}`.trim()),
+			err.status,
+		);
+	}
+	if (err instanceof StreamError) {
+		return new GatewayModelError(
+			redact(`GenGateway: ${err.message}`),
+			redact(
+				`POST ${c.path}, model ${c.model}. The gateway answered, but the answer cannot be used (${err.kind}). It may be billed, so it was not sent again.`,
+			),
+		);
+	}
+	if (err instanceof GatewayNetworkError) {
+		if (err.cancelled) return err;
+		const sent = err.maybeDelivered
+			? 'It may have reached the gateway and been billed, so it was not sent again.'
+			: 'It never reached the gateway.';
+		return new GatewayModelError(
+			redact(`GenGateway: ${err.message}`),
+			redact(
+				`POST ${c.path}, model ${c.model}. Check the credential's Base URL and that n8n can reach it. ${sent}`,
+			),
+		);
+	}
+	if (err instanceof SafetyError || err instanceof BodyError)
+		return new GatewayModelError(
+			redact(`GenGateway: ${err.message}`),
+			redact(`POST ${c.path}, model ${c.model}.`),
+		);
+	const message = err instanceof Error ? err.message : String(err);
+	return new GatewayModelError(
+		redact(`GenGateway: ${message}`),
+		redact(`POST ${c.path}, model ${c.model}.`),
+	);
+}
+
+/**
+ * Request fields beyond the spec's bodies that a gateway may refuse with a 400 (which created nothing) and that a turn
+ * can do without: the turn is sent once more without the named one, and later turns of the execution leave it out.
+ * Nothing else is ever sent again (tools, max_tokens, response_format, stop and images change what the answer is or
+ * what it may cost).
+ */
+export const OPTIONAL_FIELDS = ['stream_options', 'temperature', 'top_p'] as const;
+type OptionalField = (typeof OPTIONAL_FIELDS)[number];
+
+/** The optional field a 400's message names (e.g. "Unrecognized request argument supplied: stream_options"), when the body has it. */
+export function refusedOptionalField(
+	err: unknown,
+	body: Record<string, unknown>,
+): OptionalField | undefined {
+	if (!(err instanceof GatewayHttpError) || err.status !== 400) return undefined;
+	const text = `${err.gatewayMessage} ${err.code ?? ''}`;
+	return OPTIONAL_FIELDS.find(
+		(f) => f in body && new RegExp(`(^|[^A-Za-z0-9_])${f}([^A-Za-z0-9_]|$)`).test(text),
+	);
+}

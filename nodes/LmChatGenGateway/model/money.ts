@@ -1,0 +1,153 @@
+/**
+ * The money of a Chat Model turn, through the package's one money record and cap (../../shared/money/): Max Expected
+ * Spend checked before the turn against what the execution spent (every GenGateway node and turn) plus what the turn
+ * can cost (exact per call; per token within its bound), the turn's bound held in the record while it is in flight,
+ * and its cost recorded as it happens (an unknown outcome counts its bound).
+ */
+import { capRefusal, costEntry, costJsonOf, money, type Prices } from '../../shared/money/cap';
+import { capBound, quote, tokenCountOf, type TokenBound } from '../../shared/money/cost';
+import { resolveCap, type MoneyOptions } from '../../shared/money/options';
+import { callSpendKey } from '../../shared/money/record';
+import { placeKey, takeGate, type LedgerEntry, type Place } from '../../shared/runners/ledger';
+import { GatewayModelError } from './errors';
+import type { TurnSupply } from './supply';
+import type { Turn } from './turn';
+
+type Json = Record<string, unknown>;
+
+/** An image part given by address counts as this many prompt tokens in a turn's bound (its bytes say nothing of its pixels). */
+export const IMAGE_TOKEN_BOUND = 16_384;
+
+/** A turn priced before it is sent: its quote, the prices, its reservation in the record, the gate it holds. */
+export interface PricedTurn {
+	q?: ReturnType<typeof quote>;
+	prices: Prices;
+	/** the record's key holding the turn's bound while it is in flight */
+	reserved?: string;
+	/** lets the next capped turn without a bound go */
+	release?: () => void;
+}
+
+/** Prompt tokens a request can use at most: its bytes (a token is at least one byte), and each image address at IMAGE_TOKEN_BOUND. */
+function promptBound(body: Json): { tokens: number; images: number } {
+	const text = JSON.stringify(body);
+	const images = (text.match(/"(?:image_url|input_image)"/g) ?? []).length;
+	return { tokens: Buffer.byteLength(text, 'utf8') + images * IMAGE_TOKEN_BOUND, images };
+}
+
+/** Max Expected Spend before the turn: what the execution spent plus what the turn can cost (exact per call; per token within its bound). */
+export async function priceTurn(
+	s: TurnSupply,
+	model: string,
+	maxTokens: number | undefined,
+	body: Json,
+	place: Place,
+): Promise<PricedTurn> {
+	const needCap = s.money.some((m) => m.cap !== undefined || m.spend !== undefined);
+	const prices = await s.pricesOnce();
+	const p = promptBound(body);
+	const tokenBound: TokenBound | undefined =
+		maxTokens !== undefined && maxTokens > 0
+			? {
+					prompt: p.tokens,
+					completion: maxTokens,
+					how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)`,
+				}
+			: undefined;
+	const q = prices.pricing
+		? quote(
+				{ model: model, calls: 1, tokenBound },
+				prices.pricing,
+				prices.display,
+				s.money[0]?.group ?? {},
+				prices.error,
+			)
+		: undefined;
+	if (!needCap) return { q, prices };
+	const resolved = strictestCap(s.money, prices.display);
+	if (resolved.unreadable || !q) {
+		throw new GatewayModelError(
+			`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
+			'Nothing was sent. Try again, or write the cap in ¤ quota units.',
+		);
+	}
+	// a turn with no bound (per token, no Maximum Number of Tokens) waits for the execution's other such capped turns:
+	// the cap is checked once they are counted, so several items' turns at once can pass it by one turn, never more
+	const unbounded = q.basis === 'per_token' && !tokenBound;
+	const release = unbounded ? await takeGate(s.spend.executionBook) : undefined;
+	const refused = capRefusal(
+		s.spend,
+		{ cap: resolved.cap, allowUnpriced: false, hasAllowOption: false },
+		[q],
+		prices.display,
+		'this model turn',
+	);
+	// without a bound a per-token turn is refused only once the spend reached the cap
+	const passes =
+		!refused ||
+		(unbounded &&
+			resolved.cap !== undefined &&
+			s.spend.spent().quota < resolved.cap &&
+			!s.spend.spent().full);
+	if (passes) {
+		// the turn's bound is counted as spent while it is in flight (its cost replaces it): turns of several items at
+		// once each see the others
+		const bound = capBound(q);
+		const reserved = bound === undefined ? undefined : callSpendKey(placeKey(place));
+		if (reserved)
+			s.spend.record(
+				[
+					[
+						reserved,
+						{
+							quota: bound!,
+							exact: false,
+							unpriced: false,
+							label: `${model} turn in flight`,
+						},
+					],
+				],
+				prices.display,
+			);
+		return { q, prices, reserved, release };
+	}
+	release?.();
+	if (unbounded) {
+		// the price is not what refused it (a turn without a bound has none): the spend reached the cap
+		const so = s.spend.spent();
+		const spent = `${money(so.quota, prices.display)}${so.bounded ? ' at most' : ''}`;
+		throw new GatewayModelError(
+			`GenGateway: Max Expected Spend ${money(resolved.cap!, prices.display)} refused this model turn before any paid request: ${so.full ? 'what this execution has spent cannot be known (its custom data is full)' : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
+			`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
+		);
+	}
+	throw new GatewayModelError(`GenGateway: ${refused!.message}`, refused!.description);
+}
+
+/** The turn's cost and its entry in the execution's money record (an unknown outcome counts its bound). */
+export function accountTurn(
+	s: TurnSupply,
+	model: string,
+	place: Place,
+	priced: PricedTurn,
+	entry: LedgerEntry<Turn>,
+): Turn | undefined {
+	if (!priced.q) return 'sent' in entry ? entry.sent : undefined;
+	const usage = 'sent' in entry ? tokenCountOf(entry.sent.rawUsage) : undefined;
+	const { figure, entry: spendEntry } = costEntry(priced.q, usage, `${model} turn`);
+	s.spend.record([[callSpendKey(placeKey(place)), spendEntry]], priced.prices.display);
+	if (!('sent' in entry)) return undefined;
+	entry.sent.cost = costJsonOf(figure, priced.prices.display);
+	return entry.sent;
+}
+
+/** The strictest cap of the items' money options, in whole ¤ (unreadable when one cannot be read). */
+function strictestCap(
+	items: MoneyOptions[],
+	display: Parameters<typeof resolveCap>[1],
+): { cap?: number; unreadable?: boolean } {
+	const all = items.map((m) => resolveCap(m, display));
+	if (all.some((r) => r.unreadable)) return { unreadable: true };
+	const caps = all.map((r) => r.cap).filter((c): c is number => c !== undefined);
+	return caps.length ? { cap: Math.min(...caps) } : {};
+}
