@@ -775,9 +775,9 @@ function withValues(
 			name: p.name,
 			onError: p.onError,
 			maxTries: p.maxTries,
-			// every combination, agents at once with messages that change between tries included (seed 1467602915 of
-			// issue 40 found a turn sent twice and another item's answer handed on before the Chat Model knew a call by
-			// its question; test/property/regressions.test.ts replays it)
+			// every combination, agents at once with messages that change between tries included: before the Chat Model
+			// knew a call by its question (issue 40), this generator found another item's answer handed on and the record
+			// below the charges (seeds -2033209099, -1973058525, -100815541, -1248136572, -775940271 of money.property)
 			vary: p.vary,
 			options: {
 				cap: has.cap,
