@@ -270,13 +270,16 @@ describe('demo workflows in real n8n', () => {
 				JSON.parse(readFileSync(join(outDir, 'agent-structured/answer.json'), 'utf8')),
 			).toEqual({ answer: expect.any(String), confidence: 0 });
 			// issue 40: n8n's Basic LLM Chain over three questions, several at once: three paid calls, each answer its own
-			expect(
-				[1, 2, 3].map((k) => readFileSync(join(outDir, `chain/answer-${k}.txt`), 'utf8')),
-			).toEqual([
-				'Scripted answer: Name a fox that lives in the Arctic.',
-				'Scripted answer: Name a colour of the sky.',
-				'Scripted answer: Name a river in Europe.',
-			]);
+			const questions = [
+				'Name a fox that lives in the Arctic.',
+				'Name a colour of the sky.',
+				'Name a river in Europe.',
+			];
+			questions.forEach((q, k) => {
+				const answer = readFileSync(join(outDir, `chain/answer-${k + 1}.txt`), 'utf8');
+				expect(answer).toContain(q);
+				for (const other of questions.filter((o) => o !== q)) expect(answer).not.toContain(other);
+			});
 			expect(runCount(runs.chain, 'GenGateway Chat Model')).toBe(3);
 		} else {
 			for (const a of AGENTS) {
