@@ -13,7 +13,6 @@ import { alarm, type Alarm } from '../transport/clock';
 /** Bounds of one SSE stream's lines and events, in characters. */
 /** An SSE event and a readable body, as the stream readers take them (for code outside shared/, which keeps no runtime imports). */
 export type { EventSourceMessage as SseEvent };
-export type ByteStream = Readable;
 
 export interface SseLimits {
 	/** the longest line (a `data:` line holds a whole JSON event); default 8 MiB */
