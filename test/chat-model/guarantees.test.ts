@@ -408,3 +408,37 @@ describe('every answer shape and label the text call reads (the one text call, s
 		}
 	});
 });
+
+describe('what the execution learns stays learned', () => {
+	it("a field the gateway refused (400 naming temperature) is left out of every later turn of the execution, the agent's next run included", async () => {
+		const server = await scriptedServer((req, res) => {
+			if (req.method !== 'POST') return scriptedJson(res, 404, { error: { message: 'not here' } });
+			if ('temperature' in (JSON.parse(req.body) as Record<string, unknown>))
+				return scriptedJson(res, 400, {
+					error: { message: 'Unsupported parameter: temperature', type: 'invalid_request_error' },
+				});
+			scriptedJson(res, 200, {
+				choices: [
+					{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' },
+				],
+			});
+		});
+		try {
+			const signal = new AbortController().signal;
+			const creds = { apiKey: 'sk-learned-0000000000001', baseUrl: server.url };
+			const params = { options: { streaming: false, temperature: 0.3 } };
+			const first = await supplyModel(creds, params, undefined, signal, { runIndex: 0 });
+			await first.model.invoke(Q);
+			// the agent runs again in the same execution (a loop, or its next item's supply)
+			const again = await supplyModel(creds, params, undefined, signal, { runIndex: 1 });
+			await again.model.invoke([{ role: 'user', content: 'And now?' }]);
+			expect(server.posts().map((p) => 'temperature' in JSON.parse(p.body))).toEqual([
+				true,
+				false,
+				false,
+			]);
+		} finally {
+			await server.close();
+		}
+	});
+});
