@@ -94,3 +94,36 @@ describe('a root that asks for its model once per item (n8n Basic LLM Chain)', (
 			expect(String(o.json.error)).toMatch(/Max Expected Spend .*refused this model turn/);
 	});
 });
+
+describe('two root nodes sharing one Chat Model', () => {
+	it('two agents asking the same question each get their own paid call (a place names the root that asked)', async () => {
+		const agent = (name: string): TestNode => ({
+			name,
+			type: new MoneyAgent(),
+			parameters: {
+				tag: '#shared',
+				questions: JSON.stringify([{ arithmetic: false, a: 0, b: 0 }]),
+				batch: 1,
+			},
+		});
+		const r = await runWorkflow({
+			nodes: [agent('Agent A'), agent('Agent B'), model({})],
+			connections: {
+				'Agent A': { main: [[{ node: 'Agent B', type: 'main', index: 0 }]] },
+				[MODEL]: {
+					[NodeConnectionTypes.AiLanguageModel]: [
+						[
+							{ node: 'Agent A', type: NodeConnectionTypes.AiLanguageModel, index: 0 },
+							{ node: 'Agent B', type: NodeConnectionTypes.AiLanguageModel, index: 0 },
+						],
+					],
+				},
+			},
+			input: [item('#shared')],
+			credentials: creds(),
+		});
+		expect(r.error).toBeUndefined();
+		expect(posts()).toHaveLength(2);
+		expect((r.output('Agent B')[0].json.answers as string[])[0]).toContain('#shared');
+	});
+});
