@@ -56,20 +56,10 @@ it("account B's gateway never receives account A's reasoning (nor A's key in it)
 	const signal = new AbortController().signal;
 	const at = { customData: customDataStore() };
 	const opts = { options: { streaming: false } };
-	const { model: a } = await supplyModel(
-		{ apiKey: KEY_A, baseUrl: server.url },
-		opts,
-		undefined,
-		signal,
-		at,
-	);
-	const { model: b } = await supplyModel(
-		{ apiKey: KEY_B, baseUrl: server.url },
-		opts,
-		undefined,
-		signal,
-		at,
-	);
+	const account = async (apiKey: string) =>
+		(await supplyModel({ apiKey, baseUrl: server.url }, opts, undefined, signal, at)).model;
+	const a = await account(KEY_A);
+	const b = await account(KEY_B);
 	const first = await a.bindTools([CALCULATOR]).invoke([Q]);
 	const bFirst: LcMessage = await b.bindTools([CALCULATOR]).invoke([Q]);
 	expect(first.tool_calls![0].id).toBe(bFirst.tool_calls![0].id);
