@@ -106,4 +106,23 @@ describe("the Chat node's JSON Schema repair: its own paid send", () => {
 		await run(chat({ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 }));
 		expect(firsts()).toHaveLength(1);
 	});
+
+	it('cancelling the execution while the repair waits out a 429 cancels the item: never "repair refused: cancelled"', async () => {
+		let cancel: () => void = () => undefined;
+		repairAnswer = (res) => {
+			json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '0' });
+			setTimeout(() => cancel(), 50); // cancelled during the wait before the repair's next send
+		};
+		const r = await runWorkflow({
+			nodes: [chat({ onError: 'continueRegularOutput' })],
+			credentials: { apiKey: 'sk-test-repair-0001', baseUrl: server.url },
+			onStart: (p) => (cancel = p.cancel),
+		});
+		expect(firsts()).toHaveLength(1);
+		expect(repairs()).toHaveLength(1);
+		if (r.run.status !== 'canceled') expect(r.error).toMatch(/cancel/i);
+		// the cancellation stops the node as it does on the first request: no item claims the repair was refused
+		// (with Continue, n8n itself passes the input item on)
+		expect(JSON.stringify(r.output('Chat'))).not.toMatch(/refused|failed/);
+	});
 });

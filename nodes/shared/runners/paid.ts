@@ -265,7 +265,7 @@ export async function runPaidItems<P, S>(
 			ledger?.record(place(i), entry);
 		}
 		if ('sent' in entry)
-			entry = await followUp(op, p, entry, i, ledger, { ...place(i), step: 1 }, send);
+			entry = await followUp(op, p, entry, i, ledger, { ...place(i), step: 1 }, send, transport);
 		answers[i] = entry;
 		spent = true;
 		results[i] = await finishItem(op, p, entry, i, transport);
@@ -353,6 +353,7 @@ async function followUp<P, S>(
 	ledger: RetryLedger<S> | undefined,
 	at: Place,
 	send: (post: () => Promise<S>) => Promise<S>,
+	transport: GatewayTransport,
 ): Promise<LedgerEntry<S>> {
 	const next = op.followUp?.(p, first.sent, i);
 	if (!next) return first;
@@ -365,6 +366,9 @@ async function followUp<P, S>(
 		}
 		// a refusal created nothing: a re-run may send the follow-up again, never the first request
 		if (!('refused' in second)) ledger?.record(at, second);
+		// a cancelled execution stops here, whether or not the follow-up had left (what left is recorded above)
+		const why = 'refused' in second ? second.refused : 'lost' in second ? second.lost : undefined;
+		if (why !== undefined && isCancellation(why, transport.signal)) throw why;
 	}
 	return { sent: next.join(second) };
 }
