@@ -30,6 +30,7 @@
 import type { IRunData, ITaskData } from 'n8n-workflow';
 import type { LedgerEntry, RequestLogEntry } from '../../simulator';
 import type { RunResult } from '../harness/workflow';
+import { MAX_SENDS } from '../../nodes/shared/runners/send';
 import type { Exchange } from './money-proxy';
 import {
 	displayToQuota,
@@ -69,9 +70,9 @@ export interface Call {
 	n: number;
 	r: number;
 	k: number;
-	/** agent turns: the question and whether the turn answers a tool result */
+	/** agent turns: the question and whether the turn answers a tool result; a Chat node's JSON Schema repair */
 	q?: number;
-	phase?: 'ask' | 'tool';
+	phase?: 'ask' | 'tool' | 'repair';
 	place: string;
 	model: string;
 	viaModel: boolean;
@@ -147,12 +148,22 @@ export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems:
 		const isChat = ex.path.startsWith('/v1/chat/completions');
 		let text = String(body.prompt ?? '');
 		let phase: Call['phase'];
+		/** an agent's question as the README defines it: the conversation without its system messages */
+		let question = '';
 		if (isChat) {
 			const messages =
 				(body.messages as Array<{ role: string; content: unknown }> | undefined) ?? [];
-			const users = messages.filter((m) => m.role === 'user');
-			text = contentText(users[users.length - 1]?.content);
-			phase = messages[messages.length - 1]?.role === 'tool' ? 'tool' : 'ask';
+			// the place marker is in the user's last own message (a repair's request ends with the repair prompt)
+			const users = messages.filter((m) => m.role === 'user').map((m) => contentText(m.content));
+			text = [...users].reverse().find((u) => MARKER.test(u)) ?? users[users.length - 1] ?? '';
+			const last = messages[messages.length - 1]?.role;
+			phase = last === 'tool' ? 'tool' : 'ask';
+			if (c.nodes[Number(MARKER.exec(text)?.[2])]?.kind === 'chat')
+				phase = messages.some((m) => m.role === 'assistant') ? 'repair' : undefined;
+			question = messages
+				.filter((m) => m.role !== 'system')
+				.map((m) => `${m.role}:${contentText(m.content)}`)
+				.join('|');
 		}
 		const m = MARKER.exec(text);
 		if (!m) {
@@ -166,7 +177,8 @@ export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems:
 		const [n, r, k] = [Number(m[2]), Number(m[3]), Number(m[4])];
 		const q = m[5] === undefined ? undefined : Number(m[5]);
 		const viaModel = c.nodes[n]?.kind === 'agent';
-		const place = `node ${n} run ${r} item ${k}${q === undefined ? '' : ` question ${q} ${phase}`}`;
+		// an agent's turn is known by its place and its question (a changed user text is a new call); a repair by its own
+		const place = `node ${n} run ${r} item ${k}${q === undefined ? (phase === 'repair' ? ' repair' : '') : ` question ${q} ${phase} ${JSON.stringify(question)}`}`;
 		// what the client saw: a lost answer is a 500 or a dropped connection
 		const status = ex.lost === '500' ? 500 : ex.lost === 'drop' ? -1 : (ex.status ?? -1);
 		const maySpend = !(status >= 400 && status < 500);
@@ -237,9 +249,17 @@ function itemCap(
 	return caps.length ? Math.min(...caps) : undefined;
 }
 
-function modelCap(m: ChatModelCase, c: MoneyCase, facts: PriceFacts): number | undefined {
+function modelCap(
+	m: ChatModelCase,
+	c: MoneyCase,
+	facts: PriceFacts,
+	io: ItemOptions | undefined,
+): number | undefined {
 	const caps: number[] = [];
-	if (m.cap !== undefined) caps.push(m.cap);
+	// a cap read per item holds for that item's turns (the package holds the strictest of the items in flight)
+	if (m.capPerItem) {
+		if (typeof io?.modelCap === 'number') caps.push(io.modelCap);
+	} else if (m.cap !== undefined) caps.push(m.cap);
 	if (m.spend !== undefined)
 		caps.push(
 			m.spend.startsWith('¤')
@@ -366,6 +386,43 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			);
 	}
 
+	// (g) the one 429 rule: a call refused with 429 is sent at most MAX_SENDS times per try of its node, whatever
+	// Retry-After says (0 included)
+	const refusedAt = new Map<string, number>();
+	for (const x of calls)
+		if (x.ex.status === 429) refusedAt.set(x.place, (refusedAt.get(x.place) ?? 0) + 1);
+	for (const [place, count] of refusedAt) {
+		const n = Number(/^node (\d+)/.exec(place)?.[1]);
+		const bound = MAX_SENDS * (c.nodes[n]?.maxTries ?? 1);
+		if (count > bound)
+			problems.push(
+				`[g: 429 rule] ${place} was refused with 429 ${count} times: more than ${MAX_SENDS} sends a try (${bound} for its tries)`,
+			);
+	}
+
+	// (f) an answer is an answer: an agent item whose every turn the gateway answered whole (2xx, usage, nothing lost)
+	// does not fail — a proxy that relabels the stream's content type included; only a cap may refuse a turn
+	c.nodes.forEach((node, n) => {
+		if (node.kind !== 'agent') return;
+		(runData[node.name] ?? []).forEach((task, r) => {
+			const inputs = startItems(runData, node.name, r);
+			for (const it of task.data?.main?.[0] ?? []) {
+				const error = it.json.error;
+				if (typeof error !== 'string' || /Max Expected Spend|refus/i.test(error)) continue;
+				const i = (
+					(Array.isArray(it.pairedItem) ? it.pairedItem[0] : it.pairedItem) as
+						{ item: number } | undefined
+				)?.item;
+				const k = i === undefined ? undefined : inputs?.[i];
+				const mine = calls.filter((x) => x.n === n && x.r === r && x.k === k);
+				if (mine.length && mine.every((x) => x.answered && !x.ex.lost))
+					problems.push(
+						`[f: answered] node ${n} run ${r} item ${k}: the gateway answered every turn whole${c.relabel ? ' (streams relabelled text/plain)' : ''}, yet the item failed: ${error.slice(0, 200)}`,
+					);
+			}
+		});
+	});
+
 	// figures: what the package can know of a call once it was sent
 	const boundOf = (x: Call) => (x.viaModel ? c.nodes[x.n].chatModel!.maxTokens : undefined);
 	const figured = (x: Call) =>
@@ -437,7 +494,7 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 	// (a) caps of the Chat Model, turn by turn
 	for (const x of spending.filter((s) => s.viaModel)) {
 		const m = c.nodes[x.n].chatModel!;
-		const cap = modelCap(m, c, facts);
+		const cap = modelCap(m, c, facts, c.items[x.k]?.[x.n]);
 		if (cap === undefined) continue;
 		const before = spending
 			.filter((y) => y.ex.seq < x.ex.seq && figured(y))

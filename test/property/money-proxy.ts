@@ -57,6 +57,8 @@ export class RecordingProxy {
 	/** a new connection to the simulator for every request (no reuse race on that side either) */
 	private readonly upstream = new Agent({ keepAlive: false });
 	private counts: Record<string, number> = {};
+	/** every event stream answered as text/plain (a proxy that relabels what it passes on) */
+	private relabel = false;
 
 	async start(target: string): Promise<string> {
 		this.target = new URL(target);
@@ -68,10 +70,11 @@ export class RecordingProxy {
 		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
 	}
 
-	/** Forgets the exchanges; `losses` are the answers to lose from now on. */
-	reset(losses: LossRule[] = []): void {
+	/** Forgets the exchanges; `losses` are the answers to lose from now on; `relabel` relabels event streams. */
+	reset(losses: LossRule[] = [], opts: { relabel?: boolean } = {}): void {
 		this.exchanges.length = 0;
 		this.losses = losses;
+		this.relabel = opts.relabel === true;
 		this.counts = {};
 	}
 
@@ -156,7 +159,13 @@ export class RecordingProxy {
 						up.on('aborted', end);
 						return;
 					}
-					res.writeHead(up.statusCode ?? 502, up.headers);
+					const type = String(up.headers['content-type'] ?? '');
+					res.writeHead(
+						up.statusCode ?? 502,
+						this.relabel && /^\s*text\/event-stream/i.test(type)
+							? { ...up.headers, 'content-type': 'text/plain; charset=utf-8' }
+							: up.headers,
+					);
 					let kept = 0;
 					up.on('data', (c: Buffer) => {
 						if (kept < ANSWER_LIMIT) {

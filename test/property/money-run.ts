@@ -100,6 +100,7 @@ const WARM_UP: MoneyCase = {
 				bad: false,
 				fail: false,
 				questions: [],
+				modelCap: '',
 			},
 			{
 				cap: '',
@@ -109,6 +110,7 @@ const WARM_UP: MoneyCase = {
 				bad: false,
 				fail: false,
 				questions: [{ arithmetic: true, a: 2, b: 3 }],
+				modelCap: '',
 			},
 		],
 	],
@@ -175,7 +177,7 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 				? c.partnerRatio
 				: 1;
 	sim.reset();
-	proxy.reset(c.losses);
+	proxy.reset(c.losses, { relabel: c.relabel });
 	for (const fault of c.faults) sim.fault(fault);
 	const cid = ++cases;
 	const built = buildWorkflow(c, keyRatio, cid);

@@ -69,6 +69,8 @@ export interface ItemOptions {
 	fail: boolean;
 	/** agent: the questions, each either arithmetic (a tool call, then the answer) or not (one answer) */
 	questions: Array<{ arithmetic: boolean; a: number; b: number }>;
+	/** agent: the Chat Model's Max Expected Spend (¤) this item gives it through an expression, '' for none */
+	modelCap: number | '';
 }
 
 export interface ChatModelCase {
@@ -80,6 +82,8 @@ export interface ChatModelCase {
 	group: 'none' | 'name' | 'ratio' | 'emptyRatio';
 	cap?: number;
 	spend?: string;
+	/** Max Expected Spend read per item (`$('Start').item…`): each item's own cap (ItemOptions.modelCap), not `cap` */
+	capPerItem?: boolean;
 	/** items the agent runs at once */
 	batch: number;
 	/**
@@ -109,6 +113,10 @@ export interface NodeCase {
 	/** Image Submit waits for the task (a failed task fails the item after it was paid) */
 	waitForResult: boolean;
 	chatModel?: ChatModelCase;
+	/** agent: the changing part stands in the system message (the same question) or in the user's text (a new one) */
+	varyIn?: 'system' | 'user';
+	/** chat: Response Format JSON Schema (the simulator answers prose: every answer is repaired once, in a second POST) */
+	schema?: boolean;
 }
 
 export interface MoneyCase {
@@ -128,6 +136,8 @@ export interface MoneyCase {
 	losses: Loss[];
 	/** every node was given its key's group (Group Name or Group Multiplier) */
 	knownAll: boolean;
+	/** a proxy relabels every event stream of the gateway as text/plain (the answer itself unchanged) */
+	relabel?: boolean;
 }
 
 // ---------- the test-only agent ----------
@@ -193,6 +203,7 @@ export class MoneyAgent implements INodeType {
 			{ displayName: 'Batch', name: 'batch', type: 'number', default: 1 },
 			{ displayName: 'Model Per Item', name: 'perItem', type: 'boolean', default: false },
 			{ displayName: 'Suffix', name: 'suffix', type: 'string', default: '' },
+			{ displayName: 'Vary In User Text', name: 'varyUser', type: 'boolean', default: false },
 		],
 	};
 
@@ -206,6 +217,7 @@ export class MoneyAgent implements INodeType {
 		const perItem = this.getNodeParameter('perItem', 0, false) === true;
 		const shared = perItem ? undefined : await modelFor();
 		const batch = Math.max(1, Number(this.getNodeParameter('batch', 0, 1)));
+		const varyUser = this.getNodeParameter('varyUser', 0, false) === true;
 		const out: INodeExecutionData[] = new Array(items.length);
 		const runItem = async (i: number) => {
 			try {
@@ -217,12 +229,18 @@ export class MoneyAgent implements INodeType {
 					typeof raw === 'string' ? JSON.parse(raw) : raw
 				) as ItemOptions['questions'];
 				const model = shared ?? (await modelFor());
-				// what changes between tries lives in the system message, as a user writes "Today is {{ $now }}"
-				const messages: unknown[] = vary ? [{ role: 'system', content: `Now: ${vary}` }] : [];
+				// what changes between tries lives in the system message, as a user writes "Today is {{ $now }}", or in the
+				// user's own text (then each try asks another question)
+				const messages: unknown[] =
+					vary && !varyUser ? [{ role: 'system', content: `Now: ${vary}` }] : [];
+				const asked = vary && varyUser ? ` (now ${vary})` : '';
 				const answers: string[] = [];
 				for (const [j, q] of questions.entries()) {
 					const text = q.arithmetic ? `What is ${q.a} + ${q.b}?` : 'Tell me about foxes.';
-					messages.push({ role: 'user', content: `${tag} q${j}# ${text}${suffix}`.trim() });
+					messages.push({
+						role: 'user',
+						content: `${tag} q${j}# ${text}${asked}${suffix}`.trim(),
+					});
 					let answer = await model.invoke(messages);
 					let rounds = 0;
 					while (answer.tool_calls?.length && rounds++ < 3) {
@@ -366,7 +384,12 @@ function paidNode(c: NodeCase, n: number): TestNode {
 						],
 					},
 					stream: false,
-					options: moneyOptions(c, n),
+					options: {
+						...moneyOptions(c, n),
+						...(c.schema
+							? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
+							: {}),
+					},
 				},
 			};
 		case 'agent':
@@ -379,6 +402,7 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					questions: `={{ ${item(n)}.questions }}`,
 					batch: c.chatModel!.batch,
 					perItem: c.chatModel!.perItem,
+					varyUser: c.varyIn === 'user',
 					suffix:
 						c.chatModel!.full && c.chatModel!.maxTokens
 							? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]`
@@ -388,13 +412,21 @@ function paidNode(c: NodeCase, n: number): TestNode {
 	}
 }
 
-function chatModelNode(m: ChatModelCase, group: Group, ratio: number): TestNode {
+/** The Chat node's JSON Schema: the simulator's prose never fits it, so each answer is repaired once. */
+const SCHEMA = JSON.stringify({
+	type: 'object',
+	properties: { answer: { type: 'string' } },
+	required: ['answer'],
+});
+
+function chatModelNode(m: ChatModelCase, n: number, group: Group, ratio: number): TestNode {
 	const options: Record<string, unknown> = { streaming: m.streaming };
 	if (m.maxTokens !== undefined) options.maxTokens = m.maxTokens;
 	if (m.group === 'name') options.groupName = group;
 	if (m.group === 'ratio') options.groupRatio = ratio;
 	if (m.group === 'emptyRatio') options.groupRatio = 0;
-	if (m.cap !== undefined) options.maxExpectedSpend = m.cap;
+	if (m.capPerItem) options.maxExpectedSpend = `={{ ${item(n)}.modelCap }}`;
+	else if (m.cap !== undefined) options.maxExpectedSpend = m.cap;
 	if (m.spend !== undefined) options.maxSpend = m.spend;
 	return {
 		name: m.name,
@@ -445,7 +477,7 @@ export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
 		if (n + 1 < c.nodes.length)
 			connections[nc.name] = { main: [[{ node: c.nodes[n + 1].name, type: 'main', index: 0 }]] };
 		if (nc.chatModel) {
-			nodes.push(chatModelNode(nc.chatModel, c.group, ratio));
+			nodes.push(chatModelNode(nc.chatModel, n, c.group, ratio));
 			connections[nc.chatModel.name] = {
 				[NodeConnectionTypes.AiLanguageModel]: [
 					[{ node: nc.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }],
@@ -465,6 +497,7 @@ export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
 				bad: o.bad,
 				marker: o.fail ? ' [fail]' : '',
 				questions: o.questions,
+				modelCap: o.modelCap,
 			})),
 		},
 	}));
@@ -578,6 +611,7 @@ export interface ModelPlan {
 	batch: number;
 	full: boolean;
 	perItem: boolean;
+	capPerItem: boolean;
 }
 
 const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
@@ -593,6 +627,7 @@ const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
 	),
 	full: fc.boolean(),
 	perItem: fc.boolean(),
+	capPerItem: fc.boolean(),
 }) as fc.Arbitrary<ModelPlan>;
 
 export interface Plan {
@@ -604,6 +639,8 @@ export interface Plan {
 	vary: Vary;
 	waitForResult: boolean;
 	allowUnpriced: boolean;
+	varyIn: 'system' | 'user';
+	schema: boolean;
 	node: NodePlan;
 	model: ModelPlan;
 }
@@ -628,6 +665,8 @@ const plan = (kind: Kind, name: string, modelName: string, items: number): fc.Ar
 						{ weight: 1, arbitrary: fc.constant(false) },
 					)
 				: fc.constant(false),
+		varyIn: fc.constantFrom<'system' | 'user'>('system', 'user'),
+		schema: kind === 'chat' ? fc.boolean() : fc.constant(false),
 		node: nodePlan(kind, items),
 		model: modelPlan,
 	});
@@ -659,6 +698,20 @@ const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
 		times,
 	})),
 	fc.constant<FaultSpec>({ route: 'POST /v1/chat/completions', kind: 'sse-cut', times: 1 }),
+	// a 400 (a JSON Schema repair's, a turn's): it created nothing, and what an earlier POST spent stays spent
+	fc.constant<FaultSpec>({
+		route: 'POST /v1/chat/completions',
+		kind: 'status',
+		status: 400,
+		times: 1,
+	}),
+	// a gateway that refuses every text call with `Retry-After: 0`: the one 429 rule bounds the sends
+	fc.constant<FaultSpec>({
+		route: 'POST /v1/chat/completions',
+		kind: 'rate-limit',
+		retryAfter: 0,
+		times: -1,
+	}),
 	fc.integer({ min: 1, max: 2 }).map((times): FaultSpec => ({
 		route: 'POST /v1/images/generations/async',
 		kind: 'rate-limit',
@@ -768,6 +821,7 @@ function withValues(
 				batch: m.batch,
 				full: m.full,
 				perItem: m.perItem,
+				capPerItem: m.capPerItem && (m.capFields === 'cap' || m.capFields === 'both'),
 			};
 		}
 		nodes.push({
@@ -788,6 +842,8 @@ function withValues(
 			},
 			waitForResult: p.waitForResult,
 			chatModel,
+			...(p.kind === 'agent' ? { varyIn: p.varyIn } : {}),
+			...(p.kind === 'chat' ? { schema: p.schema } : {}),
 		});
 		for (let k = 0; k < itemCount; k++) {
 			const m = p.node.itemCaps[k];
@@ -807,6 +863,11 @@ function withValues(
 				bad: bad && p.node.badMode === 'item',
 				fail: p.node.failMode === 'all' || (p.node.failMode === 'some' && p.node.failItems[k]),
 				questions: p.node.questions[k],
+				// each item's own cap for the Chat Model: the node's × this item's factor (none where the factor is none)
+				modelCap:
+					chatModel?.capPerItem && m !== null
+						? Math.max(1, Math.round((chatModel.cap ?? 1) * m))
+						: '',
 			});
 		}
 		before += mine * base.runs;
@@ -822,6 +883,7 @@ function withValues(
 		items,
 		faults: base.faults,
 		losses: base.losses,
+		relabel: base.relabel,
 	};
 }
 
@@ -841,6 +903,7 @@ export interface CaseShape {
 	concurrentCaps?: boolean;
 	/** changes each node plan (a focused property) */
 	plan?: (p: Plan) => Plan;
+	relabel?: fc.Arbitrary<boolean>;
 }
 
 /** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
@@ -894,6 +957,12 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 					{ weight: 1, arbitrary: fc.constant(true) },
 				),
 			concurrentCaps: fc.constant(shape.concurrentCaps ?? true),
+			relabel:
+				shape.relabel ??
+				fc.oneof(
+					{ weight: 4, arbitrary: fc.constant(false) },
+					{ weight: 1, arbitrary: fc.constant(true) },
+				),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
@@ -915,7 +984,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}` : ''})`,
 	);
-	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}`;
+	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? '; streams relabelled text/plain' : ''}`;
 }

@@ -202,3 +202,54 @@ it('focused: several runs of every node, the record exact', async () => {
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 10_000 });
 }, 3_600_000);
+
+/**
+ * Focused (issue 40): the text path under the root shapes n8n's own root nodes use and the answers a gateway or a
+ * proxy gives — the AI Agent (model once per run) and the chains (model once per item, item index 0) at Batch Size 1
+ * and 2–3, Retry On Fail with the changing text in the system message (the same question) or in the user's text (a
+ * new one), every error setting, streamed and plain, a cap read per item, event streams relabelled text/plain, a 400 or
+ * endless 429s with `Retry-After: 0`, the Chat node's JSON Schema repair as a second POST. Oracles: (c) one POST per
+ * (place, question), the repair its own place; (e) each item's answers its own; (f) an answered turn is an answer;
+ * (g) the one 429 rule; (a) each item's cap; (b) the record.
+ * On the code before issue 40 it found: seeds (see docs/behaviour.md, "The money property").
+ */
+it('focused: the text path under every root shape, relabelled streams, refusals and the JSON Schema repair', async () => {
+	const arb = moneyCase({
+		kinds: fc.array(fc.constantFrom<Kind>('agent', 'agent', 'chat'), {
+			minLength: 1,
+			maxLength: 2,
+		}),
+		runs: fc.integer({ min: 1, max: 2 }),
+		items: fc.integer({ min: 1, max: 3 }),
+		faults: fc.array(
+			fc.oneof(
+				fc.constant({
+					route: 'POST /v1/chat/completions',
+					kind: 'status' as const,
+					status: 400,
+					times: 1,
+				}),
+				fc.constant({
+					route: 'POST /v1/chat/completions',
+					kind: 'rate-limit' as const,
+					retryAfter: 0,
+					times: -1,
+				}),
+				fc.integer({ min: 1, max: 2 }).map((times) => ({
+					route: 'POST /v1/chat/completions',
+					kind: 'rate-limit' as const,
+					retryAfter: 0,
+					times,
+				})),
+			),
+			{ maxLength: 1 },
+		),
+		relabel: fc.boolean(),
+		plan: (p) => ({
+			...p,
+			node: { ...p.node, badMode: 'none' },
+			schema: p.kind === 'chat' ? true : p.schema,
+		}),
+	});
+	await checkMoney(arb, { runs: 100, timeMs: 15_000 });
+}, 3_600_000);
