@@ -494,7 +494,7 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 	// (a) caps of the Chat Model, turn by turn
 	for (const x of spending.filter((s) => s.viaModel)) {
 		const m = c.nodes[x.n].chatModel!;
-		const cap = modelCap(m, c, facts, c.items[x.k]?.[x.n]);
+		const cap = modelCap(m, c, facts, c.items[x.k]?.[m.owner ?? x.n]);
 		if (cap === undefined) continue;
 		const before = spending
 			.filter((y) => y.ex.seq < x.ex.seq && figured(y))

@@ -93,6 +93,8 @@ export interface ChatModelCase {
 	perItem: boolean;
 	/** every answer uses all of Maximum Number of Tokens (the scripted model's usage marker; real models often stop at it) */
 	full?: boolean;
+	/** the Chat Model node is the one of the agent at this index (two roots sharing one Chat Model) */
+	owner?: number;
 }
 
 export interface NodeCase {
@@ -138,6 +140,8 @@ export interface MoneyCase {
 	knownAll: boolean;
 	/** a proxy relabels every event stream of the gateway as text/plain (the answer itself unchanged) */
 	relabel?: boolean;
+	/** every agent after the first uses the first agent's Chat Model (two roots sharing one Chat Model) */
+	shareModel?: boolean;
 }
 
 // ---------- the test-only agent ----------
@@ -477,12 +481,14 @@ export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
 		if (n + 1 < c.nodes.length)
 			connections[nc.name] = { main: [[{ node: c.nodes[n + 1].name, type: 'main', index: 0 }]] };
 		if (nc.chatModel) {
-			nodes.push(chatModelNode(nc.chatModel, n, c.group, ratio));
-			connections[nc.chatModel.name] = {
-				[NodeConnectionTypes.AiLanguageModel]: [
-					[{ node: nc.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }],
-				],
-			};
+			const to = { node: nc.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 };
+			// a shared Chat Model: one node, connected to each agent that uses it
+			if (nc.chatModel.owner !== undefined)
+				connections[nc.chatModel.name][NodeConnectionTypes.AiLanguageModel][0]!.push(to);
+			else {
+				nodes.push(chatModelNode(nc.chatModel, n, c.group, ratio));
+				connections[nc.chatModel.name] = { [NodeConnectionTypes.AiLanguageModel]: [[to]] };
+			}
 		}
 	});
 	const input = c.items.map((perNode, k) => ({
@@ -823,6 +829,17 @@ function withValues(
 				perItem: m.perItem,
 				capPerItem: m.capPerItem && (m.capFields === 'cap' || m.capFields === 'both'),
 			};
+			// two roots sharing one Chat Model: this agent uses the first agent's (its model node's options with it)
+			const owner = base.shareModel ? nodes.findIndex((x) => x.kind === 'agent') : -1;
+			if (owner >= 0) {
+				const { name, model, streaming, maxTokens, group, cap, spend, capPerItem } =
+					nodes[owner].chatModel!;
+				chatModel = {
+					...chatModel,
+					...{ name, model, streaming, maxTokens, group, cap, spend, capPerItem },
+					owner,
+				};
+			}
 		}
 		nodes.push({
 			kind: p.kind,
@@ -884,6 +901,7 @@ function withValues(
 		faults: base.faults,
 		losses: base.losses,
 		relabel: base.relabel,
+		shareModel: base.shareModel,
 	};
 }
 
@@ -904,6 +922,7 @@ export interface CaseShape {
 	/** changes each node plan (a focused property) */
 	plan?: (p: Plan) => Plan;
 	relabel?: fc.Arbitrary<boolean>;
+	shareModel?: fc.Arbitrary<boolean>;
 }
 
 /** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
@@ -963,6 +982,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 					{ weight: 4, arbitrary: fc.constant(false) },
 					{ weight: 1, arbitrary: fc.constant(true) },
 				),
+			shareModel: shape.shareModel ?? fc.boolean(),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
@@ -984,7 +1004,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? '; streams relabelled text/plain' : ''}`;
 }
