@@ -22,6 +22,10 @@ export class GenGatewayChat implements INodeType {
 	methods = languageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => sendChat(this));
+		return runNode(
+			this,
+			() => sendChat(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

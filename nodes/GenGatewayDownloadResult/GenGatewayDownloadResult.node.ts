@@ -25,6 +25,10 @@ export class GenGatewayDownloadResult implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => downloadResults(this));
+		return runNode(
+			this,
+			() => downloadResults(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

@@ -25,6 +25,10 @@ export class GenGatewayImageSubmit implements INodeType {
 	methods = imageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => submitImages(this));
+		return runNode(
+			this,
+			() => submitImages(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

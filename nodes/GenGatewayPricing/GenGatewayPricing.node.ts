@@ -22,6 +22,10 @@ export class GenGatewayPricing implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => runPricing(this));
+		return runNode(
+			this,
+			() => runPricing(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

@@ -22,6 +22,10 @@ export class GenGatewayResponses implements INodeType {
 	methods = languageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => sendResponses(this));
+		return runNode(
+			this,
+			() => sendResponses(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

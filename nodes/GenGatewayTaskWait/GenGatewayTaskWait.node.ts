@@ -22,6 +22,10 @@ export class GenGatewayTaskWait implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => waitForTasks(this));
+		return runNode(
+			this,
+			() => waitForTasks(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

@@ -26,6 +26,10 @@ export class GenGatewayVideoCreate implements INodeType {
 	methods = videoModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => createVideos(this));
+		return runNode(
+			this,
+			() => createVideos(this),
+			() => this.continueOnFail(),
+		);
 	}
 }
