@@ -27,7 +27,7 @@ import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
-import { languageModelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { languageModelLocator, SUBTITLE_MODEL, docsUrl } from '../shared/ui';
 
 interface ModelOptions {
 	temperature?: number;
@@ -92,6 +92,7 @@ export class LmChatGenGateway implements INodeType {
 		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
 		group: ['transform'],
 		version: 1,
+		documentationUrl: docsUrl('the-ai-agent-gengateway-chat-model'),
 		subtitle: `={{${SUBTITLE_MODEL}}}`,
 		description:
 			'A language model of your gateway account for the AI Agent and chains (needs n8n 2.16 or newer)',
