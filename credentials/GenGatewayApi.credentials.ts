@@ -8,7 +8,8 @@ export class GenGatewayApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/genGateway.svg', dark: 'file:../icons/genGateway.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-gen-gateway';
+	documentationUrl =
+		'https://github.com/gen-gateway/n8n-nodes-gen-gateway#gengateway-api-credential';
 
 	properties: INodeProperties[] = [
 		{

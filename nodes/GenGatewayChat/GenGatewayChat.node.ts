@@ -6,7 +6,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { languageModelMethods } from '../shared/methods';
-import { SUBTITLE_MODEL } from '../shared/ui';
+import { SUBTITLE_MODEL, docsUrl } from '../shared/ui';
 import { sendChat } from './actions/chat';
 import { chatDescription } from './description';
 
@@ -14,6 +14,7 @@ export class GenGatewayChat implements INodeType {
 	description: INodeTypeDescription = {
 		...chatDescription,
 		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
+		documentationUrl: docsUrl('gengateway-chat'),
 		subtitle: `={{"chat: " + ${SUBTITLE_MODEL}}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
@@ -22,6 +23,10 @@ export class GenGatewayChat implements INodeType {
 	methods = languageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => sendChat(this));
+		return runNode(
+			this,
+			() => sendChat(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

@@ -8,6 +8,7 @@ import type {
 import { plainMethods } from '../shared/methods';
 import { downloadResults } from './actions/download';
 import { downloadResultDescription } from './description';
+import { docsUrl } from '../shared/ui';
 
 export class GenGatewayDownloadResult implements INodeType {
 	description: INodeTypeDescription = {
@@ -16,6 +17,7 @@ export class GenGatewayDownloadResult implements INodeType {
 			light: 'file:../../icons/downloadResult.svg',
 			dark: 'file:../../icons/downloadResult.dark.svg',
 		},
+		documentationUrl: docsUrl('gengateway-download-result'),
 		subtitle:
 			'={{ {"imageTask": "download the item\'s result", "videoTask": "download by task ID", "url": "download URL"}[$parameter["source"]] }}',
 		usableAsTool: true,
@@ -25,6 +27,10 @@ export class GenGatewayDownloadResult implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => downloadResults(this));
+		return runNode(
+			this,
+			() => downloadResults(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

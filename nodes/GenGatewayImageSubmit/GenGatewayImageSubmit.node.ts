@@ -6,7 +6,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { imageModelMethods } from '../shared/methods';
-import { SUBTITLE_MODEL } from '../shared/ui';
+import { SUBTITLE_MODEL, docsUrl } from '../shared/ui';
 import { submitImages } from './actions/submit';
 import { imageSubmitDescription } from './description';
 
@@ -17,6 +17,7 @@ export class GenGatewayImageSubmit implements INodeType {
 			light: 'file:../../icons/imageSubmit.svg',
 			dark: 'file:../../icons/imageSubmit.dark.svg',
 		},
+		documentationUrl: docsUrl('gengateway-image-submit'),
 		subtitle: `={{$parameter["operation"] + " (" + $parameter["mode"] + "): " + ${SUBTITLE_MODEL}}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
@@ -25,6 +26,10 @@ export class GenGatewayImageSubmit implements INodeType {
 	methods = imageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => submitImages(this));
+		return runNode(
+			this,
+			() => submitImages(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

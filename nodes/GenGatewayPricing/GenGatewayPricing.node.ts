@@ -8,11 +8,13 @@ import type {
 import { plainMethods } from '../shared/methods';
 import { runPricing } from './actions';
 import { pricingDescription } from './description';
+import { docsUrl } from '../shared/ui';
 
 export class GenGatewayPricing implements INodeType {
 	description: INodeTypeDescription = {
 		...pricingDescription,
 		icon: { light: 'file:../../icons/pricing.svg', dark: 'file:../../icons/pricing.dark.svg' },
+		documentationUrl: docsUrl('gengateway-pricing'),
 		subtitle:
 			'={{ $parameter["operation"] === "getPrices" ? "Get Prices" : $parameter["operation"] === "listModels" ? "List My Models" : $parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + $parameter["videoModel"] : "Settle Task" }}',
 		usableAsTool: true,
@@ -22,6 +24,10 @@ export class GenGatewayPricing implements INodeType {
 	methods = plainMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => runPricing(this));
+		return runNode(
+			this,
+			() => runPricing(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

@@ -6,7 +6,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { languageModelMethods } from '../shared/methods';
-import { SUBTITLE_MODEL } from '../shared/ui';
+import { SUBTITLE_MODEL, docsUrl } from '../shared/ui';
 import { sendResponses } from './actions/responses';
 import { responsesDescription } from './description';
 
@@ -14,6 +14,7 @@ export class GenGatewayResponses implements INodeType {
 	description: INodeTypeDescription = {
 		...responsesDescription,
 		icon: { light: 'file:../../icons/responses.svg', dark: 'file:../../icons/responses.dark.svg' },
+		documentationUrl: docsUrl('gengateway-responses'),
 		subtitle: `={{"responses: " + ${SUBTITLE_MODEL}}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
@@ -22,6 +23,10 @@ export class GenGatewayResponses implements INodeType {
 	methods = languageModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => sendResponses(this));
+		return runNode(
+			this,
+			() => sendResponses(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

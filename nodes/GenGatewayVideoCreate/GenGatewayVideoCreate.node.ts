@@ -6,7 +6,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { videoModelMethods } from '../shared/methods';
-import { SUBTITLE_MODEL, subtitleModelOf } from '../shared/ui';
+import { SUBTITLE_MODEL, subtitleModelOf, docsUrl } from '../shared/ui';
 import { createVideos } from './actions/create';
 import { videoCreateDescription } from './description';
 
@@ -18,6 +18,7 @@ export class GenGatewayVideoCreate implements INodeType {
 			dark: 'file:../../icons/videoCreate.dark.svg',
 		},
 		// version 1.1 keeps a gamma node's model in gammaModel (version 1: in model, for both families)
+		documentationUrl: docsUrl('gengateway-video-create'),
 		subtitle: `={{$parameter["family"] + ": " + ($parameter["family"] === "gamma" && $parameter["gammaModel"] !== undefined ? ${subtitleModelOf('gammaModel')} : ${SUBTITLE_MODEL})}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
@@ -26,6 +27,10 @@ export class GenGatewayVideoCreate implements INodeType {
 	methods = videoModelMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, () => createVideos(this));
+		return runNode(
+			this,
+			() => createVideos(this),
+			() => this.continueOnFail(),
+		);
 	}
 }

@@ -7,6 +7,9 @@ import {
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
+// The SDK's own tool type, as the agent hands tools over: a type-only import (erased from the built file; the SDK
+// itself is loaded in supplyData). It also files this node as built on the SDK for n8n's codex lint rules.
+import type { Tool as SdkTool } from '@n8n/ai-node-sdk';
 import { GatewayChatCore, TurnSupply, type GatewayModelOptions } from './model/model';
 import { exitOf, runSupply } from '../shared/exit';
 import { readMoneyOptions, spendOptions, type MoneyOptions } from '../shared/money/options';
@@ -17,7 +20,6 @@ import {
 	type ChatModelConfig,
 	type Message,
 	type StreamChunk,
-	type Tool,
 } from './model/sdk';
 import { bridgeAdapter } from './model/bridge';
 import { readJsonSchemaFormat, responseFormatFields } from '../shared/text/jsonSchema';
@@ -25,7 +27,7 @@ import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
-import { languageModelLocator, SUBTITLE_MODEL } from '../shared/ui';
+import { languageModelLocator, SUBTITLE_MODEL, docsUrl } from '../shared/ui';
 
 interface ModelOptions {
 	temperature?: number;
@@ -47,9 +49,9 @@ interface ModelOptions {
  * never from a module-level import, so the package loads where there is no SDK).
  */
 function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error) {
-	const toWire = (tools: Tool[]): WireTool[] =>
+	const toWire = (tools: SdkTool[]): WireTool[] =>
 		tools
-			.filter((t) => t.type === 'function')
+			.filter((t): t is Extract<SdkTool, { type: 'function' }> => t.type === 'function')
 			.map((t) => ({
 				name: t.name,
 				description: t.description,
@@ -73,7 +75,7 @@ function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error)
 				throw toNodeError(err);
 			}
 		}
-		override withTools(tools: Tool[]) {
+		override withTools(tools: SdkTool[]) {
 			return new GenGatewayChatModel(this.core.withTools(toWire(tools)));
 		}
 	}
@@ -90,6 +92,7 @@ export class LmChatGenGateway implements INodeType {
 		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
 		group: ['transform'],
 		version: 1,
+		documentationUrl: docsUrl('the-ai-agent-gengateway-chat-model'),
 		subtitle: `={{${SUBTITLE_MODEL}}}`,
 		description:
 			'A language model of your gateway account for the AI Agent and chains (needs n8n 2.16 or newer)',

@@ -9,6 +9,12 @@ import { z } from 'zod';
 import { fieldSet, type Rule } from './rules/rule';
 import { readFields } from './validate';
 
+/** The project's docs: the README on the repository's page (package.json's homepage and repository). */
+const DOCS_URL = 'https://github.com/gen-gateway/n8n-nodes-gen-gateway';
+
+/** A node's Docs link: its README section, by GitHub's anchor (test/package/docs-links.test.ts holds each to a heading). */
+export const docsUrl = (anchor: string) => `${DOCS_URL}#${anchor}`;
+
 /** The model ID in a canvas subtitle: a resource locator's value, a plain string from an older workflow, or "no model". */
 export const SUBTITLE_MODEL =
 	'(typeof $parameter["model"] === "object" && $parameter["model"] !== null ? ($parameter["model"].value || "no model") : ($parameter["model"] || "no model"))';

@@ -60,7 +60,9 @@ function resolved(parameters: INodeParameters): INodeParameters {
 }
 
 it('the node panel lists Generate and Edit, and none of the modes', () => {
-	expect(codex.categories).toContain('AI');
+	// since issue 45 the node is not filed under "AI" (n8n's coming lint rules), so the panel reads no "mode"; the
+	// modes stay out of the list either way
+	expect(codex.categories).not.toContain('AI');
 	expect(panelActions()).toEqual(['Generate an image from text', 'Edit an image']);
 });
 

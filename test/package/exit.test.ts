@@ -23,7 +23,7 @@ test.each(nodeFiles.map((f) => [f.slice(ROOT.length + 1), f]))(
 		const supply =
 			/async supplyData\(this: ISupplyDataFunctions[^)]*\)[^{]*\{([\s\S]*?)\n\t\}/.exec(src)?.[1];
 		expect(execute ?? supply).toBeDefined();
-		if (execute) expect(execute.trim()).toMatch(/^return runNode\(this, /);
+		if (execute) expect(execute.trim()).toMatch(/^return runNode\(\s*this,/);
 		if (supply) expect(supply.trim()).toMatch(/^return runSupply\(this, /);
 	},
 );

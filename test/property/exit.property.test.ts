@@ -133,45 +133,52 @@ const echo: INodeType = {
 		properties: [],
 	} as INodeType['description'],
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, async (exit) => {
-			const c = current!;
-			exit.hint(`the gateway said: ${c.text}`, 'warning');
-			const answer = `answer: ${c.text}`;
-			const chat = exit.chat(0);
-			for (const piece of cutAt(answer, c.cuts)) chat.item(piece);
-			chat.end();
-			await chat.flush();
-			// a short answer is also sent cut in two at every offset, each as the chat stream of an item of its own
-			if (answer.length <= EVERY_CUT_UP_TO) {
-				for (let k = 1; k < answer.length; k++) {
-					const one = exit.chat(k);
-					one.item(answer.slice(0, k));
-					one.item(answer.slice(k));
-					one.end();
-					await one.flush();
+		return runNode(
+			this,
+			async (exit) => {
+				const c = current!;
+				exit.hint(`the gateway said: ${c.text}`, 'warning');
+				const answer = `answer: ${c.text}`;
+				const chat = exit.chat(0);
+				for (const piece of cutAt(answer, c.cuts)) chat.item(piece);
+				chat.end();
+				await chat.flush();
+				// a short answer is also sent cut in two at every offset, each as the chat stream of an item of its own
+				if (answer.length <= EVERY_CUT_UP_TO) {
+					for (let k = 1; k < answer.length; k++) {
+						const one = exit.chat(k);
+						one.item(answer.slice(0, k));
+						one.item(answer.slice(k));
+						one.end();
+						await one.flush();
+					}
 				}
-			}
-			const stored = await exit.binary(PNG, `${c.text}.png`, 'image/png');
-			if (c.throws)
-				throw new GatewayHttpError(400, `refused: ${c.text}`, c.text, 'POST', `/v1/x/${c.text}`);
-			return [
-				[
-					{
-						json: { status: 'completed', answer: c.text },
-						binary: { data: stored, copy: { ...stored, fileName: c.text, fileExtension: c.text } },
-					},
-					{
-						json: {
-							status: c.stated.status,
-							task_id: 't1',
-							row: 'a user field',
-							...(c.stated.status === 'failed' ? { failed_at: 'task' } : {}),
-							...Object.fromEntries(c.stated.words),
+				const stored = await exit.binary(PNG, `${c.text}.png`, 'image/png');
+				if (c.throws)
+					throw new GatewayHttpError(400, `refused: ${c.text}`, c.text, 'POST', `/v1/x/${c.text}`);
+				return [
+					[
+						{
+							json: { status: 'completed', answer: c.text },
+							binary: {
+								data: stored,
+								copy: { ...stored, fileName: c.text, fileExtension: c.text },
+							},
 						},
-					},
-				],
-			];
-		});
+						{
+							json: {
+								status: c.stated.status,
+								task_id: 't1',
+								row: 'a user field',
+								...(c.stated.status === 'failed' ? { failed_at: 'task' } : {}),
+								...Object.fromEntries(c.stated.words),
+							},
+						},
+					],
+				];
+			},
+			() => this.continueOnFail(),
+		);
 	},
 };
 

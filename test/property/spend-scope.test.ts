@@ -34,26 +34,30 @@ class ProbeNode implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return runNode(this, async () => {
-			const transport = await createTransport(this);
-			return runPaidItems(
-				this,
-				transport,
-				{
-					prepare: async (i) => ({ step: this.getNodeParameter('step', i) as Step, i }),
-					send: async (p) => {
-						if (p.step === 'throw-before-send') throw new TypeError('a bug before anything left');
-						const out = await transport.submit('/v1/probe', { json: { item: p.i } });
-						if (p.step === 'throw-after-send')
-							throw new TypeError("Cannot read properties of null (reading 'x')");
-						return out;
+		return runNode(
+			this,
+			async () => {
+				const transport = await createTransport(this);
+				return runPaidItems(
+					this,
+					transport,
+					{
+						prepare: async (i) => ({ step: this.getNodeParameter('step', i) as Step, i }),
+						send: async (p) => {
+							if (p.step === 'throw-before-send') throw new TypeError('a bug before anything left');
+							const out = await transport.submit('/v1/probe', { json: { item: p.i } });
+							if (p.step === 'throw-after-send')
+								throw new TypeError("Cannot read properties of null (reading 'x')");
+							return out;
+						},
+						finish: async (_p, out) => ({ json: { status: 'completed', kind: out.kind } }),
+						pricedAs: () => ({ model: 'probe', calls: 1 }),
 					},
-					finish: async (_p, out) => ({ json: { status: 'completed', kind: out.kind } }),
-					pricedAs: () => ({ model: 'probe', calls: 1 }),
-				},
-				{ maxConcurrency: 4, refusalWindowMs: 5_000 },
-			);
-		});
+					{ maxConcurrency: 4, refusalWindowMs: 5_000 },
+				);
+			},
+			() => this.continueOnFail(),
+		);
 	}
 }
 

@@ -1,6 +1,7 @@
 /**
  * What this package relies on from `@n8n/ai-node-sdk` (preview; read from 0.31.1, the version n8n 2.41.1 ships),
- * written out here so the package compiles and loads without the SDK installed. The SDK itself is only ever
+ * written out here so the package loads without the SDK installed (the Chat Model's node file imports only the
+ * SDK's `Tool` type, which the build erases; compiling needs the SDK, a dev dependency). The SDK itself is only ever
  * `require`d inside the Chat Model's `supplyData` (loadAiNodeSdk), so on a host without it (n8n 1.x, n8n before
  * 2.16) every other node still loads, and the Chat Model fails with a clear message when it is used.
  */

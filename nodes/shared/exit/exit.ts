@@ -45,8 +45,20 @@ const BINARY_TEXT_FIELDS = [
 export class Exit {
 	private secrets: string[] = [];
 	private redactor: Redactor = redactorFor([]);
+	private onErrorReader?: () => boolean;
 
 	constructor(private readonly ctx: ExitContext) {}
+
+	/** The node's own `this.continueOnFail()`, handed over by `runNode`: the one reader of n8n's error setting. */
+	readOnError(continueOnFail: () => boolean): void {
+		this.onErrorReader = continueOnFail;
+	}
+
+	/** n8n's error setting: true under either Continue setting, false under Stop Workflow. */
+	continueOnFail(): boolean {
+		if (!this.onErrorReader) throw new Error('The node run did not enter through runNode');
+		return this.onErrorReader();
+	}
 
 	/** The key and the credential's other secrets this exit redacts (added by the credential read and the transport). */
 	addSecrets(secrets: Array<string | undefined>): void {

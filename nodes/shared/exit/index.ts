@@ -35,12 +35,18 @@ async function withKey(ctx: ExitContext & CredentialReader): Promise<Exit> {
 	return exit;
 }
 
-/** A node's `execute`: its items and its errors leave through the Exit. */
+/**
+ * A node's `execute`: its items and its errors leave through the Exit. `continueOnFail` is the node's own
+ * `() => this.continueOnFail()` (where n8n's lint rule wants the call); the runners read the error setting through
+ * the Exit (`exit.continueOnFail()`), never from the context.
+ */
 export async function runNode(
 	ctx: ExitContext & CredentialReader,
 	work: (exit: Exit) => Promise<INodeExecutionData[][]>,
+	continueOnFail: () => boolean,
 ): Promise<INodeExecutionData[][]> {
 	const exit = await withKey(ctx);
+	exit.readOnError(continueOnFail);
 	let outputs: INodeExecutionData[][];
 	try {
 		outputs = await work(exit);

@@ -40,7 +40,7 @@ export type ErrorMode = 'stop' | 'regular' | 'errorOutput';
 /** n8n's error setting of the node: Stop Workflow, Continue (regular output), Continue (using error output). */
 export function errorMode(ctx: IExecuteFunctions): ErrorMode {
 	if (ctx.getNode().onError === 'continueErrorOutput') return 'errorOutput';
-	return ctx.continueOnFail() ? 'regular' : 'stop';
+	return exitOf(ctx).continueOnFail() ? 'regular' : 'stop';
 }
 
 interface Described {

@@ -58,7 +58,7 @@ export async function runFreeItems<P>(
 	const exit = exitOf(ctx);
 	// Stop Workflow: the first refused item fails the node before anything is sent for any item
 	const refused = checks.findIndex((c) => !c.ok);
-	if (refused >= 0 && !ctx.continueOnFail())
+	if (refused >= 0 && !exit.continueOnFail())
 		throw exit.error((checks[refused] as { err: unknown }).err, refused);
 
 	const first = checks.find((c): c is { ok: true; checked: P } => c.ok)?.checked;
@@ -111,8 +111,9 @@ function errorItem(
 	itemIndex: number,
 	taskId: string | null,
 ): INodeExecutionData {
-	const nodeError = exitOf(ctx).error(err, itemIndex);
-	if (!ctx.continueOnFail()) throw nodeError;
+	const exit = exitOf(ctx);
+	const nodeError = exit.error(err, itemIndex);
+	if (!exit.continueOnFail()) throw nodeError;
 	const httpCode = (nodeError as { httpCode?: string | null }).httpCode;
 	const extra: IDataObject = {
 		error: nodeError.message,

@@ -21,9 +21,8 @@ export function imageOptions(): INodeProperties[] {
 			displayName: 'Image Binary Properties',
 			name: 'imageBinaries',
 			type: 'string',
-			default: '',
-			placeholder: 'e.g. data',
-			description: `Binary properties of the input item whose images go with the last user message (comma-separated). PNG, JPEG, WebP or GIF, at most ${IMAGE_MAX_BYTES / 1048576} MiB each; sent as Data URLs. Needs a vision model.`,
+			default: 'data',
+			description: `Binary properties of the input item whose images go with the last user message (comma-separated; data is where n8n's file nodes put a file, empty sends none). PNG, JPEG, WebP or GIF, at most ${IMAGE_MAX_BYTES / 1048576} MiB each; sent as Data URLs. Needs a vision model.`,
 		},
 		{
 			displayName: 'Image URLs',
