@@ -201,6 +201,11 @@ export class SimState {
 		return this.statusOverrides.quota_per_unit ?? QUOTA_PER_UNIT;
 	}
 	urls = { gateway: '', alt: '', result: '' };
+	/**
+	 * Public host names the vision model reads image addresses from, each served by a loopback origin (tests: the open
+	 * web, since the package refuses loopback addresses before sending); kept across `reset()`
+	 */
+	readonly imageHosts = new Map<string, string>();
 	/** the thinking model's reasoning given with each tool call it made, by the call's ID (checked when it comes back) */
 	readonly reasoningByCall = new Map<string, string>();
 	private counter = 0;

@@ -227,7 +227,7 @@ export const imageSubmitDescription = actionNode({
 			type: 'string',
 			default: '',
 			description:
-				'Beta family only, async or synchronous mode: public http(s) image addresses the gateway reads itself (comma or newline separated), sent in the JSON form. They must stay reachable during generation; private, loopback or link-local hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
+				'Beta family only, async or synchronous mode: public http(s) image addresses the gateway reads itself, one per line (a comma is part of an address), sent in the JSON form. They must stay reachable during generation; private, loopback or link-local hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
 			displayOptions: { show: { operation: ['edit'] } },
 		},
 		{

@@ -154,7 +154,7 @@ export const videoCreateDescription = actionNode({
 			default: '',
 			placeholder: 'https://cdn.example.com/cat.png',
 			description:
-				'At most 9. HTTPS addresses, one per line or comma separated, or an expression giving a list. Tokens @图片1, @图片2, … in this order.',
+				'At most 9. HTTPS addresses, one per line (a comma is part of an address), or an expression giving a list. Tokens @图片1, @图片2, … in this order.',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
@@ -201,7 +201,7 @@ export const videoCreateDescription = actionNode({
 			type: 'string',
 			default: '',
 			description:
-				'Public image addresses (HTTPS recommended), one per line or comma separated, or an expression giving a list. At most 7 together with an input reference file; gamma-video-1.0 with several: at most 10 seconds.',
+				'Public image addresses (HTTPS recommended), one per line (a comma is part of an address), or an expression giving a list. At most 7 together with an input reference file; gamma-video-1.0 with several: at most 10 seconds.',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: gamma,
 		},

@@ -1,6 +1,7 @@
 import { imageSize } from 'image-size';
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { refuse } from './validate';
+import { checkImageBytes, type ImageKind } from './rules/image';
 
 export const MAX_REFERENCE_IMAGE_BYTES = 25 * 1024 * 1024;
 
@@ -83,4 +84,27 @@ export async function readInputBinary(
 	const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
 	if (data.length > maxBytes) return refuseTooBig(data.length);
 	return { data, meta };
+}
+
+/**
+ * Reads an input binary that must be an image of `kind` (the one image check: size bound while reading, type from the
+ * bytes): its bytes and format, or refused naming the field.
+ */
+export async function readInputImage(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	property: string,
+	field: string,
+	kind: ImageKind,
+): Promise<{ data: Buffer; meta: IBinaryData; info: ImageInfo }> {
+	const { data, meta } = await readInputBinary(ctx, itemIndex, property, field, kind.maxBytes);
+	const checked = checkImageBytes(data, kind);
+	if (!checked.ok)
+		return refuse([
+			{
+				field,
+				rule: `binary "${property}" (${meta.fileName ?? 'no name'}) ${checked.problem}`,
+			},
+		]);
+	return { data, meta, info: checked.info };
 }

@@ -170,7 +170,12 @@ async function think(
 			);
 		}
 		for (const part of c.images) {
-			const read = await readImage(part.url, part.where, entry.vision.maxImageBytes);
+			const read = await readImage(
+				part.url,
+				part.where,
+				entry.vision.maxImageBytes,
+				ctx.sim.imageHosts,
+			);
 			if (!read.ok) return openAiError(400, read.message, 'invalid_image', 'invalid_request_error');
 			seen.push({ part, image: read.image });
 		}

@@ -1,5 +1,6 @@
 /**
- * The vision model's eyes: an image part (a Data URL, or an http(s) address on loopback) read and decoded with a real
+ * The vision model's eyes: an image part (a Data URL, or an http(s) address on loopback or on a host the test mapped
+ * to a loopback origin, `imageHosts`) read and decoded with a real
  * decoder (sharp, fully decoded), answered with its format and pixel size. Bounded: at most the model's bytes per
  * image (decoded), at most 50 megapixels, 5 s to fetch an address, no redirects.
  */
@@ -67,7 +68,12 @@ function tooLarge(where: string, size: string, maxBytes: number): string {
 }
 
 /** Reads and decodes the image an image part points at. `where` names the part in messages (e.g. `messages[0].content[1]`). */
-export async function readImage(url: unknown, where: string, maxBytes: number): Promise<ImageRead> {
+export async function readImage(
+	url: unknown,
+	where: string,
+	maxBytes: number,
+	hosts: ReadonlyMap<string, string> = new Map(),
+): Promise<ImageRead> {
 	if (typeof url !== 'string' || !url)
 		return { ok: false, message: `The image part at ${where} has no image_url` };
 	let bytes: Buffer;
@@ -100,6 +106,8 @@ export async function readImage(url: unknown, where: string, maxBytes: number): 
 				ok: false,
 				message: `The image at ${where} must be a Data URL or an http(s) address`,
 			};
+		const mapped = hosts.get(parsed.hostname);
+		if (mapped) parsed = new URL(`${parsed.pathname}${parsed.search}`, mapped);
 		if (!isLoopback(parsed.hostname))
 			return {
 				ok: false,

@@ -35,7 +35,12 @@ beforeAll(async () => {
 		res.end(png);
 	});
 	await new Promise<void>((r) => images.listen(0, '127.0.0.1', () => r()));
-	imageBase = `http://127.0.0.1:${(images.address() as { port: number }).port}`;
+	// a public name (the package refuses loopback addresses), which the simulator reads from the loopback server
+	sim.state.imageHosts.set(
+		'photos.example',
+		`http://127.0.0.1:${(images.address() as { port: number }).port}`,
+	);
+	imageBase = 'https://photos.example';
 });
 afterAll(async () => {
 	await new Promise((r) => images.close(r));
@@ -249,7 +254,7 @@ describe('images into the model', () => {
 		const big = Buffer.alloc(21 * 1024 * 1024, 1).toString('base64');
 		await expect(
 			model.invoke(ask({ type: 'image_url', image_url: { url: `data:image/png;base64,${big}` } })),
-		).rejects.toThrow(/at most 20 MiB each/);
+		).rejects.toThrow(/the limit is 20 MiB per image/);
 		expect(posts()).toHaveLength(0);
 	});
 
@@ -273,6 +278,13 @@ describe('images into the model', () => {
 			),
 		).rejects.toThrow(/5242880 bytes.*HTTP 400/);
 		expect(posts().map((p) => p.status)).toEqual([400]);
+		// a real image (the package checks the bytes) over the gateway's body cap
+		const over = await sharp({
+			create: { width: 300, height: 300, channels: 3, background: '#888' },
+		})
+			.png({ compressionLevel: 0 })
+			.toBuffer();
+		expect(over.length).toBeGreaterThan(200_000);
 		const small = await startSimulator({ quiet: true, syncLatencyMs: 1, maxBodyBytes: 200_000 });
 		try {
 			const { model: m2 } = await supplyModel(
@@ -284,7 +296,7 @@ describe('images into the model', () => {
 					ask({
 						type: 'image_url',
 						image_url: {
-							url: `data:image/png;base64,${Buffer.alloc(300_000, 2).toString('base64')}`,
+							url: `data:image/png;base64,${over.toString('base64')}`,
 						},
 					}),
 				),

@@ -1,4 +1,8 @@
-import { mediaUrlProblem, privateHostProblem } from '../../nodes/shared/rules/mediaUrl';
+import {
+	addressList,
+	mediaUrlProblem,
+	privateHostProblem,
+} from '../../nodes/shared/rules/mediaUrl';
 
 describe('media addresses (spec rule 6): refused with a reason, accepted when public HTTPS', () => {
 	it.each([
@@ -112,5 +116,44 @@ describe('media addresses (spec rule 6): refused with a reason, accepted when pu
 		expect(privateHostProblem('media.example')).toBeUndefined();
 		expect(privateHostProblem('[::]')).toMatch(/private/);
 		expect(privateHostProblem('224.0.0.1')).toMatch(/private/);
+	});
+});
+
+describe('addressList: one address per line, for every node (a comma is part of an address)', () => {
+	it('reads lines, arrays, objects with url and JSON array text', () => {
+		expect(addressList('https://a.example/1.png\r\nhttps://a.example/2.png\n')).toEqual([
+			'https://a.example/1.png',
+			'https://a.example/2.png',
+		]);
+		expect(addressList(['https://a.example/1.png', { url: 'https://a.example/2.png' }])).toEqual([
+			'https://a.example/1.png',
+			'https://a.example/2.png',
+		]);
+		expect(addressList('["https://a.example/1.png","https://a.example/2.png"]')).toEqual([
+			'https://a.example/1.png',
+			'https://a.example/2.png',
+		]);
+		expect(addressList({ url: 'https://a.example/1.png' })).toEqual(['https://a.example/1.png']);
+	});
+
+	it('keeps commas inside an address (CDN transforms, a Data URL typed in), and leaves non-text entries for the rule', () => {
+		expect(addressList('https://img.example/w_640,h_360/cat.png')).toEqual([
+			'https://img.example/w_640,h_360/cat.png',
+		]);
+		expect(addressList('data:image/png;base64,iVBORw0KGgo=')).toEqual([
+			'data:image/png;base64,iVBORw0KGgo=',
+		]);
+		expect(addressList([42, null])).toEqual([42, null]);
+		expect(addressList('')).toEqual([]);
+		expect(addressList(undefined)).toEqual([]);
+		expect(addressList('  \n ')).toEqual([]);
+	});
+
+	it('two addresses joined by a comma stay one entry, and the rule refuses it saying one per line', () => {
+		const [joined] = addressList('https://a.example/1.png,https://a.example/2.png');
+		expect(mediaUrlProblem(joined)).toMatch(
+			/two addresses joined by a comma: give one address per line/,
+		);
+		expect(mediaUrlProblem('https://a.example/1.png, https://a.example/2.png')).toMatch(/spaces/);
 	});
 });

@@ -95,7 +95,7 @@ describe('gamma values outside what the form offers: refused before sending, or 
 			nodes: [
 				gamma({
 					gammaSeconds: '={{ 11 }}',
-					imageUrls: 'https://media.example/a.png,https://media.example/b.png',
+					imageUrls: 'https://media.example/a.png\nhttps://media.example/b.png',
 					options: { sendOutsideForm: true },
 				}),
 			],

@@ -26,7 +26,12 @@ beforeAll(async () => {
 		res.writeHead(200, { 'content-type': 'image/png' }).end(png),
 	);
 	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-	imageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/photo.png`;
+	// a public name (the package refuses loopback addresses), which the simulator reads from the loopback server
+	sim.state.imageHosts.set(
+		'photos.example',
+		`http://127.0.0.1:${(server.address() as { port: number }).port}`,
+	);
+	imageUrl = 'https://photos.example/photo.png';
 });
 afterAll(async () => {
 	await new Promise((r) => server.close(r));
@@ -111,12 +116,16 @@ describe('images into the action nodes', () => {
 			input: text,
 			credentials: creds(),
 		});
-		expect(a.error).toMatch(/Image Binary Properties: binary "data" is not an image/);
+		expect(a.error).toMatch(
+			/Image Binary Properties: binary "data" \(no name\) is not a PNG, JPEG, WebP or GIF image \(checked from its bytes\)/,
+		);
 		const b = await runWorkflow({
 			nodes: [responses('x', { imageUrls: 'ftp://example.com/a.png' })],
 			credentials: creds(),
 		});
-		expect(b.error).toMatch(/Image URLs: an image must be a Data URL .* or an http\(s\) address/);
+		expect(b.error).toMatch(
+			/Image URLs\[0\]: an image must be a Data URL .* or an http\(s\) address/,
+		);
 		expect(posts()).toHaveLength(0);
 	});
 });

@@ -6,6 +6,8 @@ import {
 	shouldWait,
 	type RetryPolicy,
 } from '../../nodes/shared/transport/retry';
+import fc from 'fast-check';
+import { checkSync } from '../property/check';
 import { useRealTime } from '../time-scale';
 
 const NOW = Date.UTC(2026, 10, 22, 15, 0, 0);
@@ -22,18 +24,12 @@ describe('parseRetryAfter', () => {
 	});
 
 	// RFC 9110 §10.2.3: an HTTP-date or a non-negative whole number of seconds; anything else is no Retry-After
-	it.each([
-		'-1',
-		'1.5',
-		'+3',
-		'3s',
-		'0x10',
-		'soon',
-		'2026-11-26T08:00:09Z',
-		'99999999999999999999',
-	])('%j is no Retry-After (undefined: the caller backs off on its own)', (v) => {
-		expect(parseRetryAfter(v, NOW)).toBeUndefined();
-	});
+	it.each(['-1', '1.5', '+3', '3s', '0x10', 'soon', '2026-11-26T08:00:09Z'])(
+		'%j is no Retry-After (undefined: the caller backs off on its own)',
+		(v) => {
+			expect(parseRetryAfter(v, NOW)).toBeUndefined();
+		},
+	);
 
 	it('the obsolete HTTP-date forms a recipient must accept: RFC 850 and asctime', () => {
 		const at = new Date(NOW + 7000);
@@ -52,6 +48,53 @@ describe('parseRetryAfter', () => {
 		expect(
 			parseRetryAfter(`${day} ${mon} ${String(Number(dd)).padStart(2, ' ')} ${time} ${yyyy}`, NOW),
 		).toBe(7000);
+	});
+
+	it('RFC 850 two-digit years per RFC 9110 §5.6.7: more than 50 years ahead is the most recent past year', () => {
+		// read in 2026: 70 is 2070 (44 years ahead), 76 is 2076 (50 ahead, not more), 77 is 1977 (2077 would be 51 ahead)
+		expect(parseRetryAfter('Wednesday, 01-Jan-70 00:00:00 GMT', NOW)).toBe(
+			Date.UTC(2070, 0, 1) - NOW,
+		);
+		expect(parseRetryAfter('Sunday, 01-Jan-76 00:00:00 GMT', NOW)).toBe(Date.UTC(2076, 0, 1) - NOW);
+		expect(parseRetryAfter('Saturday, 01-Jan-77 00:00:00 GMT', NOW)).toBe(0);
+		expect(parseRetryAfter('Sunday, 22-Nov-26 15:00:09 GMT', NOW)).toBe(9000);
+	});
+
+	it('delay-seconds of any size is a wait (the longest one past what a number holds), never "no Retry-After"', () => {
+		expect(parseRetryAfter('99999999999999999999', NOW)).toBe(Number.MAX_SAFE_INTEGER);
+		expect(parseRetryAfter('9'.repeat(400), NOW)).toBe(Number.MAX_SAFE_INTEGER);
+		expect(parseRetryAfter('86400', NOW)).toBe(86_400_000);
+		// a wait longer than the window: the GET retries stop (the error keeps it), the 429 rule gives up saying why
+		expect(
+			shouldWait(1000, DEFAULT_RETRY, parseRetryAfter('99999999999999999999', NOW), undefined),
+		).toBe(false);
+	});
+
+	it('property: the three date forms of one instant read the same; any run of digits is a wait (seed printed)', () => {
+		const LONG = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+		checkSync(
+			'../transport/retry.test.ts',
+			fc.record({
+				// whole seconds from 49 years back to 50 years ahead of NOW: the RFC 850 window
+				at: fc.integer({ min: -49 * 365 * 86_400, max: 49 * 365 * 86_400 }),
+				digits: fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 40 }),
+			}),
+			({ at, digits }) => {
+				const d = new Date(NOW + at * 1000);
+				const imf = d.toUTCString();
+				const [, dd, mon, yyyy, time] = imf.split(' ');
+				const rfc850 = `${LONG[d.getUTCDay()]}, ${dd}-${mon}-${yyyy.slice(2)} ${time} GMT`;
+				const asctime = `${imf.slice(0, 3)} ${mon} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${yyyy}`;
+				const want = Math.max(0, d.getTime() - NOW);
+				for (const form of [imf, rfc850, asctime])
+					if (parseRetryAfter(form, NOW) !== want)
+						throw new Error(`${form} read as ${parseRetryAfter(form, NOW)}, not ${want}`);
+				const wait = parseRetryAfter(digits, NOW);
+				if (wait === undefined || wait < Math.min(Number(digits) * 1000, Number.MAX_SAFE_INTEGER))
+					throw new Error(`${digits} read as ${wait}`);
+			},
+			{ runs: 300, timeMs: 10_000 },
+		);
 	});
 
 	it('an HTTP date in the future → the time until then', () => {

@@ -4,7 +4,6 @@ import {
 	buildGammaForm,
 	deltaMaterials,
 	mergeExtra,
-	urlList,
 } from '../../nodes/GenGatewayVideoCreate/actions/body';
 import { parseExtraBody } from '../../nodes/GenGatewayVideoCreate/actions/request';
 
@@ -20,33 +19,6 @@ const fields = (f: Partial<Parameters<typeof buildDeltaBody>[0]> = {}) => ({
 	videos: [],
 	audios: [],
 	...f,
-});
-
-describe('urlList: addresses from a field or an input expression', () => {
-	it('reads lines, commas between addresses, arrays, objects with url and JSON array text', () => {
-		expect(
-			urlList('https://a.example/1.png\nhttps://a.example/2.png, https://a.example/3.png'),
-		).toEqual(['https://a.example/1.png', 'https://a.example/2.png', 'https://a.example/3.png']);
-		expect(urlList(['https://a.example/1.png', { url: 'https://a.example/2.png' }])).toEqual([
-			'https://a.example/1.png',
-			'https://a.example/2.png',
-		]);
-		expect(urlList('["https://a.example/1.png","https://a.example/2.png"]')).toEqual([
-			'https://a.example/1.png',
-			'https://a.example/2.png',
-		]);
-		expect(urlList({ url: 'https://a.example/1.png' })).toEqual(['https://a.example/1.png']);
-	});
-
-	it('keeps commas inside one address, and leaves non-text entries for the rules to report', () => {
-		expect(urlList('https://img.example/w_640,h_360/cat.png')).toEqual([
-			'https://img.example/w_640,h_360/cat.png',
-		]);
-		expect(urlList([42, null])).toEqual([42, null]);
-		expect(urlList('')).toEqual([]);
-		expect(urlList(undefined)).toEqual([]);
-		expect(urlList('  \n ')).toEqual([]);
-	});
 });
 
 describe('buildDeltaBody', () => {

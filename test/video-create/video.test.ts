@@ -576,9 +576,9 @@ describe('Video Create (gamma)', () => {
 		],
 		[
 			'gamma-video-1.0 with several references: at most 10 s',
-			{ imageUrls: urls(2).join(','), gammaSeconds: 12 },
+			{ imageUrls: urls(2).join('\n'), gammaSeconds: 12 },
 			/seconds: 12: gamma-video-1\.0 with several reference images allows at most 10 seconds/,
-			{ imageUrls: urls(2).join(','), gammaSeconds: 10 },
+			{ imageUrls: urls(2).join('\n'), gammaSeconds: 10 },
 		],
 		[
 			'aspect ratio as text',
@@ -703,7 +703,7 @@ describe('Video Create (gamma)', () => {
 			credentials: creds(),
 		});
 		expect(String(json(bad).error)).toMatch(
-			/Input Reference Binary Property: binary "ref" is not a readable image/,
+			/Input Reference Binary Property: binary "ref" \(.*\) is not an image the package can read/,
 		);
 		const missing = await runWorkflow({
 			nodes: [gamma({ inputReference: 'nope' }, { onError: 'continueRegularOutput' })],

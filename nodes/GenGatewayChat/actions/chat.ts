@@ -39,7 +39,10 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 					: {};
 			const own = {
 				model,
-				messages: withChatImages(messages, await itemImages(ctx, i)),
+				messages: withChatImages(
+					messages,
+					await itemImages(ctx, i, (t) => transport.redact(t) !== t),
+				),
 				stream: ctx.getNodeParameter('stream', i, false),
 				...format,
 			};

@@ -43,8 +43,10 @@ export async function downloadResults(ctx: IExecuteFunctions): Promise<INodeExec
 			return out.map((e) => ({ ...e, item: { ...e.item, json: completedItem(e.item.json) } }));
 		},
 		taskIdOf(i) {
+			const source = ctx.getNodeParameter('source', i);
+			if (source === 'videoTask') return ctx.getNodeParameter('taskId', i, '') as string;
 			const task =
-				ctx.getNodeParameter('source', i) === 'imageTask'
+				source === 'imageTask'
 					? (ctx.getNodeParameter('task', i, {}) as Record<string, unknown>)
 					: undefined;
 			return (task?.task_id ?? ctx.getInputData()[i]?.json.task_id) as string | undefined;

@@ -7,7 +7,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { DOWNLOAD_VIDEO_TASK_FIELDS } from './fields';
-import type { Emitted } from '../../shared/runners/free';
+import { ItemFailure, type Emitted } from '../../shared/runners/free';
 import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';
 import { itemOf, type WaitAndEmit } from '../../shared/tasks/emit';
@@ -35,6 +35,12 @@ export function checkVideoTask(ctx: IExecuteFunctions, i: number): TaskSource {
 		originParam: ctx.getNodeParameter('origin', i, 'auto') as string,
 		item: ctx.getInputData()[i].json,
 	};
+}
+
+/** What a failed wait knows about the task, for the failed item (the gateway's word, its HTTP status, billing). */
+function taskFacts(fields: IDataObject): IDataObject {
+	const keep = ['gateway_status', 'http_status', 'billing_status', 'note'];
+	return Object.fromEntries(Object.entries(fields).filter(([k]) => keep.includes(k)));
 }
 
 /** The task's result: its files on one item (or one item per image), or the reason it has none yet. */
@@ -66,10 +72,14 @@ export async function downloadVideoTask(
 			imagesExpected: meta.imagesExpected,
 		},
 	);
-	if (r.state === 'failed') throw r.failure.error;
+	// Task Wait's words: failed or not found at the gateway (`task`), still running, or downloaded but unusable (`download`)
+	if (r.state === 'failed')
+		throw new ItemFailure(r.failure.error.message, r.failure.failedAt, taskFacts(r.fields));
 	if (r.state === 'running') {
-		throw new Error(
+		throw new ItemFailure(
 			`task ${s.taskId} has not finished (the gateway says ${r.gatewayStatus ?? 'nothing yet'}) after ${Math.round(o.waitMs / 1000)} s: wait for it with GenGateway Task Wait, or raise Options → Wait for an Unfinished Task`,
+			'running',
+			{ gateway_status: r.gatewayStatus },
 		);
 	}
 	const done = itemOf(r);

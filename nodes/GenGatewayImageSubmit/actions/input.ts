@@ -4,14 +4,15 @@
  * holds every item's images in memory at once.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { MAX_REFERENCE_IMAGE_BYTES, readInputBinary, sniffImage } from '../../shared/binary';
+import { readInputImage } from '../../shared/binary';
+import { REFERENCE_IMAGE } from '../../shared/rules/image';
 import { z } from 'zod';
 import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
 import { OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { readModel } from '../../shared/ui';
-import { mediaUrlProblem } from '../../shared/rules/mediaUrl';
-import { parseOrThrow, readFields, refuse } from '../../shared/validate';
+import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
+import { parseOrThrow, readFields } from '../../shared/validate';
 import { imageRequestSchema } from '../../shared/images/rules';
 import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './request';
 
@@ -46,7 +47,6 @@ export const IMAGE_OPTION_FIELDS = fieldSet('Image Submit options', {
 	...SUBMIT_OPTION_FIELDS,
 });
 
-const REFERENCE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/bmp'];
 const FIELD = 'Reference Binary Properties';
 
 async function readReference(
@@ -54,16 +54,7 @@ async function readReference(
 	i: number,
 	property: string,
 ): Promise<ReferenceImage> {
-	const { data, meta } = await readInputBinary(ctx, i, property, FIELD, MAX_REFERENCE_IMAGE_BYTES);
-	const info = sniffImage(data);
-	if (!info || !REFERENCE_TYPES.includes(info.mimeType)) {
-		refuse([
-			{
-				field: FIELD,
-				rule: `binary "${property}" (${meta.fileName ?? 'no name'}) is not a PNG, JPEG, WebP or BMP image (checked from its bytes${info ? `: ${info.mimeType}` : ''})`,
-			},
-		]);
-	}
+	const { data, info } = await readInputImage(ctx, i, property, FIELD, REFERENCE_IMAGE);
 	return { data, mimeType: info.mimeType, fileName: `${property}.${info.extension}` };
 }
 
@@ -92,16 +83,14 @@ function readUrls(
 	i: number,
 	containsSecret: (text: string) => boolean,
 ): string[] {
-	const raw = ctx.getNodeParameter('referenceUrls', i, '') as unknown;
-	const list = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(/[\n,]/);
-	const urls = list.map((s) => s.trim()).filter(Boolean);
-	const address = z.string().superRefine((u, ctx) => {
+	const urls = addressList(ctx.getNodeParameter('referenceUrls', i, ''));
+	const address = z.unknown().superRefine((u, ctx) => {
 		const why = mediaUrlProblem(u, { allowHttp: true, containsSecret });
 		if (why) ctx.addIssue({ code: z.ZodIssueCode.custom, message: why });
 	});
 	return parseOrThrow(z.object({ 'Reference Image URLs': z.array(address) }), {
 		'Reference Image URLs': urls,
-	})['Reference Image URLs'];
+	})['Reference Image URLs'] as string[];
 }
 
 /** `containsSecret` tells whether a text holds the credential's key (such an address is never sent). */

@@ -18,7 +18,7 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 			const model = readModel(ctx, i);
 			const input = withResponsesImages(
 				ctx.getNodeParameter('input', i, ''),
-				await itemImages(ctx, i),
+				await itemImages(ctx, i, (t) => transport.redact(t) !== t),
 			);
 			const body = mergeExtra(
 				{ model, input, stream: ctx.getNodeParameter('stream', i, false) },

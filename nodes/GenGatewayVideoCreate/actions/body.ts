@@ -30,42 +30,6 @@ const TYPE_OF_ROLE: Record<string, MaterialType> = {
 	reference_audio: 'audio',
 };
 
-/** Splits at commas that start a new address (so commas inside one address, e.g. CDN transforms, stay). */
-const SEPARATOR = /\s*,\s*(?=[a-z][a-z0-9+.-]*:)/i;
-
-/**
- * A list of addresses from a field or an input expression: an array (of strings, or of objects with
- * `url`), a JSON array text, or text with one address per line or comma separated. Entries that are not
- * text are kept as they are, so the rules report them.
- */
-export function urlList(v: unknown): unknown[] {
-	if (v === undefined || v === null || v === '') return [];
-	if (Array.isArray(v))
-		return v.flatMap((x) =>
-			typeof x === 'string'
-				? urlList(x)
-				: isObj(x) && typeof x.url === 'string'
-					? [x.url.trim()]
-					: [x],
-		);
-	if (isObj(v) && typeof v.url === 'string') return [v.url.trim()];
-	if (typeof v !== 'string') return [v];
-	const text = v.trim();
-	if (text.startsWith('[')) {
-		try {
-			const parsed: unknown = JSON.parse(text);
-			if (Array.isArray(parsed)) return urlList(parsed);
-		} catch {
-			// not JSON: read as a list of lines
-		}
-	}
-	return text
-		.split(/\r?\n/)
-		.flatMap((line) => line.split(SEPARATOR))
-		.map((s) => s.trim())
-		.filter(Boolean);
-}
-
 /** The reference materials of a delta body, in array order, with their prompt tokens. */
 export function deltaMaterials(body: Obj): Material[] {
 	const n: Record<MaterialType, number> = { image: 0, video: 0, audio: 0 };

@@ -3,7 +3,8 @@
  * violation), submit once on the video origin, and shape the output item Task Wait reads.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { readInputBinary, sniffImage } from '../../shared/binary';
+import { readInputImage } from '../../shared/binary';
+import { ANY_IMAGE } from '../../shared/rules/image';
 import { submittedItem, uncertainItem } from '../../shared/items/shapes';
 import { isObj, type Obj } from '../../shared/jsonObject';
 import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
@@ -13,8 +14,8 @@ import { taskIdIn } from '../../shared/rules/taskId';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow, readField, readFields, refuse } from '../../shared/validate';
-import { buildDeltaBody, buildGammaBody, buildGammaForm, urlList, type Material } from './body';
-import { mediaUrlProblem } from '../../shared/rules/mediaUrl';
+import { buildDeltaBody, buildGammaBody, buildGammaForm, type Material } from './body';
+import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
 import { deltaOutsideForm, deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
 
 export type VideoFamily = 'delta' | 'gamma';
@@ -86,9 +87,9 @@ export async function readVideoRequest(
 			ratio: ctx.getNodeParameter('ratio', i, '16:9'),
 			generateAudio: ctx.getNodeParameter('generateAudio', i, false),
 			watermark: ctx.getNodeParameter('watermark', i, false),
-			images: urlList(ctx.getNodeParameter('referenceImages', i, '')),
-			videos: urlList(ctx.getNodeParameter('referenceVideos', i, '')),
-			audios: urlList(ctx.getNodeParameter('referenceAudios', i, '')),
+			images: addressList(ctx.getNodeParameter('referenceImages', i, '')),
+			videos: addressList(ctx.getNodeParameter('referenceVideos', i, '')),
+			audios: addressList(ctx.getNodeParameter('referenceAudios', i, '')),
 			firstFrame: ctx.getNodeParameter('firstFrame', i, ''),
 			lastFrame: ctx.getNodeParameter('lastFrame', i, ''),
 			// -1 (the field's default) means "random": nothing is sent
@@ -108,7 +109,7 @@ export async function readVideoRequest(
 		prompt: ctx.getNodeParameter('prompt', i, ''),
 		seconds: ctx.getNodeParameter('gammaSeconds', i, 8),
 		aspectRatio: ctx.getNodeParameter('aspectRatio', i, '16:9'),
-		imageUrls: urlList(ctx.getNodeParameter('imageUrls', i, '')),
+		imageUrls: addressList(ctx.getNodeParameter('imageUrls', i, '')),
 	});
 	const refProp = String(ctx.getNodeParameter('inputReference', i, '') ?? '').trim();
 	parseOrThrow(gammaSchema({ files: refProp ? 1 : 0, containsSecret, outsideForm }), body);
@@ -116,15 +117,7 @@ export async function readVideoRequest(
 	if (refProp) {
 		const field = 'Input Reference Binary Property';
 		const readReference = async () => {
-			const { data, meta } = await readInputBinary(ctx, i, refProp, field);
-			const info = sniffImage(data);
-			if (!info)
-				refuse([
-					{
-						field,
-						rule: `binary "${refProp}" is not a readable image (${data.length} bytes${meta.mimeType ? `, declared ${meta.mimeType}` : ''})`,
-					},
-				]);
+			const { data, meta, info } = await readInputImage(ctx, i, refProp, field, ANY_IMAGE);
 			return {
 				data,
 				mimeType: info.mimeType,

@@ -95,6 +95,9 @@ export class GatewayChatCore {
 		return this.opts.useResponsesApi ? '/v1/responses' : '/v1/chat/completions';
 	}
 
+	/** Whether a text holds the credential's key in any form the redactor knows: an image address that does is never sent. */
+	private readonly containsSecret = (text: string): boolean => this.transport.redact(text) !== text;
+
 	private get call(): CallContext {
 		return { transport: this.transport, path: this.path, model: this.opts.model };
 	}
@@ -117,7 +120,11 @@ export class GatewayChatCore {
 		const maxTokens = config.maxTokens ?? o.maxTokens;
 		const refused = this.supply.refused;
 		if (o.useResponsesApi) {
-			const b: Json = { model: o.model, input: toResponsesInput(messages), stream };
+			const b: Json = {
+				model: o.model,
+				input: toResponsesInput(messages, this.containsSecret),
+				stream,
+			};
 			if (this.tools.length) b.tools = responsesTools(this.tools);
 			if (temperature !== undefined && !refused.has('temperature')) b.temperature = temperature;
 			if (topP !== undefined && !refused.has('top_p')) b.top_p = topP;
@@ -127,7 +134,11 @@ export class GatewayChatCore {
 				b.text = responsesTextFormat(o.jsonSchema);
 			return b;
 		}
-		const b: Json = { model: o.model, messages: toChatMessages(messages, this.reasoning), stream };
+		const b: Json = {
+			model: o.model,
+			messages: toChatMessages(messages, this.containsSecret, this.reasoning),
+			stream,
+		};
 		if (stream && !refused.has('stream_options')) b.stream_options = { include_usage: true };
 		if (this.tools.length) b.tools = chatTools(this.tools);
 		if (temperature !== undefined && !refused.has('temperature')) b.temperature = temperature;
@@ -268,7 +279,7 @@ export class GatewayChatCore {
 			if (err instanceof ImagePartError)
 				throw new GatewayModelError(
 					this.transport.redact(`GenGateway: ${err.message}`),
-					`Nothing was sent (model ${this.opts.model}). Send smaller images, fewer of them, or images by http(s) address.`,
+					`Nothing was sent (model ${this.opts.model}). Send PNG, JPEG, WebP or GIF images of at most 20 MiB each (48 MiB together), or public http(s) addresses without user:password@ or a key.`,
 				);
 			throw err;
 		}

@@ -4,10 +4,11 @@
  */
 import type { ChatToolCall } from '../../shared/text/chatStream';
 import {
-	base64Bytes,
 	checkImageBounds,
+	imageFromData,
 	imageFromUrl,
 	ImagePartError,
+	type ContainsSecret,
 	type WireImage,
 } from '../../shared/text/imageParts';
 import type { FinishReason, Message, MessageContent, TokenUsage } from './sdk';
@@ -38,8 +39,11 @@ const reasoningOf = (content: MessageContent[]): string | undefined => {
 	return parts.length ? parts.map((c) => (c as { text: string }).text).join('') : undefined;
 };
 
-/** The images of an SDK message: `file` contents of an image type (bytes or Base64, or an address in providerMetadata.url). */
-function imagesOf(content: MessageContent[]): WireImage[] {
+/**
+ * The images of an SDK message: `file` contents of an image type (bytes or Base64, or an address in
+ * providerMetadata.url). Every one through the one image check (bytes) or the one media-address rule (addresses).
+ */
+function imagesOf(content: MessageContent[], containsSecret: ContainsSecret): WireImage[] {
 	const out: WireImage[] = [];
 	for (const c of content) {
 		if (c.type !== 'file') continue;
@@ -53,7 +57,7 @@ function imagesOf(content: MessageContent[]): WireImage[] {
 		const detail =
 			typeof f.providerMetadata?.detail === 'string' ? f.providerMetadata.detail : undefined;
 		if (url && (!f.data || typeof f.data !== 'string' || !f.data.length)) {
-			out.push(imageFromUrl(url, detail));
+			out.push(imageFromUrl(url, containsSecret, detail));
 			continue;
 		}
 		if (!media.startsWith('image/'))
@@ -61,29 +65,18 @@ function imagesOf(content: MessageContent[]): WireImage[] {
 				`a file part of type ${media || 'unknown'} cannot be sent: the gateway's chat takes text and images only`,
 			);
 		if (typeof f.data === 'string') {
-			if (/^data:/i.test(f.data) || /^https?:\/\//i.test(f.data))
-				out.push(imageFromUrl(f.data, detail));
-			else
-				out.push({
-					url: `data:${media};base64,${f.data.replace(/\s+/g, '')}`,
-					bytes: base64Bytes(f.data),
-					...(detail ? { detail } : {}),
-				});
-		} else if (f.data instanceof Uint8Array) {
-			out.push({
-				url: `data:${media};base64,${Buffer.from(f.data).toString('base64')}`,
-				bytes: f.data.length,
-				...(detail ? { detail } : {}),
-			});
-		} else
-			throw new ImagePartError(`an image part of type ${media} carries no data and no address`);
+			if (/^data:/i.test(f.data) || /^[a-z][a-z0-9+.-]*:\/\//i.test(f.data))
+				out.push(imageFromUrl(f.data, containsSecret, detail));
+			else out.push(imageFromData(f.data, detail));
+		} else if (f.data instanceof Uint8Array) out.push(imageFromData(f.data, detail));
+		else throw new ImagePartError(`an image part of type ${media} carries no data and no address`);
 	}
 	return out;
 }
 
 /** Chat content of a user (or system) message: plain text, or parts when it holds images. */
-function chatContent(m: Message, images: WireImage[]): unknown {
-	const mine = imagesOf(m.content);
+function chatContent(m: Message, images: WireImage[], containsSecret: ContainsSecret): unknown {
+	const mine = imagesOf(m.content, containsSecret);
 	if (!mine.length) return textOf(m.content);
 	images.push(...mine);
 	const parts: Json[] = [];
@@ -144,9 +137,13 @@ function toolResultsOf(content: MessageContent[]): Array<{ id: string; output: s
 /**
  * `messages` of a chat-completions body. An assistant message that made tool calls carries its reasoning back in the
  * field the gateway used (thinking models refuse the request without it); user messages with images become content
- * parts (`image_url`). The images' size bound is checked here, before anything is sent.
+ * parts (`image_url`). The images' rules and size bound are checked here, before anything is sent.
  */
-export function toChatMessages(messages: Message[], reasoning?: ReasoningSource): Json[] {
+export function toChatMessages(
+	messages: Message[],
+	containsSecret: ContainsSecret,
+	reasoning?: ReasoningSource,
+): Json[] {
 	const out: Json[] = [];
 	const images: WireImage[] = [];
 	for (const m of messages) {
@@ -173,14 +170,14 @@ export function toChatMessages(messages: Message[], reasoning?: ReasoningSource)
 			out.push(msg);
 			continue;
 		}
-		out.push({ role: m.role, content: chatContent(m, images) });
+		out.push({ role: m.role, content: chatContent(m, images, containsSecret) });
 	}
 	checkImageBounds(images);
 	return out;
 }
 
 /** `input` items of a responses body (images as `input_image` parts of their message; bounded as in chat). */
-export function toResponsesInput(messages: Message[]): Json[] {
+export function toResponsesInput(messages: Message[], containsSecret: ContainsSecret): Json[] {
 	const out: Json[] = [];
 	const images: WireImage[] = [];
 	for (const m of messages) {
@@ -196,7 +193,7 @@ export function toResponsesInput(messages: Message[]): Json[] {
 				out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args });
 			continue;
 		}
-		const mine = imagesOf(m.content);
+		const mine = imagesOf(m.content, containsSecret);
 		if (!mine.length) {
 			out.push({ role: m.role, content: text });
 			continue;

@@ -20,7 +20,9 @@ export const FAILED_AT = {
 	budget: 'Max Expected Spend refused the batch before its first paid request: nothing was sent',
 	submit:
 		'the gateway refused the request (4xx, 429 until the submit window closed) or it never left: nothing was created',
-	task: 'the task was created and then failed',
+	task: 'the task failed at the gateway, or the gateway does not know it (not found: a wrong ID, another key or origin, or expired); the error says which',
+	running:
+		'the task had not finished when the wait ended (Download Result): nothing to download yet; wait for it with Task Wait',
 	download: 'the task succeeded but its result could not be downloaded or is not a usable file',
 	answer:
 		'the gateway answered 2xx, but the answer is unusable (no image, a stream cut or ended by an error)',

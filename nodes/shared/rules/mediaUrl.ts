@@ -1,8 +1,12 @@
 /**
- * Media addresses for videos (spec rule 6): valid HTTPS, open without login, no local paths, no internal
- * addresses, no API keys. The addresses are never fetched here: the gateway reads them itself, so the
- * media limits of rules 9 and 10 (durations, codecs, pixels, sizes) are left to the gateway.
+ * The one media-address rule (spec rule 6) for every address the gateway fetches, whatever the node (Image Submit's
+ * and Video Create's references, the image addresses of Chat, Responses and the Chat Model): valid HTTPS (or http
+ * where the node allows it), open without login (no `user:password@`), no local paths, no internal addresses, no API
+ * keys (the credential's own key in any form the redactor knows, key parameters, `sk-…`, `Bearer …`). One address
+ * per line: a comma is part of an address (`addressList`). The addresses are never fetched here: the gateway reads
+ * them itself, so the media limits of rules 9 and 10 (durations, codecs, pixels, sizes) are left to the gateway.
  */
+import { isObj } from '../jsonObject';
 
 export interface MediaUrlOptions {
 	/** gamma-video only recommends HTTPS; plain http is let through there */
@@ -125,6 +129,8 @@ export function mediaUrlProblem(raw: unknown, opts: MediaUrlOptions = {}): strin
 	if (typeof raw !== 'string' || !raw.trim()) return `must be ${scheme}`;
 	const text = raw.trim();
 	if (/\s/.test(text)) return 'must not contain spaces (give one address per entry)';
+	if (/,(?:https?|data|ftp|file):/i.test(text))
+		return 'holds two addresses joined by a comma: give one address per line';
 	let u: URL;
 	try {
 		u = new URL(text);
@@ -157,4 +163,36 @@ function safeDecode(s: string): string {
 	} catch {
 		return s;
 	}
+}
+
+/**
+ * The addresses of a field or an input expression, for every node: an array (of strings, or of objects with `url`),
+ * a JSON array text, or text with one address per line. A comma is part of an address (CDN transforms such as
+ * `w_100,h_100`, a Data URL's `;base64,`). Entries that are not text are kept as they are, so the rule reports them.
+ */
+export function addressList(v: unknown): unknown[] {
+	if (v === undefined || v === null || v === '') return [];
+	if (Array.isArray(v))
+		return v.flatMap((x) =>
+			typeof x === 'string'
+				? addressList(x)
+				: isObj(x) && typeof x.url === 'string'
+					? [x.url.trim()]
+					: [x],
+		);
+	if (isObj(v) && typeof v.url === 'string') return [v.url.trim()];
+	if (typeof v !== 'string') return [v];
+	const text = v.trim();
+	if (text.startsWith('[')) {
+		try {
+			const parsed: unknown = JSON.parse(text);
+			if (Array.isArray(parsed)) return addressList(parsed);
+		} catch {
+			// not JSON: read as a list of lines
+		}
+	}
+	return text
+		.split(/\r?\n/)
+		.map((s) => s.trim())
+		.filter(Boolean);
 }

@@ -37,6 +37,21 @@ export interface FreeOperation<P> {
 	taskIdOf?(itemIndex: number): string | undefined;
 }
 
+/**
+ * A run's failure that knows where it failed and what it knows about the task (Task Wait's words: `task`, `running`,
+ * `download`, with `gateway_status`, `http_status` …), which the failed item carries instead of the operation's default.
+ */
+export class ItemFailure extends Error {
+	constructor(
+		message: string,
+		readonly failedAt: FailedAt,
+		readonly fields: IDataObject = {},
+	) {
+		super(message);
+		this.name = 'ItemFailure';
+	}
+}
+
 type Settled<P> = { ok: true; checked: P } | { ok: false; err: unknown; failedAt: FailedAt };
 
 export async function runFreeItems<P>(
@@ -71,7 +86,8 @@ export async function runFreeItems<P>(
 				return { ok: true, checked: Array.isArray(out) ? out : [out] };
 			} catch (err) {
 				if (transport.signal?.aborted) throw err;
-				return { ok: false, err, failedAt: op.failedAt ?? 'task' };
+				const failedAt = err instanceof ItemFailure ? err.failedAt : (op.failedAt ?? 'task');
+				return { ok: false, err, failedAt };
 			}
 		}),
 	);
@@ -120,7 +136,8 @@ function errorItem(
 		...(nodeError.description ? { error_description: nodeError.description } : {}),
 		...(httpCode ? { http_code: httpCode } : {}),
 	};
-	const json = failedItem({ task_id: taskId }, failedAt, extra);
+	const known = err instanceof ItemFailure ? err.fields : {};
+	const json = failedItem({ ...known, task_id: taskId }, failedAt, extra);
 	// under Continue (using error output) n8n moves an item whose JSON holds only `error` there (see ./failures.ts)
 	if (ctx.getNode().onError === 'continueErrorOutput') {
 		const { error: message, error_description: description, ...facts } = json;

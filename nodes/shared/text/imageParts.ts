@@ -4,8 +4,11 @@
  * request (the gateway answers 413 past its own body cap). Used by the Chat and Responses nodes and the Chat Model.
  */
 
+import { mediaUrlProblem } from '../rules/mediaUrl';
+import { checkBase64Image, checkDataUrlImage, VISION_IMAGE } from '../rules/image';
+
 /** Each image at most this many bytes (decoded), all images of one request together at most IMAGES_MAX_BYTES: checked before sending. */
-export const IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+export const IMAGE_MAX_BYTES = VISION_IMAGE.maxBytes;
 export const IMAGES_MAX_BYTES = 48 * 1024 * 1024;
 
 /** An image part the package refuses before sending (nothing left). */
@@ -23,28 +26,44 @@ export interface WireImage {
 	detail?: string;
 }
 
-/** Decoded bytes of Base64 text (padding and whitespace aside), without decoding it. */
-export function base64Bytes(b64: string): number {
-	const clean = b64.replace(/\s+/g, '');
-	const pad = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-	return Math.max(0, Math.floor((clean.length * 3) / 4) - pad);
+/** Tells whether a text holds the credential's key (any form the redactor knows): such an address is never sent. */
+export type ContainsSecret = (text: string) => boolean;
+
+/**
+ * An image given as a Data URL or an http(s) address: its wire form. A Data URL goes through the one image check (its
+ * bytes: type and size), an address through the one media-address rule; anything else is refused.
+ */
+export function imageFromUrl(
+	url: string,
+	containsSecret: ContainsSecret | undefined,
+	detail?: string,
+): WireImage {
+	const u = url.trim();
+	const extra = detail ? { detail } : {};
+	if (/^data:/i.test(u)) {
+		const checked = checkDataUrlImage(u, VISION_IMAGE);
+		if (!checked.ok) throw new ImagePartError(`the image given as a Data URL ${checked.problem}`);
+		return { url: u, bytes: checked.bytes, ...extra };
+	}
+	if (!/^https?:/i.test(u))
+		throw new ImagePartError(
+			`an image must be a Data URL (data:image/…;base64,…) or an http(s) address (got ${JSON.stringify(u.slice(0, 40))})`,
+		);
+	const problem = mediaUrlProblem(u, { allowHttp: true, containsSecret });
+	if (problem) throw new ImagePartError(`the image address ${problem}`);
+	return { url: u, bytes: 0, ...extra };
 }
 
-/** An image given as a Data URL or an http(s) address: its wire form; anything else is refused. */
-export function imageFromUrl(url: string, detail?: string): WireImage {
-	const u = url.trim();
-	if (/^data:/i.test(u)) {
-		const m = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(u.slice(0, 200));
-		if (!m)
-			throw new ImagePartError(
-				`an image given as a Data URL must be data:image/<type>;base64,<data> (got ${JSON.stringify(u.slice(0, 40))}…)`,
-			);
-		return { url: u, bytes: base64Bytes(u.slice(m[0].length)), ...(detail ? { detail } : {}) };
-	}
-	if (/^https?:\/\//i.test(u)) return { url: u, bytes: 0, ...(detail ? { detail } : {}) };
-	throw new ImagePartError(
-		`an image must be a Data URL (data:image/…;base64,…) or an http(s) address (got ${JSON.stringify(u.slice(0, 40))})`,
-	);
+/** An image given as bytes or their Base64 text (the agent's file parts): checked by the one image check, as a Data URL. */
+export function imageFromData(data: Uint8Array | string, detail?: string): WireImage {
+	const b64 = typeof data === 'string' ? data : Buffer.from(data).toString('base64');
+	const checked = checkBase64Image(b64, VISION_IMAGE);
+	if (!checked.ok) throw new ImagePartError(`the image ${checked.problem}`);
+	return {
+		url: `data:${checked.info.mimeType};base64,${b64.replace(/\s+/g, '')}`,
+		bytes: checked.bytes,
+		...(detail ? { detail } : {}),
+	};
 }
 
 /** The size bound of a request's images, checked before anything is sent. */

@@ -5,15 +5,22 @@
  * Chat Model's: 20 MiB per image, 48 MiB per request (the gateway answers 413 past its own body cap).
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { readInputBinary, sniffImage } from '../binary';
+import { readInputImage } from '../binary';
+import type { RuleViolation } from '../errors';
+import { VISION_IMAGE } from '../rules/image';
+import { addressList } from '../rules/mediaUrl';
 import {
 	checkImageBounds,
 	IMAGE_MAX_BYTES,
 	ImagePartError,
 	imageFromUrl,
+	type ContainsSecret,
 	type WireImage,
 } from './imageParts';
 import { refuse } from '../validate';
+
+const BINARIES = 'Image Binary Properties';
+const URLS = 'Image URLs';
 
 export function imageOptions(): INodeProperties[] {
 	return [
@@ -31,57 +38,53 @@ export function imageOptions(): INodeProperties[] {
 			default: '',
 			placeholder: 'e.g. https://example.com/cat.png',
 			description:
-				'Images by address (http(s), fetched by the gateway, or Data URLs), one per line or comma-separated, sent with the last user message after the binary ones',
+				'Images by address, one per line (a comma is part of an address): public http(s) addresses the gateway fetches, or Data URLs (PNG, JPEG, WebP or GIF by their bytes). Sent with the last user message after the binary ones. Private hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
 		},
 	];
 }
 
-const list = (v: unknown): string[] =>
+const names = (v: unknown): string[] =>
 	typeof v === 'string'
 		? v
-				.split(/[\n,]/)
+				.split(',')
 				.map((s) => s.trim())
 				.filter(Boolean)
 		: Array.isArray(v)
 			? v.filter((s): s is string => typeof s === 'string' && !!s.trim()).map((s) => s.trim())
 			: [];
 
-/** The images item `i` asks for, in order (binary properties first), bounded; refused before any request when one breaks a rule. */
-export async function itemImages(ctx: IExecuteFunctions, i: number): Promise<WireImage[]> {
+/**
+ * The images item `i` asks for, in order (binary properties first), bounded; refused before any request when one
+ * breaks a rule: each binary and each Data URL through the one image check (type by its bytes, size), each address
+ * through the one media-address rule (`containsSecret`: the credential's key in any form). One address per line.
+ */
+export async function itemImages(
+	ctx: IExecuteFunctions,
+	i: number,
+	containsSecret: ContainsSecret,
+): Promise<WireImage[]> {
 	const o = ctx.getNodeParameter('options', i, {}) as {
 		imageBinaries?: unknown;
 		imageUrls?: unknown;
 	};
 	const images: WireImage[] = [];
-	for (const prop of list(o.imageBinaries)) {
-		const { data } = await readInputBinary(
-			ctx,
-			i,
-			prop,
-			'Image Binary Properties',
-			IMAGE_MAX_BYTES,
-		);
-		const info = sniffImage(data);
-		if (!info || !['image/png', 'image/jpeg', 'image/webp', 'image/gif'].includes(info.mimeType)) {
-			refuse([
-				{
-					field: 'Image Binary Properties',
-					rule: `binary "${prop}" is ${info ? info.mimeType : 'not an image the package can read'}: give a PNG, JPEG, WebP or GIF`,
-				},
-			]);
-		}
+	for (const prop of names(o.imageBinaries)) {
+		const { data, info } = await readInputImage(ctx, i, prop, BINARIES, VISION_IMAGE);
 		images.push({
 			url: `data:${info.mimeType};base64,${data.toString('base64')}`,
 			bytes: data.length,
 		});
 	}
-	for (const url of list(o.imageUrls)) {
+	const problems: RuleViolation[] = [];
+	for (const [n, url] of addressList(o.imageUrls).entries()) {
 		try {
-			images.push(imageFromUrl(url));
+			images.push(imageFromUrl(typeof url === 'string' ? url : String(url), containsSecret));
 		} catch (err) {
-			refuse([{ field: 'Image URLs', rule: (err as Error).message }]);
+			if (!(err instanceof ImagePartError)) throw err;
+			problems.push({ field: `${URLS}[${n}]`, rule: err.message });
 		}
 	}
+	if (problems.length) refuse(problems);
 	try {
 		checkImageBounds(images);
 	} catch (err) {

@@ -48,9 +48,22 @@ const HTTP_DATE = new RegExp(
 );
 
 /**
- * Retry-After as RFC 9110 §10.2.3 defines it: an HTTP-date or a non-negative whole number of seconds. Anything else
- * (a negative or fractional number, a date in another form, text) is no Retry-After: undefined, and the caller's own
- * back-off applies.
+ * The year of an RFC 850 date's two digits, read at `now` as RFC 9110 §5.6.7 says: a year that would be more than 50
+ * years in the future is the most recent past year with the same last two digits (so in 2026 `70` is 2070 and `77` 1977).
+ */
+export function rfc850Year(twoDigits: number, now = Date.now()): number {
+	const current = new Date(now).getUTCFullYear();
+	let year = current - (current % 100) + twoDigits;
+	if (year > current + 50) year -= 100;
+	else if (year <= current - 50) year += 100;
+	return year;
+}
+
+/**
+ * Retry-After as RFC 9110 §10.2.3 defines it: an HTTP-date (IMF-fixdate, RFC 850 with §5.6.7's two-digit-year rule, or
+ * asctime) or a non-negative whole number of seconds of any size (one past what a number holds is read as the longest
+ * wait, so the caller gives up saying the wait does not fit, never as "no Retry-After"). Anything else (a negative or
+ * fractional number, a date in another form, text) is no Retry-After: undefined, and the caller's own back-off applies.
  */
 export function parseRetryAfter(
 	value: string | string[] | undefined,
@@ -60,7 +73,7 @@ export function parseRetryAfter(
 	if (!v) return undefined;
 	if (/^\d+$/.test(v)) {
 		const seconds = Number(v);
-		return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
+		return Number.isSafeInteger(seconds * 1000) ? seconds * 1000 : Number.MAX_SAFE_INTEGER;
 	}
 	if (!HTTP_DATE.test(v)) return undefined;
 	const asctime = /^\w{3} (\w{3}) ([ \d]\d) (\S+) (\d{4})$/.exec(v);
@@ -69,8 +82,7 @@ export function parseRetryAfter(
 		: Date.parse(
 				v.replace(
 					/-(\w{3})-(\d{2}) /,
-					(_, m: string, y: string) =>
-						` ${m} ${Number(y) < 70 ? 2000 + Number(y) : 1900 + Number(y)} `,
+					(_, m: string, y: string) => ` ${m} ${rfc850Year(Number(y), now)} `,
 				),
 			);
 	if (Number.isNaN(date)) return undefined;
