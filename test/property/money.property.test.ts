@@ -211,7 +211,7 @@ it('focused: several runs of every node, the record exact', async () => {
  * endless 429s with `Retry-After: 0`, the Chat node's JSON Schema repair as a second POST. Oracles: (c) one POST per
  * (place, question), the repair its own place; (e) each item's answers its own; (f) an answered turn is an answer;
  * (g) the one 429 rule; (a) each item's cap; (b) the record.
- * On the code before issue 40 it found: seeds (see docs/behaviour.md, "The money property").
+ * On the code before issue 40 it found cases 1–5 of the issue (seeds in docs/behaviour.md, after the invariants table).
  */
 it('focused: the text path under every root shape, relabelled streams, refusals and the JSON Schema repair', async () => {
 	const arb = moneyCase({
