@@ -342,6 +342,8 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	if ('kind' in turn) return turn;
 	const { plan: p, reasoning, quirks } = turn;
 	const field = entry.thinking ?? 'reasoning_content';
+	// a gateway that names no tool call: the client names them (and keeps their reasoning by its own names)
+	if (quirks.has('no-ids') && p.kind === 'tools') for (const x of p.calls) x.id = '';
 	if (reasoning !== undefined && p.kind === 'tools')
 		for (const x of p.calls) if (x.id) sim.reasoningByCall.set(x.id, reasoning);
 	const id = sim.nextId('chatcmpl');
@@ -358,7 +360,7 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 		if (reasoning !== undefined) message[field] = reasoning;
 		if (p.kind === 'tools')
 			message.tool_calls = p.calls.map((x) => ({
-				id: x.id,
+				...(x.id ? { id: x.id } : {}),
 				type: 'function',
 				function: { name: x.name, arguments: argumentsOf(x, quirks) },
 			}));
@@ -406,7 +408,12 @@ function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): st
 			out.push(
 				delta({
 					tool_calls: [
-						{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } },
+						{
+							index,
+							...(c.id ? { id: c.id } : {}),
+							type: 'function',
+							function: { name: c.name, arguments: '' },
+						},
 					],
 				}),
 			);
@@ -423,7 +430,12 @@ function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): st
 	const queues = p.calls.map((c, index) => {
 		const args = argumentsOf(c, quirks);
 		const half = Math.ceil(c.name.length / 2);
-		const first = { index, id: c.id, type: 'function', function: { name: c.name.slice(0, half) } };
+		const first = {
+			index,
+			...(c.id ? { id: c.id } : {}),
+			type: 'function',
+			function: { name: c.name.slice(0, half) },
+		};
 		const second = { index, function: { name: c.name.slice(half), arguments: '' } };
 		const pieces =
 			typeof args === 'string'

@@ -14,7 +14,8 @@
  * - `[llm:object-args]`: `arguments` is a JSON object instead of a JSON string;
  * - `[llm:odd-split]`: (streams) tool-call deltas split at odd places, the calls' deltas interleaved, the id and
  *   name only in the first delta of each call;
- * - `[llm:no-usage]`: no usage at all (to prove a client does not make one up).
+ * - `[llm:no-usage]`: no usage at all (to prove a client does not make one up);
+ * - `[llm:no-ids]`: (chat completions) tool calls without an `id` (some gateways send none: the client names them).
  */
 
 export interface OfferedTool {
@@ -31,8 +32,8 @@ export interface PlannedCall {
 
 export type Plan = { kind: 'tools'; calls: PlannedCall[] } | { kind: 'text'; text: string };
 
-export type Quirk = 'empty-args' | 'object-args' | 'odd-split' | 'no-usage';
-export const QUIRKS: Quirk[] = ['empty-args', 'object-args', 'odd-split', 'no-usage'];
+export type Quirk = 'empty-args' | 'object-args' | 'odd-split' | 'no-usage' | 'no-ids';
+export const QUIRKS: Quirk[] = ['empty-args', 'object-args', 'odd-split', 'no-usage', 'no-ids'];
 
 const EXPRESSION = /-?\d+(?:\.\d+)?\s*(?:[-+*/×x^]|\*\*)\s*-?\d+(?:\.\d+)?/g;
 

@@ -50,7 +50,11 @@ class MapNodeTypes implements INodeTypes {
 }
 
 class PlainCredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+	constructor(
+		private readonly data: Record<string, ICredentialDataDecryptedObject>,
+		/** further credentials of the same type, by the id a node names (TestNode.credentialId) */
+		private readonly byId: Record<string, ICredentialDataDecryptedObject> = {},
+	) {
 		super();
 	}
 	getParentTypes() {
@@ -68,12 +72,8 @@ class PlainCredentialsHelper extends ICredentialsHelper {
 	async getCredentials(): Promise<never> {
 		throw new Error('not used');
 	}
-	async getDecrypted(
-		_a: IWorkflowExecuteAdditionalData,
-		_n: INodeCredentialsDetails,
-		type: string,
-	) {
-		const d = this.data[type];
+	async getDecrypted(_a: IWorkflowExecuteAdditionalData, n: INodeCredentialsDetails, type: string) {
+		const d = (n.id ? this.byId[n.id] : undefined) ?? this.data[type];
 		if (!d) throw new Error(`No test credential of type ${type}`);
 		return d;
 	}
@@ -130,6 +130,8 @@ export interface TestNode {
 	maxTries?: number;
 	waitBetweenTries?: number;
 	typeVersion?: number;
+	/** the id of the credential the node uses: one of RunOptions.moreCredentials (default: `credentials`) */
+	credentialId?: string;
 }
 
 export interface RunOptions {
@@ -138,6 +140,8 @@ export interface RunOptions {
 	connections?: IConnections;
 	input?: INodeExecutionData[];
 	credentials?: { apiKey: string; baseUrl: string; videoBaseUrl?: string };
+	/** further credentials by id, for nodes that name one (TestNode.credentialId): a second account */
+	moreCredentials?: Record<string, { apiKey: string; baseUrl: string; videoBaseUrl?: string }>;
 	/** cancel the run after this many ms */
 	cancelAfterMs?: number;
 	/** gets the running promise, e.g. to cancel it */
@@ -179,7 +183,12 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 			...(n.retryOnFail
 				? { retryOnFail: true, maxTries: n.maxTries, waitBetweenTries: n.waitBetweenTries ?? 0 }
 				: {}),
-			credentials: Object.fromEntries(creds.map((c) => [c.name, { id: '1', name: 'test' }])),
+			credentials: Object.fromEntries(
+				creds.map((c) => [
+					c.name,
+					{ id: n.credentialId ?? '1', name: `test ${n.credentialId ?? '1'}` },
+				]),
+			),
 		};
 	});
 	const connections: IConnections = opts.connections ?? {};
@@ -214,6 +223,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 		opts.credentials
 			? { [CREDENTIAL_NAME]: opts.credentials as unknown as ICredentialDataDecryptedObject }
 			: {},
+		(opts.moreCredentials ?? {}) as unknown as Record<string, ICredentialDataDecryptedObject>,
 	);
 	const additionalData = {
 		executionId,

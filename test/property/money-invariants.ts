@@ -128,6 +128,35 @@ function reportedUsage(answer: string): Usage | undefined {
 	return found;
 }
 
+/** The reasonings a chat answer gave (a JSON answer's message, or a stream's deltas joined). */
+function reasoningsOf(answer: string): string[] {
+	const t = answer.trim();
+	const field = (x: Record<string, unknown> | undefined) => x?.reasoning_content ?? x?.reasoning;
+	if (t.startsWith('{')) {
+		try {
+			const j = JSON.parse(t) as { choices?: Array<{ message?: Record<string, unknown> }> };
+			const r = field(j.choices?.[0]?.message);
+			return typeof r === 'string' && r ? [r] : [];
+		} catch {
+			return [];
+		}
+	}
+	let joined = '';
+	for (const line of t.split(/\r?\n/)) {
+		if (!line.startsWith('data:')) continue;
+		try {
+			const j = JSON.parse(line.slice(5).trim()) as {
+				choices?: Array<{ delta?: Record<string, unknown> }>;
+			};
+			const r = field(j.choices?.[0]?.delta);
+			if (typeof r === 'string') joined += r;
+		} catch {
+			// [DONE] or not JSON
+		}
+	}
+	return joined ? [joined] : [];
+}
+
 /** The paid POSTs the gateway received, each with its place, its charges and what it answered. */
 export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems: string[] } {
 	const problems: string[] = [];
@@ -422,6 +451,34 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			}
 		});
 	});
+
+	// (h) reasoning stays with its account: what a request carries back as a thinking model's reasoning is reasoning the
+	// gateway gave that account (the same Authorization), never another account's
+	const given = new Map<string, Set<string>>();
+	for (const ex of o.exchanges) {
+		if (ex.method !== 'POST' || !ex.path.startsWith('/v1/chat/completions')) continue;
+		const mine = given.get(ex.auth ?? '') ?? new Set<string>();
+		for (const r of reasoningsOf(ex.answer)) mine.add(r);
+		given.set(ex.auth ?? '', mine);
+	}
+	for (const ex of o.exchanges) {
+		if (ex.method !== 'POST' || !ex.path.startsWith('/v1/chat/completions')) continue;
+		let messages: Array<Record<string, unknown>> = [];
+		try {
+			messages = ((JSON.parse(ex.body) as { messages?: unknown }).messages ??
+				[]) as typeof messages;
+		} catch {
+			continue;
+		}
+		for (const m of messages) {
+			const r = m?.reasoning_content ?? m?.reasoning;
+			if (m?.role !== 'assistant' || typeof r !== 'string' || !r) continue;
+			if (!given.get(ex.auth ?? '')?.has(r))
+				problems.push(
+					`[h: reasoning] POST #${ex.seq} carries back reasoning its account was never given: ${JSON.stringify(r.slice(0, 120))}`,
+				);
+		}
+	}
 
 	// figures: what the package can know of a call once it was sent
 	const boundOf = (x: Call) => (x.viaModel ? c.nodes[x.n].chatModel!.maxTokens : undefined);

@@ -21,6 +21,8 @@ export interface Exchange {
 	method: string;
 	path: string;
 	body: string;
+	/** the request's Authorization header (which account sent it) */
+	auth?: string;
 	/** when the request arrived / its answer ended (ms) */
 	started: number;
 	ended?: number;
@@ -110,6 +112,7 @@ export class RecordingProxy {
 			body: '',
 			started: Date.now(),
 			answer: '',
+			auth: req.headers.authorization,
 		};
 		this.exchanges.push(ex);
 		const lose = this.lossFor(ex.method, ex.path);

@@ -17,6 +17,8 @@ export interface MoneyFixture {
 	proxy: RecordingProxy;
 	proxyUrl: string;
 	keys: Record<Group, string>;
+	/** a second key in each group: a second account (a second credential) */
+	keys2: Record<Group, string>;
 }
 
 export async function startMoneyFixture(): Promise<MoneyFixture> {
@@ -35,7 +37,10 @@ export async function startMoneyFixture(): Promise<MoneyFixture> {
 	const keys = Object.fromEntries(
 		GROUPS.map((g) => [g, sim.addKey({ name: `money-${g}`, group: g })]),
 	) as Record<Group, string>;
-	const f = { sim, proxy, proxyUrl, keys };
+	const keys2 = Object.fromEntries(
+		GROUPS.map((g) => [g, sim.addKey({ name: `money-${g}-2`, group: g })]),
+	) as Record<Group, string>;
+	const f = { sim, proxy, proxyUrl, keys, keys2 };
 	// warm-up outside the properties' time budgets: n8n-core, the AI SDK and LangChain load on the first agent run
 	await runMoneyCase(f, WARM_UP);
 	return f;
@@ -189,6 +194,7 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 		connections: built.connections,
 		input: built.input,
 		credentials: { apiKey: f.keys[c.group], baseUrl: f.proxyUrl },
+		moreCredentials: { '2': { apiKey: f.keys2[c.group], baseUrl: f.proxyUrl } },
 		onStart: (p) => (cancel = p.cancel),
 	});
 	const hung = new Promise<'hung'>(

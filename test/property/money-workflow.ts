@@ -45,12 +45,15 @@ export const MODELS = {
 	image: 'alpha-image-2.5',
 	gamma: 'gamma-video-1.0',
 	chat: ['alpha-chat-4o', 'alpha-chat-4o-mini'],
+	/** a thinking model (DeepSeek-style reasoning, carried back with tool calls) */
+	thinking: 'delta-think-r1',
 } as const;
 export const PAID_MODELS = [
 	'alpha-image-2.5',
 	'gamma-video-1.0',
 	'alpha-chat-4o',
 	'alpha-chat-4o-mini',
+	'delta-think-r1',
 ];
 
 /** One item's values for one node (read by the node's expressions). */
@@ -95,6 +98,10 @@ export interface ChatModelCase {
 	full?: boolean;
 	/** the Chat Model node is the one of the agent at this index (two roots sharing one Chat Model) */
 	owner?: number;
+	/** the Chat Model uses the second credential: another key (another account) in the same group */
+	secondAccount?: boolean;
+	/** the gateway names no tool call (`[llm:no-ids]`): the package names them itself */
+	noIds?: boolean;
 }
 
 export interface NodeCase {
@@ -142,6 +149,10 @@ export interface MoneyCase {
 	relabel?: boolean;
 	/** every agent after the first uses the first agent's Chat Model (two roots sharing one Chat Model) */
 	shareModel?: boolean;
+	/** every second agent's Chat Model is on a second credential (another key, same group) */
+	twoAccounts?: boolean;
+	/** the gateway names no tool call (`[llm:no-ids]` in every question) */
+	noIds?: boolean;
 }
 
 // ---------- the test-only agent ----------
@@ -407,10 +418,11 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					batch: c.chatModel!.batch,
 					perItem: c.chatModel!.perItem,
 					varyUser: c.varyIn === 'user',
-					suffix:
+					suffix: `${
 						c.chatModel!.full && c.chatModel!.maxTokens
 							? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]`
-							: '',
+							: ''
+					}${c.chatModel!.noIds ? ' [llm:no-ids]' : ''}`,
 				},
 			};
 	}
@@ -436,6 +448,7 @@ function chatModelNode(m: ChatModelCase, n: number, group: Group, ratio: number)
 		name: m.name,
 		type: new LmChatGenGateway(),
 		parameters: { model: locator(m.model), options },
+		...(m.secondAccount ? { credentialId: '2' } : {}),
 	};
 }
 
@@ -621,7 +634,7 @@ export interface ModelPlan {
 }
 
 const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
-	model: fc.constantFrom(...MODELS.chat),
+	model: fc.constantFrom(...MODELS.chat, MODELS.thinking),
 	streaming: fc.boolean(),
 	maxTokens: fc.option(fc.constantFrom(120, 400, 4096), { nil: undefined }),
 	group: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio'),
@@ -760,7 +773,7 @@ function callEstimate(kind: Kind, m: ModelPlan, hi: number, q: number): number {
 	if (kind === 'image') return 20_000 * hi * (q / 500_000);
 	if (kind === 'gamma') return 150_000 * hi * (q / 500_000);
 	if (kind === 'chat') return 300 * hi;
-	const ratio = m.model === 'alpha-chat-4o' ? 1.25 : 0.075;
+	const ratio = m.model === 'alpha-chat-4o' ? 1.25 : m.model === MODELS.thinking ? 0.3 : 0.075;
 	// a turn: some 250 prompt tokens and a short answer, or all of Maximum Number of Tokens (× completion ratio 4)
 	return (250 + 4 * (m.full && m.maxTokens ? m.maxTokens : 60)) * ratio * hi;
 }
@@ -829,14 +842,18 @@ function withValues(
 				perItem: m.perItem,
 				capPerItem: m.capPerItem && (m.capFields === 'cap' || m.capFields === 'both'),
 			};
+			const agentsBefore = nodes.filter((x) => x.kind === 'agent').length;
+			chatModel.noIds = base.noIds;
+			// a second account: every second agent's Chat Model on another key of the same group
+			if (base.twoAccounts && agentsBefore % 2 === 1) chatModel.secondAccount = true;
 			// two roots sharing one Chat Model: this agent uses the first agent's (its model node's options with it)
 			const owner = base.shareModel ? nodes.findIndex((x) => x.kind === 'agent') : -1;
 			if (owner >= 0) {
-				const { name, model, streaming, maxTokens, group, cap, spend, capPerItem } =
+				const { name, model, streaming, maxTokens, group, cap, spend, capPerItem, secondAccount } =
 					nodes[owner].chatModel!;
 				chatModel = {
 					...chatModel,
-					...{ name, model, streaming, maxTokens, group, cap, spend, capPerItem },
+					...{ name, model, streaming, maxTokens, group, cap, spend, capPerItem, secondAccount },
 					owner,
 				};
 			}
@@ -902,6 +919,8 @@ function withValues(
 		losses: base.losses,
 		relabel: base.relabel,
 		shareModel: base.shareModel,
+		twoAccounts: base.twoAccounts,
+		noIds: base.noIds,
 	};
 }
 
@@ -923,6 +942,8 @@ export interface CaseShape {
 	plan?: (p: Plan) => Plan;
 	relabel?: fc.Arbitrary<boolean>;
 	shareModel?: fc.Arbitrary<boolean>;
+	twoAccounts?: fc.Arbitrary<boolean>;
+	noIds?: fc.Arbitrary<boolean>;
 }
 
 /** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
@@ -983,6 +1004,8 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 					{ weight: 1, arbitrary: fc.constant(true) },
 				),
 			shareModel: shape.shareModel ?? fc.boolean(),
+			twoAccounts: shape.twoAccounts ?? fc.boolean(),
+			noIds: shape.noIds ?? fc.boolean(),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
@@ -1004,7 +1027,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? '; streams relabelled text/plain' : ''}`;
 }
