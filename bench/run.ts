@@ -144,6 +144,8 @@ async function main() {
 			'',
 			`Redaction time 64 MB / 8 MB = ${f(red.growth, 1)} (linear ≈ 8; a quadratic search ≈ 64).`,
 			'',
+			`Redaction time of a backslash run, 1 MB / 0.25 MB = ${f(red.runGrowth, 1)} (linear ≈ 4; quadratic ≈ 16).`,
+			'',
 		);
 		show();
 	}
