@@ -24,6 +24,7 @@ async function main() {
 				'flags: --port N --host H --latency MS --video-latency MS --poll-after MS --seed N --video-bytes N --retention MS --fault JSON (repeatable)',
 				'       --submit-latency MS --result-ttfb MS --result-bandwidth BYTES_PER_SEC --image-bytes N --max-concurrent-submits N --submit-retry-after SEC',
 				'       --max-body-bytes N --pricing JSON --key JSON (repeatable, e.g. \'{"name":"partner","group":"partner"}\')',
+				'       --spec-only-chat (another gateway that follows the spec: ignores response_format, its model calls every tool offered)',
 			].join('\n'),
 		);
 		return;
@@ -47,6 +48,7 @@ async function main() {
 		maxBodyBytes: num('max-body-bytes'),
 		pricing: a.pricing ? (JSON.parse(a.pricing[0]) as PricingConfig) : undefined,
 		keys: (a.key ?? []).map((k) => JSON.parse(k) as KeyConfig),
+		specOnlyChat: a['spec-only-chat']?.[0] === 'true',
 	});
 	for (const f of a.fault ?? []) sim.fault(JSON.parse(f) as FaultSpec);
 	console.log(

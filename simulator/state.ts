@@ -37,6 +37,12 @@ export interface SimulatorOptions {
 	pricing?: PricingConfig;
 	/** keys to add to (or reconfigure among) the default ones (see `sim.addKey`) */
 	keys?: KeyConfig[];
+	/**
+	 * Play another gateway that follows the spec and nothing beyond it in chat: it ignores the request fields the spec
+	 * does not define that ask for a format (`response_format`, responses `text.format`), and its model calls every
+	 * tool it is offered (default false: the scripted model of the table in README.md)
+	 */
+	specOnlyChat?: boolean;
 }
 
 export type ServerName = 'gateway' | 'alt' | 'result';
@@ -231,6 +237,7 @@ export class SimState {
 			maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
 			pricing: o.pricing ?? {},
 			keys: o.keys ?? [],
+			specOnlyChat: o.specOnlyChat ?? false,
 		};
 		this.keys = new Map(Object.entries(DEFAULT_KEYS).map(([k, v]) => [k, { ...v }]));
 		this.prices = new PriceList(o.pricing);

@@ -1,11 +1,16 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
 import { imageOptions } from '../shared/text/images';
-import { responseFormatFields } from '../shared/text/jsonSchema';
+import { responseFormatOptions } from '../shared/text/jsonSchema';
 import { actionNode, languageModelLocator } from '../shared/ui';
+
+const responseFormat = responseFormatOptions('the item fails saying why');
 
 export const chatDescription = actionNode({
 	displayName: 'GenGateway Chat',
 	name: 'genGatewayChat',
+	// 1.1: Response Format is one option whose schema field shows when JSON Schema is picked; 1 keeps the four options
+	version: [1, 1.1],
+	defaultVersion: 1.1,
 	description: 'Sends messages to a language model of your gateway account and returns its answer',
 	properties: [
 		languageModelLocator(),
@@ -75,7 +80,7 @@ export const chatDescription = actionNode({
 		streamProperty(),
 		textOptionsProperty(
 			'model, messages or stream (nor response_format with a Response Format other than Text)',
-			[...imageOptions(), ...Object.values(responseFormatFields('the item fails saying why'))],
+			[...imageOptions(), responseFormat.format, ...Object.values(responseFormat.v1)],
 		),
 	],
 });

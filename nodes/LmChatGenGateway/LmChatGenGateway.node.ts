@@ -22,7 +22,7 @@ import {
 	type StreamChunk,
 } from './model/sdk';
 import { bridgeAdapter } from './model/bridge';
-import { readJsonSchemaFormat, responseFormatFields } from '../shared/text/jsonSchema';
+import { readResponseFormat, responseFormatOptions } from '../shared/text/jsonSchema';
 import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
@@ -33,10 +33,6 @@ interface ModelOptions {
 	temperature?: number;
 	maxTokens?: number;
 	topP?: number;
-	responseFormat?: 'text' | 'json_object' | 'json_schema';
-	jsonSchema?: unknown;
-	schemaName?: string;
-	strictSchema?: boolean;
 	leaveOutReasoning?: boolean;
 	timeout?: number;
 	idleTimeout?: number;
@@ -82,8 +78,8 @@ function gatewayModelClass(sdk: AiNodeSdk, toNodeError: (err: unknown) => Error)
 	return GenGatewayChatModel;
 }
 
-/** Response Format, JSON Schema, Schema Name, Strict Schema: the Chat node's, but a failed repair fails the agent's turn. */
-const responseFormat = responseFormatFields('the agent gets an error that says why');
+/** Response Format (JSON Schema, Schema Name, Strict Schema): the Chat node's, but a failed repair fails the agent's turn. */
+const responseFormat = responseFormatOptions('the agent gets an error that says why');
 
 export class LmChatGenGateway implements INodeType {
 	description: INodeTypeDescription = {
@@ -91,7 +87,9 @@ export class LmChatGenGateway implements INodeType {
 		name: 'lmChatGenGateway',
 		icon: { light: 'file:../../icons/chat.svg', dark: 'file:../../icons/chat.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: Response Format is one option whose schema field shows when JSON Schema is picked; 1 keeps the four options
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		documentationUrl: docsUrl('the-ai-agent-gengateway-chat-model'),
 		subtitle: `={{${SUBTITLE_MODEL}}}`,
 		description:
@@ -110,7 +108,7 @@ export class LmChatGenGateway implements INodeType {
 				placeholder: 'Add Option',
 				default: {},
 				options: [
-					responseFormat.jsonSchema,
+					responseFormat.v1.jsonSchema,
 					{
 						displayName: 'Leave Out Reasoning',
 						name: 'leaveOutReasoning',
@@ -136,9 +134,10 @@ export class LmChatGenGateway implements INodeType {
 						description:
 							'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 (which created nothing) goes again after its Retry-After, never sooner than 1 s after the refusal, at most 5 sends in all, and only within this time.',
 					},
-					responseFormat.responseFormat,
-					responseFormat.schemaName,
-					responseFormat.strictSchema,
+					responseFormat.format,
+					responseFormat.v1.responseFormat,
+					responseFormat.v1.schemaName,
+					responseFormat.v1.strictSchema,
 					{
 						displayName: 'Sampling Temperature',
 						name: 'temperature',
@@ -210,6 +209,7 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 			);
 		}
 		const o = ctx.getNodeParameter('options', itemIndex, {}) as ModelOptions;
+		const format = readResponseFormat(o as Record<string, unknown>);
 		const timeoutMs = typeof o.timeout === 'number' && o.timeout > 0 ? o.timeout : 120_000;
 		const opts: GatewayModelOptions = {
 			model: model.trim(),
@@ -218,11 +218,8 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 			temperature: o.temperature,
 			maxTokens: o.maxTokens,
 			topP: o.topP,
-			responseFormat: o.responseFormat,
-			jsonSchema:
-				o.responseFormat === 'json_schema'
-					? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema)
-					: undefined,
+			responseFormat: format.type,
+			jsonSchema: format.schema,
 			leaveOutReasoning: o.leaveOutReasoning === true,
 			timeoutMs,
 			idleMs:

@@ -72,7 +72,16 @@ export interface DemoWorkflow {
 		answer?: RegExp;
 		/** each item's answer (its write field) in item order: item k's must match answers[k] and no other's */
 		answers?: RegExp[];
+		/** the step's outcome rests on the workflow's `beyondSpec` (the other steps on what the spec promises) */
+		beyondSpec?: true;
 	}>;
+	/**
+	 * What the workflow needs of a gateway that the spec does not define (chat request fields beyond model, messages and
+	 * stream are "not shown"). Against a gateway not known to give it (any but the embedded simulator), a `beyondSpec`
+	 * step and the written file that failed while every other step did what the spec promises are skipped with this
+	 * reason and what happened; against the embedded simulator they are judged as every step.
+	 */
+	beyondSpec?: string;
 	write: WriteCheck;
 	/** long-job loop: `node` must run more than once and `wait` at least once (checked against the embedded simulator) */
 	loop?: { node: string; wait: string };
@@ -692,8 +701,10 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		folder: 'agent-structured',
 		steps: [
 			{ node: CHAT_MODEL, items: 1, atLeast: true, turns: true },
-			{ node: 'AI Agent', items: 1 },
+			{ node: 'AI Agent', items: 1, beyondSpec: true },
 		],
+		beyondSpec:
+			'needs a model that answers in the JSON Schema it is asked for (response_format) or calls the Structured Output Parser\'s tool with fitting arguments; the spec defines chat requests by model, messages and stream (other fields: "not shown")',
 		write: { node: 'Write JSON', from: 'As JSON Text', kind: 'text', files: 1 },
 		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
 		note: `## Structured output\nThe **GenGateway Chat Model** has *Response Format: JSON Schema*: the request carries the schema (\`response_format: json_schema\`), the answer is checked against it, and one that does not validate gets one repair request (counted in the cost and Max Expected Spend), never more. n8n's **Structured Output Parser** (same schema) turns the answer into fields of \`output\`.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-structured')}`,

@@ -64,6 +64,8 @@ type Format =
 	| { kind: 'json_object' }
 	| { kind: 'json_schema'; name: string; schema: unknown };
 
+const TEXT: Format = { kind: 'text' };
+
 /** The format asked (`response_format` in chat, `text.format` in responses: the schema beside `name` there), or the refusal. */
 function formatOf(raw: unknown, param: string, nested: boolean): Format | { refusal: Answer } {
 	if (raw === undefined || raw === null) return { kind: 'text' };
@@ -186,6 +188,7 @@ async function think(
 		lastUser: withoutMarkers(c.lastUser),
 		toolResults: c.toolResults,
 		ids: () => ctx.sim.nextId('call'),
+		anyTool: ctx.sim.opts.specOnlyChat,
 	});
 	const looked = seen.filter((s) => s.part.last);
 	if (p.kind === 'text' && looked.length && !c.toolResults)
@@ -317,7 +320,10 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	const entry = sim.prices.model(model)!;
 	const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
-	const format = formatOf(body.response_format, 'response_format', true);
+	// another gateway that follows the spec only: a field the spec does not define is not read at all
+	const format = sim.opts.specOnlyChat
+		? TEXT
+		: formatOf(body.response_format, 'response_format', true);
 	if ('refusal' in format) return format.refusal;
 	const c = chatConversation(messages, rawTools);
 	if (!takes(entry, c, format)) return undefined;
@@ -522,7 +528,9 @@ export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | 
 				: [];
 	const rawTools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
 	const instructions = typeof body.instructions === 'string' ? body.instructions : '';
-	const format = formatOf(isObj(body.text) ? body.text.format : undefined, 'text.format', false);
+	const format = ctx.sim.opts.specOnlyChat
+		? TEXT
+		: formatOf(isObj(body.text) ? body.text.format : undefined, 'text.format', false);
 	if ('refusal' in format) return format.refusal;
 	const c = responsesConversation(items, rawTools, instructions);
 	if ('kind' in c) return c;

@@ -7,6 +7,8 @@
  *   one turn). The argument name is the tool schema's first property (`input` when it has none).
  * - The conversation ends with tool results: a text answer that quotes every result ("The result is 84.").
  * - Otherwise: a plain text answer that echoes the question.
+ * - `anyTool` (a gateway whose model calls any tool it is offered, `specOnlyChat`): with no tool results yet, every
+ *   offered tool is called once, its first argument the question; the calculator rule still comes first.
  *
  * Quirks a real gateway shows, switched on by a marker anywhere in the conversation (a system prompt is the
  * usual place) or by an armed fault of the same name (`llm-empty-args`, …):
@@ -88,6 +90,7 @@ export function plan(opts: {
 	lastUser: string;
 	toolResults: string[] | undefined;
 	ids: () => string;
+	anyTool?: boolean;
 }): Plan {
 	if (opts.toolResults) {
 		const results = opts.toolResults.map(resultValue).filter(Boolean);
@@ -111,6 +114,15 @@ export function plan(opts: {
 		};
 	}
 	const q = opts.lastUser.replace(/\[[a-z:-]+\]/g, '').trim();
+	if (opts.anyTool && opts.tools.length)
+		return {
+			kind: 'tools',
+			calls: opts.tools.map((t) => ({
+				id: opts.ids(),
+				name: t.name,
+				args: { [t.argName]: q.slice(0, 200) || 'hello' },
+			})),
+		};
 	return { kind: 'text', text: `Scripted answer: ${q.slice(0, 200) || 'hello'}` };
 }
 

@@ -402,7 +402,15 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					options: {
 						...moneyOptions(c, n),
 						...(c.schema
-							? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
+							? {
+									format: {
+										values: {
+											responseFormat: 'json_schema',
+											jsonSchema: SCHEMA,
+											schemaName: 'reply',
+										},
+									},
+								}
 							: {}),
 					},
 				},

@@ -136,7 +136,11 @@ describe('Chat node: Response Format JSON Schema', () => {
 		properties: { answer: { type: 'string' }, confidence: { type: 'number' } },
 		required: ['answer', 'confidence'],
 	});
-	const options = { responseFormat: 'json_schema', jsonSchema: schema, schemaName: 'reply' };
+	/** the Response Format option (version 1.1); version 1's options of before: test/text/response-format.test.ts */
+	const format = (jsonSchema = schema) => ({
+		format: { values: { responseFormat: 'json_schema', jsonSchema, schemaName: 'reply' } },
+	});
+	const options = format();
 
 	it('a valid answer: one call, the value as output', async () => {
 		const r = await runWorkflow({
@@ -208,7 +212,7 @@ describe('Chat node: Response Format JSON Schema', () => {
 		});
 		expect(a.error).toMatch(/must not set response_format/);
 		const b = await runWorkflow({
-			nodes: [chat('x', { ...options, jsonSchema: '[1,2]' }, {}, 'alpha-chat-4o')],
+			nodes: [chat('x', format('[1,2]'), {}, 'alpha-chat-4o')],
 			credentials: creds(),
 		});
 		expect(b.error).toMatch(/JSON Schema: must be a JSON object/);

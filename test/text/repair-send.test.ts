@@ -53,7 +53,11 @@ const chat = (extra: Partial<TestNode> = {}): TestNode => ({
 		messagesFrom: 'ui',
 		messages: { values: [{ role: 'user', content: 'Name a colour' }] },
 		stream: false,
-		options: { responseFormat: 'json_schema', jsonSchema: schema, schemaName: 'reply' },
+		options: {
+			format: {
+				values: { responseFormat: 'json_schema', jsonSchema: schema, schemaName: 'reply' },
+			},
+		},
 	},
 	...extra,
 });

@@ -6,7 +6,7 @@ import { textOperation } from '../../shared/text/paid';
 import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
 import { itemImages, withChatImages } from '../../shared/text/images';
-import { chatResponseFormat, readJsonSchemaFormat } from '../../shared/text/jsonSchema';
+import { chatResponseFormat, readResponseFormat } from '../../shared/text/jsonSchema';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow } from '../../shared/validate';
 
@@ -22,19 +22,12 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 					? messagesFromJson(ctx.getNodeParameter('messagesJson', i), 'Messages JSON')
 					: ((ctx.getNodeParameter('messages', i, {}) as { values?: unknown[] }).values ?? []);
 			const model = readModel(ctx, i);
-			const o = ctx.getNodeParameter('options', i, {}) as {
-				responseFormat?: string;
-				jsonSchema?: unknown;
-				schemaName?: unknown;
-				strictSchema?: unknown;
-			};
-			const schema =
-				o.responseFormat === 'json_schema'
-					? readJsonSchemaFormat('JSON Schema', o.jsonSchema ?? '', o.schemaName, o.strictSchema)
-					: undefined;
+			const { type, schema } = readResponseFormat(
+				ctx.getNodeParameter('options', i, {}) as Record<string, unknown>,
+			);
 			const format = schema
 				? { response_format: chatResponseFormat(schema) }
-				: o.responseFormat === 'json_object'
+				: type === 'json_object'
 					? { response_format: { type: 'json_object' } }
 					: {};
 			const own = {

@@ -13,7 +13,10 @@ import { exchangeText } from '../../shared/text/exchange';
 import { ImagePartError } from '../../shared/text/imageParts';
 import {
 	chatResponseFormat,
+	checkAgainstParser,
 	checkAgainstSchema,
+	parserMismatch,
+	PARSER_TOOL,
 	repairFailure,
 	repairPrompt,
 	responsesTextFormat,
@@ -163,13 +166,27 @@ export class GatewayChatCore {
 		onDelta?: (t: string) => void,
 	): Promise<Turn> {
 		const schema = this.opts.responseFormat === 'json_schema' ? this.opts.jsonSchema : undefined;
+		// without a schema of its own, the agent's Structured Output Parser (its tool) says what a final answer must fit
+		const parser = schema ? undefined : this.tools.find((t) => t.name === PARSER_TOOL);
 		// with a schema the text is held back until it validated: nothing that fails it reaches the agent or the chat
 		let delivered = false;
 		const live = (t: string) => {
 			delivered = true;
 			onDelta?.(t);
 		};
-		const first = await this.turn(messages, config, schema ? undefined : live);
+		const first = await this.turn(messages, config, schema || parser ? undefined : live);
+		if (parser && !first.calls.length) {
+			// a text answer is the agent's final one: one the parser cannot read fails here, saying what to do
+			const fit = checkAgainstParser(first.text, parser.parameters);
+			if (!fit.ok) {
+				const words = parserMismatch(fit.errors);
+				const redact = (t: string) => this.transport.redact(t);
+				throw new GatewayModelError(
+					redact(`GenGateway: ${words.message}`),
+					redact(`Model ${this.opts.model}. ${words.description}`),
+				);
+			}
+		}
 		if (!schema || first.calls.length) {
 			// a plain answer (streaming off) is handed on whole
 			if (!delivered && first.text) onDelta?.(first.text);

@@ -106,17 +106,28 @@ export function repairPrompt(errors: string[]): string {
 	return `Your previous answer does not match the required JSON Schema:\n- ${errors.join('\n- ')}\nAnswer again with only the JSON value that matches the schema, nothing else.`;
 }
 
-/** The Response Format options of the Chat node and the Chat Model, by name (each node places them in its panel). */
+/** The Response Format fields of the Chat node and the Chat Model, by name (each node places them in its panel). */
 type ResponseFormatFields = Record<
 	'responseFormat' | 'jsonSchema' | 'schemaName' | 'strictSchema',
 	INodeProperties
 >;
 
+/** The schema the JSON Schema field starts with (also what an unchanged field, which n8n does not store, reads as). */
+const EXAMPLE_SCHEMA =
+	'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}';
+
+/** Version 1 of the Chat node and the Chat Model (workflows made before 1.1) keeps the four fields as options of their own. */
+const V1 = { '@version': [1] };
+/** Version 1.1 (new nodes): the fields sit in one Response Format option, and the schema shows as soon as JSON Schema is picked. */
+const V11 = { '@version': [{ _cnd: { gte: 1.1 } }] };
+
 /**
- * The Response Format options, declared once for the Chat node and the Chat Model; `afterRepair` says what follows
- * when the one repair request fails too (the Chat node's item fails; the Chat Model's agent gets an error).
+ * The four fields, declared once for the Chat node and the Chat Model; `afterRepair` says what follows when the one
+ * repair request fails too (the Chat node's item fails; the Chat Model's agent gets an error). The three schema fields
+ * show when the Response Format field beside them says JSON Schema: inside the Response Format option (version 1.1)
+ * and, in version 1, among the node's options.
  */
-export function responseFormatFields(afterRepair: string): ResponseFormatFields {
+function formatFields(afterRepair: string): ResponseFormatFields {
 	const forSchema = () => ({ show: { responseFormat: ['json_schema'] } });
 	return {
 		responseFormat: {
@@ -143,8 +154,7 @@ export function responseFormatFields(afterRepair: string): ResponseFormatFields 
 			displayName: 'JSON Schema',
 			name: 'jsonSchema',
 			type: 'json',
-			default:
-				'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"],\n  "additionalProperties": false\n}',
+			default: EXAMPLE_SCHEMA,
 			description: `The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then ${afterRepair}.`,
 			displayOptions: forSchema(),
 		},
@@ -165,6 +175,111 @@ export function responseFormatFields(afterRepair: string): ResponseFormatFields 
 				'Whether to ask the gateway to hold the model to the schema strictly (strict: true). The answer is checked here either way.',
 			displayOptions: forSchema(),
 		},
+	};
+}
+
+/** Adds a version condition to a field's own display conditions. */
+const atVersion = (p: INodeProperties, version: typeof V1 | typeof V11): INodeProperties => ({
+	...p,
+	displayOptions: { ...p.displayOptions, show: { ...p.displayOptions?.show, ...version } },
+});
+
+/**
+ * The Response Format options of the Chat node and the Chat Model, for their Options collection. Version 1.1: one
+ * option, Response Format (`options.format.values`), that starts at JSON Schema with the schema field under it, as n8n's
+ * own OpenAI Chat Model groups its Response Format; version 1: the four options of before, by the same names
+ * (`options.responseFormat`, `options.jsonSchema`, …), which `readResponseFormat` reads too.
+ */
+export function responseFormatOptions(afterRepair: string): {
+	/** version 1.1's one option */
+	format: INodeProperties;
+	/** version 1's four options, by name (each node keeps them where they were in its panel) */
+	v1: ResponseFormatFields;
+} {
+	const fields = formatFields(afterRepair);
+	const v1 = Object.fromEntries(
+		Object.entries(fields).map(([name, p]) => [name, atVersion(p, V1)]),
+	) as ResponseFormatFields;
+	return {
+		format: {
+			displayName: 'Response Format',
+			name: 'format',
+			type: 'fixedCollection',
+			default: { values: { responseFormat: 'json_schema' } },
+			description:
+				'What the answer must be: text, JSON, or JSON that validates against a JSON Schema (the schema shows when JSON Schema is picked)',
+			displayOptions: { show: V11 },
+			options: [
+				{
+					displayName: 'Format',
+					name: 'values',
+					values: [
+						{ ...fields.responseFormat, displayName: 'Type' },
+						fields.jsonSchema,
+						fields.schemaName,
+						fields.strictSchema,
+					],
+				},
+			],
+		},
+		v1,
+	};
+}
+
+/** What the Response Format options say: the format, and with JSON Schema the schema (refused before any request when unusable). */
+export interface ResponseFormatChoice {
+	type: 'text' | 'json_object' | 'json_schema';
+	schema?: JsonSchemaFormat;
+}
+
+/**
+ * Reads the Response Format of a node's options: version 1.1's Response Format option (`format.values`), else version
+ * 1's four options (a workflow saved before 1.1). A field n8n left out because it holds its default reads as that default.
+ */
+export function readResponseFormat(options: Record<string, unknown>): ResponseFormatChoice {
+	const inner = (options.format as { values?: Record<string, unknown> } | undefined)?.values;
+	const o = inner ?? options;
+	const raw = o.responseFormat ?? 'text';
+	const type = raw === 'json_object' || raw === 'json_schema' ? raw : 'text';
+	if (type !== 'json_schema') return { type };
+	const schema = o.jsonSchema ?? (inner ? EXAMPLE_SCHEMA : '');
+	return {
+		type,
+		schema: readJsonSchemaFormat('JSON Schema', schema, o.schemaName, o.strictSchema),
+	};
+}
+
+/** The tool n8n's AI Agent offers the model when a Structured Output Parser is attached: its parameters are the parser's schema. */
+export const PARSER_TOOL = 'format_final_json_response';
+
+/**
+ * Whether a text answer fits the Structured Output Parser's schema the way n8n's agent reads a text answer: the JSON
+ * value is the parser's `output` (the agent wraps it), or an object that holds `output` itself. Lenient on purpose:
+ * what fails here also fails in the agent, with n8n's words "Model output doesn't fit required format".
+ */
+export function checkAgainstParser(text: string, toolSchema: unknown): SchemaCheck {
+	if (!toolSchema || typeof toolSchema !== 'object') return { ok: true, value: undefined };
+	const whole = toolSchema as Record<string, unknown>;
+	const output = (whole.properties as Record<string, unknown> | undefined)?.output;
+	// the output's schema keeps the definitions its references may point to
+	const shared = Object.fromEntries(
+		['$schema', '$defs', 'definitions'].filter((k) => k in whole).map((k) => [k, whole[k]]),
+	);
+	const asOutput =
+		output && typeof output === 'object'
+			? checkAgainstSchema(text, { ...shared, ...(output as Record<string, unknown>) })
+			: undefined;
+	if (asOutput?.ok) return asOutput;
+	const asWhole = checkAgainstSchema(text, whole);
+	return asWhole.ok || !asOutput ? asWhole : asOutput;
+}
+
+/** What the Chat Model says when its answer cannot fit the agent's Structured Output Parser and it has no schema of its own. */
+export function parserMismatch(errors: string[]): { message: string; description: string } {
+	return {
+		message: `the AI Agent has a Structured Output Parser, and the model answered text that does not fit its schema: ${errors.join('; ')}`,
+		description:
+			"Give the GenGateway Chat Model the parser's schema: Options → Response Format → JSON Schema, and paste the Structured Output Parser's JSON schema there. The request then asks the gateway for that schema (response_format) and the answer is checked, with one repair request at most. This answer was sent once and may be billed; no further request was made.",
 	};
 }
 
