@@ -12,14 +12,12 @@ import { sendPaid, SpentError } from '../../shared/runners/send';
 import { exchangeText } from '../../shared/text/exchange';
 import { ImagePartError } from '../../shared/text/imageParts';
 import {
-	chatResponseFormat,
 	checkAgainstParser,
 	checkAgainstSchema,
 	parserMismatch,
 	PARSER_TOOL,
 	repairFailure,
 	repairPrompt,
-	responsesTextFormat,
 	type JsonSchemaFormat,
 } from '../../shared/text/jsonSchema';
 import type { GatewayTransport } from '../../shared/transport';
@@ -33,11 +31,12 @@ import {
 } from './errors';
 import { accountTurn, priceTurn } from './money';
 import { ReasoningStore } from './reasoning';
+import { requestBody } from './request';
 import { resultOf, type ResultContext, type TurnSummary } from './result';
 import type { ChatModelConfig, GenerateResult, Message, MessageContent, StreamChunk } from './sdk';
 import { TurnSupply } from './supply';
 import { turnOf, type Turn } from './turn';
-import { chatTools, responsesTools, toChatMessages, toResponsesInput, type WireTool } from './wire';
+import type { WireTool } from './wire';
 
 export { GatewayModelError, TurnSupply, type TurnSummary };
 
@@ -115,43 +114,12 @@ export class GatewayChatCore {
 		};
 	}
 
-	/** The request body; the model ID exactly as given. */
+	/** The request body; the model ID exactly as given (./request.ts). */
 	body(messages: Message[], config: ChatModelConfig = {}, stream = this.opts.streaming): Json {
-		const o = this.opts;
-		const temperature = config.temperature ?? o.temperature;
-		const topP = config.topP ?? o.topP;
-		const maxTokens = config.maxTokens ?? o.maxTokens;
-		const refused = this.supply.refused;
-		if (o.useResponsesApi) {
-			const b: Json = {
-				model: o.model,
-				input: toResponsesInput(messages, this.containsSecret),
-				stream,
-			};
-			if (this.tools.length) b.tools = responsesTools(this.tools);
-			if (temperature !== undefined && !refused.has('temperature')) b.temperature = temperature;
-			if (topP !== undefined && !refused.has('top_p')) b.top_p = topP;
-			if (maxTokens !== undefined) b.max_output_tokens = maxTokens;
-			if (o.responseFormat === 'json_object') b.text = { format: { type: 'json_object' } };
-			if (o.responseFormat === 'json_schema' && o.jsonSchema)
-				b.text = responsesTextFormat(o.jsonSchema);
-			return b;
-		}
-		const b: Json = {
-			model: o.model,
-			messages: toChatMessages(messages, this.containsSecret, this.reasoning),
-			stream,
-		};
-		if (stream && !refused.has('stream_options')) b.stream_options = { include_usage: true };
-		if (this.tools.length) b.tools = chatTools(this.tools);
-		if (temperature !== undefined && !refused.has('temperature')) b.temperature = temperature;
-		if (topP !== undefined && !refused.has('top_p')) b.top_p = topP;
-		if (maxTokens !== undefined) b.max_tokens = maxTokens;
-		if (config.stopSequences?.length) b.stop = config.stopSequences;
-		if (o.responseFormat === 'json_object') b.response_format = { type: 'json_object' };
-		if (o.responseFormat === 'json_schema' && o.jsonSchema)
-			b.response_format = chatResponseFormat(o.jsonSchema);
-		return b;
+		return requestBody(this.opts, this.tools, this.supply.refused, messages, config, stream, {
+			containsSecret: this.containsSecret,
+			reasoning: this.reasoning,
+		});
 	}
 
 	async generate(messages: Message[], config?: ChatModelConfig): Promise<GenerateResult> {
