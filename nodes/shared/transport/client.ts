@@ -4,6 +4,7 @@
  * redaction of the key where a byte of the gateway enters: JSON bodies are decoded in the charset they declare,
  * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
@@ -337,7 +338,15 @@ export class GatewayClient {
 			);
 		}
 		const { bytes } = await readCapped(res.body, cap, what, !ok);
-		const contentType = header(res.headers, 'content-type');
+		return this.parseBody(bytes, header(res.headers, 'content-type'));
+	}
+
+	/**
+	 * The one reader of a whole JSON body, whatever path it came by (a plain answer, a whole answer to a streamed
+	 * request): decoded in the charset its Content-Type declares (decodeText), redacted, parsed, its parsed value
+	 * redacted again; a body that does not parse in its declared charset is tried once more as UTF-8.
+	 */
+	parseBody(bytes: Buffer, contentType: string | undefined): ReadJson {
 		const text = this.redact(this.decodeText(bytes, contentType));
 		if (text.trim() === '') return { json: undefined, text, parsed: false };
 		let json: unknown;
@@ -360,14 +369,16 @@ export class GatewayClient {
 
 	/**
 	 * A text body in the charset its Content-Type declares. A body that declares anything but UTF-8 is also read byte
-	 * for byte (Latin-1): when the key shows there but not in the declared reading (a UTF-8 body labelled UTF-16, UTF-16
-	 * at an odd offset), the declared reading would hide it from redaction, so the byte-for-byte one is used.
+	 * for byte: when the key shows there but not in the declared reading (a UTF-8 body labelled UTF-16, UTF-16 at an
+	 * odd offset), the declared reading would hide it from redaction, so the bytes are read as UTF-8 when they are
+	 * valid UTF-8 (the key, ASCII, shows the same in both) and as Latin-1 otherwise.
 	 */
 	decodeText(bytes: Buffer, contentType: string | undefined): string {
 		const { text, encoding } = decodeBody(bytes, contentType);
 		if (encoding === 'utf-8' || !this.redactor.active) return text;
 		const raw = bytes.toString('latin1');
-		return !this.redactor.contains(text) && this.redactor.contains(raw) ? raw : text;
+		if (this.redactor.contains(text) || !this.redactor.contains(raw)) return text;
+		return isUtf8(bytes) ? bytes.toString('utf8') : raw;
 	}
 
 	httpError(
