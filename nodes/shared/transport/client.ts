@@ -4,15 +4,14 @@
  * redaction of the key where a byte of the gateway enters: JSON bodies are decoded in the charset they declare,
  * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
  */
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
 import { BodyError, discard, mib, readCapped } from './body';
-import { decodeBody } from './charset';
 import { cancelledError, sleep } from './clock';
+import { parseJsonBody, type ReadJson } from './jsonBody';
 import { redactorFor, type Redactor } from './redact';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './retry';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
@@ -73,12 +72,7 @@ export interface StreamResponse {
 	range?: { start: number; end: number; total?: number };
 }
 
-/** A JSON answer read whole: its text decoded in its charset and redacted, its value parsed from that text and redacted again. */
-export interface ReadJson {
-	json: unknown;
-	text: string;
-	parsed: boolean;
-}
+export type { ReadJson } from './jsonBody';
 
 /** How long one exchange of `send` may take. */
 export interface SendBounds {
@@ -341,44 +335,9 @@ export class GatewayClient {
 		return this.parseBody(bytes, header(res.headers, 'content-type'));
 	}
 
-	/**
-	 * The one reader of a whole JSON body, whatever path it came by (a plain answer, a whole answer to a streamed
-	 * request): decoded in the charset its Content-Type declares (decodeText), redacted, parsed, its parsed value
-	 * redacted again; a body that does not parse in its declared charset is tried once more as UTF-8.
-	 */
+	/** The one reader of a whole JSON body, whatever path it came by: see ./jsonBody.ts. */
 	parseBody(bytes: Buffer, contentType: string | undefined): ReadJson {
-		const text = this.redact(this.decodeText(bytes, contentType));
-		if (text.trim() === '') return { json: undefined, text, parsed: false };
-		let json: unknown;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			// a JSON body labelled with another charset than it was written in (UTF-8 labelled UTF-16): a paid answer's
-			// task ID must not be lost to a wrong label, so UTF-8 is tried once more (redacted the same way)
-			const utf8 = decodeBody(bytes, undefined).text;
-			if (utf8 === text || !looksLikeJson(utf8)) return { json: undefined, text, parsed: false };
-			const again = this.redact(utf8);
-			try {
-				return { json: this.redactor.parsed(again, JSON.parse(again)), text: again, parsed: true };
-			} catch {
-				return { json: undefined, text, parsed: false };
-			}
-		}
-		return { json: this.redactor.parsed(text, json), text, parsed: true };
-	}
-
-	/**
-	 * A text body in the charset its Content-Type declares. A body that declares anything but UTF-8 is also read byte
-	 * for byte: when the key shows there but not in the declared reading (a UTF-8 body labelled UTF-16, UTF-16 at an
-	 * odd offset), the declared reading would hide it from redaction, so the bytes are read as UTF-8 when they are
-	 * valid UTF-8 (the key, ASCII, shows the same in both) and as Latin-1 otherwise.
-	 */
-	decodeText(bytes: Buffer, contentType: string | undefined): string {
-		const { text, encoding } = decodeBody(bytes, contentType);
-		if (encoding === 'utf-8' || !this.redactor.active) return text;
-		const raw = bytes.toString('latin1');
-		if (this.redactor.contains(text) || !this.redactor.contains(raw)) return text;
-		return isUtf8(bytes) ? bytes.toString('utf8') : raw;
+		return parseJsonBody(this.redactor, bytes, contentType);
 	}
 
 	httpError(
@@ -404,8 +363,6 @@ export class GatewayClient {
 		);
 	}
 }
-
-const looksLikeJson = (s: string) => /^\s*[[{]/.test(s);
 
 function pathOf(url: string): string {
 	try {
