@@ -1,6 +1,7 @@
 /**
  * A paid POST whose answer is read as a stream (SSE): sent once through the same `send` and spend marks as every paid
- * request (submit.ts), judged by the same outcome rules; a 2xx body is handed on bounded and redacted chunk by chunk.
+ * request (submit.ts), judged by the same outcome rules; a 2xx event stream is handed on bounded and redacted chunk by chunk, any other 2xx
+ * answer read whole as a plain request's answer is read.
  */
 import { Readable } from 'node:stream';
 import { GuardedBody, readCapped, type GuardOptions } from './body';
@@ -33,7 +34,8 @@ export interface PostStreamOptions {
  * Same outcome rules as submit. `idleTimeoutMs` (default `timeouts.streamIdle`) is the longest gap between two body
  * chunks, `maxDurationMs` (default `timeouts.streamTotal`) the longest the whole answer may take, `maxBytes` (default
  * `limits.streamBytes`) its size. The body handed out is redacted UTF-8 text (decoded in the charset the answer
- * declares, a byte order mark deciding): a key split across chunks is caught too.
+ * declares, a byte order mark deciding): a key split across chunks is caught too. An answer not labelled
+ * `text/event-stream` is read whole, within the same bounds, by the one reader of JSON answers (`whole`).
  */
 export async function postStream(
 	client: GatewayClient,
