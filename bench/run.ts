@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KNOBS, benchPaidItems } from './paid-items';
 import { benchFloods, benchIndices, benchRedaction } from './hostile';
+import { benchImages } from './images';
 import { benchMemory } from './memory-n8n';
 import { benchPolling, benchRetryAfter } from './polling';
 import { benchSse } from './sse';
@@ -145,6 +146,30 @@ async function main() {
 			`Redaction time 64 MB / 8 MB = ${f(red.growth, 1)} (linear ≈ 8; a quadratic search ≈ 64).`,
 			'',
 			`Redaction time of a backslash run, 1 MB / 0.25 MB = ${f(red.runGrowth, 1)} (linear ≈ 4; quadratic ≈ 16).`,
+			'',
+		);
+		show();
+	}
+	if (want('images')) {
+		const ns = (process.env.BENCH_IMAGE_ITEMS ?? '4,12,24').split(',').map(Number);
+		process.stdout.write(
+			`P6 N items × 12 MiB images through the Chat node (N = ${ns.join(', ')}) …\n`,
+		);
+		const rows = await benchImages(ns);
+		lines.push(
+			`## P6 memory per item in flight: N items × a 12 MiB image through the Chat node`,
+			'',
+			"Held = heap + Buffers after a full garbage collection, sampled in-process when each request reaches a loopback gateway, minus the same just before the Chat node ran (the images in n8n's filesystem binary store). Growth independent of N: the batch's images are not held at once (issue 42 measured +361 to +371 MiB for 24 items before).",
+			'',
+			'| N | requests | held at the first request | most held at any request |',
+			'|---:|---:|---:|---:|',
+		);
+		for (const r of rows)
+			lines.push(`| ${r.n} | ${r.requests} | ${f(r.firstMiB, 0)} MiB | ${f(r.maxMiB, 0)} MiB |`);
+		const [lo, hi] = [rows[0], rows[rows.length - 1]];
+		lines.push(
+			'',
+			`Most held at N = ${hi.n} / at N = ${lo.n}: ${f(hi.maxMiB / lo.maxMiB)} (independent of N ≈ 1; held per batch ≈ ${f(hi.n / lo.n, 0)}). \`BENCH_IMAGE_ITEMS=2,4 npm run bench -- images\` runs it alone.`,
 			'',
 		);
 		show();

@@ -5,7 +5,7 @@ import { transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
-import { itemImages, withChatImages } from '../../shared/text/images';
+import { withChatImages, withItemImages } from '../../shared/text/images';
 import { chatResponseFormat, readResponseFormat } from '../../shared/text/jsonSchema';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow } from '../../shared/validate';
@@ -30,20 +30,23 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 				: type === 'json_object'
 					? { response_format: { type: 'json_object' } }
 					: {};
-			const own = {
-				model,
-				messages: withChatImages(
-					messages,
-					await itemImages(ctx, i, (t) => transport.redact(t) !== t),
-				),
-				stream: ctx.getNodeParameter('stream', i, false),
-				...format,
-			};
-			const body = mergeExtra(own, extraBody, 'Extra Body Fields', [
-				...RESERVED_FIELDS.chat,
-				...Object.keys(format),
-			]);
-			return { body: parseOrThrow(chatBodySchema, body), model, schema };
+			const own = { model, stream: ctx.getNodeParameter('stream', i, false), ...format };
+			const sendable = await withItemImages(
+				ctx,
+				i,
+				(t) => transport.redact(t) !== t,
+				(images) =>
+					parseOrThrow(
+						chatBodySchema,
+						mergeExtra(
+							{ ...own, messages: withChatImages(messages, images) },
+							extraBody,
+							'Extra Body Fields',
+							[...RESERVED_FIELDS.chat, ...Object.keys(format)],
+						),
+					),
+			);
+			return { ...sendable, model, schema };
 		}),
 		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },
 	);

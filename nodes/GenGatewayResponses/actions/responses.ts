@@ -4,7 +4,7 @@ import { runPaidItems } from '../../shared/runners/paid';
 import { transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
-import { itemImages, withResponsesImages } from '../../shared/text/images';
+import { withItemImages, withResponsesImages } from '../../shared/text/images';
 import { readModel } from '../../shared/ui';
 import { parseOrThrow } from '../../shared/validate';
 
@@ -16,17 +16,24 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 		transport,
 		textOperation(ctx, transport, 'responses', async (i, extraBody) => {
 			const model = readModel(ctx, i);
-			const input = withResponsesImages(
-				ctx.getNodeParameter('input', i, ''),
-				await itemImages(ctx, i, (t) => transport.redact(t) !== t),
+			const input = ctx.getNodeParameter('input', i, '');
+			const stream = ctx.getNodeParameter('stream', i, false);
+			const sendable = await withItemImages(
+				ctx,
+				i,
+				(t) => transport.redact(t) !== t,
+				(images) =>
+					parseOrThrow(
+						responsesBodySchema,
+						mergeExtra(
+							{ model, input: withResponsesImages(input, images), stream },
+							extraBody,
+							'Extra Body Fields',
+							RESERVED_FIELDS.responses,
+						),
+					),
 			);
-			const body = mergeExtra(
-				{ model, input, stream: ctx.getNodeParameter('stream', i, false) },
-				extraBody,
-				'Extra Body Fields',
-				RESERVED_FIELDS.responses,
-			);
-			return { body: parseOrThrow(responsesBodySchema, body), model };
+			return { ...sendable, model };
 		}),
 		{ maxConcurrency: 1, refusalWindowMs: transport.timeouts.submit },
 	);

@@ -114,16 +114,15 @@ function propName(base: string, k: number): string {
 }
 
 /**
- * The task an item names, as a wait knows it: items naming the same task on the same origin share one wait (one
- * query per interval) and, when they ask for the same output, one download.
+ * The task an item names, as a wait knows it: its origin and its ID, whatever else the item says (a full Image Submit
+ * item, the gateway's task object, a bare task ID of unknown kind). Items naming the same task on the same origin share
+ * one wait (one query per interval) and, when they ask for the same output, one download.
  */
 export function taskKey(
 	job: WaitJob,
 	opts?: Pick<EmitOptions, 'binaryProperty' | 'download'>,
 ): string {
-	const kind = job.videoFallback ? 'image-or-video' : job.kind;
 	return JSON.stringify([
-		kind,
 		job.origin,
 		job.taskId,
 		opts?.binaryProperty ?? null,

@@ -9,7 +9,6 @@
  */
 import { Readable } from 'node:stream';
 import type { GatewayTransport } from '../transport';
-import { alarm, type Alarm } from '../transport/clock';
 import {
 	ChatStreamAccumulator,
 	ChatStreamParser,
@@ -81,28 +80,11 @@ export async function exchangeText(
 	});
 	if ('kind' in res)
 		return { uncertain: res.reason, status: res.status, body: res.body, streamed: true };
-	if (/^\s*text\/event-stream/i.test(res.contentType))
-		return readStream(kind, res.body, o, transport);
+	if (!res.whole) return readStream(kind, res.body, o, transport);
 
-	// not labelled an event stream: a whole JSON answer (the gateway ignored `stream: true`), or a relabelled stream
-	let text: string;
-	try {
-		text = await readAll(res.body, o.idleMs, transport.signal);
-	} catch (err) {
-		if (transport.signal?.aborted) throw err;
-		// the gateway answered 2xx and the body broke off: it ran, so this is not a definite failure
-		return {
-			uncertain: `HTTP ${res.status} answer (${res.contentType || 'no content type'}) broke off while reading: ${(err as Error).message}`,
-			streamed: false,
-		};
-	}
-	let json: unknown;
-	try {
-		// the text is redacted; what parsing decodes (JSON escapes) is redacted again
-		json = transport.redactor.parsed(text, JSON.parse(text));
-	} catch {
-		json = undefined;
-	}
+	// not labelled an event stream, read whole as the plain path reads it: a whole JSON answer (the gateway ignored
+	// `stream: true`), or a relabelled stream
+	const { json, text } = res.whole;
 	if (json === undefined && /^\s*(data|event|id):|^\s*:/.test(text))
 		return readStream(kind, Readable.from([text]), o, transport);
 	if (!json || typeof json !== 'object' || Array.isArray(json)) {
@@ -193,49 +175,6 @@ class ObjectArgsAccumulator extends ChatStreamAccumulator {
 	indexAt(i: number): number | undefined {
 		return [...this.indices].sort((a, b) => a - b)[i];
 	}
-}
-
-/** Reads a whole (small) body as UTF-8 with the idle timeout and the cancel signal. */
-function readAll(body: Readable, idleMs: number, signal?: AbortSignal): Promise<string> {
-	return new Promise((resolve, reject) => {
-		const decoder = new TextDecoder('utf-8');
-		let text = '';
-		let timer: Alarm | undefined;
-		let done = false;
-		const finish = (err?: Error) => {
-			if (done) return;
-			done = true;
-			timer?.stop();
-			signal?.removeEventListener('abort', onAbort);
-			if (err) {
-				body.destroy();
-				reject(err);
-			} else resolve(text);
-		};
-		const arm = () => {
-			if (timer) timer.reset();
-			else
-				timer = alarm(idleMs, () =>
-					finish(new StreamError(`no data arrived for ${idleMs} ms`, 'idle')),
-				);
-		};
-		const onAbort = () => finish(new StreamError('the execution was cancelled', 'cancelled'));
-		if (signal?.aborted) return onAbort();
-		signal?.addEventListener('abort', onAbort, { once: true });
-		arm();
-		body.on('data', (c: Buffer | string) => {
-			arm();
-			text += typeof c === 'string' ? c : decoder.decode(c, { stream: true });
-		});
-		body.on('end', () => {
-			text += decoder.decode();
-			finish();
-		});
-		body.on('error', (e: Error) => finish(e));
-		body.on('close', () =>
-			finish(new StreamError('the connection closed before the answer ended', 'incomplete')),
-		);
-	});
 }
 
 function describe(text: string): string {

@@ -53,12 +53,38 @@ const names = (v: unknown): string[] =>
 			? v.filter((s): s is string => typeof s === 'string' && !!s.trim()).map((s) => s.trim())
 			: [];
 
+type Body = Record<string, unknown>;
+
+/**
+ * Item `i`'s request body with its images: checked now with them — every rule, before any request of the batch — and
+ * their bytes then dropped; `body()` reads the images again (and checks them again) when the item's request is built,
+ * as Image Submit reads its references. A batch so holds the images of the item in flight only (Chat and Responses
+ * send one item at a time), never every item's. `asSent` makes the checked body with the images added.
+ */
+export async function withItemImages(
+	ctx: IExecuteFunctions,
+	i: number,
+	containsSecret: ContainsSecret,
+	asSent: (images: WireImage[]) => Body,
+): Promise<{ body(): Promise<Body> }> {
+	const first = await itemImages(ctx, i, containsSecret);
+	if (!first.length) return ready(asSent(first));
+	// checked with its images, then dropped (no closure here holds the first reading or its body)
+	asSent(first);
+	return { body: async () => asSent(await itemImages(ctx, i, containsSecret)) };
+}
+
+/** A body without images, kept as checked. */
+function ready(body: Body): { body(): Promise<Body> } {
+	return { body: async () => body };
+}
+
 /**
  * The images item `i` asks for, in order (binary properties first), bounded; refused before any request when one
  * breaks a rule: each binary and each Data URL through the one image check (type by its bytes, size), each address
  * through the one media-address rule (`containsSecret`: the credential's key in any form). One address per line.
  */
-export async function itemImages(
+async function itemImages(
 	ctx: IExecuteFunctions,
 	i: number,
 	containsSecret: ContainsSecret,

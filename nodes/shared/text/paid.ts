@@ -20,11 +20,18 @@ import {
 } from './jsonSchema';
 import type { LedgerEntry } from '../runners/ledger';
 
-export interface PreparedText {
-	body: Record<string, unknown>;
+type Body = Record<string, unknown>;
+
+/** What an item's build hands the text operation (everything checked already). */
+export interface BuiltText {
 	model: string;
 	/** Response Format JSON Schema: the answer is checked, and gets one repair request when it does not validate */
 	schema?: JsonSchemaFormat;
+	/** the request body as sent: the item's images are read (and checked) again now (./images.ts withItemImages) */
+	body(): Promise<Body>;
+}
+
+export interface PreparedText extends BuiltText {
 	simplify: boolean;
 	idleMs: number;
 	maxDurationMs: number;
@@ -35,20 +42,14 @@ export function textOperation(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
 	kind: TextKind,
-	build: (
-		i: number,
-		extraBody: unknown,
-	) => Promise<{ body: Record<string, unknown>; model: string; schema?: JsonSchemaFormat }>,
+	build: (i: number, extraBody: unknown) => Promise<BuiltText>,
 ): PaidOperation<PreparedText, TextOutcome> {
 	const endpoint = `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`;
 	return {
 		prepare: async (i) => {
 			const options = readTextOptions(ctx, i);
-			const { body, model, schema } = await build(i, options.extraBody);
 			return {
-				body,
-				model,
-				schema,
+				...(await build(i, options.extraBody)),
 				simplify: options.simplify,
 				idleMs: options.idleMs,
 				maxDurationMs: options.maxDurationMs,
@@ -64,9 +65,10 @@ export function textOperation(
 			outcome.uncertain === undefined ? tokenCountOf(outcome.usage) : undefined,
 		send: async (p, i) => {
 			const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs };
-			if (!p.schema) return sendText(ctx, transport, kind, p.body, i, opts);
+			const body = await p.body();
+			if (!p.schema) return sendText(ctx, transport, kind, body, i, opts);
 			// the answer is checked before anything of it reaches n8n's chat
-			const first = await sendText(ctx, transport, kind, p.body, i, { ...opts, forward: false });
+			const first = await sendText(ctx, transport, kind, body, i, { ...opts, forward: false });
 			if (first.uncertain !== undefined || first.failed || first.toolCalls?.length) return first;
 			const check = checkAgainstSchema(first.text, p.schema.schema);
 			return check.ok
@@ -79,14 +81,18 @@ export function textOperation(
 			const schema = p.schema;
 			const errors = first.schemaErrors;
 			if (!schema || !errors) return undefined;
-			const messages = [
-				...((p.body.messages as unknown[]) ?? []),
-				{ role: 'assistant', content: first.text },
-				{ role: 'user', content: repairPrompt(errors) },
-			];
 			const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs, forward: false };
 			return {
-				send: () => sendText(ctx, transport, kind, { ...p.body, messages }, i, opts),
+				// the conversation as first sent (its images read again), the answer, and what to repair
+				send: async () => {
+					const body = await p.body();
+					const messages = [
+						...((body.messages as unknown[]) ?? []),
+						{ role: 'assistant', content: first.text },
+						{ role: 'user', content: repairPrompt(errors) },
+					];
+					return sendText(ctx, transport, kind, { ...body, messages }, i, opts);
+				},
 				join: (second) =>
 					joinRepair(ctx, i, schema, { ...first, schemaErrors: undefined }, errors, second),
 			};

@@ -10,8 +10,8 @@ import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
 import { BodyError, discard, mib, readCapped } from './body';
-import { decodeBody } from './charset';
 import { cancelledError, sleep } from './clock';
+import { parseJsonBody, type ReadJson } from './jsonBody';
 import { redactorFor, type Redactor } from './redact';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './retry';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
@@ -72,12 +72,7 @@ export interface StreamResponse {
 	range?: { start: number; end: number; total?: number };
 }
 
-/** A JSON answer read whole: its text decoded in its charset and redacted, its value parsed from that text and redacted again. */
-export interface ReadJson {
-	json: unknown;
-	text: string;
-	parsed: boolean;
-}
+export type { ReadJson } from './jsonBody';
 
 /** How long one exchange of `send` may take. */
 export interface SendBounds {
@@ -337,37 +332,12 @@ export class GatewayClient {
 			);
 		}
 		const { bytes } = await readCapped(res.body, cap, what, !ok);
-		const contentType = header(res.headers, 'content-type');
-		const text = this.redact(this.decodeText(bytes, contentType));
-		if (text.trim() === '') return { json: undefined, text, parsed: false };
-		let json: unknown;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			// a JSON body labelled with another charset than it was written in (UTF-8 labelled UTF-16): a paid answer's
-			// task ID must not be lost to a wrong label, so UTF-8 is tried once more (redacted the same way)
-			const utf8 = decodeBody(bytes, undefined).text;
-			if (utf8 === text || !looksLikeJson(utf8)) return { json: undefined, text, parsed: false };
-			const again = this.redact(utf8);
-			try {
-				return { json: this.redactor.parsed(again, JSON.parse(again)), text: again, parsed: true };
-			} catch {
-				return { json: undefined, text, parsed: false };
-			}
-		}
-		return { json: this.redactor.parsed(text, json), text, parsed: true };
+		return this.parseBody(bytes, header(res.headers, 'content-type'));
 	}
 
-	/**
-	 * A text body in the charset its Content-Type declares. A body that declares anything but UTF-8 is also read byte
-	 * for byte (Latin-1): when the key shows there but not in the declared reading (a UTF-8 body labelled UTF-16, UTF-16
-	 * at an odd offset), the declared reading would hide it from redaction, so the byte-for-byte one is used.
-	 */
-	decodeText(bytes: Buffer, contentType: string | undefined): string {
-		const { text, encoding } = decodeBody(bytes, contentType);
-		if (encoding === 'utf-8' || !this.redactor.active) return text;
-		const raw = bytes.toString('latin1');
-		return !this.redactor.contains(text) && this.redactor.contains(raw) ? raw : text;
+	/** The one reader of a whole JSON body, whatever path it came by: see ./jsonBody.ts. */
+	parseBody(bytes: Buffer, contentType: string | undefined): ReadJson {
+		return parseJsonBody(this.redactor, bytes, contentType);
 	}
 
 	httpError(
@@ -393,8 +363,6 @@ export class GatewayClient {
 		);
 	}
 }
-
-const looksLikeJson = (s: string) => /^\s*[[{]/.test(s);
 
 function pathOf(url: string): string {
 	try {

@@ -15,7 +15,7 @@ import type { FormData as UndiciFormData } from 'undici';
 import { GatewayClient, type JsonResponse, type StreamResponse } from './client';
 import { download, type DownloadOptions } from './resultGet';
 import { getJson, type GetJsonOptions } from './get';
-import { postStream, type PostStreamOptions } from './stream';
+import { postStream, type PostStreamOptions, type StreamAnswer } from './stream';
 import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from './submit';
 
 export { DEFAULT_LIMITS, getDispatcher, setDispatcher } from './client';
@@ -50,7 +50,7 @@ export class GatewayTransport extends GatewayClient {
 		target: string,
 		json: unknown,
 		opts: PostStreamOptions = {},
-	): Promise<StreamResponse | Uncertain> {
+	): Promise<StreamAnswer | Uncertain> {
 		return postStream(this, target, json, opts);
 	}
 

@@ -1,12 +1,25 @@
 /**
  * A paid POST whose answer is read as a stream (SSE): sent once through the same `send` and spend marks as every paid
- * request (submit.ts), judged by the same outcome rules; a 2xx body is handed on bounded and redacted chunk by chunk.
+ * request (submit.ts), judged by the same outcome rules; a 2xx event stream is handed on bounded and redacted chunk by chunk, any other 2xx
+ * answer read whole as a plain request's answer is read.
  */
-import { GuardedBody } from './body';
+import { Readable } from 'node:stream';
+import { GuardedBody, readCapped, type GuardOptions } from './body';
 import { charsetOf } from './charset';
-import { header, type GatewayClient, type OriginKind, type StreamResponse } from './client';
+import {
+	header,
+	type GatewayClient,
+	type OriginKind,
+	type ReadJson,
+	type StreamResponse,
+} from './client';
 import { dispatchPaid, judgeRefusal, type Uncertain } from './submit';
 import type { TimeoutKind } from './timeouts';
+
+/** A 2xx answer to a streamed request. `whole`: it is not labelled an event stream, and was read whole as the plain path reads a JSON answer (`body` is then its text). */
+export type StreamAnswer = StreamResponse & { whole?: ReadJson };
+
+const EVENT_STREAM = /^\s*text\/event-stream/i;
 
 export interface PostStreamOptions {
 	origin?: OriginKind;
@@ -21,14 +34,15 @@ export interface PostStreamOptions {
  * Same outcome rules as submit. `idleTimeoutMs` (default `timeouts.streamIdle`) is the longest gap between two body
  * chunks, `maxDurationMs` (default `timeouts.streamTotal`) the longest the whole answer may take, `maxBytes` (default
  * `limits.streamBytes`) its size. The body handed out is redacted UTF-8 text (decoded in the charset the answer
- * declares, a byte order mark deciding): a key split across chunks is caught too.
+ * declares, a byte order mark deciding): a key split across chunks is caught too. An answer not labelled
+ * `text/event-stream` is read whole, within the same bounds, by the one reader of JSON answers (`whole`).
  */
 export async function postStream(
 	client: GatewayClient,
 	target: string,
 	json: unknown,
 	opts: PostStreamOptions = {},
-): Promise<StreamResponse | Uncertain> {
+): Promise<StreamAnswer | Uncertain> {
 	const url = client.resolve(target, opts.origin);
 	const timeoutMs = client.timeouts[opts.timeout ?? 'text'];
 	const idleMs =
@@ -56,27 +70,22 @@ export async function postStream(
 	if (res.statusCode >= 200 && res.statusCode < 300) {
 		const answerHeaders = client.redactHeaders(res.headers);
 		const declared = header(answerHeaders, 'content-type') ?? '';
-		const charset = charsetOf(declared);
-		// the body handed out is UTF-8, whatever charset the gateway declared (and decoded in)
-		const contentType =
-			charset && charset !== 'utf-8'
-				? declared.replace(/(;\s*charset\s*=\s*)("?)[^";\s]+\2/i, '$1utf-8')
-				: declared;
-		const body = new GuardedBody(res.body, {
+		const guard = {
 			what: `POST ${client.path(url)}`,
 			deadline,
 			idleMs,
 			maxBytes: opts.maxBytes ?? client.limits.streamBytes,
 			signal: client.signal,
+		};
+		const answer = { status: res.statusCode, headers: answerHeaders, url: client.redact(url) };
+		if (!EVENT_STREAM.test(declared)) return readWhole(client, res.body, declared, guard, answer);
+		const charset = charsetOf(declared);
+		// the body handed out is UTF-8, whatever charset the gateway declared (and decoded in)
+		const body = new GuardedBody(res.body, {
+			...guard,
 			map: client.redactor.chunks({ charset }).asBytes(),
 		});
-		return {
-			status: res.statusCode,
-			headers: answerHeaders,
-			contentType,
-			body,
-			url: client.redact(url),
-		};
+		return { ...answer, contentType: utf8Label(declared, charset), body };
 	}
 	const parsed = await client
 		.readJson(res, 'POST', url)
@@ -84,4 +93,41 @@ export async function postStream(
 	return judgeRefusal(client, res.statusCode, parsed.json, parsed.text, url, res.headers, {
 		noTaskId: false,
 	});
+}
+
+/**
+ * An answer not labelled an event stream (a gateway that ignored `stream: true`, or a proxy that relabelled the
+ * stream), read whole within the stream's bounds and by the one reader of whole bodies (`parseBody`: its declared
+ * charset, a byte order mark, a UTF-8 body under a wrong label). A body that breaks off is an uncertain outcome: the
+ * gateway answered 2xx, so it ran. A cancellation is thrown.
+ */
+async function readWhole(
+	client: GatewayClient,
+	source: Readable,
+	declared: string,
+	guard: GuardOptions,
+	answer: { status: number; headers: StreamResponse['headers']; url: string },
+): Promise<StreamAnswer | Uncertain> {
+	let bytes: Buffer;
+	try {
+		bytes = (await readCapped(new GuardedBody(source, guard), guard.maxBytes!, guard.what)).bytes;
+	} catch (err) {
+		client.throwIfCancelled();
+		return {
+			kind: 'uncertain',
+			reason: `HTTP ${answer.status} answer (${declared || 'no content type'}) broke off while reading: ${(err as Error).message}`,
+			status: answer.status,
+			url: answer.url,
+		};
+	}
+	const whole = client.parseBody(bytes, declared);
+	const contentType = utf8Label(declared, charsetOf(declared));
+	return { ...answer, contentType, body: Readable.from([whole.text]), whole };
+}
+
+/** The label of a body handed out as UTF-8 text, whatever charset the gateway declared (and it was decoded in). */
+function utf8Label(declared: string, charset: string | undefined): string {
+	return charset && charset !== 'utf-8'
+		? declared.replace(/(;\s*charset\s*=\s*)("?)[^";\s]+\2/i, '$1utf-8')
+		: declared;
 }
