@@ -13,7 +13,7 @@ import { fieldSet } from '../../shared/rules/rule';
 import { readModel } from '../../shared/models';
 import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
 import { parseOrThrow, readFields } from '../../shared/validate';
-import { imageRequestSchema } from '../../shared/images/rules';
+import { imageRequestSchema } from './rules';
 import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './request';
 
 export interface ImageSubmitOptions {
