@@ -1,40 +1,8 @@
-import { imageSize } from 'image-size';
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { refuse } from './validate';
-import { checkImageBytes, type ImageKind } from './rules/image';
+import { checkImageBytes, type ImageInfo, type ImageKind } from './rules/image';
 
 export const MAX_REFERENCE_IMAGE_BYTES = 25 * 1024 * 1024;
-
-const IMAGE_MIME: Record<string, { mime: string; ext: string }> = {
-	png: { mime: 'image/png', ext: 'png' },
-	jpg: { mime: 'image/jpeg', ext: 'jpg' },
-	webp: { mime: 'image/webp', ext: 'webp' },
-	bmp: { mime: 'image/bmp', ext: 'bmp' },
-	gif: { mime: 'image/gif', ext: 'gif' },
-	tiff: { mime: 'image/tiff', ext: 'tiff' },
-	heif: { mime: 'image/heic', ext: 'heic' },
-	avif: { mime: 'image/avif', ext: 'avif' },
-};
-
-export interface ImageInfo {
-	mimeType: string;
-	extension: string;
-	width: number;
-	height: number;
-}
-
-/** Format and real pixel size read from the bytes (magic numbers and headers), never from a name. */
-export function sniffImage(buf: Uint8Array): ImageInfo | undefined {
-	if (!buf.length) return undefined;
-	try {
-		const r = imageSize(buf);
-		const t = r.type && IMAGE_MIME[r.type];
-		if (!t || !r.width || !r.height) return undefined;
-		return { mimeType: t.mime, extension: t.ext, width: r.width, height: r.height };
-	} catch {
-		return undefined;
-	}
-}
 
 /**
  * Reads an input binary. Binaries that n8n stores on disk or S3 (they carry an `id`) are read as a

@@ -3,7 +3,38 @@
  * node: the size bound first (from the length, before decoding), then the type read from the bytes (never from a name
  * or a declared MIME type). A text file, an SVG or broken Base64 is refused the same way on every path.
  */
-import { sniffImage, type ImageInfo } from '../binary';
+import { imageSize } from 'image-size';
+
+const IMAGE_MIME: Record<string, { mime: string; ext: string }> = {
+	png: { mime: 'image/png', ext: 'png' },
+	jpg: { mime: 'image/jpeg', ext: 'jpg' },
+	webp: { mime: 'image/webp', ext: 'webp' },
+	bmp: { mime: 'image/bmp', ext: 'bmp' },
+	gif: { mime: 'image/gif', ext: 'gif' },
+	tiff: { mime: 'image/tiff', ext: 'tiff' },
+	heif: { mime: 'image/heic', ext: 'heic' },
+	avif: { mime: 'image/avif', ext: 'avif' },
+};
+
+export interface ImageInfo {
+	mimeType: string;
+	extension: string;
+	width: number;
+	height: number;
+}
+
+/** Format and real pixel size read from the bytes (magic numbers and headers), never from a name. */
+function sniffImage(buf: Uint8Array): ImageInfo | undefined {
+	if (!buf.length) return undefined;
+	try {
+		const r = imageSize(buf);
+		const t = r.type && IMAGE_MIME[r.type];
+		if (!t || !r.width || !r.height) return undefined;
+		return { mimeType: t.mime, extension: t.ext, width: r.width, height: r.height };
+	} catch {
+		return undefined;
+	}
+}
 
 /** What one kind of input takes: the image types (by their bytes; none = any image the package reads) and the size bound. */
 export interface ImageKind {
