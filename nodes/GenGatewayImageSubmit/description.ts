@@ -4,7 +4,7 @@ import {
 	ALPHA_2_TIER_CAP,
 	BETA_FLASH_ONLY_RATIOS,
 	BETA_PRO_RATIOS,
-} from '../shared/images/rules';
+} from './actions/rules';
 import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';

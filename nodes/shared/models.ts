@@ -1,4 +1,7 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { MODEL_FIELDS } from './rules/model';
 import type { GatewayTransport } from './transport';
+import { readFields } from './validate';
 
 export type ModelFamily = 'image' | 'video' | 'language';
 
@@ -37,4 +40,11 @@ export async function listModelIds(transport: GatewayTransport): Promise<string[
 	});
 	const data = Array.isArray(res.body?.data) ? res.body.data : [];
 	return data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
+/** Reads the model ID from a resource locator (or a plain string from older workflows); `name`: the parameter. */
+export function readModel(ctx: IExecuteFunctions, i: number, name = 'model'): string {
+	return readFields(MODEL_FIELDS, {
+		model: ctx.getNodeParameter(name, i, '', { extractValue: true }),
+	}).model;
 }

@@ -1,13 +1,11 @@
-/** UI pieces several nodes share. */
-import {
-	NodeConnectionTypes,
-	type IExecuteFunctions,
-	type INodeProperties,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
-import { z } from 'zod';
-import { fieldSet, type Rule } from './rules/rule';
-import { readFields } from './validate';
+/** UI pieces several nodes share: descriptions only (the model rule is rules/model.ts, its reader models.ts). */
+import { NodeConnectionTypes, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+
+/**
+ * Not a description: the model reader lives in models.ts (issue 45); Chat and Responses still import it from here
+ * until their own changes land, then this line goes.
+ */
+export { readModel } from './models';
 
 /** The project's docs: the README on the repository's page (package.json's homepage and repository). */
 const DOCS_URL = 'https://github.com/gen-gateway/n8n-nodes-gen-gateway';
@@ -54,31 +52,6 @@ export function languageModelLocator(): INodeProperties {
 	return modelLocator('searchLanguageModels', 'alpha-chat-4o', {
 		hint: 'The key\'s list (GET /v1/models) can name a model no channel serves right now: its call is refused (HTTP 503 "No available channel"); pick another.',
 	});
-}
-
-const MODEL_REQUIRED = 'is required (pick one from the list or enter its exact ID)';
-
-export const MODEL_RULE: Rule<string> = {
-	schema: z
-		.string({ errorMap: () => ({ message: MODEL_REQUIRED }) })
-		.trim()
-		.min(1, MODEL_REQUIRED),
-	good: ['alpha-image-2.5', ' delta-video-2-0-mini-260615 '],
-	bad: [
-		{ value: '', says: MODEL_REQUIRED },
-		{ value: '  ', says: MODEL_REQUIRED },
-		{ value: null, says: MODEL_REQUIRED },
-		{ value: 42, says: MODEL_REQUIRED },
-	],
-};
-
-export const MODEL_FIELDS = fieldSet('Model', { model: { label: 'Model', rule: MODEL_RULE } });
-
-/** Reads the model ID from a resource locator (or a plain string from older workflows); `name`: the parameter. */
-export function readModel(ctx: IExecuteFunctions, i: number, name = 'model'): string {
-	return readFields(MODEL_FIELDS, {
-		model: ctx.getNodeParameter(name, i, '', { extractValue: true }),
-	}).model;
 }
 
 /** The model ID in a canvas subtitle, read from another model parameter than `model` (see SUBTITLE_MODEL). */

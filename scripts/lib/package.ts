@@ -86,8 +86,9 @@ export function unpack(tarball: string, dir: string): string {
 export const TARBALL_RULES: Array<{ what: string; match: RegExp }> = [
 	{ what: "the package's papers", match: /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/ },
 	{
-		what: 'a compiled node, or a module of the shared library the nodes load',
-		match: /^dist\/nodes\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]+(?:\.node)?\.js$/,
+		what: "a compiled node, one of its operations (n8n's <operation>.operation.js), or a module the nodes load",
+		match:
+			/^dist\/nodes\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]+(?:\.node|\.operation|\.descriptions)?\.js$/,
 	},
 	{
 		what: 'a codex file beside its node',

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ALPHA_25_SIZES } from '../../nodes/shared/images/rules';
+import { ALPHA_25_SIZES } from '../../nodes/GenGatewayImageSubmit/actions/rules';
 import {
 	NodeHelpers,
 	Workflow,

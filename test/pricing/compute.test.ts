@@ -376,8 +376,9 @@ describe('delta-video fees', () => {
 	});
 
 	it('rounds exactly: halves go up where float arithmetic lands just below', () => {
-		// 4 500 × 11.638 × 0.5 = 26 185.5 exactly; in floats it is 26185.499999999996
-		expect((4500 / 1_000_000) * 11.638 * 1 * 500000).toBeLessThan(26185.5);
+		// 4 500 × 11.638 × 0.5 = 26 185.5 exactly; in floats (4500 / 1e6) × 11.638 × 500 000 is 26185.499999999996,
+		// which rounds to 26 185. The node's own path (mini's unit price, the default quota_per_unit) must give 26 186.
+		expect(deltaVideoFee('delta-video-2-0-mini-260615', 4_500, false, 1).quota).toBe(26_186);
 		expect(videoFeeQuota(4500, 11.638, 1)).toBe(26186);
 		expect(videoFeeQuota(325, 14.52, 1)).toBe(2360);
 		expect(videoFeeQuota(9000, 11.638, 1.5)).toBe(78557);

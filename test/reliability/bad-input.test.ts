@@ -376,7 +376,7 @@ describe('every rule has a case', () => {
 
 describe('every body rule has a case', () => {
 	const schemaFiles = [
-		'nodes/shared/images/rules.ts',
+		'nodes/GenGatewayImageSubmit/actions/rules.ts',
 		'nodes/GenGatewayVideoCreate/actions/schemas.ts',
 		'nodes/shared/text/schemas.ts',
 	];

@@ -10,7 +10,7 @@ import {
 	BETA_PRO_RATIOS,
 	imageRequestSchema,
 	nativeRatioProblem,
-} from '../../nodes/shared/images/rules';
+} from '../../nodes/GenGatewayImageSubmit/actions/rules';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { credsFor, png, startGateway, type FakeGateway } from './support/gateway';
 

@@ -10,7 +10,7 @@ import {
 	imageRequestSchema,
 	normalisedSize,
 	sizeNote,
-} from '../../nodes/shared/images/rules';
+} from '../../nodes/GenGatewayImageSubmit/actions/rules';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { credsFor, imageTask, startGateway, type FakeGateway } from './support/gateway';
 

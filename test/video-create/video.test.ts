@@ -9,6 +9,8 @@ import { searchVideoModels } from '../../nodes/shared/methods/listSearch';
 import { makeImageBytes } from '../harness/inputs';
 import { cleanupBinaryData, runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { atRealTime } from '../time-scale';
+import { GatewayHttpError } from '../../nodes/shared/errors';
+import { refusalWait } from '../../nodes/shared/runners/send';
 
 const sim = useSimulator({ quiet: true, videoLatencyMs: 200, seed: 3 }, { reset: true });
 afterAll(async () => {
@@ -1017,11 +1019,19 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 		]);
 	});
 
-	// the one real-time test of "a refused paid request goes again after its Retry-After"
+	// the one real-time test of "a refused paid request goes again after its Retry-After": 2 s, not the 1 s the rule
+	// waits at least whatever Retry-After says (MIN_REFUSAL_WAIT_MS), nor the back-off it waits without one
 	it(
 		'429 created nothing: the POST goes again after its Retry-After, and the task is created once',
 		atRealTime(async () => {
-			sim.fault({ route: 'POST /v1/videos', kind: 'rate-limit', retryAfter: 1 });
+			expect(
+				refusalWait(
+					new GatewayHttpError(429, 'slow down', undefined, 'POST', '/v1/videos'),
+					1,
+					() => 1,
+				),
+			).toBeLessThan(2000);
+			sim.fault({ route: 'POST /v1/videos', kind: 'rate-limit', retryAfter: 2 });
 			const t = Date.now();
 			const r = await runWorkflow({
 				nodes: [delta({}, { onError: 'continueRegularOutput' })],
@@ -1031,7 +1041,7 @@ describe('no duplicate POST under faults: an uncertain outcome is an item, never
 				submission_uncertain: false,
 				task_id: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
 			});
-			expect(Date.now() - t).toBeGreaterThanOrEqual(1000);
+			expect(Date.now() - t).toBeGreaterThanOrEqual(2000);
 			expect(posts().map((p) => p.status)).toEqual([429, 200]);
 			expect(sim.ledger.filter((l) => l.kind === 'reserve')).toHaveLength(1);
 		}),

@@ -14,6 +14,7 @@ import { normaliseImageTask, type ResultRef } from '../../shared/tasks/phases';
 import type { GatewayTransport } from '../../shared/transport';
 import { readFields, refuse } from '../../shared/validate';
 import type { DownloadOptions } from './options';
+import { splitFiles } from './split';
 import type { TaskSource } from './videoTask';
 
 /** A result address (or Base64) and the file name it is stored under, without its extension (the bytes decide that). */
@@ -146,26 +147,4 @@ export async function downloadImages(
 		return { ...f.meta, binaryProperty: prop } as IDataObject;
 	});
 	return splitFiles({ json: { task_id: taskId, kind: s.kind, files }, binary }, o);
-}
-
-/**
- * One Item per Image: an item with several image files becomes one item per file (`task_id` and the file's fields,
- * its binary under the Binary Property); anything else stays as it is.
- */
-export function splitFiles(
-	item: { json: IDataObject; binary?: Record<string, IBinaryData> },
-	o: DownloadOptions,
-): Emitted[] {
-	const files = Array.isArray(item.json.files) ? (item.json.files as IDataObject[]) : [];
-	if (!o.splitImages || item.json.kind === 'video' || !item.binary) return [{ item }];
-	return files.map((f) => {
-		const { binaryProperty, ...meta } = f;
-		const b = item.binary![String(binaryProperty)];
-		return {
-			item: {
-				json: { task_id: item.json.task_id ?? null, ...meta },
-				...(b ? { binary: { [o.prop]: b } } : {}),
-			},
-		};
-	});
 }

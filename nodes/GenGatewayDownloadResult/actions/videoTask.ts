@@ -12,7 +12,7 @@ import type { GatewayTransport } from '../../shared/transport';
 import { readFields } from '../../shared/validate';
 import { itemOf, type WaitAndEmit } from '../../shared/tasks/emit';
 import { buildJob } from '../../shared/tasks/jobs';
-import { splitFiles } from './imageTask';
+import { splitFiles } from './split';
 import type { DownloadOptions } from './options';
 
 export interface TaskSource {

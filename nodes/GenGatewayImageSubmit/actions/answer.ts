@@ -13,12 +13,8 @@ import { normaliseImageTask, type NormalisedTask } from '../../shared/tasks/phas
 import type { GatewayTransport } from '../../shared/transport';
 import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
 import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
-import {
-	normalisedSize,
-	partialImagesWarning,
-	sizeNote,
-	unknownModelNote,
-} from '../../shared/images/rules';
+import { partialImagesWarning } from '../../shared/items/shapes';
+import { normalisedSize, sizeNote, unknownModelNote } from './rules';
 import {
 	explainNoImage,
 	readImageAnswer,

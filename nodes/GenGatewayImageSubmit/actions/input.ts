@@ -10,10 +10,10 @@ import { z } from 'zod';
 import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
 import { OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
-import { readModel } from '../../shared/ui';
+import { readModel } from '../../shared/models';
 import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
 import { parseOrThrow, readFields } from '../../shared/validate';
-import { imageRequestSchema } from '../../shared/images/rules';
+import { imageRequestSchema } from './rules';
 import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './request';
 
 export interface ImageSubmitOptions {

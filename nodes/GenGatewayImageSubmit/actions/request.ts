@@ -8,7 +8,7 @@ import {
 	tierSuffix,
 	betaTierFor,
 	type ImageRequest,
-} from '../../shared/images/rules';
+} from './rules';
 
 export type ImageMode = 'async' | 'sync' | 'native';
 

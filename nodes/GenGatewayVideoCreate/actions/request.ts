@@ -12,7 +12,7 @@ import { EXTRA_BODY_RULE } from '../../shared/rules/json';
 import { fieldSet } from '../../shared/rules/rule';
 import { taskIdIn } from '../../shared/rules/taskId';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
-import { readModel } from '../../shared/ui';
+import { readModel } from '../../shared/models';
 import { parseOrThrow, readField, readFields, refuse } from '../../shared/validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, type Material } from './body';
 import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';

@@ -101,3 +101,19 @@ export function withoutForeignWords(json: IDataObject): IDataObject {
 	}
 	return out ?? json;
 }
+
+/**
+ * The spec: "n>1 can partially fail without full failure hints". Fewer images than asked stay a success (they were
+ * paid for and are kept) that says how many are missing.
+ */
+export function partialImagesWarning(
+	expected: number | undefined,
+	received: number,
+): { images_expected?: number; images_received?: number; warning?: string } {
+	if (expected === undefined || !Number.isInteger(expected) || expected <= received) return {};
+	return {
+		images_expected: expected,
+		images_received: received,
+		warning: `${received} of ${expected} images arrived (n = ${expected}): the gateway completed the request with ${expected - received} missing. The missing images may still have been charged: check the usage records before asking again.`,
+	};
+}

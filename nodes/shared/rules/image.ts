@@ -24,7 +24,7 @@ export interface ImageInfo {
 }
 
 /** Format and real pixel size read from the bytes (magic numbers and headers), never from a name. */
-export function sniffImage(buf: Uint8Array): ImageInfo | undefined {
+function sniffImage(buf: Uint8Array): ImageInfo | undefined {
 	if (!buf.length) return undefined;
 	try {
 		const r = imageSize(buf);

@@ -20,7 +20,7 @@ import {
 } from '../media/store';
 import type { GatewayTransport } from '../transport';
 import { storeDeltaVideo } from '../video/content';
-import { partialImagesWarning } from '../images/rules';
+import { partialImagesWarning } from '../items/shapes';
 import {
 	DEFAULT_VIDEO_INTERVAL_MS,
 	TaskWaiter,

@@ -1,7 +1,10 @@
-/** Image request rules per model family and tier (checked before any request), and what the gateway makes of a size. */
+/**
+ * Image Submit's request rules per model family and tier (checked before any request), and what the gateway makes of
+ * a size.
+ */
 import { z, type ZodTypeAny } from 'zod';
-import { familyOf, isRetired } from '../models';
-import { bodyRuleSet, violate } from '../rules/body';
+import { familyOf, isRetired } from '../../shared/models';
+import { bodyRuleSet, violate } from '../../shared/rules/body';
 
 /** alpha-image-2.5 request sizes (targets: a 1024 square may come back as 1024 or 1254). */
 export const ALPHA_25_SIZES = [
@@ -389,20 +392,4 @@ export type ImageRequest = z.infer<typeof imageRequestSchema>;
 /** Whether the spec confirms the JSON data-URL edit form for this model. */
 export function jsonEditConfirmed(model: string): boolean {
 	return model === 'alpha-image-2.5' || model.startsWith('beta-3.1-flash-image-preview');
-}
-
-/**
- * The spec: "n>1 can partially fail without full failure hints". Fewer images than asked stay a success (they were
- * paid for and are kept) that says how many are missing.
- */
-export function partialImagesWarning(
-	expected: number | undefined,
-	received: number,
-): { images_expected?: number; images_received?: number; warning?: string } {
-	if (expected === undefined || !Number.isInteger(expected) || expected <= received) return {};
-	return {
-		images_expected: expected,
-		images_received: received,
-		warning: `${received} of ${expected} images arrived (n = ${expected}): the gateway completed the request with ${expected - received} missing. The missing images may still have been charged: check the usage records before asking again.`,
-	};
 }
