@@ -5,7 +5,6 @@ import { NodeConnectionTypes, type INodeProperties, type INodeTypeDescription } 
  * Not a description: the model reader lives in models.ts (issue 45); Chat and Responses still import it from here
  * until their own changes land, then this line goes.
  */
-export { readModel } from './models';
 
 /** The project's docs: the README on the repository's page (package.json's homepage and repository). */
 const DOCS_URL = 'https://github.com/gen-gateway/n8n-nodes-gen-gateway';

@@ -7,7 +7,7 @@ import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
 import { withChatImages, withItemImages } from '../../shared/text/images';
 import { chatResponseFormat, readResponseFormat } from '../../shared/text/jsonSchema';
-import { readModel } from '../../shared/ui';
+import { readModel } from '../../shared/models';
 import { parseOrThrow } from '../../shared/validate';
 
 /** Chat: each item's messages sent once on the paid pipeline (one at a time), plain or streamed. */

@@ -5,7 +5,7 @@ import { transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
 import { withItemImages, withResponsesImages } from '../../shared/text/images';
-import { readModel } from '../../shared/ui';
+import { readModel } from '../../shared/models';
 import { parseOrThrow } from '../../shared/validate';
 
 /** Responses: each item's input sent once on the paid pipeline (one at a time), plain or streamed. */
