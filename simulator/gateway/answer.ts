@@ -134,7 +134,7 @@ export const SSE_HEAD = {
 
 /** One chat completion chunk event. */
 export function chatChunk(
-	meta: { id: string; created: number; model: unknown },
+	meta: { id?: string; created: number; model: unknown },
 	choices: unknown[],
 	extra: Record<string, unknown> = {},
 ): string {

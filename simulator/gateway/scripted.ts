@@ -352,7 +352,8 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	if (quirks.has('no-ids') && p.kind === 'tools') for (const x of p.calls) x.id = '';
 	if (reasoning !== undefined && p.kind === 'tools')
 		for (const x of p.calls) if (x.id) sim.reasoningByCall.set(x.id, reasoning);
-	const id = sim.nextId('chatcmpl');
+	// `[llm:no-ids]`: no completion ID either (a gateway that names nothing)
+	const id = quirks.has('no-ids') ? undefined : sim.nextId('chatcmpl');
 	const created = Math.floor(Date.now() / 1000);
 	const usage = chatUsage(turn.usage);
 	const finish = p.kind === 'tools' ? 'tool_calls' : 'stop';
@@ -401,7 +402,11 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 		if (include && !quirks.has('no-usage')) events.push(chunk([], { usage }));
 		events.push('data: [DONE]\n\n');
 	}
-	return { kind: 'sse', events, about: { kind: 'chat', ...meta, prompt: c.lastUser } };
+	return {
+		kind: 'sse',
+		events,
+		about: { kind: 'chat', ...meta, id: id ?? '', prompt: c.lastUser },
+	};
 }
 
 function chatDeltas(p: Plan, quirks: Set<Quirk>, delta: (d: Json) => string): string[] {

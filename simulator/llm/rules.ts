@@ -17,7 +17,8 @@
  * - `[llm:odd-split]`: (streams) tool-call deltas split at odd places, the calls' deltas interleaved, the id and
  *   name only in the first delta of each call;
  * - `[llm:no-usage]`: no usage at all (to prove a client does not make one up);
- * - `[llm:no-ids]`: (chat completions) tool calls without an `id` (some gateways send none: the client names them).
+ * - `[llm:no-ids]`: (chat completions) no tool call `id` and no completion `id` (some gateways send none: the client
+ *   names the calls).
  */
 
 export interface OfferedTool {

@@ -52,7 +52,7 @@ afterAll(() => server.close());
 
 const Q = { role: 'user', content: 'What is 12 * 7?' };
 
-it("account B's gateway never receives account A's reasoning (nor A's key in it), though both calls have the same name", async () => {
+it("account B's gateway never receives account A's reasoning (nor A's key in it), even under the same call name", async () => {
 	const signal = new AbortController().signal;
 	const at = { customData: customDataStore() };
 	const opts = { options: { streaming: false } };
@@ -62,14 +62,17 @@ it("account B's gateway never receives account A's reasoning (nor A's key in it)
 	const b = await account(KEY_B);
 	const first = await a.bindTools([CALCULATOR]).invoke([Q]);
 	const bFirst: LcMessage = await b.bindTools([CALCULATOR]).invoke([Q]);
-	expect(first.tool_calls![0].id).toBe(bFirst.tool_calls![0].id);
-	// the agent hands B's own tool-call turn back, with the tool's result
+	// the calls the gateway did not name are named after their question and account: never alike across accounts
+	expect(first.tool_calls![0].id).not.toBe(bFirst.tool_calls![0].id);
+	// even a turn handed back under A's call's name (an agent that renamed it) gets none of A's reasoning: the store is
+	// kept per account
+	const clash = bFirst.tool_calls!.map((c, i) => ({ ...c, id: first.tool_calls![i].id }));
 	await b
 		.bindTools([CALCULATOR])
 		.invoke([
 			Q,
-			{ role: 'assistant', content: '', tool_calls: bFirst.tool_calls },
-			{ role: 'tool', content: '84', tool_call_id: bFirst.tool_calls![0].id },
+			{ role: 'assistant', content: '', tool_calls: clash },
+			{ role: 'tool', content: '84', tool_call_id: clash[0].id },
 		]);
 	const toB = server.seen.filter((s) => s.headers.authorization === `Bearer ${KEY_B}`);
 	expect(toB).toHaveLength(2);

@@ -253,3 +253,36 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 15_000 });
 }, 3_600_000);
+
+/**
+ * Focused (issue 40, case 6): two agents whose Chat Models are on two credentials (two accounts), a thinking model,
+ * a gateway that names no tool call (the package names the calls itself, alike for both): (h) what a request carries
+ * back as reasoning is reasoning its own account was given. On the code before issue 40: seed in docs/behaviour.md.
+ */
+it('focused: two accounts, a thinking model, no tool call IDs: reasoning stays with its account', async () => {
+	const arb = moneyCase({
+		kinds: fc.constant<Kind[]>(['agent', 'agent']),
+		runs: fc.constant(1),
+		items: fc.constant(1),
+		faults: fc.constant([]),
+		losses: fc.constant([]),
+		relabel: fc.constant(false),
+		shareModel: fc.constant(false),
+		twoAccounts: fc.constant(true),
+		noIds: fc.constant(true),
+		plan: (p) => ({
+			...p,
+			node: {
+				...p.node,
+				questions: p.node.questions.map((qs) => qs.map((q) => ({ ...q, arithmetic: true }))),
+			},
+			// a thinking model, and beside it one that gives no reasoning (the second account's turn then has none of its own)
+			model: {
+				...p.model,
+				model: p.model.model === 'alpha-chat-4o-mini' ? p.model.model : 'delta-think-r1',
+				capFields: 'none',
+			},
+		}),
+	});
+	await checkMoney(arb, { runs: 30, timeMs: 10_000 });
+}, 3_600_000);

@@ -244,10 +244,11 @@ export class GatewayChatCore {
 		this.turns++;
 		const s = this.supply;
 		const { place, earlier } = s.claim(messages, this.opts.model);
+		const callsNamed = `${place.question?.slice(0, 12)}_${place.item}`;
 		if (earlier && 'sent' in earlier) {
 			// a re-run (Retry On Fail on the root node): the answer this question already got here, never a second payment
 			if (earlier.sent.text) onDelta?.(earlier.sent.text);
-			return earlier.sent;
+			return { ...earlier.sent, callsNamed };
 		}
 		if (earlier) {
 			throw new GatewayModelError(
@@ -314,7 +315,7 @@ export class GatewayChatCore {
 		try {
 			const turn = accountTurn(s, this.opts.model, place, priced, entry);
 			if ('lost' in entry) throw entry.lost;
-			return turn!;
+			return { ...turn!, callsNamed };
 		} finally {
 			priced.release?.();
 		}

@@ -7,8 +7,8 @@
  * the tool call's ID, in the execution's own store (keyed by its cancel signal, like the ledger; gone with the
  * execution), and puts it back on the wire. Nothing is kept between executions. Everything kept is kept under the
  * credential's identity (its gateway origin and key, as a digest): when two Chat Models on two credentials (or two
- * gateways that send no tool call IDs, so both calls are named `call_1_0`) share an execution, one account's reasoning
- * never goes to the other's gateway.
+ * gateways that send no tool call IDs: such calls are named after their question and account, never alike, but an
+ * agent may rename them) share an execution, one account's reasoning never goes to the other's gateway.
  */
 import type { KeptReasoning, ReasoningField, ReasoningSource } from './wire';
 

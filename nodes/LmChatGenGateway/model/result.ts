@@ -33,7 +33,7 @@ export function resultOf(c: ResultContext, turn: Turn): GenerateResult {
 	const show = turn.reasoning !== undefined && !c.leaveOutReasoning;
 	if (show) content.push({ type: 'reasoning', text: turn.reasoning! });
 	if (turn.text) content.push({ type: 'text', text: turn.text });
-	const calls = toolCallContent(turn.calls, turn.id ?? String(c.ordinal));
+	const calls = toolCallContent(turn.calls, turn.id ?? turn.callsNamed ?? String(c.ordinal));
 	content.push(...calls);
 	if (turn.reasoningField) {
 		// kept for the execution by the tool calls it led to: the gateway wants it back with them

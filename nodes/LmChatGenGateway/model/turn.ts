@@ -26,6 +26,11 @@ export interface Turn {
 	/** the thinking model's reasoning, and the field it came in (chat) */
 	reasoning?: string;
 	reasoningField?: ReasoningField;
+	/**
+	 * what the turn's tool calls are named after when the gateway names neither them nor the completion: the call's
+	 * question and which asking of it (so a re-run names them as the first try did, and two accounts never alike)
+	 */
+	callsNamed?: string;
 	/** the first answer of a JSON Schema turn that did not validate (the turn is then the repair request's) */
 	repairOf?: { errors: string[]; cost?: Record<string, unknown>; usage?: TokenUsage };
 }
