@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidItems } from '../../shared/runners/paid';
-import { transportTimeout } from '../../shared/text/description';
+import { readStream, transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
@@ -40,7 +40,7 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 			const own = {
 				model,
 				messages: withChatImages(messages, await itemImages(ctx, i)),
-				stream: ctx.getNodeParameter('stream', i, false),
+				stream: readStream(ctx, i),
 				...format,
 			};
 			const body = mergeExtra(own, extraBody, 'Extra Body Fields', [

@@ -3,6 +3,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { FreeOperation } from '../../shared/runners/free';
 import { getPrices, listMyModels, type OperationResult } from './operations';
 import type { GatewayTransport } from '../../shared/transport';
+import { readFields } from '../../shared/validate';
+import { PRICING_LIST_FIELDS } from './fields';
 
 /** A list that does not depend on the input item: read once (first item), its rows paired to that item. */
 function listOperation(
@@ -29,5 +31,10 @@ export const getPricesOperation = (ctx: IExecuteFunctions, transport: GatewayTra
 /** List My Models: the models this key can call, with their prices. */
 export const listModelsOperation = (ctx: IExecuteFunctions, transport: GatewayTransport) =>
 	listOperation(ctx, (i) =>
-		listMyModels(transport, ctx.getNodeParameter('includeOthers', i, true) as boolean),
+		listMyModels(
+			transport,
+			readFields(PRICING_LIST_FIELDS, {
+				includeOthers: ctx.getNodeParameter('includeOthers', i, true),
+			}).includeOthers ?? true,
+		),
 	);

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidItems } from '../../shared/runners/paid';
-import { transportTimeout } from '../../shared/text/description';
+import { readStream, transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
 import { itemImages, withResponsesImages } from '../../shared/text/images';
@@ -21,7 +21,7 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 				await itemImages(ctx, i),
 			);
 			const body = mergeExtra(
-				{ model, input, stream: ctx.getNodeParameter('stream', i, false) },
+				{ model, input, stream: readStream(ctx, i) },
 				extraBody,
 				'Extra Body Fields',
 				RESERVED_FIELDS.responses,

@@ -6,7 +6,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 import { z } from 'zod';
-import { OPTION_RULES } from '../rules/options';
+import { FLAG_RULE, OPTION_RULES } from '../rules/options';
 import { fieldSet, shown, type Rule } from '../rules/rule';
 import { readFields } from '../validate';
 import type { DisplaySettings } from './prices';
@@ -54,6 +54,8 @@ export const MONEY_OPTION_FIELDS = fieldSet('Spend options', {
 	maxSpend: { label: 'Max Expected Spend', rule: SPEND_RULE },
 	maxExpectedSpend: { label: 'Max Expected Spend (¤ Quota Units)', rule: OPTION_RULES.quota },
 	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
+	allowUnpriced: { label: 'Allow Unpriced Models', rule: FLAG_RULE },
+	quoteOnly: { label: 'Quote Only (Send Nothing)', rule: FLAG_RULE },
 });
 
 const PAID_NOT_ADDED =
@@ -129,6 +131,8 @@ export interface MoneyOptions {
 	/** whole ¤ the cap holds to once resolved (set by `resolveCap`) */
 	cap?: number;
 	allowUnpriced: boolean;
+	/** check and price the item, send nothing */
+	quoteOnly?: boolean;
 	group: GroupChoice;
 }
 
@@ -136,6 +140,7 @@ interface RawMoney {
 	maxSpend?: unknown;
 	maxExpectedSpend?: unknown;
 	allowUnpriced?: unknown;
+	quoteOnly?: unknown;
 	groupRatio?: unknown;
 	groupName?: unknown;
 }
@@ -147,6 +152,8 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 		maxSpend: o.maxSpend,
 		maxExpectedSpend: o.maxExpectedSpend,
 		groupRatio: o.groupRatio,
+		allowUnpriced: o.allowUnpriced,
+		quoteOnly: o.quoteOnly,
 	});
 	const spend = checked.maxSpend;
 	const capQuota = checked.maxExpectedSpend;
@@ -159,7 +166,8 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 				: spend.unit === 'quota'
 					? Math.min(spend.amount, capQuota ?? Infinity)
 					: undefined,
-		allowUnpriced: o.allowUnpriced === true,
+		allowUnpriced: checked.allowUnpriced ?? false,
+		quoteOnly: checked.quoteOnly ?? false,
 		group: groupChoice(o, checked.groupRatio),
 	};
 }
