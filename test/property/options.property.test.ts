@@ -132,7 +132,7 @@ describe('every option read as n8n users write it (property over every field)', 
 			),
 			fuzzParameters({ runs: 400, timeMs: 20_000 }),
 		);
-		report(FILE, details, ran, expect.getState().currentTestName);
+		report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);
 	});
 });
 
@@ -184,7 +184,7 @@ describe('Quote Only from an expression, through Image Submit (in-process, simul
 			}),
 			fuzzParameters({ runs: 25, timeMs: 60_000 }),
 		);
-		report(FILE, details, ran, expect.getState().currentTestName);
+		report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);
 	});
 
 	it.each(['true', 'TRUE', ' True ', 1, '1'])('Quote Only %j quotes: nothing sent', async (v) => {
