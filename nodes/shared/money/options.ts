@@ -5,50 +5,14 @@
  * options. Every item's options are checked before anything is sent; a bad value names its item, field and rule.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { z } from 'zod';
 import { FLAG_RULE, OPTION_RULES } from '../rules/options';
-import { fieldSet, shown, type Rule } from '../rules/rule';
+import { fieldSet } from '../rules/rule';
 import { readFields } from '../validate';
 import type { DisplaySettings } from './prices';
 import type { GroupChoice } from './cost';
+import { spendInQuota, SPEND_RULE, type SpendAmount } from './spend';
 
-/** A cap in the display currency: a positive amount ("1.50", 2), optionally with its currency's symbol or code. */
-const SPEND_SAYS =
-	'must be a positive amount in the display currency (e.g. 1.50), or ¤ quota units written with ¤ (e.g. ¤750000)';
-export interface SpendAmount {
-	amount: number;
-	/** `display`: the site's display currency; `quota`: ¤ quota units */
-	unit: 'display' | 'quota';
-}
-const SPEND_RULE: Rule<SpendAmount | undefined> = {
-	schema: z.unknown().transform((raw, ctx): SpendAmount | undefined => {
-		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
-			return undefined;
-		if (typeof raw === 'number' && Number.isFinite(raw) && raw > 0)
-			return { amount: raw, unit: 'display' };
-		if (typeof raw === 'string') {
-			const m =
-				/^\s*(¤|[$¥€£]|usd|cny|rmb)?\s*([0-9]+(?:\.[0-9]+)?)\s*(¤|usd|cny|rmb|quota)?\s*$/i.exec(
-					raw,
-				);
-			const n = m ? Number(m[2]) : NaN;
-			if (m && Number.isFinite(n) && n > 0) {
-				const quota = m[1] === '¤' || m[3] === '¤' || m[3]?.toLowerCase() === 'quota';
-				return { amount: n, unit: quota ? 'quota' : 'display' };
-			}
-		}
-		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${SPEND_SAYS} (got ${shown(raw)})` });
-		return z.NEVER;
-	}),
-	good: [1.5, '1.50', '$2', '¤750000', '750000 ¤', ''],
-	bad: [
-		{ value: 0, says: SPEND_SAYS },
-		{ value: -1, says: SPEND_SAYS },
-		{ value: 'lots', says: SPEND_SAYS },
-		{ value: '¤-5', says: SPEND_SAYS },
-		{ value: Number.POSITIVE_INFINITY, says: SPEND_SAYS },
-	],
-};
+export type { SpendAmount } from './spend';
 
 export const MONEY_OPTION_FIELDS = fieldSet('Spend options', {
 	maxSpend: { label: 'Max Expected Spend', rule: SPEND_RULE },
@@ -164,7 +128,7 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 			spend === undefined
 				? capQuota
 				: spend.unit === 'quota'
-					? Math.min(spend.amount, capQuota ?? Infinity)
+					? Math.min(spendInQuota(spend, undefined).cap!, capQuota ?? Infinity)
 					: undefined,
 		allowUnpriced: checked.allowUnpriced ?? false,
 		quoteOnly: checked.quoteOnly ?? false,
@@ -172,33 +136,19 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 	};
 }
 
-/** ¤ per unit of the display currency. */
-export function quotaPerDisplayUnit(d: DisplaySettings): number {
-	switch (d.type) {
-		case 'TOKENS':
-			return 1;
-		case 'CNY':
-			return d.quotaPerUnit / d.usdExchangeRate;
-		case 'CUSTOM':
-			return d.quotaPerUnit / d.customRate;
-		default:
-			return d.quotaPerUnit;
-	}
-}
-
 /**
- * The cap in whole ¤: a display-currency amount at the site's rate (undefined when that rate cannot be read: the cap
- * then refuses, it is never dropped), ¤ as given; with both fields set, the lower one.
+ * The cap in whole ¤: a display-currency amount at the site's rate, in exact decimals (undefined when that rate cannot
+ * be read: the cap then refuses, it is never dropped), ¤ as given; with both fields set, the lower one. `refusal`: the
+ * amount names another currency than the site's display currency (the message names both).
  */
 export function resolveCap(
 	o: MoneyOptions,
 	display: DisplaySettings | undefined,
-): { cap?: number; unreadable?: boolean } {
+): { cap?: number; unreadable?: boolean; refusal?: string } {
 	if (o.spend === undefined) return { cap: o.capQuota };
-	if (o.spend.unit === 'quota') return { cap: Math.min(o.spend.amount, o.capQuota ?? Infinity) };
-	if (!display) return { unreadable: true };
-	const inQuota = Math.floor(o.spend.amount * quotaPerDisplayUnit(display));
-	return { cap: Math.min(inQuota, o.capQuota ?? Infinity) };
+	const r = spendInQuota(o.spend, display);
+	if (r.cap === undefined) return { ...r, unreadable: true };
+	return { cap: Math.min(r.cap, o.capQuota ?? Infinity) };
 }
 
 /** `groupRatio` checked: positive → the multiplier; added but empty or 0 → unknown (never 1); not added → the group name, or unknown. */

@@ -8,7 +8,7 @@
  * rounded to whole ¤ (the site's quota precision).
  */
 import { isObj } from '../jsonObject';
-import { roundedProduct } from './decimal';
+import { quotient, roundedProduct, roundTo, type Fraction } from './decimal';
 
 export interface PriceEntry {
 	model_name: string;
@@ -141,33 +141,45 @@ export interface DisplayAmount {
  * CUSTOM to 6 decimals; TOKENS as whole raw quota units with the site's ¤ (not a national currency).
  */
 export function toDisplay(usd: number, s: DisplaySettings): DisplayAmount {
+	return displayOf(quotient([usd]), s);
+}
+
+/** An exact amount in base units in the display currency, rounded once (half away from zero) as the site shows it. */
+function displayOf(usd: Fraction, s: DisplaySettings): DisplayAmount {
 	switch (s.type) {
 		case 'CNY':
-			return { amount: round(usd * s.usdExchangeRate, 6), currency: 'CNY', symbol: '¥' };
+			return {
+				amount: roundTo(quotient([usd, s.usdExchangeRate]), 6),
+				currency: 'CNY',
+				symbol: '¥',
+			};
 		case 'TOKENS':
-			return { amount: Math.round(usd * s.quotaPerUnit), currency: 'quota', symbol: '¤' };
+			return {
+				amount: roundTo(quotient([usd, s.quotaPerUnit]), 0),
+				currency: 'quota',
+				symbol: '¤',
+			};
 		case 'CUSTOM':
-			return { amount: round(usd * s.customRate, 6), currency: 'custom', symbol: s.customSymbol };
+			return {
+				amount: roundTo(quotient([usd, s.customRate]), 6),
+				currency: 'custom',
+				symbol: s.customSymbol,
+			};
 		default:
-			return { amount: round(usd, 6), currency: 'USD', symbol: '$' };
+			return { amount: roundTo(usd, 6), currency: 'USD', symbol: '$' };
 	}
 }
 
-/** A quota amount (¤) in the display currency. */
+/** A quota amount (¤) in the display currency, in exact decimals (¤10000 on a CNY site at 7.3 is ¥0.146). */
 export function quotaToDisplay(quota: number, s: DisplaySettings): DisplayAmount {
 	return s.type === 'TOKENS'
 		? { amount: quota, currency: 'quota', symbol: '¤' }
-		: toDisplay(quota / s.quotaPerUnit, s);
+		: displayOf(quotient([quota], [s.quotaPerUnit]), s);
 }
 
 /** "$0.032", "¥0.2336", "¤16000", "◎0.32" */
 export function formatDisplay(d: DisplayAmount): string {
 	return `${d.symbol}${d.amount}`;
-}
-
-export function round(v: number, digits: number): number {
-	const f = 10 ** digits;
-	return Math.round(v * f) / f;
 }
 
 /** Delta-video unit prices of one model, in base units per 1M video tokens. */

@@ -289,6 +289,7 @@ function budgetRefusal<P>(
 		const m = money[i];
 		if (p === undefined || !m) continue;
 		const r = resolveCap(m, prices.display);
+		if (r.refusal) return new BudgetError(r.refusal, 'Nothing was sent to the gateway.');
 		if (r.unreadable) {
 			return new BudgetError(
 				`Max Expected Spend ${m.spend!.amount} (display currency) cannot be checked: the site's display settings (/api/status) could not be read${prices.error ? ` (${prices.error})` : ''}`,
