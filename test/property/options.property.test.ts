@@ -177,7 +177,8 @@ describe('Quote Only from an expression, through Image Submit (in-process, simul
 							/Quote Only \(Send Nothing\): must be true or false/,
 						);
 					}
-				} else if ('value' in want && want.value === true) {
+				} else if (!('value' in want) || want.value === true) {
+					// true, or added and empty: the option's default (on) applies
 					expect(posts(sim)).toHaveLength(0);
 					expect(out.map((j) => j.status)).toEqual(['quoted', 'quoted']);
 				} else {

@@ -67,6 +67,8 @@ export function spendOptions(): INodeProperties[] {
 			description:
 				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units (¤750000). The refusal and the hint show the rate. Not added: no cap.",
 		},
+		// Deprecated: workflows made before 0.2.0 keep it (shown and read while it holds a value); Add Option no longer
+		// offers it, since Max Expected Spend takes ¤ quota units too (¤750000)
 		{
 			displayName: 'Max Expected Spend (¤ Quota Units)',
 			name: 'maxExpectedSpend',
@@ -74,13 +76,14 @@ export function spendOptions(): INodeProperties[] {
 			default: 500000,
 			typeOptions: { minValue: 0 },
 			description:
-				'The same cap in ¤ quota units (kept for workflows made before 0.2.0). With both set, the lower one holds.',
+				'Deprecated: write ¤ quota units in Max Expected Spend instead (e.g. ¤750000). Kept for workflows made before 0.2.0; with both set, the lower one holds.',
+			displayOptions: { show: { maxExpectedSpend: [{ _cnd: { exists: true } }] } },
 		},
 		{
 			displayName: 'Quote Only (Send Nothing)',
 			name: 'quoteOnly',
 			type: 'boolean',
-			default: false,
+			default: true,
 			description:
 				'Whether to check every item and output its expected cost (status quoted) without sending anything: put the price in front of a person (e.g. Send and Wait for Response) and run the paid node only once it is approved',
 		},
@@ -131,7 +134,8 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 					? Math.min(spendInQuota(spend, undefined).cap!, capQuota ?? Infinity)
 					: undefined,
 		allowUnpriced: checked.allowUnpriced ?? false,
-		quoteOnly: checked.quoteOnly ?? false,
+		// added but empty (an expression that gave nothing): the option's default, on; not added: off
+		quoteOnly: checked.quoteOnly ?? Object.prototype.hasOwnProperty.call(o, 'quoteOnly'),
 		group: groupChoice(o, checked.groupRatio),
 	};
 }
