@@ -65,7 +65,7 @@ export function spendOptions(): INodeProperties[] {
 			default: '1.00',
 			placeholder: 'e.g. 1.50',
 			description:
-				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units (¤750000). The refusal and the hint show the rate. Not added: no cap.",
+				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units in this same field (¤750000). Read and converted in exact decimals: a cap equal to the price passes. A currency other than the site's display currency (¥0.20 on a USD site) is refused. The refusal and the hint show the rate. Not added: no cap.",
 		},
 		// Deprecated: workflows made before 0.2.0 keep it (shown and read while it holds a value); Add Option no longer
 		// offers it, since Max Expected Spend takes ¤ quota units too (¤750000)
