@@ -44,7 +44,14 @@ export async function getPrices(
 	const f = filter.trim().toLowerCase();
 	const items = pricing.data
 		.filter((e) => !f || e.model_name.toLowerCase().includes(f))
-		.map((e) => priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject);
+		.map(
+			(e) =>
+				priceRow(
+					lowestPrice(e, pricing, display.quotaPerUnit),
+					display,
+					pricing.usable_group,
+				) as IDataObject,
+		);
 	return { items, hints: displayHints(display) };
 }
 
@@ -62,7 +69,11 @@ export async function listMyModels(
 		rows = new Map(
 			pricing.data.map((e) => [
 				e.model_name,
-				priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject,
+				priceRow(
+					lowestPrice(e, pricing, display.quotaPerUnit),
+					display,
+					pricing.usable_group,
+				) as IDataObject,
 			]),
 		);
 		catalog = pricing.data.map((e) => e.model_name);
