@@ -18,7 +18,7 @@ import '../../nodes/GenGatewayPricing/GenGatewayPricing.node';
 import '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { useSimulator } from '../harness/simulator';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
-import { creds, deltaVideo, image, items, posts } from '../money/support';
+import { chat, creds, deltaVideo, image, items, posts } from '../money/support';
 import { supplyModel } from '../chat-model/support';
 import { fuzzParameters, report } from './check';
 
@@ -244,6 +244,30 @@ describe('the same rule on every node: readable examples (in-process, simulator)
 		expect(posts(sim)).toHaveLength(0);
 		expect(String(refused.output('Video')[0].json.error_message)).toMatch(
 			/^Generate Audio: must be true or false \(the text "true" or "false", or 1 or 0\) \(got "yes"\)/,
+		);
+	});
+
+	it('Chat: Stream " TRUE " from an expression streams and is sent; "yes" is refused naming the field, nothing sent', async () => {
+		const run = (stream: string) =>
+			runWorkflow({
+				nodes: [
+					chat(
+						{},
+						{ stream: `={{ ${JSON.stringify(stream)} }}` },
+						{ onError: 'continueRegularOutput' },
+					),
+				],
+				input: items(1),
+				credentials: creds(sim),
+			});
+		const sent = await run(' TRUE ');
+		expect(sent.output('Chat')[0].json.error_message).toBeUndefined();
+		expect(posts(sim)).toHaveLength(1);
+		sim.reset();
+		const refused = await run('yes');
+		expect(posts(sim)).toHaveLength(0);
+		expect(String(refused.output('Chat')[0].json.error_message)).toMatch(
+			/^Stream: must be true or false \(the text "true" or "false", or 1 or 0\) \(got "yes"\)/,
 		);
 	});
 
