@@ -149,7 +149,7 @@ describe("the issue's cases through Image Submit (in-process, the simulator's le
 			nodes: [image({ groupName: 'hd', maxSpend: '¥0.145' })],
 			credentials: creds(sim),
 		});
-		expect(runError(refused)?.message).toMatch(/^Max Expected Spend ¥0\.14\d* \(¤9931\) refused/);
+		expect(runError(refused)?.message).toMatch(/^Max Expected Spend ¥0\.145 \(¤9931\) refused/);
 		expect(paidRequests(sim)).toHaveLength(0);
 	});
 
