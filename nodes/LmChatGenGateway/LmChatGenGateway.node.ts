@@ -28,17 +28,9 @@ import { createTransport } from '../shared/credentials';
 import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
 import { languageModelLocator, SUBTITLE_MODEL, docsUrl } from '../shared/ui';
+import { readChatModelOptions, type ChatModelOptionValues } from './options';
 
-interface ModelOptions {
-	temperature?: number;
-	maxTokens?: number;
-	topP?: number;
-	leaveOutReasoning?: boolean;
-	timeout?: number;
-	idleTimeout?: number;
-	useResponsesApi?: boolean;
-	streaming?: boolean;
-}
+type ModelOptions = Record<string, unknown>;
 
 /**
  * The SDK's BaseChatModel, extended once per host SDK (the class is made from the SDK that `supplyData` loaded,
@@ -209,23 +201,21 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 			);
 		}
 		const o = ctx.getNodeParameter('options', itemIndex, {}) as ModelOptions;
-		const format = readResponseFormat(o as Record<string, unknown>);
-		const timeoutMs = typeof o.timeout === 'number' && o.timeout > 0 ? o.timeout : 120_000;
+		const format = readResponseFormat(o);
+		const read = readOptionsOf(ctx, itemIndex, o);
+		const timeoutMs = read.timeoutMs;
 		const opts: GatewayModelOptions = {
 			model: model.trim(),
-			streaming: o.streaming !== false,
-			useResponsesApi: o.useResponsesApi === true,
-			temperature: o.temperature,
-			maxTokens: o.maxTokens,
-			topP: o.topP,
+			streaming: read.streaming,
+			useResponsesApi: read.useResponsesApi,
+			temperature: read.temperature,
+			maxTokens: read.maxTokens,
+			topP: read.topP,
 			responseFormat: format.type,
 			jsonSchema: format.schema,
-			leaveOutReasoning: o.leaveOutReasoning === true,
+			leaveOutReasoning: read.leaveOutReasoning,
 			timeoutMs,
-			idleMs:
-				typeof o.idleTimeout === 'number' && o.idleTimeout > 0
-					? o.idleTimeout
-					: DEFAULT_TIMEOUTS.streamIdle,
+			idleMs: read.idleMs ?? DEFAULT_TIMEOUTS.streamIdle,
 		};
 		// the spend options of every item of the root's input, through the rules layer every paid node uses (a bad value
 		// names its item and field): the root may run several items at once, so the strictest cap holds for every turn
@@ -261,6 +251,26 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 				: undefined;
 		};
 		return { ...supplied, response: bridgeAdapter(supplied.response, sourceOf) };
+	}
+}
+
+/** The checked options of the item the supply is for: a bad value refuses it naming the item, the field and the rule. */
+function readOptionsOf(
+	ctx: ISupplyDataFunctions,
+	itemIndex: number,
+	o: ModelOptions,
+): ChatModelOptionValues {
+	try {
+		return readChatModelOptions(o, 120_000);
+	} catch (err) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex + 1}: ${(err as Error).message}`,
+			{
+				itemIndex,
+				description: 'Nothing was sent to the gateway.',
+			},
+		);
 	}
 }
 

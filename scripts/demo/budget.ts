@@ -62,7 +62,7 @@ export function planBudget(
 		return { skip: `the key cannot call ${model} (GET /v1/models does not list it)` };
 	const entry = pricing.data.find((e) => e.model_name === model);
 	if (!entry) return { skip: `the gateway's price list does not list ${model}` };
-	const price = lowestPrice(entry, pricing);
+	const price = lowestPrice(entry, pricing, display?.quotaPerUnit);
 	const modelPrice = numberOf(entry.model_price);
 	if (
 		price.billing !== 'per_call' ||

@@ -147,8 +147,10 @@ describe('edge-case price data', () => {
 		expect(p.chat).toMatchObject({
 			billing: 'per token',
 			group: 'std',
-			input_per_1m_tokens: 1_000_000,
-			output_per_1m_tokens: 3_000_000,
+			// what the gateway charges: 1M tokens × model_ratio 0.5 × ratio 1 = ¤500000 (issue 41, case 7: the old
+			// "model_ratio × 2 USD" assumed ¤500000 per unit and said ¤1000000 here)
+			input_per_1m_tokens: 500_000,
+			output_per_1m_tokens: 1_500_000,
 			skipped_groups: ['norate'],
 		});
 		expect(p.tiered).toMatchObject({

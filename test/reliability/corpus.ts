@@ -66,6 +66,7 @@ export const PLACEMENTS: Record<string, Placement> = {
 	Model: { node: () => new GenGatewayImageSubmit(), base: image },
 	'Image Submit options': { node: () => new GenGatewayImageSubmit(), base: image, inOptions: true },
 	'Video Create options': { node: () => new GenGatewayVideoCreate(), base: delta, inOptions: true },
+	'Video Create delta switches': { node: () => new GenGatewayVideoCreate(), base: delta },
 	'Chat and Responses options': { node: () => new GenGatewayChat(), base: chat, inOptions: true },
 	'Spend options': { node: () => new GenGatewayImageSubmit(), base: image, inOptions: true },
 	'Chat messages': { node: () => new GenGatewayChat(), base: { ...chat, messagesFrom: 'json' } },
@@ -121,6 +122,7 @@ export const PLACEMENTS: Record<string, Placement> = {
 			groupRatio: 1,
 		},
 	},
+	'Pricing list': { node: () => new GenGatewayPricing(), base: { operation: 'listModels' } },
 	'Pricing task JSON': {
 		node: () => new GenGatewayPricing(),
 		base: { operation: 'settleTask', taskSource: 'json', referenceVideo: 'no', groupRatio: 1 },
@@ -200,13 +202,13 @@ function asParameters(
 
 const model = (v: unknown) => ({ model: m(v) });
 const EARLIER_MODEL = 'the Model field refuses an empty or non-text model before the body is built';
+const EARLIER_STREAM =
+	'the Stream field is read by the one yes/no rule first: only true or false reaches the body';
 const DELTA_FIELDS: Record<string, string> = {
 	prompt: 'prompt',
 	seconds: 'seconds',
 	resolution: 'resolution',
 	ratio: 'ratio',
-	generate_audio: 'generateAudio',
-	watermark: 'watermark',
 };
 
 export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
@@ -220,7 +222,8 @@ export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 			}),
 		unreachable: { modelRequired: EARLIER_MODEL },
 	},
-	// the delta fields the node has go as those fields; every other change goes as Extra Body Fields (null removes a field)
+	// the delta fields the node has go as those fields; every other change goes as Extra Body Fields (null removes a field);
+	// Generate Audio and Watermark are read by the one yes/no rule, so their body rules are reached through Extra Body Fields
 	'Video Create delta body': {
 		node: () => new GenGatewayVideoCreate(),
 		base: delta,
@@ -270,13 +273,14 @@ export const BODY_PLACEMENTS: Record<string, BodyPlacement> = {
 			modelRequired: EARLIER_MODEL,
 			modelId: EARLIER_MODEL,
 			messagesArray: 'Messages JSON refuses anything but an array first',
+			stream: EARLIER_STREAM,
 		},
 	},
 	'Responses body': {
 		node: () => new GenGatewayResponses(),
 		base: responses,
 		parameters: (c) => asParameters(c, { model }),
-		unreachable: { modelRequired: EARLIER_MODEL, modelId: EARLIER_MODEL },
+		unreachable: { modelRequired: EARLIER_MODEL, modelId: EARLIER_MODEL, stream: EARLIER_STREAM },
 	},
 };
 

@@ -341,7 +341,8 @@ const deltaPairs: Array<[string, Params, RegExp, Params]> = [
 	[
 		'generate_audio/watermark explicit booleans',
 		{ generateAudio: '={{ "yes" }}' },
-		/generate_audio: must be true or false/,
+		// read by the one yes/no rule before the body is built ("true"/"false" text and 1/0 are read; "yes" is refused)
+		/Generate Audio: must be true or false/,
 		{ generateAudio: true, watermark: true },
 	],
 	[

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidItems } from '../../shared/runners/paid';
-import { transportTimeout } from '../../shared/text/description';
+import { readStream, transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { messagesFromJson } from './messagesJson';
 import { RESERVED_FIELDS, chatBodySchema, mergeExtra } from '../../shared/text/schemas';
@@ -30,7 +30,7 @@ export async function sendChat(ctx: IExecuteFunctions): Promise<INodeExecutionDa
 				: type === 'json_object'
 					? { response_format: { type: 'json_object' } }
 					: {};
-			const own = { model, stream: ctx.getNodeParameter('stream', i, false), ...format };
+			const own = { model, stream: readStream(ctx, i), ...format };
 			const sendable = await withItemImages(
 				ctx,
 				i,

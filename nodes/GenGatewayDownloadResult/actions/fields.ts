@@ -1,6 +1,6 @@
 /** Download Result's checked fields, by source: each is refused naming its label before anything is fetched. */
 import { jsonObjectRule } from '../../shared/rules/json';
-import { OPTION_RULES } from '../../shared/rules/options';
+import { FLAG_RULE, OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { TASK_ID_RULE } from '../../shared/rules/taskId';
 import { HTTP_URL_RULE } from './urlRule';
@@ -11,6 +11,8 @@ export const DOWNLOAD_OPTION_FIELDS = fieldSet('Download Result options', {
 		label: 'Wait for an Unfinished Task (Seconds)',
 		rule: OPTION_RULES.positiveSeconds,
 	},
+	splitImages: { label: 'One Item per Image', rule: FLAG_RULE },
+	urlsOnly: { label: 'Return URLs Only', rule: FLAG_RULE },
 });
 
 export const DOWNLOAD_VIDEO_TASK_FIELDS = fieldSet('Download Result video task', {

@@ -19,21 +19,23 @@ export interface DownloadOptions {
 export function readDownloadOptions(ctx: IExecuteFunctions, i: number): DownloadOptions {
 	const o = ctx.getNodeParameter('options', i, {}) as {
 		binaryPropertyName?: string;
-		splitImages?: boolean;
-		urlsOnly?: boolean;
+		splitImages?: unknown;
+		urlsOnly?: unknown;
 		maxVideoMiB?: unknown;
 		waitSeconds?: unknown;
 	};
 	const checked = readFields(DOWNLOAD_OPTION_FIELDS, {
 		maxVideoMiB: o.maxVideoMiB,
 		waitSeconds: o.waitSeconds,
+		splitImages: o.splitImages,
+		urlsOnly: o.urlsOnly,
 	});
 	const videoMiB = checked.maxVideoMiB;
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	return {
 		prop: o.binaryPropertyName || 'data',
-		urlsOnly: !!o.urlsOnly || asTool,
-		splitImages: !!o.splitImages,
+		urlsOnly: checked.urlsOnly === true || asTool,
+		splitImages: checked.splitImages === true,
 		video: { maxBytes: videoMiB === undefined ? undefined : Math.round(videoMiB * 2 ** 20) },
 		waitMs: (checked.waitSeconds ?? DEFAULT_WAIT_SECONDS) * 1000,
 	};

@@ -8,7 +8,7 @@ import { readInputImage } from '../../shared/binary';
 import { REFERENCE_IMAGE } from '../../shared/rules/image';
 import { z } from 'zod';
 import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
-import { OPTION_RULES } from '../../shared/rules/options';
+import { FLAG_RULE, numericText, OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { readModel } from '../../shared/models';
 import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
@@ -44,6 +44,7 @@ export interface PreparedImage {
 export const IMAGE_OPTION_FIELDS = fieldSet('Image Submit options', {
 	deadlineMinutes: { label: 'Deadline (Minutes)', rule: OPTION_RULES.minutes },
 	syncTimeoutMs: { label: 'Synchronous Timeout (Ms)', rule: OPTION_RULES.milliseconds },
+	waitForResult: { label: 'Wait for Result', rule: FLAG_RULE },
 	...SUBMIT_OPTION_FIELDS,
 });
 
@@ -114,7 +115,7 @@ export async function prepareImageItem(
 		prompt: ctx.getNodeParameter('prompt', i),
 		size:
 			mode === 'native' ? undefined : (ctx.getNodeParameter('size', i, '') as string) || undefined,
-		n: mode === 'native' ? 1 : ctx.getNodeParameter('n', i, 1),
+		n: mode === 'native' ? 1 : numericText(ctx.getNodeParameter('n', i, 1)),
 		quality:
 			mode === 'native'
 				? undefined

@@ -1,7 +1,7 @@
 /** The Pricing node's checked fields: each is refused naming its label before anything is fetched. */
 import { z } from 'zod';
 import { jsonObjectRule } from '../../shared/rules/json';
-import { OPTION_RULES } from '../../shared/rules/options';
+import { FLAG_RULE, OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet, type Rule } from '../../shared/rules/rule';
 import { TASK_ID_RULE } from '../../shared/rules/taskId';
 import { DELTA_VIDEO_UNIT_PRICES } from '../../shared/money/prices';
@@ -46,4 +46,8 @@ export const PRICING_TASK_FIELDS = fieldSet('Pricing task JSON', {
 			'must be a task object (e.g. the JSON of Task Wait or of GET /v1/videos/{id}); use Task Source "Task ID" for an ID',
 		),
 	},
+});
+
+export const PRICING_LIST_FIELDS = fieldSet('Pricing list', {
+	includeOthers: { label: 'Include Models Not Callable', rule: FLAG_RULE },
 });

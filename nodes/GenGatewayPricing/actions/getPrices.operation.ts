@@ -43,7 +43,14 @@ export async function getPrices(
 	const f = filter.trim().toLowerCase();
 	const items = pricing.data
 		.filter((e) => !f || e.model_name.toLowerCase().includes(f))
-		.map((e) => priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject);
+		.map(
+			(e) =>
+				priceRow(
+					lowestPrice(e, pricing, display.quotaPerUnit),
+					display,
+					pricing.usable_group,
+				) as IDataObject,
+		);
 	return { items, hints: displayHints(display) };
 }
 

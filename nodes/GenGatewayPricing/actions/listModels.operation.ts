@@ -11,6 +11,8 @@ import { loadPricing } from '../../shared/money/lookup';
 import type { GatewayTransport } from '../../shared/transport';
 import { displayHints, listOperation, type OperationResult } from './list';
 import { priceRow } from './rows';
+import { readFields } from '../../shared/validate';
+import { PRICING_LIST_FIELDS } from './fields';
 
 export const option: INodePropertyOptions = {
 	name: 'List My Models',
@@ -44,7 +46,11 @@ async function loadCatalog(transport: GatewayTransport, hints: string[]): Promis
 		const rows = new Map(
 			pricing.data.map((e) => [
 				e.model_name,
-				priceRow(lowestPrice(e, pricing), display, pricing.usable_group) as IDataObject,
+				priceRow(
+					lowestPrice(e, pricing, display.quotaPerUnit),
+					display,
+					pricing.usable_group,
+				) as IDataObject,
 			]),
 		);
 		const ids = pricing.data.map((e) => e.model_name);
@@ -97,5 +103,10 @@ export async function listMyModels(
 
 export const operation = (ctx: IExecuteFunctions, transport: GatewayTransport) =>
 	listOperation(ctx, (i) =>
-		listMyModels(transport, ctx.getNodeParameter('includeOthers', i, true) as boolean),
+		listMyModels(
+			transport,
+			readFields(PRICING_LIST_FIELDS, {
+				includeOthers: ctx.getNodeParameter('includeOthers', i, true),
+			}).includeOthers ?? true,
+		),
 	);

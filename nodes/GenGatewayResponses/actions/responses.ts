@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { createTransport } from '../../shared/credentials';
 import { runPaidItems } from '../../shared/runners/paid';
-import { transportTimeout } from '../../shared/text/description';
+import { readStream, transportTimeout } from '../../shared/text/description';
 import { textOperation } from '../../shared/text/paid';
 import { RESERVED_FIELDS, mergeExtra, responsesBodySchema } from '../../shared/text/schemas';
 import { withItemImages, withResponsesImages } from '../../shared/text/images';
@@ -17,7 +17,7 @@ export async function sendResponses(ctx: IExecuteFunctions): Promise<INodeExecut
 		textOperation(ctx, transport, 'responses', async (i, extraBody) => {
 			const model = readModel(ctx, i);
 			const input = ctx.getNodeParameter('input', i, '');
-			const stream = ctx.getNodeParameter('stream', i, false);
+			const stream = readStream(ctx, i);
 			const sendable = await withItemImages(
 				ctx,
 				i,

@@ -3,7 +3,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { GroupChoice } from '../../shared/money/cost';
 import { groupChoice } from '../../shared/money/options';
 import { minPollIntervalMs } from '../../shared/tasks/poller';
-import { OPTION_RULES } from '../../shared/rules/options';
+import { FLAG_RULE, OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../../shared/media/store';
 import { readFields } from '../../shared/validate';
@@ -30,6 +30,8 @@ export const WAIT_OPTION_FIELDS = fieldSet('Task Wait options', {
 	concurrency: { label: 'Concurrent Queries', rule: OPTION_RULES.concurrency },
 	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
 	maxVideoMiB: { label: 'Max Video Size (MiB)', rule: OPTION_RULES.mebibytes },
+	download: { label: 'Download Results', rule: FLAG_RULE },
+	keepInputFields: { label: 'Keep Input Fields', rule: FLAG_RULE },
 });
 
 interface RawOptions {
@@ -59,7 +61,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, i: number): WaitOptionVa
 			typeof o.binaryPropertyName === 'string' && o.binaryPropertyName.trim()
 				? o.binaryPropertyName.trim()
 				: 'data',
-		download: o.download !== false,
-		keepInputFields: o.keepInputFields !== false,
+		download: checked.download ?? true,
+		keepInputFields: checked.keepInputFields ?? true,
 	};
 }

@@ -1,5 +1,6 @@
 /** Turns Video Create's fields into a request body and names each material's prompt token. */
 import { isObj, type Obj } from '../../shared/jsonObject';
+import { numericText } from '../../shared/rules/options';
 
 export type MaterialType = 'image' | 'video' | 'audio';
 
@@ -112,10 +113,7 @@ export function buildDeltaBody(f: DeltaFields): { body: Obj; materials: Material
 	const body: Obj = { model: f.model };
 	// an empty prompt is left out, so a text item in metadata.content (Extra Body Fields) can carry it
 	if (!blank(f.prompt)) body.prompt = f.prompt;
-	const seconds =
-		typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds))
-			? Number(f.seconds)
-			: f.seconds;
+	const seconds = numericText(f.seconds);
 	// edit mode may follow the input length: the spec names that `duration: -1`
 	if (f.editMode && seconds === -1) body.duration = -1;
 	else if (!blank(seconds)) body.seconds = seconds;
@@ -147,10 +145,7 @@ export interface GammaFields {
 }
 
 export function buildGammaBody(f: GammaFields): { body: Obj; materials: Material[] } {
-	const seconds =
-		typeof f.seconds === 'string' && f.seconds.trim() !== '' && Number.isFinite(Number(f.seconds))
-			? Number(f.seconds)
-			: f.seconds;
+	const seconds = numericText(f.seconds);
 	const body: Obj = { model: f.model, prompt: f.prompt };
 	if (!blank(seconds)) body.seconds = seconds;
 	if (!blank(f.aspectRatio)) body.aspect_ratio = f.aspectRatio;

@@ -9,6 +9,7 @@ import { submittedItem, uncertainItem } from '../../shared/items/shapes';
 import { isObj, type Obj } from '../../shared/jsonObject';
 import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
 import { EXTRA_BODY_RULE } from '../../shared/rules/json';
+import { FLAG_RULE, OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { taskIdIn } from '../../shared/rules/taskId';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
@@ -16,7 +17,13 @@ import { readModel } from '../../shared/models';
 import { parseOrThrow, readField, readFields, refuse } from '../../shared/validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, type Material } from './body';
 import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
-import { deltaOutsideForm, deltaSchema, gammaPreferenceHints, gammaSchema } from './schemas';
+import {
+	deltaOutsideForm,
+	deltaSchema,
+	gammaPreferenceHints,
+	gammaSchema,
+	OUTSIDE_FORM,
+} from './schemas';
 
 export type VideoFamily = 'delta' | 'gamma';
 
@@ -45,6 +52,16 @@ export interface VideoRequest {
 export const VIDEO_OPTION_FIELDS = fieldSet('Video Create options', {
 	...SUBMIT_OPTION_FIELDS,
 	extraBody: { label: 'Extra Body Fields', rule: EXTRA_BODY_RULE },
+	editMode: { label: 'Edit Mode', rule: FLAG_RULE },
+	returnLastFrame: { label: 'Return Last Frame', rule: FLAG_RULE },
+	sendOutsideForm: { label: OUTSIDE_FORM, rule: FLAG_RULE },
+	seed: { label: 'Seed', rule: OPTION_RULES.wholeNumber },
+});
+
+/** The delta switches the body sends as booleans, each read by the one yes/no rule ("true" from a sheet is true). */
+export const DELTA_FLAG_FIELDS = fieldSet('Video Create delta switches', {
+	generateAudio: { label: 'Generate Audio', rule: FLAG_RULE },
+	watermark: { label: 'Watermark', rule: FLAG_RULE },
 });
 
 /** Extra Body Fields: a JSON object (text or value); empty means none. */
@@ -79,14 +96,18 @@ export async function readVideoRequest(
 	const hints: string[] = [];
 	if (family === 'delta') {
 		const seed = options.seed;
+		const flags = readFields(DELTA_FLAG_FIELDS, {
+			generateAudio: ctx.getNodeParameter('generateAudio', i, false),
+			watermark: ctx.getNodeParameter('watermark', i, false),
+		});
 		const { body, materials } = buildDeltaBody({
 			model,
 			prompt: ctx.getNodeParameter('prompt', i, ''),
 			seconds: ctx.getNodeParameter('seconds', i, 5),
 			resolution: ctx.getNodeParameter('resolution', i, '480p'),
 			ratio: ctx.getNodeParameter('ratio', i, '16:9'),
-			generateAudio: ctx.getNodeParameter('generateAudio', i, false),
-			watermark: ctx.getNodeParameter('watermark', i, false),
+			generateAudio: flags.generateAudio ?? false,
+			watermark: flags.watermark ?? false,
 			images: addressList(ctx.getNodeParameter('referenceImages', i, '')),
 			videos: addressList(ctx.getNodeParameter('referenceVideos', i, '')),
 			audios: addressList(ctx.getNodeParameter('referenceAudios', i, '')),

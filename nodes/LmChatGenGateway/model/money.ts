@@ -65,6 +65,7 @@ export async function priceTurn(
 		: undefined;
 	if (!needCap) return { q, prices };
 	const resolved = strictestCap(s.money, prices.display);
+	if (resolved.refusal) throw new GatewayModelError(resolved.refusal, 'Nothing was sent.');
 	if (resolved.unreadable || !q) {
 		throw new GatewayModelError(
 			`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
@@ -145,8 +146,10 @@ export function accountTurn(
 function strictestCap(
 	items: MoneyOptions[],
 	display: Parameters<typeof resolveCap>[1],
-): { cap?: number; unreadable?: boolean } {
+): { cap?: number; unreadable?: boolean; refusal?: string } {
 	const all = items.map((m) => resolveCap(m, display));
+	const refusal = all.find((r) => r.refusal)?.refusal;
+	if (refusal) return { unreadable: true, refusal };
 	if (all.some((r) => r.unreadable)) return { unreadable: true };
 	const caps = all.map((r) => r.cap).filter((c): c is number => c !== undefined);
 	return caps.length ? { cap: Math.min(...caps) } : {};

@@ -28,6 +28,7 @@ import {
 	type TokenCount,
 } from './cost';
 import type { MoneyOptions } from './options';
+import { displayCurrency } from './spend';
 import { MAX_CUSTOM_DATA_KEYS, type ExecutionSpend, type SpendEntry } from './record';
 
 /** The calls are over Max Expected Spend: nothing was sent. */
@@ -59,12 +60,20 @@ export const money = (quota: number, display: DisplaySettings | undefined) =>
 	display ? `${formatDisplay(quotaToDisplay(quota, display))} (¤${quota})` : `¤${quota}`;
 
 /** The strictest of several items' money options: the lowest cap any of them names, unpriced calls only if all allow them. */
-export function strictest(options: MoneyOptions[]): { cap?: number; allowUnpriced: boolean } {
+export function strictest(options: MoneyOptions[]): {
+	cap?: number;
+	allowUnpriced: boolean;
+	capAmount?: string;
+} {
 	const caps = options.map((o) => o.cap).filter((c): c is number => c !== undefined);
 	const capped = options.filter((o) => o.cap !== undefined);
+	const cap = caps.length ? Math.min(...caps) : undefined;
+	// the cap as written in the display currency (¥0.145), when the strictest is one: its ¤ is that amount rounded down
+	const at = capped.find((o) => o.cap === cap && o.spend?.unit === 'display');
 	return {
-		cap: caps.length ? Math.min(...caps) : undefined,
+		cap,
 		allowUnpriced: capped.length > 0 && capped.every((o) => o.allowUnpriced),
+		...(at?.spend && at.cap !== at.capQuota ? { capAmount: at.spend.amount } : {}),
 	};
 }
 
@@ -74,7 +83,7 @@ export function strictest(options: MoneyOptions[]): { cap?: number; allowUnprice
  */
 export function capRefusal(
 	spend: ExecutionSpend,
-	limits: { cap?: number; allowUnpriced: boolean; hasAllowOption?: boolean },
+	limits: { cap?: number; allowUnpriced: boolean; hasAllowOption?: boolean; capAmount?: string },
 	quotes: Quote[],
 	display: DisplaySettings | undefined,
 	what: string,
@@ -90,6 +99,10 @@ export function capRefusal(
 	const blockedUnpriced = unpriced.length > 0 && !limits.allowUnpriced;
 	if (!blockedUnpriced && !so.full && expected + so.quota <= cap) return undefined;
 	const perItem = [...new Set(quotes.map((q) => quoteText(q, display)))].join('; ');
+	const capText =
+		limits.capAmount !== undefined && display
+			? `${displayCurrency(display).symbol}${limits.capAmount} (¤${cap})`
+			: money(cap, display);
 	const spent = `${money(so.quota, display)}${so.bounded ? ' at most' : ''}`;
 	const why = so.full
 		? `the execution's custom data already holds ${MAX_CUSTOM_DATA_KEYS} keys without gengateway_spent, so what this execution has spent cannot be known`
@@ -97,7 +110,7 @@ export function capRefusal(
 			? `${unpriced.length} call(s) have no price before they are sent${allowOption ? ' and Allow Unpriced Models is off' : ''}`
 			: `the price of ${money(expected, display)} + spent so far ${spent} = ${money(expected + so.quota, display)} is over the cap`;
 	return new BudgetError(
-		`Max Expected Spend ${money(cap, display)} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${money(cap, display)})` : ''}`,
+		`Max Expected Spend ${capText} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${capText})` : ''}`,
 		`Nothing was sent to the gateway. Price: ${perItem}. Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. Raise Max Expected Spend, ${allowOption ? 'turn on Allow Unpriced Models, ' : ''}or split the work.`,
 	);
 }

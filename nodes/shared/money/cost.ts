@@ -28,6 +28,7 @@ import {
 	type DisplaySettings,
 	type PriceEntry,
 	type PricingData,
+	lowestPublicGroup,
 } from './prices';
 import { groupRatioOf } from './delta';
 import { roundedProduct, roundedSumOfProducts } from './decimal';
@@ -69,24 +70,22 @@ const enabledGroups = (entry: PriceEntry | undefined): string[] =>
 		? entry.enable_groups.filter((g): g is string => typeof g === 'string')
 		: [];
 
-/** The lowest public and the highest published positive ratio of the groups that enable a model. */
+/**
+ * The lowest public group (Pricing's rule, `lowestPublicGroup`: a public ratio of 0 is a real, free group) and the
+ * highest published positive ratio of the groups that enable a model.
+ */
 export function ratioRange(
 	pricing: PricingData,
 	entry: PriceEntry | undefined,
 ): { low?: GroupRatio; high?: GroupRatio } {
-	let low: GroupRatio | undefined;
 	let high: GroupRatio | undefined;
 	for (const group of enabledGroups(entry)) {
 		const ratio = numberOf(pricing.group_ratio?.[group]);
 		if (ratio === undefined || ratio <= 0) continue;
 		if (!high || ratio > high.ratio) high = { group, ratio };
-		if (
-			Object.prototype.hasOwnProperty.call(pricing.usable_group ?? {}, group) &&
-			(!low || ratio < low.ratio)
-		)
-			low = { group, ratio };
 	}
-	return { low: low ?? high, high };
+	const low = lowestPublicGroup(entry, pricing).best;
+	return { low: low ?? high, high: high ?? low };
 }
 
 export function resolveMultiplier(

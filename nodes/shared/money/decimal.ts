@@ -5,7 +5,7 @@
  * product is rounded once, half away from zero, with BigInt.
  */
 
-interface Fraction {
+export interface Fraction {
 	num: bigint;
 	den: bigint;
 }
@@ -66,4 +66,59 @@ export function roundedSumOfProducts(terms: number[][]): number {
 	const abs = negative ? -num : num;
 	const rounded = (abs * 2n + den) / (den * 2n);
 	return Number(negative ? -rounded : rounded);
+}
+
+/** The exact decimal a text holds ("0.146", " 2.01 ", "1e-3"), or undefined when it is not a plain decimal. */
+export function fractionOfText(text: string): Fraction | undefined {
+	const t = text.trim();
+	if (!/^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(t)) return undefined;
+	const n = Number(t);
+	if (!Number.isFinite(n)) return undefined;
+	const [mant, expText] = t.toLowerCase().split('e');
+	const [int, frac = ''] = mant.replace('-', '').split('.');
+	const exp = Number(expText ?? 0) - frac.length;
+	let num = BigInt(int + frac);
+	let den = 1n;
+	if (exp >= 0) num *= 10n ** BigInt(exp);
+	else den = 10n ** BigInt(-exp);
+	return { num: mant.startsWith('-') ? -num : num, den };
+}
+
+/** (product of `num`) / (product of `den`), each a decimal as written (a number as it prints, or a Fraction): exact. */
+export function quotient(
+	num: Array<number | Fraction>,
+	den: Array<number | Fraction> = [],
+): Fraction {
+	const f = (x: number | Fraction) => (typeof x === 'number' ? toFraction(x) : x);
+	let n = 1n;
+	let d = 1n;
+	for (const x of num) {
+		const q = f(x);
+		n *= q.num;
+		d *= q.den;
+	}
+	for (const x of den) {
+		const q = f(x);
+		n *= q.den;
+		d *= q.num;
+	}
+	if (d === 0n) throw new Error('division by zero');
+	return d < 0n ? { num: -n, den: -d } : { num: n, den: d };
+}
+
+/** The largest whole number not above an exact fraction. */
+export function floorOf(f: Fraction): number {
+	const q = f.num / f.den;
+	return Number(f.num < 0n && q * f.den !== f.num ? q - 1n : q);
+}
+
+/** An exact fraction rounded half away from zero to `digits` decimals, as the number that prints so ("0.146"). */
+export function roundTo(f: Fraction, digits: number): number {
+	const scale = 10n ** BigInt(digits);
+	const negative = f.num < 0n;
+	const abs = (negative ? -f.num : f.num) * scale;
+	const units = (abs * 2n + f.den) / (f.den * 2n);
+	const int = units / scale;
+	const frac = (units % scale).toString().padStart(digits, '0');
+	return Number(`${negative ? '-' : ''}${int}${digits ? `.${frac}` : ''}`);
 }

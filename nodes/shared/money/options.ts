@@ -5,55 +5,21 @@
  * options. Every item's options are checked before anything is sent; a bad value names its item, field and rule.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { z } from 'zod';
-import { OPTION_RULES } from '../rules/options';
-import { fieldSet, shown, type Rule } from '../rules/rule';
+import { FLAG_RULE, OPTION_RULES } from '../rules/options';
+import { fieldSet } from '../rules/rule';
 import { readFields } from '../validate';
 import type { DisplaySettings } from './prices';
 import type { GroupChoice } from './cost';
+import { spendInQuota, SPEND_RULE, type SpendAmount } from './spend';
 
-/** A cap in the display currency: a positive amount ("1.50", 2), optionally with its currency's symbol or code. */
-const SPEND_SAYS =
-	'must be a positive amount in the display currency (e.g. 1.50), or ¤ quota units written with ¤ (e.g. ¤750000)';
-export interface SpendAmount {
-	amount: number;
-	/** `display`: the site's display currency; `quota`: ¤ quota units */
-	unit: 'display' | 'quota';
-}
-const SPEND_RULE: Rule<SpendAmount | undefined> = {
-	schema: z.unknown().transform((raw, ctx): SpendAmount | undefined => {
-		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
-			return undefined;
-		if (typeof raw === 'number' && Number.isFinite(raw) && raw > 0)
-			return { amount: raw, unit: 'display' };
-		if (typeof raw === 'string') {
-			const m =
-				/^\s*(¤|[$¥€£]|usd|cny|rmb)?\s*([0-9]+(?:\.[0-9]+)?)\s*(¤|usd|cny|rmb|quota)?\s*$/i.exec(
-					raw,
-				);
-			const n = m ? Number(m[2]) : NaN;
-			if (m && Number.isFinite(n) && n > 0) {
-				const quota = m[1] === '¤' || m[3] === '¤' || m[3]?.toLowerCase() === 'quota';
-				return { amount: n, unit: quota ? 'quota' : 'display' };
-			}
-		}
-		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${SPEND_SAYS} (got ${shown(raw)})` });
-		return z.NEVER;
-	}),
-	good: [1.5, '1.50', '$2', '¤750000', '750000 ¤', ''],
-	bad: [
-		{ value: 0, says: SPEND_SAYS },
-		{ value: -1, says: SPEND_SAYS },
-		{ value: 'lots', says: SPEND_SAYS },
-		{ value: '¤-5', says: SPEND_SAYS },
-		{ value: Number.POSITIVE_INFINITY, says: SPEND_SAYS },
-	],
-};
+export type { SpendAmount } from './spend';
 
 export const MONEY_OPTION_FIELDS = fieldSet('Spend options', {
 	maxSpend: { label: 'Max Expected Spend', rule: SPEND_RULE },
 	maxExpectedSpend: { label: 'Max Expected Spend (¤ Quota Units)', rule: OPTION_RULES.quota },
 	groupRatio: { label: 'Group Multiplier', rule: OPTION_RULES.multiplierOrZero },
+	allowUnpriced: { label: 'Allow Unpriced Models', rule: FLAG_RULE },
+	quoteOnly: { label: 'Quote Only (Send Nothing)', rule: FLAG_RULE },
 });
 
 const PAID_NOT_ADDED =
@@ -99,8 +65,10 @@ export function spendOptions(): INodeProperties[] {
 			default: '1.00',
 			placeholder: 'e.g. 1.50',
 			description:
-				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units (¤750000). The refusal and the hint show the rate. Not added: no cap.",
+				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units in this same field (¤750000). Read and converted in exact decimals: a cap equal to the price passes. A currency other than the site's display currency (¥0.20 on a USD site) is refused. The refusal and the hint show the rate. Not added: no cap.",
 		},
+		// Deprecated: workflows made before 0.2.0 keep it (shown and read while it holds a value); Add Option no longer
+		// offers it, since Max Expected Spend takes ¤ quota units too (¤750000)
 		{
 			displayName: 'Max Expected Spend (¤ Quota Units)',
 			name: 'maxExpectedSpend',
@@ -108,13 +76,14 @@ export function spendOptions(): INodeProperties[] {
 			default: 500000,
 			typeOptions: { minValue: 0 },
 			description:
-				'The same cap in ¤ quota units (kept for workflows made before 0.2.0). With both set, the lower one holds.',
+				'Deprecated: write ¤ quota units in Max Expected Spend instead (e.g. ¤750000). Kept for workflows made before 0.2.0; with both set, the lower one holds.',
+			displayOptions: { show: { maxExpectedSpend: [{ _cnd: { exists: true } }] } },
 		},
 		{
 			displayName: 'Quote Only (Send Nothing)',
 			name: 'quoteOnly',
 			type: 'boolean',
-			default: false,
+			default: true,
 			description:
 				'Whether to check every item and output its expected cost (status quoted) without sending anything: put the price in front of a person (e.g. Send and Wait for Response) and run the paid node only once it is approved',
 		},
@@ -129,6 +98,8 @@ export interface MoneyOptions {
 	/** whole ¤ the cap holds to once resolved (set by `resolveCap`) */
 	cap?: number;
 	allowUnpriced: boolean;
+	/** check and price the item, send nothing */
+	quoteOnly?: boolean;
 	group: GroupChoice;
 }
 
@@ -136,6 +107,7 @@ interface RawMoney {
 	maxSpend?: unknown;
 	maxExpectedSpend?: unknown;
 	allowUnpriced?: unknown;
+	quoteOnly?: unknown;
 	groupRatio?: unknown;
 	groupName?: unknown;
 }
@@ -147,6 +119,8 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 		maxSpend: o.maxSpend,
 		maxExpectedSpend: o.maxExpectedSpend,
 		groupRatio: o.groupRatio,
+		allowUnpriced: o.allowUnpriced,
+		quoteOnly: o.quoteOnly,
 	});
 	const spend = checked.maxSpend;
 	const capQuota = checked.maxExpectedSpend;
@@ -157,40 +131,28 @@ export function readMoneyOptions(raw: RawMoney | undefined): MoneyOptions {
 			spend === undefined
 				? capQuota
 				: spend.unit === 'quota'
-					? Math.min(spend.amount, capQuota ?? Infinity)
+					? Math.min(spendInQuota(spend, undefined).cap!, capQuota ?? Infinity)
 					: undefined,
-		allowUnpriced: o.allowUnpriced === true,
+		allowUnpriced: checked.allowUnpriced ?? false,
+		// added but empty (an expression that gave nothing): the option's default, on; not added: off
+		quoteOnly: checked.quoteOnly ?? Object.prototype.hasOwnProperty.call(o, 'quoteOnly'),
 		group: groupChoice(o, checked.groupRatio),
 	};
 }
 
-/** ¤ per unit of the display currency. */
-export function quotaPerDisplayUnit(d: DisplaySettings): number {
-	switch (d.type) {
-		case 'TOKENS':
-			return 1;
-		case 'CNY':
-			return d.quotaPerUnit / d.usdExchangeRate;
-		case 'CUSTOM':
-			return d.quotaPerUnit / d.customRate;
-		default:
-			return d.quotaPerUnit;
-	}
-}
-
 /**
- * The cap in whole ¤: a display-currency amount at the site's rate (undefined when that rate cannot be read: the cap
- * then refuses, it is never dropped), ¤ as given; with both fields set, the lower one.
+ * The cap in whole ¤: a display-currency amount at the site's rate, in exact decimals (undefined when that rate cannot
+ * be read: the cap then refuses, it is never dropped), ¤ as given; with both fields set, the lower one. `refusal`: the
+ * amount names another currency than the site's display currency (the message names both).
  */
 export function resolveCap(
 	o: MoneyOptions,
 	display: DisplaySettings | undefined,
-): { cap?: number; unreadable?: boolean } {
+): { cap?: number; unreadable?: boolean; refusal?: string } {
 	if (o.spend === undefined) return { cap: o.capQuota };
-	if (o.spend.unit === 'quota') return { cap: Math.min(o.spend.amount, o.capQuota ?? Infinity) };
-	if (!display) return { unreadable: true };
-	const inQuota = Math.floor(o.spend.amount * quotaPerDisplayUnit(display));
-	return { cap: Math.min(inQuota, o.capQuota ?? Infinity) };
+	const r = spendInQuota(o.spend, display);
+	if (r.cap === undefined) return { ...r, unreadable: true };
+	return { cap: Math.min(r.cap, o.capQuota ?? Infinity) };
 }
 
 /** `groupRatio` checked: positive → the multiplier; added but empty or 0 → unknown (never 1); not added → the group name, or unknown. */

@@ -8,7 +8,7 @@
  * rounded to whole ¤ (the site's quota precision).
  */
 import { isObj } from '../jsonObject';
-import { roundedProduct } from './decimal';
+import { quotient, roundedProduct, roundTo } from './decimal';
 
 export interface PriceEntry {
 	model_name: string;
@@ -129,46 +129,7 @@ export function readDisplay(statusBody: unknown): DisplaySettings {
 	};
 }
 
-export interface DisplayAmount {
-	amount: number;
-	/** USD, CNY, quota (raw site quota units, ¤) or custom (the site's own unit) */
-	currency: 'USD' | 'CNY' | 'quota' | 'custom';
-	symbol: string;
-}
-
-/**
- * An amount in base units (USD at a default site) in the site's display currency. USD and CNY and
- * CUSTOM to 6 decimals; TOKENS as whole raw quota units with the site's ¤ (not a national currency).
- */
-export function toDisplay(usd: number, s: DisplaySettings): DisplayAmount {
-	switch (s.type) {
-		case 'CNY':
-			return { amount: round(usd * s.usdExchangeRate, 6), currency: 'CNY', symbol: '¥' };
-		case 'TOKENS':
-			return { amount: Math.round(usd * s.quotaPerUnit), currency: 'quota', symbol: '¤' };
-		case 'CUSTOM':
-			return { amount: round(usd * s.customRate, 6), currency: 'custom', symbol: s.customSymbol };
-		default:
-			return { amount: round(usd, 6), currency: 'USD', symbol: '$' };
-	}
-}
-
-/** A quota amount (¤) in the display currency. */
-export function quotaToDisplay(quota: number, s: DisplaySettings): DisplayAmount {
-	return s.type === 'TOKENS'
-		? { amount: quota, currency: 'quota', symbol: '¤' }
-		: toDisplay(quota / s.quotaPerUnit, s);
-}
-
-/** "$0.032", "¥0.2336", "¤16000", "◎0.32" */
-export function formatDisplay(d: DisplayAmount): string {
-	return `${d.symbol}${d.amount}`;
-}
-
-export function round(v: number, digits: number): number {
-	const f = 10 ** digits;
-	return Math.round(v * f) / f;
-}
+export { formatDisplay, quotaToDisplay, toDisplay, type DisplayAmount } from './display';
 
 /** Delta-video unit prices of one model, in base units per 1M video tokens. */
 export interface DeltaUnitPrices {
@@ -208,27 +169,18 @@ export interface ModelPrice {
 }
 
 /**
- * Lowest displayed price of one model: only groups that enable the model AND are publicly selectable
- * (`usable_group`) count; a public group missing from `group_ratio` is skipped and reported (an unknown
- * multiplier is never 0). Per call = model_price × ratio; per token (per 1M) input = model_ratio × 2 × ratio,
- * output = input × completion_ratio; delta-video = the spec table × ratio; `billing_mode: tiered_expr` → no number.
+ * The one rule of the lowest public group of a model, shared by Pricing and every cost: the groups that enable the
+ * model AND are publicly selectable (`usable_group`) with a published ratio of 0 or more (a ratio of 0 is a real,
+ * free group); a public group missing from `group_ratio` is skipped and reported (an unknown multiplier is never 0).
  */
-export function lowestPrice(
-	entry: PriceEntry,
+export function lowestPublicGroup(
+	entry: PriceEntry | undefined,
 	p: PricingData,
-	videoPrices: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES,
-): ModelPrice {
-	const video = videoPrices[entry.model_name];
-	const billing: Billing = video
-		? 'per_video_token'
-		: numberOf(entry.quota_type) === 1
-			? 'per_call'
-			: 'per_token';
-	const dynamic = entry.billing_mode === 'tiered_expr';
+): { best?: { group: string; ratio: number }; skipped: string[]; nonPublic: string[] } {
 	const skipped: string[] = [];
 	const nonPublic: string[] = [];
 	let best: { group: string; ratio: number } | undefined;
-	const groups = Array.isArray(entry.enable_groups)
+	const groups = Array.isArray(entry?.enable_groups)
 		? entry.enable_groups.filter((g): g is string => typeof g === 'string')
 		: [];
 	for (const g of groups) {
@@ -243,6 +195,32 @@ export function lowestPrice(
 		}
 		if (!best || ratio < best.ratio) best = { group: g, ratio };
 	}
+	return { best, skipped, nonPublic };
+}
+
+/**
+ * Lowest displayed price of one model at its lowest public group (`lowestPublicGroup`). Per call = model_price ×
+ * ratio, as the whole ¤ a call is charged (model_price × ratio × quota_per_unit, rounded once); per token (per 1M) input = model_ratio × ratio × 1,000,000 / quota_per_unit (× 2 on a default site of ¤500000
+ * per unit), output = input × completion_ratio: what the gateway charges in ¤, in the display currency;
+ * delta-video = the spec table × ratio; `billing_mode: tiered_expr` → no number.
+ */
+export function lowestPrice(
+	entry: PriceEntry,
+	p: PricingData,
+	quotaPerUnit: number = DEFAULT_QUOTA_PER_UNIT,
+	videoPrices: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES,
+): ModelPrice {
+	const video = videoPrices[entry.model_name];
+	const billing: Billing = video
+		? 'per_video_token'
+		: numberOf(entry.quota_type) === 1
+			? 'per_call'
+			: 'per_token';
+	const dynamic = entry.billing_mode === 'tiered_expr';
+	const { best, skipped, nonPublic } = lowestPublicGroup(entry, p);
+	const groups = Array.isArray(entry.enable_groups)
+		? entry.enable_groups.filter((g) => typeof g === 'string')
+		: [];
 	const out: ModelPrice = {
 		model: entry.model_name,
 		billing,
@@ -265,26 +243,53 @@ export function lowestPrice(
 					: 'no publicly selectable group enables this model';
 		return out;
 	}
+	priceFigures(out, entry, video, best.ratio, quotaPerUnit);
+	return out;
+}
+
+/** The figures of a priced model at a group ratio: per call, per 1M tokens or per 1M video tokens (see lowestPrice). */
+function priceFigures(
+	out: ModelPrice,
+	entry: PriceEntry,
+	video: DeltaUnitPrices | undefined,
+	groupRatio: number,
+	quotaPerUnit: number,
+): void {
+	const billing = out.billing;
 	if (billing === 'per_video_token') {
-		out.videoPer1MUsd = video.noReferenceVideo * best.ratio;
-		out.videoWithReferencePer1MUsd = video.withReferenceVideo * best.ratio;
+		out.videoPer1MUsd = roundTo(quotient([video!.noReferenceVideo, groupRatio]), 12);
+		out.videoWithReferencePer1MUsd = roundTo(quotient([video!.withReferenceVideo, groupRatio]), 12);
 	} else if (billing === 'per_call') {
 		const price = numberOf(entry.model_price);
 		if (price === undefined || price < 0)
 			out.unpricedReason = 'the price list gives no model_price';
-		else out.perCallUsd = price * best.ratio;
+		// what one call is charged: whole ¤ (model_price × ratio × quota_per_unit, rounded once), in base units
+		else
+			out.perCallUsd = roundTo(
+				quotient([roundedProduct([price, groupRatio, quotaPerUnit])], [quotaPerUnit]),
+				12,
+			);
 	} else {
 		const ratio = numberOf(entry.model_ratio);
 		if (ratio === undefined || ratio < 0)
 			out.unpricedReason = 'the price list gives no model_ratio';
 		else {
-			out.inputPer1MUsd = ratio * 2 * best.ratio;
+			out.inputPer1MUsd = roundTo(quotient([ratio, groupRatio, 1_000_000], [quotaPerUnit]), 12);
 			const completion = numberOf(entry.completion_ratio);
-			out.outputPer1MUsd =
-				out.inputPer1MUsd * (completion !== undefined && completion >= 0 ? completion : 1);
+			out.outputPer1MUsd = roundTo(
+				quotient(
+					[
+						ratio,
+						groupRatio,
+						1_000_000,
+						completion !== undefined && completion >= 0 ? completion : 1,
+					],
+					[quotaPerUnit],
+				),
+				12,
+			);
 		}
 	}
-	return out;
 }
 
 /** Unit price of a delta-video model in base units per 1M video tokens; undefined for other models. */

@@ -1,9 +1,12 @@
 /**
- * The one set of number-option rules every node shares: timeouts, deadlines, sizes, concurrency, multipliers.
+ * The one set of option rules every node shares: numbers (timeouts, deadlines, sizes, concurrency, multipliers,
+ * sampling) and yes/no switches.
  *
  * A number option accepts a number or a text holding one ("30" from a sheet, " 2.5 "), as n8n reads its own number
- * fields. Empty text, null and undefined mean "not set" (the option's default). Anything else ("abc", NaN, Infinity,
- * true) is refused naming the field and the rule.
+ * fields. A yes/no option accepts true or false, the text "true" or "false" (any case, spaces around), and 1 or 0 (as
+ * a number or text), as n8n reads its own boolean fields. Empty text, null and undefined mean "not set" (the option's
+ * default). Anything else ("abc", NaN, Infinity, true for a number, "yes" or 2 for a switch) is refused naming the
+ * field and the rule: never a silent default.
  */
 import { z } from 'zod';
 import { shown, type Rule } from './rule';
@@ -15,7 +18,15 @@ export type NumberRule = Rule<number | undefined>;
 const isUnset = (v: unknown) =>
 	v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
-function numberRule(
+/** Numeric text read as the number it holds (" 30 " → 30); anything else is returned as it came (its rule refuses it). */
+export function numericText(v: unknown): unknown {
+	if (typeof v !== 'string' || v.trim() === '') return v;
+	const n = Number(v.trim());
+	return Number.isFinite(n) ? n : v;
+}
+
+/** A number rule: what it says when it refuses, what it accepts, its good and bad examples. */
+export function numberRule(
 	says: string,
 	accepts: (n: number) => boolean,
 	good: unknown[],
@@ -24,7 +35,7 @@ function numberRule(
 ): NumberRule {
 	const schema = z.unknown().transform((raw, ctx): number | undefined => {
 		if (isUnset(raw) && !opts.required) return undefined;
-		const n = isUnset(raw) ? undefined : typeof raw === 'string' ? Number(raw.trim()) : raw;
+		const n = isUnset(raw) ? undefined : numericText(raw);
 		if (typeof n === 'number' && Number.isFinite(n) && accepts(n)) return n;
 		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${says} (got ${shown(raw)})` });
 		return z.NEVER;
@@ -82,6 +93,13 @@ export const OPTION_RULES = {
 		[16000, '500000', 0.5],
 		[0, -1, 'lots', Number.NaN, Number.POSITIVE_INFINITY],
 	),
+	/** a whole number (Seed); the request's own rule holds its range */
+	wholeNumber: numberRule(
+		'must be a whole number',
+		(n) => Number.isInteger(n),
+		[-1, 0, '42', 4294967295],
+		[1.5, 'lucky', Number.NaN, Number.POSITIVE_INFINITY],
+	),
 	/** a count the fee is computed from: required */
 	tokens: numberRule(
 		'must be a number of 0 or more',
@@ -91,6 +109,29 @@ export const OPTION_RULES = {
 		{ required: true },
 	),
 } satisfies Record<string, NumberRule>;
+
+const FLAG_SAYS = 'must be true or false (the text "true" or "false", or 1 or 0)';
+const FLAG_TEXT: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
+
+/** A yes/no option: true/false, "true"/"false" in any case, 1/0 or "1"/"0"; not set → undefined (the default applies). */
+export const FLAG_RULE: Rule<boolean | undefined> = {
+	schema: z.unknown().transform((raw, ctx): boolean | undefined => {
+		if (isUnset(raw)) return undefined;
+		if (typeof raw === 'boolean') return raw;
+		if (raw === 1 || raw === 0) return raw === 1;
+		const read = typeof raw === 'string' ? FLAG_TEXT[raw.trim().toLowerCase()] : undefined;
+		if (read !== undefined) return read;
+		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${FLAG_SAYS} (got ${shown(raw)})` });
+		return z.NEVER;
+	}),
+	good: [true, false, 'true', ' FALSE ', 'True', 1, 0, '1', '0', ''],
+	bad: [
+		{ value: 'yes', says: FLAG_SAYS },
+		{ value: 'flase', says: FLAG_SAYS },
+		{ value: 2, says: FLAG_SAYS },
+		{ value: 'on', says: FLAG_SAYS },
+	],
+};
 
 /** Reads one option where a bad value is reported elsewhere (per item): undefined when it is not set or breaks its rule. */
 export function readOption(rule: NumberRule, v: unknown): number | undefined {

@@ -143,14 +143,6 @@ async function check<P, S>(
 	return { prepared, money };
 }
 
-function optionOf(ctx: IExecuteFunctions, i: number, name: string): unknown {
-	try {
-		return (ctx.getNodeParameter('options', i, {}) as Record<string, unknown>)[name];
-	} catch {
-		return undefined;
-	}
-}
-
 /** The money options of item `at` refuse the batch: every item says which item and field. */
 function withItem(err: unknown, at: number, i: number): Error {
 	const message = err instanceof Error ? err.message : String(err);
@@ -184,7 +176,7 @@ export async function runPaidItems<P, S>(
 
 	// check
 	const { prepared, money } = await check(ctx, op, mode, results);
-	const quoteOnly = opts.quoteOnly ?? items.some((_, i) => optionOf(ctx, i, 'quoteOnly') === true);
+	const quoteOnly = opts.quoteOnly ?? money.some((m) => m?.quoteOnly === true);
 	const ledger = node.retryOnFail === true ? callLedger<S>(executionSignal(ctx)) : undefined;
 	const spend = new ExecutionSpend(ctx);
 	const anyToSend = () => prepared.some((p) => p !== undefined);
@@ -297,6 +289,7 @@ function budgetRefusal<P>(
 		const m = money[i];
 		if (p === undefined || !m) continue;
 		const r = resolveCap(m, prices.display);
+		if (r.refusal) return new BudgetError(r.refusal, 'Nothing was sent to the gateway.');
 		if (r.unreadable) {
 			return new BudgetError(
 				`Max Expected Spend ${m.spend!.amount} (display currency) cannot be checked: the site's display settings (/api/status) could not be read${prices.error ? ` (${prices.error})` : ''}`,

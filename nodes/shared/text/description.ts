@@ -1,9 +1,9 @@
 /** UI pieces and parameter reading shared by the Chat and Responses nodes. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { EXTRA_BODY_RULE } from '../rules/json';
-import { OPTION_RULES, readOption } from '../rules/options';
+import { FLAG_RULE, OPTION_RULES, readOption } from '../rules/options';
 import { fieldSet } from '../rules/rule';
-import { readFields } from '../validate';
+import { readField, readFields } from '../validate';
 import { DEFAULT_TIMEOUTS } from '../transport/timeouts';
 import { optionsCollection } from '../ui';
 import { spendOptions } from '../money/options';
@@ -84,14 +84,20 @@ export const TEXT_OPTION_FIELDS = fieldSet('Chat and Responses options', {
 	timeoutMs: { label: 'Request Timeout (Ms)', rule: OPTION_RULES.milliseconds },
 	maxDurationMs: { label: 'Stream Max Duration (Ms)', rule: OPTION_RULES.milliseconds },
 	extraBody: { label: 'Extra Body Fields', rule: EXTRA_BODY_RULE },
+	simplify: { label: 'Simplify Output', rule: FLAG_RULE },
 });
 
+/** The Stream field of item `i` (Chat, Responses), read by the one yes/no rule: "true" from a sheet streams. */
+export function readStream(ctx: IExecuteFunctions, i: number): boolean {
+	return readField('Stream', FLAG_RULE, ctx.getNodeParameter('stream', i, false)) ?? false;
+}
+
 export function readTextOptions(ctx: IExecuteFunctions, i: number): TextOptions {
-	const o = ctx.getNodeParameter('options', i, {}) as { simplify?: boolean };
+	const o = ctx.getNodeParameter('options', i, {}) as Record<string, unknown>;
 	const checked = readFields(TEXT_OPTION_FIELDS, o);
 	return {
 		extraBody: checked.extraBody,
-		simplify: o.simplify !== false,
+		simplify: checked.simplify ?? true,
 		idleMs: checked.idleTimeoutMs ?? DEFAULT_TIMEOUTS.streamIdle,
 		timeoutMs: checked.timeoutMs,
 		maxDurationMs: checked.maxDurationMs ?? DEFAULT_TIMEOUTS.streamTotal,

@@ -8,7 +8,8 @@
  */
 import { Validator, type Schema } from '@cfworker/json-schema';
 import type { INodeProperties } from 'n8n-workflow';
-import { refuse } from '../validate';
+import { FLAG_RULE } from '../rules/options';
+import { readField, refuse } from '../validate';
 
 export interface JsonSchemaFormat {
 	/** the format's name (the wire requires one: [A-Za-z0-9_-], at most 64) */
@@ -53,7 +54,8 @@ export function readJsonSchemaFormat(
 	} catch (err) {
 		refuse([{ field, rule: `is not a usable JSON Schema (${(err as Error).message})` }]);
 	}
-	return { name: n, schema: schema as Record<string, unknown>, strict: strict !== false };
+	const strictRead = readField('Strict Schema', FLAG_RULE, strict) ?? true;
+	return { name: n, schema: schema as Record<string, unknown>, strict: strictRead };
 }
 
 /** The chat body's field. */
