@@ -18,7 +18,6 @@ import {
 	PARSER_TOOL,
 	repairFailure,
 	repairPrompt,
-	type JsonSchemaFormat,
 } from '../../shared/text/jsonSchema';
 import type { GatewayTransport } from '../../shared/transport';
 import { redactorFor } from '../../shared/transport/redact';
@@ -31,36 +30,16 @@ import {
 } from './errors';
 import { accountTurn, priceTurn } from './money';
 import { ReasoningStore } from './reasoning';
-import { requestBody } from './request';
+import { requestBody, type GatewayModelOptions } from './request';
 import { resultOf, type ResultContext, type TurnSummary } from './result';
 import type { ChatModelConfig, GenerateResult, Message, MessageContent, StreamChunk } from './sdk';
 import { TurnSupply } from './supply';
 import { turnOf, type Turn } from './turn';
 import type { WireTool } from './wire';
 
-export { GatewayModelError, TurnSupply, type TurnSummary };
+export { GatewayModelError, TurnSupply, type GatewayModelOptions, type TurnSummary };
 
 type Json = Record<string, unknown>;
-
-export interface GatewayModelOptions {
-	model: string;
-	/** ask the gateway for an SSE stream */
-	streaming: boolean;
-	/** POST /v1/responses instead of /v1/chat/completions */
-	useResponsesApi: boolean;
-	temperature?: number;
-	maxTokens?: number;
-	topP?: number;
-	/** `json_object`: JSON mode; `json_schema`: the answer must validate against `jsonSchema` (one repair request at most) */
-	responseFormat?: 'text' | 'json_object' | 'json_schema';
-	jsonSchema?: JsonSchemaFormat;
-	/** leave the model's reasoning out of the message the agent keeps and of the run data (it is still sent back where the gateway requires it) */
-	leaveOutReasoning?: boolean;
-	/** how long the answer may take to start (non-streaming: the whole answer), also the window of the 429 resend */
-	timeoutMs: number;
-	/** longest gap in a stream */
-	idleMs: number;
-}
 
 export class GatewayChatCore {
 	private turns = 0;

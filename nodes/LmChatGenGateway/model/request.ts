@@ -2,13 +2,36 @@
  * A Chat Model turn's request body, chat completions or responses: the model ID exactly as given, the agent's tools,
  * the options the execution has not learned the gateway refuses, the response format.
  */
-import { chatResponseFormat, responsesTextFormat } from '../../shared/text/jsonSchema';
-import type { GatewayModelOptions } from './model';
+import {
+	chatResponseFormat,
+	responsesTextFormat,
+	type JsonSchemaFormat,
+} from '../../shared/text/jsonSchema';
 import type { ReasoningStore } from './reasoning';
 import type { ChatModelConfig, Message } from './sdk';
 import { chatTools, responsesTools, toChatMessages, toResponsesInput, type WireTool } from './wire';
 
 type Json = Record<string, unknown>;
+
+export interface GatewayModelOptions {
+	model: string;
+	/** ask the gateway for an SSE stream */
+	streaming: boolean;
+	/** POST /v1/responses instead of /v1/chat/completions */
+	useResponsesApi: boolean;
+	temperature?: number;
+	maxTokens?: number;
+	topP?: number;
+	/** `json_object`: JSON mode; `json_schema`: the answer must validate against `jsonSchema` (one repair request at most) */
+	responseFormat?: 'text' | 'json_object' | 'json_schema';
+	jsonSchema?: JsonSchemaFormat;
+	/** leave the model's reasoning out of the message the agent keeps and of the run data (it is still sent back where the gateway requires it) */
+	leaveOutReasoning?: boolean;
+	/** how long the answer may take to start (non-streaming: the whole answer), also the window of the 429 resend */
+	timeoutMs: number;
+	/** longest gap in a stream */
+	idleMs: number;
+}
 
 export function requestBody(
 	o: GatewayModelOptions,

@@ -1,6 +1,17 @@
 /** Amounts in the site's display currency, computed from exact decimals and rounded once as the site shows them. */
 import { quotient, roundTo, type Fraction } from './decimal';
-import type { DisplaySettings } from './prices';
+
+export type DisplayType = 'USD' | 'CNY' | 'TOKENS' | 'CUSTOM';
+
+export interface DisplaySettings {
+	type: DisplayType;
+	quotaPerUnit: number;
+	usdExchangeRate: number;
+	customSymbol: string;
+	customRate: number;
+	/** why the site's setting could not be followed as given (e.g. CNY without a usable exchange rate) */
+	notes?: string[];
+}
 
 export interface DisplayAmount {
 	amount: number;

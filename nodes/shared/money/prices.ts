@@ -9,6 +9,7 @@
  */
 import { isObj } from '../jsonObject';
 import { quotient, roundedProduct, roundTo } from './decimal';
+import type { DisplaySettings, DisplayType } from './display';
 
 export interface PriceEntry {
 	model_name: string;
@@ -25,18 +26,6 @@ export interface PricingData {
 	data: PriceEntry[];
 	group_ratio: Record<string, number>;
 	usable_group: Record<string, string>;
-}
-
-export type DisplayType = 'USD' | 'CNY' | 'TOKENS' | 'CUSTOM';
-
-export interface DisplaySettings {
-	type: DisplayType;
-	quotaPerUnit: number;
-	usdExchangeRate: number;
-	customSymbol: string;
-	customRate: number;
-	/** why the site's setting could not be followed as given (e.g. CNY without a usable exchange rate) */
-	notes?: string[];
 }
 
 export const DEFAULT_QUOTA_PER_UNIT = 500_000;
@@ -129,7 +118,14 @@ export function readDisplay(statusBody: unknown): DisplaySettings {
 	};
 }
 
-export { formatDisplay, quotaToDisplay, toDisplay, type DisplayAmount } from './display';
+export {
+	formatDisplay,
+	quotaToDisplay,
+	toDisplay,
+	type DisplayAmount,
+	type DisplaySettings,
+	type DisplayType,
+} from './display';
 
 /** Delta-video unit prices of one model, in base units per 1M video tokens. */
 export interface DeltaUnitPrices {

@@ -4,9 +4,11 @@
  * decides; UTF-8 by default), redacted before it is parsed and its parsed value redacted again (a JSON escape can make
  * a form appear only once parsed), so nothing built from either can hold the key.
  */
-import { isUtf8 } from 'node:buffer';
 import { decodeBody } from './charset';
 import type { Redactor } from './redact';
+
+/** UTF-8 that refuses any byte sequence that is not (the body is then left as its label read it). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A JSON answer read whole: its text decoded in its charset and redacted, its value parsed from that text and redacted again. */
 export interface ReadJson {
@@ -54,5 +56,9 @@ function decodeText(redactor: Redactor, bytes: Buffer, contentType: string | und
 	if (encoding === 'utf-8' || !redactor.active) return text;
 	const raw = bytes.toString('latin1');
 	if (redactor.contains(text) || !redactor.contains(raw)) return text;
-	return isUtf8(bytes) ? bytes.toString('utf8') : raw;
+	try {
+		return STRICT_UTF8.decode(bytes);
+	} catch {
+		return raw;
+	}
 }
