@@ -470,6 +470,12 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 		} catch {
 			continue;
 		}
+		// a request of an earlier case (it outlived its run) is judged with that case, not this one
+		const mark = messages
+			.filter((m) => m?.role === 'user')
+			.map((m) => MARKER.exec(contentText(m.content)))
+			.find((x) => x);
+		if (mark && Number(mark[1]) !== o.cid) continue;
 		for (const m of messages) {
 			const r = m?.reasoning_content ?? m?.reasoning;
 			if (m?.role !== 'assistant' || typeof r !== 'string' || !r) continue;
