@@ -327,6 +327,14 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	if ('refusal' in format) return format.refusal;
 	const c = chatConversation(messages, rawTools);
 	if (!takes(entry, c, format)) return undefined;
+	// `[llm:no-temperature]`: a model that takes no sampling setting, refused as OpenAI's reasoning models refuse it
+	if ('temperature' in body && quirksIn(c.all).has('no-temperature'))
+		return openAiError(
+			400,
+			"Unsupported parameter: 'temperature' is not supported with this model.",
+			'unsupported_parameter',
+			'invalid_request_error',
+		);
 	if (entry.thinking) {
 		// DeepSeek's thinking mode: an assistant turn that called tools comes back with its reasoning
 		const missing = missingReasoning(messages, entry.thinking);

@@ -35,8 +35,16 @@ export interface PlannedCall {
 
 export type Plan = { kind: 'tools'; calls: PlannedCall[] } | { kind: 'text'; text: string };
 
-export type Quirk = 'empty-args' | 'object-args' | 'odd-split' | 'no-usage' | 'no-ids';
-export const QUIRKS: Quirk[] = ['empty-args', 'object-args', 'odd-split', 'no-usage', 'no-ids'];
+export type Quirk =
+	'empty-args' | 'object-args' | 'odd-split' | 'no-usage' | 'no-ids' | 'no-temperature';
+export const QUIRKS: Quirk[] = [
+	'empty-args',
+	'object-args',
+	'odd-split',
+	'no-usage',
+	'no-ids',
+	'no-temperature',
+];
 
 const EXPRESSION = /-?\d+(?:\.\d+)?\s*(?:[-+*/×x^]|\*\*)\s*-?\d+(?:\.\d+)?/g;
 

@@ -410,6 +410,51 @@ describe('every answer shape and label the text call reads (the one text call, s
 });
 
 describe('what the execution learns stays learned', () => {
+	it('a turn already on its way when another turn learns the refusal leaves the field out of its next send (after a 429)', async () => {
+		let refusedAt = 0;
+		const server = await scriptedServer((req, res) => {
+			if (req.method !== 'POST') return scriptedJson(res, 404, { error: { message: 'not here' } });
+			const body = JSON.parse(req.body) as { messages: Array<{ content: string }> };
+			const second = body.messages.some((m) => m.content === 'B?');
+			// B's first send is refused with 429 before A's refusal arrives; its next send comes after A taught the execution
+			if (second && server.posts().filter((p) => p.body.includes('B?')).length === 1)
+				return scriptedJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '5' });
+			if ('temperature' in body) {
+				refusedAt ||= Date.now();
+				return scriptedJson(res, 400, {
+					error: { message: 'Unsupported parameter: temperature', type: 'invalid_request_error' },
+				});
+			}
+			scriptedJson(res, 200, {
+				choices: [
+					{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' },
+				],
+			});
+		});
+		try {
+			const signal = new AbortController().signal;
+			const creds = { apiKey: 'sk-learned-0000000000002', baseUrl: server.url };
+			const params = { options: { streaming: false, temperature: 0.3 } };
+			const { model } = await supplyModel(creds, params, undefined, signal, { runIndex: 0 });
+			await Promise.all([
+				model.invoke([{ role: 'user', content: 'B?' }]),
+				model.invoke([{ role: 'user', content: 'A?' }]),
+			]);
+			const sent = (q: string) =>
+				server
+					.posts()
+					.filter((p) => p.body.includes(q))
+					.map((p) => ('temperature' in JSON.parse(p.body) ? 'with' : 'without'));
+			// A: refused for temperature, sent once more without it. B: refused with 429 while it still carried it, and
+			// its next send (after A taught the execution) leaves it out: never a second 400 for it
+			expect(sent('A?')).toEqual(['with', 'without']);
+			expect(sent('B?')).toEqual(['with', 'without']);
+			expect(refusedAt).toBeGreaterThan(0);
+		} finally {
+			await server.close();
+		}
+	});
+
 	it("a field the gateway refused (400 naming temperature) is left out of every later turn of the execution, the agent's next run included", async () => {
 		const server = await scriptedServer((req, res) => {
 			if (req.method !== 'POST') return scriptedJson(res, 404, { error: { message: 'not here' } });

@@ -50,10 +50,15 @@ export function report(
 		? ` -t '${testName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "'\\''")}'`
 		: '';
 	const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} npx jest test/property/${file}${only}`;
+	// an error the oracle did not word (a RangeError, a TypeError from the code under test) keeps its stack: a failure
+	// seen once under load (issue 40's "Maximum call stack size exceeded") must say where it happened
+	const e = details.errorInstance;
 	const error =
-		details.errorInstance instanceof Error
-			? details.errorInstance.message
-			: String(details.errorInstance);
+		e instanceof Error
+			? e.name === 'Error' || !e.stack
+				? e.message
+				: `${e.message}\n${e.stack.split('\n').slice(0, 40).join('\n')}`
+			: String(e);
 	const message = [
 		`Property failed after ${details.numRuns} run(s), ${details.numShrinks} shrink(s).`,
 		`seed: ${details.seed}  path: ${details.counterexamplePath}`,

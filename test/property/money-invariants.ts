@@ -88,6 +88,8 @@ export interface Call {
 }
 
 const PAID = /^\/v1\/(images\/generations\/async|videos|chat\/completions)(\?|$)/;
+/** (i): how long after a refusal ended a request already on its way may still arrive */
+const LEARN_MS = 250;
 const MARKER = /#c(\d+) n(\d+) r(\d+) k(\d+)(?:#| q(\d+)#)/;
 
 function contentText(content: unknown): string {
@@ -485,6 +487,26 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 				);
 		}
 	}
+
+	// (i) what the execution learns stays learned: once the gateway refused `temperature` with a 400 naming it (a model
+	// that takes no sampling setting), no request of this execution sent after that answer carries it again. A request
+	// the package had sent before it read the refusal can reach the proxy a little after it (turns in flight at once):
+	// a request counts as later from LEARN_MS after the refusal ended
+	const chats = o.exchanges.filter(
+		(ex) =>
+			ex.method === 'POST' &&
+			ex.path.startsWith('/v1/chat/completions') &&
+			ex.body.includes('[llm:no-temperature]') &&
+			new RegExp(`#c${o.cid} `).test(ex.body),
+	);
+	const temperatureRefused = chats
+		.filter((ex) => ex.status === 400 && /'temperature'/.test(ex.answer) && ex.ended !== undefined)
+		.reduce((t, ex) => Math.min(t, ex.ended!), Infinity);
+	for (const ex of chats)
+		if (ex.started > temperatureRefused + LEARN_MS && /"temperature"\s*:/.test(ex.body))
+			problems.push(
+				`[i: learned] POST #${ex.seq} sends temperature again after the gateway refused it in this execution`,
+			);
 
 	// figures: what the package can know of a call once it was sent
 	const boundOf = (x: Call) => (x.viaModel ? c.nodes[x.n].chatModel!.maxTokens : undefined);

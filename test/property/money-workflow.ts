@@ -102,6 +102,11 @@ export interface ChatModelCase {
 	secondAccount?: boolean;
 	/** the gateway names no tool call (`[llm:no-ids]`): the package names them itself */
 	noIds?: boolean;
+	/**
+	 * the Chat Model sends a Sampling Temperature the model refuses with a 400 (`[llm:no-temperature]`): the turn goes
+	 * once more without it, and the execution's later turns leave it out
+	 */
+	noTemperature?: boolean;
 }
 
 export interface NodeCase {
@@ -153,6 +158,8 @@ export interface MoneyCase {
 	twoAccounts?: boolean;
 	/** the gateway names no tool call (`[llm:no-ids]` in every question) */
 	noIds?: boolean;
+	/** the model refuses `temperature` with a 400 (`[llm:no-temperature]` in every agent's question) */
+	noTemperature?: boolean;
 }
 
 // ---------- the test-only agent ----------
@@ -430,7 +437,7 @@ function paidNode(c: NodeCase, n: number): TestNode {
 						c.chatModel!.full && c.chatModel!.maxTokens
 							? ` [llm:usage completion_tokens=${c.chatModel!.maxTokens}]`
 							: ''
-					}${c.chatModel!.noIds ? ' [llm:no-ids]' : ''}`,
+					}${c.chatModel!.noIds ? ' [llm:no-ids]' : ''}${c.chatModel!.noTemperature ? ' [llm:no-temperature]' : ''}`,
 				},
 			};
 	}
@@ -452,6 +459,7 @@ function chatModelNode(m: ChatModelCase, n: number, group: Group, ratio: number)
 	if (m.capPerItem) options.maxExpectedSpend = `={{ ${item(n)}.modelCap }}`;
 	else if (m.cap !== undefined) options.maxExpectedSpend = m.cap;
 	if (m.spend !== undefined) options.maxSpend = m.spend;
+	if (m.noTemperature) options.temperature = 0.4;
 	return {
 		name: m.name,
 		type: new LmChatGenGateway(),
@@ -648,9 +656,10 @@ const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
 	group: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio'),
 	capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
 	capFactor: factor,
+	// n8n's roots run 1 item at a time or several (the Basic LLM Chain's default Batch Size is 5)
 	batch: fc.oneof(
 		{ weight: 3, arbitrary: fc.constant(1) },
-		{ weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) },
+		{ weight: 1, arbitrary: fc.constantFrom(2, 3, 5) },
 	),
 	full: fc.boolean(),
 	perItem: fc.boolean(),
@@ -852,6 +861,7 @@ function withValues(
 			};
 			const agentsBefore = nodes.filter((x) => x.kind === 'agent').length;
 			chatModel.noIds = base.noIds;
+			chatModel.noTemperature = base.noTemperature;
 			// a second account: every second agent's Chat Model on another key of the same group
 			if (base.twoAccounts && agentsBefore % 2 === 1) chatModel.secondAccount = true;
 			// two roots sharing one Chat Model: this agent uses the first agent's (its model node's options with it)
@@ -929,6 +939,7 @@ function withValues(
 		shareModel: base.shareModel,
 		twoAccounts: base.twoAccounts,
 		noIds: base.noIds,
+		noTemperature: base.noTemperature,
 	};
 }
 
@@ -940,11 +951,7 @@ export interface CaseShape {
 	faults?: fc.Arbitrary<FaultSpec[]>;
 	knownAll?: fc.Arbitrary<boolean>;
 	group?: fc.Arbitrary<Group>;
-	/**
-	 * A Chat Model with a cap may serve an agent running items at once. Off by default: the Chat Model checks its cap
-	 * per turn without counting the turns in flight (reported as a package bug; the focused property shows it), so the
-	 * other properties keep a capped Chat Model to one item at a time until that is fixed.
-	 */
+	/** A Chat Model with a cap may serve an agent running items at once (on unless a shape says otherwise). */
 	concurrentCaps?: boolean;
 	/** changes each node plan (a focused property) */
 	plan?: (p: Plan) => Plan;
@@ -952,6 +959,7 @@ export interface CaseShape {
 	shareModel?: fc.Arbitrary<boolean>;
 	twoAccounts?: fc.Arbitrary<boolean>;
 	noIds?: fc.Arbitrary<boolean>;
+	noTemperature?: fc.Arbitrary<boolean>;
 }
 
 /** A generated factor (0.2–4, log scale) moved into [low, high], keeping its order (so shrinking still works). */
@@ -1014,6 +1022,12 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 			shareModel: shape.shareModel ?? fc.boolean(),
 			twoAccounts: shape.twoAccounts ?? fc.boolean(),
 			noIds: shape.noIds ?? fc.boolean(),
+			noTemperature:
+				shape.noTemperature ??
+				fc.oneof(
+					{ weight: 3, arbitrary: fc.constant(false) },
+					{ weight: 1, arbitrary: fc.constant(true) },
+				),
 		})
 		.chain((b) => {
 			const names = uniqueNames(b.names.prefix, b.names.suffixes);
@@ -1035,7 +1049,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? '; streams relabelled text/plain' : ''}`;
 }

@@ -206,7 +206,7 @@ it('focused: several runs of every node, the record exact', async () => {
 /**
  * Focused (issue 40): the text path under the root shapes n8n's own root nodes use and the answers a gateway or a
  * proxy gives — the AI Agent (model once per run) and the chains (model once per item, item index 0) at Batch Size 1
- * and 2–3, Retry On Fail with the changing text in the system message (the same question) or in the user's text (a
+ * and 2, 3 or 5 (the chains' default), Retry On Fail with the changing text in the system message (the same question) or in the user's text (a
  * new one), every error setting, streamed and plain, a cap read per item, event streams relabelled text/plain, a 400 or
  * endless 429s with `Retry-After: 0`, the Chat node's JSON Schema repair as a second POST. Oracles: (c) one POST per
  * (place, question), the repair its own place; (e) each item's answers its own; (f) an answered turn is an answer;
@@ -220,7 +220,10 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 			maxLength: 2,
 		}),
 		runs: fc.integer({ min: 1, max: 2 }),
-		items: fc.integer({ min: 1, max: 3 }),
+		items: fc.oneof(
+			{ weight: 3, arbitrary: fc.integer({ min: 1, max: 3 }) },
+			{ weight: 1, arbitrary: fc.constant(5) },
+		),
 		faults: fc.array(
 			fc.oneof(
 				fc.constant({
@@ -252,6 +255,25 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 		}),
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 15_000 });
+}, 3_600_000);
+
+/**
+ * Focused (issue 40, bullet 4): a model that refuses the Chat Model's Sampling Temperature with a 400 naming it (as
+ * OpenAI's reasoning models do): (i) once refused, no later request of the execution carries it — other items, other
+ * runs, Retry On Fail's tries, a second agent on the same or another Chat Model; (f) a turn the gateway then answered is
+ * an answer; (c) the refused POST created nothing, so its turn goes once more without it and no other POST repeats.
+ */
+it('focused: a model that refuses temperature: refused once, left out for the rest of the execution', async () => {
+	const arb = moneyCase({
+		kinds: fc.array(fc.constant<Kind>('agent'), { minLength: 1, maxLength: 2 }),
+		runs: fc.integer({ min: 1, max: 2 }),
+		items: fc.integer({ min: 1, max: 5 }),
+		faults: fc.constant([]),
+		losses: fc.constant([]),
+		noTemperature: fc.constant(true),
+		plan: (p) => ({ ...p, model: { ...p.model, capFields: 'none' } }),
+	});
+	await checkMoney(arb, { runs: 30, timeMs: 10_000 });
 }, 3_600_000);
 
 /**

@@ -111,6 +111,20 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 export const OPTIONAL_FIELDS = ['stream_options', 'temperature', 'top_p'] as const;
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 
+/**
+ * The body as it goes now: without the optional fields the execution has learned the gateway refuses (a turn whose
+ * body was built before another turn's refusal arrived, or sent again after a 429, leaves them out too).
+ */
+export function withoutRefused(
+	body: Record<string, unknown>,
+	refused: ReadonlySet<string>,
+): Record<string, unknown> {
+	if (!OPTIONAL_FIELDS.some((f) => f in body && refused.has(f))) return body;
+	const out = { ...body };
+	for (const f of OPTIONAL_FIELDS) if (refused.has(f)) delete out[f];
+	return out;
+}
+
 /** The optional field a 400's message names (e.g. "Unrecognized request argument supplied: stream_options"), when the body has it. */
 export function refusedOptionalField(
 	err: unknown,

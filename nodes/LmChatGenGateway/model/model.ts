@@ -25,6 +25,7 @@ import {
 	explainError,
 	GatewayModelError,
 	refusedOptionalField,
+	withoutRefused,
 	uncertainError,
 	type CallContext,
 } from './errors';
@@ -259,7 +260,7 @@ export class GatewayChatCore {
 		try {
 			let gaveUp = '';
 			const send = (b: Json) =>
-				sendPaid(() => this.send(b, onDelta), {
+				sendPaid(() => this.send(withoutRefused(b, s.refused), onDelta), {
 					refusalWindowMs: this.opts.timeoutMs,
 					sleep: (ms) => this.transport.sleep(ms),
 					onGiveUp: (_err, why) => (gaveUp = why),
