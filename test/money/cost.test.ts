@@ -333,6 +333,31 @@ describe('per video token (delta Video Create, Task Wait)', () => {
 		expect(hints(r, 'Wait')).toContainEqual(expect.stringMatching(/settled 1 video/));
 	});
 
+	it('a delta video that completes without usage keeps its estimate in the record (never ¤0), and a later capped image counts it', async () => {
+		const r = await runWorkflow({
+			nodes: [
+				deltaVideo({ groupRatio: 1.5 }, { prompt: 'a fox [usage=none]' }),
+				taskWait({ groupRatio: 1.5 }),
+				image(
+					{ groupRatio: 1, maxExpectedSpend: 40000 },
+					{},
+					{ name: 'Image', onError: 'continueRegularOutput' },
+				),
+			],
+			credentials: creds(sim),
+		});
+		const created = r.output('Video')[0].json;
+		const estimate = cost(created).quota as number;
+		expect(estimate).toBeGreaterThan(0);
+		const done = r.output('Wait')[0].json;
+		expect(done.fee).toMatchObject({ status: 'needs_manual_check' });
+		// the image (¤20000 at multiplier 1) fits the ¤40000 cap alone; with the video's estimate kept it does not
+		expect(r.output('Image')[0].json).toMatchObject({ submitted: false });
+		expect(JSON.stringify(r.output('Image')[0].json)).toMatch(/Max Expected Spend/);
+		expect(Number(customData(r).gengateway_spent)).toBe(estimate);
+		expect(customData(r).gengateway_spent_text).not.toMatch(/^\$0 |¤0\)/);
+	});
+
 	it('Task Wait with Group Name: settled at the public ratio', async () => {
 		const r = await runWorkflow({
 			nodes: [deltaVideo(), taskWait({ groupName: 'hd' })],

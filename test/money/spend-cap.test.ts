@@ -435,7 +435,7 @@ describe('Quote Only: every item checked and priced, nothing sent', () => {
 			['quoted', 30000, 'item 2'],
 		]);
 		expect(hints(r, 'Image').join(' ')).toMatch(
-			/Quote Only: nothing was sent\. 3 item\(s\) can cost \$0\.18 \(¤90000\) at most/,
+			/Quote Only: nothing was sent\. 3 item\(s\) can cost \$0\.18 \(¤90000\)\./,
 		);
 		expect(customData(r).gengateway_spent).toBeUndefined();
 	});

@@ -18,6 +18,7 @@ import {
 	capBound,
 	costJson,
 	costOf,
+	estimateOnly,
 	figureText,
 	quote,
 	quoteText,
@@ -103,7 +104,7 @@ export function capRefusal(
 		limits.capAmount !== undefined && display
 			? `${displayCurrency(display).symbol}${limits.capAmount} (¤${cap})`
 			: money(cap, display);
-	const spent = `${money(so.quota, display)}${so.bounded ? ' at most' : ''}`;
+	const spent = `${money(so.quota, display)}${spentWord(so)}`;
 	const why = so.full
 		? `the execution's custom data already holds ${MAX_CUSTOM_DATA_KEYS} keys without gengateway_spent, so what this execution has spent cannot be known`
 		: blockedUnpriced
@@ -113,6 +114,11 @@ export function capRefusal(
 		`Max Expected Spend ${capText} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${capText})` : ''}`,
 		`Nothing was sent to the gateway. Price: ${perItem}. Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. Raise Max Expected Spend, ${allowOption ? 'turn on Allow Unpriced Models, ' : ''}or split the work.`,
 	);
+}
+
+/** The word after what an execution has spent: nothing when every charge is known, "at most" only when it is a bound. */
+export function spentWord(so: { bounded: boolean; estimated: boolean }): string {
+	return so.estimated ? ' (an estimate, not a bound)' : so.bounded ? ' at most' : '';
 }
 
 /** A call's cost figure and its entry for the money record. */
@@ -125,7 +131,13 @@ export function costEntry(
 	const exact = figure.status === 'expected' || figure.status === 'settled';
 	return {
 		figure,
-		entry: { quota: figure.quota ?? 0, exact, unpriced: figure.quota === undefined, label },
+		entry: {
+			quota: figure.quota ?? 0,
+			exact,
+			unpriced: figure.quota === undefined,
+			label,
+			...(estimateOnly(figure) ? { estimate: true } : {}),
+		},
 	};
 }
 
@@ -156,6 +168,7 @@ export function spendHint(
 	const quota = counted.reduce((n, f) => n + f.quota!, 0);
 	const low = counted.reduce((n, f) => n + (f.quotaLow ?? f.quota!), 0);
 	const exact = counted.every((f) => f.status === 'expected' || f.status === 'settled');
+	const estimated = counted.some(estimateOnly);
 	const unpriced = figures.length - counted.length;
 	const so = spend.spent();
 	const amount =
@@ -163,12 +176,12 @@ export function spendHint(
 		money(quota, display);
 	// a fee that is not known is never shown as 0: it is named as a call with no figure
 	const mine = counted.length
-		? `${amount}${exact ? '' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` +
+		? `${amount}${exact ? '' : estimated ? ' (an estimate, not a bound: see each cost)' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` +
 			(unpriced ? ` plus ${unpriced} call(s) with no figure yet (see each item's cost)` : '')
 		: `${unpriced} call(s) with no figure yet (see each item's cost)`;
 	const all =
 		so.quota || !so.unpriced
-			? `${money(total.total, display)}${so.bounded ? ' at most' : ''}${so.unpriced ? ` plus ${so.unpriced} call(s) with no figure yet` : ''}`
+			? `${money(total.total, display)}${spentWord(so)}${so.unpriced ? ` plus ${so.unpriced} call(s) with no figure yet` : ''}`
 			: `${so.unpriced} call(s) with no figure yet`;
 	return (
 		`${who}: ${mine}; this execution's GenGateway calls have spent ${all} so far.` +

@@ -379,6 +379,8 @@ export interface CostFigure {
 	quota?: number;
 	/** a range: the figure at the lowest ratio */
 	quotaLow?: number;
+	/** an `estimate` that is an upper bound all the same (a turn's Maximum Number of Tokens): "at most" is true of it */
+	bound?: boolean;
 	multiplier: Multiplier;
 	quantity: IDataObject;
 	note: string;
@@ -472,6 +474,7 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 		if (q.tokenBound) {
 			return {
 				status: 'estimate',
+				bound: true,
 				basis: 'per_token',
 				quota: tokenBoundQuota(q.tokenBound, q.tokenRatios, highRatio),
 				multiplier: m,
@@ -512,6 +515,10 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 	return { status: 'unknown', basis: q.basis, multiplier: m, quantity: {}, note: why };
 }
 
+/** An estimate that is not a bound (a delta video's): its words say "estimate", never "at most". */
+export const estimateOnly = (f: { status: CostStatus; bound?: boolean }) =>
+	f.status === 'estimate' && !f.bound;
+
 /** What the cap counts for a call before it is sent: its exact price or upper bound; undefined: no figure before the call. */
 export function capBound(q: Quote): number | undefined {
 	// a video's estimate is no bound: the cap counts it as a call with no price before it is sent
@@ -523,5 +530,5 @@ export function quoteText(q: Quote, display: DisplaySettings | undefined): strin
 	const f = costOf(q);
 	const text = figureText(f, display);
 	if (!text) return `${q.model}: no price before the call (${q.unpricedWhy ?? f.note})`;
-	return `${q.model}: ${text}${f.status === 'range' ? ' (range: multiplier not known; the cap counts the highest)' : f.status === 'estimate' ? ' at most' : ''} per item`;
+	return `${q.model}: ${text}${f.status === 'range' ? ' (range: multiplier not known; the cap counts the highest)' : f.status === 'estimate' ? (f.bound ? ' at most' : ' (an estimate, not a bound)') : ''} per item`;
 }

@@ -53,6 +53,8 @@ export interface SpentSoFar {
 	unpriced: number;
 	/** some of `quota` is an upper bound, not a known charge */
 	bounded: boolean;
+	/** some of `quota` is an estimate, not a bound (a delta video's) */
+	estimated: boolean;
 	/** the execution's custom data is full without our keys: what GenGateway nodes spent before cannot be known */
 	full: boolean;
 }
@@ -89,12 +91,14 @@ export class ExecutionSpend {
 		let quota = this.book.baseline!.quota;
 		let unpriced = this.book.baseline!.unpriced;
 		let bounded = false;
+		let estimated = false;
 		for (const e of this.book.spend.values()) {
 			quota += e.quota;
 			if (e.unpriced) unpriced++;
-			if (!e.exact) bounded = true;
+			if (e.estimate) estimated = true;
+			else if (!e.exact) bounded = true;
 		}
-		return { quota, unpriced, bounded, full };
+		return { quota, unpriced, bounded, estimated, full };
 	}
 
 	/** The execution's book (for the gate of capped calls without a bound). */
@@ -125,7 +129,12 @@ export class ExecutionSpend {
 		const shown = display
 			? `${formatDisplay(quotaToDisplay(s.quota, display))} (¤${s.quota})`
 			: `¤${s.quota}`;
-		const text = `${shown}${s.bounded ? ' at most (some charges are bounds: multiplier or usage not known)' : ''}${s.unpriced ? `; ${s.unpriced} call(s) with no price not included` : ''}`;
+		const words = s.estimated
+			? ` — an estimate, not a bound (it holds delta video estimates${s.bounded ? ' and bounds' : ''}: Task Wait settles them)`
+			: s.bounded
+				? ' at most (some charges are bounds: multiplier or usage not known)'
+				: '';
+		const text = `${shown}${words}${s.unpriced ? `; ${s.unpriced} call(s) with no price not included` : ''}`;
 		try {
 			data.setAll({ [SPENT_KEY]: String(s.quota), [SPENT_TEXT_KEY]: text.slice(0, MAX_VALUE) });
 		} catch {

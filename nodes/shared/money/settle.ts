@@ -150,10 +150,22 @@ export async function recordSettled(
 	if (!settled.size) return;
 	const { display } = await displayOf(transport);
 	const spend = new ExecutionSpend(ctx);
-	const entries: Array<[string, SpendEntry]> = [...settled.entries()].map(([taskId, s]) => [
-		taskSpendKey(s.origin, taskId),
-		s.entry,
-	]);
+	const entries: Array<[string, SpendEntry]> = [...settled.entries()].map(([taskId, s]) => {
+		const key = taskSpendKey(s.origin, taskId);
+		const before = spend.get(key);
+		// the spec: "With no trusted usage the reservation is kept and needs a check; it is not free" — a task settled
+		// without a figure keeps what the record counted for it at submission (its estimate), never ¤0
+		const entry =
+			s.entry.unpriced && before && !before.unpriced
+				? {
+						...before,
+						exact: false,
+						estimate: true,
+						label: `${s.entry.label} (no usage: estimate kept, needs a check)`,
+					}
+				: s.entry;
+		return [key, entry];
+	});
 	const total = spend.record(entries, display);
 	const figures = [...settled.values()].map((s) => ({
 		status: s.cost.status,

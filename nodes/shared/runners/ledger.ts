@@ -51,6 +51,11 @@ export interface SpendEntry {
 	quota: number;
 	/** the charge is known exactly (a known multiplier, a figure for the whole call) */
 	exact: boolean;
+	/**
+	 * an estimate, neither the charge nor a bound of it (a delta video before Task Wait settles it, or one settled
+	 * without usage): the record's words say "estimate", never "at most"
+	 */
+	estimate?: boolean;
 	/** no figure and no bound could be given (counted in the record's text, not in its sum) */
 	unpriced: boolean;
 	/** the place or task it belongs to, for the hint */

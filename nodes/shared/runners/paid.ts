@@ -28,7 +28,13 @@ import {
 	strictest,
 	type Prices,
 } from '../money/cap';
-import type { PricedAs, Quote, TokenCount } from '../money/cost';
+import {
+	estimateOnly,
+	type CostFigure,
+	type PricedAs,
+	type Quote,
+	type TokenCount,
+} from '../money/cost';
 import { readMoneyOptions, resolveCap, type MoneyOptions } from '../money/options';
 import { callSpendKey, ExecutionSpend, type SpendEntry } from '../money/record';
 import type { GatewayTransport } from '../transport';
@@ -319,9 +325,32 @@ function quoteItems<P, S>(
 		p === undefined ? undefined : costEntry(quotes[i]!, undefined, `quote ${i}`).figure,
 	);
 	const total = figures.reduce((n, f) => n + (f?.quota ?? 0), 0);
+	const priced = figures.filter((f) => f && f.quota !== undefined) as CostFigure[];
 	const unpriced = figures.filter((f) => f && f.quota === undefined).length;
+	const word = priced.every((f) => f.status === 'expected' || f.status === 'settled')
+		? ''
+		: priced.some(estimateOnly)
+			? ' (an estimate, not a bound: see each cost)'
+			: ' at most';
+	const amount =
+		costJsonOf(
+			{
+				status: 'estimate',
+				basis: null,
+				quota: total,
+				multiplier: { source: null, group: null },
+				quantity: {},
+				note: '',
+			},
+			prices.display,
+		).text ?? `¤${total}`;
+	const count = figures.filter(Boolean).length;
 	exit.hint(
-		`Quote Only: nothing was sent. ${figures.filter(Boolean).length} item(s) can cost ${costJsonOf({ status: 'estimate', basis: null, quota: total, multiplier: { source: null, group: null }, quantity: {}, note: '' }, prices.display).text ?? `¤${total}`} at most${unpriced ? `, plus ${unpriced} with no price before the call` : ''}.`,
+		`Quote Only: nothing was sent. ${
+			priced.length
+				? `${count} item(s) can cost ${amount}${word}${unpriced ? `, plus ${unpriced} with no price before the call` : ''}`
+				: `${count} item(s) have no price before the call (see each cost)`
+		}.`,
 	);
 	return prepared.map((p, i) => {
 		const r = results[i];
