@@ -38,7 +38,7 @@ export const SSRF_DEFAULT_BLOCKED_IP_RANGES: readonly string[] = Object.freeze([
 	'203.0.113.0/24',
 ]);
 
-export const SSRF_ENV = {
+const SSRF_ENV = {
 	enabled: 'N8N_SSRF_PROTECTION_ENABLED',
 	blockedIpRanges: 'N8N_SSRF_BLOCKED_IP_RANGES',
 	allowedIpRanges: 'N8N_SSRF_ALLOWED_IP_RANGES',
