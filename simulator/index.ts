@@ -33,6 +33,8 @@ export interface Simulator {
 	resultBaseUrl: string;
 	keys: { demo: string; limited: string; other: string; broke: string; [name: string]: string };
 	log: RequestLogEntry[];
+	/** TCP connections each server accepted since the start (a client that refused an address before connecting adds none) */
+	readonly connections: Readonly<Record<ServerName, number>>;
 	ledger: LedgerEntry[];
 	state: SimState;
 	fault(f: FaultSpec | FaultSpec[]): void;
@@ -188,7 +190,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 	const gateway = createServer(handle('gateway'));
 	const alt = createServer(handle('alt'));
 	const result = createServer(handle('result'));
-	for (const s of [gateway, alt, result]) s.keepAliveTimeout = 5000;
+	const connections: Record<ServerName, number> = { gateway: 0, alt: 0, result: 0 };
+	for (const [name, s] of [
+		['gateway', gateway],
+		['alt', alt],
+		['result', result],
+	] as const) {
+		s.keepAliveTimeout = 5000;
+		s.on('connection', () => connections[name]++);
+	}
 	sim.urls.gateway = await listen(gateway, opts.port ?? 0);
 	sim.urls.alt = await listen(alt, 0);
 	sim.urls.result = await listen(result, 0);
@@ -199,6 +209,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 		resultBaseUrl: sim.urls.result,
 		keys,
 		log: sim.log,
+		connections,
 		ledger: sim.ledger,
 		state: sim,
 		fault: (f) => sim.faults.add(f),

@@ -40,6 +40,8 @@ export interface TestServer {
 	port: number;
 	url(path: string): string;
 	seen: Seen[];
+	/** TCP connections accepted since the start or the last reset (a request refused before connecting adds none) */
+	readonly connections: number;
 	/** replaces the handler and forgets what was seen */
 	reset(handler?: Handler): void;
 	close(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startServer(handler: Handler = ok, host = '127.0.0.1'): Pr
 	let current = handler;
 	const seen: Seen[] = [];
 	const sockets = new Set<Socket>();
+	let connections = 0;
 	const server = createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
@@ -103,6 +106,7 @@ export async function startServer(handler: Handler = ok, host = '127.0.0.1'): Pr
 		});
 	});
 	server.on('connection', (s) => {
+		connections++;
 		sockets.add(s);
 		s.on('close', () => sockets.delete(s));
 	});
@@ -114,9 +118,13 @@ export async function startServer(handler: Handler = ok, host = '127.0.0.1'): Pr
 		port,
 		url: (path) => origin + path,
 		seen,
+		get connections() {
+			return connections;
+		},
 		reset(h = ok) {
 			current = h;
 			seen.length = 0;
+			connections = 0;
 		},
 		async close() {
 			for (const s of sockets) s.destroy();

@@ -14,6 +14,7 @@ import { cancelledError, sleep } from './clock';
 import { parseJsonBody, type ReadJson } from './jsonBody';
 import { redactorFor, type Redactor } from './redact';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './retry';
+import { ssrfGuardFromEnv, type SsrfGuard } from './ssrf';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
 
 export type OriginKind = 'base' | 'video';
@@ -48,6 +49,8 @@ export interface TransportConfig {
 	signal?: AbortSignal;
 	/** called for every HTTP attempt (metrics, benchmarks) */
 	onAttempt?: (info: { method: string; url: string; attempt: number }) => void;
+	/** n8n's SSRF rule for result downloads; default: the settings of the environment (ssrf.ts) */
+	ssrf?: SsrfGuard;
 }
 
 export type Headers = Record<string, string | string[] | undefined>;
@@ -87,6 +90,11 @@ export interface SendBounds {
 }
 
 let sharedDispatcher: Dispatcher | undefined;
+const DISPATCHER_OPTIONS = {
+	keepAliveTimeout: 10_000,
+	keepAliveMaxTimeout: 60_000,
+	proxyTunnel: false,
+};
 /**
  * One pooled, proxy-aware dispatcher per process; connections are pooled per origin.
  * `proxyTunnel: false`: plain-http targets go to an HTTP_PROXY as absolute-form requests, as curl and
@@ -94,12 +102,24 @@ let sharedDispatcher: Dispatcher | undefined;
  * CONNECT to port 443. https targets are still tunnelled with CONNECT.
  */
 export function getDispatcher(): Dispatcher {
-	sharedDispatcher ??= new EnvHttpProxyAgent({
-		keepAliveTimeout: 10_000,
-		keepAliveMaxTimeout: 60_000,
-		proxyTunnel: false,
-	});
+	sharedDispatcher ??= new EnvHttpProxyAgent(DISPATCHER_OPTIONS);
 	return sharedDispatcher;
+}
+
+const guardedDispatchers = new WeakMap<SsrfGuard, Dispatcher>();
+/**
+ * The dispatcher of downloads held to n8n's SSRF rule: the same as getDispatcher's, whose connections resolve their
+ * host through the rule (a blocked address found at connect time fails the connection before a socket is opened), as
+ * n8n builds its own. Through a proxy the proxy resolves the name, and the check before connecting is what holds.
+ */
+function guardedDispatcher(guard: SsrfGuard): Dispatcher {
+	let d = guardedDispatchers.get(guard);
+	if (!d)
+		guardedDispatchers.set(
+			guard,
+			(d = new EnvHttpProxyAgent({ ...DISPATCHER_OPTIONS, connect: { lookup: guard.lookup } })),
+		);
+	return d;
 }
 export function setDispatcher(d: Dispatcher | undefined): void {
 	sharedDispatcher = d;
@@ -178,6 +198,18 @@ export class GatewayClient {
 		return target;
 	}
 
+	/**
+	 * n8n's SSRF rule for a download of `url`, or undefined when it does not apply: the protection is off
+	 * (N8N_SSRF_PROTECTION_ENABLED), or the address is on one of the credential's own origins, where the package's
+	 * calls to the gateway go anyway. With it, the download checks the address before connecting and sends `via` the
+	 * dispatcher that checks what the connection resolves.
+	 */
+	ssrfFor(url: string): { guard: SsrfGuard; via: Dispatcher } | undefined {
+		const guard = this.cfg.ssrf ?? ssrfGuardFromEnv();
+		if (!guard.enabled || this.trustedKind(url)) return undefined;
+		return { guard, via: guardedDispatcher(guard) };
+	}
+
 	/** Public endpoints (`/api/pricing`, `/api/status`) and keyless downloads: any origin, never the key. */
 	resolvePublic(target: string, kind: OriginKind = 'base'): string {
 		return target.startsWith('/') ? composeUrl(this.root(kind), target) : target;
@@ -237,6 +269,7 @@ export class GatewayClient {
 		headers: Record<string, string>,
 		body: string | FormData | undefined,
 		bounds: SendBounds,
+		via: Dispatcher = getDispatcher(),
 	): Promise<Dispatcher.ResponseData> {
 		this.cfg.onAttempt?.({ method, url, attempt: bounds.attempt });
 		const timeout = bounds.whole ? AbortSignal.timeout(bounds.headersMs) : undefined;
@@ -249,7 +282,7 @@ export class GatewayClient {
 			headers,
 			body,
 			signal,
-			dispatcher: getDispatcher(),
+			dispatcher: via,
 			headersTimeout: bounds.headersMs,
 			bodyTimeout: bounds.idleMs ?? bounds.headersMs,
 		});
@@ -268,6 +301,8 @@ export class GatewayClient {
 		try {
 			return { ok: true, value: await fn() };
 		} catch (err) {
+			// a refusal by the package's own rules (n8n's SSRF rule) is no network failure: nothing was sent, nothing to retry
+			if (err instanceof SafetyError) throw err;
 			return { ok: false, error: this.networkError(err, method, url, timeoutMs, true) };
 		}
 	}

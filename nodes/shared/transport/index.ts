@@ -7,6 +7,7 @@
  * - submit.ts   paid POSTs: sent once, outcome accepted / uncertain / rejected, the spend scope marked (spend.ts)
  * - stream.ts   paid POSTs read as a stream (SSE), through the same send and outcome rules
  * - download.ts result downloads (keyless redirects checked hop by hop, bounded bodies)
+ * - ssrf.ts     n8n's SSRF settings (N8N_SSRF_*) read and applied to result downloads off the credential's origins
  * - clock.ts    every wait of the package, and the time scale only tests set
  * Every answer is bounded in time and size, and every text it hands out (JSON bodies, error messages, headers,
  * text streams) has the key and the other credential secrets redacted already.

@@ -1,10 +1,12 @@
 /**
  * Downloads of results: with the key only on a trusted origin and then never following a redirect; without it, a few
- * redirects followed hop by hop, each target checked (http(s) only, no credentials, never the key). Retried through
- * the GET retry loop (get.ts) before the body starts; the body is handed on guarded (deadline, idle, size, length).
+ * redirects followed hop by hop, each target checked (http(s) only, no credentials, never the key, and n8n's SSRF
+ * rule when it is on: ssrf.ts). Retried through the GET retry loop (get.ts) before the body starts; the body is
+ * handed on guarded (deadline, idle, size, length).
  */
 import { SafetyError } from '../errors';
 import { BodyError, GuardedBody, discard, mib } from './body';
+import { alarm } from './clock';
 import {
 	header,
 	safeOrigin,
@@ -14,6 +16,7 @@ import {
 } from './client';
 import { withRetries, type Attempt } from './get';
 import { isRetryableStatus } from './retry';
+import { SsrfBlockedError, withAddress } from './ssrf';
 import type { TimeoutKind } from './timeouts';
 import type { Dispatcher } from 'undici';
 
@@ -76,14 +79,28 @@ export async function download(
 			for (let hop = 0; ; hop++) {
 				const hopUrl = url;
 				const left = Math.max(1, deadline - Date.now());
-				const io = await client.io('GET', hopUrl, left, () =>
-					client.send('GET', hopUrl, headers, undefined, {
-						attempt,
-						headersMs: left,
-						idleMs,
-						whole: false,
-					}),
-				);
+				const ssrf = client.ssrfFor(hopUrl);
+				const io = await client.io('GET', hopUrl, left, async () => {
+					try {
+						// n8n's SSRF rule: the address and what it resolves to before connecting, and again at connect time
+						if (ssrf) await within(left, ssrf.guard.check(hopUrl));
+						return await client.send(
+							'GET',
+							hopUrl,
+							headers,
+							undefined,
+							{ attempt, headersMs: left, idleMs, whole: false },
+							ssrf?.via,
+						);
+					} catch (err) {
+						if (!(err instanceof SsrfBlockedError)) throw err;
+						throw withAddress(
+							err,
+							`${client.redact(safeOrigin(hopUrl))}${client.path(hopUrl)}`,
+							(t) => client.redact(t),
+						);
+					}
+				});
 				if (!io.ok) {
 					if (io.error.cancelled) throw io.error;
 					return { retry: io.error };
@@ -110,6 +127,25 @@ export async function download(
 			}
 		},
 	);
+}
+
+/** `p`, or a TimeoutError once `ms` have passed (a DNS look-up before connecting is bounded like the connection). */
+function within<T>(ms: number, p: Promise<T>): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const timer = alarm(ms, () =>
+			reject(Object.assign(new Error(`no answer within ${ms} ms`), { name: 'TimeoutError' })),
+		);
+		p.then(
+			(v) => {
+				timer.stop();
+				resolve(v);
+			},
+			(err: unknown) => {
+				timer.stop();
+				reject(err);
+			},
+		);
+	});
 }
 
 /** The target of a keyless download's redirect, refused when it is not http(s) or carries credentials or the key. */
