@@ -66,7 +66,12 @@ export function failedItem(
 	failedAt: FailedAt,
 	extra: IDataObject,
 ): IDataObject {
-	return shaped('failed', fields, { failed_at: failedAt, ...extra });
+	// README: "`error_message` is always there" — on a task's failure too, where `error` holds the same words
+	const message =
+		extra.error_message === undefined && typeof extra.error === 'string'
+			? { error_message: extra.error }
+			: {};
+	return shaped('failed', fields, { failed_at: failedAt, ...message, ...extra });
 }
 
 /**
