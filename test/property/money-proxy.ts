@@ -23,6 +23,8 @@ export interface Exchange {
 	body: string;
 	/** the request's Authorization header (which account sent it) */
 	auth?: string;
+	/** every header of the request as it arrived */
+	headers?: Record<string, string | string[] | undefined>;
 	/** when the request arrived / its answer ended (ms) */
 	started: number;
 	ended?: number;
@@ -113,6 +115,7 @@ export class RecordingProxy {
 			started: Date.now(),
 			answer: '',
 			auth: req.headers.authorization,
+			headers: { ...req.headers },
 		};
 		this.exchanges.push(ex);
 		const lose = this.lossFor(ex.method, ex.path);

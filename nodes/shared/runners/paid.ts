@@ -125,8 +125,9 @@ async function check<P, S>(
 	results: Result[],
 ): Promise<Checked<P>> {
 	const n = ctx.getInputData().length;
-	const prepared: Array<P | undefined> = new Array(n);
-	const money: Array<MoneyOptions | undefined> = new Array(n);
+	// dense arrays: a refused item is an `undefined` entry, never a hole that `map` would skip (Quote Only maps them)
+	const prepared: Array<P | undefined> = Array.from({ length: n }, () => undefined);
+	const money: Array<MoneyOptions | undefined> = Array.from({ length: n }, () => undefined);
 	let moneyError: { err: unknown; i: number } | undefined;
 	for (let i = 0; i < n; i++) {
 		try {
