@@ -41,6 +41,15 @@ export class GenGatewayApi implements ICredentialType {
 			description:
 				'Optional second origin for the video endpoints. Submitting, querying and downloading a video all use the same origin and key.',
 		},
+		{
+			displayName: "Key's Group",
+			name: 'keyGroup',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. vip, or 1.5',
+			description:
+				"The group your key is in, by name (e.g. vip) or as its multiplier (e.g. 1.5), as the gateway console shows it. Every node's cost and Max Expected Spend are then exact instead of a range, and Pricing lists prices at it. A node's own Group Name or Group Multiplier still overrides it. Empty: costs are a range from the lowest to the highest public group.",
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -8,6 +8,9 @@ import {
 } from 'n8n-workflow';
 import { GatewayHttpError, GatewayNetworkError } from './errors';
 import { exitOf } from './exit';
+import { KEY_GROUP_RULE } from './rules/options';
+import { loadPriceList } from './money/lookup';
+import { groupRatioOf } from './money/delta';
 import { BaseUrlError, composeUrl, normaliseBaseUrl, type GatewayRoot } from './transport/baseUrl';
 import { GatewayTransport, type Timeouts } from './transport';
 
@@ -17,6 +20,7 @@ export interface GatewayCredentials {
 	apiKey: string;
 	baseUrl: string;
 	videoBaseUrl?: string;
+	keyGroup?: string;
 }
 
 type Ctx = IExecuteFunctions | ILoadOptionsFunctions;
@@ -36,12 +40,19 @@ export async function createTransport(
 			? normaliseOrExplain(ctx, creds.videoBaseUrl, 'Video Base URL')
 			: undefined;
 	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+	const group = KEY_GROUP_RULE.schema.safeParse(creds.keyGroup);
+	if (!group.success)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Credential Key's Group: ${group.error.issues[0]?.message ?? 'not readable'}`,
+		);
 	const transport = new GatewayTransport({
 		apiKey: creds.apiKey.trim(),
 		base,
 		video,
 		timeouts,
 		signal,
+		keyGroup: group.data,
 	});
 	// the exit of this node run redacts what the transport redacts
 	exitOf(ctx).addSecrets(transport.redactionSecrets);
@@ -157,6 +168,12 @@ export async function checkGatewayCredential(
 			message: `${message}. Enter only the gateway's root address (for example ${ROOT_EXAMPLE}).`,
 		};
 	}
+	const group = KEY_GROUP_RULE.schema.safeParse(data.keyGroup);
+	if (!group.success)
+		return {
+			status: 'Error',
+			message: `Key's Group ${group.error.issues[0]?.message ?? 'is not readable'}.`,
+		};
 	const transport = new GatewayTransport({ apiKey, base, video, timeouts: { query: timeoutMs } });
 	try {
 		await transport.getJson('/v1/models', { maxAttempts: 1 });
@@ -167,7 +184,36 @@ export async function checkGatewayCredential(
 		else message = `The test request failed: ${err instanceof Error ? err.message : String(err)}`;
 		return { status: 'Error', message: transport.redact(message) };
 	}
-	return { status: 'OK', message: 'Connection successful!' };
+	const said = await keyGroupSaid(transport, group.data);
+	if (said.error) return { status: 'Error', message: transport.redact(said.error) };
+	return { status: 'OK', message: transport.redact(`Connection successful! ${said.text}`) };
+}
+
+/** What the test says of the Key's Group: which one the costs use, or why a name cannot be used. */
+async function keyGroupSaid(
+	transport: GatewayTransport,
+	g: { ratio: number } | { groupName: string } | undefined,
+): Promise<{ text: string; error?: string }> {
+	if (!g)
+		return {
+			text: "Key's Group is not set: every cost is a range from the lowest to the highest public group until it is (or a node's Group Name or Group Multiplier says it).",
+		};
+	if ('ratio' in g) return { text: `Key's Group: multiplier ${g.ratio}; every cost counts it.` };
+	let groups: Record<string, unknown>;
+	try {
+		groups = (await loadPriceList(transport, { budgetMs: 5_000 })).group_ratio;
+	} catch (err) {
+		return {
+			text: `Key's Group: ${g.groupName} (the public price list could not be read to check it: ${(err as Error).message}).`,
+		};
+	}
+	const ratio = groupRatioOf(groups, g.groupName);
+	if (ratio !== undefined && ratio > 0)
+		return { text: `Key's Group: ${g.groupName}, public ratio ${ratio}; every cost counts it.` };
+	return {
+		text: '',
+		error: `Key's Group "${g.groupName}" has no positive ratio in the gateway's public price list (groups: ${Object.keys(groups).join(', ') || 'none'}). Enter the group the gateway console shows for the key, or its multiplier (e.g. 1.5).`,
+	};
 }
 
 export async function testGatewayCredential(

@@ -62,6 +62,24 @@ describe('the money record: every turn, as it happens', () => {
 		expect(spend.spent().quota).toBe(charged);
 	});
 
+	it("with the credential's Key's Group and no option of its own, a turn's cost is the charge (issue 41, bullet 5)", async () => {
+		const ex = execution();
+		const { model } = await supplyModel(
+			{ ...creds(), keyGroup: 'hd' },
+			{ options: { streaming: false } },
+			undefined,
+			ex.signal,
+			ex.at(),
+		);
+		const m = await model.invoke(Q);
+		const charged = sim.charged({ key: 'demo' });
+		expect(
+			(m as unknown as { response_metadata: { gengateway_cost: Record<string, unknown> } })
+				.response_metadata.gengateway_cost,
+		).toMatchObject({ status: 'expected', quota: charged, group: 'hd' });
+		expect(ex.customData.get('gengateway_spent_text')).not.toMatch(/at most/);
+	});
+
 	it('without the group, a turn counts at the highest published group ratio: the record is never below the charge', async () => {
 		const ex = execution();
 		const { model } = await supplyModel(

@@ -121,7 +121,7 @@ export interface LcMessage {
 }
 
 export async function supplyModel(
-	creds: { apiKey: string; baseUrl: string },
+	creds: { apiKey: string; baseUrl: string; keyGroup?: string },
 	params: ModelParams = {},
 	traced = newTrace(),
 	signal?: AbortSignal,

@@ -46,8 +46,13 @@ describe('GenGatewayApi properties', () => {
 		expect(cred.documentationUrl).toMatch(/^https:\/\//);
 	});
 
-	it('has exactly apiKey, baseUrl, videoBaseUrl', () => {
-		expect(cred.properties.map((p) => p.name)).toEqual(['apiKey', 'baseUrl', 'videoBaseUrl']);
+	it('has exactly apiKey, baseUrl, videoBaseUrl, keyGroup', () => {
+		expect(cred.properties.map((p) => p.name)).toEqual([
+			'apiKey',
+			'baseUrl',
+			'videoBaseUrl',
+			'keyGroup',
+		]);
 	});
 
 	it('apiKey is a required password field', () => {
@@ -139,7 +144,10 @@ describe('the Test button', () => {
 				apiKey: `  ${KEY}\n`,
 				baseUrl: `  ${origin}${suffix} `,
 			});
-			expect(verdict).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(verdict).toEqual({
+				status: 'OK',
+				message: expect.stringMatching(/^Connection successful! /),
+			});
 			expect(seen).toEqual([{ method: 'GET', url: path, auth: `Bearer ${KEY}` }]);
 		});
 	});

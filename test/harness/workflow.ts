@@ -139,7 +139,7 @@ export interface RunOptions {
 	nodes: TestNode[];
 	connections?: IConnections;
 	input?: INodeExecutionData[];
-	credentials?: { apiKey: string; baseUrl: string; videoBaseUrl?: string };
+	credentials?: { apiKey: string; baseUrl: string; videoBaseUrl?: string; keyGroup?: string };
 	/** further credentials by id, for nodes that name one (TestNode.credentialId): a second account */
 	moreCredentials?: Record<string, { apiKey: string; baseUrl: string; videoBaseUrl?: string }>;
 	/** cancel the run after this many ms */

@@ -71,7 +71,16 @@ export async function resolveGroupRatio(
 		return { ratio, source: `group_ratio.${name}` };
 	}
 	const { groupRatio } = readFields(PRICING_FEE_FIELDS, { groupRatio: inputs.groupRatio });
-	return groupRatio ? { ratio: groupRatio, source: 'parameter' } : { source: 'unknown' };
+	if (groupRatio) return { ratio: groupRatio, source: 'parameter' };
+	// neither given on the node: the credential's Key's Group, when it has one
+	const key = transport.keyGroup;
+	if (key?.ratio !== undefined) return { ratio: key.ratio, source: 'credential' };
+	if (key?.groupName) {
+		const ratio = groupRatioOf((await loadPriceList(transport)).group_ratio, key.groupName);
+		if (ratio !== undefined && ratio > 0)
+			return { ratio, source: `credential group_ratio.${key.groupName}` };
+	}
+	return { source: 'unknown' };
 }
 
 export const UNKNOWN_RATIO_NOTE =

@@ -8,6 +8,7 @@ import type {
 import { listModelIds } from '../../shared/models';
 import { lowestPrice } from '../../shared/money/prices';
 import { loadPricing } from '../../shared/money/lookup';
+import { groupRatioOf } from '../../shared/money/delta';
 import type { GatewayTransport } from '../../shared/transport';
 import { displayHints, listOperation, type OperationResult } from './list';
 import { priceRow } from './rows';
@@ -39,15 +40,41 @@ interface Catalog {
 	ids?: string[];
 }
 
+/** The credential's Key's Group as a group and ratio (the prices are then the key's own); a hint says which. */
+function keyGroupRatio(
+	transport: GatewayTransport,
+	groupRatio: Record<string, unknown>,
+	hints: string[],
+): { group: string; ratio: number } | undefined {
+	const g = transport.keyGroup;
+	if (!g) return undefined;
+	if (g.ratio !== undefined) {
+		hints.push(`Prices at your key's group multiplier ${g.ratio} (the credential's Key's Group)`);
+		return { group: `multiplier ${g.ratio}`, ratio: g.ratio };
+	}
+	const ratio = g.groupName ? groupRatioOf(groupRatio, g.groupName) : undefined;
+	if (g.groupName && ratio !== undefined && ratio > 0) {
+		hints.push(
+			`Prices at your key's group ${g.groupName} (public ratio ${ratio}; the credential's Key's Group)`,
+		);
+		return { group: g.groupName, ratio };
+	}
+	hints.push(
+		`The credential's Key's Group "${g.groupName}" has no positive public ratio: prices are at the lowest public group`,
+	);
+	return undefined;
+}
+
 /** The public price rows by model; without them (said in a hint) the models are listed without prices. */
 async function loadCatalog(transport: GatewayTransport, hints: string[]): Promise<Catalog> {
 	try {
 		const { pricing, display } = await loadPricing(transport);
+		const at = keyGroupRatio(transport, pricing.group_ratio, hints);
 		const rows = new Map(
 			pricing.data.map((e) => [
 				e.model_name,
 				priceRow(
-					lowestPrice(e, pricing, display.quotaPerUnit),
+					lowestPrice(e, pricing, display.quotaPerUnit, undefined, at),
 					display,
 					pricing.usable_group,
 				) as IDataObject,

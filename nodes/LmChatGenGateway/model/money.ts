@@ -5,7 +5,13 @@
  * and its cost recorded as it happens (an unknown outcome counts its bound).
  */
 import { capRefusal, costEntry, costJsonOf, money, type Prices } from '../../shared/money/cap';
-import { capBound, quote, tokenCountOf, type TokenBound } from '../../shared/money/cost';
+import {
+	capBound,
+	quote,
+	tokenCountOf,
+	withKeyGroup,
+	type TokenBound,
+} from '../../shared/money/cost';
 import { resolveCap, type MoneyOptions } from '../../shared/money/options';
 import { callSpendKey } from '../../shared/money/record';
 import { placeKey, takeGate, type LedgerEntry, type Place } from '../../shared/runners/ledger';
@@ -59,7 +65,7 @@ export async function priceTurn(
 				{ model: model, calls: 1, tokenBound },
 				prices.pricing,
 				prices.display,
-				s.money[0]?.group ?? {},
+				withKeyGroup(s.money[0]?.group ?? {}, prices.keyGroup),
 				prices.error,
 			)
 		: undefined;

@@ -27,6 +27,7 @@ import {
 	type PricedAs,
 	type Quote,
 	type TokenCount,
+	withKeyGroup,
 } from './cost';
 import type { MoneyOptions } from './options';
 import { displayCurrency } from './spend';
@@ -47,13 +48,16 @@ export interface Prices {
 	pricing?: PricingData;
 	display?: DisplaySettings;
 	error?: string;
+	/** the credential's Key's Group: the group of every call whose node gives none */
+	keyGroup?: GroupChoice;
 }
 
 /** The price list and display settings of this execution's transport, within PRICE_LOOKUP_MS; never throws. */
 export function pricesOf(transport: GatewayTransport): Promise<Prices> {
+	const keyGroup = transport.keyGroup;
 	return loadPricing(transport, { budgetMs: PRICE_LOOKUP_MS }).then(
-		(l) => ({ pricing: l.pricing, display: l.display }),
-		(err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
+		(l) => ({ pricing: l.pricing, display: l.display, keyGroup }),
+		(err: unknown) => ({ error: err instanceof Error ? err.message : String(err), keyGroup }),
 	);
 }
 
@@ -147,7 +151,15 @@ export function quotesFor(
 	prices: Prices,
 ): Array<Quote | undefined> {
 	return as.map((a) =>
-		a ? quote(a.priced, prices.pricing, prices.display, a.group, prices.error) : undefined,
+		a
+			? quote(
+					a.priced,
+					prices.pricing,
+					prices.display,
+					withKeyGroup(a.group, prices.keyGroup),
+					prices.error,
+				)
+			: undefined,
 	);
 }
 

@@ -45,6 +45,8 @@ export interface GroupChoice {
 	/** the Group Multiplier option was added but left empty (or 0): the multiplier is unknown, never 1 */
 	ratioLeftEmpty?: boolean;
 	groupName?: string;
+	/** the group is the credential's Key's Group (no node option gave one) */
+	fromCredential?: boolean;
 }
 
 export interface GroupRatio {
@@ -63,6 +65,17 @@ export interface Multiplier {
 	high?: GroupRatio;
 	/** why it is not known */
 	unknownWhy?: string;
+	/** it is the credential's Key's Group */
+	fromCredential?: boolean;
+}
+
+/**
+ * The group a call is priced at: the node's own Group Multiplier or Group Name when it gives one (added but empty
+ * counts: the user said "not known"), else the credential's Key's Group, else none (a range).
+ */
+export function withKeyGroup(node: GroupChoice, key: GroupChoice | undefined): GroupChoice {
+	if (!key || node.ratio !== undefined || node.ratioLeftEmpty || node.groupName) return node;
+	return { ...key, fromCredential: true };
 }
 
 const enabledGroups = (entry: PriceEntry | undefined): string[] =>
@@ -94,13 +107,24 @@ export function resolveMultiplier(
 	model: string,
 ): Multiplier {
 	if (choice.ratio !== undefined && choice.ratio > 0)
-		return { ratio: choice.ratio, source: 'group_multiplier_option', group: null };
+		return {
+			ratio: choice.ratio,
+			source: 'group_multiplier_option',
+			group: null,
+			...(choice.fromCredential ? { fromCredential: true } : {}),
+		};
 	const entry = pricing.data.find((e) => e.model_name === model);
 	const range = ratioRange(pricing, entry);
 	const name = choice.groupName?.trim();
 	if (name && !choice.ratioLeftEmpty) {
 		const ratio = groupRatioOf(pricing.group_ratio, name);
-		if (ratio !== undefined && ratio > 0) return { ratio, source: 'group_name', group: name };
+		if (ratio !== undefined && ratio > 0)
+			return {
+				ratio,
+				source: 'group_name',
+				group: name,
+				...(choice.fromCredential ? { fromCredential: true } : {}),
+			};
 		return {
 			source: null,
 			group: name,
@@ -427,8 +451,11 @@ export function costJson(f: CostFigure, display: DisplaySettings | undefined): I
 }
 
 function atWhat(m: Multiplier): string {
-	if (m.source === 'group_multiplier_option') return `at your Group Multiplier ${m.ratio}`;
-	if (m.source === 'group_name') return `at group ${m.group}'s public ratio ${m.ratio}`;
+	const credential = m.fromCredential ? " (the credential's Key's Group)" : '';
+	if (m.source === 'group_multiplier_option')
+		return `at your ${m.fromCredential ? 'key group' : 'Group'} Multiplier ${m.ratio}${credential}`;
+	if (m.source === 'group_name')
+		return `at group ${m.group}'s public ratio ${m.ratio}${credential}`;
 	if (m.high)
 		return `${m.unknownWhy ?? 'the multiplier is not known'}: from the lowest public group ${m.low?.group} (${m.low?.ratio}) to the highest published group ${m.high.group} (${m.high.ratio}); the cap and the record count the highest`;
 	return m.unknownWhy ?? 'the multiplier is not known';

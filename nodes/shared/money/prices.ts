@@ -205,6 +205,8 @@ export function lowestPrice(
 	p: PricingData,
 	quotaPerUnit: number = DEFAULT_QUOTA_PER_UNIT,
 	videoPrices: DeltaUnitPriceTable = DELTA_VIDEO_UNIT_PRICES,
+	/** the key's own group (the credential's Key's Group): the price at it, not at the lowest public group */
+	at?: { group: string; ratio: number },
 ): ModelPrice {
 	const video = videoPrices[entry.model_name];
 	const billing: Billing = video
@@ -213,7 +215,9 @@ export function lowestPrice(
 			? 'per_call'
 			: 'per_token';
 	const dynamic = entry.billing_mode === 'tiered_expr';
-	const { best, skipped, nonPublic } = lowestPublicGroup(entry, p);
+	const lowest = lowestPublicGroup(entry, p);
+	const { skipped, nonPublic } = lowest;
+	const best = at ?? lowest.best;
 	const groups = Array.isArray(entry.enable_groups)
 		? entry.enable_groups.filter((g) => typeof g === 'string')
 		: [];

@@ -23,6 +23,7 @@ import { spendHint } from './cap';
 import {
 	costJson,
 	resolveMultiplier,
+	withKeyGroup,
 	type CostFigure,
 	type GroupChoice,
 	type Multiplier,
@@ -50,11 +51,17 @@ async function displayOf(
 
 async function multiplierOf(
 	transport: GatewayTransport,
-	g: GroupChoice,
+	node: GroupChoice,
 	model: string | undefined,
 ): Promise<Multiplier> {
+	const g = withKeyGroup(node, transport.keyGroup);
 	if (g.ratio !== undefined && g.ratio > 0)
-		return { ratio: g.ratio, source: 'group_multiplier_option', group: null };
+		return {
+			ratio: g.ratio,
+			source: 'group_multiplier_option',
+			group: null,
+			...(g.fromCredential ? { fromCredential: true } : {}),
+		};
 	try {
 		return resolveMultiplier(
 			g,

@@ -133,6 +133,28 @@ export const FLAG_RULE: Rule<boolean | undefined> = {
 	],
 };
 
+const KEY_GROUP_SAYS =
+	"must be the key's group name (letters, digits, _ or -, e.g. vip) or its multiplier above 0 (e.g. 1.5)";
+
+/** The credential's Key's Group: a multiplier above 0 (" 1.5 "), or a group name ("vip"); empty → not set. */
+export const KEY_GROUP_RULE: Rule<{ ratio: number } | { groupName: string } | undefined> = {
+	schema: z.unknown().transform((raw, ctx) => {
+		if (isUnset(raw)) return undefined;
+		const t = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+		const n = Number(t);
+		if (/^[0-9.]+$/.test(t) && Number.isFinite(n) && n > 0) return { ratio: n };
+		if (/^[A-Za-z_][\w-]{0,63}$/.test(t)) return { groupName: t };
+		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${KEY_GROUP_SAYS} (got ${shown(raw)})` });
+		return z.NEVER;
+	}),
+	good: ['', 'vip', ' default ', '1.5', 0.8],
+	bad: [
+		{ value: '0', says: KEY_GROUP_SAYS },
+		{ value: '-1', says: KEY_GROUP_SAYS },
+		{ value: 'my group', says: KEY_GROUP_SAYS },
+	],
+};
+
 /** Reads one option where a bad value is reported elsewhere (per item): undefined when it is not set or breaks its rule. */
 export function readOption(rule: NumberRule, v: unknown): number | undefined {
 	const r = rule.schema.safeParse(v);

@@ -51,6 +51,8 @@ export interface TransportConfig {
 	onAttempt?: (info: { method: string; url: string; attempt: number }) => void;
 	/** n8n's SSRF rule for result downloads; default: the settings of the environment (ssrf.ts) */
 	ssrf?: SsrfGuard;
+	/** the credential's Key's Group (a name or a multiplier): what every cost and cap count when a node gives none */
+	keyGroup?: { ratio?: number; groupName?: string };
 }
 
 export type Headers = Record<string, string | string[] | undefined>;
@@ -163,6 +165,11 @@ export class GatewayClient {
 
 	get signal(): AbortSignal | undefined {
 		return this.cfg.signal;
+	}
+
+	/** The credential's Key's Group, when it gives one. */
+	get keyGroup(): { ratio?: number; groupName?: string } | undefined {
+		return this.cfg.keyGroup;
 	}
 
 	/** Waits `ms` (a back-off or poll interval the caller computed), ended early by a cancellation. */
