@@ -1,8 +1,6 @@
 /**
- * Bounded concurrency. `Limit` is a plain semaphore (downloads, Download Result items). `AdaptiveLimit` is an AIMD
- * window for requests to the gateway: it starts at `start`, widens by one per success up to `max` (doubling per round
- * until the first 429, then one per round), and halves on 429. A 429 never pauses the other requests: the request it
- * was given for waits its own Retry-After.
+ * Bounded concurrency. `Limit` is a plain semaphore (downloads, Download Result items). `AdaptiveLimit` is the AIMD
+ * window for requests to the gateway, described at the class.
  */
 export class Limit {
 	protected active = 0;
@@ -43,9 +41,30 @@ export class Limit {
 	}
 }
 
+/**
+ * The AIMD window of a batch's requests to the gateway (the paid submit window of runPaidItems, the Task Wait query
+ * window). Additive increase, multiplicative decrease:
+ *
+ * - grows while the gateway accepts and answers quickly: one place per answer until the first decrease (slow start,
+ *   doubling per round of answers), then one place per round (a window's worth of answers);
+ * - halves on a 429, and on an answer whose latency rose clearly above the best seen (more than twice the best plus
+ *   100 ms: the gateway is queueing what it was given), at most once per round: an answer to a request sent before
+ *   the last decrease says nothing new about the narrower window;
+ * - holds (neither grows nor narrows) on an answer that is slower than quick but not clearly slow;
+ * - never exceeds `max` (the user's bound) nor goes below 1.
+ *
+ * A 429 never pauses the other requests: the request it was given for waits its own Retry-After (runners/send.ts).
+ */
 export class AdaptiveLimit extends Limit {
 	private threshold: number;
 	private credit = 0;
+	/** the quickest answer seen, ms */
+	private best = Infinity;
+	/** when the window last narrowed (requests sent before it do not narrow it again) */
+	private lastCut = -Infinity;
+	private peak: number;
+	private sum = 0;
+	private samples = 0;
 
 	constructor(
 		private readonly max: number,
@@ -53,26 +72,64 @@ export class AdaptiveLimit extends Limit {
 	) {
 		super(Math.max(1, Math.min(start, max)));
 		this.threshold = max;
+		this.peak = this.limit;
 	}
 
 	get window(): number {
 		return this.limit;
 	}
 
-	/** 429: the window halves (never below 1) and stops growing fast */
-	throttle(): void {
+	/** The widest the window was, and its mean over the requests it let go (one sample per acquire). */
+	get stats(): { peak: number; mean: number; bestMs: number } {
+		return {
+			peak: this.peak,
+			mean: this.samples ? this.sum / this.samples : this.limit,
+			bestMs: this.best,
+		};
+	}
+
+	override async acquire(first = false): Promise<void> {
+		await super.acquire(first);
+		this.sum += this.limit;
+		this.samples++;
+	}
+
+	/** 429 for a request sent at `sentAt` (ms, Date.now()): the window halves, once per round */
+	throttle(sentAt = Infinity): void {
+		this.cut(sentAt);
+	}
+
+	/**
+	 * An answer came back `latencyMs` after its request was sent at `sentAt`. Without a latency (queries), it counts as
+	 * quick.
+	 */
+	succeed(latencyMs?: number, sentAt = Infinity): void {
+		if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
+			this.best = Math.min(this.best, latencyMs);
+			// the queue that slowed this answer drains in about its latency: answers to requests sent before then do not
+			// narrow the window again
+			if (latencyMs > 2 * this.best + 100) return this.cut(sentAt, latencyMs);
+			if (latencyMs > 1.5 * this.best + 50) return; // slower than quick: hold
+		}
+		this.grow();
+	}
+
+	private cut(sentAt: number, quietMs = 0): void {
+		if (sentAt < this.lastCut) return;
+		this.lastCut = Date.now() + quietMs;
 		this.limit = Math.max(1, Math.floor(this.limit / 2));
 		this.threshold = this.limit;
 		this.credit = 0;
 	}
 
-	succeed(): void {
+	private grow(): void {
 		if (this.limit >= this.max) return;
 		if (this.limit < this.threshold) this.limit++;
 		else if (++this.credit >= this.limit) {
 			this.credit = 0;
 			this.limit++;
 		}
+		this.peak = Math.max(this.peak, this.limit);
 		this.wake();
 	}
 }
