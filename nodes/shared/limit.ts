@@ -51,6 +51,8 @@ export class Limit {
  *   100 ms: the gateway is queueing what it was given), at most once per round: an answer to a request sent before
  *   the last decrease says nothing new about the narrower window;
  * - holds (neither grows nor narrows) on an answer that is slower than quick but not clearly slow;
+ * - after a 429 at a window the gateway refused before (a fixed limit), climbs back to just below it at once and
+ *   tries the refused size again only every few rounds;
  * - never exceeds `max` (the user's bound) nor goes below 1.
  *
  * A 429 never pauses the other requests: the request it was given for waits its own Retry-After (runners/send.ts).
@@ -62,9 +64,10 @@ export class AdaptiveLimit extends Limit {
 	private best = Infinity;
 	/** when the window last narrowed (requests sent before it do not narrow it again) */
 	private lastCut = -Infinity;
-	private peak: number;
-	private sum = 0;
-	private samples = 0;
+	/** the window at the last 429 */
+	private refusedAt?: number;
+	/** a window the gateway refused twice (a fixed limit below it): tried again only after PLATEAU_ROUNDS quiet rounds */
+	private probeAt?: number;
 
 	constructor(
 		private readonly max: number,
@@ -72,31 +75,27 @@ export class AdaptiveLimit extends Limit {
 	) {
 		super(Math.max(1, Math.min(start, max)));
 		this.threshold = max;
-		this.peak = this.limit;
 	}
 
 	get window(): number {
 		return this.limit;
 	}
 
-	/** The widest the window was, and its mean over the requests it let go (one sample per acquire). */
-	get stats(): { peak: number; mean: number; bestMs: number } {
-		return {
-			peak: this.peak,
-			mean: this.samples ? this.sum / this.samples : this.limit,
-			bestMs: this.best,
-		};
-	}
-
-	override async acquire(first = false): Promise<void> {
-		await super.acquire(first);
-		this.sum += this.limit;
-		this.samples++;
-	}
-
-	/** 429 for a request sent at `sentAt` (ms, Date.now()): the window halves, once per round */
+	/**
+	 * 429 for a request sent at `sentAt` (ms, Date.now()): the window halves, once per round. A gateway that refuses at
+	 * the same window twice has a fixed limit just below it: after halving, the window climbs back to one below the
+	 * refused size at once (one place per answer) and stays there PLATEAU_ROUNDS rounds before it tries that size again.
+	 */
 	throttle(sentAt = Infinity): void {
+		if (sentAt < this.lastCut) return;
+		const at = this.limit;
+		const fixed = this.refusedAt !== undefined && Math.abs(at - this.refusedAt) <= 1;
+		this.refusedAt = at;
 		this.cut(sentAt);
+		if (fixed) {
+			this.threshold = Math.max(this.limit, at - 1);
+			this.probeAt = at;
+		}
 	}
 
 	/**
@@ -124,12 +123,16 @@ export class AdaptiveLimit extends Limit {
 
 	private grow(): void {
 		if (this.limit >= this.max) return;
+		const rounds =
+			this.probeAt !== undefined && this.limit + 1 >= this.probeAt ? PLATEAU_ROUNDS : 1;
 		if (this.limit < this.threshold) this.limit++;
-		else if (++this.credit >= this.limit) {
+		else if (++this.credit >= rounds * this.limit) {
 			this.credit = 0;
 			this.limit++;
 		}
-		this.peak = Math.max(this.peak, this.limit);
 		this.wake();
 	}
 }
+
+/** rounds a window stays one below a size the gateway refused twice before trying that size again */
+const PLATEAU_ROUNDS = 4;
