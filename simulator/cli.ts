@@ -22,7 +22,7 @@ async function main() {
 		console.log(
 			[
 				'flags: --port N --host H --latency MS --video-latency MS --poll-after MS --seed N --video-bytes N --retention MS --fault JSON (repeatable)',
-				'       --submit-latency MS --result-ttfb MS --result-bandwidth BYTES_PER_SEC --image-bytes N --max-concurrent-submits N --submit-retry-after SEC',
+				'       --submit-latency MS --result-ttfb MS --result-bandwidth BYTES_PER_SEC --image-bytes N --max-concurrent-submits N --submit-retry-after SEC --submits-per-second N',
 				'       --max-body-bytes N --pricing JSON --key JSON (repeatable, e.g. \'{"name":"partner","group":"partner"}\')',
 				'       --spec-only-chat (another gateway that follows the spec: ignores response_format, its model calls every tool offered)',
 			].join('\n'),
@@ -45,6 +45,7 @@ async function main() {
 		imageBytes: num('image-bytes'),
 		maxConcurrentSubmits: num('max-concurrent-submits'),
 		submitRetryAfterSec: num('submit-retry-after'),
+		submitsPerSecond: num('submits-per-second'),
 		maxBodyBytes: num('max-body-bytes'),
 		pricing: a.pricing ? (JSON.parse(a.pricing[0]) as PricingConfig) : undefined,
 		keys: (a.key ?? []).map((k) => JSON.parse(k) as KeyConfig),

@@ -31,6 +31,11 @@ export interface SimulatorOptions {
 	maxConcurrentSubmits?: number;
 	/** `Retry-After` of those refusals, in seconds (default 1) */
 	submitRetryAfterSec?: number;
+	/**
+	 * the gateway's acceptance pace: it starts at most this many task-creating POSTs a second; the others wait their
+	 * turn in its queue, so their answers come later as the load grows (default unlimited)
+	 */
+	submitsPerSecond?: number;
 	/** the gateway's cap on a request body: larger bodies are refused with 413 (default 64 MiB) */
 	maxBodyBytes?: number;
 	/** changes to the default price list (see `sim.setPricing`) */
@@ -192,6 +197,10 @@ export class SimState {
 	};
 	/** task-creating POSTs being answered right now */
 	submitsInFlight = 0;
+	/** the most task-creating POSTs answered at once since the start or the last `reset()` (refused ones never count) */
+	submitsInFlightPeak = 0;
+	/** when the gateway's pace lets the next task-creating POST start (submitsPerSecond) */
+	nextSubmitStart = 0;
 	readonly keys: Map<string, KeyInfo>;
 	readonly tasks = new Map<string, ImageTask | VideoTask>();
 	readonly results = new Map<string, HostedResult>();
@@ -234,6 +243,7 @@ export class SimState {
 			imageBytes: o.imageBytes ?? 0,
 			maxConcurrentSubmits: o.maxConcurrentSubmits ?? Infinity,
 			submitRetryAfterSec: o.submitRetryAfterSec ?? 1,
+			submitsPerSecond: o.submitsPerSecond ?? Infinity,
 			maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
 			pricing: o.pricing ?? {},
 			keys: o.keys ?? [],
@@ -350,5 +360,6 @@ export class SimState {
 		this.log.length = 0;
 		this.ledger.length = 0;
 		this.faults.clear();
+		this.submitsInFlightPeak = this.submitsInFlight;
 	}
 }

@@ -43,8 +43,19 @@ function isSubmit(method: string, path: string): boolean {
 function admitSubmit(sim: SimState, res: ServerResponse): boolean {
 	if (sim.submitsInFlight >= sim.opts.maxConcurrentSubmits) return false;
 	sim.submitsInFlight++;
+	sim.submitsInFlightPeak = Math.max(sim.submitsInFlightPeak, sim.submitsInFlight);
 	res.once('close', () => sim.submitsInFlight--);
 	return true;
+}
+
+/** The acceptance pace: a submission starts no sooner than 1/submitsPerSecond after the one before it (a queue). */
+async function paced(sim: SimState): Promise<void> {
+	const rate = sim.opts.submitsPerSecond;
+	if (!(rate > 0 && Number.isFinite(rate))) return;
+	const now = Date.now();
+	const start = Math.max(now, sim.nextSubmitStart);
+	sim.nextSubmitStart = start + 1000 / rate;
+	if (start > now) await new Promise((r) => setTimeout(r, start - now));
 }
 
 /** The faithful gateway's answer to a request on the gateway or the video origin. */
@@ -104,6 +115,7 @@ export async function answerGateway(
 				{ 'retry-after': String(sim.opts.submitRetryAfterSec) },
 			);
 		}
+		await paced(sim);
 		if (sim.opts.submitLatencyMs > 0)
 			await new Promise((r) => setTimeout(r, sim.opts.submitLatencyMs));
 	}

@@ -1,4 +1,4 @@
-/** Realistic-latency knobs: submit latency, result time to first byte, per-connection bandwidth, the submit concurrency limit. */
+/** Realistic-latency knobs: submit latency, result time to first byte, per-connection bandwidth, the submit concurrency limit, the acceptance pace. */
 import { useSimulator } from '../harness/simulator';
 import { client, sleep } from './client';
 import { readWire } from './wire';
@@ -157,5 +157,34 @@ describe('maxConcurrentSubmits', () => {
 		await sleep(600);
 		expect(sim.state.submitsInFlight).toBe(0);
 		expect((await call('GET', '/v1/models')).status).toBe(200);
+	});
+});
+
+describe('submitsPerSecond', () => {
+	const sim = useSimulator(
+		{
+			quiet: true,
+			taskLatencyMs: 10,
+			syncLatencyMs: 0,
+			submitLatencyMs: 100,
+			submitsPerSecond: 10,
+		},
+		{ reset: true },
+	);
+	const { call, gen } = client(() => sim);
+
+	it('starts one submission every 1/pace s in arrival order: the more wait, the later the answer; queries never wait', async () => {
+		const sent = Array.from({ length: 6 }, () => gen({}));
+		const quick = await call('GET', '/v1/models');
+		const all = await Promise.all(sent);
+		for (const r of all) expect(r.status).toBe(202);
+		// the sixth starts 5 × 100 ms after the first, then takes its 100 ms (a lower bound: load only makes it later)
+		expect(Math.max(...all.map((r) => r.ms))).toBeGreaterThanOrEqual(580);
+		expect(quick.ms).toBeLessThan(Math.max(...all.map((r) => r.ms)));
+		// the queued ones hold their place in flight: all six were answered at once, as far as the gateway counts
+		expect(sim.state.submitsInFlightPeak).toBe(6);
+		expect(sim.state.submitsInFlight).toBe(0);
+		sim.reset();
+		expect(sim.state.submitsInFlightPeak).toBe(0);
 	});
 });

@@ -22,12 +22,23 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 	const settled = new Map<string, { origin: string; entry: SpendEntry; cost: IDataObject }>();
 	// items naming the same task share one wait: it ends at the earliest of their deadlines
 	const jobs: WaitJob[] = [];
+	// the earliest deadlines by task, made once when the first item runs (every item is checked by then): one pass over
+	// the jobs, not one per item (2000 items compared each with each held Task Wait ~20 s before its first query)
+	let byTask: Map<string, { deadline: number; finalDeadline: number }> | undefined;
 	const groupDeadline = (job: WaitJob) => {
-		const peers = jobs.filter((j) => taskKey(j) === taskKey(job));
-		return {
-			deadline: Math.min(...peers.map((j) => j.deadline)),
-			finalDeadline: Math.min(...peers.map((j) => j.finalDeadline ?? j.deadline)),
-		};
+		if (!byTask) {
+			byTask = new Map();
+			for (const j of jobs) {
+				const key = taskKey(j);
+				const had = byTask.get(key);
+				const final = j.finalDeadline ?? j.deadline;
+				byTask.set(key, {
+					deadline: Math.min(had?.deadline ?? Infinity, j.deadline),
+					finalDeadline: Math.min(had?.finalDeadline ?? Infinity, final),
+				});
+			}
+		}
+		return byTask.get(taskKey(job))!;
 	};
 	const out = await runFreeItems<Checked>(ctx, transport, {
 		outputs: 3,

@@ -2,7 +2,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { MAX_CONCURRENCY_CAP, OPTION_RULES, readOption } from '../rules/options';
 
-export const DEFAULT_MAX_CONCURRENCY = 16;
+/** the window's default upper bound (16 before issue 46: the window now finds the gateway's pace below it) */
+export const DEFAULT_MAX_CONCURRENCY = 64;
 
 export function concurrencyOption(): INodeProperties {
 	return {
@@ -12,7 +13,7 @@ export function concurrencyOption(): INodeProperties {
 		default: DEFAULT_MAX_CONCURRENCY,
 		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY_CAP },
 		description:
-			'Upper bound of paid requests in flight at once. The node starts with a few, widens while the gateway accepts, and halves on 429 (a refused request is sent again after its Retry-After, never sooner than 1 s, at most 5 sends in all). 1 sends the items one after another, in order.',
+			"Upper bound of paid requests in flight at once. The node finds the gateway's pace below it: it starts with 8 (or this bound when lower), widens while the gateway accepts and answers quickly, and halves on a 429 or when answers become clearly slower than the quickest seen (a refused request is sent again after its Retry-After, never sooner than 1 s, at most 5 sends in all). 1 sends the items one after another, in order.",
 	};
 }
 

@@ -99,7 +99,7 @@ export interface FollowUp<S> {
 export interface PaidRunOptions {
 	/** the window's upper bound (1 = one request at a time, in item order) */
 	maxConcurrency: number;
-	/** where the window starts (default min(4, max)) */
+	/** where the window starts (default min(8, max)) */
 	startConcurrency?: number;
 	/** how long after its first attempt a request refused with 429 may be sent again */
 	refusalWindowMs: number;
@@ -107,7 +107,7 @@ export interface PaidRunOptions {
 	quoteOnly?: boolean;
 }
 
-export const DEFAULT_START_WINDOW = 4;
+export const DEFAULT_START_WINDOW = 8;
 export { MIN_REFUSAL_WAIT_MS } from './send';
 
 type Result = INodeExecutionData | PaidFailure;

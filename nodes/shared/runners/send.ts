@@ -66,18 +66,20 @@ export async function sendPaid<S>(send: () => Promise<S>, o: SendPaidOptions): P
 		// a refused request goes again before the batch's unsent ones, so a long batch cannot starve it past its window
 		await o.window?.acquire(attempt > 1);
 		// the refusal window counts from the first send, not from the wait for a place in the window
-		first ??= Date.now();
+		const sentAt = Date.now();
+		first ??= sentAt;
 		const scope = withinSpendScope(send);
 		try {
 			const answer = await scope.result;
 			o.window?.release();
-			o.window?.succeed();
+			// the window reads how fast the gateway answered (it narrows when answers slow down clearly)
+			o.window?.succeed(Date.now() - sentAt, sentAt);
 			return answer;
 		} catch (err) {
 			o.window?.release();
 			if (!nothingCreated(scope.record, err)) throw new SpentError(err);
 			if (!isRefusal(err)) throw err;
-			o.window?.throttle();
+			o.window?.throttle(sentAt);
 			const wait = refusalWait(err, attempt);
 			const why =
 				attempt >= MAX_SENDS
