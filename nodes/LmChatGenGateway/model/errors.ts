@@ -25,10 +25,37 @@ export class GatewayModelError extends Error {
 		message: string,
 		readonly description: string,
 		readonly httpCode?: number,
+		/** what the person in the chat can do about it, one sentence (forTheChat puts it beside the reason) */
+		readonly todo?: string,
 	) {
 		super(message);
 		this.name = 'GatewayModelError';
 	}
+}
+
+/** Marks an error forTheChat already worded. */
+const SPOKEN = Symbol('spoken');
+
+/**
+ * The words n8n's chat shows. n8n 2.41.1's AI Agent (V3 executeBatch) and Basic LLM Chain throw the model's error as
+ * the root's own (a NodeOperationError is handed on as it is, a NodeApiError keeps its message and description); the
+ * editor's chat panel then shows `[ERROR: <message>]` of the root's failed run (editor-ui logs.utils extractBotResponse),
+ * and a streamed chat gets n8n-core's error chunk, whose content is the error's *description* (workflow-execute
+ * handleNodeExecutionError). So the message is one line, the reason and what to do, and the description starts with
+ * that same line before the details.
+ */
+export function forTheChat(err: unknown): unknown {
+	if (!(err instanceof GatewayModelError) || (err as { [SPOKEN]?: true })[SPOKEN]) return err;
+	const reason = err.message.trim().replace(/[.:;\s]+$/, '');
+	const line = err.todo ? `${reason}. ${err.todo.trim()}` : `${reason}.`;
+	const out = new GatewayModelError(
+		line,
+		err.description ? `${line}\n\n${err.description}` : line,
+		err.httpCode,
+		err.todo,
+	);
+	(out as { [SPOKEN]?: true })[SPOKEN] = true;
+	return out;
 }
 
 /** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
@@ -56,6 +83,7 @@ export function uncertainError(
 				.trim(),
 		),
 		status,
+		"It was not sent again: check the gateway's usage records before you run the workflow again.",
 	);
 }
 
@@ -68,6 +96,7 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 			redact(`GenGateway: ${err.gatewayMessage} (HTTP ${err.status})`),
 			redact(`${err.method} ${err.path}, model ${c.model}. ${advice} ${extra}`.trim()),
 			err.status,
+			redact(advice || `Read the gateway's message (HTTP ${err.status}).`),
 		);
 	}
 	if (err instanceof StreamError) {
@@ -76,6 +105,8 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 			redact(
 				`POST ${c.path}, model ${c.model}. The gateway answered, but the answer cannot be used (${err.kind}). It may be billed, so it was not sent again.`,
 			),
+			undefined,
+			"It may be billed, so it was not sent again: check the usage records; if the gateway's streams break, turn off Streaming in the Chat Model's options.",
 		);
 	}
 	if (err instanceof GatewayNetworkError) {
@@ -88,6 +119,8 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 			redact(
 				`POST ${c.path}, model ${c.model}. Check the credential's Base URL and that n8n can reach it. ${sent}`,
 			),
+			undefined,
+			`Check the credential's Base URL and that n8n can reach it. ${sent}`,
 		);
 	}
 	if (err instanceof SafetyError || err instanceof BodyError)
