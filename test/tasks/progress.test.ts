@@ -33,7 +33,7 @@ describe('WaitProgress', () => {
 		p.begin(b, 'task_b');
 		now = 1000;
 		p.polled(a, 'task_a', 1, {
-			phase: 'running',
+			phase: 'pending',
 			rawStatus: 'in_progress',
 			progress: 10,
 			results: [],
@@ -42,7 +42,7 @@ describe('WaitProgress', () => {
 		p.polled(b, 'task_b', 1, { phase: 'pending', rawStatus: 'queued', results: [] });
 		now = 12_000;
 		p.polled(a, 'task_a', 2, {
-			phase: 'running',
+			phase: 'pending',
 			rawStatus: 'in_progress',
 			progress: 45,
 			results: [],
@@ -50,7 +50,7 @@ describe('WaitProgress', () => {
 		p.ended(a, 'task_a', 2);
 		now = 80_000;
 		p.polled(b, 'task_b', 9, {
-			phase: 'running',
+			phase: 'pending',
 			rawStatus: 'in_progress',
 			progress: 90,
 			results: [],
