@@ -38,11 +38,12 @@ const SPOKEN = Symbol('spoken');
 
 /**
  * The words n8n's chat shows. n8n 2.41.1's AI Agent (V3 executeBatch) and Basic LLM Chain throw the model's error as
- * the root's own (a NodeOperationError is handed on as it is, a NodeApiError keeps its message and description); the
- * editor's chat panel then shows `[ERROR: <message>]` of the root's failed run (editor-ui logs.utils extractBotResponse),
- * and a streamed chat gets n8n-core's error chunk, whose content is the error's *description* (workflow-execute
- * handleNodeExecutionError). So the message is one line, the reason and what to do, and the description starts with
- * that same line before the details.
+ * the root's own (a NodeOperationError is handed on as it is, a NodeApiError keeps its message and description). A
+ * chat that streams (Chat Trigger *Response Mode: Streaming*, the default of new ones) gets n8n-core's error chunk for
+ * the failed root, whose content is the error's *description* (workflow-execute handleNodeExecutionError); the error's
+ * *message* is what the editor shows of the run (the node's error, its toast, the Logs panel). So the message is one
+ * line, the reason and what to do, and the description starts with that same line before the details. A chat answered
+ * "when the last node finishes" gets n8n's fixed "Error in workflow" (webhooks/webhook-helpers), whatever the error.
  */
 export function forTheChat(err: unknown): unknown {
 	if (!(err instanceof GatewayModelError) || (err as { [SPOKEN]?: true })[SPOKEN]) return err;
