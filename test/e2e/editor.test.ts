@@ -953,7 +953,12 @@ describe('the n8n editor in Chromium', () => {
 		const schemaShown = async (name: string, shot: string) =>
 			step(`json-schema-${shot}`, async () => {
 				const params = await openNode(name);
-				const add = params.getByText('Add Option').last();
+				const ndv = page.locator('[data-test-id="ndv"]');
+				const add = ndv
+					.locator('[data-test-id="collection-parameter-add-dropdown"]')
+					.or(ndv.getByPlaceholder('Add Option'))
+					.or(ndv.getByRole('button', { name: /Add Option/ }))
+					.first();
 				await add.scrollIntoViewIfNeeded();
 				await add.click();
 				await choose(/^Response Format$/);
@@ -962,10 +967,10 @@ describe('the n8n editor in Chromium', () => {
 				// Type → Text hides it; Type → JSON Schema shows it again, at once
 				const type = params.locator('[data-test-id="parameter-input-responseFormat"]');
 				await type.click();
-				await choose(/^Text$/);
+				await choose(/^\s*Text/);
 				const hiddenForText = !(await schema.isVisible());
 				await type.click();
-				await choose(/^JSON Schema$/);
+				await choose(/^\s*JSON Schema/);
 				await schema.waitFor({ timeout: 2000 });
 				await schema.scrollIntoViewIfNeeded();
 				await page.mouse.move(0, 0);
@@ -1000,12 +1005,13 @@ describe('the n8n editor in Chromium', () => {
 			await link.hover();
 			await docsShot('docs-link');
 			await passed('docs-link');
+			const href = await link.getAttribute('href');
 			const [popup] = await Promise.all([page.waitForEvent('popup'), link.click()]);
 			await popup.waitForLoadState();
 			const url = popup.url();
 			await popup.close();
 			await closeNdv();
-			return { href: await link.getAttribute('href'), url };
+			return { href, url };
 		});
 		const expected =
 			'https://github.com/gen-gateway/n8n-nodes-gen-gateway#the-ai-agent-gengateway-chat-model';
