@@ -10,6 +10,10 @@
  * downloads the image again with its defaults, under Task Wait's file name; Max Expected Spend in the display currency
  * refuses a batch with a message that names no item; an AI Agent run with the Chat Model and the Calculator shows, in the
  * Chat Model's runs, the tool-call turn (the Calculator call) and the answer turn, each with the cost the gateway charged.
+ * Issue 44: a chat that streams shows a Chat Model cap refusal's reason and what to do; Response Format "JSON Schema"
+ * shows its schema field at once (Chat Model and Chat node); the Chat Model's Docs link opens its README section on the
+ * project's page; the tool-call turn reads as its call in the Logs panel. These save their screenshots to
+ * docs/screenshots/ (chat-cap-refused, json-schema-chat-model, json-schema-chat-node, docs-link, logs-tool-call-turn).
  * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
  */
 import { mkdirSync, rmSync } from 'node:fs';
