@@ -22,6 +22,7 @@ import {
 	type StreamChunk,
 } from './model/sdk';
 import { bridgeAdapter } from './model/bridge';
+import { forTheChat } from './model/errors';
 import { readResponseFormat, responseFormatOptions } from '../shared/text/jsonSchema';
 import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
@@ -115,7 +116,8 @@ export class LmChatGenGateway implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1 },
 						default: 1024,
-						description: 'The most tokens the answer may have',
+						description:
+							'The most tokens the answer may have. With Max Expected Spend it also bounds what a turn can cost: each turn is priced before it is sent and refused before sending when it could pass the cap. Not added, a per-token turn has no bound and the cap can be passed by one turn.',
 					},
 					{
 						displayName: 'Request Timeout (Ms)',
@@ -226,7 +228,8 @@ async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promis
 		const node = ctx.getNode();
 		const exit = exitOf(ctx);
 		// the errors the agent gets (and stores) leave through the exit, redacted
-		const toNodeError = (err: unknown): Error => exit.error(err, itemIndex);
+		// worded for n8n's chat first (the reason and what to do on one line: model/errors.ts forTheChat)
+		const toNodeError = (err: unknown): Error => exit.error(forTheChat(err), itemIndex);
 		const root = (ctx as unknown as { parentNode?: { id?: string; name?: string } }).parentNode;
 		// n8n-core runs the root node once per Retry On Fail try with a new list of close functions, which every
 		// supply of that try shares: the try's identity (absent: each supply is its own try)

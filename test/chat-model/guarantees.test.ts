@@ -64,7 +64,10 @@ describe('paid calls', () => {
 		const { model } = await supplyModel(creds(), { options: { streaming: false, timeout: 1500 } });
 		const err = await failure(model.invoke(Q));
 		expect(posts().every((p) => p.status === 429)).toBe(true);
-		expect(err.message).toBe('GenGateway: Too many requests (HTTP 429)');
+		// the reason, then what to do, on one line (what n8n's chat shows: model/errors.ts forTheChat)
+		expect(err.message).toBe(
+			'GenGateway: Too many requests (HTTP 429). Rate, concurrency or queue limit: slow down and try again later. A POST whose outcome is unknown is never resent automatically.',
+		);
 		expect(err.description).toMatch(/Rate, concurrency or queue limit/);
 	});
 
@@ -110,7 +113,9 @@ describe('paid calls', () => {
 			const { model } = await supplyModel(creds(), { options: { streaming } });
 			const err = await failure(model.invoke(Q));
 			expect(posts()).toHaveLength(1);
-			expect(err.message).toBe('GenGateway: upstream exploded (HTTP 500)');
+			expect(err.message).toBe(
+				"GenGateway: upstream exploded (HTTP 500). It was not sent again: check the gateway's usage records before you run the workflow again.",
+			);
 			expect(err.description).toMatch(/not sent again/);
 		},
 	);

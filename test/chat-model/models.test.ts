@@ -114,9 +114,37 @@ describe.each([
 			expect(t1.generationInfo!.cost).toMatchObject({ basis: 'per token' });
 			expect(t2.text).toBe('The result is 84.');
 			expect(t2.generationInfo!.reasoning).toContain('tool results');
+			// issue 44 bullet 4: what n8n's Logs panel shows of each turn (the texts of response.generations): the
+			// tool-call turn reads as its call, the answer turn as its answer; the agent's own message is untouched
+			expect(traced.outputs.map((o) => logsPanelText(o.json))).toEqual([
+				'Calling calculator({"input":"12 * 7"})',
+				'The result is 84.',
+			]);
+			expect(first.text).toBe('');
 		},
 	);
 });
+
+/**
+ * n8n 2.41.1's Logs panel for an `ai_languageModel` run (editor-ui's AI content parser, as shipped in n8n-editor-ui's
+ * bundle): the response's `generations`, each list joined from its generations' `text` (or the whole generation when it
+ * has none).
+ */
+function logsPanelText(json: Record<string, any> | undefined): unknown {
+	const t = json!.response ?? json;
+	return t.generations
+		.map((e: any) =>
+			e?.text
+				? e.text
+				: Array.isArray(e)
+					? e
+							.map((g: any) => g.text ?? g)
+							.join('\n\n')
+							.trim()
+					: e,
+		)
+		.join('');
+}
 
 it("n8n 2.41.1's Agent (V3) asks each tool round from a new supply under the same run index: turn 2 is sent (its place knows the turn), a re-run from turn 1 is not", async () => {
 	const signal = new AbortController().signal;

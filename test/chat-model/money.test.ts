@@ -157,7 +157,7 @@ describe('Max Expected Spend on the Chat Model, before every turn', () => {
 		expect(err.description).toMatch(/can be passed by at most one turn/);
 		// the spend refused it, not a price it does not have; no option the Chat Model lacks is named
 		expect(err.message).toMatch(
-			/^GenGateway: Max Expected Spend .*¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*¤\d+\), which reached the cap$/,
+			/^GenGateway: Max Expected Spend .*¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*¤\d+\), which reached the cap\. Nothing was sent: raise Max Expected Spend, or add Maximum Number of Tokens/,
 		);
 		expect(`${err.message} ${err.description}`).not.toMatch(/Allow Unpriced/);
 	});

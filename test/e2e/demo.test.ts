@@ -311,7 +311,7 @@ describe('demo workflows in real n8n', () => {
 			]);
 			const refusal = readFileSync(join(outDir, 'agent-capped/refusal.txt'), 'utf8');
 			expect(refusal).toMatch(
-				/^GenGateway: Max Expected Spend .*\(¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*, which reached the cap$/,
+				/^GenGateway: Max Expected Spend .*\(¤1\) refused this model turn before any paid request: this execution's GenGateway calls have spent .*, which reached the cap\. Nothing was sent: raise Max Expected Spend, or add Maximum Number of Tokens in the Chat Model's options .*$/,
 			);
 			expect(runCount(runs['agent-capped'], 'Calculator')).toBe(1);
 			expect(runs['agent-capped'].code).toBe(0);

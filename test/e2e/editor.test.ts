@@ -10,6 +10,10 @@
  * downloads the image again with its defaults, under Task Wait's file name; Max Expected Spend in the display currency
  * refuses a batch with a message that names no item; an AI Agent run with the Chat Model and the Calculator shows, in the
  * Chat Model's runs, the tool-call turn (the Calculator call) and the answer turn, each with the cost the gateway charged.
+ * Issue 44: a chat that streams shows a Chat Model cap refusal's reason and what to do; Response Format "JSON Schema"
+ * shows its schema field at once (Chat Model and Chat node); the Chat Model's Docs link opens its README section on the
+ * project's page; the tool-call turn reads as its call in the Logs panel. These save their screenshots to
+ * docs/screenshots/ (chat-cap-refused, json-schema-chat-model, json-schema-chat-node, docs-link, logs-tool-call-turn).
  * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -839,5 +843,267 @@ describe('the n8n editor in Chromium', () => {
 				.filter((l) => l.method === 'POST')
 				.map((l) => `${l.path} ${l.status} ${l.model}`),
 		).toEqual(Array(2).fill('/v1/chat/completions 200 alpha-chat-4o'));
+	});
+	/** A screenshot for the docs (docs/screenshots/<name>.png), taken by this test. */
+	const docsShot = (name: string) =>
+		page.screenshot({ path: join(ROOT, 'docs/screenshots', `${name}.png`) });
+
+	/** Picks an option of the open select dropdown by its text. */
+	async function choose(text: string | RegExp): Promise<void> {
+		await page
+			.locator(
+				'.el-select-dropdown__item:visible, [role="option"]:visible, [role="menuitem"]:visible',
+			)
+			.filter({ hasText: text })
+			.first()
+			.click();
+		await page.waitForTimeout(300);
+	}
+
+	// issue 44: what a user meets, round three (bullets 1, 2, 3, 4)
+	it("issue 44: the chat panel shows a cap refusal's reason and what to do", async () => {
+		const MODEL = 'GenGateway Chat Model';
+		const id = await createWorkflow(
+			'chat cap',
+			[
+				{
+					id: 'h1',
+					name: 'When chat message received',
+					type: '@n8n/n8n-nodes-langchain.chatTrigger',
+					typeVersion: 1.4,
+					position: [0, 0],
+					// the chat streams the agent's answer (n8n's default for new Chat Triggers): a failed run's error chunk
+					// carries the error's description; answered "when the last node finishes", n8n's chat says only
+					// "Error in workflow" (n8n's webhook-helpers), whatever the node's error
+					parameters: { options: { responseMode: 'streaming' } },
+					webhookId: 'a4b1c9e2-44aa-4c1b-9c1e-0000000000b1',
+				},
+				{
+					id: 'h2',
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3.1,
+					position: [260, 0],
+					parameters: { options: {} },
+				},
+				{
+					id: 'h3',
+					name: MODEL,
+					type: `${PACKAGE_NAME}.lmChatGenGateway`,
+					typeVersion: 1.1,
+					position: [180, 240],
+					parameters: {
+						model: { __rl: true, mode: 'list', value: 'alpha-chat-4o' },
+						// a tiny cap and a bound: the first turn is priced over the cap and refused before it is sent
+						options: { streaming: false, groupName: 'hd', maxTokens: 1000, maxSpend: '0.0001' },
+					},
+					credentials: CRED,
+				},
+			],
+			{
+				'When chat message received': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+				[MODEL]: { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+			},
+		);
+		const posts = sim.log.filter((l) => l.method === 'POST').length;
+		const said = await step('chat-cap-refused', async () => {
+			await editor.openWorkflow(id);
+			await page.locator('[data-test-id="workflow-chat-button"]').click();
+			const input = page.locator('.chat-inputs textarea').first();
+			await input.waitFor();
+			await input.fill('Write me a long poem about the sea.');
+			await input.press('Enter');
+			const bot = page.locator('.chat-message-from-bot').filter({ hasText: 'Max Expected Spend' });
+			await bot.first().waitFor({ timeout: 120_000 });
+			// the message from its first line (the reason and what to do)
+			await bot
+				.first()
+				.evaluate((el: { scrollIntoView(o: object): void }) =>
+					el.scrollIntoView({ block: 'start' }),
+				);
+			await page.mouse.move(0, 0);
+			await docsShot('chat-cap-refused');
+			await passed('chat-cap-refused');
+			return bot.first().innerText();
+		});
+		expect(said).toMatch(
+			/Max Expected Spend \$[\d.]+ \(¤\d+\) refused this model turn before any paid request: .*Nothing was sent: raise Max Expected Spend in the Chat Model's options, or lower Maximum Number of Tokens/,
+		);
+		expect(sim.log.filter((l) => l.method === 'POST').length).toBe(posts);
+	});
+
+	it('issue 44: picking Response Format "JSON Schema" shows its schema field at once (Chat Model and Chat node); the Docs link opens this project\'s page', async () => {
+		const id = await createWorkflow('json schema and docs', [
+			{
+				id: 'j1',
+				name: 'GenGateway Chat Model',
+				type: `${PACKAGE_NAME}.lmChatGenGateway`,
+				typeVersion: 1.1,
+				position: [0, 0],
+				parameters: { model: { __rl: true, mode: 'list', value: 'alpha-chat-4o' }, options: {} },
+				credentials: CRED,
+			},
+			{
+				id: 'j2',
+				name: 'GenGateway Chat',
+				type: `${PACKAGE_NAME}.genGatewayChat`,
+				typeVersion: 1.1,
+				position: [300, 0],
+				parameters: { model: { __rl: true, mode: 'list', value: 'alpha-chat-4o' }, options: {} },
+				credentials: CRED,
+			},
+		]);
+		await editor.openWorkflow(id);
+		const schemaShown = async (name: string, shot: string) =>
+			step(`json-schema-${shot}`, async () => {
+				const params = await openNode(name);
+				const ndv = page.locator('[data-test-id="ndv"]');
+				const add = ndv
+					.locator('[data-test-id="collection-parameter-add-dropdown"]')
+					.or(ndv.getByPlaceholder('Add Option'))
+					.or(ndv.getByRole('button', { name: /Add Option/ }))
+					.first();
+				await add.scrollIntoViewIfNeeded();
+				await add.click();
+				await choose(/^Response Format$/);
+				const schema = params.locator('[data-test-id="parameter-input-jsonSchema"]');
+				const shownAtOnce = await schema.isVisible();
+				// Type → Text hides it; Type → JSON Schema shows it again, at once
+				const type = params.locator('[data-test-id="parameter-input-responseFormat"]');
+				await type.click();
+				await choose(/^\s*Text/);
+				const hiddenForText = !(await schema.isVisible());
+				await type.click();
+				await choose(/^\s*JSON Schema/);
+				await schema.waitFor({ timeout: 2000 });
+				await schema.scrollIntoViewIfNeeded();
+				await page.mouse.move(0, 0);
+				await docsShot(`json-schema-${shot}`);
+				await passed(`json-schema-${shot}`);
+				await closeNdv();
+				return { shownAtOnce, hiddenForText, shownAgain: true };
+			});
+		expect(await schemaShown('GenGateway Chat Model', 'chat-model')).toEqual({
+			shownAtOnce: true,
+			hiddenForText: true,
+			shownAgain: true,
+		});
+		expect(await schemaShown('GenGateway Chat', 'chat-node')).toEqual({
+			shownAtOnce: true,
+			hiddenForText: true,
+			shownAgain: true,
+		});
+		// the Docs link: the README's section of the node on the repository's page (no network here: the page is
+		// answered by the test, and what matters is the address it opens)
+		const opened = await step('docs-link', async () => {
+			await page
+				.context()
+				.route('https://github.com/**', (route: { fulfill(r: object): Promise<void> }) =>
+					route.fulfill({
+						contentType: 'text/html',
+						body: '<html><body><h1>n8n-nodes-gen-gateway</h1><p>(the project page, answered offline by the test)</p></body></html>',
+					}),
+				);
+			await openNode('GenGateway Chat Model');
+			const link = page.locator('[data-test-id="ndv"] a', { hasText: /^\s*Docs\s*$/ }).first();
+			await link.hover();
+			await docsShot('docs-link');
+			await passed('docs-link');
+			const href = await link.getAttribute('href');
+			const [popup] = await Promise.all([page.waitForEvent('popup'), link.click()]);
+			await popup.waitForLoadState();
+			const url = popup.url();
+			await popup.close();
+			await closeNdv();
+			return { href, url };
+		});
+		const expected =
+			'https://github.com/gen-gateway/n8n-nodes-gen-gateway#the-ai-agent-gengateway-chat-model';
+		expect(opened.href).toBe(expected);
+		expect(opened.url).toBe(expected);
+	});
+
+	it('issue 44: the tool-call turn reads in the Logs panel as its call', async () => {
+		const MODEL = 'GenGateway Chat Model';
+		const id = await createWorkflow(
+			'agent logs',
+			[
+				{
+					id: 'l1',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'l2',
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3.1,
+					position: [260, 0],
+					parameters: {
+						promptType: 'define',
+						text: 'What is 12 * 7?',
+						options: {
+							systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
+						},
+					},
+				},
+				{
+					id: 'l3',
+					name: MODEL,
+					type: `${PACKAGE_NAME}.lmChatGenGateway`,
+					typeVersion: 1.1,
+					position: [180, 240],
+					parameters: {
+						model: { __rl: true, mode: 'list', value: 'alpha-chat-4o' },
+						options: { streaming: false, groupName: 'hd' },
+					},
+					credentials: CRED,
+				},
+				{
+					id: 'l4',
+					name: 'Calculator',
+					type: '@n8n/n8n-nodes-langchain.toolCalculator',
+					typeVersion: 1,
+					position: [400, 240],
+					parameters: {},
+				},
+			],
+			{
+				Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+				[MODEL]: { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+				Calculator: { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+			},
+		);
+		const shown = await step('logs-tool-call-turn', async () => {
+			await editor.openWorkflow(id);
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="AI Agent"] [data-test-id="canvas-node-status-success"]',
+				)
+				.waitFor({ timeout: 120_000 });
+			const toast = page.locator('.el-notification__closeBtn');
+			if (await toast.first().isVisible()) await toast.first().click();
+			const overview = page.locator('[data-test-id="logs-overview-body"]');
+			if (!(await overview.isVisible()))
+				await page.locator('[data-test-id="logs-overview-header"]').click();
+			await overview.waitFor();
+			// the first of the Chat Model's runs under the agent: the tool-call turn
+			await overview.getByText(MODEL, { exact: true }).first().click();
+			const details = page.locator('[data-test-id="logs-details-body"]');
+			await details
+				.getByText(/Calling Calculator/)
+				.first()
+				.waitFor();
+			await page.mouse.move(0, 0);
+			await docsShot('logs-tool-call-turn');
+			await passed('logs-tool-call-turn');
+			return details.innerText();
+		});
+		expect(shown).toMatch(/Calling Calculator\(\{"input":"12 \* 7"\}\)/);
+		expect(shown).not.toContain('The result is 84.');
 	});
 });

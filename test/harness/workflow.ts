@@ -146,6 +146,8 @@ export interface RunOptions {
 	cancelAfterMs?: number;
 	/** gets the running promise, e.g. to cancel it */
 	onStart?: (p: { cancel: () => void }) => void;
+	/** what n8n pushes to the editor of a manual execution (`sendDataToUI`: a node's sendMessageToUI is `sendConsoleMessage`) */
+	onUiMessage?: (type: string, data: unknown) => void;
 	/** stream the execution like n8n's chat/webhook streaming; receives every chunk a node sends */
 	onChunk?: (chunk: {
 		type: string;
@@ -239,6 +241,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunResult> {
 		webhookTestBaseUrl: 'http://localhost/webhook-test',
 		formWaitingBaseUrl: 'http://localhost/form-waiting',
 		streamingEnabled: !!opts.onChunk,
+		...(opts.onUiMessage ? { sendDataToUI: opts.onUiMessage } : {}),
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const first = workflow.getNode(nodes[0].name)!;
 	const runData = createRunExecutionData({

@@ -17,7 +17,7 @@ type Checked = { o: DownloadOptions } & (ItemSource | { via: 'url'; s: UrlSource
 export async function downloadResults(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const transport = await createTransport(ctx);
 	let waiter: WaitAndEmit | undefined;
-	return runFreeItems<Checked>(ctx, transport, {
+	const out = await runFreeItems<Checked>(ctx, transport, {
 		concurrency: () => DOWNLOAD_CONCURRENCY,
 		failedAt: 'download',
 		check(i) {
@@ -52,4 +52,7 @@ export async function downloadResults(ctx: IExecuteFunctions): Promise<INodeExec
 			return (task?.task_id ?? ctx.getInputData()[i]?.json.task_id) as string | undefined;
 		},
 	});
+	// how long an unfinished task was waited for, in the node's hint
+	(waiter as WaitAndEmit | undefined)?.finish();
+	return out;
 }

@@ -104,6 +104,8 @@ export async function waitForTasks(ctx: IExecuteFunctions): Promise<INodeExecuti
 			};
 		},
 	});
+	// how long the wait took and how many polls it made, in the node's hint
+	(waiter as WaitAndEmit | undefined)?.finish();
 	await recordSettled(ctx, transport, settled);
 	return out;
 }

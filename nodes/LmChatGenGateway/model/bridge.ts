@@ -14,8 +14,9 @@
  *   block here (the conversion keeps those), and an answer's reasoning is put into `additional_kwargs.reasoning_content`
  *   so the Agent keeps it with its tool calls. (The model also keeps it itself, ./reasoning.ts.)
  * - Run data. n8n's tracing writes a model call's run data from the generation's `text` and `generationInfo` only: a
- *   tool-call turn shows `text: ""`. Each call's tool calls, reasoning and cost (./model.ts TurnSummary) are put into
- *   `generationInfo` as the call ends, before the tracing reads it.
+ *   tool-call turn would show `text: ""` (in the Logs panel: nothing). Each call's tool calls, reasoning and cost
+ *   (./model.ts TurnSummary) are put into `generationInfo` as the call ends, before the tracing reads it, and a
+ *   tool-call turn's text there reads as its calls (logTextOf).
  * - Token usage (./usageTracing.ts): the gateway's counts on a streamed call, never n8n's estimate.
  */
 import { contentParts } from '../../shared/text/images';
@@ -132,6 +133,20 @@ function reasoningText(m: LcMessageLike | undefined): string | undefined {
 		: undefined;
 }
 
+/**
+ * The text a turn shows in n8n's Logs panel. n8n 2.41.1's tracing (N8nLlmTracing.handleLLMEnd, @n8n/ai-utilities) keeps
+ * only each generation's `text` and `generationInfo` as the run's `response.generations`, and the Logs panel shows a
+ * language model's run as those texts (editor-ui's AI content parser for `ai_languageModel`: `generations` mapped to
+ * `text`). n8n's own chat models (the OpenAI Chat Model in the same agent) go through the same tracing, so their answer
+ * turns read as the answer and a tool-call turn as an empty text. A tool-call turn of this model reads as its calls:
+ * `Calling Calculator({"input":"12 * 7"})`, one line each; the calls themselves stay in `generationInfo.tool_calls`,
+ * and a turn with text keeps its text.
+ */
+export function logTextOf(text: string | undefined, s: TurnSummary): string | undefined {
+	if (text || !s.tool_calls?.length) return text;
+	return s.tool_calls.map((c) => `Calling ${c.name}(${c.args})`).join('\n');
+}
+
 /** What a turn shows in the run data, beside the tracing's own `text` (never the answer itself). */
 export function runDataOf(s: TurnSummary): Json {
 	const out: Json = {};
@@ -213,10 +228,15 @@ export function bridgeAdapter<T>(
 				...rest: unknown[]
 			) {
 				const summary = source.summaries.shift();
-				const gen = output?.generations?.[0]?.[0];
-				if (summary && gen)
-					gen.generationInfo = { ...(gen.generationInfo ?? {}), ...runDataOf(summary) };
-				return end.call(this, output, ...rest);
+				const gen = output?.generations?.[0]?.[0] as
+					{ text?: string; generationInfo?: Json } | undefined;
+				if (!summary || !gen) return end.call(this, output, ...rest);
+				gen.generationInfo = { ...(gen.generationInfo ?? {}), ...runDataOf(summary) };
+				// the tracing's own copy reads the turn's text for the Logs panel; the agent's generation is left as it is
+				const text = logTextOf(gen.text, summary);
+				if (text === gen.text) return end.call(this, output, ...rest);
+				const generations = [[{ ...gen, text }, ...output!.generations![0].slice(1)]];
+				return end.call(this, { ...output, generations }, ...rest);
 			};
 		}
 	}

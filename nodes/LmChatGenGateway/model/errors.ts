@@ -25,10 +25,38 @@ export class GatewayModelError extends Error {
 		message: string,
 		readonly description: string,
 		readonly httpCode?: number,
+		/** what the person in the chat can do about it, one sentence (forTheChat puts it beside the reason) */
+		readonly todo?: string,
 	) {
 		super(message);
 		this.name = 'GatewayModelError';
 	}
+}
+
+/** Marks an error forTheChat already worded. */
+const SPOKEN = Symbol('spoken');
+
+/**
+ * The words n8n's chat shows. n8n 2.41.1's AI Agent (V3 executeBatch) and Basic LLM Chain throw the model's error as
+ * the root's own (a NodeOperationError is handed on as it is, a NodeApiError keeps its message and description). A
+ * chat that streams (Chat Trigger *Response Mode: Streaming*, the default of new ones) gets n8n-core's error chunk for
+ * the failed root, whose content is the error's *description* (workflow-execute handleNodeExecutionError); the error's
+ * *message* is what the editor shows of the run (the node's error, its toast, the Logs panel). So the message is one
+ * line, the reason and what to do, and the description starts with that same line before the details. A chat answered
+ * "when the last node finishes" gets n8n's fixed "Error in workflow" (webhooks/webhook-helpers), whatever the error.
+ */
+export function forTheChat(err: unknown): unknown {
+	if (!(err instanceof GatewayModelError) || (err as { [SPOKEN]?: true })[SPOKEN]) return err;
+	const reason = err.message.trim().replace(/[.:;\s]+$/, '');
+	const line = err.todo ? `${reason}. ${err.todo.trim()}` : `${reason}.`;
+	const out = new GatewayModelError(
+		line,
+		err.description ? `${line}\n\n${err.description}` : line,
+		err.httpCode,
+		err.todo,
+	);
+	(out as { [SPOKEN]?: true })[SPOKEN] = true;
+	return out;
 }
 
 /** A POST whose outcome is unknown (5xx, timeout, cut, redirect): never resent, the run fails with the reason. */
@@ -56,6 +84,7 @@ export function uncertainError(
 				.trim(),
 		),
 		status,
+		"It was not sent again: check the gateway's usage records before you run the workflow again.",
 	);
 }
 
@@ -68,6 +97,7 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 			redact(`GenGateway: ${err.gatewayMessage} (HTTP ${err.status})`),
 			redact(`${err.method} ${err.path}, model ${c.model}. ${advice} ${extra}`.trim()),
 			err.status,
+			redact(advice || `Read the gateway's message (HTTP ${err.status}).`),
 		);
 	}
 	if (err instanceof StreamError) {
@@ -76,6 +106,8 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 			redact(
 				`POST ${c.path}, model ${c.model}. The gateway answered, but the answer cannot be used (${err.kind}). It may be billed, so it was not sent again.`,
 			),
+			undefined,
+			"It may be billed, so it was not sent again: check the usage records; if the gateway's streams break, turn off Streaming in the Chat Model's options.",
 		);
 	}
 	if (err instanceof GatewayNetworkError) {
@@ -88,6 +120,8 @@ export function explainError(c: CallContext, err: unknown, extra = ''): Error {
 			redact(
 				`POST ${c.path}, model ${c.model}. Check the credential's Base URL and that n8n can reach it. ${sent}`,
 			),
+			undefined,
+			`Check the credential's Base URL and that n8n can reach it. ${sent}`,
 		);
 	}
 	if (err instanceof SafetyError || err instanceof BodyError)

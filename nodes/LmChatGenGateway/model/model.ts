@@ -132,6 +132,8 @@ export class GatewayChatCore {
 				throw new GatewayModelError(
 					redact(`GenGateway: ${words.message}`),
 					redact(`Model ${this.opts.model}. ${words.description}`),
+					undefined,
+					"Paste the Structured Output Parser's schema into the Chat Model's Options → Response Format → JSON Schema.",
 				);
 			}
 		}
@@ -160,6 +162,8 @@ export class GatewayChatCore {
 			throw new GatewayModelError(
 				redact(`GenGateway: the model's answer ${words.message}`),
 				redact(`Model ${this.opts.model}. ${words.description}`),
+				undefined,
+				'Make the schema simpler, describe its fields in the prompt, or use another model; both calls may be billed.',
 			);
 		}
 		if (second.text) onDelta?.(second.text);
@@ -236,6 +240,8 @@ export class GatewayChatCore {
 				this.transport.redact(
 					`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail ran the node again). Check the gateway's usage records, then run the workflow again.`,
 				),
+				undefined,
+				"Check the gateway's usage records, then run the workflow again.",
 			);
 		}
 		let body: Json;
@@ -246,6 +252,8 @@ export class GatewayChatCore {
 				throw new GatewayModelError(
 					this.transport.redact(`GenGateway: ${err.message}`),
 					`Nothing was sent (model ${this.opts.model}). Send PNG, JPEG, WebP or GIF images of at most 20 MiB each (48 MiB together), or public http(s) addresses without user:password@ or a key.`,
+					undefined,
+					'Send PNG, JPEG, WebP or GIF images of at most 20 MiB each, or public http(s) addresses; nothing was sent.',
 				);
 			throw err;
 		}

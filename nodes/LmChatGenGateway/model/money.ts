@@ -71,11 +71,19 @@ export async function priceTurn(
 		: undefined;
 	if (!needCap) return { q, prices };
 	const resolved = strictestCap(s.money, prices.display);
-	if (resolved.refusal) throw new GatewayModelError(resolved.refusal, 'Nothing was sent.');
+	if (resolved.refusal)
+		throw new GatewayModelError(
+			resolved.refusal,
+			'Nothing was sent.',
+			undefined,
+			"Fix Max Expected Spend in the Chat Model's options; nothing was sent.",
+		);
 	if (resolved.unreadable || !q) {
 		throw new GatewayModelError(
 			`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
 			'Nothing was sent. Try again, or write the cap in ¤ quota units.',
+			undefined,
+			'Nothing was sent: try again, or write Max Expected Spend in ¤ quota units.',
 		);
 	}
 	// a turn with no bound (per token, no Maximum Number of Tokens) waits for the execution's other such capped turns:
@@ -126,10 +134,26 @@ export async function priceTurn(
 		throw new GatewayModelError(
 			`GenGateway: Max Expected Spend ${money(resolved.cap!, prices.display)} refused this model turn before any paid request: ${so.full ? 'what this execution has spent cannot be known (its custom data is full)' : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
 			`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
+			undefined,
+			UNBOUNDED_TODO,
 		);
 	}
-	throw new GatewayModelError(`GenGateway: ${refused!.message}`, refused!.description);
+	throw new GatewayModelError(
+		`GenGateway: ${refused!.message}`,
+		refused!.description,
+		undefined,
+		tokenBound
+			? "Nothing was sent: raise Max Expected Spend in the Chat Model's options, or lower Maximum Number of Tokens (the turn's bound counts all of them)."
+			: "Nothing was sent: raise Max Expected Spend in the Chat Model's options, or pick a cheaper model.",
+	);
 }
+
+/**
+ * What to do about a refusal of a turn without a bound (a per-token model, Maximum Number of Tokens not set): the
+ * option that makes the cap refuse before sending, named as the Chat Model's options list shows it.
+ */
+export const UNBOUNDED_TODO =
+	"Nothing was sent: raise Max Expected Spend, or add Maximum Number of Tokens in the Chat Model's options — with it each turn is priced before it is sent, so the cap refuses a turn before sending it instead of after the spend passed it.";
 
 /** The turn's cost and its entry in the execution's money record (an unknown outcome counts its bound). */
 export function accountTurn(

@@ -119,6 +119,24 @@ export class Exit {
 		});
 	}
 
+	/**
+	 * How a long wait goes, while it goes: n8n's `sendMessageToUI` (manual executions: the editor's browser console,
+	 * under the node's name) and n8n's log at debug level; redacted. Nothing where the context has neither.
+	 */
+	progress(message: string): void {
+		const c = this.ctx as ExitContext & {
+			sendMessageToUI?: (...args: unknown[]) => void;
+			logger?: { debug?: (message: string) => void };
+		};
+		const text = this.text(message);
+		try {
+			if (typeof c.sendMessageToUI === 'function') c.sendMessageToUI(text);
+			c.logger?.debug?.(text);
+		} catch {
+			// a report that cannot be shown never stops the wait
+		}
+	}
+
 	/** Binary data stored through n8n with a redacted file name and MIME type (n8n keeps both in its binary store). */
 	async binary(data: Buffer | Readable, fileName: string, mimeType: string): Promise<IBinaryData> {
 		const helpers = this.ctx.helpers as

@@ -28,6 +28,7 @@ import {
 	type WaitOptions,
 	type WaitOutcome,
 } from './wait';
+import { WaitProgress } from './progress';
 
 /** Download Result's items worked on at once (each image is held in memory while it is checked) */
 export const DOWNLOAD_CONCURRENCY = 8;
@@ -145,12 +146,23 @@ export class WaitAndEmit {
 	private readonly shared = new Map<string, Promise<TaskResult>>();
 	private readonly polls = new Map<string, Promise<WaitOutcome>>();
 
+	/** how the wait goes, told while it goes (./progress.ts) */
+	private readonly progress: WaitProgress;
+
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly transport: GatewayTransport,
 		waitOpts: WaitOptions = {},
 	) {
-		this.waiter = new TaskWaiter(transport, waitOpts);
+		const exit = exitOf(ctx);
+		this.progress = new WaitProgress(
+			{ report: (t) => exit.progress(t), summary: (t) => exit.hint(t, 'info') },
+			ctx.getNode().name,
+		);
+		this.waiter = new TaskWaiter(transport, {
+			...waitOpts,
+			onPoll: (job, polls, task) => this.progress.polled(job, job.taskId, polls, task),
+		});
 	}
 
 	/**
@@ -169,12 +181,21 @@ export class WaitAndEmit {
 			: { ...r, fields };
 	}
 
+	/** The node's waits are over: its hint says how long it waited and how many polls it made. */
+	finish(): void {
+		this.progress.finish();
+	}
+
 	private async runOnce(job: WaitJob, opts: EmitOptions): Promise<TaskResult> {
 		try {
 			const pollKey = taskKey(job);
 			let polling = this.polls.get(pollKey);
-			if (!polling) this.polls.set(pollKey, (polling = this.waiter.wait(job)));
+			if (!polling) {
+				this.progress.begin(job, job.taskId);
+				this.polls.set(pollKey, (polling = this.waiter.wait(job)));
+			}
 			const outcome = await polling;
+			this.progress.ended(job, job.taskId, outcome.polls);
 			if (outcome.state !== 'completed' || !opts.download)
 				return this.hinted(await emitOutcome(this.ctx, this.transport, job, outcome, opts));
 			return this.hinted(

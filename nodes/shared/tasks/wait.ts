@@ -62,6 +62,8 @@ export type WaitOutcome =
 
 export interface WaitOptions {
 	maxConcurrency?: number;
+	/** after each poll of a task: its polls so far and what the gateway last said of it (./progress.ts) */
+	onPoll?: (job: WaitJob, polls: number, task: NormalisedTask | undefined) => void;
 	videoIntervalMs?: number;
 	defaultPollAfterMs?: number;
 }
@@ -134,7 +136,12 @@ export class TaskWaiter {
 					polls: s.polls,
 				};
 			},
-			poll: (j) => this.pollOnce(j),
+			poll: async (j) => {
+				const step = await this.pollOnce(j);
+				const s = this.state(j);
+				opts.onPoll?.(j, s.polls, s.last);
+				return step;
+			},
 		});
 	}
 
