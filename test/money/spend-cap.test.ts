@@ -437,6 +437,18 @@ describe('Quote Only: every item checked and priced, nothing sent', () => {
 		expect(hints(r, 'Image').join(' ')).toMatch(
 			/Quote Only: nothing was sent\. 3 item\(s\) can cost \$0\.18 \(¤90000\)\./,
 		);
+		// every quoted item carries the batch's total and its currency (an approval step reads any of them)
+		for (const it of r.output('Image'))
+			expect(it.json.quote_total).toEqual({
+				items: 3,
+				quota: 90000,
+				amount: 0.18,
+				currency: 'USD',
+				symbol: '$',
+				kind: 'exact',
+				items_without_price: 0,
+				text: '$0.18 (¤90000)',
+			});
 		expect(customData(r).gengateway_spent).toBeUndefined();
 	});
 

@@ -88,7 +88,7 @@ export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
 		'http_status',
 		'task',
 	],
-	quoted: [],
+	quoted: ['quote_total'],
 };
 
 /**

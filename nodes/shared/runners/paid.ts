@@ -333,19 +333,30 @@ function quoteItems<P, S>(
 		: priced.some(estimateOnly)
 			? ' (an estimate, not a bound: see each cost)'
 			: ' at most';
-	const amount =
-		costJsonOf(
-			{
-				status: 'estimate',
-				basis: null,
-				quota: total,
-				multiplier: { source: null, group: null },
-				quantity: {},
-				note: '',
-			},
-			prices.display,
-		).text ?? `¤${total}`;
+	const totalJson = costJsonOf(
+		{
+			status: 'estimate',
+			basis: null,
+			quota: total,
+			multiplier: { source: null, group: null },
+			quantity: {},
+			note: '',
+		},
+		prices.display,
+	);
+	const amount = (totalJson.text as string | null) ?? `¤${total}`;
 	const count = figures.filter(Boolean).length;
+	// every quoted item carries the batch's total, so an approval step shows it whatever item it reads
+	const quoteTotal: IDataObject = {
+		items: count,
+		quota: total,
+		amount: totalJson.amount ?? null,
+		currency: totalJson.currency ?? null,
+		symbol: totalJson.symbol ?? null,
+		kind: !word ? 'exact' : word === ' at most' ? 'at most' : 'estimate',
+		items_without_price: unpriced,
+		text: `${amount}${word}${unpriced ? `, plus ${unpriced} item(s) with no price before the call` : ''}`,
+	};
 	exit.hint(
 		`Quote Only: nothing was sent. ${
 			priced.length
@@ -361,6 +372,7 @@ function quoteItems<P, S>(
 			json: quotedItem({
 				...(op.quoteFields?.(p) ?? {}),
 				cost: costJsonOf(figures[i]!, prices.display),
+				quote_total: quoteTotal,
 			}),
 			pairedItem: { item: i },
 		};
