@@ -24,7 +24,7 @@ export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !
 function mediaUrlProblem(u: unknown): string | undefined {
 	if (typeof u !== 'string' || !u) return 'missing url';
 	if (!u.startsWith('https://')) return 'media addresses must be HTTPS';
-	if (/[?&](key|api_key|token|access_token)=/i.test(u) || /sk-[A-Za-z0-9]{8,}/.test(u))
+	if (/[?&](key|api_key|token|access_token)=/i.test(u) || /sk-[A-Za-z0-9]{8}/.test(u))
 		return 'media address must not contain an API key';
 	return publicUrlRefusal(u);
 }

@@ -96,6 +96,36 @@ const DECODERS: Record<string, (s: string) => string> = {
 	nul: nulStrip,
 };
 
+/** A-Z a-z 0-9 + / _ - */
+const isB64 = (c: number) =>
+	(c >= 65 && c <= 90) ||
+	(c >= 97 && c <= 122) ||
+	(c >= 48 && c <= 57) ||
+	c === 43 ||
+	c === 47 ||
+	c === 95 ||
+	c === 45;
+
+/**
+ * The runs of Base64 characters in `s` (8 or more), found by a loop: V8's regular expressions throw "Maximum call stack
+ * size exceeded" on `[…]{8,}` over a run of more than about 5.5 million characters (its backtrack stack), which a
+ * long stream or a stored image in a run can hold — the stack overflow issue 40 saw in the streamed properties under
+ * load (where a time-bounded stream grows longer), caught in CI with its stack at last (seed 353636974).
+ */
+function base64Runs(s: string): string[] {
+	const runs: string[] = [];
+	let start = -1;
+	for (let i = 0; i <= s.length; i++) {
+		const inRun = i < s.length && isB64(s.charCodeAt(i));
+		if (inRun && start < 0) start = i;
+		else if (!inRun && start >= 0) {
+			if (i - start >= 8) runs.push(s.slice(start, i));
+			start = -1;
+		}
+	}
+	return runs;
+}
+
 /** Whether a Base64 run of `s`, at any alignment, decodes to bytes holding the key (UTF-8/Latin-1, UTF-16LE or BE). */
 function base64Holds(s: string, key: string): boolean {
 	const wanted = [
@@ -103,7 +133,7 @@ function base64Holds(s: string, key: string): boolean {
 		Buffer.from(key, 'utf16le'),
 		Buffer.from(key, 'utf16le').swap16(),
 	];
-	for (const [run] of s.matchAll(/[A-Za-z0-9+/_-]{8,}/g)) {
+	for (const run of base64Runs(s)) {
 		for (let k = 0; k < 4; k++) {
 			const bytes = Buffer.from(run.slice(k).replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 			if (wanted.some((w) => bytes.includes(w))) return true;

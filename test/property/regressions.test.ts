@@ -9,6 +9,7 @@ import { IMAGE_VARIANTS, VIDEO_VARIANTS } from './media';
 import { undecodable } from './oracle';
 import { runOne, useFixture } from './property';
 import type { NodeCase, RunCase } from './runs';
+import { findKey } from './key-oracle';
 
 const fixture = useFixture();
 
@@ -447,4 +448,21 @@ describe('the oracle the invariants trust', () => {
 			else expect(why).toEqual(expect.any(String));
 		},
 	);
+});
+
+/**
+ * Issue 40, bullet 6: the stack overflow of the streamed properties. The key oracle looked for Base64 runs with
+ * `/[A-Za-z0-9+/_-]{8,}/g`, which V8 cannot run over a run of more than about 5.5 million characters ("Maximum call
+ * stack size exceeded": its backtrack stack); a time-bounded stream grows longer under load, so only loaded runs
+ * crossed it (CI: seed 353636974, with the stack this time). The oracle now finds runs with a loop, and still finds
+ * the key's Base64 form at the end of such a run.
+ */
+describe('the key oracle on a Base64 run of millions of characters', () => {
+	it('finds the Base64 form of the key after 8 million Base64 characters, without a stack overflow', () => {
+		const key = 'sk-overflow-0123456789abcdef';
+		const b64 = Buffer.from(`${'x'.repeat(6_000_000)}${key}`).toString('base64');
+		expect(b64.length).toBeGreaterThan(8_000_000);
+		expect(findKey(`data: ${b64} end`, key, 1)).toBe('base64');
+		expect(findKey(`data: ${'A'.repeat(8_000_000)} end`, key, 1)).toBeUndefined();
+	});
 });
