@@ -108,9 +108,9 @@ const isB64 = (c: number) =>
 
 /**
  * The runs of Base64 characters in `s` (8 or more), found by a loop: V8's regular expressions throw "Maximum call stack
- * size exceeded" on `[…]{8,}` over a run of more than about 5.5 million characters (its backtrack stack), which a
- * long stream or a stored image in a run can hold — the stack overflow issue 40 saw in the streamed properties under
- * load (where a time-bounded stream grows longer), caught in CI with its stack at last (seed 353636974).
+ * size exceeded" on `[…]{8,}` over a run of more than about 5.5 million characters (its backtrack stack). Some text of
+ * a run got that long only under load (the seed alone does not reproduce it): the stack overflow issue 40 saw in the
+ * streamed properties, caught in CI with its stack at last (seed 353636974).
  */
 function base64Runs(s: string): string[] {
 	const runs: string[] = [];

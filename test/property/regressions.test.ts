@@ -453,8 +453,8 @@ describe('the oracle the invariants trust', () => {
 /**
  * Issue 40, bullet 6: the stack overflow of the streamed properties. The key oracle looked for Base64 runs with
  * `/[A-Za-z0-9+/_-]{8,}/g`, which V8 cannot run over a run of more than about 5.5 million characters ("Maximum call
- * stack size exceeded": its backtrack stack); a time-bounded stream grows longer under load, so only loaded runs
- * crossed it (CI: seed 353636974, with the stack this time). The oracle now finds runs with a loop, and still finds
+ * stack size exceeded": its backtrack stack); some text of a run got that long only under load, so the seed alone
+ * never reproduced it (CI: seed 353636974, with the stack this time). The oracle now finds runs with a loop, and still finds
  * the key's Base64 form at the end of such a run.
  */
 describe('the key oracle on a Base64 run of millions of characters', () => {
