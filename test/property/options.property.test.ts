@@ -168,7 +168,9 @@ describe('Quote Only from an expression, through Image Submit (in-process, simul
 				sim.reset();
 				const r = await quoteRun(v);
 				const out = r.output('Image').map((i) => i.json);
-				const want = flagOracle(v);
+				// an item is JSON: NaN and ±Infinity in an item's field reach the expression as null (CI drew one: seed
+				// 1797410139, path 5:62), as no sheet or webhook can hand n8n such a number
+				const want = flagOracle(typeof v === 'number' && !Number.isFinite(v) ? null : v);
 				if ('refused' in want) {
 					expect(posts(sim)).toHaveLength(0);
 					for (const j of out) {
