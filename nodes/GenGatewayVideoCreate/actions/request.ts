@@ -70,61 +70,63 @@ export function parseExtraBody(v: unknown): Obj | undefined {
 	return o && Object.keys(o).length ? o : undefined;
 }
 
-/** Reads and checks the request of item `i`. Throws InputRuleError with every violated rule. */
-export async function readVideoRequest(
-	ctx: IExecuteFunctions,
-	i: number,
-	transport: GatewayTransport,
-): Promise<VideoRequest> {
-	const family = ctx.getNodeParameter('family', i) as VideoFamily;
-	// version 1.1: each family has its own Model field (a gamma node's is gammaModel); version 1: one field for both
-	const model = readModel(
-		ctx,
-		i,
-		family === 'gamma' && ctx.getNode().typeVersion >= 1.1 ? 'gammaModel' : 'model',
-	);
+/** The node's Options of item `i`, each read by its rule (Extra Body Fields: empty means none). */
+function readVideoOptions(ctx: IExecuteFunctions, i: number): VideoCreateOptions {
 	const raw = ctx.getNodeParameter('options', i, {}) as VideoCreateOptions;
 	const checked = readFields(VIDEO_OPTION_FIELDS, raw as Record<string, unknown>);
-	const options: VideoCreateOptions = {
+	return {
 		...raw,
 		...checked,
 		extraBody:
 			checked.extraBody && Object.keys(checked.extraBody).length ? checked.extraBody : undefined,
 	};
-	const containsSecret = (text: string) => transport.redact(text) !== text;
-	const outsideForm = options.sendOutsideForm === true;
-	const hints: string[] = [];
-	if (family === 'delta') {
-		const seed = options.seed;
-		const flags = readFields(DELTA_FLAG_FIELDS, {
-			generateAudio: ctx.getNodeParameter('generateAudio', i, false),
-			watermark: ctx.getNodeParameter('watermark', i, false),
-		});
-		const { body, materials } = buildDeltaBody({
-			model,
-			prompt: ctx.getNodeParameter('prompt', i, ''),
-			seconds: ctx.getNodeParameter('seconds', i, 5),
-			resolution: ctx.getNodeParameter('resolution', i, '480p'),
-			ratio: ctx.getNodeParameter('ratio', i, '16:9'),
-			generateAudio: flags.generateAudio ?? false,
-			watermark: flags.watermark ?? false,
-			images: addressList(ctx.getNodeParameter('referenceImages', i, '')),
-			videos: addressList(ctx.getNodeParameter('referenceVideos', i, '')),
-			audios: addressList(ctx.getNodeParameter('referenceAudios', i, '')),
-			firstFrame: ctx.getNodeParameter('firstFrame', i, ''),
-			lastFrame: ctx.getNodeParameter('lastFrame', i, ''),
-			// -1 (the field's default) means "random": nothing is sent
-			seed: seed === undefined || seed === -1 ? undefined : seed,
-			returnLastFrame: options.returnLastFrame === true,
-			editMode: options.editMode === true,
-			extraBody: options.extraBody as Obj | undefined,
-		});
-		parseOrThrow(deltaSchema({ containsSecret, outsideForm }), body);
-		const offside = deltaOutsideForm(body);
-		if (offside) hints.push(offside);
-		return { family, model, body, materials, hints };
-	}
-	if (family !== 'gamma') refuse([{ field: 'Family', rule: 'must be delta or gamma' }]);
+}
+
+/** What both families' requests are read with: the item, its model and options, the key check. */
+interface RequestContext {
+	ctx: IExecuteFunctions;
+	i: number;
+	model: string;
+	options: VideoCreateOptions;
+	containsSecret: (text: string) => boolean;
+	outsideForm: boolean;
+}
+
+/** A delta request: its JSON body from the fields, checked by the delta schema, and a hint when outside its form. */
+function readDeltaRequest(r: RequestContext): VideoRequest {
+	const { ctx, i, model, options } = r;
+	const seed = options.seed;
+	const flags = readFields(DELTA_FLAG_FIELDS, {
+		generateAudio: ctx.getNodeParameter('generateAudio', i, false),
+		watermark: ctx.getNodeParameter('watermark', i, false),
+	});
+	const { body, materials } = buildDeltaBody({
+		model,
+		prompt: ctx.getNodeParameter('prompt', i, ''),
+		seconds: ctx.getNodeParameter('seconds', i, 5),
+		resolution: ctx.getNodeParameter('resolution', i, '480p'),
+		ratio: ctx.getNodeParameter('ratio', i, '16:9'),
+		generateAudio: flags.generateAudio ?? false,
+		watermark: flags.watermark ?? false,
+		images: addressList(ctx.getNodeParameter('referenceImages', i, '')),
+		videos: addressList(ctx.getNodeParameter('referenceVideos', i, '')),
+		audios: addressList(ctx.getNodeParameter('referenceAudios', i, '')),
+		firstFrame: ctx.getNodeParameter('firstFrame', i, ''),
+		lastFrame: ctx.getNodeParameter('lastFrame', i, ''),
+		// -1 (the field's default) means "random": nothing is sent
+		seed: seed === undefined || seed === -1 ? undefined : seed,
+		returnLastFrame: options.returnLastFrame === true,
+		editMode: options.editMode === true,
+		extraBody: options.extraBody as Obj | undefined,
+	});
+	parseOrThrow(deltaSchema({ containsSecret: r.containsSecret, outsideForm: r.outsideForm }), body);
+	const offside = deltaOutsideForm(body);
+	return { family: 'delta', model, body, materials, hints: offside ? [offside] : [] };
+}
+
+/** A gamma request: its body checked by the gamma schema, the reference file checked now and read again when sent. */
+async function readGammaRequest(r: RequestContext): Promise<VideoRequest> {
+	const { ctx, i, model } = r;
 	const { body, materials } = buildGammaBody({
 		model,
 		prompt: ctx.getNodeParameter('prompt', i, ''),
@@ -133,7 +135,14 @@ export async function readVideoRequest(
 		imageUrls: addressList(ctx.getNodeParameter('imageUrls', i, '')),
 	});
 	const refProp = String(ctx.getNodeParameter('inputReference', i, '') ?? '').trim();
-	parseOrThrow(gammaSchema({ files: refProp ? 1 : 0, containsSecret, outsideForm }), body);
+	parseOrThrow(
+		gammaSchema({
+			files: refProp ? 1 : 0,
+			containsSecret: r.containsSecret,
+			outsideForm: r.outsideForm,
+		}),
+		body,
+	);
 	let form: (() => Promise<FormData>) | undefined;
 	if (refProp) {
 		const field = 'Input Reference Binary Property';
@@ -150,7 +159,7 @@ export async function readVideoRequest(
 		form = async () => buildGammaForm(body, await readReference());
 		materials.push({ type: 'image', role: 'input_reference', file: fileName });
 	}
-	hints.push(...gammaPreferenceHints(body));
+	const hints = gammaPreferenceHints(body);
 	const plain = (body.image_urls as unknown[] | undefined)?.filter(
 		(u) =>
 			typeof u === 'string' && u.startsWith('http:') && !mediaUrlProblem(u, { allowHttp: true }),
@@ -159,7 +168,34 @@ export async function readVideoRequest(
 		hints.push(
 			`gamma-video: ${plain.length} reference image address(es) use http://; public HTTPS addresses are recommended`,
 		);
-	return { family, model, body, form, materials, hints };
+	return { family: 'gamma', model, body, form, materials, hints };
+}
+
+/** Reads and checks the request of item `i`. Throws InputRuleError with every violated rule. */
+export async function readVideoRequest(
+	ctx: IExecuteFunctions,
+	i: number,
+	transport: GatewayTransport,
+): Promise<VideoRequest> {
+	const family = ctx.getNodeParameter('family', i) as VideoFamily;
+	// version 1.1: each family has its own Model field (a gamma node's is gammaModel); version 1: one field for both
+	const model = readModel(
+		ctx,
+		i,
+		family === 'gamma' && ctx.getNode().typeVersion >= 1.1 ? 'gammaModel' : 'model',
+	);
+	const options = readVideoOptions(ctx, i);
+	const r: RequestContext = {
+		ctx,
+		i,
+		model,
+		options,
+		containsSecret: (text) => transport.redact(text) !== text,
+		outsideForm: options.sendOutsideForm === true,
+	};
+	if (family === 'delta') return readDeltaRequest(r);
+	if (family !== 'gamma') refuse([{ field: 'Family', rule: 'must be delta or gamma' }]);
+	return readGammaRequest(r);
 }
 
 export interface VideoOrigin {
