@@ -147,7 +147,10 @@ function cropped(
 	return { width, height };
 }
 
-/** H.264 sequence parameter set (7.3.2.1.1), up to its frame cropping. */
+/**
+ * H.264 sequence parameter set (7.3.2.1.1), up to its frame cropping.
+ * Long: one read of the syntax table's fields in the standard's order; each read depends on the ones before it.
+ */
 export function parseH264Sps(nal: Buffer): Parsed<SpsSize> {
 	return parse('sequence parameter set', () => {
 		const r = new Bits(nal, 1);
@@ -439,6 +442,7 @@ function refuseEncrypted(
  * is an SPS's picture size (cropped, or the coded size before cropping), every PPS names an SPS of the
  * configuration (and for H.265 every SPS a VPS of it). `avc1` needs an SPS and a PPS in its configuration, `hvc1`
  * a VPS, an SPS and a PPS; `avc3` and `hev1` may carry them in the samples instead (then the first sample must).
+ * Long: the sample entry's checks in ISO/IEC 14496-15's order, sharing what each parsed (its SPS sizes and IDs).
  */
 export function videoEntry(
 	entry: EntryBox,

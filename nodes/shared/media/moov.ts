@@ -242,6 +242,10 @@ function syncSamples(boxes: Box[], count: number): Uint8Array | undefined {
 	return sync;
 }
 
+/**
+ * One track of the movie box, checked box by box as ISO/IEC 14496-12 nests them (tkhd, mdia, stbl's tables).
+ * Long: the sample tables are read in one pass and checked against each other (counts, chunk offsets, sync samples).
+ */
 function parseTrack(
 	trak: Box,
 	index: number,

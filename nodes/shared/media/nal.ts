@@ -32,7 +32,10 @@ function windowed(read: ReadAt): ReadAt {
 	};
 }
 
-/** Throws InvalidMediaError when the NAL units of a sample do not end exactly where the sample ends, or do not suit its codec. */
+/**
+ * Throws InvalidMediaError when the NAL units of a sample do not end exactly where the sample ends, or do not suit its codec.
+ * Long: one walk over every sample's length-prefixed units, each unit checked where it is read.
+ */
 export async function checkNalFraming(samples: FramedSamples, readAt: ReadAt): Promise<void> {
 	const read = windowed(readAt);
 	const checks = samples.entries.map((e) => new NalSampleCheck(e));

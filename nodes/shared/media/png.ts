@@ -15,6 +15,10 @@ const DEPTHS: Record<number, number[]> = {
 /** deflate cannot compress better than about 1032:1: fewer IDAT bytes than this share of the pixels cannot hold them */
 const MAX_DEFLATE_RATIO = 1100;
 
+/**
+ * Checks a whole PNG: signature, IHDR, every chunk's CRC, the chunks' order, and whether IDAT's bytes can hold the pixels.
+ * Long: one walk over the chunks in the order PNG (ISO/IEC 15948) defines, each checked where it is read.
+ */
 export function checkPng(b: Buffer, limits: ImageLimits): { width: number; height: number } {
 	const fail = (why: string) => invalid('PNG', why);
 	if (b.length < PNG_SIGNATURE.length || !b.subarray(0, 8).equals(PNG_SIGNATURE))
