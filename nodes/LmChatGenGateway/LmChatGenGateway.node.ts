@@ -26,6 +26,7 @@ import { forTheChat } from './model/errors';
 import { readResponseFormat, responseFormatOptions } from '../shared/text/jsonSchema';
 import type { WireTool } from './model/wire';
 import { createTransport } from '../shared/credentials';
+import type { GatewayTransport } from '../shared/transport';
 import { languageModelMethods } from '../shared/methods';
 import { DEFAULT_TIMEOUTS } from '../shared/transport/timeouts';
 import { languageModelLocator, SUBTITLE_MODEL, docsUrl } from '../shared/ui';
@@ -186,75 +187,87 @@ export class LmChatGenGateway implements INodeType {
 	}
 }
 
-async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
-	{
-		let sdk: AiNodeSdk;
-		try {
-			sdk = loadAiNodeSdk();
-		} catch (err) {
-			throw new NodeOperationError(ctx.getNode(), (err as Error).message, { itemIndex });
-		}
-		const model = ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) as unknown;
-		if (typeof model !== 'string' || !model.trim()) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				'Model: is required (pick one from the list or enter its exact ID)',
-				{ itemIndex },
-			);
-		}
-		const o = ctx.getNodeParameter('options', itemIndex, {}) as ModelOptions;
-		const format = readResponseFormat(o);
-		const read = readOptionsOf(ctx, itemIndex, o);
-		const timeoutMs = read.timeoutMs;
-		const opts: GatewayModelOptions = {
-			model: model.trim(),
-			streaming: read.streaming,
-			useResponsesApi: read.useResponsesApi,
-			temperature: read.temperature,
-			maxTokens: read.maxTokens,
-			topP: read.topP,
-			responseFormat: format.type,
-			jsonSchema: format.schema,
-			leaveOutReasoning: read.leaveOutReasoning,
-			timeoutMs,
-			idleMs: read.idleMs ?? DEFAULT_TIMEOUTS.streamIdle,
-		};
-		// the spend options of every item of the root's input, through the rules layer every paid node uses (a bad value
-		// names its item and field): the root may run several items at once, so the strictest cap holds for every turn
-		const money = moneyOfItems(ctx, itemIndex);
-		const transport = await createTransport(ctx as unknown as IExecuteFunctions, {
-			text: timeoutMs,
-		});
-		const node = ctx.getNode();
-		const exit = exitOf(ctx);
-		// the errors the agent gets (and stores) leave through the exit, redacted
-		// worded for n8n's chat first (the reason and what to do on one line: model/errors.ts forTheChat)
-		const toNodeError = (err: unknown): Error => exit.error(forTheChat(err), itemIndex);
-		const root = (ctx as unknown as { parentNode?: { id?: string; name?: string } }).parentNode;
-		// n8n-core runs the root node once per Retry On Fail try with a new list of close functions, which every
-		// supply of that try shares: the try's identity (absent: each supply is its own try)
-		const attempt = (ctx as unknown as { closeFunctions?: unknown }).closeFunctions;
-		const supply = new TurnSupply(
-			transport,
-			exit,
-			{ node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) },
-			money,
-			ctx,
-			attempt && typeof attempt === 'object' ? attempt : undefined,
+/** The model and its options for the item the supply is for, each read by its rule (a bad one names the field). */
+function modelOptionsOf(ctx: ISupplyDataFunctions, itemIndex: number): GatewayModelOptions {
+	const model = ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) as unknown;
+	if (typeof model !== 'string' || !model.trim()) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Model: is required (pick one from the list or enter its exact ID)',
+			{ itemIndex },
 		);
-		const Model = gatewayModelClass(sdk, toNodeError);
-		const supplied = sdk.supplyModel(
-			ctx,
-			new Model(new GatewayChatCore(transport, opts, [], supply)),
-		);
-		const sourceOf = (wrapped: unknown) => {
-			const core = (wrapped as { core?: unknown } | undefined)?.core;
-			return core instanceof GatewayChatCore
-				? { summaries: core.summaries, leaveOutReasoning: core.opts.leaveOutReasoning === true }
-				: undefined;
-		};
-		return { ...supplied, response: bridgeAdapter(supplied.response, sourceOf) };
 	}
+	const o = ctx.getNodeParameter('options', itemIndex, {}) as ModelOptions;
+	const format = readResponseFormat(o);
+	const read = readOptionsOf(ctx, itemIndex, o);
+	return {
+		model: model.trim(),
+		streaming: read.streaming,
+		useResponsesApi: read.useResponsesApi,
+		temperature: read.temperature,
+		maxTokens: read.maxTokens,
+		topP: read.topP,
+		responseFormat: format.type,
+		jsonSchema: format.schema,
+		leaveOutReasoning: read.leaveOutReasoning,
+		timeoutMs: read.timeoutMs,
+		idleMs: read.idleMs ?? DEFAULT_TIMEOUTS.streamIdle,
+	};
+}
+
+/** The supply's place (node, root, run), its spend options, its try: what every turn of it shares (model/supply.ts). */
+function turnSupplyOf(
+	ctx: ISupplyDataFunctions,
+	itemIndex: number,
+	transport: GatewayTransport,
+	exit: ReturnType<typeof exitOf>,
+): TurnSupply {
+	// the spend options of every item of the root's input, through the rules layer every paid node uses (a bad value
+	// names its item and field): the root may run several items at once, so the strictest cap holds for every turn
+	const money = moneyOfItems(ctx, itemIndex);
+	const node = ctx.getNode();
+	const root = (ctx as unknown as { parentNode?: { id?: string; name?: string } }).parentNode;
+	// n8n-core runs the root node once per Retry On Fail try with a new list of close functions, which every
+	// supply of that try shares: the try's identity (absent: each supply is its own try)
+	const attempt = (ctx as unknown as { closeFunctions?: unknown }).closeFunctions;
+	return new TurnSupply(
+		transport,
+		exit,
+		{ node: node.id ?? node.name, root: root?.id ?? root?.name ?? 'root', run: runIndexOf(ctx) },
+		money,
+		ctx,
+		attempt && typeof attempt === 'object' ? attempt : undefined,
+	);
+}
+
+async function supplyModel(ctx: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+	let sdk: AiNodeSdk;
+	try {
+		sdk = loadAiNodeSdk();
+	} catch (err) {
+		throw new NodeOperationError(ctx.getNode(), (err as Error).message, { itemIndex });
+	}
+	const opts = modelOptionsOf(ctx, itemIndex);
+	const transport = await createTransport(ctx as unknown as IExecuteFunctions, {
+		text: opts.timeoutMs,
+	});
+	const exit = exitOf(ctx);
+	const supply = turnSupplyOf(ctx, itemIndex, transport, exit);
+	// the errors the agent gets (and stores) leave through the exit, redacted
+	// worded for n8n's chat first (the reason and what to do on one line: model/errors.ts forTheChat)
+	const toNodeError = (err: unknown): Error => exit.error(forTheChat(err), itemIndex);
+	const Model = gatewayModelClass(sdk, toNodeError);
+	const supplied = sdk.supplyModel(
+		ctx,
+		new Model(new GatewayChatCore(transport, opts, [], supply)),
+	);
+	const sourceOf = (wrapped: unknown) => {
+		const core = (wrapped as { core?: unknown } | undefined)?.core;
+		return core instanceof GatewayChatCore
+			? { summaries: core.summaries, leaveOutReasoning: core.opts.leaveOutReasoning === true }
+			: undefined;
+	};
+	return { ...supplied, response: bridgeAdapter(supplied.response, sourceOf) };
 }
 
 /** The checked options of the item the supply is for: a bad value refuses it naming the item, the field and the rule. */

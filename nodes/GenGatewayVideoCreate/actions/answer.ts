@@ -1,5 +1,5 @@
 /** Video Create's part of the item pipeline: read and check an item, create the task once, shape the output item. */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { exitOf } from '../../shared/exit';
 import type { PaidOperation } from '../../shared/runners/paid';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
@@ -13,7 +13,7 @@ import {
 import { DEFAULT_VIDEO_INTERVAL_MS } from '../../shared/tasks/wait';
 import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
 import { userFields } from '../../shared/items/shapes';
-import { failure } from '../../shared/runners/failures';
+import { failure, type PaidFailure } from '../../shared/runners/failures';
 import { deltaTokenEstimate } from '../../shared/money/cost';
 import { taskSpendKey } from '../../shared/money/record';
 
@@ -37,6 +37,47 @@ function deltaVideoEstimate(
 /** the longest an AI agent's call of the tool waits for its video */
 export const TOOL_VIDEO_WAIT_MINUTES = 10;
 
+/**
+ * As an AI agent's tool: the task waited for (bounded), since an agent cannot use a task ID; the video's address, or
+ * this item's failure (the task was paid), never a success item saying "failed".
+ */
+async function waitAsTool(
+	waiterOf: () => WaitAndEmit,
+	origin: ReturnType<typeof videoOrigin>,
+	req: VideoRequest,
+	json: IDataObject & { task_id: string },
+): Promise<INodeExecutionData | PaidFailure> {
+	const waited = await waiterOf().run(
+		{
+			index: 0,
+			taskId: json.task_id,
+			kind: 'video',
+			origin: origin.origin,
+			deadline: Date.now() + TOOL_VIDEO_WAIT_MINUTES * 60_000,
+			videoIntervalMs: DEFAULT_VIDEO_INTERVAL_MS,
+		},
+		{ binaryProperty: 'data', download: false, model: req.model, family: req.family },
+	);
+	const facts = userFields(json);
+	if (waited.state === 'failed' && !waited.uncertain)
+		return failure(waited.failure.error, waited.failure.failedAt, true, {
+			taskId: json.task_id,
+			fields: { ...facts, ...waited.fields },
+		});
+	return itemOf(waited, facts);
+}
+
+/** Each hint once per execution. */
+function onceHinter(ctx: IExecuteFunctions): (message: string | undefined) => void {
+	const hinted = new Set<string>();
+	return (message) => {
+		if (!message || hinted.has(message)) return;
+		hinted.add(message);
+		exitOf(ctx).hint(message);
+	};
+}
+
+/** Video Create's operation in the paid pipeline: check, price (a delta clip by its estimate), send once, finish. */
 export function videoOperation(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
@@ -44,12 +85,8 @@ export function videoOperation(
 	const origin = videoOrigin(transport);
 	const asTool = typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
 	let waiter: WaitAndEmit | undefined;
-	const hinted = new Set<string>();
-	const hint = (message: string | undefined) => {
-		if (!message || hinted.has(message)) return;
-		hinted.add(message);
-		exitOf(ctx).hint(message);
-	};
+	const waiterOf = () => (waiter ??= new WaitAndEmit(ctx, transport));
+	const hint = onceHinter(ctx);
 	return {
 		prepare: (i) => readVideoRequest(ctx, i, transport),
 		async beforeSend(prepared) {
@@ -76,27 +113,7 @@ export function videoOperation(
 			const json = videoOutput(req, origin, out);
 			if (!asTool || json.submission_uncertain === true || typeof json.task_id !== 'string')
 				return { json };
-			// an AI agent cannot use a task ID: as a tool the node waits (bounded) and returns where the video is
-			waiter ??= new WaitAndEmit(ctx, transport);
-			const waited = await waiter.run(
-				{
-					index: 0,
-					taskId: json.task_id,
-					kind: 'video',
-					origin: origin.origin,
-					deadline: Date.now() + TOOL_VIDEO_WAIT_MINUTES * 60_000,
-					videoIntervalMs: DEFAULT_VIDEO_INTERVAL_MS,
-				},
-				{ binaryProperty: 'data', download: false, model: req.model, family: req.family },
-			);
-			// a failed wait is this item's failure (the task was paid), never a success item saying "failed"
-			const facts = userFields(json);
-			if (waited.state === 'failed' && !waited.uncertain)
-				return failure(waited.failure.error, waited.failure.failedAt, true, {
-					taskId: json.task_id,
-					fields: { ...facts, ...waited.fields },
-				});
-			return itemOf(waited, facts);
+			return waitAsTool(waiterOf, origin, req, { ...json, task_id: json.task_id });
 		},
 	};
 }

@@ -171,6 +171,16 @@ export async function submit(
 			url,
 		};
 	}
+	return judgeAnswer(client, res, parsed, url);
+}
+
+/** A read answer to a paid POST: accepted (a 2xx object, or a 5xx that names its task), uncertain, or refused. */
+function judgeAnswer(
+	client: GatewayClient,
+	res: Dispatcher.ResponseData,
+	parsed: ReadJson,
+	url: string,
+): SubmitOutcome {
 	const status = res.statusCode;
 	const obj =
 		parsed.json && typeof parsed.json === 'object'
