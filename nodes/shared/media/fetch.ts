@@ -168,6 +168,112 @@ class FileSink {
 	}
 }
 
+/** One video's download state across its tries: the bytes written, the MP4 check so far, what a resume must name. */
+class VideoDownload {
+	written = 0;
+	resumed = 0;
+	private checker = mp4Checker();
+	private validator: string | undefined;
+	private total: number | undefined;
+	readonly sink: FileSink;
+
+	constructor(
+		private readonly transport: GatewayTransport,
+		private readonly source: ResultSource,
+		private readonly opts: { deadline: number; maxBytes: number },
+		path: string,
+	) {
+		this.sink = new FileSink(path);
+	}
+
+	/** One try: the whole file, or (after a cut) the rest of it from the bytes already written. */
+	async attempt(): Promise<void> {
+		const res = await this.open();
+		if (res.contentType && !VIDEO_TYPE.test(res.contentType)) {
+			discard(res.body);
+			throw new ResultInvalidError(
+				`video download answered Content-Type "${res.contentType}", not a video`,
+			);
+		}
+		if (this.written > 0) await this.resumeOrRestart(res);
+		if (this.written === 0) {
+			this.validator = strongValidator(res);
+			this.total = res.range?.total ?? res.contentLength;
+		}
+		for await (const c of res.body) {
+			const chunk = c as Buffer;
+			this.checker.push(chunk);
+			await this.sink.write(chunk);
+			this.written += chunk.length;
+		}
+		if (this.total !== undefined && this.written !== this.total)
+			throw new BodyError(
+				`GET: the video ended after ${this.written} of ${this.total} bytes`,
+				'TRUNCATED',
+				this.written,
+				this.total,
+			);
+	}
+
+	/** The GET of this try: Range from the bytes written, If-Range with the file's validator. */
+	private open(): Promise<StreamResponse> {
+		const { transport, source, opts } = this;
+		const range =
+			this.written > 0
+				? { start: this.written, ...(this.validator ? { ifRange: this.validator } : {}) }
+				: undefined;
+		const common = {
+			timeout: 'videoDownload' as const,
+			deadline: opts.deadline,
+			maxDurationMs: Math.max(1, opts.deadline - Date.now()),
+			maxBytes: opts.maxBytes,
+			range,
+		};
+		return open(
+			source.path
+				? transport.download(source.path, { withKey: true, origin: source.origin, ...common })
+				: transport.download(source.url!, { withKey: false, ...common }),
+		);
+	}
+
+	/** After a cut: the rest continues the file (206 at our offset, same total), or the file starts over. */
+	private async resumeOrRestart(res: StreamResponse): Promise<void> {
+		const continues =
+			res.status === 206 &&
+			res.range?.start === this.written &&
+			(this.total === undefined || res.range.total === undefined || res.range.total === this.total);
+		if (continues) {
+			this.resumed++;
+			return;
+		}
+		if (res.status !== 206) return this.restart();
+		// a range we did not ask for: start over with the whole file next time
+		discard(res.body);
+		await this.restart();
+		throw new BodyError(
+			`GET: the host answered another range (${res.range ? `${res.range.start}-${res.range.end}` : 'unreadable'}) than asked`,
+			'TRUNCATED',
+			0,
+		);
+	}
+
+	private async restart(): Promise<void> {
+		this.written = 0;
+		this.checker = mp4Checker();
+		await this.sink.restart();
+	}
+
+	/** The whole file's samples checked: a usable video, or ResultInvalidError saying why not. */
+	async check(path: string): Promise<void> {
+		try {
+			await checkMp4Samples(this.checker.end(), { path });
+		} catch (err) {
+			if (!(err instanceof InvalidMediaError)) throw err;
+			throw new ResultInvalidError(`the video is not a usable file: ${err.message}`);
+		}
+	}
+}
+
 /**
  * A video into the file at `path`, checked as MP4 while it streams. After a cut it asks for the rest (Range from
  * the bytes it has, If-Range with the file's ETag or Last-Modified); a host that sends the whole file again (200)
@@ -179,89 +285,17 @@ export async function downloadVideo(
 	path: string,
 	opts: { deadline: number; retryUntil?: number; maxBytes: number },
 ): Promise<{ bytes: number; resumed: number }> {
-	let written = 0;
-	let resumed = 0;
-	let checker = mp4Checker();
-	let validator: string | undefined;
-	let total: number | undefined;
-	const sink = new FileSink(path);
-	const restart = async () => {
-		written = 0;
-		checker = mp4Checker();
-		await sink.restart();
-	};
+	const d = new VideoDownload(transport, source, opts, path);
 	try {
 		await withRetries(
 			{ transport, deadline: opts.deadline, retryUntil: opts.retryUntil, what: 'video' },
-			async () => {
-				const range =
-					written > 0
-						? { start: written, ...(validator ? { ifRange: validator } : {}) }
-						: undefined;
-				const common = {
-					timeout: 'videoDownload' as const,
-					deadline: opts.deadline,
-					maxDurationMs: Math.max(1, opts.deadline - Date.now()),
-					maxBytes: opts.maxBytes,
-					range,
-				};
-				const res = await open(
-					source.path
-						? transport.download(source.path, { withKey: true, origin: source.origin, ...common })
-						: transport.download(source.url!, { withKey: false, ...common }),
-				);
-				if (res.contentType && !VIDEO_TYPE.test(res.contentType)) {
-					discard(res.body);
-					throw new ResultInvalidError(
-						`video download answered Content-Type "${res.contentType}", not a video`,
-					);
-				}
-				if (written > 0) {
-					const continues =
-						res.status === 206 &&
-						res.range?.start === written &&
-						(total === undefined || res.range.total === undefined || res.range.total === total);
-					if (continues) resumed++;
-					else if (res.status === 206) {
-						// a range we did not ask for: start over with the whole file next time
-						discard(res.body);
-						await restart();
-						throw new BodyError(
-							`GET: the host answered another range (${res.range ? `${res.range.start}-${res.range.end}` : 'unreadable'}) than asked`,
-							'TRUNCATED',
-							0,
-						);
-					} else await restart();
-				}
-				if (written === 0) {
-					validator = strongValidator(res);
-					total = res.range?.total ?? res.contentLength;
-				}
-				for await (const c of res.body) {
-					const chunk = c as Buffer;
-					checker.push(chunk);
-					await sink.write(chunk);
-					written += chunk.length;
-				}
-				if (total !== undefined && written !== total)
-					throw new BodyError(
-						`GET: the video ended after ${written} of ${total} bytes`,
-						'TRUNCATED',
-						written,
-						total,
-					);
-			},
+			() => d.attempt(),
 		);
 	} finally {
-		await sink.close();
+		await d.sink.close();
 	}
-	try {
-		await checkMp4Samples(checker.end(), { path });
-	} catch (err) {
-		if (!(err instanceof InvalidMediaError)) throw err;
-		throw new ResultInvalidError(`the video is not a usable file: ${err.message}`);
-	}
-	return { bytes: written, resumed };
+	await d.check(path);
+	return { bytes: d.written, resumed: d.resumed };
 }
 
 /** What a Range request may name to get the rest of the same file: a strong ETag, else Last-Modified. */
