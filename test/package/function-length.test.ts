@@ -22,7 +22,6 @@ const DEBT = new Set([
 	'nodes/shared/text/sse.ts pumpStream',
 	'nodes/LmChatGenGateway/model/model.ts turn',
 	'nodes/shared/tasks/jobs.ts buildJob',
-	'nodes/shared/transport/resultGet.ts download',
 	'nodes/shared/money/cost.ts costOf',
 	'nodes/shared/money/cost.ts quote',
 	'nodes/shared/text/paid.ts textOperation',

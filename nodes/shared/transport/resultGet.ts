@@ -40,19 +40,16 @@ export interface DownloadOptions {
 
 const MAX_PUBLIC_REDIRECTS = 3;
 
-/**
- * Opens a download. `withKey` only on a trusted origin and never following redirects; without the key, up
- * to three redirects are followed (http(s) only, the key is never attached). GETs are retried on network
- * failure, 429 and 5xx before the body starts. The whole download (these retries and the body) ends by
- * `maxDurationMs` (default: its kind's timeout) or `deadline`, whichever comes first; the body also ends after
- * `idleMs` without a byte, past `maxBytes`, or short of its Content-Length, with a BodyError.
- */
-export async function download(
-	client: GatewayClient,
-	target: string,
-	opts: DownloadOptions,
-): Promise<StreamResponse> {
-	let url = opts.withKey
+/** What every try and hop of one download shares: its first address, its end, its idle bound, its headers. */
+interface DownloadPlan {
+	url: string;
+	deadline: number;
+	idleMs: number;
+	headers: Record<string, string>;
+}
+
+function planDownload(client: GatewayClient, target: string, opts: DownloadOptions): DownloadPlan {
+	const url = opts.withKey
 		? client.resolve(target, opts.origin)
 		: client.resolvePublic(target, opts.origin);
 	if (!/^https?:\/\//i.test(url))
@@ -71,36 +68,54 @@ export async function download(
 		headers.range = `bytes=${opts.range.start}-`;
 		if (opts.range.ifRange) headers['if-range'] = opts.range.ifRange;
 	}
+	return { url, deadline, idleMs, headers };
+}
+
+/** One hop's GET, after n8n's SSRF rule (the address and what it resolves to before connecting, and at connect time). */
+function getHop(client: GatewayClient, hopUrl: string, plan: DownloadPlan, attempt: number) {
+	const left = Math.max(1, plan.deadline - Date.now());
+	const ssrf = client.ssrfFor(hopUrl);
+	return client.io('GET', hopUrl, left, async () => {
+		try {
+			if (ssrf) await within(left, ssrf.guard.check(hopUrl));
+			return await client.send(
+				'GET',
+				hopUrl,
+				plan.headers,
+				undefined,
+				{ attempt, headersMs: left, idleMs: plan.idleMs, whole: false },
+				ssrf?.via,
+			);
+		} catch (err) {
+			if (!(err instanceof SsrfBlockedError)) throw err;
+			throw withAddress(err, `${client.redact(safeOrigin(hopUrl))}${client.path(hopUrl)}`, (t) =>
+				client.redact(t),
+			);
+		}
+	});
+}
+
+/**
+ * Opens a download. `withKey` only on a trusted origin and never following redirects; without the key, up
+ * to three redirects are followed (http(s) only, the key is never attached). GETs are retried on network
+ * failure, 429 and 5xx before the body starts. The whole download (these retries and the body) ends by
+ * `maxDurationMs` (default: its kind's timeout) or `deadline`, whichever comes first; the body also ends after
+ * `idleMs` without a byte, past `maxBytes`, or short of its Content-Length, with a BodyError.
+ */
+export async function download(
+	client: GatewayClient,
+	target: string,
+	opts: DownloadOptions,
+): Promise<StreamResponse> {
+	const plan = planDownload(client, target, opts);
+	let url = plan.url;
 	return await withRetries(
 		client,
 		`GET ${client.path(url)}`,
-		{ maxAttempts: client.retryPolicy.maxAttempts, deadline },
+		{ maxAttempts: client.retryPolicy.maxAttempts, deadline: plan.deadline },
 		async (attempt): Promise<Attempt<StreamResponse>> => {
 			for (let hop = 0; ; hop++) {
-				const hopUrl = url;
-				const left = Math.max(1, deadline - Date.now());
-				const ssrf = client.ssrfFor(hopUrl);
-				const io = await client.io('GET', hopUrl, left, async () => {
-					try {
-						// n8n's SSRF rule: the address and what it resolves to before connecting, and again at connect time
-						if (ssrf) await within(left, ssrf.guard.check(hopUrl));
-						return await client.send(
-							'GET',
-							hopUrl,
-							headers,
-							undefined,
-							{ attempt, headersMs: left, idleMs, whole: false },
-							ssrf?.via,
-						);
-					} catch (err) {
-						if (!(err instanceof SsrfBlockedError)) throw err;
-						throw withAddress(
-							err,
-							`${client.redact(safeOrigin(hopUrl))}${client.path(hopUrl)}`,
-							(t) => client.redact(t),
-						);
-					}
-				});
+				const io = await getHop(client, url, plan, attempt);
 				if (!io.ok) {
 					if (io.error.cancelled) throw io.error;
 					return { retry: io.error };
@@ -117,7 +132,7 @@ export async function download(
 					continue;
 				}
 				if (status >= 200 && status < 300)
-					return { value: openBody(client, res, url, deadline, idleMs, opts) };
+					return { value: openBody(client, res, url, plan.deadline, plan.idleMs, opts) };
 				const { json, text } = await client
 					.readJson(res, 'GET', url)
 					.catch(() => ({ json: undefined, text: '' }));
