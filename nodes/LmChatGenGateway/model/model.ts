@@ -229,34 +229,8 @@ export class GatewayChatCore {
 		const s = this.supply;
 		const { place, earlier } = s.claim(messages, this.opts.model);
 		const callsNamed = `${place.question?.slice(0, 12)}_${place.item}`;
-		if (earlier && 'sent' in earlier) {
-			// a re-run (Retry On Fail on the root node): the answer this question already got here, never a second payment
-			if (earlier.sent.text) onDelta?.(earlier.sent.text);
-			return { ...earlier.sent, callsNamed };
-		}
-		if (earlier) {
-			throw new GatewayModelError(
-				'GenGateway: not sent again: this model call (the same conversation, asked by the same run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown',
-				this.transport.redact(
-					`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail ran the node again). Check the gateway's usage records, then run the workflow again.`,
-				),
-				undefined,
-				"Check the gateway's usage records, then run the workflow again.",
-			);
-		}
-		let body: Json;
-		try {
-			body = this.body(messages, config);
-		} catch (err) {
-			if (err instanceof ImagePartError)
-				throw new GatewayModelError(
-					this.transport.redact(`GenGateway: ${err.message}`),
-					`Nothing was sent (model ${this.opts.model}). Send PNG, JPEG, WebP or GIF images of at most 20 MiB each (48 MiB together), or public http(s) addresses without user:password@ or a key.`,
-					undefined,
-					'Send PNG, JPEG, WebP or GIF images of at most 20 MiB each, or public http(s) addresses; nothing was sent.',
-				);
-			throw err;
-		}
+		if (earlier) return { ...this.earlierAnswer(earlier, onDelta), callsNamed };
+		const body = this.bodyOrRefuse(messages, config);
 		const priced = await priceTurn(
 			s,
 			this.opts.model,
@@ -266,30 +240,7 @@ export class GatewayChatCore {
 		);
 		let entry: LedgerEntry<Turn>;
 		try {
-			let gaveUp = '';
-			const send = (b: Json) =>
-				sendPaid(() => this.send(withoutRefused(b, s.refused), onDelta), {
-					refusalWindowMs: this.opts.timeoutMs,
-					sleep: (ms) => this.transport.sleep(ms),
-					onGiveUp: (_err, why) => (gaveUp = why),
-				});
-			const sent = await send(body).catch(async (err: unknown) => {
-				if (err instanceof SpentError) throw err;
-				// a 400 that names an optional field created nothing: the turn goes once more without it, and later turns leave it out
-				const field = refusedOptionalField(err, body);
-				if (!field) throw explainError(this.call, err, gaveUp);
-				s.refused.add(field);
-				const { [field]: _dropped, ...without } = body;
-				return send(without).catch((again: unknown) => {
-					if (again instanceof SpentError) throw again;
-					throw explainError(
-						this.call,
-						again,
-						`It was sent once without ${field} after the gateway refused that field (${(err as { gatewayMessage?: string }).gatewayMessage}).`,
-					);
-				});
-			});
-			entry = { sent: sent };
+			entry = { sent: await this.sendOnce(body, onDelta) };
 		} catch (err) {
 			if (!(err instanceof SpentError)) {
 				// nothing was created: the turn's reservation goes, and the next capped turn may go
@@ -307,6 +258,71 @@ export class GatewayChatCore {
 		} finally {
 			priced.release?.();
 		}
+	}
+
+	/**
+	 * A re-run (Retry On Fail on the root node) of a question this place already asked: the answer it got, never a
+	 * second payment; one whose outcome is unknown is refused with the reason.
+	 */
+	private earlierAnswer(earlier: LedgerEntry<Turn>, onDelta?: (t: string) => void): Turn {
+		if ('sent' in earlier) {
+			if (earlier.sent.text) onDelta?.(earlier.sent.text);
+			return earlier.sent;
+		}
+		throw new GatewayModelError(
+			'GenGateway: not sent again: this model call (the same conversation, asked by the same run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown',
+			this.transport.redact(
+				`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail ran the node again). Check the gateway's usage records, then run the workflow again.`,
+			),
+			undefined,
+			"Check the gateway's usage records, then run the workflow again.",
+		);
+	}
+
+	/** The turn's request body; an image part the one image rule refuses stops the turn before anything is sent. */
+	private bodyOrRefuse(messages: Message[], config: ChatModelConfig | undefined): Json {
+		try {
+			return this.body(messages, config);
+		} catch (err) {
+			if (err instanceof ImagePartError)
+				throw new GatewayModelError(
+					this.transport.redact(`GenGateway: ${err.message}`),
+					`Nothing was sent (model ${this.opts.model}). Send PNG, JPEG, WebP or GIF images of at most 20 MiB each (48 MiB together), or public http(s) addresses without user:password@ or a key.`,
+					undefined,
+					'Send PNG, JPEG, WebP or GIF images of at most 20 MiB each, or public http(s) addresses; nothing was sent.',
+				);
+			throw err;
+		}
+	}
+
+	/**
+	 * The turn's POST through the one paid send (the one 429 rule): a 400 that names an optional field created nothing,
+	 * so the turn goes once more without it, and later turns leave it out. SpentError passes on untouched.
+	 */
+	private async sendOnce(body: Json, onDelta?: (t: string) => void): Promise<Turn> {
+		const s = this.supply;
+		let gaveUp = '';
+		const send = (b: Json) =>
+			sendPaid(() => this.send(withoutRefused(b, s.refused), onDelta), {
+				refusalWindowMs: this.opts.timeoutMs,
+				sleep: (ms) => this.transport.sleep(ms),
+				onGiveUp: (_err, why) => (gaveUp = why),
+			});
+		return send(body).catch(async (err: unknown) => {
+			if (err instanceof SpentError) throw err;
+			const field = refusedOptionalField(err, body);
+			if (!field) throw explainError(this.call, err, gaveUp);
+			s.refused.add(field);
+			const { [field]: _dropped, ...without } = body;
+			return send(without).catch((again: unknown) => {
+				if (again instanceof SpentError) throw again;
+				throw explainError(
+					this.call,
+					again,
+					`It was sent once without ${field} after the gateway refused that field (${(err as { gatewayMessage?: string }).gatewayMessage}).`,
+				);
+			});
+		});
 	}
 
 	/** The one text call (../../shared/text/exchange.ts), its answer as a turn; an unusable answer is thrown. */
