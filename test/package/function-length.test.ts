@@ -20,7 +20,6 @@ const DEBT = new Set([
 	'nodes/shared/tasks/wait.ts pollOnce',
 	'nodes/LmChatGenGateway/model/money.ts priceTurn',
 	'nodes/shared/text/sse.ts pumpStream',
-	'nodes/LmChatGenGateway/model/model.ts turn',
 	'nodes/shared/tasks/jobs.ts buildJob',
 	'nodes/shared/money/cost.ts costOf',
 	'nodes/shared/money/cost.ts quote',
