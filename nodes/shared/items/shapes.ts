@@ -155,7 +155,8 @@ function gatewayObjectOf(json: IDataObject): IDataObject {
 	const flat = Object.keys(GATEWAY_FLAT_WORDS) as Array<keyof typeof GATEWAY_FLAT_WORDS>;
 	if (!flat.some((k) => Object.prototype.hasOwnProperty.call(json, k))) return json;
 	const gateway: IDataObject = { status: json.gateway_status ?? null };
-	if (json.gateway_state !== undefined) gateway[GATEWAY_FLAT_WORDS.gateway_state] = json.gateway_state;
+	if (json.gateway_state !== undefined)
+		gateway[GATEWAY_FLAT_WORDS.gateway_state] = json.gateway_state;
 	const out: IDataObject = {};
 	for (const [k, v] of Object.entries(json)) {
 		if ((flat as string[]).includes(k)) {

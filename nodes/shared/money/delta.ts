@@ -149,7 +149,9 @@ export function settleDeltaFee(
 	// Task Wait's item shows the gateway's word as `gateway.status` (1.1) or `gateway_status` (1)
 	const gateway = pick('gateway');
 	const rawStatus =
-		str(pick('gateway_status')) ?? str(isObj(gateway) ? gateway.status : null) ?? str(pick('status'));
+		str(pick('gateway_status')) ??
+		str(isObj(gateway) ? gateway.status : null) ??
+		str(pick('status'));
 	const phase = rawStatus ? videoStatusPhase(rawStatus) : undefined;
 	const word = rawStatus?.trim().toLowerCase();
 	const usage = layers.map((l) => settlementUsage(l)).find((u) => u !== undefined);
