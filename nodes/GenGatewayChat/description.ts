@@ -2,6 +2,7 @@ import { streamProperty, textOptionsProperty } from '../shared/text/description'
 import { imageOptions } from '../shared/text/images';
 import { responseFormatOptions } from '../shared/text/jsonSchema';
 import { actionNode, languageModelLocator } from '../shared/ui';
+import { GATEWAY_OBJECT_SINCE } from '../shared/items/vocabulary';
 
 const responseFormat = responseFormatOptions('the item fails saying why');
 
@@ -9,8 +10,9 @@ export const chatDescription = actionNode({
 	displayName: 'GenGateway Chat',
 	name: 'genGatewayChat',
 	// 1.1: Response Format is one option whose schema field shows when JSON Schema is picked; 1 keeps the four options
-	version: [1, 1.1],
-	defaultVersion: 1.1,
+	// 1.2: the gateway's words in one object, `gateway: { status }`; 1 and 1.1 keep gateway_status
+	version: [1, 1.1, GATEWAY_OBJECT_SINCE.genGatewayChat],
+	defaultVersion: GATEWAY_OBJECT_SINCE.genGatewayChat,
 	description: 'Sends messages to a language model of your gateway account and returns its answer',
 	properties: [
 		languageModelLocator(),

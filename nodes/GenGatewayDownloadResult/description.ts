@@ -1,4 +1,5 @@
 import { actionNode, optionsCollection, taskKindProperty, videoOriginProperty } from '../shared/ui';
+import { GATEWAY_OBJECT_SINCE } from '../shared/items/vocabulary';
 
 // the option values are those of the first release ("imageTask", "videoTask"), so saved workflows keep their source
 const fromItem = { show: { source: ['imageTask'] } };
@@ -7,6 +8,9 @@ const byTaskId = { show: { source: ['videoTask'] } };
 export const downloadResultDescription = actionNode({
 	displayName: 'GenGateway Download Result',
 	name: 'genGatewayDownloadResult',
+	// 1.1: the gateway's words in one object, `gateway: { status, state? }`; 1 keeps gateway_status and gateway_state
+	version: [1, GATEWAY_OBJECT_SINCE.genGatewayDownloadResult],
+	defaultVersion: GATEWAY_OBJECT_SINCE.genGatewayDownloadResult,
 	description: 'Downloads the images or video of a finished task as files',
 	properties: [
 		{

@@ -8,6 +8,7 @@ import {
 import { spendOptions } from '../shared/money/options';
 import { concurrencyOption } from '../shared/runners/options';
 import { actionNode, modelLocator, optionsCollection } from '../shared/ui';
+import { GATEWAY_OBJECT_SINCE } from '../shared/items/vocabulary';
 
 const TIERS = (['1k', '2k', '4k'] as const)
 	.map(
@@ -49,6 +50,9 @@ const sizeField = (
 export const imageSubmitDescription = actionNode({
 	displayName: 'GenGateway Image Submit',
 	name: 'genGatewayImageSubmit',
+	// 1.1: the gateway's words in one object, `gateway: { status, state? }`; 1 keeps gateway_status and gateway_state
+	version: [1, GATEWAY_OBJECT_SINCE.genGatewayImageSubmit],
+	defaultVersion: GATEWAY_OBJECT_SINCE.genGatewayImageSubmit,
 	description:
 		'Creates images from a text prompt or edits your images; as an AI tool it waits and returns image URLs, sizes and cost',
 	properties: [

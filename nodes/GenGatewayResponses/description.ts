@@ -1,10 +1,14 @@
 import { streamProperty, textOptionsProperty } from '../shared/text/description';
 import { imageOptions } from '../shared/text/images';
 import { actionNode, languageModelLocator } from '../shared/ui';
+import { GATEWAY_OBJECT_SINCE } from '../shared/items/vocabulary';
 
 export const responsesDescription = actionNode({
 	displayName: 'GenGateway Responses',
 	name: 'genGatewayResponses',
+	// 1.1: the gateway's words in one object, `gateway: { status, state? }`; 1 keeps gateway_status and gateway_state
+	version: [1, GATEWAY_OBJECT_SINCE.genGatewayResponses],
+	defaultVersion: GATEWAY_OBJECT_SINCE.genGatewayResponses,
 	description:
 		'Asks a language model of your gateway account through the Responses API and returns its answer',
 	properties: [

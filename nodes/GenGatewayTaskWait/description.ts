@@ -1,9 +1,13 @@
 import { groupOptions } from '../shared/money/options';
 import { actionNode, optionsCollection, taskKindProperty, videoOriginProperty } from '../shared/ui';
+import { GATEWAY_OBJECT_SINCE } from '../shared/items/vocabulary';
 
 export const taskWaitDescription = actionNode({
 	displayName: 'GenGateway Task Wait',
 	name: 'genGatewayTaskWait',
+	// 1.1: the gateway's words in one object, `gateway: { status, state? }`; 1 keeps gateway_status and gateway_state
+	version: [1, GATEWAY_OBJECT_SINCE.genGatewayTaskWait],
+	defaultVersion: GATEWAY_OBJECT_SINCE.genGatewayTaskWait,
 	description: 'Waits for image and video tasks to finish and returns their files',
 	outputNames: ['Completed', 'Failed', 'Still Running'],
 	properties: [

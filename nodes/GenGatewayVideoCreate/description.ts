@@ -9,6 +9,7 @@ import {
 	GAMMA_SECONDS,
 	OUTSIDE_FORM,
 } from './actions/schemas';
+import { GATEWAY_OBJECT_SINCE } from '../shared/items/vocabulary';
 
 const delta = { show: { family: ['delta'] } };
 const gamma = { show: { family: ['gamma'] } };
@@ -27,8 +28,9 @@ const MEDIA_NOT_FETCHED = 'The gateway downloads these addresses itself and chec
 export const videoCreateDescription = actionNode({
 	displayName: 'GenGateway Video Create',
 	name: 'genGatewayVideoCreate',
-	version: [1, 1.1],
-	defaultVersion: 1.1,
+	// 1.2: the gateway's words in one object, `gateway: { status, state? }`; 1 and 1.1 keep gateway_status
+	version: [1, 1.1, GATEWAY_OBJECT_SINCE.genGatewayVideoCreate],
+	defaultVersion: GATEWAY_OBJECT_SINCE.genGatewayVideoCreate,
 	description:
 		'Starts a video from a prompt and references; as an AI tool it waits up to 10 minutes and returns its URL and cost',
 	properties: [

@@ -48,7 +48,11 @@ describe("Download Result's failed_at says what happened to the task, as Task Wa
 			credentials: creds(),
 		});
 		const item = r.output('Download')[0].json;
-		expect(item).toMatchObject({ status: 'failed', failed_at: 'task', gateway_status: 'failed' });
+		expect(item).toMatchObject({
+			status: 'failed',
+			failed_at: 'task',
+			gateway: { status: 'failed' },
+		});
 		const waited = await runWorkflow({
 			nodes: [submit('a lighthouse [fail]'), wait()],
 			credentials: creds(),
@@ -82,7 +86,7 @@ describe("Download Result's failed_at says what happened to the task, as Task Wa
 			expect(r.output('Download')[0].json).toMatchObject({
 				status: 'failed',
 				failed_at: 'running',
-				gateway_status: 'processing',
+				gateway: { status: 'processing' },
 				task_id: sub.output('Submit')[0].json.task_id,
 			});
 		} finally {

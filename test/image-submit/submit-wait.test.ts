@@ -47,8 +47,7 @@ describe('Image Submit → Task Wait', () => {
 		expect(sub).toMatchObject({
 			kind: 'image',
 			status: 'submitted',
-			gateway_status: 'processing',
-			gateway_state: 'queued',
+			gateway: { status: 'processing', state: 'queued' },
 			submission_uncertain: false,
 			origin: 'base',
 			poll_after_ms: 40,

@@ -53,6 +53,8 @@ export const CONTRACT: Record<string, State[]> = {
 /** Words whose value says the state: `submission_uncertain: true` (uncertain), the notes of Still Running and of uncertain items. */
 function valueSays(k: string, v: unknown): State[] | undefined {
 	if (k === 'submission_uncertain' && v === true) return ['uncertain'];
+	// issue 44 (README *Output items*): `gateway.state` is an image task's second word, there only when the gateway sent one
+	if (k === 'gateway' && v && typeof v === 'object' && 'state' in v) return ['submitted'];
 	// README *Your first image* and the CHANGELOG: Still Running's note says to wait again
 	if (k === 'note' && typeof v === 'string' && /^Still running/i.test(v)) return ['running'];
 	// the uncertain note (README: uncertain items carry `note`); a failed task the gateway itself marked uncertain keeps it

@@ -496,7 +496,7 @@ describe('Video Create (delta): body, materials and output', () => {
 			family: 'delta',
 			model: 'delta-video-2-0-mini-260615',
 			status: 'submitted',
-			gateway_status: 'queued',
+			gateway: { status: 'queued' },
 			origin: 'base',
 			origin_url: sim.baseUrl,
 			submission_uncertain: false,

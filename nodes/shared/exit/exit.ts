@@ -3,7 +3,8 @@
  * output items (JSON and binary metadata), execution hints, node errors (message, description, messages, context,
  * errorResponse, cause, stack), text chunks streamed to n8n's chat, what the Chat Model hands the agent and the
  * credential test's messages. The key is redacted where answers enter (the transport) and again here, where anything
- * leaves; the output contract's last guard (no state word of another state) is applied to every item here too.
+ * leaves; the output contract's last guard (no state word of another state) is applied to every item here too, and
+ * every item is shown in its node version's shape (the gateway's words in one object from GATEWAY_OBJECT_SINCE on).
  */
 import {
 	NodeApiError,
@@ -14,7 +15,7 @@ import {
 } from 'n8n-workflow';
 import type { Readable } from 'node:stream';
 import { toNodeError } from '../errors';
-import { withoutForeignWords } from '../items/shapes';
+import { shownForVersion, withoutForeignWords } from '../items/shapes';
 import { REDACTED, redactorFor, type Redactor } from '../transport/redact';
 
 /** The parts of n8n's node contexts the exit uses (an execute context, a supply-data context, a load-options one). */
@@ -88,7 +89,10 @@ export class Exit {
 	}
 
 	item(item: INodeExecutionData): INodeExecutionData {
-		const json = this.redactor.value(withoutForeignWords(item.json));
+		const node = this.ctx.getNode();
+		const json = this.redactor.value(
+			shownForVersion(withoutForeignWords(item.json), node.type, node.typeVersion),
+		);
 		const out: INodeExecutionData = { ...item, json };
 		if (item.binary)
 			out.binary = Object.fromEntries(

@@ -1,9 +1,14 @@
 /**
  * The builders of every item shape the nodes emit. A node gives its own fields; the builder adds the contract's:
- * `status` (ours), `gateway_status` (the gateway's word, or null), and the fields that shape always carries.
+ * `status` (ours), `gateway_status` (the gateway's word, or null), and the fields that shape always carries. The exit
+ * shows the gateway's words in the node version's shape (`shownForVersion`): one `gateway` object from
+ * GATEWAY_OBJECT_SINCE on.
  */
 import type { IDataObject } from 'n8n-workflow';
 import {
+	GATEWAY_FLAT_WORDS,
+	GATEWAY_OBJECT,
+	GATEWAY_OBJECT_SINCE,
 	ITEM_STATUSES,
 	STATE_FIELDS,
 	STATE_WORDS,
@@ -121,4 +126,42 @@ export function partialImagesWarning(
 		images_received: received,
 		warning: `${received} of ${expected} images arrived (n = ${expected}): the gateway completed the request with ${expected - received} missing. The missing images may still have been charged: check the usage records before asking again.`,
 	};
+}
+
+/** Whether a node of this type and version shows the gateway's words in one object (GATEWAY_OBJECT_SINCE). */
+export function showsGatewayObject(nodeType: string, version: number): boolean {
+	const name = nodeType.slice(nodeType.lastIndexOf('.') + 1);
+	const since = (GATEWAY_OBJECT_SINCE as Readonly<Record<string, number>>)[name];
+	return since !== undefined && version >= since;
+}
+
+/**
+ * An item as its node version shows it. Up to a node's GATEWAY_OBJECT_SINCE the item is as built (`gateway_status`,
+ * `gateway_state` beside `status`); from it on the gateway's words are one object in the first one's place:
+ * `gateway: { status, state? }` — `status` null where the item's state knows none, `state` only where the gateway
+ * sent one. The same in an error output item's `error` object, which carries the item's facts.
+ */
+export function shownForVersion(json: IDataObject, nodeType: string, version: number): IDataObject {
+	if (!showsGatewayObject(nodeType, version)) return json;
+	const inner = json.error;
+	if (json.status === undefined && inner && typeof inner === 'object' && !Array.isArray(inner)) {
+		const error = gatewayObjectOf(inner as IDataObject);
+		return error === inner ? json : { ...json, error };
+	}
+	return gatewayObjectOf(json);
+}
+
+function gatewayObjectOf(json: IDataObject): IDataObject {
+	const flat = Object.keys(GATEWAY_FLAT_WORDS) as Array<keyof typeof GATEWAY_FLAT_WORDS>;
+	if (!flat.some((k) => Object.prototype.hasOwnProperty.call(json, k))) return json;
+	const gateway: IDataObject = { status: json.gateway_status ?? null };
+	if (json.gateway_state !== undefined)
+		gateway[GATEWAY_FLAT_WORDS.gateway_state] = json.gateway_state;
+	const out: IDataObject = {};
+	for (const [k, v] of Object.entries(json)) {
+		if ((flat as string[]).includes(k)) {
+			if (!(GATEWAY_OBJECT in out)) out[GATEWAY_OBJECT] = gateway;
+		} else out[k] = v;
+	}
+	return out;
 }

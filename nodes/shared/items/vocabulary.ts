@@ -1,6 +1,7 @@
 /**
- * The words of the output items: the package's API. `status` always holds one of ours; the gateway's own word for
- * a task is in `gateway_status` (and an image task's second word in `gateway_state`).
+ * The words of the output items: the package's API. `status` always holds one of ours; the gateway's own words for
+ * a task are in one object, `gateway: { status, state? }` (GATEWAY_OBJECT_SINCE; before: `gateway_status` and, for an
+ * image task's second word, `gateway_state`, side by side with `status`).
  */
 export const ITEM_STATUSES = {
 	submitted: 'the gateway accepted the task; wait for it with Task Wait (task_id)',
@@ -97,9 +98,33 @@ export const STATE_FIELDS: Readonly<Record<ItemStatus, readonly string[]>> = {
  */
 export const RETIRED_WORDS: readonly string[] = ['state'];
 
-/** Every state word of the contract: the fields an item's state owns, `status` itself, and the retired words. */
+/**
+ * The node versions from which an item shows the gateway's own words in one object: `gateway: { status, state? }`
+ * (`status`: the gateway's word for the task or answer, null when the item's state knows none; `state`: an image
+ * task's second word, only when the gateway sent one). Earlier versions keep `gateway_status` and `gateway_state`
+ * beside `status`, exactly as before. The nodes build their items with the flat words (STATE_FIELDS); the one exit
+ * shows them in the node version's shape (shapes.ts `shownForVersion`). Each node's `defaultVersion` is its entry.
+ */
+export const GATEWAY_OBJECT_SINCE = {
+	genGatewayImageSubmit: 1.1,
+	genGatewayTaskWait: 1.1,
+	genGatewayDownloadResult: 1.1,
+	genGatewayVideoCreate: 1.2,
+	genGatewayChat: 1.2,
+	genGatewayResponses: 1.1,
+} as const;
+
+/** The object that holds the gateway's words from GATEWAY_OBJECT_SINCE on, and the flat words it replaces. */
+export const GATEWAY_OBJECT = 'gateway';
+export const GATEWAY_FLAT_WORDS = { gateway_status: 'status', gateway_state: 'state' } as const;
+
+/**
+ * Every state word of the contract: the fields an item's state owns, `status` itself, the retired words, and the
+ * gateway object (an input item's, carried by Keep Input Fields, never outlives its state).
+ */
 export const STATE_WORDS: ReadonlySet<string> = new Set([
 	'status',
+	GATEWAY_OBJECT,
 	...Object.values(STATE_FIELDS).flat(),
 	...RETIRED_WORDS,
 ]);

@@ -116,7 +116,7 @@ function unitTableOf(
  * group the user named); undefined when not known: the fee is then computed at multiplier 1 and labelled
  * `at_multiplier_1`, never `settled`. No public endpoint tells a key's group, so it is never guessed.
  * Task states are read with the shared video status vocabulary (status.ts); Task Wait's own JSON is read by its
- * `gateway_status` (its `status: failed` can mean a failed download of a completed task).
+ * `gateway.status` (`gateway_status` before Task Wait 1.1) (its `status: failed` can mean a failed download of a completed task).
  * With no trusted usage the result is `needs_manual_check` (the reservation is kept; it is never free).
  * `task` may be a gateway task object (`GET /v1/videos/{id}`), Task Wait's output JSON, or either wrapped
  * in `task` / `data`. `unitPrices` is a per-model table (default: the spec's) or one model's pair.
@@ -146,7 +146,12 @@ export function settleDeltaFee(
 		typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null;
 	const model = opts.model ?? str(pick('model'));
 	const taskId = str(outer.task_id) ?? str(outer.id) ?? str(pick('task_id')) ?? str(pick('id'));
-	const rawStatus = str(pick('gateway_status')) ?? str(pick('status'));
+	// Task Wait's item shows the gateway's word as `gateway.status` (1.1) or `gateway_status` (1)
+	const gateway = pick('gateway');
+	const rawStatus =
+		str(pick('gateway_status')) ??
+		str(isObj(gateway) ? gateway.status : null) ??
+		str(pick('status'));
 	const phase = rawStatus ? videoStatusPhase(rawStatus) : undefined;
 	const word = rawStatus?.trim().toLowerCase();
 	const usage = layers.map((l) => settlementUsage(l)).find((u) => u !== undefined);
