@@ -29,6 +29,9 @@ const download = (typeVersion: number): TestNode => ({
 /** An item with what differs between two runs masked (a new task each run: its IDs and times), to compare two whole. */
 const facts = (x: unknown, key = ''): unknown => {
 	if (/(^|_)(id|at|at_iso|polls|waited_ms)$/.test(key)) return '…';
+	// a task still queued or already running when the submit's answer left the simulator: timing, not shape
+	if (/^(gateway_)?state$/.test(key) && /^(queued|running)$/.test(String(x)))
+		return 'queued|running';
 	if (typeof x === 'string') return x.replace(/\b(imgtask|task|vid|video|img)_[A-Za-z0-9]+/g, '…');
 	if (Array.isArray(x)) return x.map((v) => facts(v));
 	if (x && typeof x === 'object')
@@ -63,12 +66,12 @@ describe("the gateway's words: one object from the new versions on, the old word
 		expect(oldSub).toMatchObject({
 			status: 'submitted',
 			gateway_status: 'processing',
-			gateway_state: 'queued',
+			gateway_state: expect.stringMatching(/^(queued|running)$/),
 		});
 		expect(oldSub).not.toHaveProperty('gateway');
 		expect(newSub).toMatchObject({
 			status: 'submitted',
-			gateway: { status: 'processing', state: 'queued' },
+			gateway: { status: 'processing', state: expect.stringMatching(/^(queued|running)$/) },
 		});
 		expect(newSub).not.toHaveProperty('gateway_status');
 		expect(newSub).not.toHaveProperty('gateway_state');

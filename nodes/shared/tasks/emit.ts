@@ -29,6 +29,7 @@ import {
 	type WaitOutcome,
 } from './wait';
 import { WaitProgress } from './progress';
+import type { NormalisedTask } from './phases';
 
 /** Download Result's items worked on at once (each image is held in memory while it is checked) */
 export const DOWNLOAD_CONCURRENCY = 8;
@@ -270,15 +271,10 @@ async function feeOf(
 	}
 }
 
-export async function emitOutcome(
-	ctx: IExecuteFunctions,
-	transport: GatewayTransport,
-	job: WaitJob,
-	outcome: WaitOutcome,
-	opts: EmitOptions,
-): Promise<TaskResult> {
+/** The facts every item of this task carries, whatever its state. */
+function commonFields(job: WaitJob, outcome: WaitOutcome, opts: EmitOptions): IDataObject {
 	const family = opts.family ?? job.family;
-	const common: IDataObject = {
+	return {
 		task_id: job.taskId,
 		kind: job.kind,
 		origin: job.origin,
@@ -287,6 +283,139 @@ export async function emitOutcome(
 		...(opts.carry ?? {}),
 		polls: outcome.polls,
 	};
+}
+
+/** The files of a completed task, stored (validated binaries) when downloading, else their addresses. */
+interface Stored {
+	files: IDataObject[];
+	binary: Record<string, IBinaryData>;
+}
+
+/** A completed image task's images: each downloaded and decoded, or (no download) its address. */
+async function storeImages(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	job: WaitJob,
+	task: NormalisedTask,
+	opts: EmitOptions,
+): Promise<Stored> {
+	const out: Stored = { files: [], binary: {} };
+	for (const [k, ref] of task.results.entries()) {
+		if (!opts.download) {
+			out.files.push({ url: ref.url ?? null, has_b64: !!ref.b64 });
+			continue;
+		}
+		// a download under way outlives a Max Wait window, not the task's overall deadline (nor the image download timeout)
+		const untilFinal = Math.max(1, (job.finalDeadline ?? job.deadline) - Date.now());
+		const stored: StoredResult = await storeImageResult(
+			ctx,
+			transport,
+			ref,
+			`${job.taskId}${k ? `_${k}` : ''}`,
+			job.deadline,
+			{ maxDurationMs: Math.min(untilFinal, transport.timeouts.imageDownload) },
+		);
+		out.binary[propName(opts.binaryProperty, k)] = stored.binary;
+		out.files.push({ ...stored.meta, binaryProperty: propName(opts.binaryProperty, k) });
+	}
+	return out;
+}
+
+/** A completed video task's video: downloaded and checked as MP4 (gamma by its URL, delta from /content), or its address. */
+async function storeVideo(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	job: WaitJob,
+	task: NormalisedTask,
+	opts: EmitOptions,
+): Promise<Stored> {
+	const family = opts.family ?? job.family;
+	if (family === 'gamma' && !task.results[0]?.url)
+		throw new Error('video task completed without a result URL');
+	if (!opts.download)
+		return {
+			files: [
+				{
+					url: task.results[0]?.url ?? null,
+					content_path: family === 'gamma' ? null : `/v1/videos/${job.taskId}/content`,
+				},
+			],
+			binary: {},
+		};
+	const stored =
+		family === 'gamma'
+			? await storeVideoResult(
+					ctx,
+					transport,
+					{ url: task.results[0]?.url },
+					job.taskId,
+					job.deadline + 10 * 60_000,
+					{ maxBytes: opts.maxVideoBytes },
+				)
+			: await storeDeltaVideo(
+					ctx,
+					transport,
+					{
+						taskId: job.taskId,
+						origin: job.origin,
+						deadline: job.deadline,
+						intervalMs: job.videoIntervalMs ?? DEFAULT_VIDEO_INTERVAL_MS,
+					},
+					{ maxBytes: opts.maxVideoBytes },
+				);
+	return {
+		files: [{ ...stored.meta, binaryProperty: opts.binaryProperty }],
+		binary: { [opts.binaryProperty]: stored.binary },
+	};
+}
+
+/** A completed task's item: its files, and for a delta video its usage and settled fee (the spend record's entry). */
+async function completedResult(
+	transport: GatewayTransport,
+	job: WaitJob,
+	outcome: Extract<WaitOutcome, { state: 'completed' }>,
+	opts: EmitOptions,
+	common: IDataObject,
+	{ files, binary }: Stored,
+): Promise<TaskResult> {
+	const task = outcome.task;
+	const fields: IDataObject = {
+		...common,
+		files,
+		request_id: task.requestId ?? null,
+		billing_status: task.billingStatus ?? null,
+	};
+	const done = {
+		state: 'completed' as const,
+		fields,
+		gatewayStatus: task.rawStatus ?? null,
+		...(Object.keys(binary).length ? { binary } : {}),
+	};
+	if (job.kind === 'image')
+		Object.assign(fields, partialImagesWarning(opts.imagesExpected, files.length));
+	if (job.kind !== 'video') return done;
+	fields.progress = task.progress ?? 100;
+	fields.usage = (task.usage as IDataObject) ?? null;
+	if ((opts.family ?? job.family) !== 'delta' || !opts.model) return done;
+	const settled = await feeOf(transport, outcome.raw, opts);
+	fields.fee = settled.fee;
+	if (!('cost' in settled)) return done;
+	fields.cost = settled.cost;
+	return {
+		...done,
+		settled: { taskId: job.taskId, origin: job.origin, entry: settled.entry, cost: settled.cost },
+	};
+}
+
+/** What a wait's outcome becomes: a running item, a failed one (the task, or its download), or a completed one. */
+export async function emitOutcome(
+	ctx: IExecuteFunctions,
+	transport: GatewayTransport,
+	job: WaitJob,
+	outcome: WaitOutcome,
+	opts: EmitOptions,
+): Promise<TaskResult> {
+	const common = commonFields(job, outcome, opts);
 	if (outcome.state === 'running') {
 		const word = outcome.task?.rawStatus;
 		return {
@@ -315,60 +444,12 @@ export async function emitOutcome(
 		);
 	}
 	const task = outcome.task;
-	const files: IDataObject[] = [];
-	const binary: Record<string, IBinaryData> = {};
+	let stored: Stored;
 	try {
-		if (job.kind === 'image') {
-			for (const [k, ref] of task.results.entries()) {
-				if (!opts.download) {
-					files.push({ url: ref.url ?? null, has_b64: !!ref.b64 });
-					continue;
-				}
-				// a download under way outlives a Max Wait window, not the task's overall deadline (nor the image download timeout)
-				const untilFinal = Math.max(1, (job.finalDeadline ?? job.deadline) - Date.now());
-				const stored: StoredResult = await storeImageResult(
-					ctx,
-					transport,
-					ref,
-					`${job.taskId}${k ? `_${k}` : ''}`,
-					job.deadline,
-					{ maxDurationMs: Math.min(untilFinal, transport.timeouts.imageDownload) },
-				);
-				binary[propName(opts.binaryProperty, k)] = stored.binary;
-				files.push({ ...stored.meta, binaryProperty: propName(opts.binaryProperty, k) });
-			}
-		} else if (family === 'gamma' && !task.results[0]?.url) {
-			throw new Error('video task completed without a result URL');
-		} else if (opts.download) {
-			const stored =
-				family === 'gamma'
-					? await storeVideoResult(
-							ctx,
-							transport,
-							{ url: task.results[0]?.url },
-							job.taskId,
-							job.deadline + 10 * 60_000,
-							{ maxBytes: opts.maxVideoBytes },
-						)
-					: await storeDeltaVideo(
-							ctx,
-							transport,
-							{
-								taskId: job.taskId,
-								origin: job.origin,
-								deadline: job.deadline,
-								intervalMs: job.videoIntervalMs ?? DEFAULT_VIDEO_INTERVAL_MS,
-							},
-							{ maxBytes: opts.maxVideoBytes },
-						);
-			binary[opts.binaryProperty] = stored.binary;
-			files.push({ ...stored.meta, binaryProperty: opts.binaryProperty });
-		} else {
-			files.push({
-				url: task.results[0]?.url ?? null,
-				content_path: family === 'gamma' ? null : `/v1/videos/${job.taskId}/content`,
-			});
-		}
+		stored =
+			job.kind === 'image'
+				? await storeImages(ctx, transport, job, task, opts)
+				: await storeVideo(ctx, transport, job, task, opts);
 	} catch (err) {
 		// a download that kept failing says so (and to download later); anything else is a file that is not usable
 		const error =
@@ -382,39 +463,5 @@ export async function emitOutcome(
 			result_urls: task.results.map((r) => r.url ?? null),
 		});
 	}
-	const fields: IDataObject = {
-		...common,
-		files,
-		request_id: task.requestId ?? null,
-		billing_status: task.billingStatus ?? null,
-	};
-	const done = {
-		state: 'completed' as const,
-		fields,
-		gatewayStatus: task.rawStatus ?? null,
-		...(Object.keys(binary).length ? { binary } : {}),
-	};
-	if (job.kind === 'image')
-		Object.assign(fields, partialImagesWarning(opts.imagesExpected, files.length));
-	if (job.kind === 'video') {
-		fields.progress = task.progress ?? 100;
-		fields.usage = (task.usage as IDataObject) ?? null;
-		if (family === 'delta' && opts.model) {
-			const settled = await feeOf(transport, outcome.raw, opts);
-			fields.fee = settled.fee;
-			if ('cost' in settled) {
-				fields.cost = settled.cost;
-				return {
-					...done,
-					settled: {
-						taskId: job.taskId,
-						origin: job.origin,
-						entry: settled.entry,
-						cost: settled.cost,
-					},
-				};
-			}
-		}
-	}
-	return done;
+	return completedResult(transport, job, outcome, opts, common, stored);
 }
