@@ -16,7 +16,6 @@ const BAR = 60;
 const DEBT = new Set([
 	'nodes/shared/money/delta.ts settleDeltaFee',
 	'nodes/shared/runners/paid.ts runPaidItems',
-	'nodes/shared/tasks/wait.ts pollOnce',
 	'nodes/LmChatGenGateway/model/money.ts priceTurn',
 	'nodes/shared/text/sse.ts pumpStream',
 	'nodes/shared/tasks/jobs.ts buildJob',

@@ -161,88 +161,106 @@ export class TaskWaiter {
 	}
 
 	private async pollOnce(j: WaitJob): Promise<PollStep<WaitOutcome>> {
-		const { transport, opts } = this;
 		const s = this.state(j);
 		s.polls++;
-		const every =
-			j.kind === 'video'
-				? interval(j.videoIntervalMs ?? opts.videoIntervalMs, DEFAULT_VIDEO_INTERVAL_MS)
-				: interval(
-						s.last?.pollAfterMs ?? j.pollAfterMs,
-						interval(opts.defaultPollAfterMs, DEFAULT_POLL_AFTER_MS),
-					);
+		const every = this.intervalOf(j, s);
 		let body: Record<string, unknown>;
 		try {
-			const res = await transport.getJson<Record<string, unknown>>(queryPath(transport, j), {
-				origin: j.origin,
-				timeout: 'query',
-				deadline: j.deadline,
-				maxAttempts: 1,
-			});
+			const res = await this.transport.getJson<Record<string, unknown>>(
+				queryPath(this.transport, j),
+				{ origin: j.origin, timeout: 'query', deadline: j.deadline, maxAttempts: 1 },
+			);
 			body = res.body && typeof res.body === 'object' ? res.body : {};
 		} catch (err) {
-			if (err instanceof GatewayNetworkError && err.cancelled) throw err;
-			if (err instanceof GatewayHttpError && (err.status === 429 || err.status >= 500)) {
-				s.errors++;
-				s.lastError = err.message;
-				return {
-					done: false,
-					waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY, err.retryAfterMs)),
-					rateLimited: err.status === 429,
-				};
-			}
-			if (err instanceof GatewayHttpError && j.otherOrigin && isTaskNotFound(err)) {
-				// a task stored without its origin: ask the other configured origin before declaring anything failed
-				s.lastError = `${err.message} (on the ${j.origin} origin; asking the ${j.otherOrigin} origin)`;
-				j.origin = j.otherOrigin;
-				j.otherOrigin = undefined;
-				return this.pollOnce(j);
-			}
-			if (err instanceof GatewayHttpError && j.videoFallback && isTaskNotFound(err)) {
-				s.lastError = `${err.message} (as an image task; asking the video endpoint)`;
-				Object.assign(j, {
-					kind: 'video',
-					origin: j.videoFallback.origin,
-					otherOrigin: j.videoFallback.otherOrigin,
-					videoFallback: undefined,
-					pollPath: undefined,
-					pollUrl: undefined,
-				});
-				return this.pollOnce(j);
-			}
-			if (
-				err instanceof GatewayHttpError &&
-				j.kind === 'video' &&
-				!(isTaskNotFound(err) && !s.last)
-			) {
-				// spec, known case 4: with an ID and a failed query, keep querying the same task (never a new POST)
-				s.errors++;
-				s.lastError = `${err.message} (HTTP ${err.status}; the same task is queried again until the deadline)`;
-				return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
-			}
-			if (err instanceof GatewayHttpError) {
-				const notExist = err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage);
-				const why = notExist
-					? `task not found (${err.status} task_not_exist): wrong ID, a different key, or queried on another origin than the one that created it`
-					: err.status === 404
-						? 'task not found (404): expired or cleaned up (terminal records are kept about 2 hours), a different key, or a wrong ID'
-						: err.gatewayMessage;
-				return {
-					done: true,
-					result: {
-						state: 'failed',
-						error: why,
-						httpStatus: err.status,
-						polls: s.polls,
-						task: s.last,
-						raw: s.raw,
-					},
-				};
-			}
-			s.errors++;
-			s.lastError = (err as Error).message;
-			return { done: false, waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY)) };
+			const step = this.afterQueryError(j, s, err, every);
+			return step === 'ask again' ? this.pollOnce(j) : step;
 		}
+		return this.afterAnswer(j, s, body, every);
+	}
+
+	/** The wait before the next query: a video's interval, else the task's own poll_after_ms (or the default). */
+	private intervalOf(j: WaitJob, s: JobState): number {
+		const { opts } = this;
+		return j.kind === 'video'
+			? interval(j.videoIntervalMs ?? opts.videoIntervalMs, DEFAULT_VIDEO_INTERVAL_MS)
+			: interval(
+					s.last?.pollAfterMs ?? j.pollAfterMs,
+					interval(opts.defaultPollAfterMs, DEFAULT_POLL_AFTER_MS),
+				);
+	}
+
+	/**
+	 * A query that failed: asked again later (429, 5xx, a network error; a video's failed query, spec known case 4),
+	 * asked at once elsewhere (the other origin, the video endpoint), or the task's end (not found, refused).
+	 */
+	private afterQueryError(
+		j: WaitJob,
+		s: JobState,
+		err: unknown,
+		every: number,
+	): PollStep<WaitOutcome> | 'ask again' {
+		if (err instanceof GatewayNetworkError && err.cancelled) throw err;
+		const later = (lastError: string, retryAfterMs?: number) => {
+			s.errors++;
+			s.lastError = lastError;
+			return {
+				done: false as const,
+				waitMs: Math.max(every, backoffDelay(s.errors, DEFAULT_RETRY, retryAfterMs)),
+			};
+		};
+		if (!(err instanceof GatewayHttpError)) return later((err as Error).message);
+		if (err.status === 429 || err.status >= 500)
+			return { ...later(err.message, err.retryAfterMs), rateLimited: err.status === 429 };
+		if (j.otherOrigin && isTaskNotFound(err)) {
+			// a task stored without its origin: ask the other configured origin before declaring anything failed
+			s.lastError = `${err.message} (on the ${j.origin} origin; asking the ${j.otherOrigin} origin)`;
+			j.origin = j.otherOrigin;
+			j.otherOrigin = undefined;
+			return 'ask again';
+		}
+		if (j.videoFallback && isTaskNotFound(err)) {
+			s.lastError = `${err.message} (as an image task; asking the video endpoint)`;
+			Object.assign(j, {
+				kind: 'video',
+				origin: j.videoFallback.origin,
+				otherOrigin: j.videoFallback.otherOrigin,
+				videoFallback: undefined,
+				pollPath: undefined,
+				pollUrl: undefined,
+			});
+			return 'ask again';
+		}
+		if (j.kind === 'video' && !(isTaskNotFound(err) && !s.last))
+			// spec, known case 4: with an ID and a failed query, keep querying the same task (never a new POST)
+			return later(
+				`${err.message} (HTTP ${err.status}; the same task is queried again until the deadline)`,
+			);
+		const notExist = err.code === 'task_not_exist' || /task_not_exist/.test(err.gatewayMessage);
+		const why = notExist
+			? `task not found (${err.status} task_not_exist): wrong ID, a different key, or queried on another origin than the one that created it`
+			: err.status === 404
+				? 'task not found (404): expired or cleaned up (terminal records are kept about 2 hours), a different key, or a wrong ID'
+				: err.gatewayMessage;
+		return {
+			done: true,
+			result: {
+				state: 'failed',
+				error: why,
+				httpStatus: err.status,
+				polls: s.polls,
+				task: s.last,
+				raw: s.raw,
+			},
+		};
+	}
+
+	/** A task object: completed, failed, or still going (queried again after its interval); unreadable is asked again. */
+	private afterAnswer(
+		j: WaitJob,
+		s: JobState,
+		body: Record<string, unknown>,
+		every: number,
+	): PollStep<WaitOutcome> {
 		let task: NormalisedTask;
 		try {
 			task = j.kind === 'video' ? normaliseVideoTask(body) : normaliseImageTask(body);
