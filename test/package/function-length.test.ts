@@ -18,7 +18,6 @@ const DEBT = new Set([
 	'nodes/shared/runners/paid.ts runPaidItems',
 	'nodes/LmChatGenGateway/model/money.ts priceTurn',
 	'nodes/shared/text/sse.ts pumpStream',
-	'nodes/shared/tasks/jobs.ts buildJob',
 	'nodes/shared/money/cost.ts costOf',
 	'nodes/shared/money/cost.ts quote',
 	'nodes/shared/text/paid.ts textOperation',

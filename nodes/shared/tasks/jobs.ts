@@ -20,54 +20,44 @@ export interface JobMeta {
 	waitStartedAt: number;
 }
 
+type JobLimits = {
+	deadlineMs: number;
+	maxWaitMs: number;
+	now: number;
+	initialDelayMs?: number;
+	originParam?: string;
+	hasVideoOrigin?: boolean;
+};
+
 /**
- * `originParam`: `base` / `video` force the origin of a video task; `auto` takes the input item's origin (else the video
- * origin when the credential has one) and, if the task is unknown there, asks the other origin before failing it.
+ * The task's kind: the node's Task Kind when set, else what the item says (its kind, a video model or family); and
+ * whether nothing says (a stored task_id alone: asked as an image, then as a video).
  */
-export function buildJob(
-	index: number,
+function kindOf(
 	json: IDataObject,
-	taskIdParam: unknown,
 	kindParam: string,
-	limits: {
-		deadlineMs: number;
-		maxWaitMs: number;
-		now: number;
-		initialDelayMs?: number;
-		originParam?: string;
-		hasVideoOrigin?: boolean;
-	},
-): { job: WaitJob; meta: JobMeta } {
-	const { taskId } = readFields(WAIT_TASK_FIELDS, { taskId: taskIdParam });
+): { kind: 'image' | 'video'; kindUnknown: boolean } {
 	const model = typeof json.model === 'string' ? json.model : undefined;
-	let kind: 'image' | 'video';
-	if (kindParam === 'image' || kindParam === 'video') kind = kindParam;
-	else
-		kind =
-			json.kind === 'video' ||
-			(model && /-video-/.test(model)) ||
-			json.family === 'delta' ||
-			json.family === 'gamma'
-				? 'video'
-				: 'image';
-	// nothing on the item says which kind (e.g. a stored task_id alone): ask as an image, then as a video
+	if (kindParam === 'image' || kindParam === 'video')
+		return { kind: kindParam, kindUnknown: false };
+	const kind =
+		json.kind === 'video' ||
+		(model && /-video-/.test(model)) ||
+		json.family === 'delta' ||
+		json.family === 'gamma'
+			? 'video'
+			: 'image';
 	const kindUnknown =
-		kindParam !== 'image' &&
-		kindParam !== 'video' &&
 		kind === 'image' &&
 		json.kind !== 'image' &&
 		!model &&
 		json.poll_path === undefined &&
 		json.poll_url === undefined;
-	const originParam = limits.originParam ?? 'auto';
-	const fromItem: OriginKind | undefined =
-		json.origin === 'video' || json.origin === 'base' ? json.origin : undefined;
-	const origin: OriginKind = kindUnknown
-		? 'base'
-		: originParam === 'base' || originParam === 'video'
-			? originParam
-			: (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
-	const family = videoFamilyOf(json);
+	return { kind, kindUnknown };
+}
+
+/** When the wait started (an earlier Still Running item's, never in the future) and the deadlines it gives. */
+function deadlinesOf(json: IDataObject, limits: JobLimits) {
 	const started =
 		typeof json.wait_started_at === 'number' &&
 		json.wait_started_at > 0 &&
@@ -77,6 +67,31 @@ export function buildJob(
 	const overall = started + limits.deadlineMs;
 	const deadline =
 		limits.maxWaitMs > 0 ? Math.min(overall, limits.now + limits.maxWaitMs) : overall;
+	return { started, deadline, finalDeadline: overall };
+}
+
+/**
+ * `originParam`: `base` / `video` force the origin of a video task; `auto` takes the input item's origin (else the video
+ * origin when the credential has one) and, if the task is unknown there, asks the other origin before failing it.
+ */
+export function buildJob(
+	index: number,
+	json: IDataObject,
+	taskIdParam: unknown,
+	kindParam: string,
+	limits: JobLimits,
+): { job: WaitJob; meta: JobMeta } {
+	const { taskId } = readFields(WAIT_TASK_FIELDS, { taskId: taskIdParam });
+	const { kind, kindUnknown } = kindOf(json, kindParam);
+	const originParam = limits.originParam ?? 'auto';
+	const fromItem: OriginKind | undefined =
+		json.origin === 'video' || json.origin === 'base' ? json.origin : undefined;
+	const origin: OriginKind = kindUnknown
+		? 'base'
+		: originParam === 'base' || originParam === 'video'
+			? originParam
+			: (fromItem ?? (kind === 'video' && limits.hasVideoOrigin ? 'video' : 'base'));
+	const { started, deadline, finalDeadline } = deadlinesOf(json, limits);
 	return {
 		job: {
 			index,
@@ -93,15 +108,15 @@ export function buildJob(
 			pollUrl: typeof json.poll_url === 'string' ? json.poll_url : undefined,
 			pollAfterMs: typeof json.poll_after_ms === 'number' ? json.poll_after_ms : undefined,
 			deadline,
-			finalDeadline: overall,
+			finalDeadline,
 			initialDelayMs: limits.initialDelayMs,
 			...(kindUnknown
 				? { videoFallback: videoFallback(originParam, fromItem, limits.hasVideoOrigin) }
 				: {}),
 		},
 		meta: {
-			family,
-			model,
+			family: videoFamilyOf(json),
+			model: typeof json.model === 'string' ? json.model : undefined,
 			withReferenceVideo:
 				typeof json.with_reference_video === 'boolean' ? json.with_reference_video : undefined,
 			imagesExpected:
