@@ -21,7 +21,6 @@ const DEBT = new Set([
 	'nodes/shared/money/cost.ts costOf',
 	'nodes/shared/money/cost.ts quote',
 	'nodes/shared/text/paid.ts textOperation',
-	'nodes/LmChatGenGateway/model/bridge.ts bridgeAdapter',
 	'nodes/shared/runners/paid.ts quoteItems',
 	'nodes/GenGatewayVideoCreate/actions/schemas.ts gammaSchema',
 	'nodes/GenGatewayVideoCreate/actions/schemas.ts deltaMedia',

@@ -169,6 +169,66 @@ type LlmEnd = (
 	...rest: unknown[]
 ) => Promise<unknown>;
 
+/** The adapter's `_generate`: messages made carryable, and a tool-call turn's reasoning kept where the Agent reads it. */
+function bridgeGenerate(a: Json, source: SummarySource | undefined): void {
+	const generate = a._generate as Generate | undefined;
+	if (typeof generate !== 'function') return;
+	a._generate = async function (this: unknown, messages: LcMessageLike[], ...rest: unknown[]) {
+		const result = await generate.call(
+			this,
+			Array.isArray(messages) ? messages.map(carryable) : messages,
+			...rest,
+		);
+		// the Agent keeps a tool-call turn's reasoning from here (additional_kwargs), as it does for DeepSeek's own models
+		for (const g of result?.generations ?? []) {
+			const text = reasoningText(g.message);
+			if (text && g.message && !source?.leaveOutReasoning)
+				g.message.additional_kwargs = {
+					...(g.message.additional_kwargs ?? {}),
+					reasoning_content: text,
+				};
+		}
+		return result;
+	};
+}
+
+/** The adapter's `_streamResponseChunks`: the messages made carryable, the chunks passed on as they come. */
+function bridgeStream(a: Json): void {
+	const streamChunks = a._streamResponseChunks as StreamChunks | undefined;
+	if (typeof streamChunks !== 'function') return;
+	a._streamResponseChunks = async function* (
+		this: unknown,
+		messages: LcMessageLike[],
+		...rest: unknown[]
+	) {
+		yield* streamChunks.call(
+			this,
+			Array.isArray(messages) ? messages.map(carryable) : messages,
+			...rest,
+		);
+	};
+}
+
+/** n8n's tracing callback: each turn's run data gets its summary (cost, calls), and its Logs panel text (logTextOf). */
+function bridgeTracing(a: Json, source: SummarySource): void {
+	for (const cb of Array.isArray(a.callbacks) ? (a.callbacks as Json[]) : []) {
+		const end = cb?.handleLLMEnd as LlmEnd | undefined;
+		if (typeof end !== 'function' || !('executionFunctions' in cb)) continue;
+		cb.handleLLMEnd = function (this: unknown, output: Parameters<LlmEnd>[0], ...rest: unknown[]) {
+			const summary = source.summaries.shift();
+			const gen = output?.generations?.[0]?.[0] as
+				{ text?: string; generationInfo?: Json } | undefined;
+			if (!summary || !gen) return end.call(this, output, ...rest);
+			gen.generationInfo = { ...(gen.generationInfo ?? {}), ...runDataOf(summary) };
+			// the tracing's own copy reads the turn's text for the Logs panel; the agent's generation is left as it is
+			const text = logTextOf(gen.text, summary);
+			if (text === gen.text) return end.call(this, output, ...rest);
+			const generations = [[{ ...gen, text }, ...output!.generations![0].slice(1)]];
+			return end.call(this, { ...output, generations }, ...rest);
+		};
+	}
+}
+
 /**
  * Bridges one adapter instance (and, through bindTools, every adapter made from it). `sourceOf` finds the model's
  * summaries from the adapter's wrapped model (the SDK keeps it as `chatModel`).
@@ -183,63 +243,9 @@ export function bridgeAdapter<T>(
 	const bind = a.bindTools as ((...args: unknown[]) => unknown) | undefined;
 	readGatewayUsage(a);
 	const source = sourceOf(a.chatModel);
-
-	const generate = a._generate as Generate | undefined;
-	if (typeof generate === 'function') {
-		a._generate = async function (this: unknown, messages: LcMessageLike[], ...rest: unknown[]) {
-			const result = await generate.call(
-				this,
-				Array.isArray(messages) ? messages.map(carryable) : messages,
-				...rest,
-			);
-			// the Agent keeps a tool-call turn's reasoning from here (additional_kwargs), as it does for DeepSeek's own models
-			for (const g of result?.generations ?? []) {
-				const text = reasoningText(g.message);
-				if (text && g.message && !source?.leaveOutReasoning)
-					g.message.additional_kwargs = {
-						...(g.message.additional_kwargs ?? {}),
-						reasoning_content: text,
-					};
-			}
-			return result;
-		};
-	}
-	const streamChunks = a._streamResponseChunks as StreamChunks | undefined;
-	if (typeof streamChunks === 'function') {
-		a._streamResponseChunks = async function* (
-			this: unknown,
-			messages: LcMessageLike[],
-			...rest: unknown[]
-		) {
-			yield* streamChunks.call(
-				this,
-				Array.isArray(messages) ? messages.map(carryable) : messages,
-				...rest,
-			);
-		};
-	}
-	if (source) {
-		for (const cb of Array.isArray(a.callbacks) ? (a.callbacks as Json[]) : []) {
-			const end = cb?.handleLLMEnd as LlmEnd | undefined;
-			if (typeof end !== 'function' || !('executionFunctions' in cb)) continue;
-			cb.handleLLMEnd = function (
-				this: unknown,
-				output: Parameters<LlmEnd>[0],
-				...rest: unknown[]
-			) {
-				const summary = source.summaries.shift();
-				const gen = output?.generations?.[0]?.[0] as
-					{ text?: string; generationInfo?: Json } | undefined;
-				if (!summary || !gen) return end.call(this, output, ...rest);
-				gen.generationInfo = { ...(gen.generationInfo ?? {}), ...runDataOf(summary) };
-				// the tracing's own copy reads the turn's text for the Logs panel; the agent's generation is left as it is
-				const text = logTextOf(gen.text, summary);
-				if (text === gen.text) return end.call(this, output, ...rest);
-				const generations = [[{ ...gen, text }, ...output!.generations![0].slice(1)]];
-				return end.call(this, { ...output, generations }, ...rest);
-			};
-		}
-	}
+	bridgeGenerate(a, source);
+	bridgeStream(a);
+	if (source) bridgeTracing(a, source);
 	if (typeof bind === 'function')
 		a.bindTools = (...args: unknown[]) => bridgeAdapter(bind.apply(adapter, args), sourceOf);
 	return adapter;
