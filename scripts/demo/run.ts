@@ -232,6 +232,15 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 					loadExample(w.folder, { outDir, inputDir, referenceImages }),
 					w.folder,
 				);
+				if (external && w.server === 'approve') {
+					// the example names the simulator key's group (hd); another gateway's groups are its own: without a group each
+					// cost is a range and the quote counts its highest end
+					for (const n of wf.nodes as Array<{ parameters: { options?: Record<string, unknown> } }>)
+						delete n.parameters.options?.groupName;
+					log(
+						`[demo] ${w.folder}: Group Name hd left out (the simulator's group); the quote is an upper bound`,
+					);
+				}
 				if (!w.spend) {
 					loaded.push(wf);
 					continue;
@@ -270,9 +279,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 				lanes.map((lane, k) =>
 					importWorkflows(
 						lane.state,
-						[...lane.workflows, ...(k === 0 ? [...alone, ...(approveW ? [approveW] : [])] : [])].map(
-							byId,
-						),
+						[
+							...lane.workflows,
+							...(k === 0 ? [...alone, ...(approveW ? [approveW] : [])] : []),
+						].map(byId),
 					),
 				),
 			);
@@ -350,7 +360,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 						// the workflows that ran with nothing beside them: their time windows hold only their own charges
 						const windows = new Map<string, { folder: string; windows: Array<[number, number]> }>();
 						for (const w of alone) {
-							const d = runs[w.folder]?.data as { startedAt?: string; stoppedAt?: string } | undefined;
+							const d = runs[w.folder]?.data as
+								{ startedAt?: string; stoppedAt?: string } | undefined;
 							if (d?.startedAt && d.stoppedAt)
 								windows.set(w.id, {
 									folder: w.folder,

@@ -56,7 +56,9 @@ export function judgeApproval(
 	if (typeof total.quota !== 'number' || total.kind !== 'exact')
 		problems.push(`the quote's total is not an exact figure: ${JSON.stringify(total)}`);
 	else if (charged !== total.quota)
-		problems.push(`the gateway charged ¤${charged} for the approved run, the quote was ¤${total.quota}`);
+		problems.push(
+			`the gateway charged ¤${charged} for the approved run, the quote was ¤${total.quota}`,
+		);
 	return entry(
 		'quote-approve',
 		'Paid as quoted',
@@ -86,7 +88,8 @@ export function judgeSpendReport(
 			);
 		else seen.push(`${w.folder} ¤${charged}`);
 	}
-	if (!seen.length && !problems.length) problems.push('no workflow run alone spent anything to compare');
+	if (!seen.length && !problems.length)
+		problems.push('no workflow run alone spent anything to compare');
 	return entry(
 		'spend-report',
 		'Spend = ledger',

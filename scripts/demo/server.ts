@@ -60,7 +60,9 @@ async function json(
 	});
 	const text = await res.body.text();
 	if (res.statusCode >= 300)
-		throw new Error(`${method} ${new URL(url).pathname}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
+		throw new Error(
+			`${method} ${new URL(url).pathname}: HTTP ${res.statusCode} ${text.slice(0, 300)}`,
+		);
 	const cookie = String(res.headers['set-cookie'] ?? '').split(';')[0];
 	return { status: res.statusCode, body: text ? JSON.parse(text) : {}, cookie };
 }
@@ -109,12 +111,17 @@ export async function runServerWorkflows(
 	let quoted: [number, number] | undefined;
 	if (opts.approve) {
 		const t0 = Date.now();
-		const res = await executeWorkflow(state, opts.approve, { ...opts.env, timeoutMs: opts.timeoutMs });
+		const res = await executeWorkflow(state, opts.approve, {
+			...opts.env,
+			timeoutMs: opts.timeoutMs,
+		});
 		quoted = [t0, Date.now()];
 		const run = storedRun(state, opts.approve);
 		if (run?.status !== 'waiting' || !run.id) {
 			out.approve = { res, quoted };
-			opts.log(`[demo] quote-approve: the run did not stop at the approval form (status ${run?.status ?? 'none'})`);
+			opts.log(
+				`[demo] quote-approve: the run did not stop at the approval form (status ${run?.status ?? 'none'})`,
+			);
 		} else {
 			quoteExecution = run.id;
 			const token = (run.data as { resumeToken?: string } | undefined)?.resumeToken;
@@ -179,11 +186,16 @@ export async function runServerWorkflows(
 			const created = await json(
 				'POST',
 				`${base}/api/v1/workflows`,
-				{ name: wf.name, nodes: wf.nodes, connections: wf.connections, settings: { executionOrder: 'v1' } },
+				{
+					name: wf.name,
+					nodes: wf.nodes,
+					connections: wf.connections,
+					settings: { executionOrder: 'v1' },
+				},
 				api,
 			);
 			const id = String(created.body.id);
-						await json('POST', `${base}/api/v1/workflows/${id}/activate`, undefined, api);
+			await json('POST', `${base}/api/v1/workflows/${id}/activate`, undefined, api);
 			const data = await finishedRun(state, id, opts.timeoutMs);
 			await json('POST', `${base}/api/v1/workflows/${id}/deactivate`, undefined, api);
 			out.report = { res: { code: 0, stdout: '', stderr: '', data }, workflowId: id };

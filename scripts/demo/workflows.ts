@@ -37,7 +37,9 @@ export type ConnType = 'main' | 'ai_languageModel' | 'ai_tool' | 'ai_outputParse
 /** [from, output, to] (main), [from, 0, to, type] for a sub-node, or [from, output, to, 'main', input] for a node
  * with several inputs (Merge) */
 export type Conn = Array<
-	[string, number, string] | [string, number, string, ConnType] | [string, number, string, 'main', number]
+	| [string, number, string]
+	| [string, number, string, ConnType]
+	| [string, number, string, 'main', number]
 >;
 
 /** What the file-writing step must have written: one file per item of `from`, checked against that node's output. */
@@ -157,7 +159,6 @@ export const STRUCTURED_SCHEMA = JSON.stringify(
 );
 const writesTo = (folder: string) =>
 	`Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
-
 
 export const WORKFLOWS: DemoWorkflow[] = [
 	{
