@@ -27,6 +27,8 @@ import { budgetForGateway } from './budget';
 import { textModelsOfKey } from './models';
 import { binaryStoreBytes, importWorkflows } from './n8n-more';
 import { demoStamp, scanForKey, type DemoProof } from './proof';
+import { runServerWorkflows } from './server';
+import { judgeApproval, judgeSpendReport } from './server-judge';
 import { checkWorkflow, skippedEntry, type SummaryEntry } from './summary';
 import { CREDENTIAL_ID, WORKFLOWS, loadExample, runsOnN8n } from './workflows';
 
@@ -230,6 +232,15 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 					loadExample(w.folder, { outDir, inputDir, referenceImages }),
 					w.folder,
 				);
+				if (external && w.server === 'approve') {
+					// the example names the simulator key's group (hd); another gateway's groups are its own: without a group each
+					// cost is a range and the quote counts its highest end
+					for (const n of wf.nodes as Array<{ parameters: { options?: Record<string, unknown> } }>)
+						delete n.parameters.options?.groupName;
+					log(
+						`[demo] ${w.folder}: Group Name hd left out (the simulator's group); the quote is an upper bound`,
+					);
+				}
 				if (!w.spend) {
 					loaded.push(wf);
 					continue;
@@ -249,7 +260,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			const toRun = workflows.filter((x) => !gatewaySkips.has(x.folder));
 			// the workflows judged by their time window run last, one after another in the first lane, nothing beside them
 			const shared = toRun.filter((x) => !x.alone);
-			const alone = toRun.filter((x) => x.alone);
+			const alone = toRun.filter((x) => x.alone && !x.server);
+			// the workflows that need `n8n start` run after all others, in the first lane's state (scripts/demo/server.ts)
+			const approveW = toRun.find((x) => x.server === 'approve');
+			const reportW = toRun.find((x) => x.server === 'report');
 			const laneCount = Math.max(1, Math.min(LANES, shared.length));
 			for (let k = 1; k < laneCount; k++) {
 				const extra = await newState();
@@ -263,7 +277,13 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			const byId = (w: (typeof toRun)[number]) => loaded.find((wf) => wf.id === w.id)!;
 			await Promise.all(
 				lanes.map((lane, k) =>
-					importWorkflows(lane.state, [...lane.workflows, ...(k === 0 ? alone : [])].map(byId)),
+					importWorkflows(
+						lane.state,
+						[
+							...lane.workflows,
+							...(k === 0 ? [...alone, ...(approveW ? [approveW] : [])] : []),
+						].map(byId),
+					),
 				),
 			);
 			log(
@@ -299,6 +319,66 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 			};
 			await executeInLanes(lanes, shared, execOpts, record);
 			await executeInLanes([{ state, workflows: alone }], alone, execOpts, record);
+			if (approveW || reportW) {
+				const started = Date.now();
+				log(
+					`[demo] ${[approveW, reportW]
+						.filter(Boolean)
+						.map((w) => w!.folder)
+						.join(
+							' and ',
+						)}: in \`n8n start\` (the approval form answered over n8n's form endpoint; the report through n8n's public API)`,
+				);
+				const server = await runServerWorkflows(state, {
+					approve: approveW?.id,
+					report: reportW ? byId(reportW) : undefined,
+					env: { fileAccess: execOpts.fileAccess },
+					timeoutMs: execOpts.timeoutMs,
+					log,
+				});
+				const sim = gateway.sim;
+				if (approveW && server.approve) {
+					out(`[demo] ${approveW.folder.padEnd(14)} … `);
+					record(approveW, state, server.approve.res, Date.now() - started);
+					if (sim && server.approve.quoted && server.approve.approved)
+						checked
+							.get(approveW.folder)!
+							.push(
+								judgeApproval(
+									server.approve.res,
+									server.approve.quoted,
+									server.approve.approved,
+									sim.log,
+									sim.ledger,
+								),
+							);
+				}
+				if (reportW && server.report) {
+					out(`[demo] ${reportW.folder.padEnd(14)} … `);
+					record(reportW, state, server.report.res, Date.now() - started);
+					if (sim) {
+						// the workflows that ran with nothing beside them: their time windows hold only their own charges
+						const windows = new Map<string, { folder: string; windows: Array<[number, number]> }>();
+						for (const w of alone) {
+							const d = runs[w.folder]?.data as
+								{ startedAt?: string; stoppedAt?: string } | undefined;
+							if (d?.startedAt && d.stoppedAt)
+								windows.set(w.id, {
+									folder: w.folder,
+									windows: [[Date.parse(d.startedAt), Date.parse(d.stoppedAt)]],
+								});
+						}
+						if (approveW && server.approve?.quoted && server.approve.approved)
+							windows.set(approveW.id, {
+								folder: approveW.folder,
+								windows: [server.approve.quoted, server.approve.approved],
+							});
+						checked
+							.get(reportW.folder)!
+							.push(judgeSpendReport(server.report.res, windows, sim.ledger));
+					}
+				}
+			}
 			// the summary keeps the workflows' order, whatever order they finished in
 			for (const w of toRun) entries.push(...(checked.get(w.folder) ?? []));
 		}

@@ -79,6 +79,12 @@ export function filesIn(dir: string, root: string): SummaryFile[] {
 /** What the table shows for a step that wrote no file (kept out of summary.json). */
 const notes = new WeakMap<SummaryEntry, string>();
 
+/** The entry, with what the table shows for it. */
+export function withNote(entry: SummaryEntry, note: string): SummaryEntry {
+	notes.set(entry, note);
+	return entry;
+}
+
 const short = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function taskIds(items: Item[]): string | undefined {

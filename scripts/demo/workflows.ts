@@ -34,8 +34,13 @@ export type N = {
 };
 /** AI sub-nodes connect to their root node by these types instead of `main` */
 export type ConnType = 'main' | 'ai_languageModel' | 'ai_tool' | 'ai_outputParser';
-/** [from, output, to] (main), or [from, 0, to, type] for a sub-node */
-export type Conn = Array<[string, number, string] | [string, number, string, ConnType]>;
+/** [from, output, to] (main), [from, 0, to, type] for a sub-node, or [from, output, to, 'main', input] for a node
+ * with several inputs (Merge) */
+export type Conn = Array<
+	| [string, number, string]
+	| [string, number, string, ConnType]
+	| [string, number, string, 'main', number]
+>;
 
 /** What the file-writing step must have written: one file per item of `from`, checked against that node's output. */
 export interface WriteCheck {
@@ -92,6 +97,10 @@ export interface DemoWorkflow {
 	/** runs with no other workflow beside it: its gateway requests are judged by its execution's time window
 	 * (test/e2e/demo.test.ts), which another workflow's requests would blur */
 	alone?: true;
+	/** runs in `n8n start` after the other workflows (scripts/demo/server.ts): `approve` is started by `n8n execute`,
+	 * stops at its Wait node's form and is answered over n8n's form endpoint; `report` is the spend report, published
+	 * with its Schedule Trigger ticking and reading the executions through n8n's public API */
+	server?: 'approve' | 'report';
 	/** sticky note shown in the editor */
 	note: string;
 	nodes: N[];
@@ -150,9 +159,6 @@ export const STRUCTURED_SCHEMA = JSON.stringify(
 );
 const writesTo = (folder: string) =>
 	`Files go to \`${OUT}/${folder}/\`: n8n 2.x writes only inside \`N8N_RESTRICT_FILE_ACCESS_TO\` (default \`~/.n8n-files\`), so change the path in the last node or allow that folder.`;
-
-/** the approval rule of the quote-approve example: the whole batch at most this many ¤ ($2 on a default site) */
-const QUOTE_LIMIT = 1_000_000;
 
 export const WORKFLOWS: DemoWorkflow[] = [
 	{
@@ -764,18 +770,21 @@ export const WORKFLOWS: DemoWorkflow[] = [
 	},
 	{
 		id: 'ggdemo11',
-		name: 'GenGateway: a quote, an approval, then the paid run (capped at the approved price)',
+		name: 'GenGateway: a quote, an approval form, then the paid run (capped at the quote)',
 		description:
-			'Image Submit with Quote Only prices every item and sends nothing; an approval step passes the batch on with its approved total; the paid Image Submit holds that total as its Max Expected Spend.',
+			"Image Submit with Quote Only prices every item and sends nothing; n8n's Wait node asks for approval on a form showing the batch total; Merge brings the quoted items back; the paid Image Submit holds the quote as its Max Expected Spend.",
 		folder: 'quote-approve',
 		alone: true,
+		server: 'approve',
 		steps: [
 			{ node: 'Quote', items: 2 },
+			{ node: 'Approval', items: 1 },
+			{ node: 'Quoted items', items: 2 },
 			{ node: 'Generate', items: 2 },
 			{ node: 'Task Wait', items: 2 },
 		],
 		write: { node: 'Write Image', from: 'Task Wait', kind: 'image', files: 2 },
-		note: `## A quote before paying\n**Quote** is Image Submit with *Quote Only (Send Nothing)*: every item is checked and priced (\`status: "quoted"\`, \`cost\`), nothing is sent. **Approve** stands for the approval: here a rule (the whole batch at most ¤${QUOTE_LIMIT}); in your workflow put n8n's *Send and Wait for Response* (Slack, Gmail, Telegram …) there with \`{{ $json.cost.text }}\` in the message. The approved items go on to **Generate** (the same node without Quote Only) whose *Max Expected Spend* is the approved total (\`{{ $json.approved }}\`): the run cannot spend more than what was approved. Without a *Group Name* each cost is a range up to the highest published group ratio, and the quote counts its highest end.\n\n${writesTo('quote-approve')}`,
+		note: `## A quote, an approval, then the paid run\n**Quote** is Image Submit with *Quote Only (Send Nothing)*: every item is checked and priced, nothing is sent, and every item carries the batch total (\`quote_total\`). **Approval** is n8n's *Wait* node *On Form Submitted*: the form shows \`{{ $json.quote_total.text }}\` (send its link, \`{{ $execution.resumeFormUrl }}\`, by mail or chat; or use *Send and Wait for Response* in Slack, Gmail, Telegram …). The form gives back one item, the answer; **Approved?** lets it on only when it says Approve, and **Quoted items** (*Merge*, *Choose Branch*: the data of input 1 once both inputs arrived) brings the quoted items back. **Generate** (the same node without Quote Only) has the quote as its *Max Expected Spend* (\`¤{{ $json.quote_total.quota }}\`): the run cannot spend more than what was approved. *Group Name* \`hd\` is the demo key's group (set your key's group on the credential, *Key's Group*, and leave it empty here): with the group known the quote is exact, without it each cost is a range and the quote counts its highest end.\n\n${writesTo('quote-approve')}`,
 		nodes: [
 			trigger,
 			{
@@ -793,44 +802,166 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				model: model('alpha-image-2.5'),
 				prompt: '={{ $json.prompt }}',
 				size: '1024x1024',
-				options: { quoteOnly: true },
+				options: { quoteOnly: true, groupName: 'hd' },
 			}),
 			{
-				name: 'Approve',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
+				name: 'Approval',
+				type: 'n8n-nodes-base.wait',
+				typeVersion: 1.1,
 				parameters: {
-					jsCode: [
-						`// the approval: a person (Send and Wait for Response) or a rule; here the whole batch at most ¤${QUOTE_LIMIT}`,
-						'const quotes = $input.all();',
-						"const total = quotes.reduce((n, q) => n + (q.json.status === 'quoted' && typeof q.json.cost?.quota === 'number' ? q.json.cost.quota : Infinity), 0);",
-						`if (!(total <= ${QUOTE_LIMIT})) return [];`,
-						"return quotes.map((q) => ({ json: { prompt: q.json.prompt, quoted: q.json.cost.text, approved: '¤' + total } }));",
-					].join('\n'),
+					resume: 'form',
+					formTitle: 'Approve the GenGateway batch?',
+					formDescription:
+						'={{ $json.quote_total.items }} image(s) for {{ $json.quote_total.text }} ({{ $json.quote_total.kind }}).',
+					formFields: {
+						values: [
+							{
+								fieldLabel: 'Decision',
+								fieldType: 'dropdown',
+								fieldOptions: { values: [{ option: 'Approve' }, { option: 'Reject' }] },
+								requiredField: true,
+							},
+						],
+					},
+					options: {},
 				},
+				at: [3, 0],
 			},
-			ours('Generate', 'genGatewayImageSubmit', {
-				operation: 'generate',
-				mode: 'async',
-				model: model('alpha-image-2.5'),
-				prompt: '={{ $json.prompt }}',
-				size: '1024x1024',
-				options: { maxSpend: '={{ $json.approved }}' },
-			}),
-			ours('Task Wait', 'genGatewayTaskWait', {
-				taskId: '={{ $json.task_id }}',
-				taskKind: 'auto',
-				options: {},
-			}),
-			write('Write Image', 'quote-approve', '{{ $json.task_id }}.{{ $binary.data.fileExtension }}'),
+			{
+				name: 'Approved?',
+				type: 'n8n-nodes-base.if',
+				typeVersion: 2.2,
+				parameters: {
+					conditions: {
+						options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+						conditions: [
+							{
+								id: 'approved',
+								leftValue: '={{ $json.Decision }}',
+								rightValue: 'Approve',
+								operator: { type: 'string', operation: 'equals' },
+							},
+						],
+						combinator: 'and',
+					},
+					options: {},
+				},
+				at: [4, 0],
+			},
+			{
+				name: 'Quoted items',
+				type: 'n8n-nodes-base.merge',
+				typeVersion: 3.2,
+				parameters: { mode: 'chooseBranch', useDataOfInput: 1 },
+				at: [5, 0.6],
+			},
+			{
+				...ours('Generate', 'genGatewayImageSubmit', {
+					operation: 'generate',
+					mode: 'async',
+					model: model('alpha-image-2.5'),
+					prompt: '={{ $json.prompt }}',
+					size: '1024x1024',
+					options: { maxSpend: '=¤{{ $json.quote_total.quota }}', groupName: 'hd' },
+				}),
+				at: [6, 0.6],
+			},
+			{
+				...ours('Task Wait', 'genGatewayTaskWait', {
+					taskId: '={{ $json.task_id }}',
+					taskKind: 'auto',
+					options: {},
+				}),
+				at: [7, 0.6],
+			},
+			{
+				...write(
+					'Write Image',
+					'quote-approve',
+					'{{ $json.task_id }}.{{ $binary.data.fileExtension }}',
+				),
+				at: [8, 0.6],
+			},
 		],
 		conn: [
 			['Start', 0, 'Prompts'],
 			['Prompts', 0, 'Quote'],
-			['Quote', 0, 'Approve'],
-			['Approve', 0, 'Generate'],
+			['Quote', 0, 'Approval'],
+			['Quote', 0, 'Quoted items'],
+			['Approval', 0, 'Approved?'],
+			['Approved?', 0, 'Quoted items', 'main', 1],
+			['Quoted items', 0, 'Generate'],
 			['Generate', 0, 'Task Wait'],
 			['Task Wait', 0, 'Write Image'],
+		],
+	},
+	{
+		id: 'ggdemo26',
+		name: 'GenGateway: what was spent in the last 24 hours, per workflow (schedule it daily)',
+		description:
+			"n8n's own n8n node lists the executions with their data; a Code node adds up each one's GenGateway spend (custom data gengateway_spent) per workflow; the table goes to a CSV file (or a Data Table, a message).",
+		folder: 'spend-report',
+		alone: true,
+		server: 'report',
+		steps: [
+			{ node: 'Executions', items: 1, atLeast: true },
+			{ node: 'Spend per workflow', items: 1, atLeast: true },
+		],
+		write: { node: 'Write CSV', from: 'Spend per workflow', kind: 'csv', files: 1 },
+		note: `## What was spent, per workflow\nEvery execution with GenGateway nodes keeps what it spent in its custom data (\`gengateway_spent\`, whole ¤; \`gengateway_spent_text\` in the display currency). Once a day (**Every day**, *Schedule Trigger*), n8n's own **n8n** node (*Execution → Get Many*, *Include Execution Details* on) lists the executions with that data, through an *n8n API* credential (Settings → n8n API → Create an API key; Base URL \`http://localhost:5678/api/v1\`, your n8n's address). **Spend per workflow** adds up the last 24 hours per workflow: \`workflow\`, \`executions\`, \`spent\` (¤). The rows go to \`spend.csv\` here; put a *Data Table* (Insert) or a Slack / Gmail message there instead.\n\nThis reports what was spent; a hard daily or monthly limit belongs on the key (the gateway's key quota), which refuses once it is used up.\n\n${writesTo('spend-report')}`,
+		nodes: [
+			{
+				name: 'Every day',
+				type: 'n8n-nodes-base.scheduleTrigger',
+				typeVersion: 1.2,
+				parameters: { rule: { interval: [{ triggerAtHour: 23, triggerAtMinute: 55 }] } },
+			},
+			{
+				name: 'Executions',
+				type: 'n8n-nodes-base.n8n',
+				typeVersion: 1,
+				parameters: {
+					resource: 'execution',
+					returnAll: true,
+					filters: {},
+					options: { activeWorkflows: true },
+				},
+				credentials: { n8nApi: { id: 'REPLACE_N8N_API_CREDENTIAL_ID', name: 'n8n account' } },
+			},
+			{
+				name: 'Spend per workflow',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode: [
+						"// each execution's GenGateway spend is its custom data gengateway_spent (whole ¤); add up the last 24 hours per workflow",
+						'const since = Date.now() - 24 * 60 * 60 * 1000;',
+						'const rows = new Map();',
+						'for (const { json: e } of $input.all()) {',
+						'\tconst spent = Number(e.customData?.gengateway_spent);',
+						'\tif (!Number.isFinite(spent) || Date.parse(e.startedAt) < since) continue;',
+						'\tconst row = rows.get(e.workflowId) ?? { workflow: e.workflowData?.name ?? e.workflowId, workflow_id: e.workflowId, executions: 0, spent: 0 };',
+						'\trow.executions += 1;',
+						'\trow.spent += spent;',
+						'\trows.set(e.workflowId, row);',
+						'}',
+						'return [...rows.values()].sort((a, b) => b.spent - a.spent).map((row) => ({ json: row }));',
+					].join('\n'),
+				},
+			},
+			{
+				name: 'To CSV',
+				type: 'n8n-nodes-base.convertToFile',
+				typeVersion: 1.1,
+				parameters: { operation: 'csv', options: { fileName: 'spend.csv' } },
+			},
+			write('Write CSV', 'spend-report', 'spend.csv'),
+		],
+		conn: [
+			['Every day', 0, 'Executions'],
+			['Executions', 0, 'Spend per workflow'],
+			['Spend per workflow', 0, 'To CSV'],
+			['To CSV', 0, 'Write CSV'],
 		],
 	},
 	{
@@ -1021,10 +1152,10 @@ export function toN8n(
 		string,
 		Partial<Record<ConnType, Array<Array<{ node: string; type: ConnType; index: number }>>>>
 	> = {};
-	for (const [from, out, to, type = 'main'] of w.conn) {
+	for (const [from, out, to, type = 'main', input = 0] of w.conn) {
 		const outputs = ((connections[from] ??= {})[type] ??= []);
 		while (outputs.length <= out) outputs.push([]);
-		outputs[out].push({ node: to, type, index: 0 });
+		outputs[out].push({ node: to, type, index: input });
 	}
 	return {
 		id: w.id,

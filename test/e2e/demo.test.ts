@@ -172,7 +172,8 @@ describe('demo workflows in real n8n', () => {
 		// one entry per step: each of our nodes plus the step writing files, for the workflows that ran, one per skipped
 		// workflow, and four for the pipeline
 		expect(entries).toHaveLength(
-			RAN.reduce((n, w) => n + w.steps.length + 1 + (w.spend ? 1 : 0), 0) +
+			// a `server` workflow has one more: the quote paid as quoted, the spend report equal to the ledger
+			RAN.reduce((n, w) => n + w.steps.length + 1 + (w.spend ? 1 : 0) + (w.server ? 1 : 0), 0) +
 				SKIPPED.length +
 				(proof.pipeline ? 4 : 0),
 		);
@@ -317,7 +318,8 @@ describe('demo workflows in real n8n', () => {
 			expect(runs['agent-capped'].code).toBe(0);
 		}
 
-		// the quote, then the paid run: the quote sent nothing, the paid node was capped at the approved total
+		// the quote, the approval form answered over n8n's form endpoint, then the paid run: the quote sent nothing, Merge
+		// brought the quoted items back after the form's one item, the paid node was capped at the quote and charged it
 		{
 			const { startedAt, stoppedAt } = runs['quote-approve'].data as unknown as {
 				startedAt: string;
@@ -335,10 +337,15 @@ describe('demo workflows in real n8n', () => {
 				),
 			);
 			const total = quotes.reduce((n, q) => n + Number((q.cost as { quota: number }).quota), 0);
-			expect(nodeOutput(runs['quote-approve'], 'Approve').map((i) => i.json.approved)).toEqual([
-				`¤${total}`,
-				`¤${total}`,
+			expect(quotes.map((q) => q.quote_total)).toEqual(
+				Array(2).fill(expect.objectContaining({ items: 2, quota: total, kind: 'exact' })),
+			);
+			expect(nodeOutput(runs['quote-approve'], 'Approval').map((i) => i.json.Decision)).toEqual([
+				'Approve',
 			]);
+			expect(nodeOutput(runs['quote-approve'], 'Quoted items').map((i) => i.json.prompt)).toEqual(
+				quotes.map((q) => q.prompt),
+			);
 			expect(
 				log
 					.filter((l) => during(l.time) && l.method === 'POST')
@@ -347,8 +354,15 @@ describe('demo workflows in real n8n', () => {
 			const charged = ledger
 				.filter((l) => during(l.time) && l.kind === 'charge')
 				.reduce((n, l) => n + l.amount, 0);
-			expect(charged).toBeGreaterThan(0);
-			expect(charged).toBeLessThanOrEqual(total);
+			expect(charged).toBe(total);
+			expect(step(entries, 'quote-approve', 'Paid as quoted').ok).toBe(true);
+			// the spend report (n8n's n8n node over the public API, run after every other workflow): its row of the quote's
+			// workflow is what the gateway charged for it
+			const rows = nodeOutput(runs['spend-report'], 'Spend per workflow').map((i) => i.json);
+			expect(rows).toContainEqual(
+				expect.objectContaining({ workflow_id: 'ggdemo11', executions: 1, spent: charged }),
+			);
+			expect(step(entries, 'spend-report', 'Spend = ledger').ok).toBe(true);
 		}
 
 		// the execution budget: the first batch was paid (two POSTs, two charges), the second was refused by Max Expected
@@ -402,6 +416,9 @@ describe('demo workflows in real n8n', () => {
 					/^Max Expected Spend \$[\d.]+ \(¤\d+\) refused the batch before any paid request: the price of .* \+ spent so far .* is over the cap/,
 				);
 			}
+			expect(
+				nodeOutput(runs['spend-report'], 'Spend per workflow').map((i) => i.json),
+			).toContainEqual(expect.objectContaining({ workflow_id: 'ggdemo10', spent: charged }));
 			expect(step(entries, 'budget', 'Second batch').ok).toBe(true);
 			expect(step(entries, 'budget', 'Custom data').ok).toBe(true);
 		}

@@ -14,6 +14,9 @@
  * shows its schema field at once (Chat Model and Chat node); the Chat Model's Docs link opens its README section on the
  * project's page; the tool-call turn reads as its call in the Logs panel. These save their screenshots to
  * docs/screenshots/ (chat-cap-refused, json-schema-chat-model, json-schema-chat-node, docs-link, logs-tool-call-turn).
+ * Issue 41: a credential with Key's Group makes the quote's cost one figure (key-group-one-figure); quote → the Wait
+ * node's approval form, answered in the window n8n opens → Merge → the paid run (quote-approve-pay); the spend report
+ * through an n8n API key adds up that run's spend (spend-report).
  * A failing step leaves a screenshot in out/editor/<step>.png; passing steps leave out/editor/passed-<step>.png.
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator';
 import { openEditor, type Editor } from '../../scripts/screenshots/editor';
 import { downloadAgainByHand, firstImageByHand } from './walkthrough';
+import { WORKFLOWS, toN8n } from '../../scripts/demo/workflows';
 import { PACKAGE_NAME, ROOT } from '../../scripts/lib/repo';
 import { freePort } from '../../scripts/lib/port';
 import { importCredentials } from '../../scripts/lib/n8n/imports';
@@ -1105,5 +1109,161 @@ describe('the n8n editor in Chromium', () => {
 		});
 		expect(shown).toMatch(/Calling Calculator\(\{"input":"12 \* 7"\}\)/);
 		expect(shown).not.toContain('The result is 84.');
+	});
+	/** Closes n8n's toasts, so a screenshot shows what is under them. */
+	async function dismissToasts(): Promise<void> {
+		for (const close of await page.locator('.el-notification__closeBtn').all())
+			await close.click().catch(() => undefined);
+		await page.waitForTimeout(300);
+	}
+
+	// issue 41: the key's group set once on the credential, quote → approval form → pay, and the spend report
+	it("issue 41: with Key's Group on the credential the quote's cost is one figure; the approval form brings the quoted items back to the paid node; the spend report adds up what was spent", async () => {
+		const api = (path: string, data?: unknown) =>
+			(data === undefined
+				? page.request.get(`${editor.base}${path}`)
+				: page.request.post(`${editor.base}${path}`, { data })
+			).then(
+				async (r: {
+					ok(): boolean;
+					status(): number;
+					text(): Promise<string>;
+					json(): Promise<{ data: Record<string, unknown> }>;
+				}) => {
+					if (!r.ok()) throw new Error(`${path}: HTTP ${r.status()} ${await r.text()}`);
+					return (await r.json()).data;
+				},
+			);
+		// the credential as a user makes it: key, address and the key's group (the simulator's demo key is in hd)
+		const cred = (await api('/rest/credentials', {
+			name: 'GenGateway (group hd)',
+			type: 'genGatewayApi',
+			data: { apiKey: sim.keys.demo, baseUrl: sim.baseUrl, keyGroup: 'hd' },
+		})) as { id: string };
+		const quoteApprove = toN8n(WORKFLOWS.find((w) => w.folder === 'quote-approve')!) as {
+			nodes: Array<{
+				name: string;
+				type: string;
+				parameters: Record<string, unknown>;
+				credentials?: unknown;
+			}>;
+			connections: Record<string, unknown>;
+		};
+		const nodes = quoteApprove.nodes
+			.filter((n) => n.name !== 'Write Image')
+			.map((n) => {
+				if (!n.type.startsWith(PACKAGE_NAME)) return n;
+				const options = { ...(n.parameters.options as Record<string, unknown>) };
+				delete options.groupName;
+				return {
+					...n,
+					type: n.type,
+					parameters: { ...n.parameters, options },
+					credentials: { genGatewayApi: { id: cred.id, name: 'GenGateway (group hd)' } },
+				};
+			});
+		const connections = { ...quoteApprove.connections };
+		delete connections['Task Wait'];
+		const id = await createWorkflow('quote, approve, pay', nodes, connections);
+		const postsBefore = sim.log.filter((l) => l.method === 'POST').length;
+		const quote = await step('quote-approve', async () => {
+			await editor.openWorkflow(id);
+			// the manual run stops at the Wait node and n8n opens its form in a new window: the person approves there
+			const popup = page.context().waitForEvent('page', { timeout: 120_000 });
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			const form = await popup;
+			await form.waitForLoadState();
+			const shown = await form.locator('body').innerText();
+			await form.locator('select').first().selectOption('Approve');
+			await form.locator('button[type="submit"], #submit-btn').first().click();
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="Task Wait"] [data-test-id="canvas-node-status-success"]',
+				)
+				.waitFor({ timeout: 120_000 });
+			await form.close().catch(() => undefined);
+			await dismissToasts();
+			await page.mouse.move(0, 0);
+			await docsShot('quote-approve-pay');
+			await passed('quote-approve');
+			return shown;
+		});
+		// the form showed the batch's one figure; after it, one paid POST per quoted item
+		expect(quote).toMatch(/2 image\(s\) for \$0\.12 \(¤60000\) \(exact\)/);
+		expect(
+			sim.log
+				.slice(0)
+				.filter((l) => l.method === 'POST')
+				.slice(postsBefore)
+				.map((l) => `${l.path} ${l.status < 300}`),
+		).toEqual(Array(2).fill('/v1/images/generations/async true'));
+		const cost = await step('key-group-cost', async () => {
+			await openNode('Quote');
+			const output = page.locator('[data-test-id="output-panel"]');
+			await output.locator('[data-test-id="radio-button-json"]').click();
+			await output.getByText('quote_total').first().waitFor();
+			await dismissToasts();
+			await docsShot('key-group-one-figure');
+			await passed('key-group-cost');
+			const text = await output.innerText();
+			await closeNdv();
+			return text;
+		});
+		// the JSON view's text, one space between its words: the cost one figure at the credential's group
+		const json = cost.replace(/\s+/g, ' ');
+		expect(json).toContain('"cost": { "status": "expected", "basis": "per call", "quota": 30000,');
+		expect(json).toContain("at group hd's public ratio 1.5 (the credential's Key's Group)");
+		expect(json).not.toMatch(/quota_low|"range"/);
+
+		// the spend report through an n8n API key, over the executions of this n8n (the run above among them)
+		const scopes = (await api('/rest/api-keys/scopes')) as unknown as string[];
+		const key = (await api('/rest/api-keys', {
+			label: 'spend report',
+			scopes,
+			expiresAt: null,
+		})) as {
+			rawApiKey: string;
+		};
+		const n8nCred = (await api('/rest/credentials', {
+			name: 'n8n account',
+			type: 'n8nApi',
+			data: { apiKey: key.rawApiKey, baseUrl: `${editor.base}/api/v1` },
+		})) as { id: string };
+		const report = toN8n(WORKFLOWS.find((w) => w.folder === 'spend-report')!) as {
+			nodes: Array<{ name: string; type: string; credentials?: unknown }>;
+			connections: Record<string, unknown>;
+		};
+		const reportId = await createWorkflow(
+			'spend report',
+			report.nodes
+				.filter((n) => !['To CSV', 'Write CSV'].includes(n.name))
+				.map((n) =>
+					n.type === 'n8n-nodes-base.n8n'
+						? { ...n, credentials: { n8nApi: { id: n8nCred.id, name: 'n8n account' } } }
+						: n,
+				),
+			{ 'Every day': report.connections['Every day'], Executions: report.connections.Executions },
+		);
+		const rows = await step('spend-report', async () => {
+			await editor.openWorkflow(reportId);
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			await page
+				.locator(
+					'[data-test-id="canvas-node"][data-node-name="Spend per workflow"] [data-test-id="canvas-node-status-success"]',
+				)
+				.waitFor({ timeout: 120_000 });
+			await openNode('Spend per workflow');
+			const output = page.locator('[data-test-id="output-panel"]');
+			await output.locator('[data-test-id="radio-button-table"]').click();
+			await output.getByText('quote, approve, pay').first().waitFor();
+			await dismissToasts();
+			await docsShot('spend-report');
+			await passed('spend-report');
+			const text = await output.innerText();
+			await closeNdv();
+			return text;
+		});
+		// the approved run's row: one execution, ¤60000 (what the gateway charged for the two images)
+		expect(rows).toMatch(/quote, approve, pay[\s\S]*?\b1\b[\s\S]*?60000/);
 	});
 });

@@ -93,6 +93,8 @@ export interface ExecuteResult extends CliResult {
 			};
 		};
 		status?: string;
+		/** the execution's id (a run read from n8n's database) */
+		id?: string;
 	};
 }
 
@@ -170,10 +172,10 @@ export function storedRun(stateDir: string, workflowId: string): ExecuteResult['
 	const script = `
 const { Database } = require(${JSON.stringify(join(mods, 'sqlite3'))});
 const { parse } = require(${JSON.stringify(join(mods, 'flatted'))});
-new Database(process.argv[1]).get('select e.status, e.finished, e.mode, e.startedAt, e.stoppedAt, d.data from execution_entity e join execution_data d on d.executionId = e.id where e.workflowId = ? order by e.id desc limit 1', [process.argv[2]], (err, row) => {
+new Database(process.argv[1]).get('select e.id, e.status, e.finished, e.mode, e.startedAt, e.stoppedAt, d.data from execution_entity e join execution_data d on d.executionId = e.id where e.workflowId = ? order by e.id desc limit 1', [process.argv[2]], (err, row) => {
 	if (err) throw err;
 	const iso = (t) => (t ? new Date(String(t).replace(' ', 'T') + (/[zZ]|[+-]\\d\\d:?\\d\\d$/.test(String(t)) ? '' : 'Z')).toISOString() : undefined);
-	process.stdout.write(JSON.stringify(row ? { data: parse(row.data), status: row.status, finished: !!row.finished, mode: row.mode, startedAt: iso(row.startedAt), stoppedAt: iso(row.stoppedAt) } : null));
+	process.stdout.write(JSON.stringify(row ? { id: String(row.id), data: parse(row.data), status: row.status, finished: !!row.finished, mode: row.mode, startedAt: iso(row.startedAt), stoppedAt: iso(row.stoppedAt) } : null));
 });`;
 	try {
 		return (
