@@ -60,16 +60,21 @@ describe.each(NODES)('%s: Response Format in the editor', (_name, t) => {
 	const innerOf = () =>
 		((formatOf()?.options ?? []) as Array<{ values: INodeProperties[] }>)[0]?.values ?? [];
 
-	it('new nodes are version 1.1; workflows made before stay version 1', () => {
-		expect(t.description.version).toEqual([1, 1.1]);
-		expect(t.description.defaultVersion).toBe(1.1);
+	// the Chat node's 1.2 is 1.1 with the gateway's words in one object (issue 44); the Chat Model has no such items
+	const versions = t.description.name === 'genGatewayChat' ? [1, 1.1, 1.2] : [1, 1.1];
+	it('new nodes are the newest version; workflows made before keep version 1', () => {
+		expect(t.description.version).toEqual(versions);
+		expect(t.description.defaultVersion).toBe(versions[versions.length - 1]);
 	});
 
-	it('version 1.1: Add Option offers one Response Format (not the four options of version 1)', () => {
-		const offered = shown(t, 1.1, { options: {} }, 'options', optionsOf(t));
-		expect(offered).toContain('format');
-		expect(offered.filter((n) => RESPONSE_FORMAT_V1.includes(n))).toEqual([]);
-	});
+	it.each(versions.slice(1))(
+		'version %s: Add Option offers one Response Format (not the four options of version 1)',
+		(v) => {
+			const offered = shown(t, v, { options: {} }, 'options', optionsOf(t));
+			expect(offered).toContain('format');
+			expect(offered.filter((n) => RESPONSE_FORMAT_V1.includes(n))).toEqual([]);
+		},
+	);
 
 	it.each([
 		['json_schema', ['responseFormat', 'jsonSchema', 'schemaName', 'strictSchema']],

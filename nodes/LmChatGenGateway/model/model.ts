@@ -123,20 +123,8 @@ export class GatewayChatCore {
 			onDelta?.(t);
 		};
 		const first = await this.turn(messages, config, schema || parser ? undefined : live);
-		if (parser && !first.calls.length) {
-			// a text answer is the agent's final one: one the parser cannot read fails here, saying what to do
-			const fit = checkAgainstParser(first.text, parser.parameters);
-			if (!fit.ok) {
-				const words = parserMismatch(fit.errors);
-				const redact = (t: string) => this.transport.redact(t);
-				throw new GatewayModelError(
-					redact(`GenGateway: ${words.message}`),
-					redact(`Model ${this.opts.model}. ${words.description}`),
-					undefined,
-					"Paste the Structured Output Parser's schema into the Chat Model's Options → Response Format → JSON Schema.",
-				);
-			}
-		}
+		// a text answer is the agent's final one: one the parser cannot read fails here, saying what to do
+		if (parser && !first.calls.length) this.checkParserFit(first.text, parser.parameters);
 		if (!schema || first.calls.length) {
 			// a plain answer (streaming off) is handed on whole
 			if (!delivered && first.text) onDelta?.(first.text);
@@ -147,27 +135,51 @@ export class GatewayChatCore {
 			if (first.text) onDelta?.(first.text);
 			return first;
 		}
+		const second = await this.repair(messages, config, first, check.errors, schema);
+		if (second.text) onDelta?.(second.text);
+		return { ...second, repairOf: { errors: check.errors, cost: first.cost, usage: first.usage } };
+	}
+
+	/** An answer the agent's Structured Output Parser cannot read is refused, saying where its schema goes. */
+	private checkParserFit(text: string, parameters: Parameters<typeof checkAgainstParser>[1]): void {
+		const fit = checkAgainstParser(text, parameters);
+		if (fit.ok) return;
+		const words = parserMismatch(fit.errors);
+		const redact = (t: string) => this.transport.redact(t);
+		throw new GatewayModelError(
+			redact(`GenGateway: ${words.message}`),
+			redact(`Model ${this.opts.model}. ${words.description}`),
+			undefined,
+			"Paste the Structured Output Parser's schema into the Chat Model's Options → Response Format → JSON Schema.",
+		);
+	}
+
+	/** The one repair request (its own paid turn, at its own place): its answer validates, or the turn fails saying why. */
+	private async repair(
+		messages: Message[],
+		config: ChatModelConfig | undefined,
+		first: Turn,
+		errors: string[],
+		schema: NonNullable<GatewayModelOptions['jsonSchema']>,
+	): Promise<Turn> {
 		const repair: Message[] = [
 			...messages,
 			{ role: 'assistant', content: [{ type: 'text', text: first.text }] },
-			{ role: 'user', content: [{ type: 'text', text: repairPrompt(check.errors) }] },
+			{ role: 'user', content: [{ type: 'text', text: repairPrompt(errors) }] },
 		];
 		const second = await this.turn(repair, config);
 		const again = second.calls.length
 			? { ok: false as const, errors: ['the repair answer called tools instead of answering'] }
 			: checkAgainstSchema(second.text, schema.schema);
-		if (!again.ok) {
-			const words = repairFailure(schema.name, check.errors, again.errors);
-			const redact = (t: string) => this.transport.redact(t);
-			throw new GatewayModelError(
-				redact(`GenGateway: the model's answer ${words.message}`),
-				redact(`Model ${this.opts.model}. ${words.description}`),
-				undefined,
-				'Make the schema simpler, describe its fields in the prompt, or use another model; both calls may be billed.',
-			);
-		}
-		if (second.text) onDelta?.(second.text);
-		return { ...second, repairOf: { errors: check.errors, cost: first.cost, usage: first.usage } };
+		if (again.ok) return second;
+		const words = repairFailure(schema.name, errors, again.errors);
+		const redact = (t: string) => this.transport.redact(t);
+		throw new GatewayModelError(
+			redact(`GenGateway: the model's answer ${words.message}`),
+			redact(`Model ${this.opts.model}. ${words.description}`),
+			undefined,
+			'Make the schema simpler, describe its fields in the prompt, or use another model; both calls may be billed.',
+		);
 	}
 
 	/** Text as it arrives (streaming on), then the turn's tool calls whole, one chunk each, then `finish` with the usage. */
