@@ -26,7 +26,6 @@ const DEBT = new Set([
 	'nodes/GenGatewayVideoCreate/actions/schemas.ts deltaMedia',
 	'nodes/shared/text/responsesStream.ts onEvent',
 	'nodes/shared/money/settle.ts settleVideo',
-	'nodes/LmChatGenGateway/model/result.ts resultOf',
 ]);
 
 type Fn = ts.FunctionLikeDeclaration;

@@ -30,9 +30,9 @@ function resolved(parameters: INodeParameters, typeVersion: number): INodeParame
 }
 
 describe('the form', () => {
-	it('new nodes are version 1.1; workflows made before stay version 1', () => {
-		expect(node.description.version).toEqual([1, 1.1]);
-		expect(node.description.defaultVersion).toBe(1.1);
+	it("new nodes are version 1.2 (1.1 with the gateway's words in one object); workflows made before keep theirs", () => {
+		expect(node.description.version).toEqual([1, 1.1, 1.2]);
+		expect(node.description.defaultVersion).toBe(1.2);
 	});
 
 	it('delta Seconds keeps what is typed (no minimum or maximum) and says the offered range under the field', () => {

@@ -28,6 +28,40 @@ export interface TurnSummary {
 	repaired?: { errors: string[]; cost?: Record<string, unknown> };
 }
 
+/** The turn's tool calls as the run data shows them: id, name, arguments. */
+function summaryCalls(calls: MessageContent[]): TurnSummary['tool_calls'] {
+	return calls.map((c) => ({
+		id: (c as { toolCallId?: string }).toolCallId,
+		name:
+			(c as { toolName?: string; name?: string }).toolName ?? (c as { name?: string }).name ?? '',
+		args: (c as { input?: string; args?: string }).input ?? (c as { args?: string }).args ?? '',
+	}));
+}
+
+/** What one turn showed, for the sub-node's run data: text, calls, reasoning, cost, usage, and a repair's first call. */
+function summaryOf(
+	turn: Turn,
+	calls: MessageContent[],
+	show: boolean,
+	usage: TokenUsage | undefined,
+): TurnSummary {
+	return {
+		text: turn.text,
+		...(calls.length ? { tool_calls: summaryCalls(calls) } : {}),
+		...(show ? { reasoning: turn.reasoning } : {}),
+		...(turn.cost ? { cost: turn.cost } : {}),
+		...(usage ? { usage } : {}),
+		...(turn.repairOf
+			? {
+					repaired: {
+						errors: turn.repairOf.errors,
+						...(turn.repairOf.cost ? { cost: turn.repairOf.cost } : {}),
+					},
+				}
+			: {}),
+	};
+}
+
 export function resultOf(c: ResultContext, turn: Turn): GenerateResult {
 	const content: MessageContent[] = [];
 	const show = turn.reasoning !== undefined && !c.leaveOutReasoning;
@@ -44,33 +78,7 @@ export function resultOf(c: ResultContext, turn: Turn): GenerateResult {
 	const usage =
 		turn.repairOf?.usage && turn.usage ? addUsage(turn.usage, turn.repairOf.usage) : turn.usage;
 	const redactor = redactorFor(c.transport.redactionSecrets);
-	const summary: TurnSummary = {
-		text: turn.text,
-		...(calls.length
-			? {
-					tool_calls: calls.map((c) => ({
-						id: (c as { toolCallId?: string }).toolCallId,
-						name:
-							(c as { toolName?: string; name?: string }).toolName ??
-							(c as { name?: string }).name ??
-							'',
-						args:
-							(c as { input?: string; args?: string }).input ?? (c as { args?: string }).args ?? '',
-					})),
-				}
-			: {}),
-		...(show ? { reasoning: turn.reasoning } : {}),
-		...(turn.cost ? { cost: turn.cost } : {}),
-		...(usage ? { usage } : {}),
-		...(turn.repairOf
-			? {
-					repaired: {
-						errors: turn.repairOf.errors,
-						...(turn.repairOf.cost ? { cost: turn.repairOf.cost } : {}),
-					},
-				}
-			: {}),
-	};
+	const summary = summaryOf(turn, calls, show, usage);
 	c.summaries.push(redactor.value(summary));
 	if (c.summaries.length > 64) c.summaries.shift();
 	// everything the model hands the agent leaves redacted (a key split across stream deltas is whole here)
