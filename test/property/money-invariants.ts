@@ -448,7 +448,7 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 				const mine = calls.filter((x) => x.n === n && x.r === r && x.k === k);
 				if (mine.length && mine.every((x) => x.answered && !x.ex.lost))
 					problems.push(
-						`[f: answered] node ${n} run ${r} item ${k}: the gateway answered every turn whole${c.relabel ? ' (streams relabelled text/plain)' : ''}, yet the item failed: ${error.slice(0, 200)}`,
+						`[f: answered] node ${n} run ${r} item ${k}: the gateway answered every turn whole${c.relabel ? ` (labels ${JSON.stringify(c.relabel)})` : ''}, yet the item failed: ${error.slice(0, 200)}`,
 					);
 			}
 		});

@@ -184,6 +184,7 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 	sim.reset();
 	proxy.reset(c.losses, { relabel: c.relabel });
 	for (const fault of c.faults) sim.fault(fault);
+	if (c.relabel?.ignoreStream) sim.fault({ route: 'POST /v1/', kind: 'ignore-stream', times: -1 });
 	const cid = ++cases;
 	const built = buildWorkflow(c, keyRatio, cid);
 	const started = Date.now();

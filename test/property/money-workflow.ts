@@ -150,8 +150,8 @@ export interface MoneyCase {
 	losses: Loss[];
 	/** every node was given its key's group (Group Name or Group Multiplier) */
 	knownAll: boolean;
-	/** a proxy relabels every event stream of the gateway as text/plain (the answer itself unchanged) */
-	relabel?: boolean;
+	/** the labels of the text answers: a gateway that ignores `stream: true`, a proxy that relabels what it passes on */
+	relabel?: Relabel;
 	/** every agent after the first uses the first agent's Chat Model (two roots sharing one Chat Model) */
 	shareModel?: boolean;
 	/** every second agent's Chat Model is on a second credential (another key, same group) */
@@ -943,6 +943,58 @@ function withValues(
 	};
 }
 
+/**
+ * The labels of the text routes' answers, generated (issue 42, bullet 4: bodies read as they say on every path): a
+ * gateway that ignores `stream: true` and answers whole JSON (the simulator's `ignore-stream` fault, for ever), and a
+ * proxy that passes the gateway's event streams and JSON answers on under another Content-Type — a stream's label, a
+ * JSON label, none, and charsets the body was not written in (the answers are UTF-8). Every answer stays readable: an
+ * event stream by its events, a JSON answer by the plain path's rules (a charset label that does not read falls back
+ * to UTF-8). Left out: a Latin-1 label on a UTF-8 answer (read as Latin-1, as labelled: the text changes, the item
+ * markers with it) and a UTF-16 label on an event stream (a stream is decoded as it arrives, in its label's charset).
+ */
+export interface Relabel {
+	/** the gateway answers every streamed text request with whole JSON */
+	ignoreStream: boolean;
+	/** the Content-Type every event stream is passed on with ('' drops the header; absent: as sent) */
+	stream?: string;
+	/** the Content-Type every JSON answer of a text route is passed on with ('' drops the header; absent: as sent) */
+	json?: string;
+}
+
+const label = (types: string[], charsets: string[]) =>
+	fc
+		.tuple(fc.constantFrom(...types), fc.constantFrom(...charsets))
+		.map(([t, c]) => (t === '' ? '' : `${t}${c}`));
+
+export const RELABEL: fc.Arbitrary<Relabel> = fc.record(
+	{
+		ignoreStream: fc.boolean(),
+		stream: label(
+			['text/event-stream', 'text/plain', 'application/json', 'application/octet-stream', ''],
+			['', '; charset=utf-8', ';charset="UTF-8"'],
+		),
+		json: label(
+			[
+				'text/event-stream',
+				'application/json',
+				'text/plain',
+				'application/octet-stream',
+				'TEXT/EVENT-STREAM',
+				'',
+			],
+			[
+				'',
+				'; charset=utf-8',
+				'; charset=utf-16',
+				';charset="UTF-16LE"',
+				'; charset=utf-16be',
+				'; charset=ucs-2',
+			],
+		),
+	},
+	{ requiredKeys: ['ignoreStream'] },
+);
+
 export interface CaseShape {
 	kinds?: fc.Arbitrary<Kind[]>;
 	runs?: fc.Arbitrary<number>;
@@ -955,7 +1007,7 @@ export interface CaseShape {
 	concurrentCaps?: boolean;
 	/** changes each node plan (a focused property) */
 	plan?: (p: Plan) => Plan;
-	relabel?: fc.Arbitrary<boolean>;
+	relabel?: fc.Arbitrary<Relabel | undefined>;
 	shareModel?: fc.Arbitrary<boolean>;
 	twoAccounts?: fc.Arbitrary<boolean>;
 	noIds?: fc.Arbitrary<boolean>;
@@ -1013,12 +1065,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 					{ weight: 1, arbitrary: fc.constant(true) },
 				),
 			concurrentCaps: fc.constant(shape.concurrentCaps ?? true),
-			relabel:
-				shape.relabel ??
-				fc.oneof(
-					{ weight: 4, arbitrary: fc.constant(false) },
-					{ weight: 1, arbitrary: fc.constant(true) },
-				),
+			relabel: shape.relabel ?? fc.option(RELABEL, { freq: 4, nil: undefined }),
 			shareModel: shape.shareModel ?? fc.boolean(),
 			twoAccounts: shape.twoAccounts ?? fc.boolean(),
 			noIds: shape.noIds ?? fc.boolean(),
@@ -1051,5 +1098,5 @@ export function describeMoneyCase(c: MoneyCase): string {
 		(n) =>
 			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
 	);
-	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? '; streams relabelled text/plain' : ''}`;
+	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }

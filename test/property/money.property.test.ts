@@ -21,6 +21,7 @@ import {
 } from './money-run';
 import {
 	describeMoneyCase,
+	RELABEL,
 	moneyCase,
 	squeeze,
 	type Kind,
@@ -207,7 +208,8 @@ it('focused: several runs of every node, the record exact', async () => {
  * Focused (issue 40): the text path under the root shapes n8n's own root nodes use and the answers a gateway or a
  * proxy gives — the AI Agent (model once per run) and the chains (model once per item, item index 0) at Batch Size 1
  * and 2, 3 or 5 (the chains' default), Retry On Fail with the changing text in the system message (the same question) or in the user's text (a
- * new one), every error setting, streamed and plain, a cap read per item, event streams relabelled text/plain, a 400 or
+ * new one), every error setting, streamed and plain, a cap read per item, generated labels (RELABEL: a gateway that
+ * ignores `stream: true`, streams and JSON answers relabelled, charsets they were not written in), a 400 or
  * endless 429s with `Retry-After: 0`, the Chat node's JSON Schema repair as a second POST. Oracles: (c) one POST per
  * (place, question), the repair its own place; (e) each item's answers its own; (f) an answered turn is an answer;
  * (g) the one 429 rule; (a) each item's cap; (b) the record.
@@ -247,7 +249,7 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 			),
 			{ maxLength: 1 },
 		),
-		relabel: fc.boolean(),
+		relabel: fc.option(RELABEL, { freq: 2, nil: undefined }),
 		plan: (p) => ({
 			...p,
 			node: { ...p.node, badMode: 'none' },
@@ -288,7 +290,7 @@ it('focused: two accounts, a thinking model, no tool call IDs: reasoning stays w
 		items: fc.constant(1),
 		faults: fc.constant([]),
 		losses: fc.constant([]),
-		relabel: fc.constant(false),
+		relabel: fc.constant(undefined),
 		shareModel: fc.constant(false),
 		twoAccounts: fc.constant(true),
 		noIds: fc.constant(true),
