@@ -30,6 +30,8 @@ export interface Exchange {
 	ended?: number;
 	/** HTTP status, -1 when the connection ended without one */
 	status?: number;
+	/** the answer's Retry-After, as the gateway sent it */
+	retryAfter?: string;
 	requestId?: string;
 	/** the answer as text (at most ANSWER_LIMIT bytes) */
 	answer: string;
@@ -165,6 +167,8 @@ export class RecordingProxy {
 				},
 				(up) => {
 					ex.status = up.statusCode;
+					const wait = up.headers['retry-after'];
+					if (typeof wait === 'string') ex.retryAfter = wait;
 					const id = up.headers['x-oneapi-request-id'];
 					if (typeof id === 'string') ex.requestId = id;
 					if (lose) {

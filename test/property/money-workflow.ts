@@ -720,6 +720,40 @@ const LOSS: fc.Arbitrary<Loss> = fc.record({
 	how: fc.constantFrom('drop', '500'),
 }) as fc.Arbitrary<Loss>;
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** A moment in each of RFC 9110's three HTTP-date forms (§5.6.7): IMF-fixdate, RFC 850 (two-digit year), asctime. */
+export function httpDate(form: 'imf' | 'rfc850' | 'asctime', ms: number): string {
+	const d = new Date(ms);
+	const time = `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+	const mon = MONTHS[d.getUTCMonth()];
+	const day = WEEKDAYS[d.getUTCDay()];
+	if (form === 'imf') return d.toUTCString();
+	if (form === 'rfc850')
+		return `${day}, ${two(d.getUTCDate())}-${mon}-${two(d.getUTCFullYear() % 100)} ${time} GMT`;
+	return `${day.slice(0, 3)} ${mon} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
+}
+
+/**
+ * A Retry-After that asks a wait longer than any window a paid request has (an hour to 49 years), in every form RFC
+ * 9110 allows: an HTTP-date in any of its three forms (RFC 850's two-digit year read by §5.6.7: within 50 years ahead)
+ * or delay-seconds of any size (past 2^53 too). Written as text: a rate-limit fault whose Retry-After is text asks a
+ * wait that long (the money oracle (g) reads it so); the near ones are the number 0.
+ */
+export const FAR_RETRY_AFTER: fc.Arbitrary<string> = fc.oneof(
+	fc
+		.tuple(
+			fc.constantFrom<'imf' | 'rfc850' | 'asctime'>('imf', 'rfc850', 'asctime'),
+			fc.integer({ min: 3600, max: 49 * 365 * 86400 }),
+		)
+		// generated as an offset, written as the date it is from now (the run follows at once)
+		.map(([form, s]) => httpDate(form, Date.now() + s * 1000)),
+	fc.integer({ min: 3600, max: 2 ** 31 }).map(String),
+	fc.bigInt({ min: 2n ** 53n, max: 10n ** 30n }).map(String),
+);
+
 const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
 	fc.integer({ min: 1, max: 3 }).map((times): FaultSpec => ({
 		route: 'POST /v1/chat/completions',
@@ -754,6 +788,18 @@ const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
 		retryAfter: 0,
 		times,
 	})),
+	fc
+		.tuple(
+			fc.constantFrom('POST /v1/chat/completions', 'POST /v1/images/generations/async'),
+			FAR_RETRY_AFTER,
+			fc.constantFrom(1, -1),
+		)
+		.map(([route, retryAfter, times]): FaultSpec => ({
+			route,
+			kind: 'rate-limit',
+			retryAfter,
+			times,
+		})),
 	fc.constant<FaultSpec>({
 		route: 'POST /v1/images/generations/async',
 		kind: 'reset-after',

@@ -21,6 +21,7 @@ import {
 } from './money-run';
 import {
 	describeMoneyCase,
+	FAR_RETRY_AFTER,
 	RELABEL,
 	moneyCase,
 	squeeze,
@@ -246,6 +247,12 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 					retryAfter: 0,
 					times,
 				})),
+				FAR_RETRY_AFTER.map((retryAfter) => ({
+					route: 'POST /v1/chat/completions',
+					kind: 'rate-limit' as const,
+					retryAfter,
+					times: 1,
+				})),
 			),
 			{ maxLength: 1 },
 		),
@@ -257,6 +264,33 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 		}),
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 15_000 });
+}, 3_600_000);
+
+/**
+ * Focused (issue 42, bullets 4 and 6): agents whose Chat Model streams or not, against a gateway that ignores
+ * `stream: true` and answers whole JSON under generated labels (RELABEL: the stream's label, none, charsets the answer
+ * was not written in), and a 429 whose Retry-After asks a wait longer than any window in any of RFC 9110's forms
+ * (FAR_RETRY_AFTER: the three HTTP-date forms, RFC 850's two-digit year, delay-seconds of any size). Oracles (f) an
+ * answered turn is an answer and (j) such a refusal is not sent again. On the code before issue 42 it finds both
+ * (seeds in docs/development.md).
+ */
+it('focused: whole JSON answers under any label, Retry-After in every form', async () => {
+	const arb = moneyCase({
+		kinds: fc.array(fc.constant<Kind>('agent'), { minLength: 1, maxLength: 2 }),
+		runs: fc.constant(1),
+		items: fc.integer({ min: 1, max: 3 }),
+		losses: fc.constant([]),
+		faults: fc.option(
+			FAR_RETRY_AFTER.map((retryAfter) => [
+				{ route: 'POST /v1/chat/completions', kind: 'rate-limit' as const, retryAfter, times: 1 },
+			]),
+			{ nil: [] },
+		),
+		relabel: RELABEL.map((r) => ({ ...r, ignoreStream: true })),
+		noTemperature: fc.constant(false),
+		plan: (p) => ({ ...p, node: { ...p.node, badMode: 'none' } }),
+	});
+	await checkMoney(arb, { runs: 30, timeMs: 8_000 });
 }, 3_600_000);
 
 /**
