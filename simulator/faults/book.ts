@@ -78,7 +78,7 @@ export interface FaultSpec {
 	where?: EchoWhere;
 	/** cut-download: bytes sent before the connection is reset (default half of the body) */
 	afterBytes?: number;
-	/** bad-poll-after: the `poll_after_ms` value to carry (default the string "soon"); sse-final-event: the final event's name (default "response.done") */
+	/** bad-poll-after: the `poll_after_ms` value to carry (default the string "soon"); sse-final-event: the final event's name (default "response.done"); ignore-stream: the Content-Type of the JSON answer (default application/json) */
 	value?: unknown;
 }
 

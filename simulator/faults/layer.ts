@@ -207,7 +207,10 @@ export class FaultLayer {
 			const refused = this.take(['content-error']);
 			return refused ? (refused.status ?? 404) : undefined;
 		},
-		ignoresStream: () => !!this.take(['ignore-stream']),
+		ignoresStream: () => {
+			const f = this.take(['ignore-stream']);
+			return f ? (typeof f.value === 'string' && f.value ? f.value : true) : false;
+		},
 		streamError: () => {
 			this.hostileStream = this.take([
 				'sse-stall',

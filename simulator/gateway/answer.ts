@@ -59,6 +59,23 @@ export const json = (
 	about?: About,
 ): Answer => ({ kind: 'json', status, body, headers, about });
 
+/**
+ * A text answer to a request that asked `stream: true`, when the upstream ignores it (`[nostream]` in the conversation
+ * or the `ignore-stream` fault): `undefined` when it streams; otherwise the headers of the plain JSON answer —
+ * `[nostream=<content type>]` or the fault's `value` labels it (`[nostream=text/event-stream; charset=utf-16]`: the
+ * whole UTF-8 JSON under the stream's label and a charset it was not written in).
+ */
+export function ignoredStream(
+	text: string,
+	upstream: { ignoresStream(): boolean | string },
+): Record<string, string> | undefined {
+	const m = /\[nostream(?:=([^\]]+))?\]/.exec(text);
+	const fault = !m && upstream.ignoresStream();
+	if (!m && !fault) return undefined;
+	const label = m?.[1] ?? (typeof fault === 'string' ? fault : undefined);
+	return label ? { 'content-type': label } : {};
+}
+
 /** OpenAI-style envelope, used on most routes (middleware errors omit `param`). */
 export function openAiError(
 	status: number,

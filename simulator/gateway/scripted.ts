@@ -30,7 +30,7 @@ import { instanceOf, invalidAnswer } from '../llm/schema';
 import { alteredReasoning, missingReasoning, reasoningFor } from '../llm/thinking';
 import { hasDetails, usageMarker, usageOf } from '../llm/usage';
 import { describeImages, readImage, type SeenImage } from '../llm/vision';
-import { chatChunk, json, openAiError, responsesEvent, type Answer } from './answer';
+import { chatChunk, ignoredStream, json, openAiError, responsesEvent, type Answer } from './answer';
 import { chargeUsage } from './charges';
 import type { Ctx } from './context';
 
@@ -365,10 +365,11 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 	const created = Math.floor(Date.now() / 1000);
 	const usage = chatUsage(turn.usage);
 	const finish = p.kind === 'tools' ? 'tool_calls' : 'stop';
-	const ignore = c.all.includes('[nostream]') || ctx.upstream.ignoresStream();
+	const ignore = ignoredStream(c.all, ctx.upstream);
 	const upstreamError = ctx.upstream.streamError();
 
 	if (body.stream !== true || ignore) {
+		const label = body.stream === true ? ignore : undefined;
 		if (upstreamError !== undefined)
 			return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
 		const message: Json = { role: 'assistant', content: p.kind === 'text' ? p.text : null };
@@ -387,7 +388,7 @@ export async function scriptedChat(ctx: Ctx, body: Json): Promise<Answer | undef
 			choices: [{ index: 0, message, finish_reason: finish }],
 		};
 		if (!quirks.has('no-usage')) answer.usage = usage;
-		return json(200, answer);
+		return json(200, answer, label);
 	}
 	const meta = { id, created, model };
 	const chunk = (choices: unknown[], extra: Json = {}) => chatChunk(meta, choices, extra);
@@ -586,12 +587,13 @@ export async function scriptedResponses(ctx: Ctx, body: Json): Promise<Answer | 
 		output,
 	};
 	if (!quirks.has('no-usage')) full.usage = responsesUsage(turn.usage);
-	const ignore = c.all.includes('[nostream]') || ctx.upstream.ignoresStream();
+	const ignore = ignoredStream(c.all, ctx.upstream);
 	const upstreamError = ctx.upstream.streamError();
 	if (body.stream !== true || ignore) {
+		const label = body.stream === true ? ignore : undefined;
 		if (upstreamError !== undefined)
 			return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
-		return json(200, full);
+		return json(200, full, label);
 	}
 	const ev = responsesEvent;
 	const events = [

@@ -1,6 +1,6 @@
 /** `/v1/chat/completions` and `/v1/responses`, plain JSON and SSE. */
 import { scriptedChat, scriptedResponses } from './scripted';
-import { chatChunk, json, openAiError, responsesEvent, type Answer } from './answer';
+import { chatChunk, ignoredStream, json, openAiError, responsesEvent, type Answer } from './answer';
 import { chargeUsage } from './charges';
 import type { Ctx } from './context';
 
@@ -60,21 +60,26 @@ export async function chatCompletions(ctx: Ctx, body: Body): Promise<Answer> {
 		completion: completionTokens,
 	});
 	await new Promise((r) => setTimeout(r, sim.opts.syncLatencyMs));
-	const ignore = last.includes('[nostream]') || ctx.upstream.ignoresStream();
+	const ignore = ignoredStream(last, ctx.upstream);
 	const upstreamError = ctx.upstream.streamError();
 	if (body.stream !== true || ignore) {
+		const label = body.stream === true ? ignore : undefined;
 		if (upstreamError !== undefined)
 			return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
-		return json(200, {
-			id,
-			object: 'chat.completion',
-			created,
-			model: body.model,
-			choices: [
-				{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' },
-			],
-			usage,
-		});
+		return json(
+			200,
+			{
+				id,
+				object: 'chat.completion',
+				created,
+				model: body.model,
+				choices: [
+					{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' },
+				],
+				usage,
+			},
+			label,
+		);
 	}
 	const meta = { id, created, model: body.model };
 	const events = [
@@ -128,12 +133,13 @@ export async function responses(ctx: Ctx, body: Body): Promise<Answer> {
 		output: [{ id: sim.nextId('rs'), type: 'reasoning', summary: [] }, item],
 		usage,
 	};
-	const ignore = inputText.includes('[nostream]') || ctx.upstream.ignoresStream();
+	const ignore = ignoredStream(inputText, ctx.upstream);
 	const upstreamError = ctx.upstream.streamError();
 	if (body.stream !== true || ignore) {
+		const label = body.stream === true ? ignore : undefined;
 		if (upstreamError !== undefined)
 			return openAiError(500, upstreamError, 'upstream_error', 'upstream_error');
-		return json(200, full);
+		return json(200, full, label);
 	}
 	const ev = responsesEvent;
 	const events = [

@@ -25,8 +25,11 @@ export interface Upstream {
 	videoStatusUnknown(task: VideoTask): boolean;
 	/** `/content` of a finished video: the HTTP status it is refused with, if any */
 	contentRefused(task: VideoTask): number | undefined;
-	/** chat/responses: the upstream answers plain JSON although `stream: true` was asked */
-	ignoresStream(): boolean;
+	/**
+	 * chat/responses: the upstream answers plain JSON although `stream: true` was asked: `true`, or the Content-Type
+	 * it labels that JSON with (a gateway that labels every answer to a streamed request `text/event-stream`)
+	 */
+	ignoresStream(): boolean | string;
 	/** chat/responses: the upstream's error text (a 500 without `stream`, the stream's error event with it), if any */
 	streamError(): string | undefined;
 	/** chat/responses stream: it ends in a generic error event instead of its completion */

@@ -417,6 +417,31 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			);
 	}
 
+	// (j) a call refused with 429 and a Retry-After asking a wait longer than any window (the generated ones that
+	// are text: an hour and more, as an HTTP-date in any of RFC 9110's forms or delay-seconds of any size) is not sent
+	// again: after such a refusal, a place is sent at most once more per further try of its node, and once more for
+	// each 400 it got after it (a refused optional field is left out and the call sent again: oracle (i))
+	const farSince = new Map<string, { after: number; refused: number }>();
+	for (const x of [...calls].sort((a, b) => a.ex.seq - b.ex.seq)) {
+		const seen = farSince.get(x.place);
+		if (seen) {
+			seen.after++;
+			if (x.ex.status === 400) seen.refused++;
+		} else if (
+			x.ex.status === 429 &&
+			x.ex.retryAfter !== undefined &&
+			x.ex.retryAfter.trim() !== '0'
+		)
+			farSince.set(x.place, { after: 0, refused: 0 });
+	}
+	for (const [place, { after, refused }] of farSince) {
+		const tries = c.nodes[Number(/^node (\d+)/.exec(place)?.[1])]?.maxTries ?? 1;
+		if (after - refused > tries - 1)
+			problems.push(
+				`[j: far Retry-After] ${place} was refused with 429 and a Retry-After beyond any window, then sent ${after} more time(s) (${refused} after a 400; ${tries} tr${tries === 1 ? 'y' : 'ies'})`,
+			);
+	}
+
 	// (g) the one 429 rule: a call refused with 429 is sent at most MAX_SENDS times per try of its node, whatever
 	// Retry-After says (0 included)
 	const refusedAt = new Map<string, number>();
@@ -448,7 +473,7 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 				const mine = calls.filter((x) => x.n === n && x.r === r && x.k === k);
 				if (mine.length && mine.every((x) => x.answered && !x.ex.lost))
 					problems.push(
-						`[f: answered] node ${n} run ${r} item ${k}: the gateway answered every turn whole${c.relabel ? ' (streams relabelled text/plain)' : ''}, yet the item failed: ${error.slice(0, 200)}`,
+						`[f: answered] node ${n} run ${r} item ${k}: the gateway answered every turn whole${c.relabel ? ` (labels ${JSON.stringify(c.relabel)})` : ''}, yet the item failed: ${error.slice(0, 200)}`,
 					);
 			}
 		});

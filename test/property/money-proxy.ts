@@ -30,6 +30,8 @@ export interface Exchange {
 	ended?: number;
 	/** HTTP status, -1 when the connection ended without one */
 	status?: number;
+	/** the answer's Retry-After, as the gateway sent it */
+	retryAfter?: string;
 	requestId?: string;
 	/** the answer as text (at most ANSWER_LIMIT bytes) */
 	answer: string;
@@ -51,6 +53,7 @@ const ROUTES: Record<LossRule['route'], RegExp> = {
 };
 
 const ANSWER_LIMIT = 1 << 20;
+const TEXT_ROUTE = /^\/v1\/(chat\/completions|responses)(\?|$)/;
 
 export class RecordingProxy {
 	readonly exchanges: Exchange[] = [];
@@ -61,8 +64,10 @@ export class RecordingProxy {
 	/** a new connection to the simulator for every request (no reuse race on that side either) */
 	private readonly upstream = new Agent({ keepAlive: false });
 	private counts: Record<string, number> = {};
-	/** every event stream answered as text/plain (a proxy that relabels what it passes on) */
-	private relabel = false;
+	/** called when a request has arrived whole, before it goes on (a test samples the process there) */
+	onRequest?: (ex: Exchange) => void;
+	/** the Content-Types the text routes' event streams and JSON answers are passed on with (a proxy that relabels) */
+	private relabel: { stream?: string; json?: string } = {};
 
 	async start(target: string): Promise<string> {
 		this.target = new URL(target);
@@ -74,11 +79,14 @@ export class RecordingProxy {
 		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
 	}
 
-	/** Forgets the exchanges; `losses` are the answers to lose from now on; `relabel` relabels event streams. */
-	reset(losses: LossRule[] = [], opts: { relabel?: boolean } = {}): void {
+	/** Forgets the exchanges; `losses` are the answers to lose from now on; `relabel` relabels text answers. */
+	reset(
+		losses: LossRule[] = [],
+		opts: { relabel?: { stream?: string; json?: string } } = {},
+	): void {
 		this.exchanges.length = 0;
 		this.losses = losses;
-		this.relabel = opts.relabel === true;
+		this.relabel = { stream: opts.relabel?.stream, json: opts.relabel?.json };
 		this.counts = {};
 	}
 
@@ -106,6 +114,23 @@ export class RecordingProxy {
 			await new Promise((r) => setTimeout(r, 10));
 	}
 
+	/** The headers an answer is passed on with: a text route's event stream or JSON answer under its new label. */
+	private labelled(path: string, headers: IncomingMessage['headers']): IncomingMessage['headers'] {
+		const type = String(headers['content-type'] ?? '');
+		const to = !TEXT_ROUTE.test(path)
+			? undefined
+			: /^\s*text\/event-stream/i.test(type)
+				? this.relabel.stream
+				: /^\s*application\/json/i.test(type)
+					? this.relabel.json
+					: undefined;
+		if (to === undefined) return headers;
+		const out = { ...headers };
+		if (to === '') delete out['content-type'];
+		else out['content-type'] = to;
+		return out;
+	}
+
 	private forward(req: IncomingMessage, res: ServerResponse): void {
 		const ex: Exchange = {
 			seq: this.seq++,
@@ -122,6 +147,7 @@ export class RecordingProxy {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
+			this.onRequest?.(ex);
 			const body = Buffer.concat(chunks);
 			ex.body = body.toString('utf8');
 			const headers: Record<string, string | string[] | undefined> = {
@@ -141,6 +167,8 @@ export class RecordingProxy {
 				},
 				(up) => {
 					ex.status = up.statusCode;
+					const wait = up.headers['retry-after'];
+					if (typeof wait === 'string') ex.retryAfter = wait;
 					const id = up.headers['x-oneapi-request-id'];
 					if (typeof id === 'string') ex.requestId = id;
 					if (lose) {
@@ -165,13 +193,7 @@ export class RecordingProxy {
 						up.on('aborted', end);
 						return;
 					}
-					const type = String(up.headers['content-type'] ?? '');
-					res.writeHead(
-						up.statusCode ?? 502,
-						this.relabel && /^\s*text\/event-stream/i.test(type)
-							? { ...up.headers, 'content-type': 'text/plain; charset=utf-8' }
-							: up.headers,
-					);
+					res.writeHead(up.statusCode ?? 502, this.labelled(ex.path, up.headers));
 					let kept = 0;
 					up.on('data', (c: Buffer) => {
 						if (kept < ANSWER_LIMIT) {

@@ -150,8 +150,8 @@ export interface MoneyCase {
 	losses: Loss[];
 	/** every node was given its key's group (Group Name or Group Multiplier) */
 	knownAll: boolean;
-	/** a proxy relabels every event stream of the gateway as text/plain (the answer itself unchanged) */
-	relabel?: boolean;
+	/** the labels of the text answers: a gateway that ignores `stream: true`, a proxy that relabels what it passes on */
+	relabel?: Relabel;
 	/** every agent after the first uses the first agent's Chat Model (two roots sharing one Chat Model) */
 	shareModel?: boolean;
 	/** every second agent's Chat Model is on a second credential (another key, same group) */
@@ -720,6 +720,40 @@ const LOSS: fc.Arbitrary<Loss> = fc.record({
 	how: fc.constantFrom('drop', '500'),
 }) as fc.Arbitrary<Loss>;
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** A moment in each of RFC 9110's three HTTP-date forms (§5.6.7): IMF-fixdate, RFC 850 (two-digit year), asctime. */
+export function httpDate(form: 'imf' | 'rfc850' | 'asctime', ms: number): string {
+	const d = new Date(ms);
+	const time = `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+	const mon = MONTHS[d.getUTCMonth()];
+	const day = WEEKDAYS[d.getUTCDay()];
+	if (form === 'imf') return d.toUTCString();
+	if (form === 'rfc850')
+		return `${day}, ${two(d.getUTCDate())}-${mon}-${two(d.getUTCFullYear() % 100)} ${time} GMT`;
+	return `${day.slice(0, 3)} ${mon} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
+}
+
+/**
+ * A Retry-After that asks a wait longer than any window a paid request has (an hour to 49 years), in every form RFC
+ * 9110 allows: an HTTP-date in any of its three forms (RFC 850's two-digit year read by §5.6.7: within 50 years ahead)
+ * or delay-seconds of any size (past 2^53 too). Written as text: a rate-limit fault whose Retry-After is text asks a
+ * wait that long (the money oracle (g) reads it so); the near ones are the number 0.
+ */
+export const FAR_RETRY_AFTER: fc.Arbitrary<string> = fc.oneof(
+	fc
+		.tuple(
+			fc.constantFrom<'imf' | 'rfc850' | 'asctime'>('imf', 'rfc850', 'asctime'),
+			fc.integer({ min: 3600, max: 49 * 365 * 86400 }),
+		)
+		// generated as an offset, written as the date it is from now (the run follows at once)
+		.map(([form, s]) => httpDate(form, Date.now() + s * 1000)),
+	fc.integer({ min: 3600, max: 2 ** 31 }).map(String),
+	fc.bigInt({ min: 2n ** 53n, max: 10n ** 30n }).map(String),
+);
+
 const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
 	fc.integer({ min: 1, max: 3 }).map((times): FaultSpec => ({
 		route: 'POST /v1/chat/completions',
@@ -754,6 +788,18 @@ const FAULTS: fc.Arbitrary<FaultSpec> = fc.oneof(
 		retryAfter: 0,
 		times,
 	})),
+	fc
+		.tuple(
+			fc.constantFrom('POST /v1/chat/completions', 'POST /v1/images/generations/async'),
+			FAR_RETRY_AFTER,
+			fc.constantFrom(1, -1),
+		)
+		.map(([route, retryAfter, times]): FaultSpec => ({
+			route,
+			kind: 'rate-limit',
+			retryAfter,
+			times,
+		})),
 	fc.constant<FaultSpec>({
 		route: 'POST /v1/images/generations/async',
 		kind: 'reset-after',
@@ -943,6 +989,58 @@ function withValues(
 	};
 }
 
+/**
+ * The labels of the text routes' answers, generated (issue 42, bullet 4: bodies read as they say on every path): a
+ * gateway that ignores `stream: true` and answers whole JSON (the simulator's `ignore-stream` fault, for ever), and a
+ * proxy that passes the gateway's event streams and JSON answers on under another Content-Type — a stream's label, a
+ * JSON label, none, and charsets the body was not written in (the answers are UTF-8). Every answer stays readable: an
+ * event stream by its events, a JSON answer by the plain path's rules (a charset label that does not read falls back
+ * to UTF-8). Left out: a Latin-1 label on a UTF-8 answer (read as Latin-1, as labelled: the text changes, the item
+ * markers with it) and a UTF-16 label on an event stream (a stream is decoded as it arrives, in its label's charset).
+ */
+export interface Relabel {
+	/** the gateway answers every streamed text request with whole JSON */
+	ignoreStream: boolean;
+	/** the Content-Type every event stream is passed on with ('' drops the header; absent: as sent) */
+	stream?: string;
+	/** the Content-Type every JSON answer of a text route is passed on with ('' drops the header; absent: as sent) */
+	json?: string;
+}
+
+const label = (types: string[], charsets: string[]) =>
+	fc
+		.tuple(fc.constantFrom(...types), fc.constantFrom(...charsets))
+		.map(([t, c]) => (t === '' ? '' : `${t}${c}`));
+
+export const RELABEL: fc.Arbitrary<Relabel> = fc.record(
+	{
+		ignoreStream: fc.boolean(),
+		stream: label(
+			['text/event-stream', 'text/plain', 'application/json', 'application/octet-stream', ''],
+			['', '; charset=utf-8', ';charset="UTF-8"'],
+		),
+		json: label(
+			[
+				'text/event-stream',
+				'application/json',
+				'text/plain',
+				'application/octet-stream',
+				'TEXT/EVENT-STREAM',
+				'',
+			],
+			[
+				'',
+				'; charset=utf-8',
+				'; charset=utf-16',
+				';charset="UTF-16LE"',
+				'; charset=utf-16be',
+				'; charset=ucs-2',
+			],
+		),
+	},
+	{ requiredKeys: ['ignoreStream'] },
+);
+
 export interface CaseShape {
 	kinds?: fc.Arbitrary<Kind[]>;
 	runs?: fc.Arbitrary<number>;
@@ -955,7 +1053,7 @@ export interface CaseShape {
 	concurrentCaps?: boolean;
 	/** changes each node plan (a focused property) */
 	plan?: (p: Plan) => Plan;
-	relabel?: fc.Arbitrary<boolean>;
+	relabel?: fc.Arbitrary<Relabel | undefined>;
 	shareModel?: fc.Arbitrary<boolean>;
 	twoAccounts?: fc.Arbitrary<boolean>;
 	noIds?: fc.Arbitrary<boolean>;
@@ -1013,12 +1111,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 					{ weight: 1, arbitrary: fc.constant(true) },
 				),
 			concurrentCaps: fc.constant(shape.concurrentCaps ?? true),
-			relabel:
-				shape.relabel ??
-				fc.oneof(
-					{ weight: 4, arbitrary: fc.constant(false) },
-					{ weight: 1, arbitrary: fc.constant(true) },
-				),
+			relabel: shape.relabel ?? fc.option(RELABEL, { freq: 4, nil: undefined }),
 			shareModel: shape.shareModel ?? fc.boolean(),
 			twoAccounts: shape.twoAccounts ?? fc.boolean(),
 			noIds: shape.noIds ?? fc.boolean(),
@@ -1051,5 +1144,5 @@ export function describeMoneyCase(c: MoneyCase): string {
 		(n) =>
 			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
 	);
-	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? '; streams relabelled text/plain' : ''}`;
+	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }

@@ -21,6 +21,8 @@ import {
 } from './money-run';
 import {
 	describeMoneyCase,
+	FAR_RETRY_AFTER,
+	RELABEL,
 	moneyCase,
 	squeeze,
 	type Kind,
@@ -207,7 +209,8 @@ it('focused: several runs of every node, the record exact', async () => {
  * Focused (issue 40): the text path under the root shapes n8n's own root nodes use and the answers a gateway or a
  * proxy gives — the AI Agent (model once per run) and the chains (model once per item, item index 0) at Batch Size 1
  * and 2, 3 or 5 (the chains' default), Retry On Fail with the changing text in the system message (the same question) or in the user's text (a
- * new one), every error setting, streamed and plain, a cap read per item, event streams relabelled text/plain, a 400 or
+ * new one), every error setting, streamed and plain, a cap read per item, generated labels (RELABEL: a gateway that
+ * ignores `stream: true`, streams and JSON answers relabelled, charsets they were not written in), a 400 or
  * endless 429s with `Retry-After: 0`, the Chat node's JSON Schema repair as a second POST. Oracles: (c) one POST per
  * (place, question), the repair its own place; (e) each item's answers its own; (f) an answered turn is an answer;
  * (g) the one 429 rule; (a) each item's cap; (b) the record.
@@ -244,10 +247,16 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 					retryAfter: 0,
 					times,
 				})),
+				FAR_RETRY_AFTER.map((retryAfter) => ({
+					route: 'POST /v1/chat/completions',
+					kind: 'rate-limit' as const,
+					retryAfter,
+					times: 1,
+				})),
 			),
 			{ maxLength: 1 },
 		),
-		relabel: fc.boolean(),
+		relabel: fc.option(RELABEL, { freq: 2, nil: undefined }),
 		plan: (p) => ({
 			...p,
 			node: { ...p.node, badMode: 'none' },
@@ -255,6 +264,33 @@ it('focused: the text path under every root shape, relabelled streams, refusals 
 		}),
 	});
 	await checkMoney(arb, { runs: 100, timeMs: 15_000 });
+}, 3_600_000);
+
+/**
+ * Focused (issue 42, bullets 4 and 6): agents whose Chat Model streams or not, against a gateway that ignores
+ * `stream: true` and answers whole JSON under generated labels (RELABEL: the stream's label, none, charsets the answer
+ * was not written in), and a 429 whose Retry-After asks a wait longer than any window in any of RFC 9110's forms
+ * (FAR_RETRY_AFTER: the three HTTP-date forms, RFC 850's two-digit year, delay-seconds of any size). Oracles (f) an
+ * answered turn is an answer and (j) such a refusal is not sent again. On the code before issue 42 it finds both
+ * (seeds in docs/development.md).
+ */
+it('focused: whole JSON answers under any label, Retry-After in every form', async () => {
+	const arb = moneyCase({
+		kinds: fc.array(fc.constant<Kind>('agent'), { minLength: 1, maxLength: 2 }),
+		runs: fc.constant(1),
+		items: fc.integer({ min: 1, max: 3 }),
+		losses: fc.constant([]),
+		faults: fc.option(
+			FAR_RETRY_AFTER.map((retryAfter) => [
+				{ route: 'POST /v1/chat/completions', kind: 'rate-limit' as const, retryAfter, times: 1 },
+			]),
+			{ nil: [] },
+		),
+		relabel: RELABEL.map((r) => ({ ...r, ignoreStream: true })),
+		noTemperature: fc.constant(false),
+		plan: (p) => ({ ...p, node: { ...p.node, badMode: 'none' } }),
+	});
+	await checkMoney(arb, { runs: 30, timeMs: 8_000 });
 }, 3_600_000);
 
 /**
@@ -288,7 +324,7 @@ it('focused: two accounts, a thinking model, no tool call IDs: reasoning stays w
 		items: fc.constant(1),
 		faults: fc.constant([]),
 		losses: fc.constant([]),
-		relabel: fc.constant(false),
+		relabel: fc.constant(undefined),
 		shareModel: fc.constant(false),
 		twoAccounts: fc.constant(true),
 		noIds: fc.constant(true),

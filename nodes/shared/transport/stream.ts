@@ -78,13 +78,16 @@ export async function postStream(
 			signal: client.signal,
 		};
 		const answer = { status: res.statusCode, headers: answerHeaders, url: client.redact(url) };
-		if (!EVENT_STREAM.test(declared)) return readWhole(client, res.body, declared, guard, answer);
+		const guarded = new GuardedBody(res.body, guard);
+		if (!EVENT_STREAM.test(declared)) return readWhole(client, guarded, declared, guard, answer);
+		// labelled an event stream: what its first byte says decides. An event stream starts with a field, a comment
+		// or a blank line, never with `{` or `[`: such a body is a whole JSON answer under the stream's label (a
+		// gateway that ignored `stream: true` and labels every answer to it so), read by the plain path's rules
+		const head = await headOf(guarded);
+		if (head.json) return readWhole(client, Readable.from(replay(head)), declared, guard, answer);
 		const charset = charsetOf(declared);
 		// the body handed out is UTF-8, whatever charset the gateway declared (and decoded in)
-		const body = new GuardedBody(res.body, {
-			...guard,
-			map: client.redactor.chunks({ charset }).asBytes(),
-		});
+		const body = Readable.from(replay(head, client.redactor.chunks({ charset }).asBytes()));
 		return { ...answer, contentType: utf8Label(declared, charset), body };
 	}
 	const parsed = await client
@@ -103,14 +106,14 @@ export async function postStream(
  */
 async function readWhole(
 	client: GatewayClient,
-	source: Readable,
+	body: Readable,
 	declared: string,
 	guard: GuardOptions,
 	answer: { status: number; headers: StreamResponse['headers']; url: string },
 ): Promise<StreamAnswer | Uncertain> {
 	let bytes: Buffer;
 	try {
-		bytes = (await readCapped(new GuardedBody(source, guard), guard.maxBytes!, guard.what)).bytes;
+		bytes = (await readCapped(body, guard.maxBytes!, guard.what)).bytes;
 	} catch (err) {
 		client.throwIfCancelled();
 		return {
@@ -123,6 +126,58 @@ async function readWhole(
 	const whole = client.parseBody(bytes, declared);
 	const contentType = utf8Label(declared, charsetOf(declared));
 	return { ...answer, contentType, body: Readable.from([whole.text]), whole };
+}
+
+/** A body's first chunks, read up to its first significant byte (past a byte order mark, whitespace and the NULs of UTF-16); what ended the reading, if anything did. */
+interface Head {
+	chunks: Buffer[];
+	/** the first significant byte is `{` or `[`: a JSON text */
+	json: boolean;
+	rest: AsyncIterator<Buffer>;
+	ended?: boolean;
+	error?: unknown;
+}
+
+/** Bytes before the first significant one: a byte order mark's (UTF-8, UTF-16 either way), whitespace, UTF-16's NULs. */
+const INSIGNIFICANT = new Set([0x00, 0x09, 0x0a, 0x0d, 0x20, 0xef, 0xbb, 0xbf, 0xfe, 0xff]);
+
+async function headOf(body: Readable): Promise<Head> {
+	const rest = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+	const chunks: Buffer[] = [];
+	try {
+		for (;;) {
+			const next = await rest.next();
+			if (next.done) return { chunks, json: false, rest, ended: true };
+			chunks.push(next.value);
+			const first = next.value.find((b) => !INSIGNIFICANT.has(b));
+			if (first !== undefined) return { chunks, json: first === 0x7b || first === 0x5b, rest };
+		}
+	} catch (error) {
+		return { chunks, json: false, rest, error };
+	}
+}
+
+/** The head again, then the rest of the body, through `map` when one is given; leaving early closes the body. */
+async function* replay(head: Head, map?: GuardOptions['map']): AsyncGenerator<Buffer> {
+	const out = (b: Buffer | undefined) => (map ? map.write(b!) : b);
+	try {
+		for (const c of head.chunks) {
+			const b = out(c);
+			if (b?.length) yield b;
+		}
+		if (head.error !== undefined) throw head.error;
+		if (!head.ended)
+			for (;;) {
+				const next = await head.rest.next();
+				if (next.done) break;
+				const b = out(next.value);
+				if (b?.length) yield b;
+			}
+		const last = map?.end();
+		if (last?.length) yield last;
+	} finally {
+		await head.rest.return?.();
+	}
 }
 
 /** The label of a body handed out as UTF-8 text, whatever charset the gateway declared (and it was decoded in). */
