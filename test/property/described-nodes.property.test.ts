@@ -51,6 +51,13 @@ import { KEY } from './key';
 import { findKey } from './key-oracle';
 import { oracleFindings, tagOf } from './invariants';
 import { RecordingProxy, type Exchange } from './money-proxy';
+import {
+	callQuota,
+	exactDisplayText,
+	perMillionQuota,
+	shownOf,
+	type SiteDisplay,
+} from './money-oracle';
 
 jest.setTimeout(300_000);
 const FILE = 'described-nodes.property.test.ts';
@@ -196,15 +203,53 @@ const PAID = new Set([
 	'GenGateway Responses',
 ]);
 
+/** The site around the run: its display currency (/api/status) and its price list's groups. */
+interface Site extends SiteDisplay {
+	/** a publicly selectable group of ratio 0 enables every model (the lowest public price is then 0) */
+	freeGroup: boolean;
+}
+
 interface Case {
 	/** the node's display name */
 	node: string;
 	set: ParameterSet;
 	onError: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
-	site: 'USD' | 'CNY';
+	site: Site;
 	/** which items carry a PNG under `data` */
 	binaries: boolean[];
+	/** the key's group given by name (Group Name "hd", fixed), the generated multiplier options left out */
+	keyGroup?: boolean;
+	/** Max Expected Spend set to exactly the batch's price in the display currency (a per-call model, n = 1) */
+	capAtPrice?: boolean;
 }
+
+const USD_SITE: Site = {
+	type: 'USD',
+	quotaPerUnit: 500_000,
+	rate: '1',
+	symbol: '¤',
+	freeGroup: false,
+};
+
+const siteArb: fc.Arbitrary<Site> = fc
+	.record({
+		type: fc.constantFrom<Site['type']>('USD', 'USD', 'CNY', 'CUSTOM'),
+		quotaPerUnit: fc.constantFrom(500_000, 500_000, 1_000_000, 250_000, 400_000),
+		cnyRate: fc.constantFrom('7.3', '7.25', '6.9'),
+		custom: fc.constantFrom(
+			{ symbol: '◎', rate: '10' },
+			{ symbol: 'JPY', rate: '150' },
+			{ symbol: 'pts', rate: '0.5' },
+		),
+		freeGroup: fc.boolean(),
+	})
+	.map(({ type, quotaPerUnit, cnyRate, custom, freeGroup }) => ({
+		type,
+		quotaPerUnit,
+		rate: type === 'CNY' ? cnyRate : type === 'CUSTOM' ? custom.rate : '1',
+		symbol: type === 'CUSTOM' ? custom.symbol : '¤',
+		freeGroup,
+	}));
 
 const typeOf = (name: string): INodeType => ACTION.find((n) => n.description.displayName === name)!;
 
@@ -233,8 +278,10 @@ const caseArb: fc.Arbitrary<Case> = fc
 				'continueRegularOutput',
 				'continueErrorOutput',
 			),
-			site: fc.constantFrom<Case['site']>('USD', 'USD', 'CNY'),
+			site: siteArb,
 			binaries: fc.array(fc.boolean(), { minLength: count, maxLength: count }),
+			keyGroup: fc.boolean(),
+			capAtPrice: fc.boolean(),
 		}),
 	);
 
@@ -309,15 +356,19 @@ function numberRefused(v: unknown): boolean {
 	if (typeof v === 'string') return !Number.isFinite(Number(v.trim()));
 	return true;
 }
+/** Currency marks people write: symbols and codes (¤ is quota units, any site's). */
+const MARKS = /US\$|[$¥￥€£◎円元]|(?<![A-Za-z])(USD|CNY|RMB|EUR|GBP|JPY|PTS)(?![A-Za-z])/gi;
+/** The marks of the site's own display currency. */
+function ownMarks(site: Site): string[] {
+	if (site.type === 'USD') return ['$', 'US$', 'USD'];
+	if (site.type === 'CNY') return ['¥', '￥', '元', 'CNY', 'RMB'];
+	return [site.symbol.toUpperCase()];
+}
 /** README, "A cap that refuses before spending": a cap in another currency than the site's is refused. */
-function otherCurrency(v: unknown, site: Case['site']): boolean {
+function otherCurrency(v: unknown, site: Site): boolean {
 	if (typeof v !== 'string') return false;
-	const t = v.trim();
-	const signs: Record<string, RegExp> = {
-		USD: /[¥€£]|\b(CNY|RMB|EUR|GBP|JPY)\b/i,
-		CNY: /[$€£]|\b(USD|EUR|GBP|JPY)\b/i,
-	};
-	return signs[site].test(t);
+	const own = ownMarks(site);
+	return [...v.trim().matchAll(MARKS)].some((m) => !own.includes(m[0].toUpperCase()));
 }
 
 interface Expected {
@@ -355,7 +406,7 @@ function expectedOf(c: Case): Expected {
 			} else if (f.kind === 'number' && numberRefused(v))
 				why = `${label} ${JSON.stringify(v)} is no number`;
 			else if (label === 'Max Expected Spend' && otherCurrency(v, c.site))
-				why = `${label} ${JSON.stringify(v)} is in another currency than the site's (${c.site})`;
+				why = `${label} ${JSON.stringify(v)} is in another currency than the site's (${c.site.type === 'CUSTOM' ? c.site.symbol : c.site.type})`;
 			if (!why) continue;
 			if (!unsent.has(i)) unsent.set(i, why);
 			if (spend && !/quotes$/.test(why)) batch ??= `item ${i}: ${why}`;
@@ -527,11 +578,225 @@ function withoutWorkflowNode(r: RunResult): RunResult {
 	return r;
 }
 
-async function runCase(c: Case): Promise<string[]> {
+// ---- the site's money (docs/configuration.md, "One price rule" and "Amounts as the currency shows them") -------
+
+/** The site's /api/status and price list for the case. */
+function setSite(site: Site): void {
+	sim.setStatus({
+		quota_display_type: site.type,
+		quota_per_unit: site.quotaPerUnit,
+		...(site.type === 'CNY' ? { usd_exchange_rate: Number(site.rate) } : {}),
+		...(site.type === 'CUSTOM'
+			? { custom_currency_symbol: site.symbol, custom_currency_exchange_rate: Number(site.rate) }
+			: {}),
+	});
+	sim.resetPricing();
+	if (site.freeGroup)
+		sim.setPricing({
+			usable_group: { free: 'Free' },
+			group_ratio: { free: 0 },
+			enable: { free: sim.pricing.data.map((e) => String(e.model_name)) },
+		});
+}
+
+type Entry = Record<string, unknown>;
+const entryOf = (model: unknown): Entry | undefined =>
+	typeof model === 'string' ? sim.pricing.data.find((e) => e.model_name === model) : undefined;
+const enabled = (e: Entry) => (Array.isArray(e.enable_groups) ? (e.enable_groups as string[]) : []);
+/** The spec: the lowest displayed price comes from enabled, publicly selectable groups (a ratio of 0 included). */
+function lowestPublicRatio(e: Entry): number | undefined {
+	const p = sim.pricing;
+	const rs = enabled(e)
+		.filter((g) => g in p.usable_group && typeof p.group_ratio[g] === 'number')
+		.map((g) => p.group_ratio[g]);
+	return rs.length ? Math.min(...rs) : undefined;
+}
+const modelValue = (m: unknown) =>
+	m && typeof m === 'object' ? (m as { value?: unknown }).value : m;
+
+/**
+ * The case as run: the key's group given by name (Group Name "hd", the generated multiplier options left out) and, on
+ * Image Submit with a per-call model given as is, Max Expected Spend set to exactly the batch's price (n = 1 per item)
+ * in the display currency — written as a decimal from the spec's rule, with or without the currency's mark.
+ */
+function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } } {
+	const paid = PAID.has(c.node);
+	const model = modelValue(c.set.parameters.model);
+	const e = c.node === 'GenGateway Image Submit' ? entryOf(model) : undefined;
+	const perCall = e && Number(e.quota_type) === 1 && typeof e.model_price === 'number';
+	const withCap = !!(c.capAtPrice && perCall);
+	if (!paid || (!c.keyGroup && !withCap)) return { c };
+	const parameters = structuredClone(c.set.parameters);
+	const given = { ...c.set.given };
+	const options = (parameters.options ?? {}) as Record<string, unknown>;
+	parameters.options = options;
+	for (const k of ['groupRatio', 'groupName', ...(withCap ? ['maxSpend', 'maxExpectedSpend'] : [])]) {
+		delete options[k];
+		delete given[`options.${k}`];
+	}
+	options.groupName = GROUP;
+	given['options.groupName'] = { how: 'fixed', value: GROUP };
+	let cap: { written: string; quota: number } | undefined;
+	if (withCap) {
+		if ('n' in parameters) parameters.n = 1;
+		delete given.n;
+		const quota =
+			callQuota(e!.model_price as number, sim.pricing.group_ratio[GROUP], c.site.quotaPerUnit) *
+			c.set.items.length;
+		const text = exactDisplayText(quota, c.site);
+		if (text !== undefined) {
+			const mark =
+				c.set.items.length % 2
+					? ''
+					: c.site.type === 'USD'
+						? '$'
+						: c.site.type === 'CNY'
+							? '¥'
+							: c.site.symbol;
+			cap = { written: `${mark}${text}`, quota };
+			options.maxSpend = cap.written;
+			given['options.maxSpend'] = { how: 'fixed', value: cap.written };
+		}
+	}
+	return { c: { ...c, set: { ...c.set, parameters, given } }, cap };
+}
+
+/** Pricing's Get Prices on a site, judged once per site: every price equals the spec's rule at the lowest public group, as the currency shows it. */
+const pricingJudged = new Map<string, string[]>();
+async function pricingFindings(site: Site): Promise<string[]> {
+	const key = JSON.stringify(site);
+	const known = pricingJudged.get(key);
+	if (known) return known;
+	const r = await runWorkflow({
+		nodes: [
+			{ name: 'Pricing', type: typeOf('GenGateway Pricing'), parameters: { operation: 'getPrices' } },
+		],
+		credentials: { apiKey: KEY, baseUrl: proxyUrl },
+	});
+	const problems: string[] = [];
+	for (const { json: row } of r.output('Pricing')) {
+		const e = entryOf(row.model);
+		const low = e ? lowestPublicRatio(e) : undefined;
+		if (!e || low === undefined || !row.priced || /^delta-video/.test(String(row.model))) continue;
+		const want: Array<[string, string | number]> =
+			Number(e.quota_type) === 1
+				? [['price_per_call', callQuota(e.model_price as number, low, site.quotaPerUnit)]]
+				: [
+						['input_per_1m_tokens', perMillionQuota(e.model_ratio as number, low)],
+						[
+							'output_per_1m_tokens',
+							perMillionQuota(
+								e.model_ratio as number,
+								low,
+								typeof e.completion_ratio === 'number' ? e.completion_ratio : 1,
+							),
+						],
+					];
+		for (const [field, quota] of want) {
+			const shown = shownOf(quota, site).amount;
+			if (row[field] !== shown)
+				problems.push(
+					`[pricing-rule] Pricing's ${field} of ${row.model} is ${row[field]}, the spec's rule at the lowest public group (${low}) gives ¤${quota}, shown ${shown} (${JSON.stringify(site)})`,
+				);
+		}
+	}
+	pricingJudged.set(key, problems);
+	return problems;
+}
+
+/**
+ * (f)–(h): a cap equal to the batch's price passes; every per-call cost equals the spec's rule (at the lowest public
+ * group and the highest published one when the multiplier is not known, at the key's group when it is), shown as the
+ * currency shows it — the same figure Pricing shows; an estimate is never called "at most"; with the key's group
+ * known and every cost exact, the record is what the gateway charged.
+ */
+function moneyFindings(
+	c: Case,
+	r: RunResult,
+	cap: { written: string; quota: number } | undefined,
+	spent: number,
+	charged: number,
+): string[] {
+	const problems: string[] = [];
+	const outs = r.outputs('Node').flat();
+	const costOf = (j: IDataObject) =>
+		(j.cost ?? (j.error as IDataObject | undefined)?.cost) as IDataObject | undefined;
+	const failedAt = (j: IDataObject) =>
+		(j.failed_at ?? (j.error as IDataObject | undefined)?.failed_at) as string | undefined;
+	if (cap)
+		for (const o of outs)
+			if (failedAt(o.json) === 'budget')
+				problems.push(
+					`[equal-refused] Max Expected Spend ${JSON.stringify(cap.written)} is exactly the batch's price (¤${cap.quota}), yet an item was refused: ${String(o.json.error ?? o.json.message ?? '').slice(0, 300)}`,
+				);
+	const model = modelValue(c.set.parameters.model);
+	const e = entryOf(model);
+	const costs = outs.map((o) => costOf(o.json)).filter((x): x is IDataObject => !!x);
+	for (const k of costs) {
+		if (k.basis !== 'per call' || typeof k.quota !== 'number' || !e) continue;
+		const calls = Number(k.calls ?? 1);
+		const price = e.model_price as number;
+		const at = (ratio: number) => callQuota(price, ratio, c.site.quotaPerUnit) * calls;
+		const want: Array<[string, number]> = [];
+		if (k.status === 'range') {
+			const low = lowestPublicRatio(e);
+			if (low !== undefined) want.push(['quota_low', at(low)]);
+		} else if (k.status === 'expected' && k.group_multiplier_source === 'group_name')
+			want.push(['quota', at(sim.pricing.group_ratio[String(k.group)])]);
+		for (const [field, quota] of want) {
+			(reached.money ??= {})['costs checked'] = (reached.money['costs checked'] ?? 0) + 1;
+			const shown = shownOf(quota, c.site);
+			const amountField = field === 'quota' ? 'amount' : 'amount_low';
+			if (k[field] !== quota || k[amountField] !== shown.amount || !String(k.text).includes(shown.text))
+				problems.push(
+					`[cost-rule] ${model}: cost ${field} ¤${k[field]} / ${amountField} ${k[amountField]} / "${k.text}", the spec's rule gives ¤${quota}, shown ${shown.text}`,
+				);
+		}
+	}
+	// README: a delta video's figure is an estimate, not a bound: never "at most"
+	const estimates = costs.filter((k) => k.basis === 'per video token' && k.status === 'estimate');
+	for (const k of estimates)
+		if (/at most/.test(`${k.text} ${k.note}`))
+			problems.push(`[estimate-called-bound] a delta video's estimate says "at most": ${k.text}; ${k.note}`);
+	if (estimates.length && estimates.length === costs.length) {
+		const hints = (r.run.data.resultData.runData.Node ?? []).flatMap((t) =>
+			(t.hints ?? []).map((h) => h.message),
+		);
+		const spentText = String(
+			(r.run.data.resultData.metadata as Record<string, string> | undefined)?.gengateway_spent_text ??
+				'',
+		);
+		for (const t of [...hints, spentText])
+			if (/at most/.test(t) && !/estimate/.test(t))
+				problems.push(`[estimate-called-bound] only delta estimates, yet: ${t.slice(0, 300)}`);
+	}
+	// the key's group known (Group Name "hd") and every figure exact: the record is what the gateway charged
+	const exact = costs.filter((k) => k.status === 'expected' || k.status === 'settled');
+	if (
+		c.keyGroup &&
+		PAID.has(c.node) &&
+		costs.length &&
+		exact.length === costs.length &&
+		spent !== charged
+	)
+		problems.push(
+			`[record-not-charge] every cost is exact at the key's group, yet the record holds ¤${spent} and the gateway charged ¤${charged} (costs: ${exact.map((k) => `${k.status} ¤${k.quota}`).join(', ')})`,
+		);
+	return problems;
+}
+
+async function runCase(original: Case): Promise<string[]> {
 	logs.length = 0;
-	proxy.reset();
 	sim.reset();
-	sim.setStatus(c.site === 'USD' ? {} : { quota_display_type: 'CNY' });
+	setSite(original.site);
+	const pricing = await pricingFindings(original.site);
+	proxy.reset();
+	const { c, cap } = prepared(original);
+	const t = (reached.money ??= {});
+	const add = (k: string) => (t[k] = (t[k] ?? 0) + 1);
+	add(`site ${original.site.type}${original.site.freeGroup ? ' + free group' : ''}`);
+	if (cap) add('cap at the price');
+	if (c.keyGroup && PAID.has(c.node)) add("key's group given");
 	const { parameters, input } = workflowOf(c);
 	let r: RunResult;
 	try {
@@ -560,7 +825,11 @@ async function runCase(c: Case): Promise<string[]> {
 	const metadata = (r.run.data.resultData.metadata ?? {}) as Record<string, string>;
 	const spent = Number(metadata.gengateway_spent ?? 0);
 	const charged = sim.charged({ key: KEY_NAME });
-	return judge(c, r, [...proxy.exchanges], spent, charged).filter((p) => !IGNORED.has(tagOf(p)));
+	return [
+		...judge(c, r, [...proxy.exchanges], spent, charged),
+		...moneyFindings(c, r, cap, spent, charged),
+		...pricing,
+	].filter((p) => !IGNORED.has(tagOf(p)));
 }
 
 /** What the generated runs reached, printed with the summary: a property whose runs all stop at the rules proves little. */
@@ -610,7 +879,7 @@ describe('what the property found, as readable cases', () => {
 		node,
 		set: { node, typeVersion: 1, parameters, items, given },
 		onError: 'continueRegularOutput',
-		site: 'USD',
+		site: USD_SITE,
 		binaries: items.map(() => false),
 		...over,
 	});
