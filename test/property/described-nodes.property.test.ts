@@ -56,6 +56,7 @@ import {
 	exactDisplayText,
 	perMillionQuota,
 	shownOf,
+	unroundedOf,
 	type SiteDisplay,
 } from './money-oracle';
 
@@ -630,7 +631,11 @@ function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } 
 	const given = { ...c.set.given };
 	const options = (parameters.options ?? {}) as Record<string, unknown>;
 	parameters.options = options;
-	for (const k of ['groupRatio', 'groupName', ...(withCap ? ['maxSpend', 'maxExpectedSpend'] : [])]) {
+	for (const k of [
+		'groupRatio',
+		'groupName',
+		...(withCap ? ['maxSpend', 'maxExpectedSpend'] : []),
+	]) {
 		delete options[k];
 		delete given[`options.${k}`];
 	}
@@ -669,7 +674,11 @@ async function pricingFindings(site: Site): Promise<string[]> {
 	if (known) return known;
 	const r = await runWorkflow({
 		nodes: [
-			{ name: 'Pricing', type: typeOf('GenGateway Pricing'), parameters: { operation: 'getPrices' } },
+			{
+				name: 'Pricing',
+				type: typeOf('GenGateway Pricing'),
+				parameters: { operation: 'getPrices' },
+			},
 		],
 		credentials: { apiKey: KEY, baseUrl: proxyUrl },
 	});
@@ -694,9 +703,10 @@ async function pricingFindings(site: Site): Promise<string[]> {
 					];
 		for (const [field, quota] of want) {
 			const shown = shownOf(quota, site).amount;
+			// the same price, not rounded as the currency shows it, is a display finding; another price breaks the rule
 			if (row[field] !== shown)
 				problems.push(
-					`[pricing-rule] Pricing's ${field} of ${row.model} is ${row[field]}, the spec's rule at the lowest public group (${low}) gives ¤${quota}, shown ${shown} (${JSON.stringify(site)})`,
+					`[${row[field] === unroundedOf(quota, site) ? 'display-rounding' : 'pricing-rule'}] Pricing's ${field} of ${row.model} is ${row[field]}, the spec's rule at the lowest public group (${low}) gives ¤${quota}, shown ${shown} (${JSON.stringify(site)})`,
 				);
 		}
 	}
@@ -747,9 +757,13 @@ function moneyFindings(
 			(reached.money ??= {})['costs checked'] = (reached.money['costs checked'] ?? 0) + 1;
 			const shown = shownOf(quota, c.site);
 			const amountField = field === 'quota' ? 'amount' : 'amount_low';
-			if (k[field] !== quota || k[amountField] !== shown.amount || !String(k.text).includes(shown.text))
+			if (
+				k[field] !== quota ||
+				k[amountField] !== shown.amount ||
+				!String(k.text).includes(shown.text)
+			)
 				problems.push(
-					`[cost-rule] ${model}: cost ${field} ¤${k[field]} / ${amountField} ${k[amountField]} / "${k.text}", the spec's rule gives ¤${quota}, shown ${shown.text}`,
+					`[${k[field] === quota ? 'display-rounding' : 'cost-rule'}] ${model}: cost ${field} ¤${k[field]} / ${amountField} ${k[amountField]} / "${k.text}", the spec's rule gives ¤${quota}, shown ${shown.text}`,
 				);
 		}
 	}
@@ -757,14 +771,16 @@ function moneyFindings(
 	const estimates = costs.filter((k) => k.basis === 'per video token' && k.status === 'estimate');
 	for (const k of estimates)
 		if (/at most/.test(`${k.text} ${k.note}`))
-			problems.push(`[estimate-called-bound] a delta video's estimate says "at most": ${k.text}; ${k.note}`);
+			problems.push(
+				`[estimate-called-bound] a delta video's estimate says "at most": ${k.text}; ${k.note}`,
+			);
 	if (estimates.length && estimates.length === costs.length) {
 		const hints = (r.run.data.resultData.runData.Node ?? []).flatMap((t) =>
 			(t.hints ?? []).map((h) => h.message),
 		);
 		const spentText = String(
-			(r.run.data.resultData.metadata as Record<string, string> | undefined)?.gengateway_spent_text ??
-				'',
+			(r.run.data.resultData.metadata as Record<string, string> | undefined)
+				?.gengateway_spent_text ?? '',
 		);
 		for (const t of [...hints, spentText])
 			if (/at most/.test(t) && !/estimate/.test(t))

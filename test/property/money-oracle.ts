@@ -199,7 +199,10 @@ function roundedText(r: Ratio, p: number): string {
  * What the site shows for an amount of ¤ (or an exact price in ¤): rounded half-up to the currency's decimals; below
  * one of its smallest units (and not 0), to 2 significant digits.
  */
-export function shownOf(quota: number | string, site: SiteDisplay): { amount: number; text: string } {
+export function shownOf(
+	quota: number | string,
+	site: SiteDisplay,
+): { amount: number; text: string } {
 	const r = inDisplay(dec(quota), site);
 	let p = placesOf(site);
 	if (r.n !== 0n && r.n * pow10(p) < r.d) {
@@ -231,4 +234,9 @@ export function perMillionQuota(...factors: number[]): string {
 	const p = product(1_000_000, ...factors);
 	const t = p.n.toString().padStart(p.s + 1, '0');
 	return p.s ? `${t.slice(0, -p.s)}.${t.slice(-p.s)}` : t;
+}
+
+/** The exact display amount of ¤ to 6 decimals: how an amount reads before it is rounded as the currency shows it. */
+export function unroundedOf(quota: number | string, site: SiteDisplay): number {
+	return Number(roundedText(inDisplay(dec(quota), site), 6));
 }

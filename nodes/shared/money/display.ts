@@ -28,7 +28,7 @@ const CUSTOM_CODES: Record<string, string> = {
 	$: 'USD',
 	'€': 'EUR',
 	'£': 'GBP',
-	'円': 'JPY',
+	円: 'JPY',
 	'₩': 'KRW',
 	'₫': 'VND',
 	'₹': 'INR',
