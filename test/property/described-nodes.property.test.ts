@@ -17,7 +17,15 @@
  *     nothing — a spend option refuses the whole batch;
  * (e) the execution's money record (`gengateway_spent`) is never below what the gateway charged when no multiplier
  *     was given and every cost has a figure (an entry holds the charge or an upper bound of it; a cost "unknown" is
- *     left out, and the record's text says so).
+ *     left out, and the record's text says so);
+ * (f) issue 41, on sites of any display currency (USD, CNY, a custom symbol: ◎, JPY, pts), `quota_per_unit` and a
+ *     public group of ratio 0, with an oracle from the spec's billing rules in exact decimals (./money-oracle.ts): a
+ *     Max Expected Spend of exactly the batch's price passes (`equal-refused`); every per-call cost is the spec's
+ *     price at the lowest public group (a range) or the key's group (`cost-rule`), and every price Pricing shows is
+ *     the spec's at the lowest public group (`pricing-rule`), each shown as docs/configuration.md says the currency
+ *     shows it (`display-rounding`: the same ¤, shown otherwise); a delta video's estimate is never "at most"
+ *     (`estimate-called-bound`); with the key's group known and every cost exact, the record is what the gateway
+ *     charged (`record-not-charge`).
  *
  * The first test holds the generator to every description: a field it cannot generate fails naming the node and the
  * field. A failure prints its seed and the command that replays it (check.ts); `npm run fuzz` runs it longer.
@@ -615,20 +623,34 @@ function lowestPublicRatio(e: Entry): number | undefined {
 const modelValue = (m: unknown) =>
 	m && typeof m === 'object' ? (m as { value?: unknown }).value : m;
 
+/** The Image Submit call a cap at the price is put on: the README's first example, its options as generated. */
+const CAP_CALL = {
+	operation: 'generate',
+	mode: 'async',
+	model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' },
+	prompt: 'a fox',
+	size: '1024x1024',
+	n: 1,
+};
+
 /**
  * The case as run: the key's group given by name (Group Name "hd", the generated multiplier options left out) and, on
- * Image Submit with a per-call model given as is, Max Expected Spend set to exactly the batch's price (n = 1 per item)
- * in the display currency — written as a decimal from the spec's rule, with or without the currency's mark.
+ * Image Submit, Max Expected Spend set to exactly the batch's price in the display currency — the README's first
+ * call (a per-call model, n = 1) with the generated options, the cap written as a decimal from the spec's rule, with
+ * or without the currency's mark.
  */
 function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } } {
 	const paid = PAID.has(c.node);
-	const model = modelValue(c.set.parameters.model);
-	const e = c.node === 'GenGateway Image Submit' ? entryOf(model) : undefined;
-	const perCall = e && Number(e.quota_type) === 1 && typeof e.model_price === 'number';
-	const withCap = !!(c.capAtPrice && perCall);
+	const withCap = !!c.capAtPrice && c.node === 'GenGateway Image Submit';
 	if (!paid || (!c.keyGroup && !withCap)) return { c };
-	const parameters = structuredClone(c.set.parameters);
-	const given = { ...c.set.given };
+	const parameters = withCap
+		? { ...structuredClone(CAP_CALL), options: structuredClone(c.set.parameters.options ?? {}) }
+		: structuredClone(c.set.parameters);
+	const given = withCap
+		? Object.fromEntries(Object.entries(c.set.given).filter(([k]) => k.startsWith('options.')))
+		: { ...c.set.given };
+	if (withCap) given.prompt = { how: 'fixed', value: CAP_CALL.prompt };
+	const e = entryOf(CAP_CALL.model.value)!;
 	const options = (parameters.options ?? {}) as Record<string, unknown>;
 	parameters.options = options;
 	for (const k of [
@@ -643,8 +665,6 @@ function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } 
 	given['options.groupName'] = { how: 'fixed', value: GROUP };
 	let cap: { written: string; quota: number } | undefined;
 	if (withCap) {
-		if ('n' in parameters) parameters.n = 1;
-		delete given.n;
 		const quota =
 			callQuota(e!.model_price as number, sim.pricing.group_ratio[GROUP], c.site.quotaPerUnit) *
 			c.set.items.length;

@@ -234,7 +234,15 @@ export interface GenContext {
 	addresses: string[];
 }
 
-const WORDS = ['a fox', 'a paper boat on a rainy street', 'Hello', 'Résumé 東京 🦊', 'x'];
+const WORDS = [
+	'a fox',
+	'a paper boat on a rainy street',
+	'Hello',
+	'Résumé 東京 🦊',
+	'x',
+	// the simulator's delta video completes without usage for this prompt (simulator/README.md, `[usage=none]`)
+	'a fox at dusk [usage=none]',
+];
 const CURRENCY = [
 	'$0.20',
 	'¥0.146',
