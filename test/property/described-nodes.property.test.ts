@@ -230,6 +230,10 @@ interface Case {
 	keyGroup?: boolean;
 	/** Max Expected Spend set to exactly the batch's price in the display currency (a per-call model, n = 1) */
 	capAtPrice?: boolean;
+	/** a paid node's first call of its README (a delta video on Video Create) with the generated options */
+	readmeCall?: boolean;
+	/** that call without the generated Max Expected Spend (a per-token call with a cap and no bound is refused) */
+	uncapped?: boolean;
 }
 
 const USD_SITE: Site = {
@@ -291,6 +295,8 @@ const caseArb: fc.Arbitrary<Case> = fc
 			binaries: fc.array(fc.boolean(), { minLength: count, maxLength: count }),
 			keyGroup: fc.boolean(),
 			capAtPrice: fc.boolean(),
+			readmeCall: fc.boolean(),
+			uncapped: fc.boolean(),
 		}),
 	);
 
@@ -623,14 +629,40 @@ function lowestPublicRatio(e: Entry): number | undefined {
 const modelValue = (m: unknown) =>
 	m && typeof m === 'object' ? (m as { value?: unknown }).value : m;
 
+const rlOf = (value: string) => ({ __rl: true, mode: 'list', value });
 /** The Image Submit call a cap at the price is put on: the README's first example, its options as generated. */
 const CAP_CALL = {
 	operation: 'generate',
 	mode: 'async',
-	model: { __rl: true, mode: 'list', value: 'alpha-image-2.5' },
+	model: rlOf('alpha-image-2.5'),
 	prompt: 'a fox',
 	size: '1024x1024',
 	n: 1,
+};
+/**
+ * Each paid node's first call of its README, run with the generated options (most generated sets are refused by
+ * their other fields before a call is sent; these reach the gateway, and what the options do with the money). The
+ * delta video's prompt asks the simulator to complete it without usage (simulator/README.md, `[usage=none]`).
+ */
+const README_CALLS: Record<string, Record<string, unknown>> = {
+	'GenGateway Image Submit': CAP_CALL,
+	'GenGateway Chat': {
+		model: rlOf('alpha-chat-4o'),
+		messagesFrom: 'ui',
+		messages: { values: [{ role: 'user', content: 'hello there' }] },
+		stream: false,
+	},
+	'GenGateway Responses': { model: rlOf('alpha-chat-4o'), input: 'hello there', stream: false },
+	'GenGateway Video Create': {
+		family: 'delta',
+		model: rlOf('delta-video-2-0-mini-260615'),
+		prompt: 'a fox at dusk [usage=none]',
+		seconds: 5,
+		resolution: '480p',
+		ratio: '16:9',
+		generateAudio: false,
+		watermark: false,
+	},
 };
 
 /**
@@ -642,14 +674,30 @@ const CAP_CALL = {
 function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } } {
 	const paid = PAID.has(c.node);
 	const withCap = !!c.capAtPrice && c.node === 'GenGateway Image Submit';
-	if (!paid || (!c.keyGroup && !withCap)) return { c };
-	const parameters = withCap
-		? { ...structuredClone(CAP_CALL), options: structuredClone(c.set.parameters.options ?? {}) }
+	const call = withCap || c.readmeCall ? README_CALLS[c.node] : undefined;
+	if (!paid || (!c.keyGroup && !call)) return { c };
+	const parameters = call
+		? { ...structuredClone(call), options: structuredClone(c.set.parameters.options ?? {}) }
 		: structuredClone(c.set.parameters);
-	const given = withCap
+	const given = call
 		? Object.fromEntries(Object.entries(c.set.given).filter(([k]) => k.startsWith('options.')))
 		: { ...c.set.given };
-	if (withCap) given.prompt = { how: 'fixed', value: CAP_CALL.prompt };
+	if (call && !withCap && c.uncapped)
+		for (const k of ['maxSpend', 'maxExpectedSpend']) {
+			delete (parameters.options as Record<string, unknown>)[k];
+			delete given[`options.${k}`];
+		}
+	// the delta video waits for its result (and its settlement)
+	if (call && c.node === 'GenGateway Video Create') {
+		(parameters.options as Record<string, unknown>).waitForResult = true;
+		given['options.waitForResult'] = { how: 'fixed', value: true };
+	}
+	// the marked field, so that each POST is attributed to its item
+	if (call) {
+		const at = MARKED[c.node];
+		const text = at === 'messages.values[0].content' ? 'hello there' : String(call[at]);
+		given[at] = { how: 'fixed', value: text };
+	}
 	const e = entryOf(CAP_CALL.model.value)!;
 	const options = (parameters.options ?? {}) as Record<string, unknown>;
 	parameters.options = options;
@@ -757,7 +805,7 @@ function moneyFindings(
 		for (const o of outs)
 			if (failedAt(o.json) === 'budget')
 				problems.push(
-					`[equal-refused] Max Expected Spend ${JSON.stringify(cap.written)} is exactly the batch's price (¤${cap.quota}), yet an item was refused: ${String(o.json.error ?? o.json.message ?? '').slice(0, 300)}`,
+					`[equal-refused] Max Expected Spend ${JSON.stringify(cap.written)} is exactly the batch's price (¤${cap.quota}), yet an item was refused: ${String((o.json.error as IDataObject | undefined)?.message ?? o.json.error ?? o.json.message ?? '').slice(0, 300)}`,
 				);
 	const model = modelValue(c.set.parameters.model);
 	const e = entryOf(model);
@@ -946,6 +994,27 @@ describe('what the property found, as readable cases', () => {
 			imageSubmit({ maxSpend: '¥0.20', groupName: 'hd' }),
 			{ 'options.maxSpend': { how: 'fixed', value: '¥0.20' } },
 			[{}],
+		);
+		expect(await runCase(c)).toEqual([]);
+		expect(proxy.exchanges.filter(isPost)).toHaveLength(0);
+	});
+
+	it('a cap in another currency on an item refused for another field still refuses the batch: nothing is sent (found by the property, seed 5, path 136, FUZZ_RUNS=150)', async () => {
+		const c = plain(
+			'GenGateway Image Submit',
+			imageSubmit({
+				groupName: 'hd',
+				maxSpend: '={{ $json.v0 }}',
+				submitTimeoutMs: '={{ $json.v1 }}',
+			}),
+			{
+				'options.maxSpend': { how: 'per item', values: ['1.50', '€1'] },
+				'options.submitTimeoutMs': { how: 'per item', values: [60000, -10] },
+			},
+			[
+				{ v0: '1.50', v1: 60000 },
+				{ v0: '€1', v1: -10 },
+			],
 		);
 		expect(await runCase(c)).toEqual([]);
 		expect(proxy.exchanges.filter(isPost)).toHaveLength(0);
