@@ -74,6 +74,8 @@ const FILE = 'described-nodes.property.test.ts';
 const BUDGET = { runs: 200, timeMs: 35_000 };
 /** Violation classes (the tag in brackets) to look past, e.g. FUZZ_IGNORE=items-out while a known class is being fixed. */
 const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolean));
+/** Only these classes (FUZZ_ONLY=equal-refused): looking for one class on code that breaks others first. */
+const ONLY = new Set((process.env.FUZZ_ONLY ?? '').split(',').filter(Boolean));
 /** a run still going after this long is a hang: cancelled and reported (every wait the generated options allow is shorter… or refused) */
 const HANG_MS = 20_000;
 
@@ -913,7 +915,7 @@ async function runCase(original: Case): Promise<string[]> {
 		...judge(c, r, [...proxy.exchanges], spent, charged),
 		...moneyFindings(c, r, cap, spent, charged),
 		...pricing,
-	].filter((p) => !IGNORED.has(tagOf(p)));
+	].filter((p) => !IGNORED.has(tagOf(p)) && (!ONLY.size || ONLY.has(tagOf(p))));
 }
 
 /** What the generated runs reached, printed with the summary: a property whose runs all stop at the rules proves little. */
