@@ -557,9 +557,14 @@ function judge(
 			`[sent-despite-refusal] ${posts.length} POST(s), yet ${exp.unsent.size} of ${n} items may not be sent: ${[...exp.unsent.values()].join('; ')}`,
 		);
 	// (e)
-	const multiplierGiven = Object.keys(c.set.given).some((k) =>
-		/^options\.(groupRatio|groupName)$/.test(k),
-	);
+	// a multiplier the user gave may be below the key's real one (then the record may be too); the key's own group by
+	// name is the real one
+	const byName = c.set.given['options.groupName'];
+	const atKeyGroup =
+		byName?.how === 'fixed' && byName.value === GROUP && !c.set.given['options.groupRatio'];
+	const multiplierGiven =
+		!atKeyGroup &&
+		Object.keys(c.set.given).some((k) => /^options\.(groupRatio|groupName)$/.test(k));
 	// README: a cost of status "unknown" has no figure (a dynamic price, usage that did not arrive): the record cannot
 	// hold it and says so; the promise is about calls with a figure
 	const unknownCost = outs.some((o) => {
@@ -567,7 +572,14 @@ function judge(
 		const cost = (j.cost ?? (j.error as IDataObject | undefined)?.cost) as IDataObject | undefined;
 		return cost?.status === 'unknown';
 	});
-	if (!multiplierGiven && !unknownCost && charged > spent)
+	// a delta video's estimate is not a bound (README): the gateway reserves its own estimate, which the spec does not
+	// publish, so a record holding the estimate may be below that reservation; (g) holds what the record must keep
+	const deltaEstimate = outs.some((o) => {
+		const cost = (o.item.json.cost ??
+			(o.item.json.error as IDataObject | undefined)?.cost) as IDataObject | undefined;
+		return cost?.basis === 'per video token';
+	});
+	if (!multiplierGiven && !unknownCost && !deltaEstimate && charged > spent)
 		problems.push(
 			`[record-below-charges] the record holds ¤${spent}, the gateway charged ¤${charged}`,
 		);
@@ -644,7 +656,8 @@ const CAP_CALL = {
 /**
  * Each paid node's first call of its README, run with the generated options (most generated sets are refused by
  * their other fields before a call is sent; these reach the gateway, and what the options do with the money). The
- * delta video's prompt asks the simulator to complete it without usage (simulator/README.md, `[usage=none]`).
+ * delta video's prompt asks the simulator to complete it without usage (simulator/README.md, `[usage=none]`), and
+ * Task Wait after it settles it (runCase).
  */
 const README_CALLS: Record<string, Record<string, unknown>> = {
 	'GenGateway Image Submit': CAP_CALL,
@@ -689,11 +702,6 @@ function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } 
 			delete (parameters.options as Record<string, unknown>)[k];
 			delete given[`options.${k}`];
 		}
-	// the delta video waits for its result (and its settlement)
-	if (call && c.node === 'GenGateway Video Create') {
-		(parameters.options as Record<string, unknown>).waitForResult = true;
-		given['options.waitForResult'] = { how: 'fixed', value: true };
-	}
 	// the marked field, so that each POST is attributed to its item
 	if (call) {
 		const at = MARKED[c.node];
@@ -856,6 +864,15 @@ function moneyFindings(
 			if (/at most/.test(t) && !/estimate/.test(t))
 				problems.push(`[estimate-called-bound] only delta estimates, yet: ${t.slice(0, 300)}`);
 	}
+	// spec: "With no trusted usage the reservation is kept and needs a check; it is not free" — a delta video Task Wait
+	// settled without usage (the README calls' prompt asks for none) keeps its estimate in the record, never ¤0
+	const videoEstimates = costs
+		.filter((k) => k.basis === 'per video token' && typeof k.quota === 'number')
+		.reduce((n, k) => n + (k.quota as number), 0);
+	if (c.readmeCall && videoEstimates > 0 && charged > 0 && spent < videoEstimates)
+		problems.push(
+			`[record-dropped-estimate] a delta video settled without usage: the record holds ¤${spent}, below its estimate ¤${videoEstimates} (the gateway kept ¤${charged})`,
+		);
 	// the key's group known (Group Name "hd") and every figure exact: the record is what the gateway charged
 	const exact = costs.filter((k) => k.status === 'expected' || k.status === 'settled');
 	if (
@@ -895,6 +912,21 @@ async function runCase(original: Case): Promise<string[]> {
 					parameters,
 					onError: c.onError,
 				},
+				// the README's delta video: Video Create → Task Wait, which settles it (here without usage)
+				...(c.readmeCall && c.node === 'GenGateway Video Create'
+					? [
+							{
+								name: 'Wait',
+								type: typeOf('GenGateway Task Wait'),
+								parameters: {
+									taskId: '={{ $json.task_id }}',
+									taskKind: 'auto',
+									options: { videoIntervalMs: 60, download: false },
+								},
+								onError: 'continueRegularOutput' as const,
+							},
+						]
+					: []),
 			],
 			input,
 			credentials: { apiKey: KEY, baseUrl: proxyUrl },
