@@ -110,7 +110,7 @@ describe('Max Expected Spend on the Chat Model, before every turn', () => {
 		const err = await failure(model.invoke(Q));
 		expect(posts()).toHaveLength(0);
 		expect(err.message).toMatch(
-			/^GenGateway: Max Expected Spend \$0\.0002 \(¤100\) refused this model turn before any paid request: the price of \$[\d.]+ \(¤\d+\) \+ spent so far \$0 \(¤0\)/,
+			/^GenGateway: Max Expected Spend \$0\.0002 \(¤100\) refused this model turn before any paid request: the price of \$[\d.]+ \(¤\d+\) \+ spent so far \$0\.00 \(¤0\)/,
 		);
 		expect(err.description).toMatch(/Price: alpha-chat-4o: .* at most per item/);
 	});

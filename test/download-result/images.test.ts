@@ -184,7 +184,7 @@ describe('Download Result, images', () => {
 		expect(r.output('Edit')[0].json.task_id).toBeDefined();
 		const hints = r.run.data.resultData.runData.Submit[0].hints ?? [];
 		expect(hints.map((h) => h.message).join(' ')).toMatch(
-			/This node: \$0\.032–\$0\.06 \(¤16000–¤30000\) at most .* for 1 call\(s\)/,
+			/This node: \$0\.03–\$0\.06 \(¤16000–¤30000\) at most .* for 1 call\(s\)/,
 		);
 	});
 });

@@ -56,11 +56,11 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 				basis: 'per call',
 				quota_low: 16000,
 				quota: 30000,
-				amount_low: 0.032,
+				amount_low: 0.03,
 				amount: 0.06,
 				currency: 'USD',
 				symbol: '$',
-				text: '$0.032–$0.06 (¤16000–¤30000)',
+				text: '$0.03–$0.06 (¤16000–¤30000)',
 				group_multiplier: null,
 				group_multiplier_range: [0.8, 1.5],
 				calls: 1,
@@ -76,7 +76,7 @@ describe('per call (Image Submit, gamma Video Create)', () => {
 		);
 		expect(hints(r, 'Image')).toContainEqual(
 			expect.stringMatching(
-				/This node: \$0\.064–\$0\.12 \(¤32000–¤60000\) at most .* for 2 call\(s\).*spent \$0\.12 \(¤60000\) at most so far/,
+				/This node: \$0\.06–\$0\.12 \(¤32000–¤60000\) at most .* for 2 call\(s\).*spent \$0\.12 \(¤60000\) at most so far/,
 			),
 		);
 	});

@@ -117,7 +117,7 @@ describe("the credential's Key's Group", () => {
 			r.output('Pricing').find((i) => i.json.model === 'alpha-image-2.5')!.json;
 		const lowest = row(await run({ apiKey: sim.keys.demo, baseUrl: sim.baseUrl }));
 		const mine = row(await run(withGroup('hd')));
-		expect(lowest).toMatchObject({ group: 'vip', group_ratio: 0.8, price_per_call: 0.032 });
+		expect(lowest).toMatchObject({ group: 'vip', group_ratio: 0.8, price_per_call: 0.03 });
 		expect(mine).toMatchObject({ group: 'hd', group_ratio: 1.5, price_per_call: 0.06 });
 	});
 

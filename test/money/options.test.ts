@@ -80,7 +80,7 @@ describe('in-process: the legacy cap still holds, Quote Only as added', () => {
 			credentials: creds(sim),
 		});
 		expect((r.run.data.resultData.error as Error | undefined)?.message).toMatch(
-			/^Max Expected Spend \$0\.1 \(¤50000\) refused the batch/,
+			/^Max Expected Spend \$0\.10 \(¤50000\) refused the batch/,
 		);
 		expect(paidRequests(sim)).toHaveLength(0);
 	});

@@ -105,7 +105,7 @@ describe('one node: at, just under and just over the limit (2 images × ¤30000 
 		});
 		const e = runError(r)!;
 		expect(e.message).toBe(
-			'Max Expected Spend $0.119998 (¤59999) refused the batch before any paid request: the price of $0.12 (¤60000) + spent so far $0 (¤0) = $0.12 (¤60000) is over the cap',
+			'Max Expected Spend $0.12 (¤59999) refused the batch before any paid request: the price of $0.12 (¤60000) + spent so far $0.00 (¤0) = $0.12 (¤60000) is over the cap',
 		);
 		expect(e.description).toMatch(
 			/^Nothing was sent to the gateway\. Price: alpha-image-2\.5: \$0\.06 \(¤30000\) per item\./,

@@ -40,12 +40,12 @@ describe('lowest public price on the simulator price list', () => {
 			group_ratio: 0.8,
 			currency: 'USD',
 			symbol: '$',
-			price_per_call: 0.032,
+			price_per_call: 0.03,
 			input_per_1m_tokens: null,
-			price_text: '$0.032 / call',
+			price_text: '$0.03 / call (¤16000)',
 			note: null,
 		});
-		expect(row('alpha-image-2-2k')).toMatchObject({ group: 'vip', price_per_call: 0.048 });
+		expect(row('alpha-image-2-2k')).toMatchObject({ group: 'vip', price_per_call: 0.05 });
 		// enabled only in hd (ratio 1.5): the lowest *public* price is the hd one
 		expect(row('alpha-image-2-4k')).toMatchObject({
 			group: 'hd',
@@ -62,7 +62,7 @@ describe('lowest public price on the simulator price list', () => {
 			input_per_1m_tokens: 2,
 			output_per_1m_tokens: 8,
 			price_per_call: null,
-			price_text: '$2 / 1M input tokens, $8 / 1M output tokens',
+			price_text: '$2.00 / 1M input tokens, $8.00 / 1M output tokens',
 		});
 		expect(row('alpha-chat-4o-mini')).toMatchObject({
 			input_per_1m_tokens: 0.12,
@@ -70,7 +70,7 @@ describe('lowest public price on the simulator price list', () => {
 		});
 		expect(row('beta-2.5-flash')).toMatchObject({
 			input_per_1m_tokens: 0.24,
-			output_per_1m_tokens: 1.9992,
+			output_per_1m_tokens: 2,
 		});
 		expect(row('alpha-image-2-az')).toMatchObject({
 			billing: 'per token',
@@ -128,18 +128,18 @@ describe('lowest public price on the simulator price list', () => {
 		expect(row('delta-video-2-0-mini-260615')).toMatchObject({
 			billing: 'per video token',
 			group: 'vip',
-			video_per_1m_tokens: 9.3104,
-			video_with_reference_per_1m_tokens: 5.6672,
+			video_per_1m_tokens: 9.31,
+			video_with_reference_per_1m_tokens: 5.67,
 			input_per_1m_tokens: null,
 		});
 		expect(row('delta-video-2-0-fast-260128')).toMatchObject({
 			billing: 'per video token',
 			group: 'vip',
-			video_per_1m_tokens: 19.536,
-			video_with_reference_per_1m_tokens: 11.616,
+			video_per_1m_tokens: 19.54,
+			video_with_reference_per_1m_tokens: 11.62,
 		});
 		expect(row('delta-video-2-0-mini-260615').price_text).toBe(
-			'$9.3104 / 1M video tokens ($5.6672 with a reference video)',
+			'$9.31 / 1M video tokens ($5.67 with a reference video)',
 		);
 	});
 
@@ -165,24 +165,28 @@ describe('display currency', () => {
 
 	it('each display type on a per-call price (0.032 base units)', () => {
 		expect(toDisplay(0.032, status({ quota_display_type: 'USD' }))).toEqual({
-			amount: 0.032,
+			amount: 0.03,
 			currency: 'USD',
 			symbol: '$',
+			places: 2,
 		});
 		expect(toDisplay(0.032, status({ quota_display_type: 'CNY' }))).toEqual({
-			amount: 0.2336,
+			amount: 0.23,
 			currency: 'CNY',
 			symbol: '¥',
+			places: 2,
 		});
 		expect(toDisplay(0.032, status({ quota_display_type: 'TOKENS' }))).toEqual({
 			amount: 16000,
 			currency: 'quota',
 			symbol: '¤',
+			places: 0,
 		});
 		expect(toDisplay(0.032, status({ quota_display_type: 'CUSTOM' }))).toEqual({
 			amount: 0.32,
 			currency: 'custom',
 			symbol: '◎',
+			places: 2,
 		});
 	});
 
@@ -224,11 +228,13 @@ describe('display currency', () => {
 			amount: 26186,
 			currency: 'quota',
 			symbol: '¤',
+			places: 0,
 		});
 		expect(quotaToDisplay(26186, status({ quota_display_type: 'CNY' }))).toEqual({
-			amount: 0.382316,
+			amount: 0.38,
 			currency: 'CNY',
 			symbol: '¥',
+			places: 2,
 		});
 	});
 
@@ -275,7 +281,7 @@ describe('display currency', () => {
 					}),
 				),
 			),
-		).toBe('pts3');
+		).toBe('pts3.00');
 	});
 });
 

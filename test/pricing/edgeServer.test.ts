@@ -176,7 +176,7 @@ describe('edge-case price data', () => {
 				model: 'img-public',
 				currency: 'USD',
 				symbol: '$',
-				price_per_call: 0.045,
+				price_per_call: 0.05,
 			}),
 		]);
 		expect(hints(r)).toMatch(
@@ -199,7 +199,7 @@ describe('edge-case price data', () => {
 			symbol: 'pts',
 			input_per_1m_tokens: 250,
 			output_per_1m_tokens: 750,
-			price_text: 'pts250 / 1M input tokens, pts750 / 1M output tokens',
+			price_text: 'pts250.00 / 1M input tokens, pts750.00 / 1M output tokens',
 		});
 	});
 

@@ -49,7 +49,7 @@ it('Image Submit: the paid POST leaves at once while the price list hangs; the h
 		},
 	});
 	expect(hintsOf(r, 'Submit').join(' ')).toMatch(
-		/This node: \$0\.032–\$[\d.]+ \(¤16000–¤\d+\) at most .* for 1 call\(s\)/,
+		/This node: \$0\.03–\$[\d.]+ \(¤16000–¤\d+\) at most .* for 1 call\(s\)/,
 	);
 });
 

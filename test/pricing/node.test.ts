@@ -58,7 +58,7 @@ describe('Get Prices', () => {
 			group_ratio: 0.8,
 			currency: 'USD',
 			symbol: '$',
-			price_per_call: 0.032,
+			price_per_call: 0.03,
 		});
 		expect(by['alpha-chat-4o']).toMatchObject({
 			billing: 'per token',
@@ -82,8 +82,8 @@ describe('Get Prices', () => {
 		});
 		expect(by[MINI]).toMatchObject({
 			billing: 'per video token',
-			video_per_1m_tokens: 9.3104,
-			video_with_reference_per_1m_tokens: 5.6672,
+			video_per_1m_tokens: 9.31,
+			video_with_reference_per_1m_tokens: 5.67,
 		});
 		// the gateway's group without a ratio is said on the rows it concerns, not as a hint on every run
 		expect(by['gamma-video-1.5'].note).toMatch(
@@ -97,11 +97,11 @@ describe('Get Prices', () => {
 	});
 
 	it.each([
-		['USD', {}, { currency: 'USD', symbol: '$', price_per_call: 0.032 }],
+		['USD', {}, { currency: 'USD', symbol: '$', price_per_call: 0.03 }],
 		[
 			'CNY',
 			{ quota_display_type: 'CNY', usd_exchange_rate: 7.3 },
-			{ currency: 'CNY', symbol: '¥', price_per_call: 0.2336 },
+			{ currency: 'CNY', symbol: '¥', price_per_call: 0.23 },
 		],
 		[
 			'TOKENS',
@@ -176,7 +176,7 @@ describe('List My Models', () => {
 		expect(by['alpha-image-2.5']).toMatchObject({
 			callable: true,
 			in_catalog: true,
-			price_per_call: 0.032,
+			price_per_call: 0.03,
 			model_id: 'alpha-image-2.5',
 		});
 		expect(by['alpha-image-2-4k']).toMatchObject({ callable: false, price_per_call: 0.18 });
@@ -263,7 +263,8 @@ describe('delta-video fees against the gateway ledger', () => {
 			fetched: false,
 		});
 		expect(out.fee_quota).toBe(ledgerSum(taskId));
-		expect(out.fee_display).toBe((out.fee_quota as number) / 500000);
+		// shown as USD shows it (cents, half up), from the exact ¤
+		expect(out.fee_display).toBe(Math.round((out.fee_quota as number) / 5000) / 100);
 		expect(sim.log.filter((l) => l.path.startsWith('/api/')).every((l) => !l.auth)).toBe(true);
 	});
 
@@ -462,7 +463,7 @@ describe('Estimate Video Cost', () => {
 			unit_price: 14.52,
 			fee_quota: 726000,
 			fee_base: 1.452,
-			fee_display: 1.452,
+			fee_display: 1.45,
 			currency: 'USD',
 			quota_per_unit: 500000,
 		});
@@ -490,7 +491,7 @@ describe('Estimate Video Cost', () => {
 		});
 		expect(cny.output('Pricing')[0].json).toMatchObject({
 			fee_quota: 5819000,
-			fee_display: 84.9574,
+			fee_display: 84.96,
 			currency: 'CNY',
 			symbol: '¥',
 		});

@@ -17,7 +17,17 @@
  *     nothing — a spend option refuses the whole batch;
  * (e) the execution's money record (`gengateway_spent`) is never below what the gateway charged when no multiplier
  *     was given and every cost has a figure (an entry holds the charge or an upper bound of it; a cost "unknown" is
- *     left out, and the record's text says so).
+ *     left out, and the record's text says so);
+ * (f) issue 41, on sites of any display currency (USD, CNY, a custom symbol: ◎, JPY, pts), `quota_per_unit` and a
+ *     public group of ratio 0, with an oracle from the spec's billing rules in exact decimals (./money-oracle.ts): a
+ *     Max Expected Spend of exactly the batch's price passes (`equal-refused`); every per-call cost is the spec's
+ *     price at the lowest public group (a range) or the key's group (`cost-rule`), and every price Pricing shows is
+ *     the spec's at the lowest public group (`pricing-rule`), each shown as docs/configuration.md says the currency
+ *     shows it (`display-rounding`: the same ¤, shown otherwise); a delta video's estimate is never "at most"
+ *     (`estimate-called-bound`) and, settled without usage by Task Wait, keeps its estimate in the record
+ *     (`record-dropped-estimate`); with the key's group known and every cost exact, the record is what the gateway
+ *     charged (`record-not-charge`). Runs holding a delta estimate are left out of (e): the gateway reserves its own
+ *     estimate, which the spec does not publish.
  *
  * The first test holds the generator to every description: a field it cannot generate fails naming the node and the
  * field. A failure prints its seed and the command that replays it (check.ts); `npm run fuzz` runs it longer.
@@ -51,6 +61,14 @@ import { KEY } from './key';
 import { findKey } from './key-oracle';
 import { oracleFindings, tagOf } from './invariants';
 import { RecordingProxy, type Exchange } from './money-proxy';
+import {
+	callQuota,
+	exactDisplayText,
+	perMillionQuota,
+	shownOf,
+	unroundedOf,
+	type SiteDisplay,
+} from './money-oracle';
 
 jest.setTimeout(300_000);
 const FILE = 'described-nodes.property.test.ts';
@@ -58,6 +76,10 @@ const FILE = 'described-nodes.property.test.ts';
 const BUDGET = { runs: 200, timeMs: 35_000 };
 /** Violation classes (the tag in brackets) to look past, e.g. FUZZ_IGNORE=items-out while a known class is being fixed. */
 const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolean));
+/** Only these classes (FUZZ_ONLY=equal-refused): looking for one class on code that breaks others first. */
+const ONLY = new Set((process.env.FUZZ_ONLY ?? '').split(',').filter(Boolean));
+/** Only findings whose text matches (FUZZ_GREP='another currency'): one kind within a class. */
+const GREP = process.env.FUZZ_GREP ? new RegExp(process.env.FUZZ_GREP) : undefined;
 /** a run still going after this long is a hang: cancelled and reported (every wait the generated options allow is shorter… or refused) */
 const HANG_MS = 20_000;
 
@@ -196,15 +218,60 @@ const PAID = new Set([
 	'GenGateway Responses',
 ]);
 
+/** The site around the run: its display currency (/api/status) and its price list's groups. */
+interface Site extends SiteDisplay {
+	/** a publicly selectable group of ratio 0 enables every model (the lowest public price is then 0) */
+	freeGroup: boolean;
+}
+
 interface Case {
 	/** the node's display name */
 	node: string;
 	set: ParameterSet;
 	onError: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
-	site: 'USD' | 'CNY';
+	site: Site;
 	/** which items carry a PNG under `data` */
 	binaries: boolean[];
+	/** the key's group given by name (Group Name "hd", fixed), the generated multiplier options left out */
+	keyGroup?: boolean;
+	/**
+	 * Image Submit: Max Expected Spend set to exactly the batch's price in the display currency (a per-call model,
+	 * n = 1); Chat's README call: a JSON Schema answer (Response Format: JSON Schema, the example schema)
+	 */
+	capAtPrice?: boolean;
+	/** a paid node's first call of its README (a delta video on Video Create) with the generated options */
+	readmeCall?: boolean;
+	/** that call without the generated Max Expected Spend (a per-token call with a cap and no bound is refused) */
+	uncapped?: boolean;
 }
+
+const USD_SITE: Site = {
+	type: 'USD',
+	quotaPerUnit: 500_000,
+	rate: '1',
+	symbol: '¤',
+	freeGroup: false,
+};
+
+const siteArb: fc.Arbitrary<Site> = fc
+	.record({
+		type: fc.constantFrom<Site['type']>('USD', 'USD', 'CNY', 'CUSTOM'),
+		quotaPerUnit: fc.constantFrom(500_000, 500_000, 1_000_000, 250_000, 400_000),
+		cnyRate: fc.constantFrom('7.3', '7.25', '6.9'),
+		custom: fc.constantFrom(
+			{ symbol: '◎', rate: '10' },
+			{ symbol: 'JPY', rate: '150' },
+			{ symbol: 'pts', rate: '0.5' },
+		),
+		freeGroup: fc.boolean(),
+	})
+	.map(({ type, quotaPerUnit, cnyRate, custom, freeGroup }) => ({
+		type,
+		quotaPerUnit,
+		rate: type === 'CNY' ? cnyRate : type === 'CUSTOM' ? custom.rate : '1',
+		symbol: type === 'CUSTOM' ? custom.symbol : '¤',
+		freeGroup,
+	}));
 
 const typeOf = (name: string): INodeType => ACTION.find((n) => n.description.displayName === name)!;
 
@@ -233,8 +300,12 @@ const caseArb: fc.Arbitrary<Case> = fc
 				'continueRegularOutput',
 				'continueErrorOutput',
 			),
-			site: fc.constantFrom<Case['site']>('USD', 'USD', 'CNY'),
+			site: siteArb,
 			binaries: fc.array(fc.boolean(), { minLength: count, maxLength: count }),
+			keyGroup: fc.boolean(),
+			capAtPrice: fc.boolean(),
+			readmeCall: fc.boolean(),
+			uncapped: fc.boolean(),
 		}),
 	);
 
@@ -309,15 +380,19 @@ function numberRefused(v: unknown): boolean {
 	if (typeof v === 'string') return !Number.isFinite(Number(v.trim()));
 	return true;
 }
+/** Currency marks people write: symbols and codes (¤ is quota units, any site's). */
+const MARKS = /US\$|[$¥￥€£◎円元]|(?<![A-Za-z])(USD|CNY|RMB|EUR|GBP|JPY|PTS)(?![A-Za-z])/gi;
+/** The marks of the site's own display currency. */
+function ownMarks(site: Site): string[] {
+	if (site.type === 'USD') return ['$', 'US$', 'USD'];
+	if (site.type === 'CNY') return ['¥', '￥', '元', 'CNY', 'RMB'];
+	return [site.symbol.toUpperCase()];
+}
 /** README, "A cap that refuses before spending": a cap in another currency than the site's is refused. */
-function otherCurrency(v: unknown, site: Case['site']): boolean {
+function otherCurrency(v: unknown, site: Site): boolean {
 	if (typeof v !== 'string') return false;
-	const t = v.trim();
-	const signs: Record<string, RegExp> = {
-		USD: /[¥€£]|\b(CNY|RMB|EUR|GBP|JPY)\b/i,
-		CNY: /[$€£]|\b(USD|EUR|GBP|JPY)\b/i,
-	};
-	return signs[site].test(t);
+	const own = ownMarks(site);
+	return [...v.trim().matchAll(MARKS)].some((m) => !own.includes(m[0].toUpperCase()));
 }
 
 interface Expected {
@@ -355,7 +430,7 @@ function expectedOf(c: Case): Expected {
 			} else if (f.kind === 'number' && numberRefused(v))
 				why = `${label} ${JSON.stringify(v)} is no number`;
 			else if (label === 'Max Expected Spend' && otherCurrency(v, c.site))
-				why = `${label} ${JSON.stringify(v)} is in another currency than the site's (${c.site})`;
+				why = `${label} ${JSON.stringify(v)} is in another currency than the site's (${c.site.type === 'CUSTOM' ? c.site.symbol : c.site.type})`;
 			if (!why) continue;
 			if (!unsent.has(i)) unsent.set(i, why);
 			if (spend && !/quotes$/.test(why)) batch ??= `item ${i}: ${why}`;
@@ -489,9 +564,14 @@ function judge(
 			`[sent-despite-refusal] ${posts.length} POST(s), yet ${exp.unsent.size} of ${n} items may not be sent: ${[...exp.unsent.values()].join('; ')}`,
 		);
 	// (e)
-	const multiplierGiven = Object.keys(c.set.given).some((k) =>
-		/^options\.(groupRatio|groupName)$/.test(k),
-	);
+	// a multiplier the user gave may be below the key's real one (then the record may be too); the key's own group by
+	// name is the real one
+	const byName = c.set.given['options.groupName'];
+	const atKeyGroup =
+		byName?.how === 'fixed' && byName.value === GROUP && !c.set.given['options.groupRatio'];
+	const multiplierGiven =
+		!atKeyGroup &&
+		Object.keys(c.set.given).some((k) => /^options\.(groupRatio|groupName)$/.test(k));
 	// README: a cost of status "unknown" has no figure (a dynamic price, usage that did not arrive): the record cannot
 	// hold it and says so; the promise is about calls with a figure
 	const unknownCost = outs.some((o) => {
@@ -499,7 +579,14 @@ function judge(
 		const cost = (j.cost ?? (j.error as IDataObject | undefined)?.cost) as IDataObject | undefined;
 		return cost?.status === 'unknown';
 	});
-	if (!multiplierGiven && !unknownCost && charged > spent)
+	// a delta video's estimate is not a bound (README): the gateway reserves its own estimate, which the spec does not
+	// publish, so a record holding the estimate may be below that reservation; (g) holds what the record must keep
+	const deltaEstimate = outs.some((o) => {
+		const cost = (o.item.json.cost ?? (o.item.json.error as IDataObject | undefined)?.cost) as
+			IDataObject | undefined;
+		return cost?.basis === 'per video token';
+	});
+	if (!multiplierGiven && !unknownCost && !deltaEstimate && charged > spent)
 		problems.push(
 			`[record-below-charges] the record holds ¤${spent}, the gateway charged ¤${charged}`,
 		);
@@ -527,11 +614,310 @@ function withoutWorkflowNode(r: RunResult): RunResult {
 	return r;
 }
 
-async function runCase(c: Case): Promise<string[]> {
+// ---- the site's money (docs/configuration.md, "One price rule" and "Amounts as the currency shows them") -------
+
+/** The site's /api/status and price list for the case. */
+function setSite(site: Site): void {
+	sim.setStatus({
+		quota_display_type: site.type,
+		quota_per_unit: site.quotaPerUnit,
+		...(site.type === 'CNY' ? { usd_exchange_rate: Number(site.rate) } : {}),
+		...(site.type === 'CUSTOM'
+			? { custom_currency_symbol: site.symbol, custom_currency_exchange_rate: Number(site.rate) }
+			: {}),
+	});
+	sim.resetPricing();
+	if (site.freeGroup)
+		sim.setPricing({
+			usable_group: { free: 'Free' },
+			group_ratio: { free: 0 },
+			enable: { free: sim.pricing.data.map((e) => String(e.model_name)) },
+		});
+}
+
+type Entry = Record<string, unknown>;
+const entryOf = (model: unknown): Entry | undefined =>
+	typeof model === 'string' ? sim.pricing.data.find((e) => e.model_name === model) : undefined;
+const enabled = (e: Entry) => (Array.isArray(e.enable_groups) ? (e.enable_groups as string[]) : []);
+/** The spec: the lowest displayed price comes from enabled, publicly selectable groups (a ratio of 0 included). */
+function lowestPublicRatio(e: Entry): number | undefined {
+	const p = sim.pricing;
+	const rs = enabled(e)
+		.filter((g) => g in p.usable_group && typeof p.group_ratio[g] === 'number')
+		.map((g) => p.group_ratio[g]);
+	return rs.length ? Math.min(...rs) : undefined;
+}
+const modelValue = (m: unknown) =>
+	m && typeof m === 'object' ? (m as { value?: unknown }).value : m;
+
+const rlOf = (value: string) => ({ __rl: true, mode: 'list', value });
+/** The Image Submit call a cap at the price is put on: the README's first example, its options as generated. */
+const CAP_CALL = {
+	operation: 'generate',
+	mode: 'async',
+	model: rlOf('alpha-image-2.5'),
+	prompt: 'a fox',
+	size: '1024x1024',
+	n: 1,
+};
+/**
+ * Each paid node's first call of its README, run with the generated options (most generated sets are refused by
+ * their other fields before a call is sent; these reach the gateway, and what the options do with the money). The
+ * delta video's prompt asks the simulator to complete it without usage (simulator/README.md, `[usage=none]`), and
+ * Task Wait after it settles it (runCase).
+ */
+const README_CALLS: Record<string, Record<string, unknown>> = {
+	'GenGateway Image Submit': CAP_CALL,
+	'GenGateway Chat': {
+		model: rlOf('alpha-chat-4o'),
+		messagesFrom: 'ui',
+		messages: { values: [{ role: 'user', content: 'hello there' }] },
+		stream: false,
+	},
+	'GenGateway Responses': { model: rlOf('alpha-chat-4o'), input: 'hello there', stream: false },
+	'GenGateway Video Create': {
+		family: 'delta',
+		model: rlOf('delta-video-2-0-mini-260615'),
+		prompt: 'a fox at dusk [usage=none]',
+		seconds: 5,
+		resolution: '480p',
+		ratio: '16:9',
+		generateAudio: false,
+		watermark: false,
+	},
+};
+
+/**
+ * The case as run: the key's group given by name (Group Name "hd", the generated multiplier options left out) and, on
+ * Image Submit, Max Expected Spend set to exactly the batch's price in the display currency — the README's first
+ * call (a per-call model, n = 1) with the generated options, the cap written as a decimal from the spec's rule, with
+ * or without the currency's mark.
+ */
+function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } } {
+	const paid = PAID.has(c.node);
+	const withCap = !!c.capAtPrice && c.node === 'GenGateway Image Submit';
+	const call = withCap || c.readmeCall ? README_CALLS[c.node] : undefined;
+	if (!paid || (!c.keyGroup && !call)) return { c };
+	const parameters = call
+		? { ...structuredClone(call), options: structuredClone(c.set.parameters.options ?? {}) }
+		: structuredClone(c.set.parameters);
+	const given = call
+		? Object.fromEntries(Object.entries(c.set.given).filter(([k]) => k.startsWith('options.')))
+		: { ...c.set.given };
+	if (call && !withCap && c.uncapped)
+		for (const k of ['maxSpend', 'maxExpectedSpend']) {
+			delete (parameters.options as Record<string, unknown>)[k];
+			delete given[`options.${k}`];
+		}
+	// Chat's README call asking for a JSON Schema answer (the option as each version stores it)
+	if (call && c.node === 'GenGateway Chat' && c.capAtPrice) {
+		const o = parameters.options as Record<string, unknown>;
+		for (const k of Object.keys(given))
+			if (/^options\.(format|responseFormat|jsonSchema|schemaName|strictSchema)/.test(k))
+				delete given[k];
+		for (const k of ['format', 'responseFormat', 'jsonSchema', 'schemaName', 'strictSchema'])
+			delete o[k];
+		if (c.set.typeVersion >= 1.1) o.format = { values: { responseFormat: 'json_schema' } };
+		else o.responseFormat = 'json_schema';
+	}
+	// the marked field, so that each POST is attributed to its item
+	if (call) {
+		const at = MARKED[c.node];
+		const text = at === 'messages.values[0].content' ? 'hello there' : String(call[at]);
+		given[at] = { how: 'fixed', value: text };
+	}
+	const e = entryOf(CAP_CALL.model.value)!;
+	const options = (parameters.options ?? {}) as Record<string, unknown>;
+	parameters.options = options;
+	for (const k of [
+		'groupRatio',
+		'groupName',
+		...(withCap ? ['maxSpend', 'maxExpectedSpend'] : []),
+	]) {
+		delete options[k];
+		delete given[`options.${k}`];
+	}
+	options.groupName = GROUP;
+	given['options.groupName'] = { how: 'fixed', value: GROUP };
+	let cap: { written: string; quota: number } | undefined;
+	if (withCap) {
+		const quota =
+			callQuota(e!.model_price as number, sim.pricing.group_ratio[GROUP], c.site.quotaPerUnit) *
+			c.set.items.length;
+		const text = exactDisplayText(quota, c.site);
+		if (text !== undefined) {
+			const mark =
+				c.set.items.length % 2
+					? ''
+					: c.site.type === 'USD'
+						? '$'
+						: c.site.type === 'CNY'
+							? '¥'
+							: c.site.symbol;
+			cap = { written: `${mark}${text}`, quota };
+			options.maxSpend = cap.written;
+			given['options.maxSpend'] = { how: 'fixed', value: cap.written };
+		}
+	}
+	return { c: { ...c, set: { ...c.set, parameters, given } }, cap };
+}
+
+/** Pricing's Get Prices on a site, judged once per site: every price equals the spec's rule at the lowest public group, as the currency shows it. */
+const pricingJudged = new Map<string, string[]>();
+async function pricingFindings(site: Site): Promise<string[]> {
+	const key = JSON.stringify(site);
+	const known = pricingJudged.get(key);
+	if (known) return known;
+	const r = await runWorkflow({
+		nodes: [
+			{
+				name: 'Pricing',
+				type: typeOf('GenGateway Pricing'),
+				parameters: { operation: 'getPrices' },
+			},
+		],
+		credentials: { apiKey: KEY, baseUrl: proxyUrl },
+	});
+	const problems: string[] = [];
+	for (const { json: row } of r.output('Pricing')) {
+		const e = entryOf(row.model);
+		const low = e ? lowestPublicRatio(e) : undefined;
+		if (!e || low === undefined || !row.priced || /^delta-video/.test(String(row.model))) continue;
+		const want: Array<[string, string | number]> =
+			Number(e.quota_type) === 1
+				? [['price_per_call', callQuota(e.model_price as number, low, site.quotaPerUnit)]]
+				: [
+						['input_per_1m_tokens', perMillionQuota(e.model_ratio as number, low)],
+						[
+							'output_per_1m_tokens',
+							perMillionQuota(
+								e.model_ratio as number,
+								low,
+								typeof e.completion_ratio === 'number' ? e.completion_ratio : 1,
+							),
+						],
+					];
+		for (const [field, quota] of want) {
+			const shown = shownOf(quota, site).amount;
+			// the same price, not rounded as the currency shows it, is a display finding; another price breaks the rule
+			if (row[field] !== shown)
+				problems.push(
+					`[${row[field] === unroundedOf(quota, site) ? 'display-rounding' : 'pricing-rule'}] Pricing's ${field} of ${row.model} is ${row[field]}, the spec's rule at the lowest public group (${low}) gives ¤${quota}, shown ${shown} (${JSON.stringify(site)})`,
+				);
+		}
+	}
+	pricingJudged.set(key, problems);
+	return problems;
+}
+
+/**
+ * (f)–(h): a cap equal to the batch's price passes; every per-call cost equals the spec's rule (at the lowest public
+ * group and the highest published one when the multiplier is not known, at the key's group when it is), shown as the
+ * currency shows it — the same figure Pricing shows; an estimate is never called "at most"; with the key's group
+ * known and every cost exact, the record is what the gateway charged.
+ */
+function moneyFindings(
+	c: Case,
+	r: RunResult,
+	cap: { written: string; quota: number } | undefined,
+	spent: number,
+	charged: number,
+): string[] {
+	const problems: string[] = [];
+	const outs = r.outputs('Node').flat();
+	const costOf = (j: IDataObject) =>
+		(j.cost ?? (j.error as IDataObject | undefined)?.cost) as IDataObject | undefined;
+	const failedAt = (j: IDataObject) =>
+		(j.failed_at ?? (j.error as IDataObject | undefined)?.failed_at) as string | undefined;
+	if (cap)
+		for (const o of outs)
+			if (failedAt(o.json) === 'budget')
+				problems.push(
+					`[equal-refused] Max Expected Spend ${JSON.stringify(cap.written)} is exactly the batch's price (¤${cap.quota}), yet an item was refused: ${String((o.json.error as IDataObject | undefined)?.message ?? o.json.error ?? o.json.message ?? '').slice(0, 300)}`,
+				);
+	const model = modelValue(c.set.parameters.model);
+	const e = entryOf(model);
+	const costs = outs.map((o) => costOf(o.json)).filter((x): x is IDataObject => !!x);
+	for (const k of costs) {
+		if (k.basis !== 'per call' || typeof k.quota !== 'number' || !e) continue;
+		const calls = Number(k.calls ?? 1);
+		const price = e.model_price as number;
+		const at = (ratio: number) => callQuota(price, ratio, c.site.quotaPerUnit) * calls;
+		const want: Array<[string, number]> = [];
+		if (k.status === 'range') {
+			const low = lowestPublicRatio(e);
+			if (low !== undefined) want.push(['quota_low', at(low)]);
+		} else if (k.status === 'expected' && k.group_multiplier_source === 'group_name')
+			want.push(['quota', at(sim.pricing.group_ratio[String(k.group)])]);
+		for (const [field, quota] of want) {
+			(reached.money ??= {})['costs checked'] = (reached.money['costs checked'] ?? 0) + 1;
+			const shown = shownOf(quota, c.site);
+			const amountField = field === 'quota' ? 'amount' : 'amount_low';
+			if (
+				k[field] !== quota ||
+				k[amountField] !== shown.amount ||
+				!String(k.text).includes(shown.text)
+			)
+				problems.push(
+					`[${k[field] === quota ? 'display-rounding' : 'cost-rule'}] ${model}: cost ${field} ¤${k[field]} / ${amountField} ${k[amountField]} / "${k.text}", the spec's rule gives ¤${quota}, shown ${shown.text}`,
+				);
+		}
+	}
+	// README: a delta video's figure is an estimate, not a bound: never "at most"
+	const estimates = costs.filter((k) => k.basis === 'per video token' && k.status === 'estimate');
+	for (const k of estimates)
+		if (/at most/.test(`${k.text} ${k.note}`))
+			problems.push(
+				`[estimate-called-bound] a delta video's estimate says "at most": ${k.text}; ${k.note}`,
+			);
+	if (estimates.length && estimates.length === costs.length) {
+		const hints = (r.run.data.resultData.runData.Node ?? []).flatMap((t) =>
+			(t.hints ?? []).map((h) => h.message),
+		);
+		const spentText = String(
+			(r.run.data.resultData.metadata as Record<string, string> | undefined)
+				?.gengateway_spent_text ?? '',
+		);
+		for (const t of [...hints, spentText])
+			if (/at most/.test(t) && !/estimate/.test(t))
+				problems.push(`[estimate-called-bound] only delta estimates, yet: ${t.slice(0, 300)}`);
+	}
+	// spec: "With no trusted usage the reservation is kept and needs a check; it is not free" — a delta video Task Wait
+	// settled without usage (the README calls' prompt asks for none) keeps its estimate in the record, never ¤0
+	const videoEstimates = costs
+		.filter((k) => k.basis === 'per video token' && typeof k.quota === 'number')
+		.reduce((n, k) => n + (k.quota as number), 0);
+	if (c.readmeCall && videoEstimates > 0 && charged > 0 && spent < videoEstimates)
+		problems.push(
+			`[record-dropped-estimate] a delta video settled without usage: the record holds ¤${spent}, below its estimate ¤${videoEstimates} (the gateway kept ¤${charged})`,
+		);
+	// the key's group known (Group Name "hd") and every figure exact: the record is what the gateway charged
+	const exact = costs.filter((k) => k.status === 'expected' || k.status === 'settled');
+	if (
+		c.keyGroup &&
+		PAID.has(c.node) &&
+		costs.length &&
+		exact.length === costs.length &&
+		spent !== charged
+	)
+		problems.push(
+			`[record-not-charge] every cost is exact at the key's group, yet the record holds ¤${spent} and the gateway charged ¤${charged} (costs: ${exact.map((k) => `${k.status} ¤${k.quota}`).join(', ')})`,
+		);
+	return problems;
+}
+
+async function runCase(original: Case): Promise<string[]> {
 	logs.length = 0;
-	proxy.reset();
 	sim.reset();
-	sim.setStatus(c.site === 'USD' ? {} : { quota_display_type: 'CNY' });
+	setSite(original.site);
+	const pricing = await pricingFindings(original.site);
+	proxy.reset();
+	const { c, cap } = prepared(original);
+	const t = (reached.money ??= {});
+	const add = (k: string) => (t[k] = (t[k] ?? 0) + 1);
+	add(`site ${original.site.type}${original.site.freeGroup ? ' + free group' : ''}`);
+	if (cap) add('cap at the price');
+	if (c.keyGroup && PAID.has(c.node)) add("key's group given");
 	const { parameters, input } = workflowOf(c);
 	let r: RunResult;
 	try {
@@ -544,6 +930,21 @@ async function runCase(c: Case): Promise<string[]> {
 					parameters,
 					onError: c.onError,
 				},
+				// the README's delta video: Video Create → Task Wait, which settles it (here without usage)
+				...(c.readmeCall && c.node === 'GenGateway Video Create'
+					? [
+							{
+								name: 'Wait',
+								type: typeOf('GenGateway Task Wait'),
+								parameters: {
+									taskId: '={{ $json.task_id }}',
+									taskKind: 'auto',
+									options: { videoIntervalMs: 60, download: false },
+								},
+								onError: 'continueRegularOutput' as const,
+							},
+						]
+					: []),
 			],
 			input,
 			credentials: { apiKey: KEY, baseUrl: proxyUrl },
@@ -560,7 +961,13 @@ async function runCase(c: Case): Promise<string[]> {
 	const metadata = (r.run.data.resultData.metadata ?? {}) as Record<string, string>;
 	const spent = Number(metadata.gengateway_spent ?? 0);
 	const charged = sim.charged({ key: KEY_NAME });
-	return judge(c, r, [...proxy.exchanges], spent, charged).filter((p) => !IGNORED.has(tagOf(p)));
+	return [
+		...judge(c, r, [...proxy.exchanges], spent, charged),
+		...moneyFindings(c, r, cap, spent, charged),
+		...pricing,
+	].filter(
+		(p) => !IGNORED.has(tagOf(p)) && (!ONLY.size || ONLY.has(tagOf(p))) && (!GREP || GREP.test(p)),
+	);
 }
 
 /** What the generated runs reached, printed with the summary: a property whose runs all stop at the rules proves little. */
@@ -610,7 +1017,7 @@ describe('what the property found, as readable cases', () => {
 		node,
 		set: { node, typeVersion: 1, parameters, items, given },
 		onError: 'continueRegularOutput',
-		site: 'USD',
+		site: USD_SITE,
 		binaries: items.map(() => false),
 		...over,
 	});
@@ -641,6 +1048,27 @@ describe('what the property found, as readable cases', () => {
 			imageSubmit({ maxSpend: '¥0.20', groupName: 'hd' }),
 			{ 'options.maxSpend': { how: 'fixed', value: '¥0.20' } },
 			[{}],
+		);
+		expect(await runCase(c)).toEqual([]);
+		expect(proxy.exchanges.filter(isPost)).toHaveLength(0);
+	});
+
+	it('a cap in another currency on an item refused for another field still refuses the batch: nothing is sent (found by the property, seed 5, path 136, FUZZ_RUNS=150)', async () => {
+		const c = plain(
+			'GenGateway Image Submit',
+			imageSubmit({
+				groupName: 'hd',
+				maxSpend: '={{ $json.v0 }}',
+				submitTimeoutMs: '={{ $json.v1 }}',
+			}),
+			{
+				'options.maxSpend': { how: 'per item', values: ['1.50', '€1'] },
+				'options.submitTimeoutMs': { how: 'per item', values: [60000, -10] },
+			},
+			[
+				{ v0: '1.50', v1: 60000 },
+				{ v0: '€1', v1: -10 },
+			],
 		);
 		expect(await runCase(c)).toEqual([]);
 		expect(proxy.exchanges.filter(isPost)).toHaveLength(0);

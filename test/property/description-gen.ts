@@ -7,7 +7,7 @@
  * `@version` …, evaluated here as the editor evaluates them), values of the field's own type (an `options` field's
  * options, a number's `typeOptions.minValue`/`maxValue` and just past them, the description's default and the
  * example in its placeholder), and what expressions hand a field instead: text for numbers and switches (" true ",
- * "1", "", whitespace), money as people write it ("$0.20", "¥0.146", "¤750000"), several addresses in one field
+ * "1", "", whitespace), money as people write it ("$0.20", "¥0.146", "◎0.20", "JPY 5", "¤750000"), several addresses in one field
  * (lines, commas), an address with the credential's key in it, and values that differ by item (`={{ $json.vN }}`,
  * each input item its own value).
  *
@@ -234,7 +234,15 @@ export interface GenContext {
 	addresses: string[];
 }
 
-const WORDS = ['a fox', 'a paper boat on a rainy street', 'Hello', 'Résumé 東京 🦊', 'x'];
+const WORDS = [
+	'a fox',
+	'a paper boat on a rainy street',
+	'Hello',
+	'Résumé 東京 🦊',
+	'x',
+	// the simulator's delta video completes without usage for this prompt (simulator/README.md, `[usage=none]`)
+	'a fox at dusk [usage=none]',
+];
 const CURRENCY = [
 	'$0.20',
 	'¥0.146',
@@ -246,6 +254,10 @@ const CURRENCY = [
 	'0,20',
 	'USD 1',
 	'¥0.20',
+	// other sites' custom currencies (and the custom sites' own: the property's sites show ◎, JPY or pts)
+	'◎0.20',
+	'JPY 5',
+	'pts3',
 ];
 const BLANK = ['', ' ', '\t', '\n'];
 

@@ -155,3 +155,88 @@ export function displayToQuota(
 	const den = rate.n * pow10(s - rate.s);
 	return Number(num / den);
 }
+
+// ---- amounts in the display currency (docs/configuration.md, "Amounts as the currency shows them") ---------------
+
+/** A site's display currency as /api/status gives it. */
+export interface SiteDisplay {
+	type: 'USD' | 'CNY' | 'CUSTOM';
+	quotaPerUnit: number;
+	/** usd_exchange_rate (CNY) or custom_currency_exchange_rate (CUSTOM), as written */
+	rate: string;
+	/** the custom currency's symbol */
+	symbol: string;
+}
+
+/** An exact rational n / d (d > 0). */
+interface Ratio {
+	n: bigint;
+	d: bigint;
+}
+
+const ratioOf = (x: Dec): Ratio => ({ n: x.n, d: pow10(x.s) });
+
+/** ¤ in the display currency, exactly: ¤ ÷ quota_per_unit × the site's rate (USD: 1). */
+function inDisplay(quota: Dec, site: SiteDisplay): Ratio {
+	const q = ratioOf(quota);
+	const per = ratioOf(dec(site.quotaPerUnit));
+	const rate = ratioOf(dec(site.type === 'USD' ? '1' : site.rate));
+	return { n: q.n * per.d * rate.n, d: q.d * per.n * rate.d };
+}
+
+/** The decimals the site's currency shows: USD and CNY 2; a custom currency 2, or 0 when its symbol is JPY. */
+export const placesOf = (site: SiteDisplay) =>
+	site.type === 'CUSTOM' && /^(JPY|円)$/i.test(site.symbol.trim()) ? 0 : 2;
+
+/** n/d rounded half-up to `p` decimals, as decimal text. */
+function roundedText(r: Ratio, p: number): string {
+	const units = (r.n * pow10(p) * 2n + r.d) / (2n * r.d);
+	const t = units.toString().padStart(p + 1, '0');
+	return p ? `${t.slice(0, -p)}.${t.slice(-p)}` : t;
+}
+
+/**
+ * What the site shows for an amount of ¤ (or an exact price in ¤): rounded half-up to the currency's decimals; below
+ * one of its smallest units (and not 0), to 2 significant digits.
+ */
+export function shownOf(
+	quota: number | string,
+	site: SiteDisplay,
+): { amount: number; text: string } {
+	const r = inDisplay(dec(quota), site);
+	let p = placesOf(site);
+	if (r.n !== 0n && r.n * pow10(p) < r.d) {
+		// the first significant digit's place, plus one
+		p++;
+		while (r.n * pow10(p) < r.d) p++;
+		p++;
+	}
+	const text = roundedText(r, p);
+	const sym = site.type === 'USD' ? '$' : site.type === 'CNY' ? '¥' : site.symbol;
+	return { amount: Number(text), text: `${sym}${text}` };
+}
+
+/** The exact display amount of ¤ as decimal text, when it is a finite decimal of at most 12 places (else undefined). */
+export function exactDisplayText(quota: number, site: SiteDisplay): string | undefined {
+	const r = inDisplay(dec(quota), site);
+	for (let p = 0; p <= 12; p++)
+		if ((r.n * pow10(p)) % r.d === 0n) return p ? roundedText(r, p) : String(r.n / r.d);
+	return undefined;
+}
+
+/** Whole ¤ per call at a ratio: model_price × ratio × quota_per_unit, rounded half-up. */
+export function callQuota(modelPrice: number, ratio: number, quotaPerUnit: number): number {
+	return roundHalfUp(product(modelPrice, ratio, quotaPerUnit));
+}
+
+/** ¤ per 1M tokens (a rate, exact): 1,000,000 × model_ratio × ratio (× completion_ratio for output), as decimal text. */
+export function perMillionQuota(...factors: number[]): string {
+	const p = product(1_000_000, ...factors);
+	const t = p.n.toString().padStart(p.s + 1, '0');
+	return p.s ? `${t.slice(0, -p.s)}.${t.slice(-p.s)}` : t;
+}
+
+/** The exact display amount of ¤ to 6 decimals: how an amount reads before it is rounded as the currency shows it. */
+export function unroundedOf(quota: number | string, site: SiteDisplay): number {
+	return Number(roundedText(inDisplay(dec(quota), site), 6));
+}

@@ -525,7 +525,7 @@ describe('Video Create (delta): body, materials and output', () => {
 		});
 		expect(String((j.cost as Record<string, unknown>).note)).toMatch(/an estimate, not a bound/);
 		expect(hintsOf(r).join('\n')).toMatch(
-			/This node: \$0\.565606 \(¤282803\) \(an estimate, not a bound: see each cost\).*spent \$0\.565606 \(¤282803\) \(an estimate, not a bound\) so far/,
+			/This node: \$0\.57 \(¤282803\) \(an estimate, not a bound: see each cost\).*spent \$0\.57 \(¤282803\) \(an estimate, not a bound\) so far/,
 		);
 		const withVideo = await accepted(
 			delta({ referenceVideos: 'https://media.example/v.mp4', options: { groupRatio: 1 } }),

@@ -5,6 +5,7 @@ import {
 	type DisplaySettings,
 	type ModelPrice,
 } from '../../shared/money/prices';
+import { roundedProduct } from '../../shared/money/decimal';
 
 export interface PriceRow {
 	model: string;
@@ -25,7 +26,7 @@ export interface PriceRow {
 	output_per_1m_tokens: number | null;
 	video_per_1m_tokens: number | null;
 	video_with_reference_per_1m_tokens: number | null;
-	/** e.g. "$0.032 / call", "¥36.5 / 1M input tokens, ¥146 / 1M output tokens" */
+	/** e.g. "$0.03 / call (¤16000)", "¥36.50 / 1M input tokens, ¥146.00 / 1M output tokens" */
 	price_text: string;
 	/** public groups enabling the model that have no ratio in group_ratio: skipped, never treated as 0 */
 	skipped_groups: string[];
@@ -53,7 +54,12 @@ export function priceRow(
 	const videoRef = show(p.videoWithReferencePer1MUsd);
 	const unit = toDisplay(0, display);
 	let text = '';
-	if (perCall) text = `${formatDisplay(perCall)} / call`;
+	// a call is charged whole ¤: the exact charge beside the amount as the currency shows it
+	const callQuota =
+		p.perCallUsd !== undefined && display.type !== 'TOKENS'
+			? ` (¤${roundedProduct([p.perCallUsd, display.quotaPerUnit])})`
+			: '';
+	if (perCall) text = `${formatDisplay(perCall)} / call${callQuota}`;
 	else if (input && output)
 		text = `${formatDisplay(input)} / 1M input tokens, ${formatDisplay(output)} / 1M output tokens`;
 	else if (video && videoRef)

@@ -410,17 +410,19 @@ export interface CostFigure {
 	note: string;
 }
 
-/** The money text of a figure: "$0.032 (¤16000)", "$0.0256–$0.048 (¤12800–¤24000)". */
+/** The money text of a figure: "$0.03 (¤16000)", "$0.03–$0.05 (¤12800–¤24000)" (amounts as the currency shows them, ¤ exact). */
 export function figureText(
 	f: Pick<CostFigure, 'quota' | 'quotaLow'>,
 	display: DisplaySettings | undefined,
 ): string | null {
 	if (f.quota === undefined) return null;
 	const one = (q: number) => (display ? formatDisplay(quotaToDisplay(q, display)) : `¤${q}`);
-	if (f.quotaLow !== undefined && f.quotaLow !== f.quota)
-		return display
-			? `${one(f.quotaLow)}–${one(f.quota)} (¤${f.quotaLow}–¤${f.quota})`
-			: `¤${f.quotaLow}–¤${f.quota}`;
+	if (f.quotaLow !== undefined && f.quotaLow !== f.quota) {
+		if (!display) return `¤${f.quotaLow}–¤${f.quota}`;
+		// both ends shown alike in the currency ($0.03–$0.03): the amount once, the exact ends in ¤
+		const [low, high] = [one(f.quotaLow), one(f.quota)];
+		return `${low === high ? low : `${low}–${high}`} (¤${f.quotaLow}–¤${f.quota})`;
+	}
 	return display ? `${one(f.quota)} (¤${f.quota})` : `¤${f.quota}`;
 }
 

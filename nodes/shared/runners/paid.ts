@@ -294,9 +294,16 @@ function budgetRefusal<P>(
 	const resolved: MoneyOptions[] = [];
 	for (const [i, p] of prepared.entries()) {
 		const m = money[i];
-		if (p === undefined || !m) continue;
+		if (!m) continue;
 		const r = resolveCap(m, prices.display);
-		if (r.refusal) return new BudgetError(r.refusal, 'Nothing was sent to the gateway.');
+		// a cap in another currency refuses the batch, also on an item refused for another field (what it says of the
+		// money is checked for every item, as the other spend options are)
+		if (r.refusal)
+			return new BudgetError(
+				prepared[i] === undefined ? `item ${i}: ${r.refusal}` : r.refusal,
+				'Nothing was sent to the gateway.',
+			);
+		if (p === undefined) continue;
 		if (r.unreadable) {
 			return new BudgetError(
 				`Max Expected Spend ${m.spend!.amount} (display currency) cannot be checked: the site's display settings (/api/status) could not be read${prices.error ? ` (${prices.error})` : ''}`,
