@@ -128,6 +128,56 @@ export function settleDeltaFee(
 	groupRatio: number | undefined,
 	opts: SettleOptions = {},
 ): DeltaSettlement {
+	const quotaPerUnit = checkedSettleTerms(groupRatio, opts);
+	const t = readDeltaTask(task, opts);
+	const ref = referenceOf(t.outer, opts);
+	const pair = unitTableOf(unitPrices, t.model);
+	const base: DeltaSettlement = {
+		status: 'needs_manual_check',
+		task_id: t.taskId,
+		model: t.model,
+		task_status: t.rawStatus,
+		tokens: t.usage?.tokens ?? null,
+		token_source: t.usage?.source ?? null,
+		with_reference_video: ref.withRef,
+		reference_video_source: ref.source,
+		unit_price: null,
+		group_ratio: groupRatio ?? null,
+		quota_per_unit: quotaPerUnit,
+		fee_quota: null,
+		fee_base: null,
+		note: '',
+	};
+	const unsettled = unsettledOf(base, t, !!pair);
+	if (unsettled || !pair || !t.usage) return unsettled ?? base;
+	let assumed = '';
+	let { withRef, source } = ref;
+	if (withRef === null) {
+		withRef = false;
+		source = 'assumed_none';
+		assumed =
+			'; whether it had a reference video is not known, so the higher no-reference-video price was used';
+	}
+	const unit = withRef ? pair.withReferenceVideo : pair.noReferenceVideo;
+	const fee = videoFeeQuota(t.usage.tokens, unit, groupRatio ?? 1, quotaPerUnit);
+	const formula = `${t.usage.tokens} video tokens (${t.usage.source}) / 1,000,000 × ${unit}`;
+	return {
+		...base,
+		status: groupRatio === undefined ? 'at_multiplier_1' : 'settled',
+		with_reference_video: withRef,
+		reference_video_source: source,
+		unit_price: unit,
+		fee_quota: fee,
+		fee_base: fee / quotaPerUnit,
+		note:
+			groupRatio === undefined
+				? `${formula} at group multiplier 1, in whole quota units: your key's group multiplier is not known (give it, or your group's name), so this is not the settled fee; the charge is this × that multiplier${assumed}`
+				: `${formula} × group ratio ${groupRatio}, in whole quota units${assumed}`,
+	};
+}
+
+/** The settlement's terms checked: a known group ratio is positive (never 0), and the site's quota per unit. */
+function checkedSettleTerms(groupRatio: number | undefined, opts: SettleOptions): number {
 	if (
 		groupRatio !== undefined &&
 		(typeof groupRatio !== 'number' || !Number.isFinite(groupRatio) || groupRatio <= 0)
@@ -138,66 +188,76 @@ export function settleDeltaFee(
 	const quotaPerUnit = opts.quotaPerUnit ?? DEFAULT_QUOTA_PER_UNIT;
 	if (!Number.isFinite(quotaPerUnit) || quotaPerUnit <= 0)
 		throw new Error('quotaPerUnit: must be a positive number');
+	return quotaPerUnit;
+}
+
+/** What a delta task says of itself, from a task object, Task Wait's item (either version) or a wrapped task. */
+interface DeltaTaskFacts {
+	outer: Record<string, unknown>;
+	model: string | null;
+	taskId: string | null;
+	rawStatus: string | null;
+	phase: ReturnType<typeof videoStatusPhase> | undefined;
+	word: string | undefined;
+	usage: ReturnType<typeof settlementUsage>;
+	submissionUncertain: boolean;
+}
+
+function readDeltaTask(task: unknown, opts: SettleOptions): DeltaTaskFacts {
 	const outer = isObj(task) ? task : {};
 	const layers = [outer, outer.task, outer.data].filter(isObj);
 	const pick = (k: string): unknown =>
 		layers.map((l) => l[k]).find((v) => v !== undefined && v !== null && v !== '');
 	const str = (v: unknown) =>
 		typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null;
-	const model = opts.model ?? str(pick('model'));
-	const taskId = str(outer.task_id) ?? str(outer.id) ?? str(pick('task_id')) ?? str(pick('id'));
 	// Task Wait's item shows the gateway's word as `gateway.status` (1.1) or `gateway_status` (1)
 	const gateway = pick('gateway');
 	const rawStatus =
 		str(pick('gateway_status')) ??
 		str(isObj(gateway) ? gateway.status : null) ??
 		str(pick('status'));
-	const phase = rawStatus ? videoStatusPhase(rawStatus) : undefined;
-	const word = rawStatus?.trim().toLowerCase();
-	const usage = layers.map((l) => settlementUsage(l)).find((u) => u !== undefined);
-
-	let withRef: boolean | null = null;
-	let refSource: string | null = null;
-	if (opts.withReferenceVideo !== undefined) {
-		withRef = opts.withReferenceVideo;
-		refSource = 'option';
-	} else {
-		const found = referenceVideoOf(outer);
-		if (found) {
-			withRef = found.withReferenceVideo;
-			refSource = found.source;
-		}
-	}
-	const pair = unitTableOf(unitPrices, model);
-	const base: DeltaSettlement = {
-		status: 'needs_manual_check',
-		task_id: taskId,
-		model,
-		task_status: rawStatus,
-		tokens: usage?.tokens ?? null,
-		token_source: usage?.source ?? null,
-		with_reference_video: withRef,
-		reference_video_source: refSource,
-		unit_price: null,
-		group_ratio: groupRatio ?? null,
-		quota_per_unit: quotaPerUnit,
-		fee_quota: null,
-		fee_base: null,
-		note: '',
+	return {
+		outer,
+		model: opts.model ?? str(pick('model')),
+		taskId: str(outer.task_id) ?? str(outer.id) ?? str(pick('task_id')) ?? str(pick('id')),
+		rawStatus,
+		phase: rawStatus ? videoStatusPhase(rawStatus) : undefined,
+		word: rawStatus?.trim().toLowerCase(),
+		usage: layers.map((l) => settlementUsage(l)).find((u) => u !== undefined),
+		submissionUncertain: pick('submission_uncertain') === true,
 	};
-	if (pick('submission_uncertain') === true && phase !== 'succeeded') {
+}
+
+/** Whether the task had a reference video: the node's option, else what the task or item shows, else not known. */
+function referenceOf(
+	outer: Record<string, unknown>,
+	opts: SettleOptions,
+): { withRef: boolean | null; source: string | null } {
+	if (opts.withReferenceVideo !== undefined)
+		return { withRef: opts.withReferenceVideo, source: 'option' };
+	const found = referenceVideoOf(outer);
+	return found
+		? { withRef: found.withReferenceVideo, source: found.source }
+		: { withRef: null, source: null };
+}
+
+/** A task that cannot be settled from its usage, with why: unknown outcome, expired, failed, pending, no price or usage. */
+function unsettledOf(
+	base: DeltaSettlement,
+	t: DeltaTaskFacts,
+	priced: boolean,
+): DeltaSettlement | undefined {
+	if (t.submissionUncertain && t.phase !== 'succeeded')
 		return {
 			...base,
 			note: 'the submission outcome is unknown: check the task and usage records before settling or submitting again (it is not free)',
 		};
-	}
-	if (phase === 'failed' && word === 'expired') {
+	if (t.phase === 'failed' && t.word === 'expired')
 		return {
 			...base,
 			note: 'the task expired (its record was cleaned up, possibly after it completed): whether it was charged is not known here, check the usage logs (it is not free)',
 		};
-	}
-	if (phase === 'failed') {
+	if (t.phase === 'failed')
 		return {
 			...base,
 			status: 'refunded',
@@ -205,57 +265,30 @@ export function settleDeltaFee(
 			fee_base: 0,
 			note: 'the task failed or was cancelled: its reservation is returned (check the refund line in the usage logs)',
 		};
-	}
-	if (phase === 'pending') {
+	if (t.phase === 'pending')
 		return {
 			...base,
 			status: 'not_finished',
 			note: 'the task has not finished: the estimate stays reserved and is settled to actual usage on completion (wait for it, e.g. with Task Wait)',
 		};
-	}
-	if (rawStatus && !phase) {
+	if (t.rawStatus && !t.phase)
 		return {
 			...base,
-			note: `unrecognised task status "${rawStatus}": the reservation needs a check in the usage logs (it is not free)`,
+			note: `unrecognised task status "${t.rawStatus}": the reservation needs a check in the usage logs (it is not free)`,
 		};
-	}
-	if (!pair) {
+	if (!priced)
 		return {
 			...base,
-			note: model
-				? `no delta-video unit price for model "${model}": check the usage logs (it is not free)`
+			note: t.model
+				? `no delta-video unit price for model "${t.model}": check the usage logs (it is not free)`
 				: 'the task names no model: check the usage logs (it is not free)',
 		};
-	}
-	if (!usage) {
+	if (!t.usage)
 		return {
 			...base,
 			note: 'no trusted usage (usage.completion_tokens or a valid usage.total_tokens): the reservation is kept and needs a check in the usage logs (it is not free)',
 		};
-	}
-	let assumed = '';
-	if (withRef === null) {
-		withRef = false;
-		refSource = 'assumed_none';
-		assumed =
-			'; whether it had a reference video is not known, so the higher no-reference-video price was used';
-	}
-	const unit = withRef ? pair.withReferenceVideo : pair.noReferenceVideo;
-	const fee = videoFeeQuota(usage.tokens, unit, groupRatio ?? 1, quotaPerUnit);
-	const formula = `${usage.tokens} video tokens (${usage.source}) / 1,000,000 × ${unit}`;
-	return {
-		...base,
-		status: groupRatio === undefined ? 'at_multiplier_1' : 'settled',
-		with_reference_video: withRef,
-		reference_video_source: refSource,
-		unit_price: unit,
-		fee_quota: fee,
-		fee_base: fee / quotaPerUnit,
-		note:
-			groupRatio === undefined
-				? `${formula} at group multiplier 1, in whole quota units: your key's group multiplier is not known (give it, or your group's name), so this is not the settled fee; the charge is this × that multiplier${assumed}`
-				: `${formula} × group ratio ${groupRatio}, in whole quota units${assumed}`,
-	};
+	return undefined;
 }
 
 /** A group's ratio by name from the price list; undefined when the list has no positive ratio for it (never 0 by default). */
