@@ -41,6 +41,92 @@ function promptBound(body: Json): { tokens: number; images: number } {
 	return { tokens: Buffer.byteLength(text, 'utf8') + images * IMAGE_TOKEN_BOUND, images };
 }
 
+/** The turn's token bound when Maximum Number of Tokens is set: its prompt's bytes and images, and that many completion tokens. */
+function turnTokenBound(body: Json, maxTokens: number | undefined): TokenBound | undefined {
+	if (maxTokens === undefined || maxTokens <= 0) return undefined;
+	const p = promptBound(body);
+	return {
+		prompt: p.tokens,
+		completion: maxTokens,
+		how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)`,
+	};
+}
+
+/** The strictest cap of the root's items, read; a cap that cannot be read or checked refuses the turn (nothing sent). */
+function checkedCap(
+	s: TurnSupply,
+	prices: Prices,
+	q: ReturnType<typeof quote> | undefined,
+): number | undefined {
+	const resolved = strictestCap(s.money, prices.display);
+	if (resolved.refusal)
+		throw new GatewayModelError(
+			resolved.refusal,
+			'Nothing was sent.',
+			undefined,
+			"Fix Max Expected Spend in the Chat Model's options; nothing was sent.",
+		);
+	if (resolved.unreadable || !q)
+		throw new GatewayModelError(
+			`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
+			'Nothing was sent. Try again, or write the cap in ¤ quota units.',
+			undefined,
+			'Nothing was sent: try again, or write Max Expected Spend in ¤ quota units.',
+		);
+	return resolved.cap;
+}
+
+/**
+ * The turn's bound counted as spent while it is in flight (its cost replaces it): turns of several items at once
+ * each see the others. Returns the record's key that holds it.
+ */
+function reserveTurn(
+	s: TurnSupply,
+	q: ReturnType<typeof quote>,
+	place: Place,
+	model: string,
+	prices: Prices,
+): string | undefined {
+	const bound = capBound(q);
+	if (bound === undefined) return undefined;
+	const reserved = callSpendKey(placeKey(place));
+	s.spend.record(
+		[[reserved, { quota: bound, exact: false, unpriced: false, label: `${model} turn in flight` }]],
+		prices.display,
+	);
+	return reserved;
+}
+
+/** Why the cap refused the turn, and what to do: the turn's price, or (a turn without a bound) the spend that reached it. */
+function turnRefusal(
+	s: TurnSupply,
+	prices: Prices,
+	cap: number | undefined,
+	refused: ReturnType<typeof capRefusal>,
+	unbounded: boolean,
+	tokenBound: TokenBound | undefined,
+): GatewayModelError {
+	if (unbounded) {
+		// the price is not what refused it (a turn without a bound has none): the spend reached the cap
+		const so = s.spend.spent();
+		const spent = `${money(so.quota, prices.display)}${so.bounded ? ' at most' : ''}`;
+		return new GatewayModelError(
+			`GenGateway: Max Expected Spend ${money(cap!, prices.display)} refused this model turn before any paid request: ${so.full ? 'what this execution has spent cannot be known (its custom data is full)' : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
+			`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
+			undefined,
+			UNBOUNDED_TODO,
+		);
+	}
+	return new GatewayModelError(
+		`GenGateway: ${refused!.message}`,
+		refused!.description,
+		undefined,
+		tokenBound
+			? "Nothing was sent: raise Max Expected Spend in the Chat Model's options, or lower Maximum Number of Tokens (the turn's bound counts all of them)."
+			: "Nothing was sent: raise Max Expected Spend in the Chat Model's options, or pick a cheaper model.",
+	);
+}
+
 /** Max Expected Spend before the turn: what the execution spent plus what the turn can cost (exact per call; per token within its bound). */
 export async function priceTurn(
 	s: TurnSupply,
@@ -51,15 +137,7 @@ export async function priceTurn(
 ): Promise<PricedTurn> {
 	const needCap = s.money.some((m) => m.cap !== undefined || m.spend !== undefined);
 	const prices = await s.pricesOnce();
-	const p = promptBound(body);
-	const tokenBound: TokenBound | undefined =
-		maxTokens !== undefined && maxTokens > 0
-			? {
-					prompt: p.tokens,
-					completion: maxTokens,
-					how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)`,
-				}
-			: undefined;
+	const tokenBound = turnTokenBound(body, maxTokens);
 	const q = prices.pricing
 		? quote(
 				{ model: model, calls: 1, tokenBound },
@@ -70,82 +148,25 @@ export async function priceTurn(
 			)
 		: undefined;
 	if (!needCap) return { q, prices };
-	const resolved = strictestCap(s.money, prices.display);
-	if (resolved.refusal)
-		throw new GatewayModelError(
-			resolved.refusal,
-			'Nothing was sent.',
-			undefined,
-			"Fix Max Expected Spend in the Chat Model's options; nothing was sent.",
-		);
-	if (resolved.unreadable || !q) {
-		throw new GatewayModelError(
-			`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
-			'Nothing was sent. Try again, or write the cap in ¤ quota units.',
-			undefined,
-			'Nothing was sent: try again, or write Max Expected Spend in ¤ quota units.',
-		);
-	}
+	const cap = checkedCap(s, prices, q);
 	// a turn with no bound (per token, no Maximum Number of Tokens) waits for the execution's other such capped turns:
 	// the cap is checked once they are counted, so several items' turns at once can pass it by one turn, never more
-	const unbounded = q.basis === 'per_token' && !tokenBound;
+	const unbounded = q!.basis === 'per_token' && !tokenBound;
 	const release = unbounded ? await takeGate(s.spend.executionBook) : undefined;
 	const refused = capRefusal(
 		s.spend,
-		{ cap: resolved.cap, allowUnpriced: false, hasAllowOption: false },
-		[q],
+		{ cap, allowUnpriced: false, hasAllowOption: false },
+		[q!],
 		prices.display,
 		'this model turn',
 	);
 	// without a bound a per-token turn is refused only once the spend reached the cap
 	const passes =
 		!refused ||
-		(unbounded &&
-			resolved.cap !== undefined &&
-			s.spend.spent().quota < resolved.cap &&
-			!s.spend.spent().full);
-	if (passes) {
-		// the turn's bound is counted as spent while it is in flight (its cost replaces it): turns of several items at
-		// once each see the others
-		const bound = capBound(q);
-		const reserved = bound === undefined ? undefined : callSpendKey(placeKey(place));
-		if (reserved)
-			s.spend.record(
-				[
-					[
-						reserved,
-						{
-							quota: bound!,
-							exact: false,
-							unpriced: false,
-							label: `${model} turn in flight`,
-						},
-					],
-				],
-				prices.display,
-			);
-		return { q, prices, reserved, release };
-	}
+		(unbounded && cap !== undefined && s.spend.spent().quota < cap && !s.spend.spent().full);
+	if (passes) return { q, prices, reserved: reserveTurn(s, q!, place, model, prices), release };
 	release?.();
-	if (unbounded) {
-		// the price is not what refused it (a turn without a bound has none): the spend reached the cap
-		const so = s.spend.spent();
-		const spent = `${money(so.quota, prices.display)}${so.bounded ? ' at most' : ''}`;
-		throw new GatewayModelError(
-			`GenGateway: Max Expected Spend ${money(resolved.cap!, prices.display)} refused this model turn before any paid request: ${so.full ? 'what this execution has spent cannot be known (its custom data is full)' : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
-			`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
-			undefined,
-			UNBOUNDED_TODO,
-		);
-	}
-	throw new GatewayModelError(
-		`GenGateway: ${refused!.message}`,
-		refused!.description,
-		undefined,
-		tokenBound
-			? "Nothing was sent: raise Max Expected Spend in the Chat Model's options, or lower Maximum Number of Tokens (the turn's bound counts all of them)."
-			: "Nothing was sent: raise Max Expected Spend in the Chat Model's options, or pick a cheaper model.",
-	);
+	throw turnRefusal(s, prices, cap, refused, unbounded, tokenBound);
 }
 
 /**
