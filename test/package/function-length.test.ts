@@ -16,8 +16,6 @@ const BAR = 60;
 const DEBT = new Set([
 	'nodes/shared/runners/paid.ts runPaidItems',
 	'nodes/shared/text/sse.ts pumpStream',
-	'nodes/shared/money/cost.ts costOf',
-	'nodes/shared/money/cost.ts quote',
 	'nodes/shared/text/paid.ts textOperation',
 	'nodes/shared/runners/paid.ts quoteItems',
 	'nodes/GenGatewayVideoCreate/actions/schemas.ts gammaSchema',

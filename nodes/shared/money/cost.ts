@@ -260,53 +260,68 @@ export function quote(
 		: numberOf(entry.quota_type) === 1
 			? 'per_call'
 			: 'per_token';
-	const withBasis = { ...base, basis, multiplier };
+	const withBasis: Quote = { ...base, basis, multiplier };
 	if (entry.billing_mode === 'tiered_expr')
 		return { ...withBasis, unpricedWhy: 'the model has dynamic (tiered) pricing: no fixed price' };
-	const videoWhy =
-		'billed per video token: reserved at submission and settled to actual usage on completion (Task Wait gives the settled fee)';
-	if (basis === 'per_video_token') {
-		const unit = as.video
-			? DELTA_VIDEO_UNIT_PRICES[as.model]?.[
-					as.video.withReferenceVideo ? 'withReferenceVideo' : 'noReferenceVideo'
-				]
-			: undefined;
-		const lowR = multiplier.ratio ?? multiplier.low?.ratio;
-		const highR = multiplier.ratio ?? multiplier.high?.ratio;
-		if (!as.video || unit === undefined || lowR === undefined || highR === undefined)
-			return { ...withBasis, unpricedWhy: videoWhy };
-		const at = (r: number) =>
-			roundedProduct([as.video!.tokens, unit, r, display.quotaPerUnit], 1_000_000);
-		return {
-			...withBasis,
-			unpricedWhy: videoWhy,
-			videoEstimate: { low: at(lowR), high: at(highR), how: as.video.how, tokens: as.video.tokens },
-		};
-	}
+	if (basis === 'per_video_token') return videoQuote(withBasis, as, display);
 	if (multiplier.ratio === undefined && !multiplier.high)
 		return { ...withBasis, unpricedWhy: multiplier.unknownWhy };
-	if (basis === 'per_token') {
-		const ratios = tokenRatiosOf(entry);
-		if (!ratios)
-			return {
-				...withBasis,
-				unpricedWhy: 'billed per token, and the price list carries no token price (model_ratio)',
-			};
+	if (basis === 'per_token') return tokenQuote(withBasis, entry, as);
+	return callQuote(withBasis, entry, as, display);
+}
+
+/** A delta video: an estimate from its tokens (never a bound), at the multiplier's low and high ends. */
+function videoQuote(q: Quote, as: PricedAs, display: DisplaySettings): Quote {
+	const videoWhy =
+		'billed per video token: reserved at submission and settled to actual usage on completion (Task Wait gives the settled fee)';
+	const unit = as.video
+		? DELTA_VIDEO_UNIT_PRICES[as.model]?.[
+				as.video.withReferenceVideo ? 'withReferenceVideo' : 'noReferenceVideo'
+			]
+		: undefined;
+	const lowR = q.multiplier.ratio ?? q.multiplier.low?.ratio;
+	const highR = q.multiplier.ratio ?? q.multiplier.high?.ratio;
+	if (!as.video || unit === undefined || lowR === undefined || highR === undefined)
+		return { ...q, unpricedWhy: videoWhy };
+	const at = (r: number) =>
+		roundedProduct([as.video!.tokens, unit, r, display.quotaPerUnit], 1_000_000);
+	return {
+		...q,
+		unpricedWhy: videoWhy,
+		videoEstimate: { low: at(lowR), high: at(highR), how: as.video.how, tokens: as.video.tokens },
+	};
+}
+
+/** Per token: the price list's token ratios, a bound when the call has one, else known from the answer's usage. */
+function tokenQuote(q: Quote, entry: PricingData['data'][number], as: PricedAs): Quote {
+	const ratios = tokenRatiosOf(entry);
+	if (!ratios)
 		return {
-			...withBasis,
-			tokenRatios: ratios,
-			unpricedWhy: as.tokenBound
-				? undefined
-				: "billed per token: the cost is known from the answer's usage",
+			...q,
+			unpricedWhy: 'billed per token, and the price list carries no token price (model_ratio)',
 		};
-	}
+	return {
+		...q,
+		tokenRatios: ratios,
+		unpricedWhy: as.tokenBound
+			? undefined
+			: "billed per token: the cost is known from the answer's usage",
+	};
+}
+
+/** Per call: model_price × the multiplier (or its range) × quota_per_unit, in whole ¤, times the calls. */
+function callQuote(
+	q: Quote,
+	entry: PricingData['data'][number],
+	as: PricedAs,
+	display: DisplaySettings,
+): Quote {
 	const price = nonNegative(entry.model_price);
-	if (price === undefined)
-		return { ...withBasis, unpricedWhy: 'the price list gives no model_price' };
+	if (price === undefined) return { ...q, unpricedWhy: 'the price list gives no model_price' };
 	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * as.calls;
-	const low = multiplier.ratio ?? multiplier.low!.ratio;
-	const high = multiplier.ratio ?? multiplier.high!.ratio;
-	return { ...withBasis, perCall: { low: at(low), high: at(high) } };
+	const low = q.multiplier.ratio ?? q.multiplier.low!.ratio;
+	const high = q.multiplier.ratio ?? q.multiplier.high!.ratio;
+	return { ...q, perCall: { low: at(low), high: at(high) } };
 }
 
 /** Whole ¤ of per-token usage at a multiplier, and the kinds the price list gives no ratio for (counted as plain). */
@@ -466,7 +481,6 @@ function atWhat(m: Multiplier): string {
 /** The figure of a call from its quote and, for per-token models, the answer's usage (undefined before the answer). */
 export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 	const m = q.multiplier;
-	const known = m.ratio !== undefined;
 	const lowRatio = m.ratio ?? m.low?.ratio;
 	const highRatio = m.ratio ?? m.high?.ratio;
 	if (
@@ -475,32 +489,8 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 		highRatio !== undefined &&
 		lowRatio !== undefined
 	) {
-		if (usage) {
-			const high = tokenQuota(usage, q.tokenRatios, highRatio);
-			const low = known ? high : tokenQuota(usage, q.tokenRatios, lowRatio);
-			const partial = high.plainAs.length
-				? `; ${high.plainAs.join(', ')} counted as plain prompt tokens`
-				: '';
-			return {
-				status: !known ? 'range' : partial ? 'estimate' : 'expected',
-				basis: 'per_token',
-				quota: high.quota,
-				...(known ? {} : { quotaLow: low.quota }),
-				multiplier: m,
-				quantity: {
-					prompt_tokens: usage.prompt,
-					completion_tokens: usage.completion,
-					...(usage.cached ? { cached_tokens: usage.cached } : {}),
-					...(usage.cacheWrite ? { cache_write_tokens: usage.cacheWrite } : {}),
-					...(usage.image ? { image_tokens: usage.image } : {}),
-					...(usage.audio ? { audio_tokens: usage.audio } : {}),
-					...(usage.audioOut ? { audio_output_tokens: usage.audioOut } : {}),
-					...(usage.reasoning ? { reasoning_tokens: usage.reasoning } : {}),
-				},
-				note: `tokens × their ratios × model ratio ${q.tokenRatios.model} (completion × ${q.tokenRatios.completion}), ${atWhat(m)}${partial}`,
-			};
-		}
-		if (q.tokenBound) {
+		if (usage) return usageCost(q, q.tokenRatios, usage, lowRatio, highRatio);
+		if (q.tokenBound)
 			return {
 				status: 'estimate',
 				bound: true,
@@ -513,9 +503,9 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 				},
 				note: `at most: ${q.tokenBound.how}, ${atWhat(m)}`,
 			};
-		}
 	}
-	if (q.videoEstimate) {
+	const known = m.ratio !== undefined;
+	if (q.videoEstimate)
 		return {
 			status: 'estimate',
 			basis: 'per_video_token',
@@ -525,8 +515,7 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 			quantity: { video_tokens_estimate: q.videoEstimate.tokens },
 			note: `about: ${q.videoEstimate.how} (an estimate, not a bound: the gateway reserves its own estimate at submission and settles to actual usage on completion; Task Wait gives the settled fee), ${atWhat(m)}`,
 		};
-	}
-	if (q.perCall) {
+	if (q.perCall)
 		return {
 			status: known ? 'expected' : 'range',
 			basis: q.basis,
@@ -536,12 +525,46 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 			quantity: { calls: q.calls },
 			note: `${q.calls} call(s) × model_price, ${atWhat(m)}`,
 		};
-	}
 	const why =
 		q.basis === 'per_token' && q.tokenRatios
 			? 'billed per token, and the answer carries no usage: the cost is not known (it is not free)'
 			: `${q.unpricedWhy ?? 'no price'} (it is not free)`;
 	return { status: 'unknown', basis: q.basis, multiplier: m, quantity: {}, note: why };
+}
+
+/** A per-token answer's cost from its usage: exact at a known multiplier, a range at an unknown one. */
+function usageCost(
+	q: Quote,
+	ratios: TokenRatios,
+	usage: TokenCount,
+	lowRatio: number,
+	highRatio: number,
+): CostFigure {
+	const m = q.multiplier;
+	const known = m.ratio !== undefined;
+	const high = tokenQuota(usage, ratios, highRatio);
+	const low = known ? high : tokenQuota(usage, ratios, lowRatio);
+	const partial = high.plainAs.length
+		? `; ${high.plainAs.join(', ')} counted as plain prompt tokens`
+		: '';
+	return {
+		status: !known ? 'range' : partial ? 'estimate' : 'expected',
+		basis: 'per_token',
+		quota: high.quota,
+		...(known ? {} : { quotaLow: low.quota }),
+		multiplier: m,
+		quantity: {
+			prompt_tokens: usage.prompt,
+			completion_tokens: usage.completion,
+			...(usage.cached ? { cached_tokens: usage.cached } : {}),
+			...(usage.cacheWrite ? { cache_write_tokens: usage.cacheWrite } : {}),
+			...(usage.image ? { image_tokens: usage.image } : {}),
+			...(usage.audio ? { audio_tokens: usage.audio } : {}),
+			...(usage.audioOut ? { audio_output_tokens: usage.audioOut } : {}),
+			...(usage.reasoning ? { reasoning_tokens: usage.reasoning } : {}),
+		},
+		note: `tokens × their ratios × model ratio ${ratios.model} (completion × ${ratios.completion}), ${atWhat(m)}${partial}`,
+	};
 }
 
 /** An estimate that is not a bound (a delta video's): its words say "estimate", never "at most". */
