@@ -21,7 +21,6 @@ const DEBT = new Set([
 	'nodes/GenGatewayVideoCreate/actions/schemas.ts gammaSchema',
 	'nodes/GenGatewayVideoCreate/actions/schemas.ts deltaMedia',
 	'nodes/shared/text/responsesStream.ts onEvent',
-	'nodes/shared/money/settle.ts settleVideo',
 ]);
 
 type Fn = ts.FunctionLikeDeclaration;

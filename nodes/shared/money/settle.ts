@@ -17,7 +17,7 @@ import {
 	readDisplay,
 	type DisplaySettings,
 } from './prices';
-import { settleDeltaFee } from './delta';
+import { settleDeltaFee, type DeltaSettlement } from './delta';
 import type { GatewayTransport } from '../transport';
 import { spendHint } from './cap';
 import {
@@ -84,6 +84,57 @@ export interface Settled {
 	entry: SpendEntry;
 }
 
+/** A settlement at the multiplier's high end, and at its low end when the multiplier is a range. */
+interface Settlements {
+	s: DeltaSettlement;
+	sLow: DeltaSettlement;
+	multiplier: Awaited<ReturnType<typeof multiplierOf>>;
+	notes: string;
+}
+
+/** The settlement as the item's `fee` shows it: its status (a range at an unknown multiplier), group and display. */
+function feeJson(
+	{ s, sLow, multiplier, notes }: Settlements,
+	display: DisplaySettings,
+): IDataObject {
+	const high = multiplier.ratio ?? multiplier.high?.ratio;
+	const known = multiplier.ratio !== undefined;
+	const unit = quotaToDisplay(0, display);
+	return {
+		...(s as unknown as IDataObject),
+		status:
+			s.status === 'settled' && !known
+				? high === undefined
+					? 'needs_manual_check'
+					: 'range'
+				: s.status,
+		group_ratio: multiplier.ratio ?? null,
+		group_ratio_source: multiplier.source ?? 'unknown',
+		...(known || sLow.fee_quota === null ? {} : { fee_quota_low: sLow.fee_quota }),
+		fee_display: s.fee_quota === null ? null : quotaToDisplay(s.fee_quota, display).amount,
+		currency: unit.currency,
+		symbol: unit.symbol,
+		note: notes,
+	};
+}
+
+/** The settlement as a cost figure: settled, a range, or unknown (no usage, not finished, no price). */
+function settledFigure({ s, sLow, multiplier, notes }: Settlements): CostFigure {
+	const known = multiplier.ratio !== undefined;
+	return {
+		status:
+			s.status !== 'settled' || s.fee_quota === null ? 'unknown' : known ? 'settled' : 'range',
+		basis: 'per_video_token',
+		quota: s.status === 'settled' ? (s.fee_quota ?? undefined) : undefined,
+		...(!known && s.status === 'settled' && sLow.fee_quota !== null
+			? { quotaLow: sLow.fee_quota }
+			: {}),
+		multiplier,
+		quantity: { video_tokens: s.tokens, with_reference_video: s.with_reference_video },
+		note: notes,
+	};
+}
+
 /** `fee` (the settlement, as before, plus its display), `cost`, and the record entry of a completed delta video. Never throws. */
 export async function settleVideo(
 	transport: GatewayTransport,
@@ -104,41 +155,12 @@ export async function settleVideo(
 	const s = settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, high, opts);
 	const sLow =
 		low !== undefined && low !== high ? settleDeltaFee(raw, DELTA_VIDEO_UNIT_PRICES, low, opts) : s;
-	const unit = quotaToDisplay(0, display);
-	const known = multiplier.ratio !== undefined;
 	const notes = [s.note, multiplier.unknownWhy, note].filter(Boolean).join('; ');
-	const fee: IDataObject = {
-		...(s as unknown as IDataObject),
-		status:
-			s.status === 'settled' && !known
-				? high === undefined
-					? 'needs_manual_check'
-					: 'range'
-				: s.status,
-		group_ratio: multiplier.ratio ?? null,
-		group_ratio_source: multiplier.source ?? 'unknown',
-		...(known || sLow.fee_quota === null ? {} : { fee_quota_low: sLow.fee_quota }),
-		fee_display: s.fee_quota === null ? null : quotaToDisplay(s.fee_quota, display).amount,
-		currency: unit.currency,
-		symbol: unit.symbol,
-		note: notes,
-	};
-	const figure: CostFigure = {
-		status:
-			s.status !== 'settled' || s.fee_quota === null ? 'unknown' : known ? 'settled' : 'range',
-		basis: 'per_video_token',
-		quota: s.status === 'settled' ? (s.fee_quota ?? undefined) : undefined,
-		...(!known && s.status === 'settled' && sLow.fee_quota !== null
-			? { quotaLow: sLow.fee_quota }
-			: {}),
-		multiplier,
-		quantity: { video_tokens: s.tokens, with_reference_video: s.with_reference_video },
-		note: notes,
-	};
-	const cost = costJson(figure, display);
+	const settlements = { s, sLow, multiplier, notes };
+	const figure = settledFigure(settlements);
 	return {
-		fee,
-		cost,
+		fee: feeJson(settlements, display),
+		cost: costJson(figure, display),
 		entry: {
 			quota: figure.quota ?? 0,
 			exact: figure.status === 'settled',
