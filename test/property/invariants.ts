@@ -14,6 +14,7 @@ import { findKey } from './key-oracle';
 import { undecodable } from './oracle';
 import { FORM_DEPTH } from './redaction-forms';
 import { PAID, inputTaskId, type RunCase } from './runs';
+import { oneWaitPerTask, taskWordsTrue } from './task-oracles';
 
 /** A hang, not a speed test: the run's options bound every wait to a few seconds, GET back-off included. */
 export const WALL_BOUND_MS = 20_000;
@@ -64,7 +65,7 @@ export function outputsOf(r: RunResult): Out[] {
 		.flatMap((items, output) => items.map((item) => ({ output, index: pairedIndex(item), item })));
 }
 
-const threw = (r: RunResult) =>
+export const threw = (r: RunResult) =>
 	r.run.status === 'error' || r.run.data.resultData.error !== undefined;
 
 /** A task ID as the docs define one: 1 to 200 characters of A-Z a-z 0-9 _ - (docs/configuration.md). */
@@ -519,6 +520,8 @@ export function withinBounds(m: Measures): string[] {
 
 /** Violation classes (the tag in brackets) to look past, e.g. FUZZ_IGNORE=key-base64,posts-per-item while a known class is being fixed. */
 const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolean));
+/** Only findings whose text matches (FUZZ_GREP='the gateway failed'): one kind within a class, on code that breaks others first. */
+const GREP = process.env.FUZZ_GREP ? new RegExp(process.env.FUZZ_GREP) : undefined;
 export const tagOf = (problem: string) => /^\[([a-z0-9-]+)\]/.exec(problem)?.[1] ?? 'other';
 
 export async function violations(
@@ -536,8 +539,10 @@ export async function violations(
 		...(await nothingFalselyCompleted(c, r)),
 		...itemsSpeakTheContract(c, r),
 		...withinBounds(m),
+		...taskWordsTrue(c, r),
+		...oneWaitPerTask(c, gw.log),
 	];
-	return all.filter((p) => !IGNORED.has(tagOf(p)));
+	return all.filter((p) => !IGNORED.has(tagOf(p)) && (!GREP || GREP.test(p)));
 }
 
 function around(text: string, f: string): string {

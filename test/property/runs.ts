@@ -12,7 +12,7 @@ import { GenGatewayResponses } from '../../nodes/GenGatewayResponses/GenGatewayR
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import type { TestNode } from '../harness/workflow';
-import { script, type Script } from './behaviours';
+import { script, type Behaviour, type Script } from './behaviours';
 import type { TaskInfo } from './hostile-gateway';
 import { KEY } from './key';
 import { describeForm, formArb, formOf, type FormSpec } from './redaction-forms';
@@ -42,6 +42,24 @@ export interface RunCase {
 	 * ID (it names the files stored, and the task queried on the key's own origin)
 	 */
 	idForms?: Array<FormSpec | null>;
+	/** Task Wait and Download Result (task sources): several items naming one task, and what the gateway says of it */
+	shared?: SharedTasks;
+}
+
+/** How an item names its task: a submit node's full item, the gateway's task object, or a bare task ID. */
+export type Shape = 'full' | 'object' | 'bare';
+/** What the gateway says of a task, every time it is asked (written into the script: clean answers, repeated). */
+export type Fate = 'completed' | 'failed' | 'running' | 'unknown';
+
+/**
+ * Item `i` names the task of item `owner[i]` (≤ i; the same task and origin), in `shape[i]`; the gateway's queries of
+ * a task are answered from its owner's script slot. `fate[o]`, when set, replaces owner o's query (and result) script
+ * with one clean answer repeated: the task completed, failed, still running, or unknown (404 "task not found").
+ */
+export interface SharedTasks {
+	owner: number[];
+	shape: Shape[];
+	fate: Array<Fate | null>;
 }
 
 export const PAID = new Set(['image', 'video', 'chat', 'responses']);
@@ -121,6 +139,62 @@ export const idForm: fc.Arbitrary<FormSpec> = fc.oneof(
 	{ weight: 1, arbitrary: formArb },
 );
 
+const sharedTasks: fc.Arbitrary<SharedTasks> = fc
+	.record({
+		owner: fc.array(fc.nat(7), { minLength: 8, maxLength: 8 }),
+		shape: fc.array(fc.constantFrom<Shape>('full', 'object', 'bare'), {
+			minLength: 8,
+			maxLength: 8,
+		}),
+		fate: fc.array(
+			fc.option(fc.constantFrom<Fate>('completed', 'failed', 'running', 'unknown'), {
+				freq: 4,
+				nil: null,
+			}),
+			{ minLength: 8, maxLength: 8 },
+		),
+	})
+	// an item names its own task or an earlier item's
+	.map((t) => ({ ...t, owner: t.owner.map((o, i) => o % (i + 1)) }));
+
+/** One clean answer, repeated for every later request of its class and slot. */
+const clean = (status: number | 'normal', body: Behaviour['body']): Behaviour[] => [
+	{ status, body, delivery: { kind: 'whole', chunked: false }, delayMs: 0, repeat: true },
+];
+
+/** The script with each fated task's queries (and its result files) answered as its fate says. */
+function withFates(s: Script, t: SharedTasks): Script {
+	const out: Script = {
+		...s,
+		query: [...s.query],
+		result: [...s.result],
+		content: [...s.content],
+	};
+	t.fate.forEach((f, o) => {
+		if (!f) return;
+		out.query[o] =
+			f === 'unknown'
+				? clean(404, {
+						kind: 'json',
+						value: {
+							error: {
+								message: 'task not found',
+								type: 'invalid_request_error',
+								code: 'task_not_found',
+							},
+						},
+					})
+				: clean('normal', {
+						kind: 'plausible',
+						variant: 0,
+						taskState: f === 'running' ? 'processing' : f,
+					});
+		out.result[o] = clean('normal', { kind: 'plausible', variant: 0 });
+		out.content[o] = clean('normal', { kind: 'plausible', variant: 0 });
+	});
+	return out;
+}
+
 const idForms = fc.array(
 	fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: idForm }),
 	{ minLength: 8, maxLength: 8 },
@@ -137,13 +211,16 @@ export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
 			script: script({ paid: 3, query: 2, result: 2, content: 2, meta: 2 }),
 			n8nStreams: fc.boolean(),
 			idForms: fc.option(idForms, { freq: 2, nil: undefined }),
+			shared: fc.option(sharedTasks, { freq: 2, nil: undefined }),
 		})
 		.map((c) =>
 			c.node.node === 'wait' ||
 			(c.node.node === 'download' &&
 				(c.node.source === 'imageTask' || c.node.source === 'videoTask'))
-				? c
-				: { ...c, idForms: undefined },
+				? c.shared
+					? { ...c, script: withFates(c.script, c.shared) }
+					: { ...c, shared: undefined }
+				: { ...c, idForms: undefined, shared: undefined },
 		);
 
 const SHORT_SUBMIT = { submitTimeoutMs: 2500 };
@@ -263,8 +340,38 @@ export function inputTaskId(c: RunCase, i: number): string | undefined {
 		(c.node.node === 'download' && c.node.source !== 'url-image' && c.node.source !== 'url-video')
 	))
 		return undefined;
-	const form = c.idForms?.[i];
-	return form ? formOf(KEY, form) : `w${i}x${i}`;
+	const o = c.shared?.owner[i] ?? i;
+	const form = c.idForms?.[o];
+	return form ? formOf(KEY, form) : `w${o}x${o}`;
+}
+
+/** The item that names task `id` of kind `t` in `shape` (see SharedTasks). */
+function shaped(shape: Shape, id: string, t: 'image' | 'delta' | 'gamma'): IDataObject {
+	if (shape === 'bare') return { task_id: id };
+	const model =
+		t === 'image'
+			? 'alpha-image-2.5'
+			: t === 'delta'
+				? 'delta-video-2-0-mini-260615'
+				: 'gamma-video-1.5';
+	if (shape === 'full')
+		return t === 'image'
+			? { task_id: id, status: 'submitted', kind: 'image', model, poll_after_ms: 0 }
+			: { task_id: id, status: 'submitted', kind: 'video', family: t, model };
+	// the gateway's task object as a query answered it while the task ran (spec: the image task object, a video's)
+	return t === 'image'
+		? {
+				task_id: id,
+				id,
+				object: 'image.generation.task',
+				status: 'processing',
+				state: 'running',
+				data: [],
+				poll_after_ms: 0,
+			}
+		: t === 'gamma'
+			? { task_id: id, status: 'processing' }
+			: { task_id: id, id, object: 'video', model, status: 'in_progress', progress: 10 };
 }
 
 export function buildInput(
@@ -275,18 +382,21 @@ export function buildInput(
 	const items: INodeExecutionData[] = [];
 	const tasks: Record<string, TaskInfo> = {};
 	const n = c.node;
+	const shared = c.shared;
 	for (let i = 0; i < c.items; i++) {
 		const id = inputTaskId(c, i);
+		const o = shared?.owner[i] ?? i;
 		if (n.node === 'wait') {
-			const t = n.tasks[i];
+			const t = n.tasks[o];
 			tasks[id!] = {
-				item: i,
+				item: o,
 				kind: t === 'image' ? 'image' : 'video',
 				family: t === 'image' ? undefined : t,
 			};
 			items.push({
-				json:
-					t === 'image'
+				json: shared
+					? shaped(shared.shape[i], id!, t)
+					: t === 'image'
 						? { task_id: id, kind: 'image', poll_after_ms: 0 }
 						: {
 								task_id: id,
@@ -296,7 +406,10 @@ export function buildInput(
 							},
 			});
 		} else if (n.node === 'download') {
-			if (n.source === 'imageTask')
+			if (n.source === 'imageTask' && shared) {
+				tasks[id!] = { item: o, kind: 'image' };
+				items.push({ json: shaped(shared.shape[i], id!, 'image') });
+			} else if (n.source === 'imageTask')
 				items.push({
 					json: {
 						task_id: id,
@@ -305,13 +418,16 @@ export function buildInput(
 					},
 				});
 			else if (n.source === 'videoTask') {
-				tasks[id!] = { item: i, kind: 'video', family: i % 2 ? 'gamma' : 'delta' };
+				const family = o % 2 ? 'gamma' : 'delta';
+				tasks[id!] = { item: o, kind: 'video', family };
 				items.push({
-					json: {
-						task_id: id,
-						family: i % 2 ? 'gamma' : 'delta',
-						model: i % 2 ? 'gamma-video-1.5' : 'delta-video-2-0-mini-260615',
-					},
+					json: shared
+						? shaped(shared.shape[i], id!, family)
+						: {
+								task_id: id,
+								family,
+								model: o % 2 ? 'gamma-video-1.5' : 'delta-video-2-0-mini-260615',
+							},
 				});
 			} else
 				items.push({
@@ -346,5 +462,12 @@ export function describeCase(c: RunCase): string {
 	const forms = (c.idForms ?? [])
 		.slice(0, c.items)
 		.flatMap((f, i) => (f ? [`item ${i}: ${describeForm(f)}`] : []));
-	return `${what}, ${c.items} item(s), ${c.onError}, ${c.maxTries > 1 ? `Retry On Fail ×${c.maxTries}` : 'no retry'}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
+	const sh = c.shared;
+	const named = sh
+		? Array.from({ length: c.items }, (_, i) => {
+				const f = sh.fate[sh.owner[i]];
+				return `${i}:${sh.shape[i]}→${sh.owner[i]}${f && sh.owner[i] === i ? `(${f})` : ''}`;
+			}).join(' ')
+		: '';
+	return `${what}, ${c.items} item(s)${named ? ` [tasks ${named}]` : ''}, ${c.onError}, ${c.maxTries > 1 ? `Retry On Fail ×${c.maxTries}` : 'no retry'}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
 }
