@@ -269,7 +269,11 @@ export async function runPaidItems<P, S>(
 		spent = true;
 		results[i] = await finishItem(op, p, entry, i, transport);
 	};
-	await Promise.all(items.map((_, i) => runItem(i)));
+	// every item's send settles (and is in the ledger) before the node ends, even when one item throws: a Retry On Fail
+	// try starting while another item's POST is still on its way would not find it and would pay it again
+	const ran = await Promise.allSettled(items.map((_, i) => runItem(i)));
+	const thrown = ran.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+	if (thrown) throw thrown.reason;
 
 	// record
 	if (spent) {
