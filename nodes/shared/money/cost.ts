@@ -148,8 +148,13 @@ export function resolveMultiplier(
 /** What a call is priced by. */
 export interface PricedAs {
 	model: string;
-	/** calls billed per call (images asked for, n) */
+	/** calls billed per call by one request (images asked for, n) */
 	calls: number;
+	/**
+	 * requests the item may send, each billed `calls` (a JSON Schema answer: the first and its one repair request); the
+	 * cap and a quote count them all, the record only those sent (`asSent`). 1 unless given
+	 */
+	requests?: number;
 	/** per-token calls: a bound of the tokens the call can use, when one can be given */
 	tokenBound?: TokenBound;
 	/** delta videos: an estimate of the video tokens (resolution × duration), and whether a reference video is given */
@@ -197,7 +202,10 @@ export interface TokenRatios {
 export interface Quote {
 	model: string;
 	basis: CostBasis | null;
+	/** calls billed per call, over every request counted */
 	calls: number;
+	/** the requests counted (PricedAs.requests) */
+	requests: number;
 	multiplier: Multiplier;
 	/** per call: whole ¤ for the call at the known multiplier, or at the lowest and highest ratio */
 	perCall?: { low: number; high: number };
@@ -238,7 +246,8 @@ export function quote(
 	choice: GroupChoice,
 	pricingError?: string,
 ): Quote {
-	const base = { model: as.model, calls: as.calls, tokenBound: as.tokenBound };
+	const requests = as.requests ?? 1;
+	const base = { model: as.model, calls: as.calls * requests, requests, tokenBound: as.tokenBound };
 	if (!pricing || !display)
 		return {
 			...base,
@@ -303,10 +312,26 @@ export function quote(
 	const price = nonNegative(entry.model_price);
 	if (price === undefined)
 		return { ...withBasis, unpricedWhy: 'the price list gives no model_price' };
-	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * as.calls;
+	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * base.calls;
 	const low = multiplier.ratio ?? multiplier.low!.ratio;
 	const high = multiplier.ratio ?? multiplier.high!.ratio;
 	return { ...withBasis, perCall: { low: at(low), high: at(high) } };
+}
+
+/**
+ * The quote of the requests an item sent: a per-call figure counts each request that left (the gateway charges each
+ * once), never one that was not sent — a JSON Schema answer that validated at once is one call, not two.
+ */
+export function asSent(q: Quote, sent: number): Quote {
+	if (sent === q.requests || sent < 1) return q;
+	// every figure is a whole multiple of the requests counted: exact
+	const per = (x: number) => (x / q.requests) * sent;
+	return {
+		...q,
+		requests: sent,
+		calls: per(q.calls),
+		...(q.perCall ? { perCall: { low: per(q.perCall.low), high: per(q.perCall.high) } } : {}),
+	};
 }
 
 /** Whole ¤ of per-token usage at a multiplier, and the kinds the price list gives no ratio for (counted as plain). */
