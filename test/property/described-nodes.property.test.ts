@@ -1030,7 +1030,6 @@ async function runCase(original: Case): Promise<string[]> {
 	}
 	await proxy.settled();
 	tally(c, r);
-	process.stdout.write(JSON.stringify(r.outputs('Node')).slice(0, 1500) + '\n');
 	const metadata = (r.run.data.resultData.metadata ?? {}) as Record<string, string>;
 	const spent = Number(metadata.gengateway_spent ?? 0);
 	const charged = sim.charged({ key: KEY_NAME });
