@@ -222,6 +222,11 @@ const PAID = new Set([
 interface Site extends SiteDisplay {
 	/** a publicly selectable group of ratio 0 enables every model (the lowest public price is then 0) */
 	freeGroup: boolean;
+	/**
+	 * the README calls' language model (alpha-chat-4o) billed per call at this model_price (the price list's
+	 * `quota_type: 1`): one request, one charge, whatever its usage; undefined: per token, as the default list has it
+	 */
+	textPerCall?: number;
 }
 
 interface Case {
@@ -306,8 +311,14 @@ const caseArb: fc.Arbitrary<Case> = fc
 			capAtPrice: fc.boolean(),
 			readmeCall: fc.boolean(),
 			uncapped: fc.boolean(),
+			// drawn last, so a seed written down before it keeps every other value of its case
+			textPerCall: fc.option(fc.constantFrom(0.002, 0.0123, 0.05, 0.0000037), { freq: 2 }),
 		}),
-	);
+	)
+	.map(({ textPerCall, ...c }) => ({
+		...c,
+		site: textPerCall === null ? c.site : { ...c.site, textPerCall },
+	}));
 
 /** Where each item's text goes into the paid body: the marker ⟦i⟧ appended to it attributes a POST to its item. */
 const MARKED: Record<string, string> = {
@@ -627,6 +638,10 @@ function setSite(site: Site): void {
 			: {}),
 	});
 	sim.resetPricing();
+	if (site.textPerCall !== undefined)
+		sim.setPricing({
+			data: [{ model_name: TEXT_MODEL, quota_type: 1, model_price: site.textPerCall }],
+		});
 	if (site.freeGroup)
 		sim.setPricing({
 			usable_group: { free: 'Free' },
@@ -634,6 +649,10 @@ function setSite(site: Site): void {
 			enable: { free: sim.pricing.data.map((e) => String(e.model_name)) },
 		});
 }
+
+/** The README calls' language model (Chat, Responses). */
+const TEXT_MODEL = 'alpha-chat-4o';
+const TEXT_NODES = new Set(['GenGateway Chat', 'GenGateway Responses']);
 
 type Entry = Record<string, unknown>;
 const entryOf = (model: unknown): Entry | undefined =>
@@ -669,12 +688,12 @@ const CAP_CALL = {
 const README_CALLS: Record<string, Record<string, unknown>> = {
 	'GenGateway Image Submit': CAP_CALL,
 	'GenGateway Chat': {
-		model: rlOf('alpha-chat-4o'),
+		model: rlOf(TEXT_MODEL),
 		messagesFrom: 'ui',
 		messages: { values: [{ role: 'user', content: 'hello there' }] },
 		stream: false,
 	},
-	'GenGateway Responses': { model: rlOf('alpha-chat-4o'), input: 'hello there', stream: false },
+	'GenGateway Responses': { model: rlOf(TEXT_MODEL), input: 'hello there', stream: false },
 	'GenGateway Video Create': {
 		family: 'delta',
 		model: rlOf('delta-video-2-0-mini-260615'),
@@ -686,6 +705,18 @@ const README_CALLS: Record<string, Record<string, unknown>> = {
 		watermark: false,
 	},
 };
+
+/** The README's example JSON Schema (one string field, `answer`). */
+const ANSWER_SCHEMA = JSON.stringify(
+	{
+		type: 'object',
+		properties: { answer: { type: 'string' } },
+		required: ['answer'],
+		additionalProperties: false,
+	},
+	null,
+	2,
+);
 
 /**
  * The case as run: the key's group given by name (Group Name "hd", the generated multiplier options left out) and, on
@@ -717,8 +748,14 @@ function prepared(c: Case): { c: Case; cap?: { written: string; quota: number } 
 				delete given[k];
 		for (const k of ['format', 'responseFormat', 'jsonSchema', 'schemaName', 'strictSchema'])
 			delete o[k];
-		if (c.set.typeVersion >= 1.1) o.format = { values: { responseFormat: 'json_schema' } };
-		else o.responseFormat = 'json_schema';
+		// the schema as the editor adds it with the option (its default, the README's example): n8n in-process fills no
+		// default into a collection
+		if (c.set.typeVersion >= 1.1)
+			o.format = { values: { responseFormat: 'json_schema', jsonSchema: ANSWER_SCHEMA } };
+		else {
+			o.responseFormat = 'json_schema';
+			o.jsonSchema = ANSWER_SCHEMA;
+		}
 	}
 	// the marked field, so that each POST is attributed to its item
 	if (call) {
@@ -822,6 +859,7 @@ function moneyFindings(
 	cap: { written: string; quota: number } | undefined,
 	spent: number,
 	charged: number,
+	exchanges: Exchange[],
 ): string[] {
 	const problems: string[] = [];
 	const outs = r.outputs('Node').flat();
@@ -903,6 +941,36 @@ function moneyFindings(
 		problems.push(
 			`[record-not-charge] every cost is exact at the key's group, yet the record holds ¤${spent} and the gateway charged ¤${charged} (costs: ${exact.map((k) => `${k.status} ¤${k.quota}`).join(', ')})`,
 		);
+	// a language model billed per call (spec, Billing rules: model_price × group multiplier, the site's ¤ per unit): each
+	// request is one call, charged once. An item's exact cost counts the calls its POSTs made (a repair request is
+	// one more POST carrying the item) and is the spec's price of those POSTs at the key's group — never more, never less
+	if (c.site.textPerCall !== undefined && model === TEXT_MODEL && TEXT_NODES.has(c.node) && e)
+		for (const o of outs) {
+			const k = costOf(o.json);
+			const i = pairedIndex(o);
+			if (!k || i === undefined || k.basis !== 'per call') continue;
+			if (k.status !== 'expected' && k.status !== 'settled') continue;
+			const posts = exchanges.filter((x) => isPost(x) && itemOf(x, c.set.items.length) === i);
+			const accepted = posts.filter((x) => (x.status ?? 0) >= 200 && (x.status ?? 0) < 300);
+			if (!accepted.length) continue;
+			(reached.money ??= {})['per-call text items checked'] =
+				(reached.money['per-call text items checked'] ?? 0) + 1;
+			if (typeof k.calls === 'number' && k.calls !== posts.length)
+				problems.push(
+					`[record-not-charge] item ${i}: its ${k.status} cost counts ${k.calls} call(s) of ${model} (per call), ${posts.length} POST(s) were sent (${k.text})`,
+				);
+			if (k.group_multiplier_source !== 'group_name') continue;
+			const want =
+				callQuota(
+					c.site.textPerCall,
+					sim.pricing.group_ratio[String(k.group)],
+					c.site.quotaPerUnit,
+				) * accepted.length;
+			if (k.quota !== want)
+				problems.push(
+					`[record-not-charge] item ${i}: its ${k.status} cost is ¤${k.quota} (${k.text}), the spec's per-call price of its ${accepted.length} accepted POST(s) at group ${k.group} is ¤${want} (model_price ${c.site.textPerCall} × ${sim.pricing.group_ratio[String(k.group)]} × ${c.site.quotaPerUnit}, rounded, × ${accepted.length})`,
+				);
+		}
 	return problems;
 }
 
@@ -916,6 +984,10 @@ async function runCase(original: Case): Promise<string[]> {
 	const t = (reached.money ??= {});
 	const add = (k: string) => (t[k] = (t[k] ?? 0) + 1);
 	add(`site ${original.site.type}${original.site.freeGroup ? ' + free group' : ''}`);
+	if (original.site.textPerCall !== undefined && TEXT_NODES.has(c.node)) {
+		add('language model billed per call');
+		if (c.readmeCall && c.capAtPrice && c.node === 'GenGateway Chat') add('… its JSON Schema call');
+	}
 	if (cap) add('cap at the price');
 	if (c.keyGroup && PAID.has(c.node)) add("key's group given");
 	const { parameters, input } = workflowOf(c);
@@ -963,7 +1035,7 @@ async function runCase(original: Case): Promise<string[]> {
 	const charged = sim.charged({ key: KEY_NAME });
 	return [
 		...judge(c, r, [...proxy.exchanges], spent, charged),
-		...moneyFindings(c, r, cap, spent, charged),
+		...moneyFindings(c, r, cap, spent, charged, [...proxy.exchanges]),
 		...pricing,
 	].filter(
 		(p) => !IGNORED.has(tagOf(p)) && (!ONLY.size || ONLY.has(tagOf(p))) && (!GREP || GREP.test(p)),
@@ -1089,6 +1161,20 @@ describe('what the property found, as readable cases', () => {
 		);
 		expect(await runCase(c)).toEqual([]);
 		expect(proxy.exchanges.filter(isPost)).toHaveLength(0);
+	});
+
+	it("a JSON Schema answer that validates at once, on a site billing Chat's model per call: one POST, one call recorded, the record what the gateway charged (on 36108cf: 2 calls and twice the charge, labelled exact; seed 1, path 155)", async () => {
+		const c = plain('GenGateway Chat', { model: rl('alpha-chat-4o'), options: {} }, {}, [{}], {
+			site: { ...USD_SITE, textPerCall: 0.002 },
+			keyGroup: true,
+			readmeCall: true,
+			capAtPrice: true,
+			uncapped: true,
+		});
+		expect(await runCase(c)).toEqual([]);
+		expect(proxy.exchanges.filter(isPost)).toHaveLength(1);
+		// the spec's per call: 0.002 × hd's 1.5 × ¤500000 a unit, once
+		expect(sim.charged({ key: KEY_NAME })).toBe(callQuota(0.002, 1.5, 500_000));
 	});
 
 	it.each(['continueRegularOutput', 'continueErrorOutput'] as const)(

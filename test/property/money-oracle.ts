@@ -197,21 +197,27 @@ function roundedText(r: Ratio, p: number): string {
 
 /**
  * What the site shows for an amount of ¤ (or an exact price in ¤): rounded half-up to the currency's decimals; below
- * one of its smallest units (and not 0), to 2 significant digits.
+ * one of its smallest units (and not 0), to 2 significant digits, without a zero after them.
  */
 export function shownOf(
 	quota: number | string,
 	site: SiteDisplay,
 ): { amount: number; text: string } {
 	const r = inDisplay(dec(quota), site);
-	let p = placesOf(site);
+	const places = placesOf(site);
+	let p = places;
 	if (r.n !== 0n && r.n * pow10(p) < r.d) {
 		// the first significant digit's place, plus one
 		p++;
 		while (r.n * pow10(p) < r.d) p++;
 		p++;
 	}
-	const text = roundedText(r, p);
+	let text = roundedText(r, p);
+	// a sub-unit amount is written without the zeros after its two digits (docs/configuration.md: ¤3000 is $0.006)
+	while (p > places + 1 && text.endsWith('0')) {
+		text = text.slice(0, -1);
+		p--;
+	}
 	const sym = site.type === 'USD' ? '$' : site.type === 'CNY' ? '¥' : site.symbol;
 	return { amount: Number(text), text: `${sym}${text}` };
 }

@@ -148,8 +148,13 @@ export function resolveMultiplier(
 /** What a call is priced by. */
 export interface PricedAs {
 	model: string;
-	/** calls billed per call (images asked for, n) */
+	/** calls billed per call by one request (images asked for, n) */
 	calls: number;
+	/**
+	 * requests the item may send, each billed `calls` (a JSON Schema answer: the first and its one repair request); the
+	 * cap and a quote count them all, the record only those sent (`asSent`). 1 unless given
+	 */
+	requests?: number;
 	/** per-token calls: a bound of the tokens the call can use, when one can be given */
 	tokenBound?: TokenBound;
 	/** delta videos: an estimate of the video tokens (resolution × duration), and whether a reference video is given */
@@ -197,7 +202,10 @@ export interface TokenRatios {
 export interface Quote {
 	model: string;
 	basis: CostBasis | null;
+	/** calls billed per call, over every request counted */
 	calls: number;
+	/** the requests counted (PricedAs.requests) */
+	requests: number;
 	multiplier: Multiplier;
 	/** per call: whole ¤ for the call at the known multiplier, or at the lowest and highest ratio */
 	perCall?: { low: number; high: number };
@@ -238,7 +246,8 @@ export function quote(
 	choice: GroupChoice,
 	pricingError?: string,
 ): Quote {
-	const base = { model: as.model, calls: as.calls, tokenBound: as.tokenBound };
+	const requests = as.requests ?? 1;
+	const base = { model: as.model, calls: as.calls * requests, requests, tokenBound: as.tokenBound };
 	if (!pricing || !display)
 		return {
 			...base,
@@ -267,7 +276,7 @@ export function quote(
 	if (multiplier.ratio === undefined && !multiplier.high)
 		return { ...withBasis, unpricedWhy: multiplier.unknownWhy };
 	if (basis === 'per_token') return tokenQuote(withBasis, entry, as);
-	return callQuote(withBasis, entry, as, display);
+	return callQuote(withBasis, entry, display);
 }
 
 /** A delta video: an estimate from its tokens (never a bound), at the multiplier's low and high ends. */
@@ -310,18 +319,29 @@ function tokenQuote(q: Quote, entry: PricingData['data'][number], as: PricedAs):
 }
 
 /** Per call: model_price × the multiplier (or its range) × quota_per_unit, in whole ¤, times the calls. */
-function callQuote(
-	q: Quote,
-	entry: PricingData['data'][number],
-	as: PricedAs,
-	display: DisplaySettings,
-): Quote {
+function callQuote(q: Quote, entry: PricingData['data'][number], display: DisplaySettings): Quote {
 	const price = nonNegative(entry.model_price);
 	if (price === undefined) return { ...q, unpricedWhy: 'the price list gives no model_price' };
-	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * as.calls;
+	const at = (ratio: number) => roundedProduct([price, ratio, display.quotaPerUnit]) * q.calls;
 	const low = q.multiplier.ratio ?? q.multiplier.low!.ratio;
 	const high = q.multiplier.ratio ?? q.multiplier.high!.ratio;
 	return { ...q, perCall: { low: at(low), high: at(high) } };
+}
+
+/**
+ * The quote of the requests an item sent: a per-call figure counts each request that left (the gateway charges each
+ * once), never one that was not sent — a JSON Schema answer that validated at once is one call, not two.
+ */
+export function asSent(q: Quote, sent: number): Quote {
+	if (sent === q.requests || sent < 1) return q;
+	// every figure is a whole multiple of the requests counted: exact
+	const per = (x: number) => (x / q.requests) * sent;
+	return {
+		...q,
+		requests: sent,
+		calls: per(q.calls),
+		...(q.perCall ? { perCall: { low: per(q.perCall.low), high: per(q.perCall.high) } } : {}),
+	};
 }
 
 /** Whole ¤ of per-token usage at a multiplier, and the kinds the price list gives no ratio for (counted as plain). */

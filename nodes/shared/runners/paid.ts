@@ -29,6 +29,7 @@ import {
 	type Prices,
 } from '../money/cap';
 import {
+	asSent,
 	estimateOnly,
 	type CostFigure,
 	type PricedAs,
@@ -238,6 +239,8 @@ export async function runPaidItems<P, S>(
 		opts.startConcurrency ?? DEFAULT_START_WINDOW,
 	);
 	const answers: Array<LedgerEntry<S> | undefined> = [];
+	/** the paid requests each item sent (this run or, under Retry On Fail, an earlier one): what its record counts */
+	const requests: number[] = [];
 	let spent = false;
 	// every paid POST of an item — the first, a follow-up — goes through the one send, in its own spend scope
 	const send = (post: () => Promise<S>) =>
@@ -263,8 +266,21 @@ export async function runPaidItems<P, S>(
 			}
 			ledger?.record(place(i), entry);
 		}
-		if ('sent' in entry)
-			entry = await followUp(op, p, entry, i, ledger, { ...place(i), step: 1 }, send, transport);
+		requests[i] = 1;
+		if ('sent' in entry) {
+			const next = await followUp(
+				op,
+				p,
+				entry,
+				i,
+				ledger,
+				{ ...place(i), step: 1 },
+				send,
+				transport,
+			);
+			entry = next.entry;
+			requests[i] += next.sent ? 1 : 0;
+		}
 		answers[i] = entry;
 		spent = true;
 		results[i] = await finishItem(op, p, entry, i, transport);
@@ -279,7 +295,7 @@ export async function runPaidItems<P, S>(
 	if (spent) {
 		const prices = await pricing;
 		if (!quotes.length) priceAll(prices);
-		recordCosts(ctx, spend, results, answers, quotes, prices, op, place);
+		recordCosts(ctx, spend, results, answers, requests, quotes, prices, op, place);
 	}
 
 	// emit
@@ -390,7 +406,10 @@ function quoteItems<P, S>(
 	});
 }
 
-/** The item's follow-up request, sent once at its own place (a re-run reuses what it got), joined to the first answer. */
+/**
+ * The item's follow-up request, sent once at its own place (a re-run reuses what it got), joined to the first answer;
+ * `sent`: a follow-up request left (a refused one created nothing).
+ */
 async function followUp<P, S>(
 	op: PaidOperation<P, S>,
 	p: P,
@@ -400,9 +419,9 @@ async function followUp<P, S>(
 	at: Place,
 	send: (post: () => Promise<S>) => Promise<S>,
 	transport: GatewayTransport,
-): Promise<LedgerEntry<S>> {
+): Promise<{ entry: LedgerEntry<S>; sent: boolean }> {
 	const next = op.followUp?.(p, first.sent, i);
-	if (!next) return first;
+	if (!next) return { entry: first, sent: false };
 	let second: LedgerEntry<S> | { refused: unknown } | undefined = ledger?.get(at);
 	if (second === undefined) {
 		try {
@@ -416,7 +435,7 @@ async function followUp<P, S>(
 		const why = 'refused' in second ? second.refused : 'lost' in second ? second.lost : undefined;
 		if (why !== undefined && isCancellation(why, transport.signal)) throw why;
 	}
-	return { sent: next.join(second) };
+	return { entry: { sent: next.join(second) }, sent: !('refused' in second) };
 }
 
 /** finish: the answer into the item; an exception after the request left is an unknown outcome, never a resend. */
@@ -457,6 +476,7 @@ function recordCosts<P, S>(
 	spend: ExecutionSpend,
 	results: Result[],
 	answers: Array<LedgerEntry<S> | undefined>,
+	requests: number[],
 	quotes: Array<Quote | undefined>,
 	prices: Prices,
 	op: PaidOperation<P, S>,
@@ -476,7 +496,12 @@ function recordCosts<P, S>(
 		} catch {
 			usage = undefined;
 		}
-		const { figure, entry: spendEntry } = costEntry(q, usage, `${ctx.getNode().name} item ${i}`);
+		// the requests the item sent, not those it might have (a JSON Schema answer that validated at once: one)
+		const { figure, entry: spendEntry } = costEntry(
+			asSent(q, requests[i] ?? 1),
+			usage,
+			`${ctx.getNode().name} item ${i}`,
+		);
 		figures.push(figure);
 		entries.push([key ?? callSpendKey(placeKey(place(i))), spendEntry]);
 		const cost = costJsonOf(figure, prices.display);

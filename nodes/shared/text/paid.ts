@@ -55,8 +55,9 @@ export function textOperation(
 				maxDurationMs: options.maxDurationMs,
 			};
 		},
-		// with a JSON Schema an item may need a repair request: a per-call model counts as two calls (per-token: the usage of both)
-		pricedAs: (p) => ({ model: p.model, calls: p.schema ? 2 : 1 }),
+		// with a JSON Schema an item may need a repair request: the cap and a quote count both requests of a per-call
+		// model, the record the requests sent (per-token: the usage of both)
+		pricedAs: (p) => ({ model: p.model, calls: 1, requests: p.schema ? 2 : 1 }),
 		quoteFields: (p) => ({
 			model: p.model,
 			endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`,
