@@ -206,6 +206,8 @@ export interface Quote {
 	calls: number;
 	/** the requests counted (PricedAs.requests) */
 	requests: number;
+	/** the requests counted are those the item sent (the record: `asSent`), not those it may send (a quote, the cap) */
+	sent?: boolean;
 	multiplier: Multiplier;
 	/** per call: whole ¤ for the call at the known multiplier, or at the lowest and highest ratio */
 	perCall?: { low: number; high: number };
@@ -333,12 +335,14 @@ function callQuote(q: Quote, entry: PricingData['data'][number], display: Displa
  * once), never one that was not sent — a JSON Schema answer that validated at once is one call, not two.
  */
 export function asSent(q: Quote, sent: number): Quote {
-	if (sent === q.requests || sent < 1) return q;
+	if (sent < 1) return q;
+	if (sent === q.requests) return { ...q, sent: true };
 	// every figure is a whole multiple of the requests counted: exact
 	const per = (x: number) => (x / q.requests) * sent;
 	return {
 		...q,
 		requests: sent,
+		sent: true,
 		calls: per(q.calls),
 		...(q.perCall ? { perCall: { low: per(q.perCall.low), high: per(q.perCall.high) } } : {}),
 	};
@@ -535,15 +539,20 @@ export function costOf(q: Quote, usage?: TokenCount): CostFigure {
 			quantity: { video_tokens_estimate: q.videoEstimate.tokens },
 			note: `about: ${q.videoEstimate.how} (an estimate, not a bound: the gateway reserves its own estimate at submission and settles to actual usage on completion; Task Wait gives the settled fee), ${atWhat(m)}`,
 		};
+	// a quote counting a request the item may not send (a JSON Schema answer's repair) is a bound: "at most"
+	const mayRequest = q.requests > 1 && !q.sent;
 	if (q.perCall)
 		return {
-			status: known ? 'expected' : 'range',
+			status: mayRequest ? 'estimate' : known ? 'expected' : 'range',
+			...(mayRequest ? { bound: true } : {}),
 			basis: q.basis,
 			quota: q.perCall.high,
 			...(known ? {} : { quotaLow: q.perCall.low }),
 			multiplier: m,
 			quantity: { calls: q.calls },
-			note: `${q.calls} call(s) × model_price, ${atWhat(m)}`,
+			note: mayRequest
+				? `at most: ${q.calls} call(s) × model_price (the request and its one repair request, sent only if the first answer does not fit the schema), ${atWhat(m)}`
+				: `${q.calls} call(s) × model_price, ${atWhat(m)}`,
 		};
 	const why =
 		q.basis === 'per_token' && q.tokenRatios
