@@ -539,7 +539,7 @@ export async function violations(
 		...(await nothingFalselyCompleted(c, r)),
 		...itemsSpeakTheContract(c, r),
 		...withinBounds(m),
-		...taskWordsTrue(c, r),
+		...taskWordsTrue(c, outputsOf(r), threw(r)),
 		...oneWaitPerTask(c, gw.log),
 	];
 	return all.filter((p) => !IGNORED.has(tagOf(p)) && (!GREP || GREP.test(p)));

@@ -8,9 +8,7 @@
  * (9) one wait per task: a task several items name (the same ID on the same origin, in any shape) is queried no more
  *     than one wait for it needs, and each of its result files fetched once, per try of the node.
  */
-import type { RunResult } from '../harness/workflow';
 import type { LoggedRequest } from './hostile-gateway';
-import { outputsOf, threw } from './invariants';
 import { inputTaskId, type Fate, type RunCase } from './runs';
 
 /** A task ID as the docs define one (docs/configuration.md): only such an ID is asked of the gateway. */
@@ -25,11 +23,15 @@ function fateOf(c: RunCase, i: number): Fate | null {
 }
 
 /** (8) Task Wait's and Download Result's words match what the gateway said of the task. */
-export function taskWordsTrue(c: RunCase, r: RunResult): string[] {
+export function taskWordsTrue(
+	c: RunCase,
+	outs: Array<{ index: number | undefined; item: { json: Record<string, unknown> } }>,
+	threw: boolean,
+): string[] {
 	const s = c.shared;
-	if (!s || threw(r)) return [];
+	if (!s || threw) return [];
 	const problems: string[] = [];
-	for (const o of outputsOf(r)) {
+	for (const o of outs) {
 		if (o.index === undefined) continue;
 		const fate = fateOf(c, o.index);
 		const j = o.item.json;
