@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command. Does its own set-up (npm packages, Debian packages, the private n8n 2.x and 1.x),
 # then runs: unit and in-process workflow tests on the machine's Node; end-to-end tests in a real n8n 2.41.1
-# (its own Node 24) and a subset in n8n 1.123.x (Node 22), two files at a time.
+# (its own Node 24) and a subset in n8n 1.123.x (Node 22), three files at a time.
 # Ends with a plain line "N passed, N failed" counted from jest's JSON results.
 #   SKIP_E2E=1 npm test      unit and in-process tests only (no n8n needed)
 #   SKIP_N8N1=1 npm test     without the n8n 1.x subset
@@ -78,11 +78,12 @@ if [ -n "$n8n1_pid" ]; then
 fi
 e2e_rc=0
 if [ "${SKIP_E2E:-}" != "1" ]; then
-  # both n8n versions in one run on two workers (test/setup-n8n1.ts selects n8n 1.x per file): most e2e time is
-  # waiting on n8n, queues, schedules and a browser, so two files share the cores (docs/ci.md)
+  # both n8n versions in one run on three workers (test/setup-n8n1.ts selects n8n 1.x per file): most e2e time is
+  # waiting on n8n, queues, schedules and a browser, so three files share the two cores; with two, the phase took
+  # 897 s for 1667 file-seconds (docs/ci.md)
   projects=(e2e e2e-n8n1)
   [ "${SKIP_N8N1:-}" = "1" ] && projects=(e2e)
-  npx jest --selectProjects "${projects[@]}" --ci --maxWorkers="${E2E_WORKERS:-2}" --passWithNoTests --json --outputFile=out/test/e2e.json "$@"
+  npx jest --selectProjects "${projects[@]}" --ci --maxWorkers="${E2E_WORKERS:-3}" --passWithNoTests --json --outputFile=out/test/e2e.json "$@"
   e2e_rc=$?
   phase "e2e (n8n 2 and n8n 1)"
 fi
