@@ -127,3 +127,42 @@ describe('two root nodes sharing one Chat Model', () => {
 		expect((r.output('Agent B')[0].json.answers as string[])[0]).toContain('#shared');
 	});
 });
+
+describe('an answer is never handed to another question (issue 40: a call is known by its place and its question)', () => {
+	it("an agent's items at once, Retry On Fail, the user's text changing between tries: each try's question is its own call, and each item gets the answer to the question it asked in that try", async () => {
+		// try 1: item 1's turn is refused with a 400 (a definite answer: nothing spent), item 2's is answered; n8n runs
+		// the agent again, and each item now asks another question (its text holds a value that changes every try)
+		sim.fault({ route: 'POST /v1/chat/completions', kind: 'status', status: 400, times: 1 });
+		const r = await runWorkflow({
+			nodes: [
+				{
+					name: CHAIN,
+					type: new MoneyAgent(),
+					parameters: {
+						tag: '={{ $json.tag }}',
+						questions: '={{ $json.questions }}',
+						batch: 2,
+						vary: '={{ Math.random().toString(36).slice(2, 10) }}',
+						varyUser: true,
+					},
+					retryOnFail: true,
+					maxTries: 2,
+					waitBetweenTries: 0,
+				},
+				model({}),
+			],
+			connections,
+			input: [item('#one'), item('#two')],
+			credentials: creds(),
+		});
+		expect(r.error).toBeUndefined();
+		// one POST per question asked: the first try's two (one refused), the second try's two
+		expect(posts()).toHaveLength(4);
+		for (const [i, o] of r.output(CHAIN).entries()) {
+			const asked = (o.json.asked as string[])[0];
+			expect(asked).toMatch(i === 0 ? /^#one/ : /^#two/);
+			// the answer echoes the question it answers: the one this item asked in this try
+			expect((o.json.answers as string[])[0]).toContain(asked.match(/\(now ([a-z0-9]+)\)/)![1]);
+		}
+	});
+});

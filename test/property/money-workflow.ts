@@ -257,12 +257,11 @@ export class MoneyAgent implements INodeType {
 					vary && !varyUser ? [{ role: 'system', content: `Now: ${vary}` }] : [];
 				const asked = vary && varyUser ? ` (now ${vary})` : '';
 				const answers: string[] = [];
+				const askedTexts: string[] = [];
 				for (const [j, q] of questions.entries()) {
 					const text = q.arithmetic ? `What is ${q.a} + ${q.b}?` : 'Tell me about foxes.';
-					messages.push({
-						role: 'user',
-						content: `${tag} q${j}# ${text}${asked}${suffix}`.trim(),
-					});
+					askedTexts.push(`${tag} q${j}# ${text}${asked}${suffix}`.trim());
+					messages.push({ role: 'user', content: askedTexts[j] });
 					let answer = await model.invoke(messages);
 					let rounds = 0;
 					while (answer.tool_calls?.length && rounds++ < 3) {
@@ -278,7 +277,7 @@ export class MoneyAgent implements INodeType {
 					messages.push(answer);
 					answers.push(answer.text);
 				}
-				out[i] = { json: { answers }, pairedItem: { item: i } };
+				out[i] = { json: { answers, asked: askedTexts }, pairedItem: { item: i } };
 			} catch (err) {
 				if (this.continueOnFail()) {
 					out[i] = { json: { error: (err as Error).message }, pairedItem: { item: i } };
