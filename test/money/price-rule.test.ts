@@ -6,7 +6,8 @@
  * ratio (× completion_ratio for output). A property (seed printed) and the issue's case in-process (simulator).
  */
 import fc from 'fast-check';
-import { quote, ratioRange, tokenQuota } from '../../nodes/shared/money/cost';
+import { quote, ratioRange } from '../../nodes/shared/money/cost';
+import { tokenQuota } from '../../nodes/shared/money/tokens';
 import {
 	lowestPrice,
 	quotaToDisplay,

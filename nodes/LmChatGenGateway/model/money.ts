@@ -5,13 +5,9 @@
  * and its cost recorded as it happens (an unknown outcome counts its bound).
  */
 import { capRefusal, costEntry, costJsonOf, money, type Prices } from '../../shared/money/cap';
-import {
-	capBound,
-	quote,
-	tokenCountOf,
-	withKeyGroup,
-	type TokenBound,
-} from '../../shared/money/cost';
+import { quote, withKeyGroup } from '../../shared/money/cost';
+import { capBound } from '../../shared/money/figure';
+import { tokenCountOf, type TokenBound } from '../../shared/money/tokens';
 import { resolveCap, type MoneyOptions } from '../../shared/money/options';
 import { callSpendKey } from '../../shared/money/record';
 import { placeKey, takeGate, type LedgerEntry, type Place } from '../../shared/runners/ledger';

@@ -14,21 +14,17 @@ import type { IDataObject } from 'n8n-workflow';
 import { loadPricing, PRICE_LOOKUP_MS } from './lookup';
 import { formatDisplay, quotaToDisplay, type DisplaySettings, type PricingData } from './prices';
 import type { GatewayTransport } from '../transport';
+import { quote, type GroupChoice, type PricedAs, type Quote, withKeyGroup } from './cost';
 import {
 	capBound,
 	costJson,
 	costOf,
 	estimateOnly,
 	figureText,
-	quote,
 	quoteText,
 	type CostFigure,
-	type GroupChoice,
-	type PricedAs,
-	type Quote,
-	type TokenCount,
-	withKeyGroup,
-} from './cost';
+} from './figure';
+import type { TokenCount } from './tokens';
 import type { MoneyOptions } from './options';
 import { displayCurrency } from './spend';
 import { MAX_CUSTOM_DATA_KEYS, type ExecutionSpend, type SpendEntry } from './record';
@@ -115,8 +111,13 @@ export function capRefusal(
 			? `${unpriced.length} call(s) have no price before they are sent${allowOption ? ' and Allow Unpriced Models is off' : ''}`
 			: `the price of ${money(expected, display)} + spent so far ${spent} = ${money(expected + so.quota, display)} is over the cap`;
 	return new BudgetError(
-		`Max Expected Spend ${capText} refused ${what} before any paid request: ${why}${blockedUnpriced || so.full ? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${capText})` : ''}`,
-		`Nothing was sent to the gateway. Price: ${perItem}. Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. Raise Max Expected Spend, ${allowOption ? 'turn on Allow Unpriced Models, ' : ''}or split the work.`,
+		`Max Expected Spend ${capText} refused ${what} before any paid request: ${why}` +
+			(blockedUnpriced || so.full
+				? ` (${expected ? `the priced calls ${money(expected, display)}, ` : ''}spent so far ${spent}, cap ${capText})`
+				: ''),
+		`Nothing was sent to the gateway. Price: ${perItem}. ` +
+			`Spent so far in this execution (every GenGateway node and Chat Model turn): ${spent}. ` +
+			`Raise Max Expected Spend, ${allowOption ? 'turn on Allow Unpriced Models, ' : ''}or split the work.`,
 	);
 }
 
@@ -188,7 +189,13 @@ export function spendHint(
 		money(quota, display);
 	// a fee that is not known is never shown as 0: it is named as a call with no figure
 	const mine = counted.length
-		? `${amount}${exact ? '' : estimated ? ' (an estimate, not a bound: see each cost)' : ' at most (see each cost: multiplier or usage not known)'} for ${counted.length} call(s)` +
+		? amount +
+			(exact
+				? ''
+				: estimated
+					? ' (an estimate, not a bound: see each cost)'
+					: ' at most (see each cost: multiplier or usage not known)') +
+			` for ${counted.length} call(s)` +
 			(unpriced ? ` plus ${unpriced} call(s) with no figure yet (see each item's cost)` : '')
 		: `${unpriced} call(s) with no figure yet (see each item's cost)`;
 	const all =

@@ -171,7 +171,8 @@ export function settleDeltaFee(
 		fee_base: fee / quotaPerUnit,
 		note:
 			groupRatio === undefined
-				? `${formula} at group multiplier 1, in whole quota units: your key's group multiplier is not known (give it, or your group's name), so this is not the settled fee; the charge is this × that multiplier${assumed}`
+				? `${formula} at group multiplier 1, in whole quota units: your key's group multiplier is not known ` +
+					`(give it, or your group's name), so this is not the settled fee; the charge is this × that multiplier${assumed}`
 				: `${formula} × group ratio ${groupRatio}, in whole quota units${assumed}`,
 	};
 }
@@ -255,7 +256,9 @@ function unsettledOf(
 	if (t.phase === 'failed' && t.word === 'expired')
 		return {
 			...base,
-			note: 'the task expired (its record was cleaned up, possibly after it completed): whether it was charged is not known here, check the usage logs (it is not free)',
+			note:
+				'the task expired (its record was cleaned up, possibly after it completed): ' +
+				'whether it was charged is not known here, check the usage logs (it is not free)',
 		};
 	if (t.phase === 'failed')
 		return {
@@ -286,7 +289,9 @@ function unsettledOf(
 	if (!t.usage)
 		return {
 			...base,
-			note: 'no trusted usage (usage.completion_tokens or a valid usage.total_tokens): the reservation is kept and needs a check in the usage logs (it is not free)',
+			note:
+				'no trusted usage (usage.completion_tokens or a valid usage.total_tokens): ' +
+				'the reservation is kept and needs a check in the usage logs (it is not free)',
 		};
 	return undefined;
 }

@@ -33,7 +33,9 @@ export function groupOptions(notAdded = PAID_NOT_ADDED): INodeProperties[] {
 			type: 'number',
 			default: 0,
 			typeOptions: { minValue: 0, numberPrecision: 4 },
-			description: `Your key's group multiplier (Pricing → Get Prices shows the public groups' ratios). Added but empty or 0: not known, never taken as 1. ${notAdded}`,
+			description:
+				"Your key's group multiplier (Pricing → Get Prices shows the public groups' ratios). " +
+				`Added but empty or 0: not known, never taken as 1. ${notAdded}`,
 		},
 		{
 			displayName: 'Group Name',
@@ -55,7 +57,9 @@ export function spendOptions(): INodeProperties[] {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether calls whose cost cannot be known or bounded before they are sent (per-token models without a bound, per-video-token models, dynamic prices, no published group ratio) may pass Max Expected Spend. Off: such a call counts as over the cap.',
+				'Whether calls whose cost cannot be known or bounded before they are sent (per-token models without a bound, ' +
+				'per-video-token models, dynamic prices, no published group ratio) may pass Max Expected Spend. ' +
+				'Off: such a call counts as over the cap.',
 		},
 		...groupOptions(),
 		{
@@ -65,7 +69,12 @@ export function spendOptions(): INodeProperties[] {
 			default: '1.00',
 			placeholder: 'e.g. 1.50',
 			description:
-				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units in this same field (¤750000). Read and converted in exact decimals: a cap equal to the price passes. A currency other than the site's display currency (¥0.20 on a USD site) is refused. The refusal and the hint show the rate. Not added: no cap.",
+				"Refuse before the first paid request when what this execution's GenGateway nodes and Chat Model turns have " +
+				"spent plus what these calls can cost is over this amount, in the site's display currency (as Pricing → Get " +
+				'Prices shows it; on a default site $1 = ¤500000). Write ¤ for quota units in this same field (¤750000). ' +
+				'Read and converted in exact decimals: a cap equal to the price passes. ' +
+				"A currency other than the site's display currency (¥0.20 on a USD site) is refused. " +
+				'The refusal and the hint show the rate. Not added: no cap.',
 		},
 		// Deprecated: workflows made before 0.2.0 keep it (shown and read while it holds a value); Add Option no longer
 		// offers it, since Max Expected Spend takes ¤ quota units too (¤750000)
@@ -85,7 +94,8 @@ export function spendOptions(): INodeProperties[] {
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether to check every item and output its expected cost (status quoted) without sending anything: put the price in front of a person (e.g. Send and Wait for Response) and run the paid node only once it is approved',
+				'Whether to check every item and output its expected cost (status quoted) without sending anything: ' +
+				'put the price in front of a person (e.g. Send and Wait for Response) and run the paid node only once it is approved',
 		},
 	];
 }

@@ -196,8 +196,9 @@ export function lowestPublicGroup(
 
 /**
  * Lowest displayed price of one model at its lowest public group (`lowestPublicGroup`). Per call = model_price ×
- * ratio, as the whole ¤ a call is charged (model_price × ratio × quota_per_unit, rounded once); per token (per 1M) input = model_ratio × ratio × 1,000,000 / quota_per_unit (× 2 on a default site of ¤500000
- * per unit), output = input × completion_ratio: what the gateway charges in ¤, in the display currency;
+ * ratio, as the whole ¤ a call is charged (model_price × ratio × quota_per_unit, rounded once); per token (per 1M)
+ * input = model_ratio × ratio × 1,000,000 / quota_per_unit (× 2 on a default site of ¤500000 per unit), output =
+ * input × completion_ratio: what the gateway charges in ¤, in the display currency;
  * delta-video = the spec table × ratio; `billing_mode: tiered_expr` → no number.
  */
 export function lowestPrice(

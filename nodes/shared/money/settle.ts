@@ -20,14 +20,8 @@ import {
 import { settleDeltaFee, type DeltaSettlement } from './delta';
 import type { GatewayTransport } from '../transport';
 import { spendHint } from './cap';
-import {
-	costJson,
-	resolveMultiplier,
-	withKeyGroup,
-	type CostFigure,
-	type GroupChoice,
-	type Multiplier,
-} from './cost';
+import { resolveMultiplier, withKeyGroup, type GroupChoice, type Multiplier } from './cost';
+import { costJson, type CostFigure } from './figure';
 import { ExecutionSpend, taskSpendKey, type SpendEntry } from './record';
 
 export interface SettleInput {

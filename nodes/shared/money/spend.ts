@@ -129,7 +129,10 @@ export function spendInQuota(
 	if (!sameCurrency(s.currency, display)) {
 		const shows = displayCurrency(display);
 		return {
-			refusal: `Max Expected Spend ${JSON.stringify(s.written)} is in ${s.currency}, but this site shows its prices in ${shows.code}: no rate between ${s.currency} and ${shows.code} is published, so the cap cannot be checked. Write it in ${shows.code} (e.g. ${shows.symbol}${s.amount}) or in ¤ quota units (e.g. ¤500000).`,
+			refusal:
+				`Max Expected Spend ${JSON.stringify(s.written)} is in ${s.currency}, but this site shows its prices in ${shows.code}: ` +
+				`no rate between ${s.currency} and ${shows.code} is published, so the cap cannot be checked. ` +
+				`Write it in ${shows.code} (e.g. ${shows.symbol}${s.amount}) or in ¤ quota units (e.g. ¤500000).`,
 		};
 	}
 	return { cap: floorOf(quotient([amount, quotaPerDisplayUnit(display)])) };

@@ -3,14 +3,14 @@
  * its end within the same exchange), and shape the answer. One request at a time, in item order, so answers stream
  * to n8n's chat in order. An answer that breaks after the gateway answered 2xx is a failed item, never a throw.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { PaidOperation } from '../runners/paid';
-import { failure } from '../runners/failures';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { FollowUp, PaidOperation } from '../runners/paid';
+import { failure, type PaidFailure } from '../runners/failures';
 import type { GatewayTransport } from '../transport';
 import { readTextOptions } from './description';
 import { sendText, textItem, type TextKind, type TextOutcome } from './run';
 import { reportTokenUsage } from './tokenUsage';
-import { tokenCountOf } from '../money/cost';
+import { tokenCountOf } from '../money/tokens';
 import { NodeOperationError } from 'n8n-workflow';
 import {
 	checkAgainstSchema,
@@ -37,6 +37,15 @@ export interface PreparedText extends BuiltText {
 	maxDurationMs: number;
 }
 
+/** What the text operation's phases share: the node's context, its transport, and which endpoint it sends to. */
+interface TextRun {
+	ctx: IExecuteFunctions;
+	transport: GatewayTransport;
+	kind: TextKind;
+	/** `POST /v1/chat/completions` or `POST /v1/responses` */
+	endpoint: string;
+}
+
 /** `build` reads the item's own fields (messages or input) into a checked request body. */
 export function textOperation(
 	ctx: IExecuteFunctions,
@@ -45,74 +54,104 @@ export function textOperation(
 	build: (i: number, extraBody: unknown) => Promise<BuiltText>,
 ): PaidOperation<PreparedText, TextOutcome> {
 	const endpoint = `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`;
+	const run: TextRun = { ctx, transport, kind, endpoint };
 	return {
-		prepare: async (i) => {
-			const options = readTextOptions(ctx, i);
-			return {
-				...(await build(i, options.extraBody)),
-				simplify: options.simplify,
-				idleMs: options.idleMs,
-				maxDurationMs: options.maxDurationMs,
-			};
-		},
+		prepare: (i) => prepareText(ctx, build, i),
 		// with a JSON Schema an item may need a repair request: the cap and a quote count both requests of a per-call
 		// model, the record the requests sent (per-token: the usage of both)
 		pricedAs: (p) => ({ model: p.model, calls: 1, requests: p.schema ? 2 : 1 }),
-		quoteFields: (p) => ({
-			model: p.model,
-			endpoint: `POST ${kind === 'chat' ? '/v1/chat/completions' : '/v1/responses'}`,
-		}),
+		quoteFields: (p) => ({ model: p.model, endpoint }),
 		usageOf: (outcome) =>
 			outcome.uncertain === undefined ? tokenCountOf(outcome.usage) : undefined,
-		send: async (p, i) => {
-			const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs };
+		send: (p, i) => sendChecked(run, p, i),
+		followUp: (p, first, i) => repairFollowUp(run, p, first, i),
+		finish: (p, outcome) => finishText(run, p, outcome),
+	};
+}
+
+/** check: the item's body and its options (the stream's idle and total time, Simplify Output). */
+async function prepareText(
+	ctx: IExecuteFunctions,
+	build: (i: number, extraBody: unknown) => Promise<BuiltText>,
+	i: number,
+): Promise<PreparedText> {
+	const options = readTextOptions(ctx, i);
+	return {
+		...(await build(i, options.extraBody)),
+		simplify: options.simplify,
+		idleMs: options.idleMs,
+		maxDurationMs: options.maxDurationMs,
+	};
+}
+
+/** send: the request, once; with a JSON Schema its answer is checked before anything of it reaches n8n's chat. */
+async function sendChecked(run: TextRun, p: PreparedText, i: number): Promise<TextOutcome> {
+	const { ctx, transport, kind } = run;
+	const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs };
+	const body = await p.body();
+	if (!p.schema) return sendText(ctx, transport, kind, body, i, opts);
+	const first = await sendText(ctx, transport, kind, body, i, { ...opts, forward: false });
+	if (first.uncertain !== undefined || first.failed || first.toolCalls?.length) return first;
+	const check = checkAgainstSchema(first.text, p.schema.schema);
+	return check.ok
+		? { ...first, structured: check.value }
+		: { ...first, schemaErrors: check.errors };
+}
+
+/**
+ * One repair request for an answer that did not validate: its own paid send (spend scope, 429 rule, ledger place),
+ * never more, and whatever happens to it the first request stays answered and paid.
+ */
+function repairFollowUp(
+	run: TextRun,
+	p: PreparedText,
+	first: TextOutcome,
+	i: number,
+): FollowUp<TextOutcome> | undefined {
+	const { ctx, transport, kind } = run;
+	const schema = p.schema;
+	const errors = first.schemaErrors;
+	if (!schema || !errors) return undefined;
+	const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs, forward: false };
+	return {
+		// the conversation as first sent (its images read again), the answer, and what to repair
+		send: async () => {
 			const body = await p.body();
-			if (!p.schema) return sendText(ctx, transport, kind, body, i, opts);
-			// the answer is checked before anything of it reaches n8n's chat
-			const first = await sendText(ctx, transport, kind, body, i, { ...opts, forward: false });
-			if (first.uncertain !== undefined || first.failed || first.toolCalls?.length) return first;
-			const check = checkAgainstSchema(first.text, p.schema.schema);
-			return check.ok
-				? { ...first, structured: check.value }
-				: { ...first, schemaErrors: check.errors };
+			const messages = [
+				...((body.messages as unknown[]) ?? []),
+				{ role: 'assistant', content: first.text },
+				{ role: 'user', content: repairPrompt(errors) },
+			];
+			return sendText(ctx, transport, kind, { ...body, messages }, i, opts);
 		},
-		// one repair request for an answer that did not validate: its own paid send (spend scope, 429 rule, ledger
-		// place), never more, and whatever happens to it the first request stays answered and paid
-		followUp: (p, first, i) => {
-			const schema = p.schema;
-			const errors = first.schemaErrors;
-			if (!schema || !errors) return undefined;
-			const opts = { idleMs: p.idleMs, maxDurationMs: p.maxDurationMs, forward: false };
-			return {
-				// the conversation as first sent (its images read again), the answer, and what to repair
-				send: async () => {
-					const body = await p.body();
-					const messages = [
-						...((body.messages as unknown[]) ?? []),
-						{ role: 'assistant', content: first.text },
-						{ role: 'user', content: repairPrompt(errors) },
-					];
-					return sendText(ctx, transport, kind, { ...body, messages }, i, opts);
-				},
-				join: (second) =>
-					joinRepair(ctx, i, schema, { ...first, schemaErrors: undefined }, errors, second),
-			};
-		},
-		async finish(p, outcome) {
-			const repair = outcome.repair ? { json_schema_repair: outcome.repair } : {};
-			if (outcome.failed)
-				return failure(outcome.failed.error, 'answer', true, {
-					fields: { model: p.model, endpoint, ...outcome.failed.fields, ...repair } as IDataObject,
-				});
-			if (outcome.uncertain === undefined) reportTokenUsage(ctx, outcome.usage);
-			const json = textItem(outcome, p.simplify, { kind, model: p.model });
-			return {
-				json:
-					outcome.uncertain === undefined && outcome.structured !== undefined
-						? { ...json, output: outcome.structured as IDataObject, ...repair }
-						: { ...json, ...repair },
-			};
-		},
+		join: (second) =>
+			joinRepair(ctx, i, schema, { ...first, schemaErrors: undefined }, errors, second),
+	};
+}
+
+/** finish: the answer into the item (its structured output, the repair's account), or the item's failure. */
+async function finishText(
+	run: TextRun,
+	p: PreparedText,
+	outcome: TextOutcome,
+): Promise<INodeExecutionData | PaidFailure> {
+	const repair = outcome.repair ? { json_schema_repair: outcome.repair } : {};
+	if (outcome.failed)
+		return failure(outcome.failed.error, 'answer', true, {
+			fields: {
+				model: p.model,
+				endpoint: run.endpoint,
+				...outcome.failed.fields,
+				...repair,
+			} as IDataObject,
+		});
+	if (outcome.uncertain === undefined) reportTokenUsage(run.ctx, outcome.usage);
+	const json = textItem(outcome, p.simplify, { kind: run.kind, model: p.model });
+	return {
+		json:
+			outcome.uncertain === undefined && outcome.structured !== undefined
+				? { ...json, output: outcome.structured as IDataObject, ...repair }
+				: { ...json, ...repair },
 	};
 }
 
