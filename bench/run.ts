@@ -8,6 +8,7 @@ import { benchFloods, benchIndices, benchRedaction } from './hostile';
 import { benchImages } from './images';
 import { benchMemory } from './memory-n8n';
 import { benchPolling, benchRetryAfter } from './polling';
+import { benchQueue } from './queue';
 import { benchSse } from './sse';
 import { benchTransport } from './transport';
 
@@ -189,6 +190,31 @@ async function main() {
 			`Most held at N = ${hi.n} / at N = ${lo.n}: ${f(hi.maxMiB / lo.maxMiB)} (independent of N ≈ 1; held per batch ≈ ${f(hi.n / lo.n, 0)}). \`BENCH_IMAGE_ITEMS=2,4 npm run bench -- images\` runs it alone.`,
 			'',
 		);
+		show();
+	}
+	if (want('queue')) {
+		// BENCH_QUEUE_WORKERS=1,2,4, BENCH_QUEUE_IMAGES=200 (two a row: 100 executions), BENCH_QUEUE_CONCURRENCY=10
+		const workers = (process.env.BENCH_QUEUE_WORKERS ?? '1,2,4').split(',').map(Number);
+		const images = Number(process.env.BENCH_QUEUE_IMAGES ?? 200);
+		const concurrency = Number(process.env.BENCH_QUEUE_CONCURRENCY ?? 10);
+		process.stdout.write(`P7 queue mode with ${workers.join(', ')} workers, ${images} images …\n`);
+		const rows = await benchQueue(workers, images, concurrency, (s) =>
+			process.stdout.write(`${s}\n`),
+		);
+		const one = rows.find((r) => r.workers === 1) ?? rows[0];
+		lines.push(
+			`## P7 queue mode: the same batch with ${workers.join(', ')} workers`,
+			'',
+			`n8n 2.41.1 in queue mode (Redis, PostgreSQL, one \`n8n start\`, N \`n8n worker\` at --concurrency ${concurrency}) on this machine, the P1 gateway (50 submissions started a second). ${images} images as ${images / 2} executions, one per row of a sheet asking for two (the demo's text-to-image workflow behind a production webhook), all webhook calls at once. Floor = P1's floor for the whole batch at the gateway's pace: no number of workers goes under it. Scaling = throughput / the 1-worker throughput.`,
+			'',
+			'| workers | executions | wall | images/s | scaling | floor | wall / floor | executions per worker | paid POSTs per task | charged once | problems |',
+			'|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
+		);
+		for (const r of rows)
+			lines.push(
+				`| ${r.workers} | ${r.executions} | ${f(r.wallMs / 1000, 1)} s | ${f(r.perSecond)} | ${f(r.perSecond / one.perSecond)} | ${f(r.floorMs / 1000, 1)} s | ${f(r.wallMs / r.floorMs)} | ${r.perWorker.join(' / ')} | ${f(r.postsPerTask)} | ${r.chargedOnce}/${r.images} | ${r.problems.length ? r.problems.join('; ') : 'none'} |`,
+			);
+		lines.push('');
 		show();
 	}
 	if (!only.length) writeFileSync(join(__dirname, 'results.md'), `${lines.join('\n')}\n`);
