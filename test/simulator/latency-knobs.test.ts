@@ -67,9 +67,9 @@ describe('resultTtfbMs and resultBandwidth', () => {
 		expect(Number(w.headers['content-length'])).toBe(w.body.length);
 		expect(w.body.length).toBeGreaterThanOrEqual(400_000);
 		const transfer = w.chunks.at(-1)!.at - w.firstByteAt!;
-		// 400 kB at 400 kB/s: about a second, not a burst
+		// 400 kB at 400 kB/s: about a second, not a burst (that it is not slower than the knob is a time: `npm run bench
+		// -- p4` measures it, a test on a busy machine could not)
 		expect(transfer).toBeGreaterThanOrEqual(850);
-		expect(transfer).toBeLessThan(2500);
 	});
 
 	it('video /content waits and is paced the same way, per connection', async () => {
