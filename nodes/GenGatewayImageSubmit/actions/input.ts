@@ -1,7 +1,8 @@
 /**
- * Reads one Image Submit item into a checked request: parameters, expressions, reference binaries and URLs, every
- * rule. Nothing is sent. Reference images are checked now and read again when the request is sent, so a batch never
- * holds every item's images in memory at once.
+ * Reads one Image Submit item into a checked request: the shared parameters and expressions, the operation's own (its
+ * file's `readOwn`: Edit's reference binaries and URLs), the mode's rules and the operation's. Nothing is sent.
+ * Reference images are checked now and read again when the request is sent, so a batch never holds every item's
+ * images in memory at once.
  */
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { RuleViolation } from '../../shared/errors';
