@@ -10,7 +10,7 @@ import { benchMemory } from './memory-n8n';
 import { benchPolling, benchRetryAfter } from './polling';
 import { benchQueue } from './queue';
 import { benchSse } from './sse';
-import { benchTransport } from './transport';
+import { benchPacedDownload, benchTransport } from './transport';
 
 const f = (n: number, d = 2) => n.toFixed(d);
 
@@ -135,6 +135,10 @@ async function main() {
 			lines.push(
 				`| SSE parsing as the nodes read a stream, ${s.what}, ${f(s.mb, 0)} MB stream (MB/s) vs naive split | ${f(s.parserMBs, 1)} | ${f(s.naiveMBs, 1)} | ${f(s.ratio)} |`,
 			);
+		const paced = await benchPacedDownload();
+		lines.push(
+			`| The simulator's result host: ${f(paced.bytes / 1000, 0)} kB paced at ${f(paced.bytesPerSec / 1000, 0)} kB/s, first to last byte (ms) vs the knob's time | ${f(paced.transferMs, 0)} | ${f(paced.expectedMs, 0)} | ${f(paced.transferMs / paced.expectedMs)} |`,
+		);
 		lines.push('');
 		show();
 	}

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { normaliseBaseUrl } from '../nodes/shared/transport/baseUrl';
 import { GatewayTransport, setDispatcher } from '../nodes/shared/transport';
+import { startSimulator } from '../simulator';
 
 export interface TransportBenchResult {
 	rawRps: number;
@@ -86,4 +87,51 @@ export async function benchTransport(
 
 if (require.main === module) {
 	benchTransport().then((r) => console.log(JSON.stringify(r, null, 2)));
+}
+
+export interface PacedDownloadResult {
+	bytes: number;
+	bytesPerSec: number;
+	/** ms from the first body byte to the last, median of the runs */
+	transferMs: number;
+	/** the knob's own time for the body: bytes / bytesPerSec */
+	expectedMs: number;
+}
+
+/**
+ * The simulator's result host paces a download to `resultBandwidth` (test/simulator/latency-knobs.test.ts checks it is
+ * not a burst; that it is not slower than the knob is a time, measured here): 400 kB at 400 kB/s, about one second.
+ */
+export async function benchPacedDownload(runs = 3): Promise<PacedDownloadResult> {
+	const bytes = 400_000;
+	const bytesPerSec = 400_000;
+	const sim = await startSimulator({
+		quiet: true,
+		taskLatencyMs: 10,
+		syncLatencyMs: 0,
+		resultTtfbMs: 0,
+		resultBandwidth: bytesPerSec,
+		imageBytes: bytes,
+		imageFormat: 'png',
+	});
+	const times: number[] = [];
+	try {
+		for (let k = 0; k < runs; k++) {
+			const { body } = await request(`${sim.baseUrl}/v1/images/generations`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${sim.keys.demo}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'bench', n: 1 }),
+			});
+			const url = ((await body.json()) as { data: Array<{ url: string }> }).data[0].url;
+			const res = await request(url);
+			let first = 0;
+			for await (const chunk of res.body)
+				if (!first && (chunk as Buffer).length) first = Date.now();
+			times.push(Date.now() - first);
+		}
+	} finally {
+		await sim.stop();
+	}
+	const transferMs = times.sort((x, y) => x - y)[Math.floor(times.length / 2)];
+	return { bytes, bytesPerSec, transferMs, expectedMs: (bytes / bytesPerSec) * 1000 };
 }

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { imageModelMethods } from '../shared/methods';
 import { SUBTITLE_MODEL, docsUrl } from '../shared/ui';
-import { submitImages } from './actions/submit';
+import { submitImages } from './actions';
 import { imageSubmitDescription } from './description';
 
 export class GenGatewayImageSubmit implements INodeType {

@@ -7,6 +7,7 @@
 import { imageSize } from 'image-size';
 import { startSimulator } from '../../simulator';
 import { useSimulator } from '../harness/simulator';
+import { waitFor } from '../harness/wait';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
@@ -198,7 +199,7 @@ describe('Source "Task ID"', () => {
 	it('an image task ID with nothing else on the item: asked as an image task, downloaded under its name', async () => {
 		const sub = await runWorkflow({ nodes: [submit()], credentials: creds() });
 		const id = sub.output('Submit')[0].json.task_id as string;
-		await new Promise((res) => setTimeout(res, 150));
+		await waitFor(() => Date.now() >= sim.state.tasks.get(id)!.readyAt, 'the task ended');
 		const r = await runWorkflow({
 			nodes: [download({ source: 'videoTask', taskId: id })],
 			credentials: creds(),

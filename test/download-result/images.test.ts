@@ -1,4 +1,5 @@
 import { useSimulator } from '../harness/simulator';
+import { waitFor } from '../harness/wait';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
@@ -30,7 +31,7 @@ async function finishedTask(n = 1): Promise<Record<string, unknown>> {
 		credentials: creds(),
 	});
 	const id = r.output('Submit')[0].json.task_id as string;
-	await new Promise((res) => setTimeout(res, 120));
+	await waitFor(() => Date.now() >= sim.state.tasks.get(id)!.readyAt, 'the task ended');
 	const { request } = await import('undici');
 	const q = await request(`${sim.baseUrl}/v1/images/tasks/${id}`, {
 		headers: { authorization: `Bearer ${sim.keys.demo}` },

@@ -5,6 +5,7 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { makeImageBytes, model } from '../harness/inputs';
+import { waitFor } from '../harness/wait';
 import * as clock from '../../nodes/shared/transport/clock';
 import { MAX_SENDS } from '../../nodes/shared/runners/send';
 import { TEST_TIME_SCALE } from '../time-scale';
@@ -503,15 +504,20 @@ describe('limits and cancellation', () => {
 		try {
 			const c = { apiKey: slow.keys.demo, baseUrl: slow.baseUrl };
 			const sub = await runWorkflow({ nodes: [submit({})], credentials: c });
-			const r = await runWorkflow({
+			const polls = () => slow.log.filter((l) => l.method === 'GET').length;
+			let cancel = () => {};
+			const running = runWorkflow({
 				nodes: [wait()],
 				input: sub.output('Submit'),
 				credentials: c,
-				cancelAfterMs: 400,
+				onStart: (p) => (cancel = p.cancel),
 			});
+			// cancelled while it polls: once the gateway has seen two of its queries
+			await waitFor(() => polls() >= 2, 'Task Wait polling');
+			cancel();
+			const r = await running;
 			// n8n marks the run cancelled, or records the node's 'Execution cancelled' error: either way it stops
 			if (r.run.status !== 'canceled') expect(r.error).toMatch(/cancel/i);
-			const polls = () => slow.log.filter((l) => l.method === 'GET').length;
 			// a query already on the wire at the cancel may land a moment later (seen on a loaded machine); after that,
 			// nothing: a poller still running would query again within its 1 s floor
 			await new Promise((res) => setTimeout(res, 300));

@@ -194,8 +194,8 @@ describe('downloads: bounded in size', () => {
 	it('a body that ends short of its Content-Length is a cut (retryable), never a complete file', async () => {
 		host.reset((req, res) => {
 			res.writeHead(200, { 'content-length': 1000 });
-			res.write('x'.repeat(600));
-			setTimeout(() => req.socket.destroy(), 20);
+			// cut once the 600 bytes are on their way
+			res.write('x'.repeat(600), () => req.socket.destroy());
 		});
 		const res = await transportFor(host.origin).download('/r/a.png', { withKey: false });
 		const err = await rejectionOf(readBuffer(res.body));

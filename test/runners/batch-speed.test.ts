@@ -10,6 +10,7 @@ import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/G
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
 import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTaskWait.node';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
+import { waitFor } from '../harness/wait';
 import { model } from '../harness/inputs';
 import { atRealTime } from '../time-scale';
 
@@ -203,7 +204,9 @@ describe('waiting and downloading', () => {
 	it('a result is downloaded as soon as its task completes, not after the last task', async () => {
 		const s = await sim({ taskLatencyMs: 1500, resultTtfbMs: 100 });
 		const early = await runWorkflow({ nodes: [submit()], input: items(1), credentials: creds(s) });
-		await new Promise((res) => setTimeout(res, 3000));
+		// the early task has ended at the gateway before the late one is submitted (1.5 s from its end)
+		const earlyId = String(early.output('Submit')[0].json.task_id);
+		await waitFor(() => Date.now() >= s.state.tasks.get(earlyId)!.readyAt, 'the early task ended');
 		const late = await runWorkflow({ nodes: [submit()], input: items(1), credentials: creds(s) });
 		const input = [...early.output('Submit'), ...late.output('Submit')];
 		const r = await runWorkflow({ nodes: [wait()], input, credentials: creds(s) });

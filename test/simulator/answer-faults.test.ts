@@ -1,6 +1,7 @@
 /** Hostile JSON and stream answers: oversize JSON, the caller's key echoed back, huge indexes, stalled and endless streams, bad poll_after_ms. */
 import { useSimulator } from '../harness/simulator';
-import { client, sleep } from './client';
+import { client } from './client';
+import { waitFor } from '../harness/wait';
 import { readWire } from './wire';
 
 const sim = useSimulator(
@@ -214,7 +215,7 @@ describe('bad-poll-after', () => {
 		const id = (await gen({})).json.task_id;
 		sim.fault({ route: `GET /v1/images/tasks/${id}`, kind: 'bad-poll-after' });
 		expect((await call('GET', `/v1/images/tasks/${id}`)).json.poll_after_ms).toBe('soon');
-		await sleep(5);
+		await waitFor(() => sim.log.at(-1)?.status, 'the faulty answer sent');
 		expect((await call('GET', `/v1/images/tasks/${id}`)).json.poll_after_ms).toBe(40);
 	});
 });
@@ -230,7 +231,7 @@ describe('oversize-b64', () => {
 		});
 		const t = (await gen({})).json;
 		expect(t.status).not.toBe('completed');
-		await sleep(60);
+		await untilDone(t.task_id);
 		for (let k = 0; k < 2; k++) {
 			const w = await readWire(`${sim.baseUrl}/v1/images/tasks/${t.task_id}`, { headers: auth() });
 			expect(w.status).toBe(200);

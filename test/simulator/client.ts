@@ -1,6 +1,7 @@
 /** A small HTTP client for the simulator tests: JSON or multipart calls with a key, task polling. */
 import { FormData, request } from 'undici';
 import type { Simulator } from '../../simulator';
+import { waitFor } from '../harness/wait';
 
 export interface Call {
 	key?: string | null;
@@ -17,8 +18,6 @@ export interface Answer {
 	buf: Buffer;
 	ms: number;
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function client(sim: () => Simulator) {
 	async function call(method: string, path: string, o: Call = {}): Promise<Answer> {
@@ -72,22 +71,16 @@ export function client(sim: () => Simulator) {
 			},
 			...o,
 		});
-	async function untilDone(id: string, o: Call = {}): Promise<Answer> {
-		for (let k = 0; k < 200; k++) {
+	const untilDone = (id: string, o: Call = {}): Promise<Answer> =>
+		waitFor(async () => {
 			const r = await call('GET', `/v1/images/tasks/${id}`, o);
-			if (r.json?.status !== 'processing') return r;
-			await sleep(20);
-		}
-		throw new Error('task did not finish');
-	}
-	async function videoDone(id: string, o: Call = {}): Promise<Answer> {
-		for (let k = 0; k < 200; k++) {
+			return r.json?.status !== 'processing' && r;
+		}, `task ${id} done`);
+	const videoDone = (id: string, o: Call = {}): Promise<Answer> =>
+		waitFor(async () => {
 			const r = await call('GET', `/v1/videos/${id}`, o);
-			if (!['queued', 'in_progress', 'unknown'].includes(r.json?.status)) return r;
-			await sleep(20);
-		}
-		throw new Error('video did not finish');
-	}
+			return !['queued', 'in_progress', 'unknown'].includes(r.json?.status) && r;
+		}, `video ${id} done`);
 	/** GET on the result host, without a key */
 	const fetchResult = (url: string) =>
 		call('GET', new URL(url).pathname, { base: new URL(url).origin, key: null });

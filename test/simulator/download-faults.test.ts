@@ -2,6 +2,7 @@
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { useSimulator } from '../harness/simulator';
+import { waitFor } from '../harness/wait';
 import { client } from './client';
 import { readWire } from './wire';
 
@@ -53,15 +54,11 @@ async function gammaVideo(): Promise<{ url: string; route: string }> {
 		})
 	).json;
 	const id = r.task_id ?? r.id ?? r.data?.task_id;
-	let b: Record<string, any> = {};
-	for (let k = 0; k < 100; k++) {
-		b = (await call('GET', `/v1/videos/${id}`)).json;
-		const url =
-			b.result_url ?? b.video?.url ?? b.data?.result_url ?? b.data?.url ?? b.data?.video?.url;
-		if (url) return { url, route: `GET ${new URL(url).pathname}` };
-		await new Promise((r) => setTimeout(r, 20));
-	}
-	throw new Error(`no gamma result: ${JSON.stringify(b)}`);
+	const url: string = await waitFor(async () => {
+		const b = (await call('GET', `/v1/videos/${id}`)).json;
+		return b.result_url ?? b.video?.url ?? b.data?.result_url ?? b.data?.url ?? b.data?.video?.url;
+	}, `gamma ${id}'s result`);
+	return { url, route: `GET ${new URL(url).pathname}` };
 }
 
 describe('trickle', () => {

@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { FormData, request } from 'undici';
 import { startSimulator } from '../../simulator';
 import { useSimulator } from '../harness/simulator';
+import { waitFor } from '../harness/wait';
 
 const sim = useSimulator(
 	{
@@ -48,20 +49,16 @@ async function call(method: string, path: string, o: Call = {}) {
 	}
 	return { status: res.statusCode, headers: res.headers, json: json as Record<string, any>, buf };
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const gen = (json: Record<string, unknown>, path = '/v1/images/generations/async', o: Call = {}) =>
 	call('POST', path, {
 		json: { model: 'alpha-image-2.5', prompt: 'a cat', size: '1024x1024', ...json },
 		...o,
 	});
-async function untilDone(id: string, o: Call = {}) {
-	for (let k = 0; k < 50; k++) {
+const untilDone = (id: string, o: Call = {}) =>
+	waitFor(async () => {
 		const r = await call('GET', `/v1/images/tasks/${id}`, o);
-		if (r.json?.status !== 'processing') return r;
-		await sleep(30);
-	}
-	throw new Error('task did not finish');
-}
+		return r.json?.status !== 'processing' && r;
+	}, `task ${id} done`);
 
 describe('keys, groups, models', () => {
 	it('lists models per key group; Bearer with exactly one space', async () => {
@@ -265,14 +262,16 @@ describe('task queries, lifecycle, results', () => {
 				body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }),
 			});
 			const id = ((await r.body.json()) as { task_id: string }).task_id;
-			await sleep(30);
-			const q = () =>
-				request(`${short.baseUrl}/v1/tasks/${id}`, {
+			const q = async () => {
+				const a = await request(`${short.baseUrl}/v1/tasks/${id}`, {
 					headers: { authorization: `Bearer ${short.keys.demo}` },
 				});
-			expect((await q()).statusCode).toBe(200);
-			await sleep(150);
-			expect((await q()).statusCode).toBe(404);
+				await a.body.dump();
+				return a.statusCode;
+			};
+			// found, then (once it has ended and its retention passed) gone
+			expect(await q()).toBe(200);
+			await waitFor(async () => (await q()) === 404, 'the record expired');
 		} finally {
 			await short.stop();
 		}
@@ -376,8 +375,10 @@ describe('videos', () => {
 		expect(t).toMatchObject({ object: 'video', status: 'queued', progress: 0 });
 		const early = await call('GET', `/v1/videos/${t.id}/content`);
 		expect(early).toMatchObject({ status: 400, json: { code: 'task_not_finished', data: null } });
-		await sleep(200);
-		const done = await call('GET', `/v1/videos/${t.id}`);
+		const done = await waitFor(async () => {
+			const r = await call('GET', `/v1/videos/${t.id}`);
+			return !['queued', 'in_progress'].includes(r.json.status) && r;
+		}, 'the video done');
 		expect(done.json).toMatchObject({ status: 'completed', progress: 100 });
 		expect(done.json.usage.completion_tokens).toBeGreaterThan(0);
 		const mp4 = await call('GET', `/v1/videos/${t.id}/content`);
@@ -446,7 +447,13 @@ describe('videos', () => {
 			const b = r.json;
 			ids.push(b.task_id ?? b.id ?? b.data?.task_id);
 		}
-		await sleep(200);
+		const resultUrl = (b: Record<string, any>) =>
+			b.result_url ?? b.video?.url ?? b.data?.result_url ?? b.data?.url ?? b.data?.video?.url;
+		for (const id of ids)
+			await waitFor(
+				async () => resultUrl((await call('GET', `/v1/videos/${id}`)).json),
+				`gamma ${id} done`,
+			);
 		const places = new Set<string>();
 		for (const id of ids) {
 			const b = (await call('GET', `/v1/videos/${id}`)).json;

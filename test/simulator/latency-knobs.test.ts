@@ -1,6 +1,7 @@
 /** Realistic-latency knobs: submit latency, result time to first byte, per-connection bandwidth, the submit concurrency limit, the acceptance pace. */
 import { useSimulator } from '../harness/simulator';
-import { client, sleep } from './client';
+import { client } from './client';
+import { waitFor } from '../harness/wait';
 import { readWire } from './wire';
 
 describe('submitLatencyMs', () => {
@@ -67,9 +68,9 @@ describe('resultTtfbMs and resultBandwidth', () => {
 		expect(Number(w.headers['content-length'])).toBe(w.body.length);
 		expect(w.body.length).toBeGreaterThanOrEqual(400_000);
 		const transfer = w.chunks.at(-1)!.at - w.firstByteAt!;
-		// 400 kB at 400 kB/s: about a second, not a burst
+		// 400 kB at 400 kB/s: about a second, not a burst (that it is not slower than the knob is a time: `npm run bench
+		// -- p4` measures it, a test on a busy machine could not)
 		expect(transfer).toBeGreaterThanOrEqual(850);
-		expect(transfer).toBeLessThan(2500);
 	});
 
 	it('video /content waits and is paced the same way, per connection', async () => {
@@ -140,8 +141,8 @@ describe('maxConcurrentSubmits', () => {
 	it('a slot is released when its answer is dropped (reset-after) or the client goes away', async () => {
 		sim.fault({ route: 'POST /v1/images/generations/async', kind: 'reset-after', times: 4 });
 		await Promise.allSettled(Array.from({ length: 4 }, () => gen({})));
-		await sleep(50);
-		expect(sim.state.submitsInFlight).toBe(0);
+		// released: awaited (a slot never released hangs here and fails the test)
+		await waitFor(() => sim.state.submitsInFlight === 0, "the dropped answers' slots released");
 		const ac = new AbortController();
 		const { request } = await import('undici');
 		const pending = request(`${sim.baseUrl}/v1/images/generations/async`, {
@@ -150,12 +151,10 @@ describe('maxConcurrentSubmits', () => {
 			headers: { authorization: `Bearer ${sim.keys.demo}`, 'content-type': 'application/json' },
 			body: JSON.stringify({ model: 'alpha-image-2.5', prompt: 'x' }),
 		}).catch(() => undefined);
-		await sleep(100);
-		expect(sim.state.submitsInFlight).toBe(1);
+		await waitFor(() => sim.state.submitsInFlight === 1, 'the submission in its slot');
 		ac.abort();
 		await pending;
-		await sleep(600);
-		expect(sim.state.submitsInFlight).toBe(0);
+		await waitFor(() => sim.state.submitsInFlight === 0, "the gone client's slot released");
 		expect((await call('GET', '/v1/models')).status).toBe(200);
 	});
 });

@@ -17,6 +17,7 @@ import { routeOf } from '../../simulator/gateway/routes';
 import { HAPPY_PATH } from '../../simulator/gateway/upstream';
 import { SimState, type RequestLogEntry, type ServerName } from '../../simulator/state';
 import { importCycles, importGraph, layerOf, MAY_IMPORT, simulatorFiles } from './import-graph';
+import { waitFor } from '../harness/wait';
 
 const SIM = join(__dirname, '../../simulator');
 const sources = (dir: string) =>
@@ -213,14 +214,11 @@ describe("the faithful gateway alone answers the spec's examples", () => {
 			text: buf.toString('utf8'),
 		};
 	}
-	const until = async <T>(f: () => Promise<T>, done: (x: T) => boolean): Promise<T> => {
-		for (let i = 0; i < 100; i++) {
+	const until = <T>(f: () => Promise<T>, done: (x: T) => boolean): Promise<T> =>
+		waitFor(async () => {
 			const x = await f();
-			if (done(x)) return x;
-			await new Promise((r) => setTimeout(r, 50));
-		}
-		throw new Error('never done');
-	};
+			return done(x) && { x };
+		}, 'done').then((r) => r.x);
 
 	it('models, prices and status', async () => {
 		expect((await call('GET', '/v1/models')).json.data.length).toBeGreaterThan(5);

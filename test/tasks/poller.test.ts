@@ -338,15 +338,19 @@ describe('Poller: one job, one outcome', () => {
 
 	it('a cancellation still stops every job', async () => {
 		const controller = new AbortController();
+		let polls = 0;
 		const run = runJobs<string, string>(['x', 'y'], {
 			signal: controller.signal,
 			deadlineOf: () => Date.now() + 10_000,
 			onDeadline: () => 'deadline',
 			onError: () => 'isolated',
 			sleep: realSleep,
-			poll: async () => ({ done: false, waitMs: 1 }),
+			// cancelled while the jobs are being polled: after a few rounds of both
+			poll: async () => {
+				if (++polls === 6) controller.abort();
+				return { done: false, waitMs: 1 };
+			},
 		});
-		setTimeout(() => controller.abort(), 50);
 		await expect(run).rejects.toThrow(/cancel/i);
 	});
 });

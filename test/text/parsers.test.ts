@@ -14,6 +14,7 @@ import { messagesFromJson } from '../../nodes/GenGatewayChat/actions/messagesJso
 import { chatBodySchema, mergeExtra, responsesBodySchema } from '../../nodes/shared/text/schemas';
 import { parseOrThrow } from '../../nodes/shared/validate';
 import { InputRuleError } from '../../nodes/shared/errors';
+import { waitFor } from '../harness/wait';
 
 // ü, ✓ (3 bytes), 😀 (4 bytes) put multi-byte characters at many split points
 const CHAT_TEXT = 'Grüße ✓ ok 😀 fin';
@@ -577,8 +578,12 @@ describe('pumpStream: reading an HTTP-like body', () => {
 	it('the cancel signal stops reading at once', async () => {
 		const body = new Readable({ read() {} });
 		const ac = new AbortController();
-		const pending = pumpStream(body, makeChat(), { idleMs: 60_000, signal: ac.signal });
-		setTimeout(() => ac.abort(), 20);
+		const p = makeChat();
+		const pending = pumpStream(body, p, { idleMs: 60_000, signal: ac.signal });
+		// cancelled once the stream is being read (its first delta parsed), with no end in sight
+		body.push(chatChunk([{ index: 0, delta: { content: 'a' } }]));
+		await waitFor(() => p.result.content === 'a', 'the first delta read');
+		ac.abort();
 		await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
 		expect(body.destroyed).toBe(true);
 	});
@@ -588,10 +593,8 @@ describe('pumpStream: reading an HTTP-like body', () => {
 		const p = makeChat();
 		const pending = pumpStream(body, p, { idleMs: 5000 });
 		body.push(chatChunk([{ index: 0, delta: { content: 'abc' } }]));
-		setTimeout(
-			() => body.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })),
-			10,
-		);
+		await waitFor(() => p.result.content === 'abc', 'the first delta read');
+		body.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
 		const err = (await pending.catch((e) => e)) as StreamError;
 		expect(err.message).toMatch(
 			/^the stream broke off \(other side closed\) before \[DONE\] after 3 characters/,

@@ -170,8 +170,8 @@ describe('5xx and network failures', () => {
 		gw.reset((req, res, _s, i) => {
 			if (i > 0) return okModels(res);
 			res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
-			res.write('{"object":"list","data":[');
-			setTimeout(() => req.socket.destroy(), 20);
+			// cut once the first bytes are on their way
+			res.write('{"object":"list","data":[', () => req.socket.destroy());
 		});
 		const res = await transportFor(gw.origin).getJson('/v1/models');
 		expect(res.status).toBe(200);

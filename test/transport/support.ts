@@ -182,14 +182,6 @@ export async function rejectionOf(p: Promise<unknown>): Promise<Error & Record<s
 	}
 }
 
-export async function waitFor(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-	const end = Date.now() + ms;
-	while (!cond()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 5));
-	}
-}
-
 /** How many `Authorization` headers a request carried (raw, before Node merges them). */
 export function authHeaderCount(s: Seen): number {
 	return s.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'authorization').length;

@@ -12,7 +12,12 @@ import { ResultInvalidError, storeImageResult } from '../../shared/media/store';
 import { normaliseImageTask, type NormalisedTask } from '../../shared/tasks/phases';
 import type { GatewayTransport } from '../../shared/transport';
 import { itemOf, WaitAndEmit } from '../../shared/tasks/emit';
-import { loadSubmitInput, prepareImageItem, type PreparedImage } from './input';
+import {
+	loadSubmitInput,
+	prepareImageItem,
+	type ImageSubmitOperation,
+	type PreparedImage,
+} from './input';
 import { partialImagesWarning } from '../../shared/items/shapes';
 import { normalisedSize, sizeNote, unknownModelNote } from './rules';
 import {
@@ -259,15 +264,16 @@ async function finishImage(
 	return waitedItem(ctx, transport, o, run, p, { json, body: sent.body }, i);
 }
 
-/** Image Submit's operation in the paid pipeline: check, price, send once, finish (phases above). */
+/** An Image Submit operation (Generate or Edit) in the paid pipeline: check, price, send once, finish (phases above). */
 export function imageOperation(
 	ctx: IExecuteFunctions,
 	transport: GatewayTransport,
+	operation: ImageSubmitOperation,
 	o: ImageOptions,
 ): PaidOperation<PreparedImage, ImageAnswer> {
 	const run: RunState = { partialHinted: false };
 	return {
-		prepare: (i) => prepareImageItem(ctx, i, (text) => transport.redact(text) !== text),
+		prepare: (i) => prepareImageItem(ctx, i, operation, (text) => transport.redact(text) !== text),
 		beforeSend: async (prepared) => hintModelNotes(ctx, prepared),
 		pricedAs: (p) => ({ model: p.input.req.model, calls: p.input.req.n ?? 1 }),
 		quoteFields: (p) => ({

@@ -1,20 +1,18 @@
 /**
- * Reads one Image Submit item into a checked request: parameters, expressions, reference binaries and URLs, every
- * rule. Nothing is sent. Reference images are checked now and read again when the request is sent, so a batch never
- * holds every item's images in memory at once.
+ * Reads one Image Submit item into a checked request: the shared parameters and expressions, the operation's own (its
+ * file's `readOwn`: Edit's reference binaries and URLs), the mode's rules and the operation's. Nothing is sent.
+ * Reference images are checked now and read again when the request is sent, so a batch never holds every item's
+ * images in memory at once.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { readInputImage } from '../../shared/binary';
-import { REFERENCE_IMAGE } from '../../shared/rules/image';
-import { z } from 'zod';
+import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { RuleViolation } from '../../shared/errors';
 import { SUBMIT_OPTION_FIELDS } from '../../shared/runners/options';
 import { FLAG_RULE, numericText, OPTION_RULES } from '../../shared/rules/options';
 import { fieldSet } from '../../shared/rules/rule';
 import { readModel } from '../../shared/models';
-import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
-import { parseOrThrow, readFields } from '../../shared/validate';
+import { parseOrThrow, readFields, refuse } from '../../shared/validate';
 import { imageRequestSchema } from './rules';
-import { checkModeFits, type ImageMode, type ReferenceImage, type SubmitInput } from './request';
+import { modeProblems, type ImageMode, type ReferenceImage, type SubmitInput } from './request';
 
 export interface ImageSubmitOptions {
 	binaryPropertyName?: string;
@@ -41,6 +39,29 @@ export interface PreparedImage {
 	options: ImageSubmitOptions;
 }
 
+/** What an operation reads of one item beyond the shared request: its references and how they are uploaded. */
+export type OperationInput = Pick<PreparedImage, 'references'> &
+	Pick<SubmitInput, 'referenceUrls' | 'editEncoding'>;
+
+/** One operation of the node (Generate, Edit), in its own file: its option, parameters, reading, rules, endpoint. */
+export interface ImageSubmitOperation {
+	/** its entry in the Operation list */
+	option: INodePropertyOptions;
+	/** its own parameters, each shown under it only (after the shared request, before the Options) */
+	properties: INodeProperties[];
+	/** its own parameters of item i, read and checked */
+	readOwn(
+		ctx: IExecuteFunctions,
+		i: number,
+		mode: ImageMode,
+		containsSecret: (text: string) => boolean,
+	): Promise<OperationInput>;
+	/** the rules it adds to the mode's */
+	problems(input: SubmitInput): RuleViolation[];
+	/** the path under /v1/images/ it is sent to */
+	endpoint: SubmitInput['endpoint'];
+}
+
 export const IMAGE_OPTION_FIELDS = fieldSet('Image Submit options', {
 	deadlineMinutes: { label: 'Deadline (Minutes)', rule: OPTION_RULES.minutes },
 	syncTimeoutMs: { label: 'Synchronous Timeout (Ms)', rule: OPTION_RULES.milliseconds },
@@ -48,56 +69,12 @@ export const IMAGE_OPTION_FIELDS = fieldSet('Image Submit options', {
 	...SUBMIT_OPTION_FIELDS,
 });
 
-const FIELD = 'Reference Binary Properties';
-
-async function readReference(
-	ctx: IExecuteFunctions,
-	i: number,
-	property: string,
-): Promise<ReferenceImage> {
-	const { data, info } = await readInputImage(ctx, i, property, FIELD, REFERENCE_IMAGE);
-	return { data, mimeType: info.mimeType, fileName: `${property}.${info.extension}` };
-}
-
-async function readReferences(ctx: IExecuteFunctions, i: number): Promise<ReferenceSource[]> {
-	const props = String(ctx.getNodeParameter('referenceBinaries', i, '') ?? '')
-		.split(',')
-		.map((s) => s.trim())
-		.filter(Boolean);
-	const refs: ReferenceSource[] = [];
-	for (const property of props) {
-		const checked = await readReference(ctx, i, property);
-		refs.push({
-			property,
-			mimeType: checked.mimeType,
-			fileName: checked.fileName,
-			bytes: checked.data.length,
-			load: () => readReference(ctx, i, property),
-		});
-	}
-	return refs;
-}
-
-/** Public http(s) addresses the gateway reads itself: the same checks as video media addresses (spec: public HTTP/HTTPS). */
-function readUrls(
-	ctx: IExecuteFunctions,
-	i: number,
-	containsSecret: (text: string) => boolean,
-): string[] {
-	const urls = addressList(ctx.getNodeParameter('referenceUrls', i, ''));
-	const address = z.unknown().superRefine((u, ctx) => {
-		const why = mediaUrlProblem(u, { allowHttp: true, containsSecret });
-		if (why) ctx.addIssue({ code: z.ZodIssueCode.custom, message: why });
-	});
-	return parseOrThrow(z.object({ 'Reference Image URLs': z.array(address) }), {
-		'Reference Image URLs': urls,
-	})['Reference Image URLs'] as string[];
-}
-
-/** `containsSecret` tells whether a text holds the credential's key (such an address is never sent). */
+/** Item i as a checked request of `operation`; `containsSecret` tells whether a text holds the credential's key (such
+ * an address is never sent). */
 export async function prepareImageItem(
 	ctx: IExecuteFunctions,
 	i: number,
+	operation: ImageSubmitOperation,
 	containsSecret: (text: string) => boolean,
 ): Promise<PreparedImage> {
 	const raw = ctx.getNodeParameter('options', i, {}) as ImageSubmitOptions;
@@ -105,7 +82,6 @@ export async function prepareImageItem(
 		...raw,
 		...readFields(IMAGE_OPTION_FIELDS, raw as Record<string, unknown>),
 	};
-	const operation = ctx.getNodeParameter('operation', i) as 'generate' | 'edit';
 	const mode = ctx.getNodeParameter('mode', i) as ImageMode;
 	const model = readModel(ctx, i);
 	const aspectRatio =
@@ -122,29 +98,27 @@ export async function prepareImageItem(
 				: (ctx.getNodeParameter('quality', i, '') as string) || undefined,
 		aspectRatio,
 	});
-	const references = operation === 'edit' ? await readReferences(ctx, i) : [];
+	const { references, ...own } = await operation.readOwn(ctx, i, mode, containsSecret);
 	const input: Omit<SubmitInput, 'references'> = {
-		operation,
+		endpoint: operation.endpoint,
 		mode,
 		req,
-		referenceUrls: operation === 'edit' ? readUrls(ctx, i, containsSecret) : [],
-		editEncoding:
-			operation === 'edit' && mode !== 'native'
-				? (ctx.getNodeParameter('editEncoding', i) as 'multipart' | 'json')
-				: 'json',
+		...own,
 		aspectRatio: aspectRatio ?? '1:1',
 		nativeImageSize:
 			mode === 'native' ? (ctx.getNodeParameter('nativeImageSize', i) as '1K' | '2K' | '4K') : '1K',
 	};
-	// the mode rules need to know how many references there are, not their bytes
-	checkModeFits({
+	// the rules need to know how many references there are, not their bytes
+	const counted: SubmitInput = {
 		...input,
 		references: references.map((r) => ({
 			data: Buffer.alloc(0),
 			mimeType: r.mimeType,
 			fileName: r.fileName,
 		})),
-	});
+	};
+	const violations = [...modeProblems(counted), ...operation.problems(counted)];
+	if (violations.length) refuse(violations);
 	return { input, references, options };
 }
 

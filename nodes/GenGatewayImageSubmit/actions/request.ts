@@ -1,14 +1,8 @@
 /** Builds and sends one image request in the chosen mode: async task, synchronous, or native content parts. */
 import { normaliseImageTask, type NormalisedTask, type ResultRef } from '../../shared/tasks/phases';
 import type { GatewayTransport, SubmitOutcome } from '../../shared/transport';
-import { refuse } from '../../shared/validate';
-import {
-	imageFamily,
-	jsonEditConfirmed,
-	tierSuffix,
-	betaTierFor,
-	type ImageRequest,
-} from './rules';
+import type { RuleViolation } from '../../shared/errors';
+import { imageFamily, tierSuffix, betaTierFor, type ImageRequest } from './rules';
 
 export type ImageMode = 'async' | 'sync' | 'native';
 
@@ -19,7 +13,8 @@ export interface ReferenceImage {
 }
 
 export interface SubmitInput {
-	operation: 'generate' | 'edit';
+	/** where under /v1/images/ the operation is sent */
+	endpoint: 'generations' | 'edits';
 	mode: ImageMode;
 	req: ImageRequest;
 	references: ReferenceImage[];
@@ -51,44 +46,11 @@ export function effectiveMode(model: string, mode: ImageMode): ImageMode {
 	return imageFamily(model) === 'alpha-az' ? 'sync' : mode;
 }
 
-export function checkModeFits(input: SubmitInput): void {
-	const fam = imageFamily(input.req.model);
-	const v: Array<{ field: string; rule: string }> = [];
-	if (input.mode === 'native' && fam !== 'beta')
-		v.push({ field: 'Mode', rule: 'Native (generateContent) is for the beta family only' });
-	if (input.operation === 'edit') {
-		if (!input.references.length && !input.referenceUrls.length)
-			v.push({
-				field: 'Reference Images',
-				rule: 'an edit needs at least one reference image (it never falls back to text-to-image)',
-			});
-		if (input.referenceUrls.length && fam !== 'beta')
-			v.push({
-				field: 'Reference Image URLs',
-				rule: 'public image addresses are read by the gateway for the beta family only',
-			});
-		if (input.referenceUrls.length && input.mode === 'native')
-			v.push({
-				field: 'Reference Image URLs',
-				rule: 'native mode sends reference images inline (inlineData) and cannot carry addresses: give them as binary properties (e.g. download them first with an HTTP Request node), or use the async or synchronous mode',
-			});
-		if (fam !== 'beta' && input.references.length > 1)
-			v.push({
-				field: 'Reference Images',
-				rule: `${input.req.model} takes a single reference image (several are for the beta family)`,
-			});
-		// the beta family reads public addresses itself, and those travel only in the JSON form
-		const jsonAllowed =
-			jsonEditConfirmed(input.req.model) || (fam === 'beta' && input.referenceUrls.length > 0);
-		if (input.editEncoding === 'json' && !jsonAllowed && input.mode !== 'native')
-			v.push({
-				field: 'Edit Upload As',
-				rule: `JSON data URLs are confirmed only for alpha-image-2.5 and beta flash (and the beta family with reference addresses); use multipart for ${input.req.model}`,
-			});
-		if (input.referenceUrls.length && input.editEncoding === 'multipart' && input.mode !== 'native')
-			v.push({ field: 'Edit Upload As', rule: 'reference URLs go in a JSON body: choose JSON' });
-	}
-	if (v.length) refuse(v);
+/** The mode's rules (an operation adds its own: `problems` in its file). */
+export function modeProblems(input: SubmitInput): RuleViolation[] {
+	if (input.mode === 'native' && imageFamily(input.req.model) !== 'beta')
+		return [{ field: 'Mode', rule: 'Native (generateContent) is for the beta family only' }];
+	return [];
 }
 
 function jsonBody(input: SubmitInput): Record<string, unknown> {
@@ -96,7 +58,7 @@ function jsonBody(input: SubmitInput): Record<string, unknown> {
 	const body: Record<string, unknown> = { model: req.model, prompt: req.prompt, n: req.n };
 	if (req.size) body.size = req.size;
 	if (req.quality) body.quality = req.quality;
-	if (input.operation === 'edit') {
+	if (input.endpoint === 'edits') {
 		body.images = [
 			...input.references.map((r) => ({
 				image_url: `data:${r.mimeType};base64,${r.data.toString('base64')}`,
@@ -194,7 +156,7 @@ export async function sendImage(
 	input: SubmitInput,
 ): Promise<ImageAnswer> {
 	const mode = effectiveMode(input.req.model, input.mode);
-	const edit = input.operation === 'edit';
+	const edit = input.endpoint === 'edits';
 	if (mode === 'native') {
 		return {
 			mode,
@@ -205,7 +167,7 @@ export async function sendImage(
 			),
 		};
 	}
-	const path = `/v1/images/${edit ? 'edits' : 'generations'}${mode === 'async' ? '/async' : ''}`;
+	const path = `/v1/images/${input.endpoint}${mode === 'async' ? '/async' : ''}`;
 	const payload =
 		edit && input.editEncoding === 'multipart' && !input.referenceUrls.length
 			? { form: multipartBody(input) }
