@@ -146,6 +146,8 @@ export interface NodeCase {
 	varyIn?: 'system' | 'user';
 	/** chat: Response Format JSON Schema (the simulator answers prose: every answer is repaired once, in a second POST) */
 	schema?: boolean;
+	/** chat: the node at version 1 (a workflow saved before 1.1), the JSON Schema given as its four options */
+	schemaV1?: boolean;
 }
 
 export interface MoneyCase {
@@ -419,19 +421,23 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					stream: false,
 					options: {
 						...moneyOptions(c, n),
-						...(c.schema
-							? {
-									format: {
-										values: {
-											responseFormat: 'json_schema',
-											jsonSchema: SCHEMA,
-											schemaName: 'reply',
+						...(c.schema && c.schemaV1
+							? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
+							: c.schema
+								? {
+										format: {
+											values: {
+												responseFormat: 'json_schema',
+												jsonSchema: SCHEMA,
+												schemaName: 'reply',
+											},
 										},
-									},
-								}
-							: {}),
+									}
+								: {}),
 					},
 				},
+				// a workflow saved with version 1 of the Chat node: Response Format as its four options
+				...(c.schema && c.schemaV1 ? { typeVersion: 1 } : {}),
 			};
 		case 'agent':
 			return {
@@ -682,6 +688,8 @@ export interface Plan {
 	maxTries: number;
 	/** Retry On Fail's wait (ms): the node's later host settings, drawn after every plan */
 	waitMs?: number;
+	/** chat: the node at version 1 (drawn after every plan, as the later host settings) */
+	schemaV1?: boolean;
 	vary: Vary;
 	waitForResult: boolean;
 	allowUnpriced: boolean;
@@ -949,7 +957,7 @@ function withValues(
 			waitForResult: p.waitForResult,
 			chatModel,
 			...(p.kind === 'agent' ? { varyIn: p.varyIn } : {}),
-			...(p.kind === 'chat' ? { schema: p.schema } : {}),
+			...(p.kind === 'chat' ? { schema: p.schema, schemaV1: p.schemaV1 } : {}),
 		});
 		for (let k = 0; k < itemCount; k++) {
 			const m = p.node.itemCaps[k];
@@ -1129,10 +1137,12 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				plans: fc.tuple(...b.kinds.map((k, n) => plan(k, names[n], names[4 + n], b.itemCount))),
 				// each node's later host settings (host-shape.ts), drawn after everything else
 				later: fc.array(laterHost, { minLength: b.kinds.length, maxLength: b.kinds.length }),
+				// each Chat node at version 1 or the latest (issue 43: the version a workflow was saved with)
+				v1: fc.array(fc.boolean(), { minLength: b.kinds.length, maxLength: b.kinds.length }),
 			});
 		})
-		.map(({ base, plans: drawn, later }) => {
-			const plans = drawn.map((p, n): Plan => ({ ...p, ...later[n] }));
+		.map(({ base, plans: drawn, later, v1 }) => {
+			const plans = drawn.map((p, n): Plan => ({ ...p, ...later[n], schemaV1: v1[n] }));
 			const c = withValues(base, shape.plan ? plans.map(shape.plan) : plans, base.itemCount);
 			// keep each run small: fewer items (then fewer runs) until the calls fit
 			while (workload(c) > MAX_WORKLOAD && c.items.length > 1) c.items = c.items.slice(0, -1);
@@ -1145,7 +1155,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }
