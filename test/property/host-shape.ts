@@ -14,6 +14,7 @@
  *   at Batch Size 1 or 2, 3, 5 (`batchSize`; the chains' default is 5), the Chat Model streaming or not
  *   (`modelStreams`).
  * - `shareModel`, `twoAccounts`: two roots sharing one Chat Model; Chat Models on two credentials (two accounts).
+ * - `savedAtVersion1`: a Chat node saved at version 1 (its Response Format as that version's four options).
  *
  * A new host shape: add its arbitrary here and draw it where each property draws its case; a new node setting goes
  * into `laterHost` and `hostSettings`, and every property gets it at once, drawn last (written seeds keep their cases). docs/development.md, "How a new host shape joins".
@@ -103,3 +104,9 @@ export const shareModel: fc.Arbitrary<boolean> = fc.boolean();
 
 /** Two credentials: every second root's Chat Model on another key (another account) of the same group. */
 export const twoAccounts: fc.Arbitrary<boolean> = fc.boolean();
+
+/**
+ * A Chat node saved at version 1 (before 1.1 made Response Format one option): the workflow keeps the version it was
+ * saved with, and n8n runs the node at it. Drawn after everything else, as the later settings are.
+ */
+export const savedAtVersion1: fc.Arbitrary<boolean> = fc.boolean();

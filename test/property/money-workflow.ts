@@ -36,6 +36,7 @@ import {
 	modelStreams,
 	onError,
 	runCount,
+	savedAtVersion1,
 	shareModel,
 	tries,
 	twoAccounts,
@@ -1138,7 +1139,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				// each node's later host settings (host-shape.ts), drawn after everything else
 				later: fc.array(laterHost, { minLength: b.kinds.length, maxLength: b.kinds.length }),
 				// each Chat node at version 1 or the latest (issue 43: the version a workflow was saved with)
-				v1: fc.array(fc.boolean(), { minLength: b.kinds.length, maxLength: b.kinds.length }),
+				v1: fc.array(savedAtVersion1, { minLength: b.kinds.length, maxLength: b.kinds.length }),
 			});
 		})
 		.map(({ base, plans: drawn, later, v1 }) => {
