@@ -57,6 +57,7 @@ import {
 	type Given,
 	type ParameterSet,
 } from './description-gen';
+import { describeHost, hostSettings, laterHost, onError, tries, type OnError } from './host-shape';
 import { KEY } from './key';
 import { findKey } from './key-oracle';
 import { oracleFindings, tagOf } from './invariants';
@@ -233,7 +234,10 @@ interface Case {
 	/** the node's display name */
 	node: string;
 	set: ParameterSet;
-	onError: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+	onError: OnError;
+	/** Retry On Fail's tries (1: off) and its wait (ms): how n8n hosts the node, from host-shape.ts */
+	maxTries?: number;
+	waitMs?: number;
 	site: Site;
 	/** which items carry a PNG under `data` */
 	binaries: boolean[];
@@ -300,11 +304,8 @@ const caseArb: fc.Arbitrary<Case> = fc
 			set: fc
 				.constantFrom(...versionsOf(node.description))
 				.chain((v) => parameterSetArb(node, v, count, ctx)),
-			onError: fc.constantFrom<Case['onError']>(
-				'stopWorkflow',
-				'continueRegularOutput',
-				'continueErrorOutput',
-			),
+			// how n8n hosts the node: On Error here, Retry On Fail's tries and the later settings last (host-shape.ts)
+			onError,
 			site: siteArb,
 			binaries: fc.array(fc.boolean(), { minLength: count, maxLength: count }),
 			keyGroup: fc.boolean(),
@@ -313,10 +314,14 @@ const caseArb: fc.Arbitrary<Case> = fc
 			uncapped: fc.boolean(),
 			// drawn last, so a seed written down before it keeps every other value of its case
 			textPerCall: fc.option(fc.constantFrom(0.002, 0.0123, 0.05, 0.0000037), { freq: 2 }),
+			// drawn after it for the same reason: Retry On Fail (issue 43), then the host's later settings
+			maxTries: tries(5),
+			later: laterHost,
 		}),
 	)
-	.map(({ textPerCall, ...c }) => ({
+	.map(({ textPerCall, later, ...c }) => ({
 		...c,
+		...later,
 		site: textPerCall === null ? c.site : { ...c.site, textPerCall },
 	}));
 
@@ -486,13 +491,24 @@ function judge(
 		const i = itemOf(e, n);
 		if (i !== undefined) perItem.set(i, [...(perItem.get(i) ?? []), e]);
 	}
-	// (a)
-	for (const [i, es] of perItem)
-		if (es.length > 1)
+	// (a) README: a paid POST is sent once; under Retry On Fail a POST the gateway refused (an answer, not 2xx) created
+	// nothing and n8n's next try may send it again, once a try; after one it accepted or whose outcome was unknown
+	// (no answer), never
+	const tries = c.maxTries ?? 1;
+	const taken = (e: Exchange) =>
+		e.lost !== undefined ||
+		e.status === undefined ||
+		e.status < 0 ||
+		(e.status >= 200 && e.status < 300);
+	for (const [i, es] of perItem) {
+		const first = es.findIndex(taken);
+		if ((first >= 0 && first < es.length - 1) || es.length > tries)
 			problems.push(
-				`[posts-per-item] item ${i}: ${es.length} POSTs (${es.map((e) => e.path).join(', ')})`,
+				`[posts-per-item] item ${i}: ${es.length} POSTs in ${tries} tr${tries > 1 ? 'ies' : 'y'} (${es.map((e) => `${e.path} ${e.status ?? 'no answer'}`).join(', ')})`,
 			);
-	if (posts.length > n) problems.push(`[posts-per-item] ${posts.length} POSTs for ${n} items`);
+	}
+	if (posts.length > n * tries)
+		problems.push(`[posts-per-item] ${posts.length} POSTs for ${n} items in ${tries} tries`);
 	if (!PAID.has(c.set.node) && posts.length)
 		problems.push(`[free-node-posted] ${c.set.node} sent ${posts.length} POST(s)`);
 	// (b)
@@ -506,7 +522,7 @@ function judge(
 		// docs/configuration.md: under Continue a refused item "becomes an error item"; the run itself does not fail
 		if (c.onError !== 'stopWorkflow')
 			problems.push(
-				`[threw-under-continue] the run failed under ${c.onError}: ${r.run.data.resultData.error?.message}`,
+				`[threw-under-continue] the run failed under ${describeHost(c)}: ${r.run.data.resultData.error?.message}`,
 			);
 		if (accepted.length)
 			problems.push(
@@ -570,7 +586,7 @@ function judge(
 	for (const [i, why] of exp.unsent)
 		if (perItem.get(i)?.length) problems.push(`[sent-despite-refusal] item ${i} was sent: ${why}`);
 	const mayBeSent = n - exp.unsent.size;
-	if (posts.length > mayBeSent)
+	if (posts.length > mayBeSent * tries)
 		problems.push(
 			`[sent-despite-refusal] ${posts.length} POST(s), yet ${exp.unsent.size} of ${n} items may not be sent: ${[...exp.unsent.values()].join('; ')}`,
 		);
@@ -1000,7 +1016,7 @@ async function runCase(original: Case): Promise<string[]> {
 					type: typeOf(c.node),
 					typeVersion: c.set.typeVersion,
 					parameters,
-					onError: c.onError,
+					...hostSettings(c),
 				},
 				// the README's delta video: Video Create → Task Wait, which settles it (here without usage)
 				...(c.readmeCall && c.node === 'GenGateway Video Create'

@@ -27,9 +27,23 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
 import type { TestNode } from '../harness/workflow';
+import {
+	batchSize,
+	hostSettings,
+	kindsOf,
+	laterHost,
+	modelPerItem,
+	modelStreams,
+	onError,
+	runCount,
+	savedAtVersion1,
+	shareModel,
+	tries,
+	twoAccounts,
+	type OnError,
+} from './host-shape';
 
 export type Kind = 'image' | 'gamma' | 'chat' | 'agent';
-export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 /** what part of the prompt changes between tries */
 export type Vary = 'none' | 'now' | 'random';
 /** the key's group: public (default, vip, hd), published but not selectable (internal), unpublished (partner), named nowhere */
@@ -115,6 +129,8 @@ export interface NodeCase {
 	onError: OnError;
 	/** 1: no Retry On Fail; 2–3: Retry On Fail with that many tries */
 	maxTries: number;
+	/** Retry On Fail's wait between tries (ms; none when absent) */
+	waitMs?: number;
 	vary: Vary;
 	/** which money options the node's collection holds (their values come per item) */
 	options: {
@@ -131,6 +147,8 @@ export interface NodeCase {
 	varyIn?: 'system' | 'user';
 	/** chat: Response Format JSON Schema (the simulator answers prose: every answer is repaired once, in a second POST) */
 	schema?: boolean;
+	/** chat: the node at version 1 (a workflow saved before 1.1), the JSON Schema given as its four options */
+	schemaV1?: boolean;
 }
 
 export interface MoneyCase {
@@ -358,11 +376,7 @@ function moneyOptions(c: NodeCase, n: number): Record<string, unknown> {
 }
 
 function paidNode(c: NodeCase, n: number): TestNode {
-	const extra = {
-		name: c.name,
-		onError: c.onError,
-		...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 1 } : {}),
-	};
+	const extra = { name: c.name, ...hostSettings(c) };
 	const text = (words: string) =>
 		`={{ ${MARK(n)} + '# ${words} ' + ${VARY[c.vary]} + ${item(n)}.marker }}`;
 	switch (c.kind) {
@@ -407,19 +421,23 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					stream: false,
 					options: {
 						...moneyOptions(c, n),
-						...(c.schema
-							? {
-									format: {
-										values: {
-											responseFormat: 'json_schema',
-											jsonSchema: SCHEMA,
-											schemaName: 'reply',
+						...(c.schema && c.schemaV1
+							? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
+							: c.schema
+								? {
+										format: {
+											values: {
+												responseFormat: 'json_schema',
+												jsonSchema: SCHEMA,
+												schemaName: 'reply',
+											},
 										},
-									},
-								}
-							: {}),
+									}
+								: {}),
 					},
 				},
+				// a workflow saved with version 1 of the Chat node: Response Format as its four options
+				...(c.schema && c.schemaV1 ? { typeVersion: 1 } : {}),
 			};
 		case 'agent':
 			return {
@@ -648,20 +666,17 @@ export interface ModelPlan {
 	capPerItem: boolean;
 }
 
+// the root that holds the model (agent or chain, its Batch Size) and the model's streaming: host-shape.ts
 const modelPlan: fc.Arbitrary<ModelPlan> = fc.record({
 	model: fc.constantFrom(...MODELS.chat, MODELS.thinking),
-	streaming: fc.boolean(),
+	streaming: modelStreams,
 	maxTokens: fc.option(fc.constantFrom(120, 400, 4096), { nil: undefined }),
 	group: fc.constantFrom('none', 'name', 'ratio', 'emptyRatio'),
 	capFields: fc.constantFrom('none', 'cap', 'spend', 'both'),
 	capFactor: factor,
-	// n8n's roots run 1 item at a time or several (the Basic LLM Chain's default Batch Size is 5)
-	batch: fc.oneof(
-		{ weight: 3, arbitrary: fc.constant(1) },
-		{ weight: 1, arbitrary: fc.constantFrom(2, 3, 5) },
-	),
+	batch: batchSize,
 	full: fc.boolean(),
-	perItem: fc.boolean(),
+	perItem: modelPerItem,
 	capPerItem: fc.boolean(),
 }) as fc.Arbitrary<ModelPlan>;
 
@@ -671,6 +686,10 @@ export interface Plan {
 	modelName: string;
 	onError: OnError;
 	maxTries: number;
+	/** Retry On Fail's wait (ms): the node's later host settings, drawn after every plan */
+	waitMs?: number;
+	/** chat: the node at version 1 (drawn after every plan, as the later host settings) */
+	schemaV1?: boolean;
 	vary: Vary;
 	waitForResult: boolean;
 	allowUnpriced: boolean;
@@ -685,12 +704,9 @@ const plan = (kind: Kind, name: string, modelName: string, items: number): fc.Ar
 		kind: fc.constant(kind),
 		name: fc.constant(name),
 		modelName: fc.constant(modelName),
-		onError: fc.constantFrom<OnError>(
-			'stopWorkflow',
-			'continueRegularOutput',
-			'continueErrorOutput',
-		),
-		maxTries: fc.integer({ min: 1, max: 3 }),
+		// On Error and Retry On Fail (up to 3 tries): host-shape.ts; the later settings are drawn after every plan
+		onError,
+		maxTries: tries(3),
 		vary: fc.constantFrom<Vary>('none', 'now', 'random'),
 		waitForResult: kind === 'image' ? fc.boolean() : fc.constant(false),
 		allowUnpriced:
@@ -926,6 +942,7 @@ function withValues(
 			name: p.name,
 			onError: p.onError,
 			maxTries: p.maxTries,
+			waitMs: p.waitMs,
 			// every combination, agents at once with messages that change between tries included: before the Chat Model
 			// knew a call by its question (issue 40), this generator found another item's answer handed on and the record
 			// below the charges (seeds -2033209099, -1973058525, -100815541, -1248136572, -775940271 of money.property)
@@ -940,7 +957,7 @@ function withValues(
 			waitForResult: p.waitForResult,
 			chatModel,
 			...(p.kind === 'agent' ? { varyIn: p.varyIn } : {}),
-			...(p.kind === 'chat' ? { schema: p.schema } : {}),
+			...(p.kind === 'chat' ? { schema: p.schema, schemaV1: p.schemaV1 } : {}),
 		});
 		for (let k = 0; k < itemCount; k++) {
 			const m = p.node.itemCaps[k];
@@ -1065,12 +1082,8 @@ export const squeeze = (f: number, low: number, high: number) =>
 
 /** A generated case; `shape` narrows it (a focused property). */
 export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
-	const kinds =
-		shape.kinds ??
-		fc.array(fc.constantFrom<Kind>('image', 'gamma', 'chat', 'agent'), {
-			minLength: 1,
-			maxLength: 4,
-		});
+	// several nodes, several of one kind among them (host-shape.ts)
+	const kinds = shape.kinds ?? kindsOf<Kind>(['image', 'gamma', 'chat', 'agent'], 4);
 	return fc
 		.record({
 			kinds,
@@ -1093,12 +1106,8 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				},
 				{ weight: 1, arbitrary: fc.constant<Display>({ type: 'TOKENS', quotaPerUnit: 500_000 }) },
 			),
-			runs:
-				shape.runs ??
-				fc.oneof(
-					{ weight: 3, arbitrary: fc.constant(1) },
-					{ weight: 2, arbitrary: fc.integer({ min: 2, max: 3 }) },
-				),
+			// run index > 0: the Fan runs the chain again (host-shape.ts)
+			runs: shape.runs ?? runCount,
 			itemCount:
 				shape.items ?? fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })),
 			faults: shape.faults ?? fc.array(FAULTS, { maxLength: 2 }),
@@ -1111,8 +1120,8 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				),
 			concurrentCaps: fc.constant(shape.concurrentCaps ?? true),
 			relabel: shape.relabel ?? fc.option(RELABEL, { freq: 4, nil: undefined }),
-			shareModel: shape.shareModel ?? fc.boolean(),
-			twoAccounts: shape.twoAccounts ?? fc.boolean(),
+			shareModel: shape.shareModel ?? shareModel,
+			twoAccounts: shape.twoAccounts ?? twoAccounts,
 			noIds: shape.noIds ?? fc.boolean(),
 			noTemperature:
 				shape.noTemperature ??
@@ -1126,9 +1135,14 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 			return fc.record({
 				base: fc.constant(b),
 				plans: fc.tuple(...b.kinds.map((k, n) => plan(k, names[n], names[4 + n], b.itemCount))),
+				// each node's later host settings (host-shape.ts), drawn after everything else
+				later: fc.array(laterHost, { minLength: b.kinds.length, maxLength: b.kinds.length }),
+				// each Chat node at version 1 or the latest (issue 43: the version a workflow was saved with)
+				v1: fc.array(savedAtVersion1, { minLength: b.kinds.length, maxLength: b.kinds.length }),
 			});
 		})
-		.map(({ base, plans }) => {
+		.map(({ base, plans: drawn, later, v1 }) => {
+			const plans = drawn.map((p, n): Plan => ({ ...p, ...later[n], schemaV1: v1[n] }));
 			const c = withValues(base, shape.plan ? plans.map(shape.plan) : plans, base.itemCount);
 			// keep each run small: fewer items (then fewer runs) until the calls fit
 			while (workload(c) > MAX_WORKLOAD && c.items.length > 1) c.items = c.items.slice(0, -1);
@@ -1141,7 +1155,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? ', JSON Schema' : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }

@@ -14,10 +14,17 @@ import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGate
 import type { TestNode } from '../harness/workflow';
 import { script, type Behaviour, type Script } from './behaviours';
 import type { TaskInfo } from './hostile-gateway';
+import {
+	describeHost,
+	executionStreams,
+	hostSettings,
+	laterHost,
+	onError,
+	tries,
+	type OnError,
+} from './host-shape';
 import { KEY } from './key';
 import { describeForm, formArb, formOf, type FormSpec } from './redaction-forms';
-
-export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 
 export type NodeCase =
 	| { node: 'image'; mode: 'async' | 'sync' | 'native' | 'edit'; wait: boolean }
@@ -32,6 +39,8 @@ export interface RunCase {
 	onError: OnError;
 	/** 1: Retry On Fail off */
 	maxTries: number;
+	/** Retry On Fail's wait between tries (ms) */
+	waitMs?: number;
 	/** the prompt expression reads the clock and Math.random: each try sends a different body */
 	changing: boolean;
 	script: Script;
@@ -65,12 +74,6 @@ export interface SharedTasks {
 export const PAID = new Set(['image', 'video', 'chat', 'responses']);
 
 const model = (value: string) => ({ __rl: true, mode: 'id', value });
-const onError = fc.constantFrom<OnError>(
-	'stopWorkflow',
-	'continueRegularOutput',
-	'continueErrorOutput',
-);
-
 /** The item's marker comes first: the gateway counts POSTs per item by it. */
 const prompt = (changing: boolean) =>
 	changing
@@ -205,14 +208,17 @@ export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
 		.record({
 			node: nodes,
 			items: fc.integer({ min: 1, max: 8 }),
+			// how n8n hosts the node (On Error, Retry On Fail's tries, and last its later settings): host-shape.ts
 			onError,
-			maxTries: fc.integer({ min: 1, max: 5 }),
+			maxTries: tries(5),
 			changing: fc.boolean(),
 			script: script({ paid: 3, query: 2, result: 2, content: 2, meta: 2 }),
-			n8nStreams: fc.boolean(),
+			n8nStreams: executionStreams,
 			idForms: fc.option(idForms, { freq: 2, nil: undefined }),
 			shared: fc.option(sharedTasks, { freq: 2, nil: undefined }),
+			later: laterHost,
 		})
+		.map(({ later, ...c }) => ({ ...c, ...later }))
 		.map((c) =>
 			c.node.node === 'wait' ||
 			(c.node.node === 'download' &&
@@ -231,8 +237,7 @@ const SHORT_LOOKUP = { waitSeconds: 2 };
 export function buildNode(c: RunCase): TestNode {
 	const base = {
 		name: 'Node',
-		onError: c.onError,
-		...(c.maxTries > 1 ? { retryOnFail: true, maxTries: c.maxTries, waitBetweenTries: 0 } : {}),
+		...hostSettings(c),
 	};
 	const n = c.node;
 	switch (n.node) {
@@ -469,5 +474,5 @@ export function describeCase(c: RunCase): string {
 				return `${i}:${sh.shape[i]}→${sh.owner[i]}${f && sh.owner[i] === i ? `(${f})` : ''}`;
 			}).join(' ')
 		: '';
-	return `${what}, ${c.items} item(s)${named ? ` [tasks ${named}]` : ''}, ${c.onError}, ${c.maxTries > 1 ? `Retry On Fail ×${c.maxTries}` : 'no retry'}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
+	return `${what}, ${c.items} item(s)${named ? ` [tasks ${named}]` : ''}, ${describeHost(c)}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
 }
