@@ -99,14 +99,19 @@ export function itemSource(o: Obj): ItemSource {
 		refuse([
 			{
 				field: FIELD,
-				rule: 'its files came without an address (as Base64 in the answer) and it has no task_id: they are only in its binary data, there is nothing to download again',
+				rule:
+					'its files came without an address (as Base64 in the answer) and it has no ' +
+					'task_id: they are only in its binary data, there is nothing to download again',
 			},
 		]);
 	}
 	refuse([
 		{
 			field: FIELD,
-			rule: 'holds no result to download (no files with an address, no data / result.data, no result_urls) and no task_id: connect Download Result after Task Wait, Image Submit or Video Create, or choose Source "Task ID" or "Result URL"',
+			rule:
+				'holds no result to download (no files with an address, no data / result.data, ' +
+				'no result_urls) and no task_id: connect Download Result after Task Wait, Image ' +
+				'Submit or Video Create, or choose Source "Task ID" or "Result URL"',
 		},
 	]);
 }

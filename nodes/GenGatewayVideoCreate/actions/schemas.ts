@@ -401,7 +401,9 @@ function deltaEdit({ b, add }: Delta, { counts, firsts, lasts }: Material): bool
 		add(
 			DR.editMaterial,
 			['omni_reference_task_type'],
-			`${DR.editMaterial.says} (got ${counts.reference_video} video(s), ${counts.reference_image} image(s), ${counts.reference_audio} audio${firsts || lasts ? ', frames' : ''})`,
+			`${DR.editMaterial.says} (got ${counts.reference_video} video(s), ` +
+				`${counts.reference_image} image(s), ${counts.reference_audio} ` +
+				`audio${firsts || lasts ? ', frames' : ''})`,
 		);
 	}
 	return edit;
@@ -518,7 +520,11 @@ export function deltaOutsideForm(body: Obj): string | undefined {
 		(s >= DELTA_SECONDS.min && s <= DELTA_SECONDS.max)
 	)
 		return undefined;
-	return `delta-video: ${s} seconds is not offered by the form (${DELTA_SECONDS.min} to ${DELTA_SECONDS.max}${s === -1 ? '; -1 only in Edit Mode' : ''}): sent as asked (${OUTSIDE_FORM} is on); the gateway may refuse it or charge for it`;
+	return (
+		`delta-video: ${s} seconds is not offered by the form (${DELTA_SECONDS.min} to ` +
+		`${DELTA_SECONDS.max}${s === -1 ? '; -1 only in Edit Mode' : ''}): sent as asked ` +
+		`(${OUTSIDE_FORM} is on); the gateway may refuse it or charge for it`
+	);
 }
 
 export interface GammaRuleOptions extends VideoRuleOptions {
@@ -536,7 +542,9 @@ export function gammaPreferenceHints(body: Obj): string[] {
 	const sent = `sent as asked (${OUTSIDE_FORM} is on); the gateway may refuse it, adjust it, or charge for it`;
 	if (body.seconds !== undefined && s === GAMMA_UNCONFIRMED_SECONDS)
 		hints.push(
-			`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes the gateway's validation but is not confirmed upstream, and the form does not offer it (${GAMMA_SECONDS.join(', ')}): ${sent}`,
+			`gamma-video: ${GAMMA_UNCONFIRMED_SECONDS} seconds passes the gateway's ` +
+				`validation but is not confirmed upstream, and the form does not offer it ` +
+				`(${GAMMA_SECONDS.join(', ')}): ${sent}`,
 		);
 	else if (body.seconds !== undefined && !(GAMMA_SECONDS as readonly number[]).includes(s))
 		hints.push(

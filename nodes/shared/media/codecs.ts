@@ -306,7 +306,10 @@ function parseH265Pps(nal: Buffer): Parsed<{ id: number; sps: number }> {
 	});
 }
 
-/** The AVC profiles whose avcC carries no chroma and bit-depth extension after its picture parameter sets (ISO/IEC 14496-15 5.3.3.1: every other profile may). */
+/**
+ * The AVC profiles whose avcC carries no chroma and bit-depth extension after its picture parameter sets (ISO/IEC
+ * 14496-15 5.3.3.1: every other profile may).
+ */
 const AVC_PLAIN_PROFILES = [66, 77, 88];
 
 interface ConfigSets {
@@ -430,7 +433,9 @@ function refuseEncrypted(
 ): void {
 	if (entry.type === 'encv' || entry.type === 'enca' || boxes?.some((b) => b.type === 'sinf')) {
 		throw fail(
-			`its ${kind} track ${track} is encrypted (its sample entry is '${entry.type}'${boxes?.some((b) => b.type === 'sinf') ? " with protection info, 'sinf'" : ''}): it cannot be decoded without its key, and is not accepted`,
+			`its ${kind} track ${track} is encrypted (its sample entry is ` +
+				`'${entry.type}'${boxes?.some((b) => b.type === 'sinf') ? " with protection info, 'sinf'" : ''}): ` +
+				`it cannot be decoded without its key, and is not accepted`,
 		);
 	}
 }
@@ -470,7 +475,8 @@ export function videoEntry(
 	const configs = boxes.filter((k) => k.type === name);
 	if (configs.length !== 1)
 		throw fail(
-			`the '${entry.type}' sample description of track ${track} has ${configs.length ? `${configs.length} '${name}' boxes` : `no '${name}' decoder configuration`}`,
+			`the '${entry.type}' sample description of track ${track} has ` +
+				`${configs.length ? `${configs.length} '${name}' boxes` : `no '${name}' decoder configuration`}`,
 		);
 	const where = `its '${name}' box of track ${track}`;
 	const config = h265 ? hevcConfig(configs[0].data) : avcConfig(configs[0].data);
@@ -498,7 +504,9 @@ export function videoEntry(
 	if (params.sps.size && !params.sizeMatched) {
 		const s = [...params.sps.values()][0];
 		throw fail(
-			`the '${entry.type}' sample description of track ${track} says ${width}x${height} but its sequence parameter set codes ${s.width}x${s.height}${s.codedWidth !== s.width || s.codedHeight !== s.height ? ` (${s.codedWidth}x${s.codedHeight} before cropping)` : ''}`,
+			`the '${entry.type}' sample description of track ${track} says ` +
+				`${width}x${height} but its sequence parameter set codes ` +
+				`${s.width}x${s.height}${s.codedWidth !== s.width || s.codedHeight !== s.height ? ` (${s.codedWidth}x${s.codedHeight} before cropping)` : ''}`,
 		);
 	}
 	const firstSampleNeeds = (h265 ? [VPS, SPS, PPS] : [SPS, PPS]).filter(
@@ -696,12 +704,18 @@ export function audioEntry(
 	if (bad) throw fail(`${where}: its AudioSpecificConfig has ${bad}`);
 }
 
-/** H.264 NAL unit types that may appear in a sample: slices 1 and 5, SEI, parameter sets, delimiters, filler, and the extension types 13–15, 19–21 decoders skip. */
+/**
+ * H.264 NAL unit types that may appear in a sample: slices 1 and 5, SEI, parameter sets, delimiters, filler, and the
+ * extension types 13–15, 19–21 decoders skip.
+ */
 const H264_SAMPLE_TYPES = new Set([1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20, 21]);
 /** H.264 types whose nal_ref_idc must be 0 (7.4.1): SEI, access unit delimiter, end of sequence, end of stream, filler */
 const H264_UNREFERENCED = new Set([6, 9, 10, 11, 12]);
 
-/** H.265 NAL unit types: the picture types (0–9 non-IRAP, 16–21 IRAP) and VPS, SPS, PPS, AUD, EOS, EOB, FD, SEI (32–40); the reserved and unspecified ones are not H.265 data. */
+/**
+ * H.265 NAL unit types: the picture types (0–9 non-IRAP, 16–21 IRAP) and VPS, SPS, PPS, AUD, EOS, EOB, FD, SEI
+ * (32–40); the reserved and unspecified ones are not H.265 data.
+ */
 const h265Vcl = (t: number) => t <= 9 || (t >= 16 && t <= 21);
 const h265Irap = (t: number) => t >= 16 && t <= 21;
 const h265Valid = (t: number) => h265Vcl(t) || (t >= 32 && t <= 40);
@@ -769,7 +783,10 @@ export class NalSampleCheck {
 		if (this.first && this.pictures === 0) {
 			const missing = this.entry.firstSampleNeeds.filter((t) => !this.seen.has(t));
 			if (missing.length)
-				return `${this.where} is the first and its picture comes before the parameter sets (NAL types ${missing.join(', ')}) that neither it nor the decoder configuration carries`;
+				return (
+					`${this.where} is the first and its picture comes before the parameter sets ` +
+					`(NAL types ${missing.join(', ')}) that neither it nor the decoder configuration carries`
+				);
 		}
 		if (this.kind >= 0 && this.kind !== kind)
 			return `${this.where} mixes ${name} slices with others (one picture per sample, all its slices of one kind)`;

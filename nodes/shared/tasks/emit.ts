@@ -236,7 +236,9 @@ function runningNote(job: WaitJob): IDataObject {
 	}
 	return {
 		handed_back: 'deadline',
-		note: 'Still running at the deadline. The task was not cancelled (there is no cancel API): wait (e.g. n8n Wait node) and run Task Wait again with this task_id.',
+		note:
+			'Still running at the deadline. The task was not cancelled (there is no cancel ' +
+			'API): wait (e.g. n8n Wait node) and run Task Wait again with this task_id.',
 	};
 }
 

@@ -89,7 +89,10 @@ export async function exchangeText(
 		return readStream(kind, Readable.from([text]), o, transport);
 	if (!json || typeof json !== 'object' || Array.isArray(json)) {
 		return {
-			uncertain: `asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`,
+			uncertain:
+				`asked for a stream; HTTP ${res.status} answered ` +
+				`${res.contentType || 'no content type'} that is neither an event stream nor a ` +
+				`JSON object (${describe(text)})`,
 			streamed: false,
 		};
 	}

@@ -18,7 +18,10 @@ import {
 
 export const RESPONSES_END = 'response.completed';
 
-/** Output items and text parts are kept by their indices in maps (never arrays sized by a number from the gateway); more distinct ones than this end the answer as unreadable. */
+/**
+ * Output items and text parts are kept by their indices in maps (never arrays sized by a number from the gateway);
+ * more distinct ones than this end the answer as unreadable.
+ */
 export const MAX_OUTPUT_PARTS = 1024;
 
 const TERMINAL_FAILURES = new Set(['failed', 'cancelled', 'canceled']);

@@ -2,7 +2,8 @@
  * What every request of the transport shares: the credential's origins (the key goes to them alone), the one `send`
  * (pooled, proxy-aware, never following a redirect, bounded in time, cancelled with the execution), and the
  * redaction of the key where a byte of the gateway enters: JSON bodies are decoded in the charset they declare,
- * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
+ * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees
+ * them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
  */
 import { createHash } from 'node:crypto';
 import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
