@@ -9,7 +9,8 @@ import {
 	responsesFromJson,
 	textFromOutput,
 } from '../../nodes/shared/text/responsesStream';
-import { StreamError, pumpStream, type StreamParser } from '../../nodes/shared/text/sse';
+import { pumpStream } from '../../nodes/shared/text/pump';
+import { StreamError, type StreamParser } from '../../nodes/shared/text/sse';
 import { messagesFromJson } from '../../nodes/GenGatewayChat/actions/messagesJson';
 import { chatBodySchema, mergeExtra, responsesBodySchema } from '../../nodes/shared/text/schemas';
 import { parseOrThrow } from '../../nodes/shared/validate';

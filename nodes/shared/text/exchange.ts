@@ -16,7 +16,8 @@ import {
 	type ChatResult,
 } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson, type ResponsesResult } from './responsesStream';
-import { pumpStream, StreamError, type SseEvent } from './sse';
+import { pumpStream } from './pump';
+import { StreamError, type SseEvent } from './sse';
 
 export type TextKind = 'chat' | 'responses';
 
