@@ -23,13 +23,7 @@
  * more than `streamBound` characters.
  */
 import type { Transform } from 'node:stream';
-import {
-	ESCAPE_KINDS,
-	ESCAPE_START,
-	ESCAPE_STARTS,
-	decodeLayer,
-	type Layer,
-} from './encodings';
+import { ESCAPE_KINDS, ESCAPE_START, ESCAPE_STARTS, decodeLayer, type Layer } from './encodings';
 import {
 	ESCAPE_ALPHABET,
 	NUL_FORM,
