@@ -575,6 +575,18 @@ describe('pumpStream: reading an HTTP-like body', () => {
 		expect(p.result.content).toBe('late');
 	});
 
+	it('a body that ends before [DONE] is an incomplete answer, never a short one', async () => {
+		const p = makeChat();
+		const err = (await pumpStream(
+			Readable.from([chatChunk([{ index: 0, delta: { content: 'half' } }])]),
+			p,
+			{ idleMs: 5000 },
+		).catch((e) => e)) as StreamError;
+		expect(err).toBeInstanceOf(StreamError);
+		expect(err).toMatchObject({ kind: 'incomplete', partialText: 'half' });
+		expect(err.message).toMatch(/^the stream ended before \[DONE\] after 4 characters/);
+	});
+
 	it('the cancel signal stops reading at once', async () => {
 		const body = new Readable({ read() {} });
 		const ac = new AbortController();
