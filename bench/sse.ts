@@ -9,7 +9,8 @@
 import { Readable } from 'node:stream';
 import { ChatStreamParser } from '../nodes/shared/text/chatStream';
 import { ResponsesStreamParser } from '../nodes/shared/text/responsesStream';
-import { pumpStream, type StreamParser } from '../nodes/shared/text/sse';
+import { pumpStream } from '../nodes/shared/text/pump';
+import type { StreamParser } from '../nodes/shared/text/sse';
 
 export interface SseRow {
 	what: string;

@@ -43,7 +43,9 @@ export const downloadResultDescription = actionNode({
 			type: 'json',
 			default: '={{ $json }}',
 			description:
-				"The input item (default): its files' addresses are downloaded again under the same file names; an item with only a task_id (a submitted or still running task, a delta video) has its task looked up. A task object's data / result.data works too.",
+				"The input item (default): its files' addresses are downloaded again under the " +
+				'same file names; an item with only a task_id (a submitted or still running ' +
+				"task, a delta video) has its task looked up. A task object's data / result.data works too.",
 			displayOptions: fromItem,
 		},
 		{
@@ -115,7 +117,8 @@ export const downloadResultDescription = actionNode({
 				default: 30,
 				typeOptions: { minValue: 1 },
 				description:
-					'A task that is looked up and has not finished is queried until it does, for at most this long; then the item fails saying it is still running (Task Wait waits longer)',
+					'A task that is looked up and has not finished is queried until it does, for at ' +
+					'most this long; then the item fails saying it is still running (Task Wait waits longer)',
 			},
 		]),
 	],

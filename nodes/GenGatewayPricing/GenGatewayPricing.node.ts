@@ -16,7 +16,10 @@ export class GenGatewayPricing implements INodeType {
 		icon: { light: 'file:../../icons/pricing.svg', dark: 'file:../../icons/pricing.dark.svg' },
 		documentationUrl: docsUrl('gengateway-pricing'),
 		subtitle:
-			'={{ $parameter["operation"] === "getPrices" ? "Get Prices" : $parameter["operation"] === "listModels" ? "List My Models" : $parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + $parameter["videoModel"] : "Settle Task" }}',
+			'={{ $parameter["operation"] === "getPrices" ? "Get Prices" : ' +
+			'$parameter["operation"] === "listModels" ? "List My Models" : ' +
+			'$parameter["operation"] === "estimateVideoCost" ? "Estimate Video Cost: " + ' +
+			'$parameter["videoModel"] : "Settle Task" }}',
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	};

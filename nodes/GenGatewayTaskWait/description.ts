@@ -13,7 +13,8 @@ export const taskWaitDescription = actionNode({
 	properties: [
 		{
 			displayName:
-				'Every input item comes out of exactly one output. Still Running items keep their task_id: loop them through a Wait node back here instead of holding a worker.',
+				'Every input item comes out of exactly one output. Still Running items keep ' +
+				'their task_id: loop them through a Wait node back here instead of holding a worker.',
 			name: 'notice',
 			type: 'notice',
 			default: '',

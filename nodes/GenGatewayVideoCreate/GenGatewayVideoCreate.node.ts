@@ -19,7 +19,10 @@ export class GenGatewayVideoCreate implements INodeType {
 		},
 		// version 1.1 keeps a gamma node's model in gammaModel (version 1: in model, for both families)
 		documentationUrl: docsUrl('gengateway-video-create'),
-		subtitle: `={{$parameter["family"] + ": " + ($parameter["family"] === "gamma" && $parameter["gammaModel"] !== undefined ? ${subtitleModelOf('gammaModel')} : ${SUBTITLE_MODEL})}}`,
+		subtitle:
+			`={{$parameter["family"] + ": " + ($parameter["family"] === "gamma" && ` +
+			`$parameter["gammaModel"] !== undefined ? ${subtitleModelOf('gammaModel')} : ` +
+			`${SUBTITLE_MODEL})}}`,
 		usableAsTool: true,
 		credentials: [{ name: 'genGatewayApi', required: true, testedBy: 'genGatewayApiTest' }],
 	};

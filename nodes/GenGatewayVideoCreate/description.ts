@@ -74,7 +74,12 @@ export const videoCreateDescription = actionNode({
 			default: '',
 			placeholder: 'e.g. a paper boat drifts down a rainy street, slow pan',
 			description:
-				"What the video shows (required; checked with the other rules). Delta: at most 6000 characters, or leave empty and give one text item in Extra Body Fields. Delta names each reference material in the prompt by a token: @ + 图片 (image), 视频 (video) or 音频 (audio) + its number within its type, in the order given (@图片1 is the first image). These are Chinese words, shown as boxes where no CJK font is installed: copy them from the output's materials[].token.",
+				'What the video shows (required; checked with the other rules). Delta: at most ' +
+				'6000 characters, or leave empty and give one text item in Extra Body Fields. ' +
+				'Delta names each reference material in the prompt by a token: @ + 图片 (image), ' +
+				'视频 (video) or 音频 (audio) + its number within its type, in the order given (@图片1 ' +
+				'is the first image). These are Chinese words, shown as boxes where no CJK font ' +
+				"is installed: copy them from the output's materials[].token.",
 		},
 		{
 			displayName: 'Seconds',
@@ -94,7 +99,8 @@ export const videoCreateDescription = actionNode({
 			options: GAMMA_SECONDS.map((s) => ({ name: String(s), value: s })),
 			default: 8,
 			description:
-				"The seconds the gamma spec prefers (4 passes the gateway's validation but is not confirmed upstream: not offered). gamma-video-1.0 with several reference images: at most 10.",
+				"The seconds the gamma spec prefers (4 passes the gateway's validation but is " +
+				'not confirmed upstream: not offered). gamma-video-1.0 with several reference images: at most 10.',
 			hint: `Offered: ${GAMMA_SECONDS.join(', ')} seconds. ${outsideForm}`,
 			displayOptions: gamma,
 		},
@@ -166,7 +172,9 @@ export const videoCreateDescription = actionNode({
 			type: 'string',
 			default: '',
 			description:
-				'At most 3 (exactly one in Edit Mode). Tokens @视频1, … Each: MP4 or MOV, H.264 or H.265, ≤ 200 MB, 3 to 10 s, 24 to 60 FPS, 432 to 2160 px per side, at least 407,696 pixels (512x512 fails, 640x640 passes).',
+				'At most 3 (exactly one in Edit Mode). Tokens @视频1, … Each: MP4 or MOV, H.264 ' +
+				'or H.265, ≤ 200 MB, 3 to 10 s, 24 to 60 FPS, 432 to 2160 px per side, at least ' +
+				'407,696 pixels (512x512 fails, 640x640 passes).',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: delta,
 		},
@@ -203,7 +211,9 @@ export const videoCreateDescription = actionNode({
 			type: 'string',
 			default: '',
 			description:
-				'Public image addresses (HTTPS recommended), one per line (a comma is part of an address), or an expression giving a list. At most 7 together with an input reference file; gamma-video-1.0 with several: at most 10 seconds.',
+				'Public image addresses (HTTPS recommended), one per line (a comma is part of ' +
+				'an address), or an expression giving a list. At most 7 together with an input ' +
+				'reference file; gamma-video-1.0 with several: at most 10 seconds.',
 			hint: MEDIA_NOT_FETCHED,
 			displayOptions: gamma,
 		},
@@ -224,7 +234,8 @@ export const videoCreateDescription = actionNode({
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to edit one reference video (delta, omni_reference_task_type: edit): exactly one reference video and no other material; Seconds -1 follows its length',
+					'Whether to edit one reference video (delta, omni_reference_task_type: edit): ' +
+					'exactly one reference video and no other material; Seconds -1 follows its length',
 			},
 			{
 				displayName: 'Extra Body Fields (JSON)',
@@ -232,7 +243,10 @@ export const videoCreateDescription = actionNode({
 				type: 'json',
 				default: '{}',
 				description:
-					"Delta: raw fields merged into the body. Top-level fields replace the node's field of the same name (null removes it); metadata is merged and metadata.content items are appended after the node's materials. They are checked by the same rules (alias pairs, no aspect_ratio, one text item, …).",
+					"Delta: raw fields merged into the body. Top-level fields replace the node's " +
+					'field of the same name (null removes it); metadata is merged and ' +
+					"metadata.content items are appended after the node's materials. They are " +
+					'checked by the same rules (alias pairs, no aspect_ratio, one text item, …).',
 			},
 			concurrencyOption(),
 			...spendOptions(),
@@ -257,7 +271,9 @@ export const videoCreateDescription = actionNode({
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to send a Seconds or (gamma) Aspect Ratio value the form does not offer, e.g. from an expression, instead of refusing it before any request. The gateway may refuse it, adjust it, or charge for it.',
+					'Whether to send a Seconds or (gamma) Aspect Ratio value the form does not ' +
+					'offer, e.g. from an expression, instead of refusing it before any request. The ' +
+					'gateway may refuse it, adjust it, or charge for it.',
 			},
 			{
 				displayName: 'Submit Timeout (Ms)',

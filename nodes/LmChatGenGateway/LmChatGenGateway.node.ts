@@ -109,7 +109,9 @@ export class LmChatGenGateway implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							"Whether to leave a thinking model's reasoning out of the messages the agent keeps and of this node's run data. It is still sent back to the gateway with the tool calls it led to, where thinking models require it.",
+							"Whether to leave a thinking model's reasoning out of the messages the agent " +
+							"keeps and of this node's run data. It is still sent back to the gateway with " +
+							'the tool calls it led to, where thinking models require it.',
 					},
 					{
 						displayName: 'Maximum Number of Tokens',
@@ -118,7 +120,10 @@ export class LmChatGenGateway implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: 1024,
 						description:
-							'The most tokens the answer may have. With Max Expected Spend it also bounds what a turn can cost: each turn is priced before it is sent and refused before sending when it could pass the cap. Not added, a per-token turn has no bound and the cap can be passed by one turn.',
+							'The most tokens the answer may have. With Max Expected Spend it also bounds ' +
+							'what a turn can cost: each turn is priced before it is sent and refused before ' +
+							'sending when it could pass the cap. Not added, a per-token turn has no bound ' +
+							'and the cap can be passed by one turn.',
 					},
 					{
 						displayName: 'Request Timeout (Ms)',
@@ -127,7 +132,10 @@ export class LmChatGenGateway implements INodeType {
 						typeOptions: { minValue: 1000 },
 						default: 120_000,
 						description:
-							'How long a model call may take to start answering (without streaming: to answer). A call refused with 429 (which created nothing) goes again after its Retry-After, never sooner than 1 s after the refusal, at most 5 sends in all, and only within this time.',
+							'How long a model call may take to start answering (without streaming: to ' +
+							'answer). A call refused with 429 (which created nothing) goes again after its ' +
+							'Retry-After, never sooner than 1 s after the refusal, at most 5 sends in all, ' +
+							'and only within this time.',
 					},
 					responseFormat.format,
 					responseFormat.v1.responseFormat,

@@ -89,7 +89,11 @@ export const MESSAGE_403 =
 	'The key is not allowed to list models (HTTP 403): its group, quota or token restriction blocks it.';
 
 export function redirectMessage(status: number): string {
-	return `The Base URL answered a redirect (HTTP ${status}), which was not followed: the key is only sent to the gateway origin itself. Enter the address the gateway really answers on (check http vs https, the host name and any path prefix).`;
+	return (
+		`The Base URL answered a redirect (HTTP ${status}), which was not followed: the ` +
+		`key is only sent to the gateway origin itself. Enter the address the gateway ` +
+		`really answers on (check http vs https, the host name and any path prefix).`
+	);
 }
 
 const TLS_CODE =
@@ -103,7 +107,10 @@ function networkAdvice(err: GatewayNetworkError, base: GatewayRoot, timeoutMs: n
 			return `Cannot reach ${origin}: connection refused (nothing accepts connections on that port). Check the Base URL's host and port, ${REACH}.`;
 		case 'ENOTFOUND':
 		case 'EAI_AGAIN':
-			return `Cannot reach ${origin}: the host name ${new URL(origin).hostname} does not resolve (${code}). Check the spelling of the Base URL's host, and the DNS n8n uses.`;
+			return (
+				`Cannot reach ${origin}: the host name ${new URL(origin).hostname} does not ` +
+				`resolve (${code}). Check the spelling of the Base URL's host, and the DNS n8n uses.`
+			);
 		case 'EHOSTUNREACH':
 		case 'ENETUNREACH':
 			return `Cannot reach ${origin}: no route to the host (${code}). Check the Base URL's host, ${REACH}.`;
@@ -113,12 +120,23 @@ function networkAdvice(err: GatewayNetworkError, base: GatewayRoot, timeoutMs: n
 		case 'ECONNRESET':
 		case 'UND_ERR_SOCKET':
 		case 'UND_ERR_CLOSED':
-			return `${origin} closed the connection without an HTTP answer (${code}). Check http vs https and the port in the Base URL, and any proxy between n8n and the gateway.`;
+			return (
+				`${origin} closed the connection without an HTTP answer (${code}). Check http ` +
+				`vs https and the port in the Base URL, and any proxy between n8n and the gateway.`
+			);
 		case 'BAD_JSON':
-			return `${composeUrl(base, '/v1/models')} answered, but not with JSON (a web page?): that address is not the gateway's API. The Base URL must be the gateway's root (for example ${ROOT_EXAMPLE}).`;
+			return (
+				`${composeUrl(base, '/v1/models')} answered, but not with JSON (a web page?): ` +
+				`that address is not the gateway's API. The Base URL must be the gateway's root ` +
+				`(for example ${ROOT_EXAMPLE}).`
+			);
 	}
 	if (TLS_CODE.test(code) || code.startsWith('HPE_')) {
-		return `The connection to ${origin} failed (${code}). Check http vs https in the Base URL; for a self-signed or private certificate, give n8n its CA (NODE_EXTRA_CA_CERTS).`;
+		return (
+			`The connection to ${origin} failed (${code}). Check http vs https in the Base ` +
+			`URL; for a self-signed or private certificate, give n8n its CA ` +
+			`(NODE_EXTRA_CA_CERTS).`
+		);
 	}
 	return `Cannot reach ${origin}: ${err.message}. Check the Base URL's host and port, ${REACH}.`;
 }
@@ -132,13 +150,18 @@ function httpAdvice(err: GatewayHttpError, base: GatewayRoot): string {
 	if (status === 404) {
 		const prefix = base.root.slice(base.origin.length);
 		return prefix
-			? `HTTP 404 at ${url}: the Base URL must be the gateway's root, without /v1 or another path. Try ${base.origin} (keep ${prefix} only if the gateway really is mounted there).`
-			: `HTTP 404 at ${url}: the server at ${base.origin} has no gateway API. The Base URL must be the gateway's root (for example ${ROOT_EXAMPLE}): check the host and port.`;
+			? `HTTP 404 at ${url}: the Base URL must be the gateway's root, without /v1 or ` +
+					`another path. Try ${base.origin} (keep ${prefix} only if the gateway really is mounted there).`
+			: `HTTP 404 at ${url}: the server at ${base.origin} has no gateway API. The Base ` +
+					`URL must be the gateway's root (for example ${ROOT_EXAMPLE}): check the host and port.`;
 	}
 	if (status === 429)
 		return `The gateway is rate-limiting this key (HTTP 429): the address and the key reached it. Try the test again in a moment.`;
 	if (status >= 500)
-		return `HTTP ${status} at ${url}: ${err.gatewayMessage}. The gateway, or a proxy in front of it, has a problem: try again later, and check the Base URL if a proxy answers for it.`;
+		return (
+			`HTTP ${status} at ${url}: ${err.gatewayMessage}. The gateway, or a proxy in ` +
+			`front of it, has a problem: try again later, and check the Base URL if a proxy answers for it.`
+		);
 	return `HTTP ${status} at ${url}: ${err.gatewayMessage}. Check that the Base URL is the gateway's root (for example ${ROOT_EXAMPLE}) and the key.`;
 }
 
@@ -196,7 +219,9 @@ async function keyGroupSaid(
 ): Promise<{ text: string; error?: string }> {
 	if (!g)
 		return {
-			text: "Key's Group is not set: every cost is a range from the lowest to the highest public group until it is (or a node's Group Name or Group Multiplier says it).",
+			text:
+				"Key's Group is not set: every cost is a range from the lowest to the highest " +
+				"public group until it is (or a node's Group Name or Group Multiplier says it).",
 		};
 	if ('ratio' in g) return { text: `Key's Group: multiplier ${g.ratio}; every cost counts it.` };
 	let groups: Record<string, unknown>;
@@ -212,7 +237,10 @@ async function keyGroupSaid(
 		return { text: `Key's Group: ${g.groupName}, public ratio ${ratio}; every cost counts it.` };
 	return {
 		text: '',
-		error: `Key's Group "${g.groupName}" has no positive ratio in the gateway's public price list (groups: ${Object.keys(groups).join(', ') || 'none'}). Enter the group the gateway console shows for the key, or its multiplier (e.g. 1.5).`,
+		error:
+			`Key's Group "${g.groupName}" has no positive ratio in the gateway's public ` +
+			`price list (groups: ${Object.keys(groups).join(', ') || 'none'}). Enter the ` +
+			`group the gateway console shows for the key, or its multiplier (e.g. 1.5).`,
 	};
 }
 

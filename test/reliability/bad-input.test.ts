@@ -377,7 +377,8 @@ describe('every rule has a case', () => {
 describe('every body rule has a case', () => {
 	const schemaFiles = [
 		'nodes/GenGatewayImageSubmit/actions/rules.ts',
-		'nodes/GenGatewayVideoCreate/actions/schemas.ts',
+		'nodes/GenGatewayVideoCreate/actions/deltaSchema.ts',
+		'nodes/GenGatewayVideoCreate/actions/gammaSchema.ts',
 		'nodes/shared/text/schemas.ts',
 	];
 
@@ -414,6 +415,13 @@ describe('every body rule has a case', () => {
 			expect(text).toMatch(/bodyRuleSet\(/);
 		},
 	);
+
+	it("Video Create's delta content checks (run by deltaSchema.ts) refuse only through the declared rules", () => {
+		const file = 'nodes/GenGatewayVideoCreate/actions/deltaContent.ts';
+		const text = readFileSync(join(__dirname, '../..', file), 'utf8');
+		expect(text.match(/\.addIssue\(|\.refine\(/g) ?? []).toEqual([]);
+		expect(text).toMatch(/from '\.\/deltaRules'/);
+	});
 
 	it('every reached body rule has as many cases as bad examples', () => {
 		const expected = bodyRules

@@ -13,7 +13,8 @@ import { GatewayHttpError, redact, toNodeError } from '../../nodes/shared/errors
 import { Redactor, redactSecrets, redactorFor } from '../../nodes/shared/transport/redact';
 import { ChatStreamParser } from '../../nodes/shared/text/chatStream';
 import { ResponsesStreamParser } from '../../nodes/shared/text/responsesStream';
-import { StreamError, pumpStream } from '../../nodes/shared/text/sse';
+import { pumpStream } from '../../nodes/shared/text/pump';
+import { StreamError } from '../../nodes/shared/text/sse';
 import {
 	json,
 	rejectionOf,

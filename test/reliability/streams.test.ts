@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChatStreamParser, MAX_TOOL_CALLS, chatFromJson } from '../../nodes/shared/text/chatStream';
 import { ResponsesStreamParser } from '../../nodes/shared/text/responsesStream';
-import { StreamError, pumpStream, type StreamParser } from '../../nodes/shared/text/sse';
+import { pumpStream } from '../../nodes/shared/text/pump';
+import { StreamError, type StreamParser } from '../../nodes/shared/text/sse';
 import {
 	rejectionOf,
 	startServer,

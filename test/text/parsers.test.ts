@@ -9,7 +9,8 @@ import {
 	responsesFromJson,
 	textFromOutput,
 } from '../../nodes/shared/text/responsesStream';
-import { StreamError, pumpStream, type StreamParser } from '../../nodes/shared/text/sse';
+import { pumpStream } from '../../nodes/shared/text/pump';
+import { StreamError, type StreamParser } from '../../nodes/shared/text/sse';
 import { messagesFromJson } from '../../nodes/GenGatewayChat/actions/messagesJson';
 import { chatBodySchema, mergeExtra, responsesBodySchema } from '../../nodes/shared/text/schemas';
 import { parseOrThrow } from '../../nodes/shared/validate';
@@ -573,6 +574,18 @@ describe('pumpStream: reading an HTTP-like body', () => {
 		body.push(chatChunk([{ index: 0, delta: { content: 'late' } }]) + 'data: [DONE]\n\n');
 		await done;
 		expect(p.result.content).toBe('late');
+	});
+
+	it('a body that ends before [DONE] is an incomplete answer, never a short one', async () => {
+		const p = makeChat();
+		const err = (await pumpStream(
+			Readable.from([chatChunk([{ index: 0, delta: { content: 'half' } }])]),
+			p,
+			{ idleMs: 5000 },
+		).catch((e) => e)) as StreamError;
+		expect(err).toBeInstanceOf(StreamError);
+		expect(err).toMatchObject({ kind: 'incomplete', partialText: 'half' });
+		expect(err.message).toMatch(/^the stream ended before \[DONE\] after 4 characters/);
 	});
 
 	it('the cancel signal stops reading at once', async () => {

@@ -9,7 +9,8 @@ import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { GatewayTransport } from '../../nodes/shared/transport';
 import { parseOrThrow } from '../../nodes/shared/validate';
 import { buildGammaForm } from '../../nodes/GenGatewayVideoCreate/actions/body';
-import { deltaSchema, gammaSchema } from '../../nodes/GenGatewayVideoCreate/actions/schemas';
+import { deltaSchema } from '../../nodes/GenGatewayVideoCreate/actions/deltaSchema';
+import { gammaSchema } from '../../nodes/GenGatewayVideoCreate/actions/gammaSchema';
 import { makeImageBytes } from '../harness/inputs';
 import { aud, content, img, many, text, vid } from '../fixtures/video-rules';
 

@@ -44,6 +44,17 @@ export function checkImageTask(ctx: IExecuteFunctions, i: number): ItemSource {
 	);
 }
 
+/** An input item whose files came as Base64 only: nothing to download again. */
+const ONLY_BINARY =
+	'its files came without an address (as Base64 in the answer) and it has no ' +
+	'task_id: they are only in its binary data, there is nothing to download again';
+
+/** An input item that holds nothing Download Result can read. */
+const NO_RESULT =
+	'holds no result to download (no files with an address, no data / result.data, ' +
+	'no result_urls) and no task_id: connect Download Result after Task Wait, Image ' +
+	'Submit or Video Create, or choose Source "Task ID" or "Result URL"';
+
 /**
  * What an item holds, in this order: a task object's results (data / result.data); the item's files (Task Wait's
  * Completed output, Image Submit's images, Download Result's own output) by their addresses, under their file names;
@@ -95,20 +106,7 @@ export function itemSource(o: Obj): ItemSource {
 			via: 'task',
 			s: { taskId, kindParam: 'auto', originParam: 'auto', item: o as IDataObject },
 		};
-	if (files.length) {
-		refuse([
-			{
-				field: FIELD,
-				rule: 'its files came without an address (as Base64 in the answer) and it has no task_id: they are only in its binary data, there is nothing to download again',
-			},
-		]);
-	}
-	refuse([
-		{
-			field: FIELD,
-			rule: 'holds no result to download (no files with an address, no data / result.data, no result_urls) and no task_id: connect Download Result after Task Wait, Image Submit or Video Create, or choose Source "Task ID" or "Result URL"',
-		},
-	]);
+	refuse([{ field: FIELD, rule: files.length ? ONLY_BINARY : NO_RESULT }]);
 }
 
 /** Every result of the source, each checked whole: on one item (data, data_1, …) or one item per image. */

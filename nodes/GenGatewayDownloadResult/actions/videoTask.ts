@@ -77,7 +77,9 @@ export async function downloadVideoTask(
 		throw new ItemFailure(r.failure.error.message, r.failure.failedAt, taskFacts(r.fields));
 	if (r.state === 'running') {
 		throw new ItemFailure(
-			`task ${s.taskId} has not finished (the gateway says ${r.gatewayStatus ?? 'nothing yet'}) after ${Math.round(o.waitMs / 1000)} s: wait for it with GenGateway Task Wait, or raise Options → Wait for an Unfinished Task`,
+			`task ${s.taskId} has not finished (the gateway says ` +
+				`${r.gatewayStatus ?? 'nothing yet'}) after ${Math.round(o.waitMs / 1000)} s: ` +
+				`wait for it with GenGateway Task Wait, or raise Options → Wait for an Unfinished Task`,
 			'running',
 			{ gateway_status: r.gatewayStatus },
 		);

@@ -5,7 +5,9 @@ import { optionsCollection } from '../../shared/ui';
 /** Get Prices and List My Models: one list per run. */
 export const listNotice: INodeProperties = {
 	displayName:
-		"Get Prices and List My Models return one list per run (paired with the first input item). Prices are the lowest of the publicly selectable groups; your key's group may cost more.",
+		'Get Prices and List My Models return one list per run (paired with the first ' +
+		'input item). Prices are the lowest of the publicly selectable groups; your ' +
+		"key's group may cost more.",
 	name: 'listNotice',
 	type: 'notice',
 	default: '',
@@ -23,7 +25,9 @@ export const feeProperties: INodeProperties[] = [
 		default: 0,
 		typeOptions: { minValue: 0, numberPrecision: 4 },
 		description:
-			"Your key's group multiplier (the ratio of the group the key was created in; Get Prices shows the public groups' ratios). 0 = not known: the fee is then given at multiplier 1 and labelled at_multiplier_1, never as settled.",
+			"Your key's group multiplier (the ratio of the group the key was created in; " +
+			"Get Prices shows the public groups' ratios). 0 = not known: the fee is then " +
+			'given at multiplier 1 and labelled at_multiplier_1, never as settled.',
 		displayOptions: { show: { operation: FEE_OPS } },
 	},
 	optionsCollection(

@@ -104,7 +104,9 @@ function checkEstimate(inp: EstimateInputs) {
 		if (!found)
 			problems.push({
 				field: 'Request or Task JSON',
-				rule: 'tells nothing about references: give a Video Create output (with_reference_video / materials) or a delta create body (metadata.content), or choose Yes/No',
+				rule:
+					'tells nothing about references: give a Video Create output ' +
+					'(with_reference_video / materials) or a delta create body (metadata.content), or choose Yes/No',
 			});
 		else {
 			withRef = found.withReferenceVideo;
@@ -139,7 +141,9 @@ export async function estimateVideoCost(
 		fee_base: fee.usd,
 		...feeDisplay(fee.quota, display),
 		note: [
-			`${fee.tokens} video tokens / 1,000,000 × ${fee.unitPrice} (${withRef ? 'with' : 'no'} reference video) × group ratio ${group.ratio ?? 1}, in whole quota units (¤)`,
+			`${fee.tokens} video tokens / 1,000,000 × ${fee.unitPrice} ` +
+				`(${withRef ? 'with' : 'no'} reference video) × group ratio ${group.ratio ?? 1}, ` +
+				`in whole quota units (¤)`,
 			known ? undefined : UNKNOWN_RATIO_NOTE,
 			group.source.startsWith('group_ratio.') ? LOOKED_UP_NOTE : undefined,
 			note,

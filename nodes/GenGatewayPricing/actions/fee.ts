@@ -84,7 +84,8 @@ export async function resolveGroupRatio(
 }
 
 export const UNKNOWN_RATIO_NOTE =
-	"your key's group multiplier is not known (set Group Multiplier, or Options → Group Name): this is the fee at multiplier 1, the charge is this × that multiplier";
+	"your key's group multiplier is not known (set Group Multiplier, or Options → " +
+	'Group Name): this is the fee at multiplier 1, the charge is this × that multiplier';
 export const LOOKED_UP_NOTE =
 	'the ratio is read from the price list now; a task is charged at the price basis of its acceptance';
 

@@ -17,13 +17,9 @@ import { readModel } from '../../shared/models';
 import { parseOrThrow, readField, readFields, refuse } from '../../shared/validate';
 import { buildDeltaBody, buildGammaBody, buildGammaForm, type Material } from './body';
 import { addressList, mediaUrlProblem } from '../../shared/rules/mediaUrl';
-import {
-	deltaOutsideForm,
-	deltaSchema,
-	gammaPreferenceHints,
-	gammaSchema,
-	OUTSIDE_FORM,
-} from './schemas';
+import { deltaOutsideForm, deltaSchema } from './deltaSchema';
+import { gammaPreferenceHints, gammaSchema } from './gammaSchema';
+import { OUTSIDE_FORM } from './schemas';
 
 export type VideoFamily = 'delta' | 'gamma';
 

@@ -282,9 +282,13 @@ export class GatewayChatCore {
 			return earlier.sent;
 		}
 		throw new GatewayModelError(
-			'GenGateway: not sent again: this model call (the same conversation, asked by the same run of the node that asked) reached the gateway earlier in this execution and its outcome is unknown',
+			'GenGateway: not sent again: this model call (the same conversation, asked by ' +
+				'the same run of the node that asked) reached the gateway earlier in this ' +
+				'execution and its outcome is unknown',
 			this.transport.redact(
-				`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. It may have been billed, so it is not sent a second time (n8n's Retry On Fail ran the node again). Check the gateway's usage records, then run the workflow again.`,
+				`Earlier: ${earlier.lost instanceof Error ? earlier.lost.message : String(earlier.lost)}. ` +
+					`It may have been billed, so it is not sent a second time (n8n's Retry On Fail ` +
+					`ran the node again). Check the gateway's usage records, then run the workflow again.`,
 			),
 			undefined,
 			"Check the gateway's usage records, then run the workflow again.",
@@ -299,7 +303,9 @@ export class GatewayChatCore {
 			if (err instanceof ImagePartError)
 				throw new GatewayModelError(
 					this.transport.redact(`GenGateway: ${err.message}`),
-					`Nothing was sent (model ${this.opts.model}). Send PNG, JPEG, WebP or GIF images of at most 20 MiB each (48 MiB together), or public http(s) addresses without user:password@ or a key.`,
+					`Nothing was sent (model ${this.opts.model}). Send PNG, JPEG, WebP or GIF ` +
+						`images of at most 20 MiB each (48 MiB together), or public http(s) addresses ` +
+						`without user:password@ or a key.`,
 					undefined,
 					'Send PNG, JPEG, WebP or GIF images of at most 20 MiB each, or public http(s) addresses; nothing was sent.',
 				);

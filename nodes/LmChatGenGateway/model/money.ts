@@ -44,7 +44,11 @@ function turnTokenBound(body: Json, maxTokens: number | undefined): TokenBound |
 	return {
 		prompt: p.tokens,
 		completion: maxTokens,
-		how: `${p.tokens} prompt tokens (the request's ${p.tokens - p.images * IMAGE_TOKEN_BOUND} bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) and ${maxTokens} completion tokens (Maximum Number of Tokens)`,
+		how:
+			`${p.tokens} prompt tokens (the request's ` +
+			`${p.tokens - p.images * IMAGE_TOKEN_BOUND} ` +
+			`bytes${p.images ? ` and ${p.images} image(s) at ${IMAGE_TOKEN_BOUND} tokens` : ''}) ` +
+			`and ${maxTokens} completion tokens (Maximum Number of Tokens)`,
 	};
 }
 
@@ -64,7 +68,9 @@ function checkedCap(
 		);
 	if (resolved.unreadable || !q)
 		throw new GatewayModelError(
-			`GenGateway: Max Expected Spend refused this model turn before sending it: ${resolved.unreadable ? "the site's display settings" : 'the price list'} could not be read${prices.error ? ` (${prices.error})` : ''}`,
+			`GenGateway: Max Expected Spend refused this model turn before sending it: ` +
+				`${resolved.unreadable ? "the site's display settings" : 'the price list'} could ` +
+				`not be read${prices.error ? ` (${prices.error})` : ''}`,
 			'Nothing was sent. Try again, or write the cap in ¤ quota units.',
 			undefined,
 			'Nothing was sent: try again, or write Max Expected Spend in ¤ quota units.',
@@ -106,9 +112,16 @@ function turnRefusal(
 		// the price is not what refused it (a turn without a bound has none): the spend reached the cap
 		const so = s.spend.spent();
 		const spent = `${money(so.quota, prices.display)}${so.bounded ? ' at most' : ''}`;
+		const why = so.full
+			? 'what this execution has spent cannot be known (its custom data is full)'
+			: `this execution's GenGateway calls have spent ${spent}, which reached the cap`;
 		return new GatewayModelError(
-			`GenGateway: Max Expected Spend ${money(cap!, prices.display)} refused this model turn before any paid request: ${so.full ? 'what this execution has spent cannot be known (its custom data is full)' : `this execution's GenGateway calls have spent ${spent}, which reached the cap`}`,
-			`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has no bound: it goes only while the spend is under the cap, so the cap can be passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of Tokens to have each turn priced before it is sent.`,
+			`GenGateway: Max Expected Spend ${money(cap!, prices.display)} refused this ` +
+				`model turn before any paid request: ${why}`,
+			`Nothing was sent to the gateway. Without Maximum Number of Tokens a turn has ` +
+				`no bound: it goes only while the spend is under the cap, so the cap can be ` +
+				`passed by at most one turn. Raise Max Expected Spend, or set Maximum Number of ` +
+				`Tokens to have each turn priced before it is sent.`,
 			undefined,
 			UNBOUNDED_TODO,
 		);
@@ -170,7 +183,9 @@ export async function priceTurn(
  * option that makes the cap refuse before sending, named as the Chat Model's options list shows it.
  */
 export const UNBOUNDED_TODO =
-	"Nothing was sent: raise Max Expected Spend, or add Maximum Number of Tokens in the Chat Model's options — with it each turn is priced before it is sent, so the cap refuses a turn before sending it instead of after the spend passed it.";
+	'Nothing was sent: raise Max Expected Spend, or add Maximum Number of Tokens in ' +
+	"the Chat Model's options — with it each turn is priced before it is sent, so " +
+	'the cap refuses a turn before sending it instead of after the spend passed it.';
 
 /** The turn's cost and its entry in the execution's money record (an unknown outcome counts its bound). */
 export function accountTurn(

@@ -90,7 +90,9 @@ export interface AiNodeSdk {
 export const SDK_PACKAGE = '@n8n/ai-node-sdk';
 
 export const SDK_MISSING_MESSAGE =
-	'The GenGateway Chat Model needs n8n 2.16 or newer: this n8n does not provide the AI node SDK (@n8n/ai-node-sdk) that chat models of community packages are built on. Update n8n, or use the GenGateway Chat or Responses action node instead.';
+	'The GenGateway Chat Model needs n8n 2.16 or newer: this n8n does not provide ' +
+	'the AI node SDK (@n8n/ai-node-sdk) that chat models of community packages are ' +
+	'built on. Update n8n, or use the GenGateway Chat or Responses action node instead.';
 
 /** Loads the host's SDK; throws an Error with SDK_MISSING_MESSAGE when the host has none (or an unusable one). */
 export function loadAiNodeSdk(load: (id: string) => unknown = (id) => require(id)): AiNodeSdk {

@@ -17,7 +17,8 @@ import type { Turn } from './turn';
  * execution's book and money record, the money options, and the try of the root node they belong to.
  *
  * A call is known by its place and its question. The question is the conversation the root hands the model, less its
- * system messages (roles, texts, images, tool calls and results), to one model on one account (the credential): a system prompt with `{{ $now }}` in it replays on a
+ * system messages (roles, texts, images, tool calls and results), to one model on one account (the credential): a
+ * system prompt with `{{ $now }}` in it replays on a
  * re-run, a different user text or tool result is a new call. Within one try of the root node (n8n's Retry On Fail
  * runs the root again: a new try), the n-th call of a question takes the n-th answer that question got at that place;
  * a question asked more often than before is a new call. So two items that ask the same thing (n8n's chains ask for

@@ -124,7 +124,10 @@ export function partialImagesWarning(
 	return {
 		images_expected: expected,
 		images_received: received,
-		warning: `${received} of ${expected} images arrived (n = ${expected}): the gateway completed the request with ${expected - received} missing. The missing images may still have been charged: check the usage records before asking again.`,
+		warning:
+			`${received} of ${expected} images arrived (n = ${expected}): the gateway ` +
+			`completed the request with ${expected - received} missing. The missing images ` +
+			`may still have been charged: check the usage records before asking again.`,
 	};
 }
 

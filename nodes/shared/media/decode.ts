@@ -1,9 +1,10 @@
 /**
  * The pixel check of an image result: libvips (through sharp) decodes every frame to its last pixel, and any error
- * or warning (truncation, a missing table the decoder would guess) refuses the file. The pixel size is read from the header and held to the caps before a single
- * pixel is decoded; decoding is bounded in time and in how many run at once. Its output is one byte per pixel (the
- * first channel; at most `maxPixels` bytes, 100 MB at the default cap), because a pipeline that shrinks the image
- * lets the JPEG loader skip its warnings (the media fuzzer found a corrupt Huffman code passing that way).
+ * or warning (truncation, a missing table the decoder would guess) refuses the file. The pixel size is read from the
+ * header and held to the caps before a single pixel is decoded; decoding is bounded in time and in how many run at
+ * once. Its output is one byte per pixel (the first channel; at most `maxPixels` bytes, 100 MB at the default cap),
+ * because a pipeline that shrinks the image lets the JPEG loader skip its warnings (the media fuzzer found a corrupt
+ * Huffman code passing that way).
  */
 import type sharpType from 'sharp';
 import { Limit } from '../limit';
@@ -58,7 +59,9 @@ export async function decodeFully(b: Buffer, format: string, limits: ImageLimits
 		) {
 			throw invalid(
 				format,
-				`its ${frames > 1 ? `${frames} frames of ` : ''}${width}x${frameHeight} pixels are beyond any generated image (at most ${limits.maxSide} px a side, ${limits.maxPixels / 1e6} megapixels in all)`,
+				`its ${frames > 1 ? `${frames} frames of ` : ''}${width}x${frameHeight} pixels ` +
+					`are beyond any generated image (at most ${limits.maxSide} px a side, ` +
+					`${limits.maxPixels / 1e6} megapixels in all)`,
 			);
 		}
 		try {

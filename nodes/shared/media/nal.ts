@@ -8,7 +8,7 @@
  * past each NAL header does not (the node does not decode video).
  */
 import { open } from 'node:fs/promises';
-import { NalSampleCheck } from './codecs';
+import { NalSampleCheck } from './nalSamples';
 import { invalid } from './errors';
 import { FIRST, SYNC, type FramedSamples } from './moov';
 

@@ -24,7 +24,9 @@ export function streamProperty(): INodeProperties {
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to ask for a streamed answer (SSE). The joined answer is the output either way; when the workflow streams to a chat or webhook (n8n 2.x), the text is forwarded as it arrives.',
+			'Whether to ask for a streamed answer (SSE). The joined answer is the output ' +
+			'either way; when the workflow streams to a chat or webhook (n8n 2.x), the text ' +
+			'is forwarded as it arrives.',
 	};
 }
 
@@ -40,7 +42,9 @@ export function textOptionsProperty(
 			name: 'extraBody',
 			type: 'json',
 			default: '{}',
-			description: `Request fields the gateway's contract does not list (temperature, max_output_tokens, tools, stream_options, …), as a JSON object. They must not set ${reserved}.`,
+			description:
+				`Request fields the gateway's contract does not list (temperature, ` +
+				`max_output_tokens, tools, stream_options, …), as a JSON object. They must not set ${reserved}.`,
 		},
 		{
 			displayName: 'Request Timeout (Ms)',

@@ -16,7 +16,8 @@ import {
 	type ChatResult,
 } from './chatStream';
 import { ResponsesStreamParser, responsesFromJson, type ResponsesResult } from './responsesStream';
-import { pumpStream, StreamError, type SseEvent } from './sse';
+import { pumpStream } from './pump';
+import { StreamError, type SseEvent } from './sse';
 
 export type TextKind = 'chat' | 'responses';
 
@@ -89,7 +90,10 @@ export async function exchangeText(
 		return readStream(kind, Readable.from([text]), o, transport);
 	if (!json || typeof json !== 'object' || Array.isArray(json)) {
 		return {
-			uncertain: `asked for a stream; HTTP ${res.status} answered ${res.contentType || 'no content type'} that is neither an event stream nor a JSON object (${describe(text)})`,
+			uncertain:
+				`asked for a stream; HTTP ${res.status} answered ` +
+				`${res.contentType || 'no content type'} that is neither an event stream nor a ` +
+				`JSON object (${describe(text)})`,
 			streamed: false,
 		};
 	}

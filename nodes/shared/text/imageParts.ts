@@ -78,6 +78,7 @@ export function checkImageBounds(images: WireImage[]): void {
 	}
 	if (total > IMAGES_MAX_BYTES)
 		throw new ImagePartError(
-			`the request's images are ${(total / 1048576).toFixed(1)} MiB together; the package sends at most ${IMAGES_MAX_BYTES / 1048576} MiB of images in one request`,
+			`the request's images are ${(total / 1048576).toFixed(1)} MiB together; the ` +
+				`package sends at most ${IMAGES_MAX_BYTES / 1048576} MiB of images in one request`,
 		);
 }

@@ -29,7 +29,11 @@ export function imageOptions(): INodeProperties[] {
 			name: 'imageBinaries',
 			type: 'string',
 			default: 'data',
-			description: `Binary properties of the input item whose images go with the last user message (comma-separated; data is where n8n's file nodes put a file, empty sends none). PNG, JPEG, WebP or GIF, at most ${IMAGE_MAX_BYTES / 1048576} MiB each; sent as Data URLs. Needs a vision model.`,
+			description:
+				`Binary properties of the input item whose images go with the last user message ` +
+				`(comma-separated; data is where n8n's file nodes put a file, empty sends none). ` +
+				`PNG, JPEG, WebP or GIF, at most ${IMAGE_MAX_BYTES / 1048576} MiB each; sent as ` +
+				`Data URLs. Needs a vision model.`,
 		},
 		{
 			displayName: 'Image URLs',
@@ -38,7 +42,10 @@ export function imageOptions(): INodeProperties[] {
 			default: '',
 			placeholder: 'e.g. https://example.com/cat.png',
 			description:
-				'Images by address, one per line (a comma is part of an address): public http(s) addresses the gateway fetches, or Data URLs (PNG, JPEG, WebP or GIF by their bytes). Sent with the last user message after the binary ones. Private hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
+				'Images by address, one per line (a comma is part of an address): public ' +
+				'http(s) addresses the gateway fetches, or Data URLs (PNG, JPEG, WebP or GIF by ' +
+				'their bytes). Sent with the last user message after the binary ones. Private ' +
+				'hosts, user:password@ and addresses carrying a key or token are refused before anything is sent.',
 		},
 	];
 }

@@ -105,7 +105,11 @@ export function checkAgainstSchema(text: string, schema: Record<string, unknown>
 
 /** The user message of the one repair request. */
 export function repairPrompt(errors: string[]): string {
-	return `Your previous answer does not match the required JSON Schema:\n- ${errors.join('\n- ')}\nAnswer again with only the JSON value that matches the schema, nothing else.`;
+	return (
+		`Your previous answer does not match the required JSON Schema:\n- ` +
+		`${errors.join('\n- ')}\nAnswer again with only the JSON value that matches the ` +
+		`schema, nothing else.`
+	);
 }
 
 /** The Response Format fields of the Chat node and the Chat Model, by name (each node places them in its panel). */
@@ -157,7 +161,9 @@ function formatFields(afterRepair: string): ResponseFormatFields {
 			name: 'jsonSchema',
 			type: 'json',
 			default: EXAMPLE_SCHEMA,
-			description: `The schema the answer must validate against. An answer that does not gets one repair request (counted in the cost and Max Expected Spend), never more; then ${afterRepair}.`,
+			description:
+				`The schema the answer must validate against. An answer that does not gets one ` +
+				`repair request (counted in the cost and Max Expected Spend), never more; then ${afterRepair}.`,
 			displayOptions: forSchema(),
 		},
 		schemaName: {
@@ -281,7 +287,11 @@ export function parserMismatch(errors: string[]): { message: string; description
 	return {
 		message: `the AI Agent has a Structured Output Parser, and the model answered text that does not fit its schema: ${errors.join('; ')}`,
 		description:
-			"Give the GenGateway Chat Model the parser's schema: Options → Response Format → JSON Schema, and paste the Structured Output Parser's JSON schema there. The request then asks the gateway for that schema (response_format) and the answer is checked, with one repair request at most. This answer was sent once and may be billed; no further request was made.",
+			"Give the GenGateway Chat Model the parser's schema: Options → Response Format " +
+			"→ JSON Schema, and paste the Structured Output Parser's JSON schema there. The " +
+			'request then asks the gateway for that schema (response_format) and the answer ' +
+			'is checked, with one repair request at most. This answer was sent once and may ' +
+			'be billed; no further request was made.',
 	};
 }
 
@@ -293,6 +303,9 @@ export function repairFailure(
 ): { message: string; description: string } {
 	return {
 		message: `does not match the JSON Schema "${schemaName}", also after one repair request: ${againErrors.join('; ')}`,
-		description: `The first answer failed with: ${firstErrors.join('; ')}. Both calls were sent once each and may be billed; no further request is made. Make the schema simpler, describe the fields in the prompt, or use another model.`,
+		description:
+			`The first answer failed with: ${firstErrors.join('; ')}. Both calls were sent ` +
+			`once each and may be billed; no further request is made. Make the schema ` +
+			`simpler, describe the fields in the prompt, or use another model.`,
 	};
 }

@@ -18,7 +18,10 @@ import {
 
 export const RESPONSES_END = 'response.completed';
 
-/** Output items and text parts are kept by their indices in maps (never arrays sized by a number from the gateway); more distinct ones than this end the answer as unreadable. */
+/**
+ * Output items and text parts are kept by their indices in maps (never arrays sized by a number from the gateway);
+ * more distinct ones than this end the answer as unreadable.
+ */
 export const MAX_OUTPUT_PARTS = 1024;
 
 const TERMINAL_FAILURES = new Set(['failed', 'cancelled', 'canceled']);
@@ -145,11 +148,21 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 		};
 	}
 
+	/** One event: read (or skipped), then applied by its type; returns the text delta it adds. */
 	onEvent(e: EventSourceMessage, atEnd: boolean): string {
 		if (this.final) return '';
+		const read = this.read(e, atEnd);
+		return read ? this.apply(read.type, read.json) : '';
+	}
+
+	/** The event's type and JSON, or nothing for an event this parser does not use. Throws for an error event. */
+	private read(
+		e: EventSourceMessage,
+		atEnd: boolean,
+	): { type: string | undefined; json: Record<string, unknown> } | undefined {
 		const data = e.data.trim();
 		// no [DONE] in this protocol; a gateway that appends one anyway is not an answer
-		if (!data || data === '[DONE]') return '';
+		if (!data || data === '[DONE]') return undefined;
 		const errorEvent = errorEventText(e, this.deltas);
 		if (errorEvent) throw errorEvent;
 		const named = e.event && e.event !== 'message' ? e.event : undefined;
@@ -160,9 +173,12 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 			!USED_EVENTS.has(named) &&
 			!(named.startsWith('response.') && data.includes('"status"'))
 		)
-			return '';
+			return undefined;
 		const json = eventJson(e, atEnd, { receivedText: this.deltas, marker: RESPONSES_END });
-		const type = named ?? str(json.type);
+		return { type: named ?? str(json.type), json };
+	}
+
+	private apply(type: string | undefined, json: Record<string, unknown>): string {
 		switch (type) {
 			case 'response.created':
 			case 'response.in_progress':
@@ -170,24 +186,14 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 					this.created = { ...this.created, ...(json.response as Record<string, unknown>) };
 				return '';
 			case 'response.output_text.delta':
-				if (typeof json.delta === 'string') {
-					this.deltas += json.delta;
-					return json.delta;
-				}
-				return '';
+				if (typeof json.delta !== 'string') return '';
+				this.deltas += json.delta;
+				return json.delta;
 			case 'response.output_text.done':
-				if (typeof json.text === 'string') {
-					const key = `${this.index(json.output_index, 0)}:${this.index(json.content_index, 0)}`;
-					if (!this.doneTexts.has(key)) this.checkCount(this.doneTexts.size, 'text parts');
-					this.doneTexts.set(key, json.text);
-				}
+				this.textDone(json);
 				return '';
 			case 'response.output_item.done':
-				if (json.item && typeof json.item === 'object') {
-					const i = this.index(json.output_index, this.items.size);
-					if (!this.items.has(i)) this.checkCount(this.items.size, 'output items');
-					this.items.set(i, json.item as Record<string, unknown>);
-				}
+				this.itemDone(json);
 				return '';
 			case 'response.completed':
 			case 'response.incomplete':
@@ -207,6 +213,22 @@ export class ResponsesStreamAccumulator implements EventInterpreter {
 				if (type?.startsWith('response.')) this.endByStatus(type, json);
 				return '';
 		}
+	}
+
+	/** `response.output_text.done`: a text part's whole text, by "output_index:content_index". */
+	private textDone(json: Record<string, unknown>): void {
+		if (typeof json.text !== 'string') return;
+		const key = `${this.index(json.output_index, 0)}:${this.index(json.content_index, 0)}`;
+		if (!this.doneTexts.has(key)) this.checkCount(this.doneTexts.size, 'text parts');
+		this.doneTexts.set(key, json.text);
+	}
+
+	/** `response.output_item.done`: an output item, by output_index. */
+	private itemDone(json: Record<string, unknown>): void {
+		if (!json.item || typeof json.item !== 'object') return;
+		const i = this.index(json.output_index, this.items.size);
+		if (!this.items.has(i)) this.checkCount(this.items.size, 'output items');
+		this.items.set(i, json.item as Record<string, unknown>);
 	}
 
 	/** Any `response.*` event whose response object says it ended: completed or incomplete ends the answer; failed or cancelled fails it. */

@@ -1,14 +1,11 @@
 /**
  * Reading a text/event-stream body: bytes → streaming UTF-8 decoder → lines (split here in one linear pass, each
  * line and event capped) → eventsource-parser (SSE fields and event boundaries, never network chunks) → an event
- * interpreter (chatStream.ts / responsesStream.ts).
- * `pumpStream` drives a parser from an HTTP body with an idle timeout and the execution cancel signal.
+ * interpreter (chatStream.ts / responsesStream.ts). `pumpStream` (pump.ts) drives a parser from an HTTP body.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import type { Readable } from 'node:stream';
 import { extractGatewayError } from '../errors';
-import { BodyError, mib } from '../transport/body';
-import { alarm, type Alarm } from '../transport/clock';
+import { mib } from '../transport/body';
 
 /** Bounds of one SSE stream's lines and events, in characters. */
 /** An SSE event and a readable body, as the stream readers take them (for code outside shared/, which keeps no runtime imports). */
@@ -301,106 +298,4 @@ export function upstreamError(json: Record<string, unknown>, receivedText: strin
 		'upstream',
 		receivedText,
 	);
-}
-
-/**
- * Reads `body` into `parser` until its completion marker or the end of the body. Rejects with a
- * StreamError on an error event, a cut stream, `idleMs` without a byte, or the cancel signal.
- */
-export function pumpStream(
-	body: Readable,
-	parser: StreamParser,
-	opts: { idleMs: number; signal?: AbortSignal },
-): Promise<void> {
-	return new Promise((resolve, reject) => {
-		let settled = false;
-		let idle: Alarm | undefined;
-		const finish = (err?: Error) => {
-			if (settled) return;
-			settled = true;
-			idle?.stop();
-			opts.signal?.removeEventListener('abort', onAbort);
-			body.off('data', onData);
-			// after the completion marker the rest of the body is not needed; on an error the connection is dropped
-			if (err || !body.readableEnded) body.destroy();
-			if (err) reject(err);
-			else resolve();
-		};
-		const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
-		const armIdle = () => {
-			if (idle) idle.reset();
-			else
-				idle = alarm(opts.idleMs, () =>
-					finish(
-						incompleteError(
-							parser,
-							`no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`,
-							'idle',
-						),
-					),
-				);
-		};
-		const onAbort = () =>
-			finish(
-				new StreamError(
-					'the execution was cancelled while the answer was streaming',
-					'cancelled',
-					parser.receivedText,
-				),
-			);
-		const onData = (chunk: Buffer | string) => {
-			if (settled) return;
-			armIdle();
-			try {
-				parser.feed(chunk);
-			} catch (err) {
-				return finish(err as Error);
-			}
-			if (parser.finished) finish();
-		};
-		if (opts.signal?.aborted) return onAbort();
-		opts.signal?.addEventListener('abort', onAbort, { once: true });
-		armIdle();
-		body.on('data', onData);
-		body.once('end', () => {
-			if (settled) return;
-			try {
-				parser.end();
-			} catch (err) {
-				return finish(err as Error);
-			}
-			finish();
-		});
-		body.on('error', (err: Error & { code?: string }) => {
-			if (settled) return;
-			if (opts.signal?.aborted) return onAbort();
-			if (
-				err.code === 'UND_ERR_BODY_TIMEOUT' ||
-				(err instanceof BodyError && err.failure === 'IDLE')
-			) {
-				return finish(
-					incompleteError(
-						parser,
-						`no data arrived for ${seconds(opts.idleMs)} (stream idle timeout)`,
-						'idle',
-					),
-				);
-			}
-			if (err instanceof BodyError) {
-				if (err.failure === 'CANCELLED') return onAbort();
-				if (err.failure === 'DEADLINE')
-					return finish(
-						incompleteError(parser, `the stream was stopped at its time limit (${err.message})`),
-					);
-				if (err.failure === 'TOO_LARGE')
-					return finish(
-						incompleteError(parser, `the stream was stopped at its size limit (${err.message})`),
-					);
-			}
-			finish(incompleteError(parser, `the stream broke off (${err.message})`));
-		});
-		body.once('close', () => {
-			if (!settled) finish(incompleteError(parser, 'the connection closed'));
-		});
-	});
 }

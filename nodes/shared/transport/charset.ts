@@ -76,9 +76,13 @@ export function sniff(
 	return { encoding: a === 0 && b !== 0 && head.length >= 2 ? 'utf-16be' : 'utf-16le', skip: 0 };
 }
 
-/** windows-1252's characters at 0x80–0x9F (where it differs from Latin-1; the five it leaves undefined stay as they are). */
+/**
+ * windows-1252's characters at 0x80–0x9F (where it differs from Latin-1; the five it leaves undefined stay as they
+ * are).
+ */
 const CP1252_HIGH =
-	'\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+	'\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+	'\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 const cp1252 = (b: Buffer) =>
 	b.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
 

@@ -2,10 +2,11 @@
  * What every request of the transport shares: the credential's origins (the key goes to them alone), the one `send`
  * (pooled, proxy-aware, never following a redirect, bounded in time, cancelled with the execution), and the
  * redaction of the key where a byte of the gateway enters: JSON bodies are decoded in the charset they declare,
- * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
+ * redacted before they are parsed and their parsed value again after, headers and error messages before anyone sees
+ * them. The operations (get.ts, submit.ts, stream.ts, download.ts) build on it.
  */
 import { createHash } from 'node:crypto';
-import { EnvHttpProxyAgent, request, type Dispatcher, type FormData } from 'undici';
+import { request, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayHttpError, GatewayNetworkError, SafetyError, extractGatewayError } from '../errors';
 import { composeUrl, type GatewayRoot } from './baseUrl';
@@ -16,6 +17,8 @@ import { redactorFor, type Redactor } from './redact';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './retry';
 import { ssrfGuardFromEnv, type SsrfGuard } from './ssrf';
 import { DEFAULT_TIMEOUTS, type TimeoutKind } from './timeouts';
+import { getDispatcher, guardedDispatcher } from './dispatcher';
+import { pathOf, safeOrigin } from './shown';
 
 export type OriginKind = 'base' | 'video';
 export type Timeouts = Record<TimeoutKind, number>;
@@ -89,42 +92,6 @@ export interface SendBounds {
 	idleMs?: number;
 	/** the whole exchange, headers and body, ends by headersMs: for answers read whole (a stream is bounded by its GuardedBody) */
 	whole: boolean;
-}
-
-let sharedDispatcher: Dispatcher | undefined;
-const DISPATCHER_OPTIONS = {
-	keepAliveTimeout: 10_000,
-	keepAliveMaxTimeout: 60_000,
-	proxyTunnel: false,
-};
-/**
- * One pooled, proxy-aware dispatcher per process; connections are pooled per origin.
- * `proxyTunnel: false`: plain-http targets go to an HTTP_PROXY as absolute-form requests, as curl and
- * browsers do; undici's default (CONNECT for every target) fails on forward proxies that only allow
- * CONNECT to port 443. https targets are still tunnelled with CONNECT.
- */
-export function getDispatcher(): Dispatcher {
-	sharedDispatcher ??= new EnvHttpProxyAgent(DISPATCHER_OPTIONS);
-	return sharedDispatcher;
-}
-
-const guardedDispatchers = new WeakMap<SsrfGuard, Dispatcher>();
-/**
- * The dispatcher of downloads held to n8n's SSRF rule: the same as getDispatcher's, whose connections resolve their
- * host through the rule (a blocked address found at connect time fails the connection before a socket is opened), as
- * n8n builds its own. Through a proxy the proxy resolves the name, and the check before connecting is what holds.
- */
-function guardedDispatcher(guard: SsrfGuard): Dispatcher {
-	let d = guardedDispatchers.get(guard);
-	if (!d)
-		guardedDispatchers.set(
-			guard,
-			(d = new EnvHttpProxyAgent({ ...DISPATCHER_OPTIONS, connect: { lookup: guard.lookup } })),
-		);
-	return d;
-}
-export function setDispatcher(d: Dispatcher | undefined): void {
-	sharedDispatcher = d;
 }
 
 export function header(headers: Headers, name: string): string | undefined {
@@ -404,30 +371,6 @@ export class GatewayClient {
 			parseRetryAfter(headers['retry-after']),
 		);
 	}
-}
-
-function pathOf(url: string): string {
-	try {
-		return new URL(url).pathname;
-	} catch {
-		return '(invalid URL)';
-	}
-}
-
-export function safeOrigin(url: string): string {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return '(invalid address)';
-	}
-}
-
-/** What an unreadable answer looked like, for a message: never its text. */
-export function describeText(text: string): string {
-	const t = text.trim();
-	if (!t) return 'empty';
-	if (t.startsWith('<')) return 'HTML';
-	return `${t.length} bytes`;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

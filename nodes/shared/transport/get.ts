@@ -6,7 +6,8 @@
  */
 import { GatewayNetworkError } from '../errors';
 import { BodyError } from './body';
-import { describeText, type GatewayClient, type JsonResponse, type OriginKind } from './client';
+import type { GatewayClient, JsonResponse, OriginKind } from './client';
+import { describeText } from './shown';
 import { backoffDelay, isRetryableStatus, shouldWait } from './retry';
 import type { TimeoutKind } from './timeouts';
 

@@ -8,6 +8,8 @@
  * - stream.ts   paid POSTs read as a stream (SSE), through the same send and outcome rules
  * - download.ts result downloads (keyless redirects checked hop by hop, bounded bodies)
  * - ssrf.ts     n8n's SSRF settings (N8N_SSRF_*) read and applied to result downloads off the credential's origins
+ * - dispatcher.ts the pooled, proxy-aware connections, and those held to the SSRF rule
+ * - shown.ts    what a message may show of an address or an unreadable answer
  * - clock.ts    every wait of the package, and the time scale only tests set
  * Every answer is bounded in time and size, and every text it hands out (JSON bodies, error messages, headers,
  * text streams) has the key and the other credential secrets redacted already.
@@ -19,7 +21,8 @@ import { getJson, type GetJsonOptions } from './get';
 import { postStream, type PostStreamOptions, type StreamAnswer } from './stream';
 import { submit, type SubmitOptions, type SubmitOutcome, type Uncertain } from './submit';
 
-export { DEFAULT_LIMITS, getDispatcher, setDispatcher } from './client';
+export { DEFAULT_LIMITS } from './client';
+export { getDispatcher, setDispatcher } from './dispatcher';
 export type {
 	JsonResponse,
 	OriginKind,

@@ -22,130 +22,23 @@
  * (`textStream()`, `chunks()`, `stream()`) hold back only a tail that may still become a form (see `holdStart`), never
  * more than `streamBound` characters.
  */
-import { Transform, type TransformCallback } from 'node:stream';
-import { BodyDecoder } from './charset';
+import type { Transform } from 'node:stream';
+import { ESCAPE_KINDS, ESCAPE_START, ESCAPE_STARTS, decodeLayer, type Layer } from './encodings';
 import {
-	ESCAPE_KINDS,
-	ESCAPE_START,
-	ESCAPE_STARTS,
-	decodeLayer,
-	namesOf,
-	type Layer,
-} from './encodings';
+	ESCAPE_ALPHABET,
+	NUL_FORM,
+	REDACTION_DEPTH,
+	base64Forms,
+	charForms,
+	failureTable,
+	longestForm,
+} from './redactForms';
+import { ChunkRedactor, RedactingStream, TextRedactionStream } from './redactStream';
 
 export const REDACTED = '***';
 
 /** Secrets shorter than this are not redacted (they would match ordinary words). */
 const MIN_SECRET_LENGTH = 4;
-
-/**
- * How many layers of escapes (percent, HTML references, JSON escapes, NUL bytes; one kind per layer, in any order,
- * each over any part of the text) a secret or its Base64 may be wrapped in and still be found, in whole texts and in
- * streams. Percent-encoding repeated (`%252573`) is read as one layer; `&amp;#115;` and a JSON string inside a JSON
- * string (`\\u0073`) are two. Each character written raw, percent-encoded, as an HTML reference or a `\u` escape is
- * also replaced where it stands whatever the depth (the regular expression).
- */
-export const REDACTION_DEPTH = 3;
-
-/** The digits (leading zeros included) of an HTML numeric reference that the stream bound makes room for. */
-export const BOUND_REF_DIGITS = 7;
-
-const hex = (n: number, width = 0) => n.toString(16).toUpperCase().padStart(width, '0');
-/** A number in hex as a regex source, each letter digit in either case. */
-const hexRe = (n: number, width = 0) =>
-	[...hex(n, width)].map((d) => (/[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d)).join('');
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-
-/**
- * The forms one character of a secret takes in the regular expression (regex source). The first character's
- * backslash forms match only from the first backslash of a run: a match tried from inside a run of n backslashes
- * would scan the rest of it again, and n of them cost n² (a body of 40,000 backslashes took 15 s; now linear).
- */
-function charForms(ch: string, first = false): string {
-	const run = first ? '(?<!\\\\)\\\\+' : '\\\\+';
-	const code = ch.codePointAt(0)!;
-	const amps = '&(?:amp;)*';
-	const forms = [
-		escapeRe(ch),
-		[...Buffer.from(ch, 'utf8')].map((b) => '%(?:25)*' + hexRe(b, 2)).join(''),
-		`${amps}#(?:0*${code}(?:;|(?![0-9%\\\\]))|[xX]0*${hexRe(code)}(?:;|(?![0-9A-Fa-f%\\\\])))`,
-		...namesOf(ch).map((name) => `${amps}${name};`),
-	];
-	if (code <= 0xffff) forms.push(`${run}u${hexRe(code, 4)}`);
-	if (ch === '/' || ch === '"') forms.push(run + escapeRe(ch));
-	return `(?:${forms.join('|')})`;
-}
-
-/** A NUL (of UTF-16 text read byte by byte) after a character, raw or escaped. */
-const NUL_FORM =
-	'(?:\\0|\\\\+u0000|%(?:25)*00|&(?:amp;)*#(?:0+(?:;|(?![0-9%\\\\]))|[xX]0+(?:;|(?![0-9A-Fa-f%\\\\]))))?';
-
-/**
- * The parts of a secret's Base64 that do not depend on what surrounds it, for each of the three alignments it can
- * sit at inside a longer Base64 text, in the standard and the URL alphabet. Too short a part would match ordinary
- * text, so only parts of 8 characters or more are kept.
- */
-function base64Forms(bytes: Buffer): string[] {
-	const forms: string[] = [];
-	for (let k = 0; k < 3; k++) {
-		const b = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
-		const part = b.slice(Math.ceil((k * 8) / 6), Math.floor(((k + bytes.length) * 8) / 6));
-		if (part.length >= 8) forms.push(part, part.replace(/\+/g, '-').replace(/\//g, '_'));
-	}
-	return forms;
-}
-
-/** The characters escapes are written with: never a token delimiter. */
-const ESCAPE_ALPHABET = '%&#;\\';
-
-/** KMP failure table of a pattern. */
-function failureTable(p: string): Int32Array {
-	const f = new Int32Array(p.length + 1);
-	f[0] = -1;
-	for (let i = 1, k = -1; i <= p.length; i++) {
-		while (k >= 0 && p[k] !== p[i - 1]) k = f[k];
-		f[i] = ++k;
-	}
-	return f;
-}
-
-/**
- * The longest single-layer encodings of a character (for the stream bound): percent-encoded, as a JSON `\u` escape,
- * as a decimal or hex reference with BOUND_REF_DIGITS digits, as each named reference.
- */
-function encodingsOf(ch: string): string[] {
-	const code = ch.codePointAt(0)!;
-	const out = [[...Buffer.from(ch, 'utf8')].map((b) => '%' + hex(b, 2)).join('')];
-	out.push([...Array(ch.length).keys()].map((i) => '\\u' + hex(ch.charCodeAt(i), 4)).join(''));
-	if (code !== 0) {
-		out.push(
-			'&#' + String(code).padStart(BOUND_REF_DIGITS, '0') + ';',
-			'&#x' + hex(code).padStart(BOUND_REF_DIGITS, '0') + ';',
-		);
-		for (const name of namesOf(ch)) out.push(`&${name};`);
-	}
-	return out;
-}
-
-/** The longest a text `s` can become under `depth` layers of escapes (and NULs beside every character). */
-function longestForm(s: string, depth: number): number {
-	const memo = new Map<string, number>();
-	const grow = (ch: string, d: number): number => {
-		if (d === 0) return 1;
-		const key = `${d}:${ch}`;
-		let n = memo.get(key);
-		if (n === undefined) {
-			n = Math.max(
-				grow(ch, d - 1),
-				grow(ch, d - 1) + grow('\0', d - 1),
-				...encodingsOf(ch).map((e) => [...e].reduce((sum, c) => sum + grow(c, d - 1), 0)),
-			);
-			memo.set(key, n);
-		}
-		return n;
-	};
-	return [...s].reduce((sum, ch) => sum + grow(ch, depth), 0);
-}
 
 export class Redactor {
 	private readonly re?: RegExp;
@@ -434,111 +327,6 @@ function identity(from: number, to: number): number[] {
 	const m = new Array<number>(to - from);
 	for (let i = from; i < to; i++) m[i - from] = i;
 	return m;
-}
-
-/**
- * A held tail longer than this is looked at again only once the text after it has grown by a quarter of its length
- * (or a delimiter ended it, or it would pass the bound): the cost of a stream stays linear in its length even when a
- * hostile stream keeps a long tail undecided and sends it a character at a time.
- */
-const LONG_TAIL = 128;
-
-/**
- * Redacts a text that arrives in pieces. Each write gives back everything that can no longer be part of a form of a
- * secret, redacted; a tail that may still become one (Redactor.holdStart) is held back until the next write, never
- * more than `bound` (= Redactor.streamBound) characters. The pieces given back, joined, are the whole text with no
- * form of a secret in it: the same as `text()` of the whole, or more redacted where a token was cut.
- */
-export class TextRedactionStream {
-	private carry = '';
-	/** characters written since the held tail was last looked at, and the tail's length then */
-	private fresh = 0;
-	private looked = 0;
-
-	constructor(private readonly redactor: Redactor) {}
-
-	/** characters held back now */
-	get pending(): number {
-		return this.carry.length;
-	}
-
-	/** the most characters ever held back */
-	get bound(): number {
-		return this.redactor.streamBound;
-	}
-
-	write(s: string): string {
-		if (!s) return '';
-		this.carry += s;
-		this.fresh += s.length;
-		if (
-			this.looked > LONG_TAIL &&
-			this.fresh * 4 < this.looked &&
-			this.carry.length <= this.bound &&
-			!this.redactor.hasDelimiter(s)
-		)
-			return '';
-		const clean = this.redactor.text(this.carry);
-		const keep = this.redactor.holdStart(clean);
-		this.carry = clean.slice(keep);
-		this.looked = this.carry.length;
-		this.fresh = 0;
-		return keep === clean.length ? clean : clean.slice(0, keep);
-	}
-
-	end(): string {
-		const rest = this.redactor.text(this.carry);
-		this.carry = '';
-		this.looked = this.fresh = 0;
-		return rest;
-	}
-}
-
-/** Redacts one body that arrives in chunks: bytes (decoded in the declared charset) or strings in, text out. */
-export class ChunkRedactor {
-	private readonly decoder: BodyDecoder;
-	private readonly text: TextRedactionStream;
-
-	constructor(redactor: Redactor, charset?: string) {
-		this.decoder = new BodyDecoder(charset);
-		this.text = redactor.textStream();
-	}
-
-	get pending(): number {
-		return this.text.pending;
-	}
-
-	write(chunk: Buffer | string): string {
-		return this.text.write(typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
-	}
-
-	end(): string {
-		return this.text.write(this.decoder.end()) + this.text.end();
-	}
-
-	/** The same, bytes in and UTF-8 bytes out (for GuardedBody's `map`). */
-	asBytes(): { write(chunk: Buffer): Buffer | undefined; end(): Buffer | undefined } {
-		const bytes = (s: string) => (s ? Buffer.from(s, 'utf8') : undefined);
-		return { write: (c) => bytes(this.write(c)), end: () => bytes(this.end()) };
-	}
-}
-
-class RedactingStream extends Transform {
-	constructor(private readonly chunks: ChunkRedactor) {
-		super();
-	}
-
-	override _transform(chunk: Buffer | string, _enc: BufferEncoding, done: TransformCallback): void {
-		const out = this.chunks.write(chunk);
-		if (out) this.push(Buffer.from(out, 'utf8'));
-		done();
-	}
-
-	override _flush(done: TransformCallback): void {
-		const rest = this.chunks.end();
-		if (rest) this.push(Buffer.from(rest, 'utf8'));
-		done();
-	}
 }
 
 const cache = new Map<string, Redactor>();

@@ -7,13 +7,8 @@
 import { SafetyError } from '../errors';
 import { BodyError, GuardedBody, discard, mib } from './body';
 import { alarm } from './clock';
-import {
-	header,
-	safeOrigin,
-	type GatewayClient,
-	type OriginKind,
-	type StreamResponse,
-} from './client';
+import { safeOrigin } from './shown';
+import { header, type GatewayClient, type OriginKind, type StreamResponse } from './client';
 import { withRetries, type Attempt } from './get';
 import { isRetryableStatus } from './retry';
 import { SsrfBlockedError, withAddress } from './ssrf';

@@ -16,7 +16,10 @@ import {
 import { dispatchPaid, judgeRefusal, type Uncertain } from './submit';
 import type { TimeoutKind } from './timeouts';
 
-/** A 2xx answer to a streamed request. `whole`: it is not labelled an event stream, and was read whole as the plain path reads a JSON answer (`body` is then its text). */
+/**
+ * A 2xx answer to a streamed request. `whole`: it is not labelled an event stream, and was read whole as the plain
+ * path reads a JSON answer (`body` is then its text).
+ */
 export type StreamAnswer = StreamResponse & { whole?: ReadJson };
 
 const EVENT_STREAM = /^\s*text\/event-stream/i;
@@ -128,7 +131,10 @@ async function readWhole(
 	return { ...answer, contentType, body: Readable.from([whole.text]), whole };
 }
 
-/** A body's first chunks, read up to its first significant byte (past a byte order mark, whitespace and the NULs of UTF-16); what ended the reading, if anything did. */
+/**
+ * A body's first chunks, read up to its first significant byte (past a byte order mark, whitespace and the NULs of
+ * UTF-16); what ended the reading, if anything did.
+ */
 interface Head {
 	chunks: Buffer[];
 	/** the first significant byte is `{` or `[`: a JSON text */

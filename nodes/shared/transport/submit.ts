@@ -7,8 +7,8 @@
 import { taskIdIn } from '../rules/taskId';
 import { FormData as UndiciFormData, type Dispatcher } from 'undici';
 import { extractGatewayError } from '../errors';
+import { describeText } from './shown';
 import {
-	describeText,
 	type GatewayClient,
 	type Headers,
 	type JsonResponse,

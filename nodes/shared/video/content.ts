@@ -58,7 +58,9 @@ export async function storeDeltaVideo(
 			const wait = Math.max(job.intervalMs, backoffDelay(attempt, DEFAULT_RETRY));
 			if (Date.now() + wait >= job.deadline) {
 				throw new ResultDownloadError(
-					`the video's content endpoint answered HTTP ${status} (${(err as Error).message}) on ${attempt} attempt${attempt === 1 ? '' : 's'} until the wait's deadline. ` +
+					`the video's content endpoint answered HTTP ${status} ` +
+						`(${(err as Error).message}) on ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
+						`until the wait's deadline. ` +
 						'The task completed and its video may still be there: download it later on the content endpoint with this task_id (GenGateway Download Result).',
 				);
 			}
