@@ -58,9 +58,6 @@ export interface VideoResultOptions {
 	tempDir?: string;
 }
 
-/** the size of each read of the checked video when it is handed to n8n's binary store */
-const STORE_READ_BYTES = 16 * 1024;
-
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /** Base64 (optionally a data: URL) decoded, its size checked before decoding. */
@@ -169,9 +166,7 @@ export async function storeVideoResult(
 			maxBytes,
 		});
 		const fileName = `${baseName}.mp4`;
-		// 16 KiB reads (not 64 KiB): more, smaller buffers, so V8's young-generation collections run more often per
-		// byte and free the read buffers sooner (bench P3: n8n's RSS growth while it stores the file)
-		reader = createReadStream(file, { highWaterMark: STORE_READ_BYTES });
+		reader = createReadStream(file);
 		const binary = await exitOf(ctx).binary(reader, fileName, 'video/mp4');
 		return {
 			binary,
