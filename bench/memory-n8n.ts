@@ -102,6 +102,8 @@ export interface MemoryRow {
 	smallGrowthMiB: number;
 	/** median time of the run with the big file */
 	ms: number;
+	/** each run's RSS growth with the big file (MiB), in run order */
+	bigRunsMiB: number[];
 }
 
 export interface MemoryResult {
@@ -116,10 +118,12 @@ export const SMALL_YOUNG_GENERATION = '--max-semi-space-size=1';
 
 const CONTROL = `const http=require('node:http'),fsp=require('node:fs/promises');http.get(process.argv[1],async(res)=>{await fsp.writeFile(process.argv[2],res);console.log('bytes',(await fsp.stat(process.argv[2])).size)});`;
 
+/** `onlyDefaults`: only the two n8n nodes at n8n's defaults and the big file (the ratio the issue names) */
 export async function benchMemory(
 	bytes = 1024 * 1024 * 1024,
 	smallBytes = 1024 * 1024,
 	repeats = 3,
+	onlyDefaults = false,
 ): Promise<MemoryResult> {
 	ensureN8n();
 	const big = await startSimulator({ quiet: true, videoLatencyMs: 20, videoBytes: bytes });
@@ -211,11 +215,11 @@ export async function benchMemory(
 			],
 		];
 		const rows: MemoryRow[] = [];
-		for (const [name, where, run] of runners) {
+		for (const [name, where, run] of onlyDefaults ? runners.slice(0, 2) : runners) {
 			const growth = { big: [] as number[], small: [] as number[] };
 			const ms: number[] = [];
 			for (let k = 0; k < repeats; k++) {
-				for (const size of ['small', 'big'] as const) {
+				for (const size of onlyDefaults ? (['big'] as const) : (['small', 'big'] as const)) {
 					const started = Date.now();
 					const s = await run(size);
 					const download = sims[size].log.find((l) => l.server === 'result' && l.time >= started);
@@ -228,8 +232,9 @@ export async function benchMemory(
 				name,
 				where,
 				bigGrowthMiB: median(growth.big),
-				smallGrowthMiB: median(growth.small),
+				smallGrowthMiB: growth.small.length ? median(growth.small) : NaN,
 				ms: median(ms),
+				bigRunsMiB: growth.big.map((g) => Math.round(g)),
 			});
 		}
 		return { fileMiB: bytes / 1048576, smallMiB: smallBytes / 1048576, repeats, rows };
