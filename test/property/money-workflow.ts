@@ -145,10 +145,12 @@ export interface NodeCase {
 	chatModel?: ChatModelCase;
 	/** agent: the changing part stands in the system message (the same question) or in the user's text (a new one) */
 	varyIn?: 'system' | 'user';
-	/** chat: Response Format JSON Schema (the simulator answers prose: every answer is repaired once, in a second POST) */
+	/** chat: Response Format JSON Schema (the simulator answers in the schema unless told otherwise) */
 	schema?: boolean;
 	/** chat: the node at version 1 (a workflow saved before 1.1), the JSON Schema given as its four options */
 	schemaV1?: boolean;
+	/** chat with a JSON Schema: the first answer does not validate (the simulator's `[llm:invalid-first]`), so the one repair request goes as a second POST */
+	invalidFirst?: boolean;
 }
 
 export interface MoneyCase {
@@ -415,7 +417,12 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					messagesFrom: 'ui',
 					messages: {
 						values: [
-							{ role: `={{ ${item(n)}.bad ? 'wizard' : 'user' }}`, content: text('hello there') },
+							{
+								role: `={{ ${item(n)}.bad ? 'wizard' : 'user' }}`,
+								content: text(
+									c.schema && c.invalidFirst ? 'hello there [llm:invalid-first]' : 'hello there',
+								),
+							},
 						],
 					},
 					stream: false,
@@ -460,7 +467,7 @@ function paidNode(c: NodeCase, n: number): TestNode {
 	}
 }
 
-/** The Chat node's JSON Schema: the simulator's prose never fits it, so each answer is repaired once. */
+/** The Chat node's JSON Schema: the simulator answers in it, or (`invalidFirst`) first not, then the repair request. */
 const SCHEMA = JSON.stringify({
 	type: 'object',
 	properties: { answer: { type: 'string' } },
@@ -690,6 +697,8 @@ export interface Plan {
 	waitMs?: number;
 	/** chat: the node at version 1 (drawn after every plan, as the later host settings) */
 	schemaV1?: boolean;
+	/** chat: the first answer does not validate, a repair request follows (drawn after every plan) */
+	invalidFirst?: boolean;
 	vary: Vary;
 	waitForResult: boolean;
 	allowUnpriced: boolean;
@@ -957,7 +966,9 @@ function withValues(
 			waitForResult: p.waitForResult,
 			chatModel,
 			...(p.kind === 'agent' ? { varyIn: p.varyIn } : {}),
-			...(p.kind === 'chat' ? { schema: p.schema, schemaV1: p.schemaV1 } : {}),
+			...(p.kind === 'chat'
+				? { schema: p.schema, schemaV1: p.schemaV1, invalidFirst: p.invalidFirst }
+				: {}),
 		});
 		for (let k = 0; k < itemCount; k++) {
 			const m = p.node.itemCaps[k];
@@ -1139,10 +1150,20 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				later: fc.array(laterHost, { minLength: b.kinds.length, maxLength: b.kinds.length }),
 				// each Chat node at version 1 or the latest (issue 43: the version a workflow was saved with)
 				v1: fc.array(savedAtVersion1, { minLength: b.kinds.length, maxLength: b.kinds.length }),
+				// each Chat node's first answer valid or not (a JSON Schema's repair request, its second POST), drawn last
+				invalid: fc.array(fc.boolean(), {
+					minLength: b.kinds.length,
+					maxLength: b.kinds.length,
+				}),
 			});
 		})
-		.map(({ base, plans: drawn, later, v1 }) => {
-			const plans = drawn.map((p, n): Plan => ({ ...p, ...later[n], schemaV1: v1[n] }));
+		.map(({ base, plans: drawn, later, v1, invalid }) => {
+			const plans = drawn.map((p, n): Plan => ({
+				...p,
+				...later[n],
+				schemaV1: v1[n],
+				invalidFirst: invalid[n],
+			}));
 			const c = withValues(base, shape.plan ? plans.map(shape.plan) : plans, base.itemCount);
 			// keep each run small: fewer items (then fewer runs) until the calls fit
 			while (workload(c) > MAX_WORKLOAD && c.items.length > 1) c.items = c.items.slice(0, -1);
@@ -1155,7 +1176,7 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}${n.invalidFirst ? ' first answer invalid' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }
