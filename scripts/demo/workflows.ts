@@ -142,7 +142,55 @@ const toText = (name: string, prop: string, fileName: string): N => ({
 	typeVersion: 1.1,
 	parameters: { operation: 'toText', sourceProperty: prop, options: { fileName } },
 });
+/** n8n's AI Agent (version 3.1) asked `text`, with its options (the system message) and node settings */
+const agent = (
+	text: string,
+	options: Record<string, unknown>,
+	more: { parameters?: Record<string, unknown> } & Partial<Omit<N, 'parameters'>> = {},
+): N => {
+	const { parameters, ...settings } = more;
+	return {
+		name: 'AI Agent',
+		type: '@n8n/n8n-nodes-langchain.agent',
+		typeVersion: 3.1,
+		...settings,
+		parameters: { promptType: 'define', text, ...parameters, options },
+	};
+};
+const CALCULATOR_SYSTEM = 'You are a careful assistant. Use the calculator for arithmetic.';
+/** the agent of the Calculator examples: asked 12 × 7 */
+const calculatorAgent = (settings: Partial<N> = {}): N =>
+	agent('What is 12 * 7?', { systemMessage: CALCULATOR_SYSTEM }, settings);
+/** n8n's Calculator tool, at its place under the agent */
+const calculator = (at: [number, number]): N => ({
+	name: 'Calculator',
+	type: '@n8n/n8n-nodes-langchain.toolCalculator',
+	typeVersion: 1,
+	parameters: {},
+	at,
+});
 const CHAT_MODEL = 'GenGateway Chat Model';
+/** the GenGateway Chat Model running `id`, at its place under its root node */
+const chatModel = (id: string, options: Record<string, unknown>, at: [number, number]): N => ({
+	...ours(CHAT_MODEL, 'lmChatGenGateway', { model: model(id), options }),
+	at,
+});
+/** Start → `root` (with `sub`, the Chat Model and its tools, hanging under it) → To Text → Write Answer in `folder` */
+const answerToFile = (folder: string, root: N, sub: N[], subConn: Conn) => ({
+	nodes: [
+		trigger,
+		root,
+		...sub,
+		{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] as [number, number] },
+		{ ...write('Write Answer', folder, 'answer.txt'), at: [3.5, 0] as [number, number] },
+	],
+	conn: [
+		['Start', 0, root.name],
+		...subConn,
+		[root.name, 0, 'To Text'],
+		['To Text', 0, 'Write Answer'],
+	] as Conn,
+});
 /** the schema of the structured-output example (the Chat Model's JSON Schema and the Structured Output Parser's) */
 export const STRUCTURED_SCHEMA = JSON.stringify(
 	{
@@ -548,47 +596,18 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
 		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
 		note: `## AI Agent with the GenGateway Chat Model\nThe **AI Agent** asks the **GenGateway Chat Model** (one paid call per model turn, never resent; a 429 goes again once after its Retry-After) and uses n8n's **Calculator** tool for the arithmetic; the answer goes to \`answer.txt\`. Token usage is the gateway's own (see the Chat Model's run data).\n\nNeeds n8n 2.16 or newer. ${writesTo('agent')}`,
-		nodes: [
-			trigger,
-			{
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
-				retryOnFail: true,
-				maxTries: 2,
-				waitBetweenTries: 1000,
-				parameters: {
-					promptType: 'define',
-					text: 'What is 12 * 7?',
-					options: {
-						systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
-					},
-				},
-			},
-			{
-				...ours(CHAT_MODEL, 'lmChatGenGateway', {
-					model: model('alpha-chat-4o'),
-					options: { streaming: true, temperature: 0 },
-				}),
-				at: [0.5, 1.1],
-			},
-			{
-				name: 'Calculator',
-				type: '@n8n/n8n-nodes-langchain.toolCalculator',
-				typeVersion: 1,
-				parameters: {},
-				at: [1.5, 1.1],
-			},
-			{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] },
-			{ ...write('Write Answer', 'agent', 'answer.txt'), at: [3.5, 0] },
-		],
-		conn: [
-			['Start', 0, 'AI Agent'],
-			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
-			['Calculator', 0, 'AI Agent', 'ai_tool'],
-			['AI Agent', 0, 'To Text'],
-			['To Text', 0, 'Write Answer'],
-		],
+		...answerToFile(
+			'agent',
+			calculatorAgent({ retryOnFail: true, maxTries: 2, waitBetweenTries: 1000 }),
+			[
+				chatModel('alpha-chat-4o', { streaming: true, temperature: 0 }, [0.5, 1.1]),
+				calculator([1.5, 1.1]),
+			],
+			[
+				[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+				['Calculator', 0, 'AI Agent', 'ai_tool'],
+			],
+		),
 	},
 	{
 		id: 'ggdemo21',
@@ -603,44 +622,15 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		write: { node: 'Write Answer', from: 'AI Agent', kind: 'text', files: 1, field: 'output' },
 		needs: { n8nMajor: 2, why: "needs n8n 2.16 or newer (n8n's AI node SDK)" },
 		note: `## AI Agent with a thinking model\nThe **GenGateway Chat Model** runs a thinking model (\`delta-think-r1\`: its reasoning comes as \`reasoning_content\` beside the answer). Thinking models refuse a tool-call turn that comes back without its reasoning; the Chat Model keeps each tool call's reasoning for the execution and sends it back. The reasoning shows in the Chat Model's run data (with each turn's tool calls and cost), never in the agent's answer; *Leave Out Reasoning* hides it.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-thinking')}`,
-		nodes: [
-			trigger,
-			{
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
-				parameters: {
-					promptType: 'define',
-					text: 'What is 12 * 7?',
-					options: {
-						systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
-					},
-				},
-			},
-			{
-				...ours(CHAT_MODEL, 'lmChatGenGateway', {
-					model: model('delta-think-r1'),
-					options: { streaming: true },
-				}),
-				at: [0.5, 1.1],
-			},
-			{
-				name: 'Calculator',
-				type: '@n8n/n8n-nodes-langchain.toolCalculator',
-				typeVersion: 1,
-				parameters: {},
-				at: [1.5, 1.1],
-			},
-			{ ...toText('To Text', 'output', 'answer.txt'), at: [2.5, 0] },
-			{ ...write('Write Answer', 'agent-thinking', 'answer.txt'), at: [3.5, 0] },
-		],
-		conn: [
-			['Start', 0, 'AI Agent'],
-			[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
-			['Calculator', 0, 'AI Agent', 'ai_tool'],
-			['AI Agent', 0, 'To Text'],
-			['To Text', 0, 'Write Answer'],
-		],
+		...answerToFile(
+			'agent-thinking',
+			calculatorAgent(),
+			[chatModel('delta-think-r1', { streaming: true }, [0.5, 1.1]), calculator([1.5, 1.1])],
+			[
+				[CHAT_MODEL, 0, 'AI Agent', 'ai_languageModel'],
+				['Calculator', 0, 'AI Agent', 'ai_tool'],
+			],
+		),
 	},
 	{
 		id: 'ggdemo22',
@@ -663,30 +653,12 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				typeVersion: 1,
 				parameters: { fileSelector: `${INPUT}/input.png`, options: {} },
 			},
-			{
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
-				parameters: {
-					promptType: 'define',
-					text: 'What is in this picture? Say its format and size.',
-					options: { systemMessage: 'You describe images.', passthroughBinaryImages: true },
-				},
-			},
-			{
-				...ours(CHAT_MODEL, 'lmChatGenGateway', {
-					model: model('alpha-vision-1'),
-					options: { streaming: true },
-				}),
-				at: [1.5, 1.1],
-			},
-			{
-				name: 'Calculator',
-				type: '@n8n/n8n-nodes-langchain.toolCalculator',
-				typeVersion: 1,
-				parameters: {},
-				at: [2.5, 1.1],
-			},
+			agent('What is in this picture? Say its format and size.', {
+				systemMessage: 'You describe images.',
+				passthroughBinaryImages: true,
+			}),
+			chatModel('alpha-vision-1', { streaming: true }, [1.5, 1.1]),
+			calculator([2.5, 1.1]),
 			{ ...toText('To Text', 'output', 'answer.txt'), at: [3, 0] },
 			{ ...write('Write Answer', 'agent-image', 'answer.txt'), at: [4, 0] },
 		],
@@ -716,29 +688,21 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## Structured output\nThe **GenGateway Chat Model** has *Response Format: JSON Schema*: the request carries the schema (\`response_format: json_schema\`), the answer is checked against it, and one that does not validate gets one repair request (counted in the cost and Max Expected Spend), never more. n8n's **Structured Output Parser** (same schema) turns the answer into fields of \`output\`.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-structured')}`,
 		nodes: [
 			trigger,
-			{
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
-				parameters: {
-					promptType: 'define',
-					text: 'What colour is a clear sky at noon, and how sure are you (0 to 1)?',
-					hasOutputParser: true,
-					options: { systemMessage: 'Answer as JSON with the fields answer and confidence.' },
+			agent(
+				'What colour is a clear sky at noon, and how sure are you (0 to 1)?',
+				{ systemMessage: 'Answer as JSON with the fields answer and confidence.' },
+				{ parameters: { hasOutputParser: true } },
+			),
+			chatModel(
+				'alpha-chat-4o',
+				{
+					streaming: false,
+					responseFormat: 'json_schema',
+					schemaName: 'sky',
+					jsonSchema: STRUCTURED_SCHEMA,
 				},
-			},
-			{
-				...ours(CHAT_MODEL, 'lmChatGenGateway', {
-					model: model('alpha-chat-4o'),
-					options: {
-						streaming: false,
-						responseFormat: 'json_schema',
-						schemaName: 'sky',
-						jsonSchema: STRUCTURED_SCHEMA,
-					},
-				}),
-				at: [0.5, 1.1],
-			},
+				[0.5, 1.1],
+			),
 			{
 				name: 'Structured Output Parser',
 				type: '@n8n/n8n-nodes-langchain.outputParserStructured',
@@ -1000,13 +964,7 @@ export const WORKFLOWS: DemoWorkflow[] = [
 				typeVersion: 1.9,
 				parameters: { promptType: 'define', text: '={{ $json.question }}' },
 			},
-			{
-				...ours(CHAT_MODEL, 'lmChatGenGateway', {
-					model: model('alpha-chat-4o'),
-					options: { streaming: false },
-				}),
-				at: [1.5, 1.1],
-			},
+			chatModel('alpha-chat-4o', { streaming: false }, [1.5, 1.1]),
 			{ ...toText('To Text', 'text', 'answer.txt'), at: [3, 0] },
 			{ ...write('Write Answers', 'chain', 'answer-{{ $itemIndex + 1 }}.txt'), at: [4, 0] },
 		],
@@ -1031,33 +989,9 @@ export const WORKFLOWS: DemoWorkflow[] = [
 		note: `## An agent under a cap\nAn agent loop makes one paid call per model turn, any number of turns: the **GenGateway Chat Model**'s *Max Expected Spend* (here ¤1, below one turn) counts every turn of the execution with every other GenGateway node. Without *Maximum Number of Tokens* a turn has no bound, so a turn goes while the spend is under the cap: the first turn (a Calculator call) is paid, the second is refused before it is sent, and the agent (*On Error: Continue*) hands on the refusal, which goes to \`refusal.txt\`.\n\nNeeds n8n 2.16 or newer. ${writesTo('agent-capped')}`,
 		nodes: [
 			trigger,
-			{
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
-				onError: 'continueRegularOutput',
-				parameters: {
-					promptType: 'define',
-					text: 'What is 12 * 7?',
-					options: {
-						systemMessage: 'You are a careful assistant. Use the calculator for arithmetic.',
-					},
-				},
-			},
-			{
-				...ours(CHAT_MODEL, 'lmChatGenGateway', {
-					model: model('alpha-chat-4o'),
-					options: { streaming: false, temperature: 0, maxSpend: '¤1' },
-				}),
-				at: [0.5, 1.1],
-			},
-			{
-				name: 'Calculator',
-				type: '@n8n/n8n-nodes-langchain.toolCalculator',
-				typeVersion: 1,
-				parameters: {},
-				at: [1.5, 1.1],
-			},
+			calculatorAgent({ onError: 'continueRegularOutput' }),
+			chatModel('alpha-chat-4o', { streaming: false, temperature: 0, maxSpend: '¤1' }, [0.5, 1.1]),
+			calculator([1.5, 1.1]),
 			{ ...toText('To Text', 'error', 'refusal.txt'), at: [2.5, 0] },
 			{ ...write('Write Refusal', 'agent-capped', 'refusal.txt'), at: [3.5, 0] },
 		],
