@@ -451,15 +451,30 @@ describe('memory at the first request does not grow with the batch', () => {
 	});
 	afterAll(() => proxy.stop());
 
-	const held = () => {
+	const reading = () => {
 		gc();
 		gc();
 		const m = process.memoryUsage();
 		return m.heapUsed + m.external;
 	};
+	/**
+	 * What the process holds, settled: V8 frees a collected Buffer's memory on a background thread after the collection,
+	 * so on a busy machine `external` still counts freed images for a while. Read until two readings 10 ms apart agree
+	 * within 64 KiB (at most 50 times); the request being measured is held at the proxy meanwhile.
+	 */
+	const held = async () => {
+		let last = reading();
+		for (let k = 0; k < 50; k++) {
+			await new Promise((r) => setTimeout(r, 10));
+			const now = reading();
+			if (Math.abs(now - last) < 64 * 1024) return now;
+			last = now;
+		}
+		return last;
+	};
 
 	/** The first node: `n` items, each with its own copy of the image in n8n's binary store as `data`. */
-	const attach = (n: number, ready: () => void): TestNode => ({
+	const attach = (n: number, ready: () => Promise<void>): TestNode => ({
 		name: 'Attach',
 		type: {
 			description: {
@@ -486,7 +501,7 @@ describe('memory at the first request does not grow with the batch', () => {
 							),
 						},
 					});
-				ready();
+				await ready();
 				return [items];
 			},
 		} as INodeType,
@@ -509,15 +524,23 @@ describe('memory at the first request does not grow with the batch', () => {
 		proxy.reset();
 		let before = NaN;
 		let first = NaN;
-		proxy.onRequest = (ex) => {
-			if (ex.method === 'POST' && Number.isNaN(first)) first = held() - before;
+		proxy.onRequest = async (ex) => {
+			if (ex.method === 'POST' && Number.isNaN(first)) {
+				first = -1;
+				first = (await held()) - before;
+			}
 		};
 		// the gateway refuses every request at once (400: nothing created, nothing decoded), so the rest of the run is
 		// short; it runs to its end (a cancelled run's items still in flight would be freed during the next one)
 		sim.fault({ route: 'POST /v1/', kind: 'status', status: 400, times: -1 });
 		try {
 			await runWorkflow({
-				nodes: [attach(n, () => (before = held())), node],
+				nodes: [
+					attach(n, async () => {
+						before = await held();
+					}),
+					node,
+				],
 				credentials: { apiKey: sim.keys.demo, baseUrl: proxied },
 			});
 		} finally {
@@ -528,14 +551,25 @@ describe('memory at the first request does not grow with the batch', () => {
 		return first;
 	}
 
+	// Another test file's leftovers in the same jest worker can hold memory for a moment; such noise only adds, so an
+	// excess is measured again (both sizes) and the smaller readings judged: a node that reads every item's image
+	// before its first request exceeds the margin every time.
 	it.each(Object.keys(NODES))('%s', async (name) => {
-		const small = await growthAtFirstPost(NODES[name](), SMALL);
-		const large = await growthAtFirstPost(NODES[name](), LARGE);
 		const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
+		let small = Infinity;
+		let large = Infinity;
+		const readings: string[] = [];
+		for (let k = 0; k < 3 && !(large - small < MARGIN); k++) {
+			small = Math.min(small, await growthAtFirstPost(NODES[name](), SMALL));
+			large = Math.min(large, await growthAtFirstPost(NODES[name](), LARGE));
+			readings.push(`${mib(small)} / ${mib(large)}`);
+		}
 		expect({
 			name,
 			[`${LARGE} items over ${SMALL}`]:
-				large - small < MARGIN ? 'within the margin' : mib(large - small),
+				large - small < MARGIN
+					? 'within the margin'
+					: `${mib(large - small)} (${readings.join('; ')})`,
 		}).toEqual({ name, [`${LARGE} items over ${SMALL}`]: 'within the margin' });
 	});
 });

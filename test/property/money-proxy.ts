@@ -64,8 +64,8 @@ export class RecordingProxy {
 	/** a new connection to the simulator for every request (no reuse race on that side either) */
 	private readonly upstream = new Agent({ keepAlive: false });
 	private counts: Record<string, number> = {};
-	/** called when a request has arrived whole, before it goes on (a test samples the process there) */
-	onRequest?: (ex: Exchange) => void;
+	/** called when a request has arrived whole, before it goes on (a test samples the process there; a promise holds it) */
+	onRequest?: (ex: Exchange) => void | Promise<void>;
 	/** the Content-Types the text routes' event streams and JSON answers are passed on with (a proxy that relabels) */
 	private relabel: { stream?: string; json?: string } = {};
 
@@ -146,8 +146,8 @@ export class RecordingProxy {
 		const lose = this.lossFor(ex.method, ex.path);
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
-		req.on('end', () => {
-			this.onRequest?.(ex);
+		req.on('end', async () => {
+			await this.onRequest?.(ex);
 			const body = Buffer.concat(chunks);
 			ex.body = body.toString('utf8');
 			const headers: Record<string, string | string[] | undefined> = {
