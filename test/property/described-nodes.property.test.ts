@@ -1064,9 +1064,9 @@ async function runCase(original: Case): Promise<string[]> {
 
 /**
  * An open bug, known and not yet fixed (found by CI's run of 2026-11-29 once the host-shape generator gave this
- * property Retry On Fail: seed -1461556220 path 2, which did not replay alone; docs/development.md, "Open: the repair's
- * money"): with the README calls under Retry On Fail (tries > 1), the delta clip Task Wait settled without usage was
- * recorded as ¤0, below its estimate. Such a finding is printed as known, not failed; FUZZ_KNOWN=0 fails on it.
+ * property Retry On Fail: seed -1461556220 path 2, which did not replay alone; docs/development.md, "Open: a delta
+ * clip's estimate under Retry On Fail"): with the README calls under Retry On Fail (tries > 1), the delta clip Task
+ * Wait settled without usage was recorded as ¤0, below its estimate. Such a finding is printed as known, not failed; FUZZ_KNOWN=0 fails on it.
  */
 function knownOpen(c: { maxTries?: number; readmeCall?: boolean }, p: string): boolean {
 	const known =

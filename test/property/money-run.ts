@@ -12,23 +12,6 @@ import { buildWorkflow, GROUPS, PAID_MODELS, type Group, type MoneyCase } from '
 /** Oracles (the letter or word before the colon in a problem's brackets) to look past, e.g. FUZZ_IGNORE=c,e while an older class shows first on old code. */
 const IGNORED = new Set((process.env.FUZZ_IGNORE ?? '').split(',').filter(Boolean));
 
-/**
- * An open bug, known and not yet fixed (found by this property in CI on 2026-11-29 once the Chat node's JSON Schema
- * repair was generated: seeds in docs/development.md, "Open: the repair's money"): the money record of a Chat node item
- * whose first answer failed its JSON Schema, so that a repair request went, is priced from the two answers' usage
- * summed and rounded once (¤2 above the most the calls can cost, seed -1139784961 path 49), and drops the first
- * answer's known charge when the repair's answer is lost (¤30 below the charges, seed 1015182839 path 19). Such an
- * oracle (b) finding is printed as known, not failed; every other finding of the same run still fails it.
- * FUZZ_KNOWN=0 fails on it too (to work on the fix).
- */
-function knownOpen(c: MoneyCase, problem: string): boolean {
-	if (process.env.FUZZ_KNOWN === '0') return false;
-	return (
-		/^\[b: record\]/.test(problem) &&
-		c.nodes.some((n) => n.kind === 'chat' && n.schema === true && n.invalidFirst === true)
-	);
-}
-
 /** A run still going after this long is a hang: it is cancelled and reported. */
 const HANG_MS = 60_000;
 
@@ -249,12 +232,8 @@ async function runOnce(f: MoneyFixture, c: MoneyCase, cov: Coverage): Promise<Mo
 		cov,
 	);
 	if (process.env.FUZZ_DUMP && problems.length) dump(proxy, result, started);
-	const known = problems.filter((p) => knownOpen(c, p));
-	for (const k of known) console.log(`known open bug (FUZZ_KNOWN=0 fails on it): ${k}`);
 	return {
-		problems: problems.filter(
-			(p) => !known.includes(p) && !IGNORED.has(/^\[([^\]:]+)/.exec(p)?.[1] ?? ''),
-		),
+		problems: problems.filter((p) => !IGNORED.has(/^\[([^\]:]+)/.exec(p)?.[1] ?? '')),
 		result,
 		ms,
 	};

@@ -187,6 +187,45 @@ function usageCost(
 export const estimateOnly = (f: { status: CostStatus; bound?: boolean }) =>
 	f.status === 'estimate' && !f.bound;
 
+/** one request's part of several: its figure in ¤, or "no figure" */
+const partText = (f: CostFigure) =>
+	f.quota === undefined
+		? 'no figure'
+		: f.quotaLow !== undefined && f.quotaLow !== f.quota
+			? `¤${f.quotaLow}–¤${f.quota}`
+			: `¤${f.quota}`;
+
+/** the statuses from the most to the least certain: several calls together are as certain as the least of them */
+const CERTAINTY: CostStatus[] = ['expected', 'settled', 'range', 'estimate', 'unknown'];
+
+/**
+ * The figure of several paid requests of one item (a JSON Schema answer and its repair request), each priced on its
+ * own as the gateway charges each: the sum when every one has a figure; no figure (not free) when one has none.
+ */
+export function sumFigures(figures: CostFigure[]): CostFigure {
+	if (figures.length === 1) return figures[0];
+	const all = figures.every((f) => f.quota !== undefined);
+	const status = all
+		? CERTAINTY[Math.max(...figures.map((f) => CERTAINTY.indexOf(f.status)))]
+		: 'unknown';
+	const sum = (of: (f: CostFigure) => number) => figures.reduce((n, f) => n + of(f), 0);
+	const quantity: IDataObject = {};
+	for (const f of figures)
+		for (const [k, v] of Object.entries(f.quantity))
+			if (typeof v === 'number') quantity[k] = ((quantity[k] as number | undefined) ?? 0) + v;
+	const ranged = figures.some((f) => f.quotaLow !== undefined);
+	return {
+		status,
+		...(status === 'estimate' && figures.every((f) => !estimateOnly(f)) ? { bound: true } : {}),
+		basis: figures[0].basis,
+		...(all ? { quota: sum((f) => f.quota!) } : {}),
+		...(all && ranged ? { quotaLow: sum((f) => f.quotaLow ?? f.quota!) } : {}),
+		multiplier: figures[0].multiplier,
+		quantity,
+		note: figures.map((f, k) => `request ${k + 1}: ${partText(f)} (${f.note})`).join('; '),
+	};
+}
+
 /** What the cap counts for a call before it is sent: its exact price or upper bound; undefined: no figure before the call. */
 export function capBound(q: Quote): number | undefined {
 	// a video's estimate is no bound: the cap counts it as a call with no price before it is sent

@@ -16,6 +16,7 @@ import {
 	type Prices,
 } from '../money/cap';
 import { asSent, type Quote } from '../money/cost';
+import { sumFigures, type CostFigure } from '../money/figure';
 import type { TokenCount } from '../money/tokens';
 import { resolveCap, type MoneyOptions } from '../money/options';
 import { callSpendKey, type ExecutionSpend, type SpendEntry } from '../money/record';
@@ -153,32 +154,57 @@ export async function recordCosts<P, S>(
 ): Promise<void> {
 	const prices = await priceAll(run, checked, batch);
 	const entries: Array<[string, SpendEntry]> = [];
-	const figures = [];
+	const figures: CostFigure[] = [];
 	for (const [i, r] of run.results.entries()) {
 		const q = batch.quotes[i];
 		const entry = sent.answers[i];
 		if (!q || !entry || (isFailure(r) && !r.submitted)) continue;
-		let usage: TokenCount | undefined;
+		let usages: Array<TokenCount | undefined> | undefined;
 		let key: string | undefined;
 		try {
-			usage = 'sent' in entry ? run.op.usageOf?.(entry.sent) : undefined;
+			usages = 'sent' in entry ? run.op.usagesOf?.(entry.sent) : undefined;
 			key = 'sent' in entry ? run.op.spendKeyOf?.(entry.sent) : undefined;
 		} catch {
-			usage = undefined;
+			usages = undefined;
 		}
-		// the requests the item sent, not those it might have (a JSON Schema answer that validated at once: one)
-		const { figure, entry: spendEntry } = costEntry(
-			asSent(q, sent.requests[i] ?? 1),
-			usage,
-			`${run.ctx.getNode().name} item ${i}`,
-		);
-		figures.push(figure);
-		entries.push([key ?? callSpendKey(placeKey(run.place(i))), spendEntry]);
-		const cost = costJsonOf(figure, prices.display);
+		// each request the item sent (not those it might have: a JSON Schema answer that validated at once is one) is its
+		// own entry at its own place, priced from its own usage, as the gateway charges each on its own
+		const mine = requestEntries(run, i, asSent(q, sent.requests[i] ?? 1), usages, key);
+		figures.push(...mine.map((m) => m.figure));
+		entries.push(...mine.map((m): [string, SpendEntry] => [m.key, m.entry]));
+		const figure = sumFigures(mine.map((m) => m.figure));
+		const cost = {
+			...costJsonOf(figure, prices.display),
+			...(mine.length > 1
+				? { per_request: mine.map((m) => costJsonOf(m.figure, prices.display)) }
+				: {}),
+		};
 		if (isFailure(r)) r.fields = { ...(r.fields ?? {}), cost };
 		else run.results[i] = { ...r, json: { ...r.json, cost } };
 	}
 	const total = spend.record(entries, prices.display);
 	const hint = spendHint('This node', figures, total, spend, prices.display);
 	if (hint) exitOf(run.ctx).hint(hint);
+}
+
+/**
+ * An item's paid requests as the record counts them: one entry per request that left (the first at the item's place or
+ * its task, a follow-up at its own step), each priced alone; `q` counts the requests sent.
+ */
+function requestEntries<P, S>(
+	run: PaidRun<P, S>,
+	i: number,
+	q: Quote,
+	usages: Array<TokenCount | undefined> | undefined,
+	key: string | undefined,
+): Array<{ key: string; figure: CostFigure; entry: SpendEntry }> {
+	const label = `${run.ctx.getNode().name} item ${i}`;
+	const place = run.place(i);
+	const first = key ?? callSpendKey(placeKey(place));
+	if (q.requests <= 1) return [{ key: first, ...costEntry(q, usages?.[0], label) }];
+	const one = asSent(q, 1);
+	return Array.from({ length: q.requests }, (_, k) => ({
+		key: k === 0 ? first : callSpendKey(placeKey({ ...place, step: k })),
+		...costEntry(one, usages?.[k], k === 0 ? label : `${label} request ${k + 1}`),
+	}));
 }

@@ -32,8 +32,11 @@ export interface PaidOperation<P, S> {
 	taskIdOf?(sent: S): string | undefined;
 	/** what the item is priced by: its model and the calls billed per call */
 	pricedAs(p: P): PricedAs;
-	/** the token usage of an answer (per-token models) */
-	usageOf?(sent: S): TokenCount | undefined;
+	/**
+	 * the token usage of each paid request an answer came from (per-token models), in the order they were sent: the
+	 * first request, then its follow-up; undefined for a request whose usage is not known (its answer lost)
+	 */
+	usagesOf?(sent: S): Array<TokenCount | undefined>;
 	/** where the item's spend is recorded when not by its place (a delta video: by its task, so its settled fee replaces it) */
 	spendKeyOf?(sent: S): string | undefined;
 	/** the fields a Quote Only item carries besides its cost (model, prompt …) */

@@ -61,8 +61,10 @@ export function textOperation(
 		// model, the record the requests sent (per-token: the usage of both)
 		pricedAs: (p) => ({ model: p.model, calls: 1, requests: p.schema ? 2 : 1 }),
 		quoteFields: (p) => ({ model: p.model, endpoint }),
-		usageOf: (outcome) =>
-			outcome.uncertain === undefined ? tokenCountOf(outcome.usage) : undefined,
+		usagesOf: (outcome) =>
+			outcome.requestUsages?.map((u) => tokenCountOf(u)) ?? [
+				outcome.uncertain === undefined ? tokenCountOf(outcome.usage) : undefined,
+			],
 		send: (p, i) => sendChecked(run, p, i),
 		followUp: (p, first, i) => repairFollowUp(run, p, first, i),
 		finish: (p, outcome) => finishText(run, p, outcome),
@@ -187,18 +189,22 @@ function joinRepair(
 			...first,
 			repair,
 			uncertain: `the JSON Schema repair request left and then failed: ${why}`,
+			requestUsages: [first.usage, undefined],
 		};
 	}
 	const answer = second.sent;
 	const usage = sumUsage(first.usage, answer.usage);
-	if (answer.uncertain !== undefined || answer.failed) return { ...answer, usage, repair };
+	const requestUsages = [first.usage, answer.uncertain === undefined ? answer.usage : undefined];
+	if (answer.uncertain !== undefined || answer.failed)
+		return { ...answer, usage, repair, requestUsages };
 	const again = checkAgainstSchema(answer.text, schema.schema);
-	if (again.ok) return { ...answer, usage, repair, structured: again.value };
+	if (again.ok) return { ...answer, usage, repair, requestUsages, structured: again.value };
 	const words = repairFailure(schema.name, errors, again.errors);
 	return {
 		...answer,
 		usage,
 		repair,
+		requestUsages,
 		failed: {
 			error: new NodeOperationError(ctx.getNode(), `The answer ${words.message}`, {
 				itemIndex: i,

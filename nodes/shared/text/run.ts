@@ -35,6 +35,11 @@ export interface TextOutcome {
 	repair?: IDataObject;
 	/** Response Format JSON Schema: why the answer did not validate (it gets the one repair request) */
 	schemaErrors?: string[];
+	/**
+	 * An answer with a repair request: the usage of each request that left (the first, the repair), undefined where
+	 * it is not known; the gateway charges each on its own, so the record prices each on its own
+	 */
+	requestUsages?: Array<IDataObject | undefined>;
 }
 
 export interface SendOptions {
