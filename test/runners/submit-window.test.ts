@@ -104,6 +104,8 @@ describe('the submit window finds the gateway pace', () => {
 		gateway({ latencyMs: 100 });
 		let switched = false;
 		let before = 0;
+		// what the gateway had in flight when it got busy (on a loaded machine the sampler sees 32 late, the window wider)
+		let atSwitch = 0;
 		// the gateway gets busy once the window is wide: from then on it takes 4 submissions at a time
 		const r = await watching(
 			() => run(300),
@@ -111,6 +113,7 @@ describe('the submit window finds the gateway pace', () => {
 				before = Math.max(before, inFlight);
 				if (!switched && inFlight >= 32) {
 					switched = true;
+					atSwitch = inFlight;
 					sim.state.opts.maxConcurrentSubmits = 4;
 				}
 			},
@@ -122,10 +125,12 @@ describe('the submit window finds the gateway pace', () => {
 			r.output('Submit').map((o) => o.json),
 			300,
 		);
-		// … and the refusals are a few per round, not one per place of a window that stayed wide (about 60 a round)
+		// … and the refusals are those in flight when the gateway got busy plus a few per round, not one per place of a
+		// window that stayed wide (the window less 4, every round, for the 70-odd rounds of 4 that 300 items take)
 		const refused = posts(sim).filter((l) => l.status === 429).length;
+		process.stdout.write(`submit window: ${atSwitch} in flight at the switch, ${refused} refused\n`);
 		expect(refused).toBeGreaterThan(0);
-		expect(refused).toBeLessThan(100);
+		expect(refused).toBeLessThan(atSwitch + 60);
 	});
 
 	it('narrows when the answers slow down: a gateway queueing beyond its pace gets fewer in flight than the bound', async () => {
