@@ -128,7 +128,9 @@ describe('the submit window finds the gateway pace', () => {
 		// … and the refusals are those in flight when the gateway got busy plus a few per round, not one per place of a
 		// window that stayed wide (the window less 4, every round, for the 70-odd rounds of 4 that 300 items take)
 		const refused = posts(sim).filter((l) => l.status === 429).length;
-		process.stdout.write(`submit window: ${atSwitch} in flight at the switch, ${refused} refused\n`);
+		process.stdout.write(
+			`submit window: ${atSwitch} in flight at the switch, ${refused} refused\n`,
+		);
 		expect(refused).toBeGreaterThan(0);
 		expect(refused).toBeLessThan(atSwitch + 60);
 	});
