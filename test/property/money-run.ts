@@ -280,4 +280,5 @@ export const newCoverage = (): Coverage => ({
 	reRunsAfterSpend: 0,
 	laterRuns: 0,
 	refusedBatches: 0,
+	quoteOnly: 0,
 });
