@@ -500,7 +500,7 @@ export type Given =
 /** How far a set strays: every field as the editor's own choices and examples give it, one field odd, a few, or any. */
 export type Level = 'plain' | 'one odd' | 'a few odd' | 'any';
 /** The levels a set is drawn at by default (plain and one odd most often). */
-export const LEVELS: Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'];
+const LEVELS: Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'];
 
 export interface ParameterSet {
 	/** the node's display name */

@@ -169,7 +169,8 @@ function reasoningsOf(answer: string): string[] {
  * message, a function call (the assistant's), a function call's output (the tool's), reasoning (the assistant's)).
  */
 function messagesOf(body: Record<string, unknown>): Array<{ role: string; content: unknown }> {
-	if (Array.isArray(body.messages)) return body.messages as Array<{ role: string; content: unknown }>;
+	if (Array.isArray(body.messages))
+		return body.messages as Array<{ role: string; content: unknown }>;
 	const input = body.input;
 	if (typeof input === 'string') return [{ role: 'user', content: input }];
 	if (!Array.isArray(input)) return [];
@@ -408,6 +409,8 @@ export interface Coverage {
 	refusedBatches: number;
 	/** items whose generated Quote Only read on (nothing may be sent for them) */
 	quoteOnly: number;
+	/** paid calls on the Responses API (a generated *Use Responses API* on the Chat Model) */
+	responses: number;
 }
 
 const unset = (v: unknown) =>
@@ -716,6 +719,7 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 		cov.calls += spending.length;
 		cov.lost += spending.filter((x) => x.ex.lost).length;
 		cov.turns += spending.filter((x) => x.viaModel).length;
+		cov.responses += spending.filter((x) => x.ex.path.startsWith('/v1/responses')).length;
 		for (const node of c.nodes) {
 			const runs = runData[node.name]?.length ?? 0;
 			cov.laterRuns += Math.max(0, runs - 1);

@@ -281,4 +281,5 @@ export const newCoverage = (): Coverage => ({
 	laterRuns: 0,
 	refusedBatches: 0,
 	quoteOnly: 0,
+	responses: 0,
 });

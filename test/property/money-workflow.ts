@@ -411,7 +411,7 @@ const slotOf = (n: number, model: boolean) => `${model ? 'm' : 'n'}${n}`;
 
 /** The money options the oracle judges, read from the description's labels: a spend, a group, unpriced models. */
 const MONEY_LABEL = /Spend|Group|Unpriced/;
-export function moneyOptionNames(type: INodeType): Set<string> {
+function moneyOptionNames(type: INodeType): Set<string> {
 	return new Set(
 		fieldsOf(type.description.properties)
 			.filter((f) => f.path.length === 2 && f.path[0] === 'options')
@@ -449,7 +449,7 @@ function laid(
 }
 
 /** The options of a generated set a node keeps (the given ones, without the money options and the case's own). */
-export function keptGiven(
+function keptGiven(
 	type: INodeType,
 	g: GeneratedOptions,
 	owned: string[] = [],
@@ -464,9 +464,9 @@ export function keptGiven(
 }
 
 /** The options a Chat node's case writes itself (its JSON Schema, as each version stores it). */
-export const SCHEMA_OPTIONS = ['format', 'responseFormat', 'jsonSchema', 'schemaName', 'strictSchema'];
+const SCHEMA_OPTIONS = ['format', 'responseFormat', 'jsonSchema', 'schemaName', 'strictSchema'];
 /** The options the Chat Model's case writes itself (Maximum Number of Tokens is the oracle's bound). */
-export const modelOwned = (m: Pick<ChatModelCase, 'noTemperature'>) => [
+const modelOwned = (m: Pick<ChatModelCase, 'noTemperature'>) => [
 	'streaming',
 	'maxTokens',
 	...(m.noTemperature ? ['temperature'] : []),
@@ -498,10 +498,15 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					model: locator(MODELS.image),
 					prompt: text('a fox'),
 					size: `={{ ${item(n)}.bad ? '16:9' : '1536x1024' }}`,
-					options: laid(IMAGE, c.generated, {
-						...moneyOptions(c, n),
-						...(c.waitForResult ? { waitForResult: true } : {}),
-					}, []),
+					options: laid(
+						IMAGE,
+						c.generated,
+						{
+							...moneyOptions(c, n),
+							...(c.waitForResult ? { waitForResult: true } : {}),
+						},
+						[],
+					),
 				},
 				...(c.generated ? { typeVersion: c.generated.typeVersion } : {}),
 			};
@@ -537,22 +542,27 @@ function paidNode(c: NodeCase, n: number): TestNode {
 						],
 					},
 					stream: false,
-					options: laid(CHAT, c.generated, {
-						...moneyOptions(c, n),
-						...(c.schema && c.schemaV1
-							? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
-							: c.schema
-								? {
-										format: {
-											values: {
-												responseFormat: 'json_schema',
-												jsonSchema: SCHEMA,
-												schemaName: 'reply',
+					options: laid(
+						CHAT,
+						c.generated,
+						{
+							...moneyOptions(c, n),
+							...(c.schema && c.schemaV1
+								? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
+								: c.schema
+									? {
+											format: {
+												values: {
+													responseFormat: 'json_schema',
+													jsonSchema: SCHEMA,
+													schemaName: 'reply',
+												},
 											},
-										},
-									}
-								: {}),
-					}, c.schema ? SCHEMA_OPTIONS : []),
+										}
+									: {}),
+						},
+						c.schema ? SCHEMA_OPTIONS : [],
+					),
 				},
 				// a workflow saved with version 1 of the Chat node: Response Format as its four options
 				...(c.schema && c.schemaV1 ? { typeVersion: 1 } : {}),
@@ -599,7 +609,10 @@ function chatModelNode(m: ChatModelCase, n: number, group: Group, ratio: number)
 	return {
 		name: m.name,
 		type: new LmChatGenGateway(),
-		parameters: { model: locator(m.model), options: laid(MODEL, m.generated, options, modelOwned(m)) },
+		parameters: {
+			model: locator(m.model),
+			options: laid(MODEL, m.generated, options, modelOwned(m)),
+		},
 		...(m.secondAccount ? { credentialId: '2' } : {}),
 		...(m.generated ? { typeVersion: m.generated.typeVersion } : {}),
 	};
@@ -1315,10 +1328,7 @@ const GEN_CTX: GenContext = {
 const NEAR: Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd'];
 
 /** A generated set as a node takes it: its options (per-item fields reading the Start item's slot) and their values. */
-function generatedOf(
-	s: ParameterSet,
-	slot: string,
-): GeneratedOptions {
+function generatedOf(s: ParameterSet, slot: string): GeneratedOptions {
 	return {
 		typeVersion: s.typeVersion,
 		level: s.level ?? 'plain',
@@ -1353,7 +1363,10 @@ function generatedFor(
 		);
 	return p.kind === 'agent'
 		? fc.tuple(fc.constant(undefined), one(MODEL, versionsOf(MODEL.description), true))
-		: fc.tuple(one(TYPE_OF[p.kind], versionsFor(p, TYPE_OF[p.kind]), false), fc.constant(undefined));
+		: fc.tuple(
+				one(TYPE_OF[p.kind], versionsFor(p, TYPE_OF[p.kind]), false),
+				fc.constant(undefined),
+			);
 }
 
 /**

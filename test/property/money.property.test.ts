@@ -76,7 +76,7 @@ async function checkMoney(
 		},
 	);
 	process.stdout.write(
-		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure); ${gen.nodes} of ${gen.all} nodes and Chat Models used options generated from their descriptions (${gen.options} options), ${cov.quoteOnly} items quoted by a generated Quote Only\n`,
+		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure); ${gen.nodes} of ${gen.all} nodes and Chat Models used options generated from their descriptions (${gen.options} options), ${cov.quoteOnly} items quoted by a generated Quote Only, ${cov.responses} calls on the Responses API\n`,
 	);
 	report(FILE, details as fc.RunDetails<unknown>, ran, testName);
 }
