@@ -25,7 +25,11 @@
  *     output; a paid node that sent a request never fails the run;
  * (e) every item's answer is its own: an agent item's answers are those of its own questions, an image's or video's
  *     output carries its own prompt (a re-run that reuses what a place got must hand it to the same place);
+ * (k) Quote Only, when drawn from the node's description (README, "A quote before paying"; docs/configuration.md for
+ *     how a switch given as text, empty or null reads): an item whose Quote Only reads on, or is no switch, has no
+ *     paid request at its place;
  * and the oracle agrees with the simulator: every answered call was charged the oracle's price at the key's ratio.
+ * The text calls are those of Chat Completions and of the Responses API (the Chat Model's *Use Responses API*).
  */
 import type { IRunData, ITaskData } from 'n8n-workflow';
 import type { LedgerEntry, RequestLogEntry } from '../../simulator';

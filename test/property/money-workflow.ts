@@ -10,6 +10,13 @@
  * ` q<question>`), so the oracle can count what the gateway received per place. Option values come per item through
  * expressions on the Start item (`$('Start').item.json.m[<node>]`); a part of every prompt may change between tries
  * (`$now`, `Math.random()`).
+ *
+ * Issue 43: about half the nodes and Chat Models also take options drawn from their own descriptions
+ * (description-gen.ts `parameterSetArb`, at a version the node declares, plain or with one field astray): every option
+ * of the node's `options` collection may come, as typed, from an expression or per item (the per-item values on the
+ * Start item, `$('Start').item.json.g.<n|m><node>.vN`), so an option added to a description reaches this property
+ * by itself. The money options the oracle judges and the options the case writes itself stay the case's
+ * (`GeneratedOptions`).
  */
 import fc from 'fast-check';
 import {

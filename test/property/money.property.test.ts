@@ -5,7 +5,9 @@
  * 1–3 runs of every node, 1–8 items with per-item Max Expected Spend (¤ and display currency) and Group Name / Group
  * Multiplier, every error setting, Retry On Fail with 1–3 tries, prompts that change between tries, keys in any
  * group, and gateway faults that fail items after they were paid; each run is judged by ./money-invariants.ts against
- * an oracle written from the spec's billing rules (./money-oracle.ts) and the simulator's ledger.
+ * an oracle written from the spec's billing rules (./money-oracle.ts) and the simulator's ledger. About half the nodes
+ * and Chat Models take the other options of their descriptions too (issue 43: money-workflow.ts `GeneratedOptions`,
+ * drawn by description-gen.ts); the summary line says how many.
  * FUZZ_RUNS, FUZZ_SEED, FUZZ_PATH and FUZZ_TIME_MS steer it; a failure prints the seed and a replay line.
  */
 import fc from 'fast-check';
