@@ -35,6 +35,7 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
 import type { TestNode } from '../harness/workflow';
+import { displayToQuota } from './money-oracle';
 import {
 	fieldsOf,
 	parameterSetArb,
@@ -191,6 +192,8 @@ export interface NodeCase {
 	invalidFirst?: boolean;
 	/** options drawn from the node's description, under the case's own (issue 43) */
 	generated?: GeneratedOptions;
+	/** its display-currency Max Expected Spend is the one drawn from its description (`adoptSpend`) */
+	spendFromDescription?: boolean;
 }
 
 export interface MoneyCase {
@@ -1313,7 +1316,10 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				const c = withValues(base, final, base.itemCount);
 				c.nodes.forEach((node, n) => {
 					const [own, model] = g[n];
-					if (own) node.generated = own;
+					if (own) {
+						node.generated = own;
+						adoptSpend(c, n);
+					}
 					if (model && node.chatModel && node.chatModel.owner === undefined)
 						node.chatModel.generated = model;
 				});
@@ -1323,6 +1329,29 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				return c;
 			});
 		});
+}
+
+/**
+ * A generated *Max Expected Spend* the oracle reads exactly as the README does — a positive decimal in the site's
+ * display currency (`$` before it on a USD site), `¤N` in quota units, or empty (not set) on every item — becomes the
+ * node's display-currency cap when the case drew none in that field: the oracle then judges it as the case's own (its
+ * items' values go through the Start item). Any other value stays out, as a money option the case did not draw.
+ */
+function adoptSpend(c: MoneyCase, n: number): void {
+	const node = c.nodes[n];
+	const g = node.generated?.given['options.maxSpend'];
+	if (!g || node.options.spend) return;
+	const values = c.items.map((_, k) => (g.how === 'per item' ? g.values[k] : g.value));
+	const readable = (v: unknown) =>
+		typeof v === 'string' &&
+		(v === '' ||
+			/^¤[1-9]\d*$/.test(v) ||
+			(/^\d+(\.\d+)?$/.test(v.replace(c.display.type === 'USD' ? /^\$/ : /^$/, '')) &&
+				displayToQuota(v.replace(/^\$/, ''), c.display, c.display.quotaPerUnit) > 0));
+	if (!values.every(readable)) return;
+	node.options.spend = true;
+	node.spendFromDescription = true;
+	values.forEach((v, k) => (c.items[k][n].spend = v as string));
 }
 
 /** What description-gen needs around the money runs (the options drawn here hold no model and no binary data). */
@@ -1404,7 +1433,7 @@ function keptOfModel(m: ChatModelCase): Record<string, Given> | undefined {
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}${n.invalidFirst ? ' first answer invalid' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}${n.chatModel.generated ? `, Chat Model v${n.chatModel.generated.typeVersion} generated ${JSON.stringify(keptOfModel(n.chatModel))}` : ''}` : ''}${n.generated ? `, v${n.generated.typeVersion} generated ${JSON.stringify(keptOf(n))}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}${n.invalidFirst ? ' first answer invalid' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}${n.chatModel.generated ? `, Chat Model v${n.chatModel.generated.typeVersion} generated ${JSON.stringify(keptOfModel(n.chatModel))}` : ''}` : ''}${n.generated ? `, v${n.generated.typeVersion} generated ${JSON.stringify(keptOf(n))}` : ''}${n.spendFromDescription ? `, Max Expected Spend generated ${JSON.stringify(n.generated?.given['options.maxSpend'])}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }

@@ -54,10 +54,11 @@ async function checkMoney(
 	let ran = 0;
 	const cov = newCoverage();
 	// issue 43: nodes and Chat Models whose options were drawn from their descriptions, and how many options they took
-	const gen = { nodes: 0, all: 0, options: 0 };
+	const gen = { nodes: 0, all: 0, options: 0, caps: 0 };
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
 			ran++;
+			gen.caps += c.nodes.filter((n) => n.spendFromDescription).length;
 			for (const g of generatedOptionsOf(c)) {
 				gen.all++;
 				if (!g) continue;
@@ -78,7 +79,7 @@ async function checkMoney(
 		},
 	);
 	process.stdout.write(
-		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure); ${gen.nodes} of ${gen.all} nodes and Chat Models used options generated from their descriptions (${gen.options} options), ${cov.quoteOnly} items quoted by a generated Quote Only, ${cov.responses} calls on the Responses API\n`,
+		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure); ${gen.nodes} of ${gen.all} nodes and Chat Models used options generated from their descriptions (${gen.options} options; ${gen.caps} generated Max Expected Spend judged as the cap), ${cov.quoteOnly} items quoted by a generated Quote Only, ${cov.responses} calls on the Responses API\n`,
 	);
 	report(FILE, details as fc.RunDetails<unknown>, ran, testName);
 }
