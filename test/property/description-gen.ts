@@ -497,10 +497,17 @@ export type Given =
 	| { how: 'expression'; value: unknown }
 	| { how: 'per item'; values: unknown[] };
 
+/** How far a set strays: every field as the editor's own choices and examples give it, one field odd, a few, or any. */
+export type Level = 'plain' | 'one odd' | 'a few odd' | 'any';
+/** The levels a set is drawn at by default (plain and one odd most often). */
+const LEVELS: Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'];
+
 export interface ParameterSet {
 	/** the node's display name */
 	node: string;
 	typeVersion: number;
+	/** how far the set strays (parameterSetArb's draw) */
+	level?: Level;
 	/** the node's parameters as a workflow stores them (hidden properties left out, as the editor leaves them) */
 	parameters: Record<string, unknown>;
 	/** the input items' JSON: the values of per-item fields (`v0`, `v1` …) and `task_id` */
@@ -522,6 +529,7 @@ export function parameterSetArb(
 	version: number,
 	itemCount: number,
 	ctx: GenContext,
+	levels: Level[] = LEVELS,
 ): fc.Arbitrary<ParameterSet> {
 	const d = type.description;
 	const switching = switchingNames(d.properties);
@@ -529,10 +537,8 @@ export function parameterSetArb(
 		const items: IDataObject[] = Array.from({ length: itemCount }, () => ({}));
 		const given: Record<string, Given> = {};
 		let slot = 0;
-		// how far a set strays: every field as the editor's own choices and examples give it, a few fields odd, or any
-		const level = g(() =>
-			fc.constantFrom('plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'),
-		);
+		// how far a set strays (LEVELS; a property may ask for the nearer levels only)
+		const level = g(() => fc.constantFrom(...levels));
 		// 'one odd': the n-th field given (if there is one) strays, every other is plain
 		const oddOne = g(() => fc.nat(11));
 		let fieldsGiven = 0;
@@ -648,7 +654,7 @@ export function parameterSetArb(
 				fc.constantFrom('task_unknown_1', 'task-00000000', '', ' ', 'no such/task', ctx.key),
 			);
 		});
-		return { node: d.displayName, typeVersion: version, parameters, items, given };
+		return { node: d.displayName, typeVersion: version, level, parameters, items, given };
 	});
 }
 

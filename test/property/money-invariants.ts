@@ -25,7 +25,11 @@
  *     output; a paid node that sent a request never fails the run;
  * (e) every item's answer is its own: an agent item's answers are those of its own questions, an image's or video's
  *     output carries its own prompt (a re-run that reuses what a place got must hand it to the same place);
+ * (k) Quote Only, when drawn from the node's description (README, "A quote before paying"; docs/configuration.md for
+ *     how a switch given as text, empty or null reads): an item whose Quote Only reads on, or is no switch, has no
+ *     paid request at its place;
  * and the oracle agrees with the simulator: every answered call was charged the oracle's price at the key's ratio.
+ * The text calls are those of Chat Completions and of the Responses API (the Chat Model's *Use Responses API*).
  */
 import type { IRunData, ITaskData } from 'n8n-workflow';
 import type { LedgerEntry, RequestLogEntry } from '../../simulator';
@@ -44,6 +48,7 @@ import {
 } from './money-oracle';
 import {
 	FAN,
+	keptOf,
 	START,
 	type ChatModelCase,
 	type ItemOptions,
@@ -87,7 +92,9 @@ export interface Call {
 	answered: boolean;
 }
 
-const PAID = /^\/v1\/(images\/generations\/async|videos|chat\/completions)(\?|$)/;
+const PAID = /^\/v1\/(images\/generations\/async|videos|chat\/completions|responses)(\?|$)/;
+/** The text routes: Chat Completions, and the Responses API (the Chat Model's *Use Responses API*) */
+const TEXT = /^\/v1\/(chat\/completions|responses)(\?|$)/;
 /** (i): how long after a refusal ended a request already on its way may still arrive */
 const LEARN_MS = 250;
 const MARKER = /#c(\d+) n(\d+) r(\d+) k(\d+)(?:#| q(\d+)#)/;
@@ -121,7 +128,9 @@ function reportedUsage(answer: string): Usage | undefined {
 		const data = line.slice(5).trim();
 		if (data === '[DONE]') continue;
 		try {
-			const u = usageOfAnswer((JSON.parse(data) as { usage?: unknown }).usage);
+			// a Chat Completions chunk's usage, or the Responses API's `response.completed` event's
+			const j = JSON.parse(data) as { usage?: unknown; response?: { usage?: unknown } };
+			const u = usageOfAnswer(j.usage ?? j.response?.usage);
 			if (u) found = u;
 		} catch {
 			// not JSON
@@ -159,6 +168,27 @@ function reasoningsOf(answer: string): string[] {
 	return joined ? [joined] : [];
 }
 
+/**
+ * A text request's conversation: Chat Completions' `messages`, or the Responses API's `input` (text, or items: a
+ * message, a function call (the assistant's), a function call's output (the tool's), reasoning (the assistant's)).
+ */
+function messagesOf(body: Record<string, unknown>): Array<{ role: string; content: unknown }> {
+	if (Array.isArray(body.messages))
+		return body.messages as Array<{ role: string; content: unknown }>;
+	const input = body.input;
+	if (typeof input === 'string') return [{ role: 'user', content: input }];
+	if (!Array.isArray(input)) return [];
+	return (input as Array<Record<string, unknown>>).map((x) => ({
+		role:
+			typeof x.role === 'string'
+				? x.role
+				: x.type === 'function_call_output'
+					? 'tool'
+					: 'assistant',
+		content: x.content ?? x.output ?? x.arguments ?? '',
+	}));
+}
+
 /** The paid POSTs the gateway received, each with its place, its charges and what it answered. */
 export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems: string[] } {
 	const problems: string[] = [];
@@ -176,14 +206,13 @@ export function paidCalls(c: MoneyCase, o: Observed): { calls: Call[]; problems:
 			problems.push(`[oracle] POST ${ex.path} #${ex.seq} has a body that is not JSON`);
 			continue;
 		}
-		const isChat = ex.path.startsWith('/v1/chat/completions');
+		const isChat = TEXT.test(ex.path);
 		let text = String(body.prompt ?? '');
 		let phase: Call['phase'];
 		/** an agent's question as the README defines it: the conversation without its system messages */
 		let question = '';
 		if (isChat) {
-			const messages =
-				(body.messages as Array<{ role: string; content: unknown }> | undefined) ?? [];
+			const messages = messagesOf(body);
 			// the place marker is in the user's last own message (a repair's request ends with the repair prompt)
 			const users = messages.filter((m) => m.role === 'user').map((m) => contentText(m.content));
 			text = [...users].reverse().find((u) => MARKER.test(u)) ?? users[users.length - 1] ?? '';
@@ -382,6 +411,25 @@ export interface Coverage {
 	/** node runs with index > 0 */
 	laterRuns: number;
 	refusedBatches: number;
+	/** items whose generated Quote Only read on (nothing may be sent for them) */
+	quoteOnly: number;
+	/** paid calls on the Responses API (a generated *Use Responses API* on the Chat Model) */
+	responses: number;
+}
+
+const unset = (v: unknown) =>
+	v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+/**
+ * Quote Only as docs/configuration.md reads a switch: `true`/`false` in any case with spaces around and `1`/`0`
+ * (numbers or text) are the switch; empty text and `null` are "not set", the option's default when it is added (on);
+ * anything else is refused, and nothing is sent for the item.
+ */
+function quoteOnlyReads(v: unknown): 'on' | 'off' | 'refused' {
+	if (unset(v) || v === true || v === 1) return 'on';
+	if (v === false || v === 0) return 'off';
+	if (typeof v === 'string' && /^(true|1)$/i.test(v.trim())) return 'on';
+	if (typeof v === 'string' && /^(false|0)$/i.test(v.trim())) return 'off';
+	return 'refused';
 }
 
 export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] {
@@ -675,6 +723,7 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 		cov.calls += spending.length;
 		cov.lost += spending.filter((x) => x.ex.lost).length;
 		cov.turns += spending.filter((x) => x.viaModel).length;
+		cov.responses += spending.filter((x) => x.ex.path.startsWith('/v1/responses')).length;
 		for (const node of c.nodes) {
 			const runs = runData[node.name]?.length ?? 0;
 			cov.laterRuns += Math.max(0, runs - 1);
@@ -689,6 +738,27 @@ export function violations(c: MoneyCase, o: Observed, cov?: Coverage): string[] 
 			).length;
 		}
 	}
+
+	// (k) Quote Only drawn from the description (README, "A quote before paying": it sends nothing): an item whose
+	// Quote Only reads on, or is no switch (refused), has no paid request at its place
+	c.nodes.forEach((node, n) => {
+		const q = keptOf(node)?.['options.quoteOnly'];
+		if (!q) return;
+		(runData[node.name] ?? []).forEach((_, r) => {
+			for (const k of startItems(runData, node.name, r) ?? []) {
+				if (k < 0) continue;
+				const v = q.how === 'per item' ? q.values[k] : q.value;
+				const reads = quoteOnlyReads(v);
+				if (reads === 'off') continue;
+				if (cov && reads === 'on') cov.quoteOnly++;
+				const sent = spending.filter((x) => x.n === n && x.r === r && x.k === k && !x.viaModel);
+				if (sent.length)
+					problems.push(
+						`[k: quote only] node ${n} (${node.kind}) run ${r} item ${k}: Quote Only ${JSON.stringify(v)} (${q.how}) reads ${reads === 'on' ? 'on' : 'as no switch (refused)'}, yet ${sent.length} paid request(s) were sent (charged ¤${sent.reduce((t, x) => t + x.gross, 0)})`,
+					);
+			}
+		});
+	});
 
 	// (d) one output item per input item; a node that sent a request never fails the run
 	c.nodes.forEach((node, n) => {

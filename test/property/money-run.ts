@@ -280,4 +280,6 @@ export const newCoverage = (): Coverage => ({
 	reRunsAfterSpend: 0,
 	laterRuns: 0,
 	refusedBatches: 0,
+	quoteOnly: 0,
+	responses: 0,
 });

@@ -10,12 +10,20 @@
  * ` q<question>`), so the oracle can count what the gateway received per place. Option values come per item through
  * expressions on the Start item (`$('Start').item.json.m[<node>]`); a part of every prompt may change between tries
  * (`$now`, `Math.random()`).
+ *
+ * Issue 43: about half the nodes and Chat Models also take options drawn from their own descriptions
+ * (description-gen.ts `parameterSetArb`, at a version the node declares, plain or with one field astray): every option
+ * of the node's `options` collection may come, as typed, from an expression or per item (the per-item values on the
+ * Start item, `$('Start').item.json.g.<n|m><node>.vN`), so an option added to a description reaches this property
+ * by itself. The money options the oracle judges and the options the case writes itself stay the case's
+ * (`GeneratedOptions`).
  */
 import fc from 'fast-check';
 import {
 	NodeConnectionTypes,
 	NodeOperationError,
 	type IConnections,
+	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -27,6 +35,16 @@ import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGate
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.node';
 import type { TestNode } from '../harness/workflow';
+import { displayToQuota } from './money-oracle';
+import {
+	fieldsOf,
+	parameterSetArb,
+	versionsOf,
+	type GenContext,
+	type Given,
+	type Level,
+	type ParameterSet,
+} from './description-gen';
 import {
 	batchSize,
 	hostSettings,
@@ -121,6 +139,27 @@ export interface ChatModelCase {
 	 * once more without it, and the execution's later turns leave it out
 	 */
 	noTemperature?: boolean;
+	/** options drawn from the Chat Model's description, under the case's own (issue 43) */
+	generated?: GeneratedOptions;
+}
+
+/**
+ * A node's options drawn from its description (description-gen.ts, at the version the node runs at), laid under the
+ * case's own: every option the description has may be drawn, a new one included, without touching this file. The
+ * money options the oracle judges (those whose label names a spend, a group or unpriced models: Max Expected Spend,
+ * Group Name, Group Multiplier, Allow Unpriced Models) stay as the case drew them, and so do the options the case
+ * itself writes (the Chat Model's Streaming and Maximum Number of Tokens, a Chat node's JSON Schema); Quote Only
+ * comes as generated and is judged as docs/configuration.md reads a switch (money-invariants.ts, (k)).
+ */
+export interface GeneratedOptions {
+	typeVersion: number;
+	level: Level;
+	/** the generated `options` collection; a per-item field reads its Start item (`$('Start').item.json.g.<slot>.vN`) */
+	options: Record<string, unknown>;
+	/** how each generated option was given, by its path ('options.maxConcurrency' …) */
+	given: Record<string, Given>;
+	/** per Start item: the values of the per-item fields (v0, v1 …) */
+	items: IDataObject[];
 }
 
 export interface NodeCase {
@@ -151,6 +190,10 @@ export interface NodeCase {
 	schemaV1?: boolean;
 	/** chat with a JSON Schema: the first answer does not validate (the simulator's `[llm:invalid-first]`), so the one repair request goes as a second POST */
 	invalidFirst?: boolean;
+	/** options drawn from the node's description, under the case's own (issue 43) */
+	generated?: GeneratedOptions;
+	/** its display-currency Max Expected Spend is the one drawn from its description (`adoptSpend`) */
+	spendFromDescription?: boolean;
 }
 
 export interface MoneyCase {
@@ -366,6 +409,79 @@ const item = (n: number) => `$('${START}').item.json.m[${n}]`;
 
 export const locator = (value: string) => ({ __rl: true, mode: 'id', value });
 
+/** The node types whose descriptions the options are drawn from (read only: each workflow node gets its own instance). */
+const IMAGE = new GenGatewayImageSubmit();
+const VIDEO = new GenGatewayVideoCreate();
+const CHAT = new GenGatewayChat();
+const MODEL = new LmChatGenGateway();
+const TYPE_OF: Record<Kind, INodeType> = { image: IMAGE, gamma: VIDEO, chat: CHAT, agent: MODEL };
+
+/** Where a node's (`n<n>`) or its Chat Model's (`m<n>`) generated per-item values stand on the Start item (`g`). */
+const slotOf = (n: number, model: boolean) => `${model ? 'm' : 'n'}${n}`;
+
+/** The money options the oracle judges, read from the description's labels: a spend, a group, unpriced models. */
+const MONEY_LABEL = /Spend|Group|Unpriced/;
+function moneyOptionNames(type: INodeType): Set<string> {
+	return new Set(
+		fieldsOf(type.description.properties)
+			.filter((f) => f.path.length === 2 && f.path[0] === 'options')
+			.filter((f) => MONEY_LABEL.test(f.prop.displayName))
+			.map((f) => f.path[1]),
+	);
+}
+
+/** A generated value with its per-item expressions (`$json.vN`) reading the Start item's slot instead. */
+function fromStart(v: unknown, slot: string): unknown {
+	if (typeof v === 'string')
+		return v.replace(/\$json\.(v\d+)/g, `$('${START}').item.json.g.${slot}.$1`);
+	if (Array.isArray(v)) return v.map((x) => fromStart(x, slot));
+	if (v && typeof v === 'object')
+		return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromStart(x, slot)]));
+	return v;
+}
+
+/**
+ * A node's options: the generated ones (when drawn) without the money options and those the case writes itself
+ * (`owned`), then the case's own over them.
+ */
+function laid(
+	type: INodeType,
+	g: GeneratedOptions | undefined,
+	own: Record<string, unknown>,
+	owned: string[],
+): Record<string, unknown> {
+	if (!g) return own;
+	const money = moneyOptionNames(type);
+	const out = Object.fromEntries(
+		Object.entries(g.options).filter(([k]) => !money.has(k) && !owned.includes(k)),
+	);
+	return { ...out, ...own };
+}
+
+/** The options of a generated set a node keeps (the given ones, without the money options and the case's own). */
+function keptGiven(
+	type: INodeType,
+	g: GeneratedOptions,
+	owned: string[] = [],
+): Record<string, Given> {
+	const money = moneyOptionNames(type);
+	return Object.fromEntries(
+		Object.entries(g.given).filter(([k]) => {
+			const name = k.split('.')[1];
+			return k.startsWith('options.') && !money.has(name) && !owned.includes(name);
+		}),
+	);
+}
+
+/** The options a Chat node's case writes itself (its JSON Schema, as each version stores it). */
+const SCHEMA_OPTIONS = ['format', 'responseFormat', 'jsonSchema', 'schemaName', 'strictSchema'];
+/** The options the Chat Model's case writes itself (Maximum Number of Tokens is the oracle's bound). */
+const modelOwned = (m: Pick<ChatModelCase, 'noTemperature'>) => [
+	'streaming',
+	'maxTokens',
+	...(m.noTemperature ? ['temperature'] : []),
+];
+
 /** The money options of node `n`, each read from the Start item's values (a value of '' is "not given"). */
 function moneyOptions(c: NodeCase, n: number): Record<string, unknown> {
 	const o: Record<string, unknown> = {};
@@ -392,8 +508,17 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					model: locator(MODELS.image),
 					prompt: text('a fox'),
 					size: `={{ ${item(n)}.bad ? '16:9' : '1536x1024' }}`,
-					options: { ...moneyOptions(c, n), ...(c.waitForResult ? { waitForResult: true } : {}) },
+					options: laid(
+						IMAGE,
+						c.generated,
+						{
+							...moneyOptions(c, n),
+							...(c.waitForResult ? { waitForResult: true } : {}),
+						},
+						[],
+					),
 				},
+				...(c.generated ? { typeVersion: c.generated.typeVersion } : {}),
 			};
 		case 'gamma':
 			return {
@@ -405,8 +530,9 @@ function paidNode(c: NodeCase, n: number): TestNode {
 					prompt: text('a fox running'),
 					gammaSeconds: `={{ ${item(n)}.bad ? 0 : 6 }}`,
 					aspectRatio: '16:9',
-					options: moneyOptions(c, n),
+					options: laid(VIDEO, c.generated, moneyOptions(c, n), []),
 				},
+				...(c.generated ? { typeVersion: c.generated.typeVersion } : {}),
 			};
 		case 'chat':
 			return {
@@ -426,25 +552,31 @@ function paidNode(c: NodeCase, n: number): TestNode {
 						],
 					},
 					stream: false,
-					options: {
-						...moneyOptions(c, n),
-						...(c.schema && c.schemaV1
-							? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
-							: c.schema
-								? {
-										format: {
-											values: {
-												responseFormat: 'json_schema',
-												jsonSchema: SCHEMA,
-												schemaName: 'reply',
+					options: laid(
+						CHAT,
+						c.generated,
+						{
+							...moneyOptions(c, n),
+							...(c.schema && c.schemaV1
+								? { responseFormat: 'json_schema', jsonSchema: SCHEMA, schemaName: 'reply' }
+								: c.schema
+									? {
+											format: {
+												values: {
+													responseFormat: 'json_schema',
+													jsonSchema: SCHEMA,
+													schemaName: 'reply',
+												},
 											},
-										},
-									}
-								: {}),
-					},
+										}
+									: {}),
+						},
+						c.schema ? SCHEMA_OPTIONS : [],
+					),
 				},
 				// a workflow saved with version 1 of the Chat node: Response Format as its four options
 				...(c.schema && c.schemaV1 ? { typeVersion: 1 } : {}),
+				...(c.generated ? { typeVersion: c.generated.typeVersion } : {}),
 			};
 		case 'agent':
 			return {
@@ -487,8 +619,12 @@ function chatModelNode(m: ChatModelCase, n: number, group: Group, ratio: number)
 	return {
 		name: m.name,
 		type: new LmChatGenGateway(),
-		parameters: { model: locator(m.model), options },
+		parameters: {
+			model: locator(m.model),
+			options: laid(MODEL, m.generated, options, modelOwned(m)),
+		},
 		...(m.secondAccount ? { credentialId: '2' } : {}),
+		...(m.generated ? { typeVersion: m.generated.typeVersion } : {}),
 	};
 }
 
@@ -558,6 +694,15 @@ export function buildWorkflow(c: MoneyCase, ratio: number, cid: number): Built {
 				questions: o.questions,
 				modelCap: o.modelCap,
 			})),
+			// the generated per-item values of each node (n<n>) and Chat Model (m<n>) that has any
+			g: Object.fromEntries(
+				c.nodes.flatMap((nc, n) => [
+					...(nc.generated ? [[slotOf(n, false), nc.generated.items[k] ?? {}]] : []),
+					...(nc.chatModel?.generated && nc.chatModel.owner === undefined
+						? [[slotOf(n, true), nc.chatModel.generated.items[k] ?? {}]]
+						: []),
+				]),
+			),
 		},
 	}));
 	return { tries, nodes, connections, input };
@@ -1157,26 +1302,138 @@ export function moneyCase(shape: CaseShape = {}): fc.Arbitrary<MoneyCase> {
 				}),
 			});
 		})
-		.map(({ base, plans: drawn, later, v1, invalid }) => {
+		.chain(({ base, plans: drawn, later, v1, invalid }) => {
 			const plans = drawn.map((p, n): Plan => ({
 				...p,
 				...later[n],
 				schemaV1: v1[n],
 				invalidFirst: invalid[n],
 			}));
-			const c = withValues(base, shape.plan ? plans.map(shape.plan) : plans, base.itemCount);
-			// keep each run small: fewer items (then fewer runs) until the calls fit
-			while (workload(c) > MAX_WORKLOAD && c.items.length > 1) c.items = c.items.slice(0, -1);
-			while (workload(c) > MAX_WORKLOAD && c.runs > 1) c.runs--;
-			return c;
+			const final = shape.plan ? plans.map(shape.plan) : plans;
+			// issue 43: about half the nodes and Chat Models take options drawn from their descriptions (drawn last)
+			const gens = fc.tuple(...final.map((p, n) => generatedFor(p, n, base.itemCount)));
+			return gens.map((g) => {
+				const c = withValues(base, final, base.itemCount);
+				c.nodes.forEach((node, n) => {
+					const [own, model] = g[n];
+					if (own) {
+						node.generated = own;
+						adoptSpend(c, n);
+					}
+					if (model && node.chatModel && node.chatModel.owner === undefined)
+						node.chatModel.generated = model;
+				});
+				// keep each run small: fewer items (then fewer runs) until the calls fit
+				while (workload(c) > MAX_WORKLOAD && c.items.length > 1) c.items = c.items.slice(0, -1);
+				while (workload(c) > MAX_WORKLOAD && c.runs > 1) c.runs--;
+				return c;
+			});
 		});
+}
+
+/**
+ * A generated *Max Expected Spend* the oracle reads exactly as the README does — a positive decimal in the site's
+ * display currency (`$` before it on a USD site), `¤N` in quota units, or empty (not set) on every item — becomes the
+ * node's display-currency cap when the case drew none in that field: the oracle then judges it as the case's own (its
+ * items' values go through the Start item). Any other value stays out, as a money option the case did not draw.
+ */
+function adoptSpend(c: MoneyCase, n: number): void {
+	const node = c.nodes[n];
+	const g = node.generated?.given['options.maxSpend'];
+	if (!g || node.options.spend) return;
+	const values = c.items.map((_, k) => (g.how === 'per item' ? g.values[k] : g.value));
+	const readable = (v: unknown) =>
+		typeof v === 'string' &&
+		(v === '' ||
+			/^¤[1-9]\d*$/.test(v) ||
+			(/^\d+(\.\d+)?$/.test(v.replace(c.display.type === 'USD' ? /^\$/ : /^$/, '')) &&
+				displayToQuota(v.replace(/^\$/, ''), c.display, c.display.quotaPerUnit) > 0));
+	if (!values.every(readable)) return;
+	node.options.spend = true;
+	node.spendFromDescription = true;
+	values.forEach((v, k) => (c.items[k][n].spend = v as string));
+}
+
+/** What description-gen needs around the money runs (the options drawn here hold no model and no binary data). */
+const GEN_CTX: GenContext = {
+	key: 'sk-money-generated',
+	lists: {},
+	addresses: ['https://media.example/cat.png', 'https://cdn.media.example/dog.png'],
+};
+/** The levels the money property draws at: most sets plain (they reach the gateway), the rest with one odd field. */
+const NEAR: Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd'];
+
+/** A generated set as a node takes it: its options (per-item fields reading the Start item's slot) and their values. */
+function generatedOf(s: ParameterSet, slot: string): GeneratedOptions {
+	return {
+		typeVersion: s.typeVersion,
+		level: s.level ?? 'plain',
+		options: fromStart(s.parameters.options ?? {}, slot) as Record<string, unknown>,
+		given: Object.fromEntries(Object.entries(s.given).filter(([k]) => k.startsWith('options.'))),
+		items: s.items.map((it) =>
+			Object.fromEntries(Object.entries(it).filter(([k]) => /^v\d+$/.test(k))),
+		),
+	};
+}
+
+/** The versions a node of the plan may run at: a Chat node's JSON Schema as its version stores it. */
+function versionsFor(p: Plan, type: INodeType): number[] {
+	const all = versionsOf(type.description);
+	if (p.kind !== 'chat' || !p.schema) return all;
+	return p.schemaV1 ? [1] : all.filter((v) => v > 1);
+}
+
+/** For node `n` of a plan: options generated from its description (or none), and from its Chat Model's (agents). */
+function generatedFor(
+	p: Plan,
+	n: number,
+	items: number,
+): fc.Arbitrary<[GeneratedOptions | undefined, GeneratedOptions | undefined]> {
+	const one = (type: INodeType, versions: number[], model: boolean) =>
+		fc.option(
+			fc
+				.constantFrom(...versions)
+				.chain((v) => parameterSetArb(type, v, items, GEN_CTX, NEAR))
+				.map((s) => generatedOf(s, slotOf(n, model))),
+			{ freq: 2, nil: undefined },
+		);
+	return p.kind === 'agent'
+		? fc.tuple(fc.constant(undefined), one(MODEL, versionsOf(MODEL.description), true))
+		: fc.tuple(
+				one(TYPE_OF[p.kind], versionsFor(p, TYPE_OF[p.kind]), false),
+				fc.constant(undefined),
+			);
+}
+
+/**
+ * The generated options each node and each Chat Model node of a case kept (undefined: it took none), as the workflow
+ * has them: without the money options and those the case writes itself.
+ */
+export function generatedOptionsOf(c: MoneyCase): Array<Record<string, Given> | undefined> {
+	return c.nodes.flatMap((node) => {
+		const m = node.chatModel;
+		if (node.kind !== 'agent') return [keptOf(node)];
+		return m && m.owner === undefined ? [keptOfModel(m)] : [];
+	});
+}
+
+/** The generated options an action node kept. */
+export function keptOf(node: NodeCase): Record<string, Given> | undefined {
+	if (!node.generated || node.kind === 'agent') return undefined;
+	const owned = node.kind === 'chat' && node.schema ? SCHEMA_OPTIONS : [];
+	return keptGiven(TYPE_OF[node.kind], node.generated, owned);
+}
+
+/** The generated options a Chat Model node kept. */
+function keptOfModel(m: ChatModelCase): Record<string, Given> | undefined {
+	return m.generated ? keptGiven(MODEL, m.generated, modelOwned(m)) : undefined;
 }
 
 /** A short description of a case for the failure message. */
 export function describeMoneyCase(c: MoneyCase): string {
 	const nodes = c.nodes.map(
 		(n) =>
-			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}${n.invalidFirst ? ' first answer invalid' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}` : ''})`,
+			`${n.kind}(${JSON.stringify(n.name.length > 40 ? `${n.name.slice(0, 20)}…${n.name.length}` : n.name)}, ${n.onError}, tries ${n.maxTries}${n.maxTries > 1 && n.waitMs ? ` (wait ${n.waitMs} ms)` : ''}, vary ${n.vary}${n.varyIn === 'user' ? ' in user text' : ''}${n.schema ? `, JSON Schema${n.schemaV1 ? ' (version 1)' : ''}${n.invalidFirst ? ' first answer invalid' : ''}` : ''}${n.waitForResult ? ', wait' : ''}${n.chatModel ? `, model ${n.chatModel.model}${n.chatModel.streaming ? ' streamed' : ''} maxTokens ${n.chatModel.maxTokens ?? '-'} group ${n.chatModel.group} cap ${n.chatModel.cap ?? '-'}${n.chatModel.capPerItem ? ' per item' : ''} spend ${n.chatModel.spend ?? '-'} batch ${n.chatModel.batch}${n.chatModel.perItem ? ' model per item' : ''}${n.chatModel.full ? ' full answers' : ''}${n.chatModel.owner !== undefined ? ` (node ${n.chatModel.owner}'s Chat Model)` : ''}${n.chatModel.secondAccount ? ' second account' : ''}${n.chatModel.noIds ? ' no tool call IDs' : ''}${n.chatModel.noTemperature ? ' temperature refused' : ''}${n.chatModel.generated ? `, Chat Model v${n.chatModel.generated.typeVersion} generated ${JSON.stringify(keptOfModel(n.chatModel))}` : ''}` : ''}${n.generated ? `, v${n.generated.typeVersion} generated ${JSON.stringify(keptOf(n))}` : ''}${n.spendFromDescription ? `, Max Expected Spend generated ${JSON.stringify(n.generated?.given['options.maxSpend'])}` : ''})`,
 	);
 	return `key in ${c.group} (internal ${c.internalRatio}, partner ${c.partnerRatio}), ${c.display.type}${c.display.type === 'CNY' ? ` ${c.display.rate}` : ''} (¤${c.display.quotaPerUnit} a unit), ${c.runs} run(s), ${c.items.length} item(s): ${nodes.join(' → ')}; faults ${JSON.stringify(c.faults)}; lost answers ${JSON.stringify(c.losses)}${c.relabel ? `; labels ${JSON.stringify(c.relabel)}` : ''}`;
 }

@@ -5,7 +5,9 @@
  * 1–3 runs of every node, 1–8 items with per-item Max Expected Spend (¤ and display currency) and Group Name / Group
  * Multiplier, every error setting, Retry On Fail with 1–3 tries, prompts that change between tries, keys in any
  * group, and gateway faults that fail items after they were paid; each run is judged by ./money-invariants.ts against
- * an oracle written from the spec's billing rules (./money-oracle.ts) and the simulator's ledger.
+ * an oracle written from the spec's billing rules (./money-oracle.ts) and the simulator's ledger. About half the nodes
+ * and Chat Models take the other options of their descriptions too (issue 43: money-workflow.ts `GeneratedOptions`,
+ * drawn by description-gen.ts); the summary line says how many.
  * FUZZ_RUNS, FUZZ_SEED, FUZZ_PATH and FUZZ_TIME_MS steer it; a failure prints the seed and a replay line.
  */
 import fc from 'fast-check';
@@ -22,6 +24,7 @@ import {
 import {
 	describeMoneyCase,
 	FAR_RETRY_AFTER,
+	generatedOptionsOf,
 	RELABEL,
 	moneyCase,
 	squeeze,
@@ -50,9 +53,18 @@ async function checkMoney(
 	const testName = expect.getState().currentTestName;
 	let ran = 0;
 	const cov = newCoverage();
+	// issue 43: nodes and Chat Models whose options were drawn from their descriptions, and how many options they took
+	const gen = { nodes: 0, all: 0, options: 0, caps: 0 };
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
 			ran++;
+			gen.caps += c.nodes.filter((n) => n.spendFromDescription).length;
+			for (const g of generatedOptionsOf(c)) {
+				gen.all++;
+				if (!g) continue;
+				gen.nodes++;
+				gen.options += Object.keys(g).length;
+			}
 			const { problems, ms } = await runMoneyCase(f!, c, cov);
 			if (process.env.FUZZ_VERBOSE)
 				process.stdout.write(
@@ -67,7 +79,7 @@ async function checkMoney(
 		},
 	);
 	process.stdout.write(
-		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure)\n`,
+		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure); ${gen.nodes} of ${gen.all} nodes and Chat Models used options generated from their descriptions (${gen.options} options; ${gen.caps} generated Max Expected Spend judged as the cap), ${cov.quoteOnly} items quoted by a generated Quote Only, ${cov.responses} calls on the Responses API\n`,
 	);
 	report(FILE, details as fc.RunDetails<unknown>, ran, testName);
 }
