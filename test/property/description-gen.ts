@@ -501,6 +501,8 @@ export interface ParameterSet {
 	/** the node's display name */
 	node: string;
 	typeVersion: number;
+	/** how far the set strays (`Level`; a set written by hand has none) */
+	level?: Level;
 	/** the node's parameters as a workflow stores them (hidden properties left out, as the editor leaves them) */
 	parameters: Record<string, unknown>;
 	/** the input items' JSON: the values of per-item fields (`v0`, `v1` …) and `task_id` */
@@ -509,7 +511,26 @@ export interface ParameterSet {
 	given: Record<string, Given>;
 }
 
-const expressionText = (v: unknown) =>
+/**
+ * How far a set strays: every field as the editor's own choices and examples give it ('plain'), the n-th field given
+ * astray ('one odd', n drawn up to 11: often none), each field astray one time in five ('a few odd'), or every one.
+ */
+export type Level = 'plain' | 'one odd' | 'a few odd' | 'any';
+const LEVELS: readonly Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'];
+
+/**
+ * What a property may ask of a set: the levels it is drawn from (weighted by repetition; all of them by default), and
+ * `within`: one top-level field generated (`field`, e.g. 'options') over a node's known-good parameters (`base`): every
+ * other top-level field is `base`'s value or, not in `base`, its default, and the generated field's displayOptions
+ * see those values (an option shown only for a mode is generated exactly when `base` has that mode).
+ */
+export interface SetShape {
+	levels?: readonly Level[];
+	within?: { base: Record<string, unknown>; field: string };
+}
+
+/** A value as an expression hands it: `={{ <JSON> }}`. */
+export const expressionText = (v: unknown) =>
 	`={{ ${v === undefined ? 'undefined' : JSON.stringify(v)} }}`;
 
 /**
@@ -522,17 +543,17 @@ export function parameterSetArb(
 	version: number,
 	itemCount: number,
 	ctx: GenContext,
+	shape: SetShape = {},
 ): fc.Arbitrary<ParameterSet> {
 	const d = type.description;
+	const within = shape.within;
 	const switching = switchingNames(d.properties);
 	return fc.gen().map((g) => {
 		const items: IDataObject[] = Array.from({ length: itemCount }, () => ({}));
 		const given: Record<string, Given> = {};
 		let slot = 0;
-		// how far a set strays: every field as the editor's own choices and examples give it, a few fields odd, or any
-		const level = g(() =>
-			fc.constantFrom('plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'),
-		);
+		// how far a set strays (Level)
+		const level = g(() => fc.constantFrom(...(shape.levels ?? LEVELS)));
 		// 'one odd': the n-th field given (if there is one) strays, every other is plain
 		const oddOne = g(() => fc.nat(11));
 		let fieldsGiven = 0;
@@ -631,6 +652,11 @@ export function parameterSetArb(
 				const scope: Scope = { root: top, siblings: { ...defaultsOf(props), ...out }, version };
 				if (!isShown(p, scope)) continue;
 				done.add(p.name);
+				// a property generating one field over known-good parameters: the others are those parameters
+				if (within && where === 'top' && p.name !== within.field) {
+					if (p.name in within.base) out[p.name] = within.base[p.name];
+					continue;
+				}
 				const f = fieldAt(p, keyOf(p));
 				const container = f.kind === 'collection' || f.kind === 'fixed collection';
 				// a field left at its default (n8n fills it in) or set; a collection is there, maybe empty
@@ -648,7 +674,7 @@ export function parameterSetArb(
 				fc.constantFrom('task_unknown_1', 'task-00000000', '', ' ', 'no such/task', ctx.key),
 			);
 		});
-		return { node: d.displayName, typeVersion: version, parameters, items, given };
+		return { node: d.displayName, typeVersion: version, level, parameters, items, given };
 	});
 }
 
