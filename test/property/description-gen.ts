@@ -516,7 +516,15 @@ export interface ParameterSet {
  * astray ('one odd', n drawn up to 11: often none), each field astray one time in five ('a few odd'), or every one.
  */
 export type Level = 'plain' | 'one odd' | 'a few odd' | 'any';
-const LEVELS: readonly Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'];
+const LEVELS: readonly Level[] = [
+	'plain',
+	'plain',
+	'one odd',
+	'one odd',
+	'one odd',
+	'a few odd',
+	'any',
+];
 
 /**
  * What a property may ask of a set: the levels it is drawn from (weighted by repetition; all of them by default), and

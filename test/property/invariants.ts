@@ -193,7 +193,11 @@ export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): s
  * (2b) an item the script left alone (every request of it gets the plausible answer) is not harmed by what happened
  * to the others: it comes out on the first output, not failed, not uncertain.
  */
-export function untouchedItemsUnharmed(c: RunCase, r: RunResult, log: LoggedRequest[] = []): string[] {
+export function untouchedItemsUnharmed(
+	c: RunCase,
+	r: RunResult,
+	log: LoggedRequest[] = [],
+): string[] {
 	if (threw(r)) return [];
 	const sent = (i: number) => log.some((l) => l.cls === 'paid' && l.item === i);
 	/**
@@ -201,15 +205,23 @@ export function untouchedItemsUnharmed(c: RunCase, r: RunResult, log: LoggedRequ
 	 * "the item's parameters, expressions, binaries or rules: nothing was sent"; `budget`, "Max Expected Spend refused
 	 * the batch before its first paid request: nothing was sent") — on any output, and only if nothing of it was sent;
 	 * and a Chat item asked for JSON or a JSON Schema may fail at `answer` (README: the answer is checked; the
-	 * script's plausible answer is text).
+	 * script's plausible answer is text). On n8n's error output the item's words are inside `error` (docs/behaviour.md:
+	 * `{ "error": { "message", "description", "http_code", "task_id", "submitted", "failed_at", … } }`).
 	 */
-	const refusedByOptions = (i: number, j: Record<string, unknown>) =>
-		!!c.described &&
-		j.status === 'failed' &&
-		(((j.failed_at === 'validation' || j.failed_at === 'budget') &&
-			j.submitted === false &&
-			!sent(i)) ||
-			(j.failed_at === 'answer' && checkedFormat(c) !== undefined));
+	const refusedByOptions = (i: number, item: Record<string, unknown>) => {
+		const j =
+			item.status === undefined && item.error && typeof item.error === 'object'
+				? (item.error as Record<string, unknown>)
+				: item;
+		return (
+			!!c.described &&
+			(j.status === 'failed' || j.status === undefined) &&
+			(((j.failed_at === 'validation' || j.failed_at === 'budget') &&
+				j.submitted === false &&
+				!sent(i)) ||
+				(j.failed_at === 'answer' && checkedFormat(c) !== undefined))
+		);
+	};
 	const touched = (i: number) =>
 		ROUTE_CLASSES.some((cls) => cls !== 'meta' && c.script[cls][i].length > 0);
 	const problems: string[] = [];

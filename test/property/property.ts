@@ -207,7 +207,7 @@ export async function checkProperty(
 			}
 			if (process.env.FUZZ_VERBOSE)
 				process.stdout.write(
-					`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n  ${f.gw.log.filter((l) => l.cls === 'paid').length} paid POST(s); out (output, status, failed_at, message): ${JSON.stringify(outputsOf(result).map((o) => [o.output, o.item.json.status, o.item.json.failed_at, String(o.item.json.error_message ?? '').slice(0, 160)]))}\n`,
+					`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n  ${f.gw.log.filter((l) => l.cls === 'paid').length} paid POST(s); out (output, status, failed_at, message): ${JSON.stringify(outputsOf(result).map((o) => [o.output, o.item.json.status, o.item.json.failed_at, String(o.item.json.error_message ?? (o.item.json.error as { message?: string } | undefined)?.message ?? '').slice(0, 160)]))}${result.run.data.resultData.error ? `; the node threw: ${result.run.data.resultData.error.message.slice(0, 200)}` : ''}\n`,
 				);
 			if (problems.length) throw new Error(`${describeCase(c)}\n  - ${problems.join('\n  - ')}`);
 		}),

@@ -278,8 +278,7 @@ export function describedOptions(c: RunCase): fc.Arbitrary<DescribedOptions> {
 
 /** A value that reads as a longer time than `bound` (a number, or text of one) becomes `bound`, in the same form. */
 const shortened = (v: unknown, bound: number): unknown => {
-	const n =
-		typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+	const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
 	return Number.isFinite(n) && n > bound ? (typeof v === 'string' ? String(bound) : bound) : v;
 };
 
