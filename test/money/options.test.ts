@@ -96,4 +96,24 @@ describe('in-process: the legacy cap still holds, Quote Only as added', () => {
 		expect(r.output('Image').map((i) => i.json.status)).toEqual(['quoted', 'quoted']);
 		expect(paidRequests(sim)).toHaveLength(0);
 	});
+
+	// the paid-nodes property with options drawn from the description (docs/development.md: seed 834334233, path 39):
+	// docs/behaviour.md, "under Continue every item says `status`, `failed_at` when failed, and its `task_id`"
+	it('under Continue a quoted item says its task_id (null: nothing was sent), beside a refused one', async () => {
+		const r = await runWorkflow({
+			nodes: [
+				image(
+					{ groupName: 'hd', quoteOnly: true },
+					{ size: '={{ $itemIndex === 1 ? "7x7" : "1536x1024" }}' },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			input: items(2),
+			credentials: creds(sim),
+		});
+		const [quoted, refused] = r.output('Image').map((i) => i.json);
+		expect(quoted).toMatchObject({ status: 'quoted', task_id: null });
+		expect(refused).toMatchObject({ status: 'failed', failed_at: 'validation', task_id: null });
+		expect(paidRequests(sim)).toHaveLength(0);
+	});
 });

@@ -40,9 +40,11 @@ export function report(
 	details: fc.RunDetails<unknown>,
 	ran: number,
 	testName?: string,
+	/** more to say of the runs, after the counts (e.g. how many drew their options from the descriptions) */
+	more?: string,
 ): void {
 	process.stdout.write(
-		`${file}${testName ? ` (${testName})` : ''}: ${details.numRuns} generated runs (${ran} with shrinking), seed ${details.seed}${details.interrupted ? ', stopped by the time budget' : ''}\n`,
+		`${file}${testName ? ` (${testName})` : ''}: ${details.numRuns} generated runs (${ran} with shrinking)${more ? `, ${more}` : ''}, seed ${details.seed}${details.interrupted ? ', stopped by the time budget' : ''}\n`,
 	);
 	if (!details.failed) return;
 	const counterexample = (details.counterexample as unknown[] | null)?.[0];

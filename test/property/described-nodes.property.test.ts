@@ -60,7 +60,7 @@ import {
 import { describeHost, hostSettings, laterHost, onError, tries, type OnError } from './host-shape';
 import { KEY } from './key';
 import { findKey } from './key-oracle';
-import { oracleFindings, tagOf } from './invariants';
+import { oracleFindings, switchOf, tagOf, unset } from './invariants';
 import { RecordingProxy, type Exchange } from './money-proxy';
 import {
 	callQuota,
@@ -378,17 +378,6 @@ function valueOn(g: Given, i: number): unknown {
 
 // ---- the README's reading of options -----------------------------------------------------------------------------
 
-const unset = (v: unknown) =>
-	v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-/** docs/configuration.md, "Numbers and switches in options": what a switch reads as (undefined: not set). */
-function switchOf(v: unknown): boolean | undefined | 'refused' {
-	if (unset(v)) return undefined;
-	if (typeof v === 'boolean') return v;
-	if (v === 1 || v === 0) return v === 1;
-	if (typeof v === 'string' && /^(true|false|1|0)$/i.test(v.trim()))
-		return /^(true|1)$/i.test(v.trim());
-	return 'refused';
-}
 /** A number or numeric text reads as its number; booleans, other text and non-finite numbers are refused. */
 function numberRefused(v: unknown): boolean {
 	if (unset(v)) return false;

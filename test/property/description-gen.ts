@@ -497,16 +497,11 @@ export type Given =
 	| { how: 'expression'; value: unknown }
 	| { how: 'per item'; values: unknown[] };
 
-/** How far a set strays: every field as the editor's own choices and examples give it, one field odd, a few, or any. */
-export type Level = 'plain' | 'one odd' | 'a few odd' | 'any';
-/** The levels a set is drawn at by default (plain and one odd most often). */
-const LEVELS: Level[] = ['plain', 'plain', 'one odd', 'one odd', 'one odd', 'a few odd', 'any'];
-
 export interface ParameterSet {
 	/** the node's display name */
 	node: string;
 	typeVersion: number;
-	/** how far the set strays (parameterSetArb's draw) */
+	/** how far the set strays (`Level`; a set written by hand has none) */
 	level?: Level;
 	/** the node's parameters as a workflow stores them (hidden properties left out, as the editor leaves them) */
 	parameters: Record<string, unknown>;
@@ -516,7 +511,34 @@ export interface ParameterSet {
 	given: Record<string, Given>;
 }
 
-const expressionText = (v: unknown) =>
+/**
+ * How far a set strays: every field as the editor's own choices and examples give it ('plain'), the n-th field given
+ * astray ('one odd', n drawn up to 11: often none), each field astray one time in five ('a few odd'), or every one.
+ */
+export type Level = 'plain' | 'one odd' | 'a few odd' | 'any';
+const LEVELS: readonly Level[] = [
+	'plain',
+	'plain',
+	'one odd',
+	'one odd',
+	'one odd',
+	'a few odd',
+	'any',
+];
+
+/**
+ * What a property may ask of a set: the levels it is drawn from (weighted by repetition; all of them by default), and
+ * `within`: one top-level field generated (`field`, e.g. 'options') over a node's known-good parameters (`base`): every
+ * other top-level field is `base`'s value or, not in `base`, its default, and the generated field's displayOptions
+ * see those values (an option shown only for a mode is generated exactly when `base` has that mode).
+ */
+export interface SetShape {
+	levels?: readonly Level[];
+	within?: { base: Record<string, unknown>; field: string };
+}
+
+/** A value as an expression hands it: `={{ <JSON> }}`. */
+export const expressionText = (v: unknown) =>
 	`={{ ${v === undefined ? 'undefined' : JSON.stringify(v)} }}`;
 
 /**
@@ -529,16 +551,17 @@ export function parameterSetArb(
 	version: number,
 	itemCount: number,
 	ctx: GenContext,
-	levels: Level[] = LEVELS,
+	shape: SetShape = {},
 ): fc.Arbitrary<ParameterSet> {
 	const d = type.description;
+	const within = shape.within;
 	const switching = switchingNames(d.properties);
 	return fc.gen().map((g) => {
 		const items: IDataObject[] = Array.from({ length: itemCount }, () => ({}));
 		const given: Record<string, Given> = {};
 		let slot = 0;
-		// how far a set strays (LEVELS; a property may ask for the nearer levels only)
-		const level = g(() => fc.constantFrom(...levels));
+		// how far a set strays (Level)
+		const level = g(() => fc.constantFrom(...(shape.levels ?? LEVELS)));
 		// 'one odd': the n-th field given (if there is one) strays, every other is plain
 		const oddOne = g(() => fc.nat(11));
 		let fieldsGiven = 0;
@@ -637,6 +660,11 @@ export function parameterSetArb(
 				const scope: Scope = { root: top, siblings: { ...defaultsOf(props), ...out }, version };
 				if (!isShown(p, scope)) continue;
 				done.add(p.name);
+				// a property generating one field over known-good parameters: the others are those parameters
+				if (within && where === 'top' && p.name !== within.field) {
+					if (p.name in within.base) out[p.name] = within.base[p.name];
+					continue;
+				}
 				const f = fieldAt(p, keyOf(p));
 				const container = f.kind === 'collection' || f.kind === 'fixed collection';
 				// a field left at its default (n8n fills it in) or set; a collection is there, maybe empty

@@ -71,14 +71,74 @@ export const threw = (r: RunResult) =>
 /** A task ID as the docs define one: 1 to 200 characters of A-Z a-z 0-9 _ - (docs/configuration.md). */
 const TASK_ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 
-/** (1) POSTs per item that got a 2xx or an unknown outcome, across all tries: at most one. */
-export function onePaidPostPerItem(log: LoggedRequest[]): string[] {
+// ---- options drawn from the node's description (runs.ts DescribedOptions), read as the docs read them -------------
+
+export const unset = (v: unknown) =>
+	v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+/**
+ * docs/configuration.md, "Numbers and switches in options": what a switch reads as — `true`/`false`, `1`/`0`, that
+ * text in any case and padding; undefined when left empty; anything else is refused.
+ */
+export function switchOf(v: unknown): boolean | undefined | 'refused' {
+	if (unset(v)) return undefined;
+	if (typeof v === 'boolean') return v;
+	if (v === 1 || v === 0) return v === 1;
+	if (typeof v === 'string' && /^(true|false|1|0)$/i.test(v.trim()))
+		return /^(true|1)$/i.test(v.trim());
+	return 'refused';
+}
+
+/** Whether a run's generated options set option `name` (a path under `options`), and what it hands item `i`. */
+export function optionOn(c: RunCase, name: string, i: number): { set: boolean; value?: unknown } {
+	const g = c.described?.given[`options.${name}`];
+	if (!g) return { set: false };
+	return { set: true, value: g.how === 'per item' ? g.values[i] : g.value };
+}
+
+/**
+ * README *A quote before paying*: Quote Only is "switched on when added; from an expression `true`, `"true"` in any
+ * case or `1` quote" (and, added but left empty, on: its default).
+ */
+const quotes = (c: RunCase, i: number): boolean => {
+	const q = optionOn(c, 'quoteOnly', i);
+	if (!q.set) return false;
+	const read = switchOf(q.value);
+	return read === true || read === undefined;
+};
+
+/**
+ * The Chat node's Response Format in a run with generated options (README *Structured output*: version 1's own
+ * option, version 1.1's *Response Format* collection, which "starts at JSON Schema"): 'json_schema', 'json_object',
+ * or undefined (text, or not the Chat node).
+ */
+export function checkedFormat(c: RunCase): string | undefined {
+	if (c.node.node !== 'chat' || !c.described) return undefined;
+	const o = c.described.options;
+	const format = o.format as { values?: { responseFormat?: unknown } } | undefined;
+	const type = format ? (format.values?.responseFormat ?? 'json_schema') : o.responseFormat;
+	return type === 'json_schema' || type === 'json_object' ? type : undefined;
+}
+
+/**
+ * (1) POSTs per item that got a 2xx or an unknown outcome, across all tries: at most one. README *Structured output*:
+ * a JSON Schema answer that does not validate "gets **one** repair request … never a second": with a JSON Schema, a
+ * second POST is allowed after a first the gateway answered whole with a 2xx (an answer to check), never a third.
+ */
+export function onePaidPostPerItem(log: LoggedRequest[], c?: RunCase): string[] {
 	const per = new Map<number, LoggedRequest[]>();
 	for (const l of log)
 		if (l.cls === 'paid' && l.mayHaveSpent && l.item !== undefined)
 			per.set(l.item, [...(per.get(l.item) ?? []), l]);
+	const repaired = (ls: LoggedRequest[]) =>
+		!!c &&
+		checkedFormat(c) === 'json_schema' &&
+		ls.length === 2 &&
+		ls[0].status >= 200 &&
+		ls[0].status < 300 &&
+		ls[0].delivery === 'whole';
 	return [...per]
-		.filter(([, ls]) => ls.length > 1)
+		.filter(([, ls]) => ls.length > 1 && !repaired(ls))
 		.map(
 			([item, ls]) =>
 				`[posts-per-item] item ${item}: ${ls.length} POSTs that may have spent (${ls.map((l) => `${l.status}/${l.delivery}`).join(', ')})`,
@@ -133,8 +193,35 @@ export function everyItemOnce(c: RunCase, r: RunResult, log: LoggedRequest[]): s
  * (2b) an item the script left alone (every request of it gets the plausible answer) is not harmed by what happened
  * to the others: it comes out on the first output, not failed, not uncertain.
  */
-export function untouchedItemsUnharmed(c: RunCase, r: RunResult): string[] {
+export function untouchedItemsUnharmed(
+	c: RunCase,
+	r: RunResult,
+	log: LoggedRequest[] = [],
+): string[] {
 	if (threw(r)) return [];
+	const sent = (i: number) => log.some((l) => l.cls === 'paid' && l.item === i);
+	/**
+	 * With options drawn from the description, an item may be refused by them (README *Output items*: `validation`,
+	 * "the item's parameters, expressions, binaries or rules: nothing was sent"; `budget`, "Max Expected Spend refused
+	 * the batch before its first paid request: nothing was sent") — on any output, and only if nothing of it was sent;
+	 * and a Chat item asked for JSON or a JSON Schema may fail at `answer` (README: the answer is checked; the
+	 * script's plausible answer is text). On n8n's error output the item's words are inside `error` (docs/behaviour.md:
+	 * `{ "error": { "message", "description", "http_code", "task_id", "submitted", "failed_at", … } }`).
+	 */
+	const refusedByOptions = (i: number, item: Record<string, unknown>) => {
+		const j =
+			item.status === undefined && item.error && typeof item.error === 'object'
+				? (item.error as Record<string, unknown>)
+				: item;
+		return (
+			!!c.described &&
+			(j.status === 'failed' || j.status === undefined) &&
+			(((j.failed_at === 'validation' || j.failed_at === 'budget') &&
+				j.submitted === false &&
+				!sent(i)) ||
+				(j.failed_at === 'answer' && checkedFormat(c) !== undefined))
+		);
+	};
 	const touched = (i: number) =>
 		ROUTE_CLASSES.some((cls) => cls !== 'meta' && c.script[cls][i].length > 0);
 	const problems: string[] = [];
@@ -153,6 +240,7 @@ export function untouchedItemsUnharmed(c: RunCase, r: RunResult): string[] {
 				);
 			continue;
 		}
+		if (refusedByOptions(o.index, j)) continue;
 		if (
 			o.output !== 0 ||
 			j.status === 'failed' ||
@@ -393,7 +481,9 @@ export async function nothingFalselyCompleted(c: RunCase, r: RunResult): Promise
 		}
 		const needsFile =
 			(c.node.node === 'image' &&
-				(c.node.mode === 'sync' || c.node.mode === 'native' || c.node.wait) &&
+				(c.node.mode === 'sync' ||
+					c.node.mode === 'native' ||
+					(o.index !== undefined ? waitsForResult(c, o.index) : c.node.wait)) &&
 				j.status === 'completed') ||
 			c.node.node === 'wait';
 		if (needsFile && !Object.keys(o.item.binary ?? {}).length)
@@ -412,12 +502,21 @@ export async function nothingFalselyCompleted(c: RunCase, r: RunResult): Promise
 	return problems;
 }
 
-/** The statuses each output of a node may carry (Task Wait: Completed, Failed, Still Running; the others: one output). */
+/** Image Submit's *Wait for Result* for item `i`: the hand-built case's, or the generated option read as a switch. */
+function waitsForResult(c: RunCase, i: number): boolean {
+	const w = optionOn(c, 'waitForResult', i);
+	return w.set ? switchOf(w.value) === true : c.node.node === 'image' && c.node.wait;
+}
+
+/**
+ * The statuses each output of a node may carry (Task Wait: Completed, Failed, Still Running; the others: one output).
+ * README: Quote Only is on "each paid node", its items `quoted`.
+ */
 const STATUS_BY_OUTPUT: Record<RunCase['node']['node'], string[][]> = {
 	image: [['submitted', 'completed', 'failed', 'uncertain', 'running', 'quoted']],
-	video: [['submitted', 'failed', 'uncertain']],
-	chat: [['completed', 'failed', 'uncertain']],
-	responses: [['completed', 'failed', 'uncertain']],
+	video: [['submitted', 'failed', 'uncertain', 'quoted']],
+	chat: [['completed', 'failed', 'uncertain', 'quoted']],
+	responses: [['completed', 'failed', 'uncertain', 'quoted']],
 	wait: [['completed'], ['failed', 'uncertain'], ['running']],
 	// under Continue a failed download comes out on the node's one output, as every node's failed items do
 	download: [['completed', 'failed']],
@@ -508,6 +607,32 @@ export function continueItemsSayWhere(c: RunCase, r: RunResult, log: LoggedReque
 	return problems;
 }
 
+/**
+ * (10) README *A quote before paying*: Quote Only "checks every item and outputs it with `status: "quoted"` and its
+ * `cost`, sending nothing". A quoted item had no paid request, and only a run that gave Quote Only quotes; an item
+ * whose Quote Only reads on had no paid request, whatever it came out as.
+ */
+export function quotesSendNothing(c: RunCase, r: RunResult, log: LoggedRequest[]): string[] {
+	if (!PAID.has(c.node.node)) return [];
+	const problems: string[] = [];
+	const sent = (i: number) => log.filter((l) => l.cls === 'paid' && l.item === i).length;
+	for (const o of outputsOf(r)) {
+		if (o.index === undefined || o.item.json.status !== 'quoted') continue;
+		if (!optionOn(c, 'quoteOnly', o.index).set)
+			problems.push(`[quoted-unasked] item ${o.index} came out quoted without Quote Only`);
+		if (sent(o.index))
+			problems.push(
+				`[quoted-sent] item ${o.index} came out quoted, yet ${sent(o.index)} paid request(s) of it went`,
+			);
+	}
+	for (let i = 0; i < c.items; i++)
+		if (quotes(c, i) && sent(i))
+			problems.push(
+				`[sent-despite-quote] item ${i}'s Quote Only reads on (${JSON.stringify(optionOn(c, 'quoteOnly', i).value)}), yet ${sent(i)} paid request(s) of it went`,
+			);
+	return problems;
+}
+
 /** (5) wall time and memory. */
 export function withinBounds(m: Measures): string[] {
 	const problems: string[] = [];
@@ -531,9 +656,10 @@ export async function violations(
 	m: Measures,
 ): Promise<string[]> {
 	const all = [
-		...onePaidPostPerItem(gw.log),
+		...onePaidPostPerItem(gw.log, c),
 		...everyItemOnce(c, r, gw.log),
-		...untouchedItemsUnharmed(c, r),
+		...untouchedItemsUnharmed(c, r, gw.log),
+		...quotesSendNothing(c, r, gw.log),
 		...keyNowhere(gw, r, m, c),
 		...continueItemsSayWhere(c, r, gw.log),
 		...(await nothingFalselyCompleted(c, r)),

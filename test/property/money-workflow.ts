@@ -1393,7 +1393,7 @@ function generatedFor(
 		fc.option(
 			fc
 				.constantFrom(...versions)
-				.chain((v) => parameterSetArb(type, v, items, GEN_CTX, NEAR))
+				.chain((v) => parameterSetArb(type, v, items, GEN_CTX, { levels: NEAR }))
 				.map((s) => generatedOf(s, slotOf(n, model))),
 			{ freq: 2, nil: undefined },
 		);

@@ -3,6 +3,7 @@
  * objects whose result URLs point back at the result host, b64 images, video tasks, chat and responses answers
  * (JSON or SSE). `variant` picks among the normal forms; a few variants are broken media or odd streams.
  */
+import { pricingBody, statusBody } from '../../simulator/catalog/pricing';
 import type { Body, KeyForm, LeakPlace, Mutation } from './behaviours';
 import {
 	IMAGE_VARIANTS,
@@ -407,5 +408,10 @@ export function metaAnswer(w: Where, b: Extract<Body, { kind: 'plausible' }>): A
 				b.mutation,
 			),
 		);
-	return json(404, { error: { message: 'no price list here' } });
+	// the spec's public price list and site status, as the simulator publishes its default ones (built from the spec):
+	// the spend options (Max Expected Spend, Quote Only, Group Name) read them, so runs with those options reach a paid
+	// request; the script mutates or replaces them like any other answer
+	if (w.path.startsWith('/api/pricing')) return json(200, mutate(pricingBody(), b.mutation));
+	if (w.path.startsWith('/api/status')) return json(200, mutate(statusBody(), b.mutation));
+	return json(404, { error: { message: 'not found' } });
 }

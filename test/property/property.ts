@@ -17,6 +17,7 @@ import { rssSampler } from '../reliability/scenarios';
 import { HostileGateway } from './hostile-gateway';
 import {
 	WALL_BOUND_MS,
+	outputsOf,
 	violations,
 	type Chunk,
 	type Measures,
@@ -193,17 +194,39 @@ export async function checkProperty(
 ): Promise<void> {
 	const testName = expect.getState().currentTestName;
 	let ran = 0;
+	// runs whose paid node drew its options from its description, and of those how many sent a paid request
+	let described = 0;
+	let reached = 0;
+	// the time budget abandons the run in flight (fast-check races it with the budget's end), but its workflow goes on
+	// sending to the shared gateway: the next property of the file would count its POSTs as its own. It is awaited
+	// before this check ends (a run ends within HANG_MS).
+	let inFlight: Promise<unknown> = Promise.resolve();
 	const details = await fc.check(
 		fc.asyncProperty(arb, async (c) => {
 			ran++;
-			const { problems, measures } = await runOne(f, c);
+			const running = runOne(f, c);
+			inFlight = running.catch(() => undefined);
+			const { problems, measures, result } = await running;
+			if (c.described) {
+				described++;
+				if (f.gw.log.some((l) => l.cls === 'paid')) reached++;
+			}
 			if (process.env.FUZZ_VERBOSE)
 				process.stdout.write(
-					`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`,
+					`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n  ${f.gw.log.filter((l) => l.cls === 'paid').length} paid POST(s); out (output, status, failed_at, message): ${JSON.stringify(outputsOf(result).map((o) => [o.output, o.item.json.status, o.item.json.failed_at, String(o.item.json.error_message ?? (o.item.json.error as { message?: string } | undefined)?.message ?? '').slice(0, 160)]))}${result.run.data.resultData.error ? `; the node threw: ${result.run.data.resultData.error.message.slice(0, 200)}` : ''}\n`,
 				);
 			if (problems.length) throw new Error(`${describeCase(c)}\n  - ${problems.join('\n  - ')}`);
 		}),
 		fuzzParameters<[RunCase]>(budget),
 	);
-	report(file, details as fc.RunDetails<unknown>, ran, testName);
+	await inFlight;
+	report(
+		file,
+		details as fc.RunDetails<unknown>,
+		ran,
+		testName,
+		described
+			? `${described} with options drawn from the node's description (${reached} of them sent a paid request)`
+			: undefined,
+	);
 }

@@ -4,7 +4,7 @@
  * every bound short (submit 2.5 s, synchronous 3 s, deadlines 1.8 to 3 s, streams 4 s) so a run ends in seconds.
  */
 import fc from 'fast-check';
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { GenGatewayChat } from '../../nodes/GenGatewayChat/GenGatewayChat.node';
 import { GenGatewayDownloadResult } from '../../nodes/GenGatewayDownloadResult/GenGatewayDownloadResult.node';
 import { GenGatewayImageSubmit } from '../../nodes/GenGatewayImageSubmit/GenGatewayImageSubmit.node';
@@ -13,6 +13,14 @@ import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTas
 import { GenGatewayVideoCreate } from '../../nodes/GenGatewayVideoCreate/GenGatewayVideoCreate.node';
 import type { TestNode } from '../harness/workflow';
 import { script, type Behaviour, type Script } from './behaviours';
+import {
+	expressionText,
+	parameterSetArb,
+	versionsOf,
+	type GenContext,
+	type Given,
+	type Level,
+} from './description-gen';
 import type { TaskInfo } from './hostile-gateway';
 import {
 	describeHost,
@@ -53,6 +61,26 @@ export interface RunCase {
 	idForms?: Array<FormSpec | null>;
 	/** Task Wait and Download Result (task sources): several items naming one task, and what the gateway says of it */
 	shared?: SharedTasks;
+	/** a paid node's options drawn from its description (description-gen.ts) over its working parameters */
+	described?: DescribedOptions;
+}
+
+/**
+ * A paid node's `options` collection generated from its description (`parameterSetArb`, only `options` generated,
+ * over the node's working parameters: model, prompt, mode …), at a version the node declares, which the node runs at.
+ * The run's short bounds (`SHORT_*`) stay the ground under it; a generated bound that reads as a longer time than the
+ * run's is shortened to it (the value keeps its form: a number, numeric text, per item), so a run still ends in
+ * seconds; any other value, odd ones included, is as generated.
+ */
+export interface DescribedOptions {
+	typeVersion: number;
+	level?: Level;
+	/** the generated collection as the workflow stores it (expressions and `={{ $json.vN }}` included) */
+	options: Record<string, unknown>;
+	/** how each option was given, by its path (`options.quoteOnly`, `options.format.values.responseFormat` …) */
+	given: Record<string, Given>;
+	/** per input item, the values of the per-item options (`v0`, `v1` …): merged into the run's input items */
+	items: IDataObject[];
 }
 
 /** How an item names its task: a submit node's full item, the gateway's task object, or a bare task ID. */
@@ -203,7 +231,85 @@ const idForms = fc.array(
 	{ minLength: 8, maxLength: 8 },
 );
 
-export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
+/** The generator's address list (reserved names that resolve nowhere), as the described-nodes property gives it. */
+const GEN_CTX: GenContext = {
+	key: KEY,
+	lists: {},
+	addresses: ['https://media.example/cat.png', 'https://cdn.media.example/clip.png'],
+};
+/** Mostly sets as the editor gives them, or with one field astray, so that most runs still reach the gateway. */
+const DESCRIBED_LEVELS: readonly Level[] = [
+	'plain',
+	'plain',
+	'plain',
+	'one odd',
+	'one odd',
+	'a few odd',
+];
+
+/** The generated options of a paid node's case (see DescribedOptions), at a version its description declares. */
+export function describedOptions(c: RunCase): fc.Arbitrary<DescribedOptions> {
+	const { type, parameters } = paidBase(c);
+	const { options: ground, ...base } = parameters;
+	return fc
+		.constantFrom(...versionsOf(type.description))
+		.chain((v) =>
+			parameterSetArb(type, v, c.items, GEN_CTX, {
+				levels: DESCRIBED_LEVELS,
+				within: { base, field: 'options' },
+			}),
+		)
+		.map((set) => {
+			const given = structuredClone(
+				Object.fromEntries(Object.entries(set.given).filter(([k]) => k.startsWith('options.'))),
+			);
+			const items = set.items.map((it) =>
+				Object.fromEntries(Object.entries(it).filter(([k]) => /^v\d+$/.test(k))),
+			);
+			const options = {
+				...(ground as IDataObject),
+				...((set.parameters.options ?? {}) as IDataObject),
+			};
+			for (const [k, bound] of Object.entries(ground as Record<string, unknown>))
+				if (typeof bound === 'number') shorten(options, given, items, k, bound);
+			return { typeVersion: set.typeVersion, level: set.level, options, given, items };
+		});
+}
+
+/** A value that reads as a longer time than `bound` (a number, or text of one) becomes `bound`, in the same form. */
+const shortened = (v: unknown, bound: number): unknown => {
+	const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+	return Number.isFinite(n) && n > bound ? (typeof v === 'string' ? String(bound) : bound) : v;
+};
+
+/** Option `k` of a generated set held to the run's bound, however it was given (typed, an expression, per item). */
+function shorten(
+	options: IDataObject,
+	given: Record<string, Given>,
+	items: IDataObject[],
+	k: string,
+	bound: number,
+): void {
+	const g = given[`options.${k}`];
+	if (!g) return;
+	if (g.how === 'fixed') {
+		g.value = shortened(g.value, bound);
+		options[k] = g.value as IDataObject[string];
+	} else if (g.how === 'expression') {
+		g.value = shortened(g.value, bound);
+		options[k] = expressionText(g.value);
+	} else {
+		const slot = /\$json\.(v\d+)/.exec(String(options[k]))![1];
+		g.values = g.values.map((v) => shortened(v, bound));
+		items.forEach((it, i) => (it[slot] = g.values[i] as IDataObject[string]));
+	}
+}
+
+export const runCase = (
+	nodes: fc.Arbitrary<NodeCase>,
+	/** draw a paid node's options from its description in about half the runs (DescribedOptions) */
+	described = false,
+): fc.Arbitrary<RunCase> =>
 	fc
 		.record({
 			node: nodes,
@@ -227,6 +333,14 @@ export const runCase = (nodes: fc.Arbitrary<NodeCase>): fc.Arbitrary<RunCase> =>
 					? { ...c, script: withFates(c.script, c.shared) }
 					: { ...c, shared: undefined }
 				: { ...c, idForms: undefined, shared: undefined },
+		)
+		// drawn last, so a seed written down before it keeps every other value of its case
+		.chain((c) =>
+			described && PAID.has(c.node.node)
+				? fc
+						.option(describedOptions(c), { freq: 2, nil: undefined })
+						.map((d) => (d ? { ...c, described: d } : c))
+				: fc.constant(c),
 		);
 
 const SHORT_SUBMIT = { submitTimeoutMs: 2500 };
@@ -234,7 +348,25 @@ const SHORT_TEXT = { timeoutMs: 3000, idleTimeoutMs: 1000, maxDurationMs: 4000 }
 /** Download Result looking a task up: Wait for an Unfinished Task short like every other bound here (default 30 s) */
 const SHORT_LOOKUP = { waitSeconds: 2 };
 
+/** A paid node's type and its working parameters, options with the run's short bounds (the hand-built case). */
+function paidBase(c: RunCase): { type: INodeType; parameters: IDataObject } {
+	const node = buildNode({ ...c, described: undefined });
+	return { type: node.type as INodeType, parameters: node.parameters as IDataObject };
+}
+
 export function buildNode(c: RunCase): TestNode {
+	const built = handBuilt(c);
+	const d = c.described;
+	return d
+		? {
+				...built,
+				typeVersion: d.typeVersion,
+				parameters: { ...built.parameters, options: structuredClone(d.options) },
+			}
+		: built;
+}
+
+function handBuilt(c: RunCase): TestNode {
 	const base = {
 		name: 'Node',
 		...hostSettings(c),
@@ -450,7 +582,17 @@ export function buildInput(
 					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'ref.png' },
 				},
 			});
-		} else items.push({ json: { p: `p${i}` } });
+		} else if (c.described && (n.node === 'chat' || n.node === 'responses'))
+			// an item with a picture under `data`, which Image Binary Properties names when it is added
+			items.push({
+				json: { p: `p${i}` },
+				binary: {
+					data: { data: png.toString('base64'), mimeType: 'image/png', fileName: 'in.png' },
+				},
+			});
+		else items.push({ json: { p: `p${i}` } });
+		// the per-item values of generated options (`v0`, `v1` …) on the item they belong to
+		if (c.described) Object.assign(items[i].json, c.described.items[i]);
 	}
 	return { items, tasks };
 }
@@ -474,5 +616,23 @@ export function describeCase(c: RunCase): string {
 				return `${i}:${sh.shape[i]}→${sh.owner[i]}${f && sh.owner[i] === i ? `(${f})` : ''}`;
 			}).join(' ')
 		: '';
-	return `${what}, ${c.items} item(s)${named ? ` [tasks ${named}]` : ''}, ${describeHost(c)}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
+	const d = c.described;
+	const options = d
+		? `, options from the description (version ${d.typeVersion}, ${d.level}: ${
+				Object.entries(d.given)
+					.map(([k, g]) => `${k.slice('options.'.length)} ${describeGiven(g)}`)
+					.join('; ') || 'none'
+			})`
+		: '';
+	return `${what}${options}, ${c.items} item(s)${named ? ` [tasks ${named}]` : ''}, ${describeHost(c)}${c.changing && PAID.has(n.node) ? ', prompt changes per try' : ''}${c.n8nStreams ? ', n8n streams' : ''}${forms.length ? `, the key as task ID (${forms.join('; ')})` : ''}`;
+}
+
+/** How an option was given, short: `=true`, `expr " 1 "`, `per item ["yes",0]`. */
+function describeGiven(g: Given): string {
+	const show = (v: unknown) => JSON.stringify(v)?.slice(0, 40) ?? 'undefined';
+	return g.how === 'fixed'
+		? `=${show(g.value)}`
+		: g.how === 'expression'
+			? `expr ${show(g.value)}`
+			: `per item ${show(g.values)}`;
 }

@@ -45,7 +45,10 @@ export function quoteItems<P, S>(
 				? failureItem(run.ctx, r, i, run.mode, false)
 				: { ...r, pairedItem: { item: i } };
 		return {
+			// like a failed or uncertain item, a quoted one says its task_id: null, nothing was sent (docs/behaviour.md: under
+			// Continue every item says its task_id)
 			json: quotedItem({
+				task_id: null,
 				...(run.op.quoteFields?.(p) ?? {}),
 				cost: costJsonOf(figures[i]!, prices.display),
 				// every quoted item carries the batch's total, so an approval step shows it whatever item it reads
