@@ -52,6 +52,19 @@ describe('paid calls', () => {
 		}),
 	);
 
+	// found by the money property once the Chat Model's options came from its description (seed 1474515968 path 15):
+	// a Request Timeout of 999.5 ms failed every turn before it left ("the value of delay … must be an integer") and the
+	// turn counted as maybe spent
+	it.each([false, true])(
+		'a Request Timeout with a fraction of a millisecond (999.5) is honoured: one POST, answered (streaming %s)',
+		async (streaming: boolean) => {
+			const { model } = await supplyModel(creds(), { options: { streaming, timeout: 999.5 } });
+			const m = await model.bindTools([CALCULATOR]).invoke(Q);
+			expect(m.tool_calls![0].args).toEqual({ input: '12 * 7' });
+			expect(posts()).toHaveLength(1);
+		},
+	);
+
 	it("429s go again as the action nodes' do, while the request timeout allows: two refusals, then the answer", async () => {
 		sim.fault({ route: CHAT, kind: 'rate-limit', retryAfter: 1, times: 2 });
 		const { model } = await supplyModel(creds(), { options: { streaming: false } });

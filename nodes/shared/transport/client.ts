@@ -82,6 +82,9 @@ export interface StreamResponse {
 
 export type { ReadJson } from './jsonBody';
 
+/** A bound as timers take it: whole milliseconds, at least 1, rounded up. */
+const wholeMs = (ms: number) => Math.max(1, Math.ceil(ms));
+
 /** How long one exchange of `send` may take. */
 export interface SendBounds {
 	/** this request's attempt number (for onAttempt) */
@@ -246,7 +249,10 @@ export class GatewayClient {
 		via: Dispatcher = getDispatcher(),
 	): Promise<Dispatcher.ResponseData> {
 		this.cfg.onAttempt?.({ method, url, attempt: bounds.attempt });
-		const timeout = bounds.whole ? AbortSignal.timeout(bounds.headersMs) : undefined;
+		// timers take whole milliseconds (a timeout option of 999.5, or 0.0001 s, is a bound all the same): rounded up
+		const headersMs = wholeMs(bounds.headersMs);
+		const idleMs = wholeMs(bounds.idleMs ?? bounds.headersMs);
+		const timeout = bounds.whole ? AbortSignal.timeout(headersMs) : undefined;
 		const signal =
 			timeout && this.cfg.signal
 				? AbortSignal.any([timeout, this.cfg.signal])
@@ -257,8 +263,8 @@ export class GatewayClient {
 			body,
 			signal,
 			dispatcher: via,
-			headersTimeout: bounds.headersMs,
-			bodyTimeout: bounds.idleMs ?? bounds.headersMs,
+			headersTimeout: headersMs,
+			bodyTimeout: idleMs,
 		});
 	}
 
