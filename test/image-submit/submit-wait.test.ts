@@ -6,6 +6,7 @@ import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTas
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
 import { makeImageBytes, model } from '../harness/inputs';
 import { waitFor } from '../harness/wait';
+import { json, scriptedServer } from '../harness/scripted-server';
 import * as clock from '../../nodes/shared/transport/clock';
 import { MAX_SENDS } from '../../nodes/shared/runners/send';
 import { TEST_TIME_SCALE } from '../time-scale';
@@ -320,6 +321,42 @@ describe('Image Submit modes, sizes and edits', () => {
 		expect(String(r2.output('Submit')[0].json.error_message)).toMatch(
 			/finishReason IMAGE_SAFETY; model said: "I cannot draw that."/,
 		);
+	});
+
+	// a raw TypeError ("Cannot read properties of null (reading 'content')") reached the item before: noticed by the
+	// paid-nodes property with described options, whose invariants do not read the words
+	it('a native answer of odd shapes (null candidates, content, parts; text entries) says in words that it held no image', async () => {
+		const server = await scriptedServer((req, res) =>
+			req.method === 'POST'
+				? json(res, 200, {
+						candidates: [
+							null,
+							{ content: null },
+							'x',
+							{ content: { parts: [null, 7, { text: 'no picture today' }] } },
+						],
+					})
+				: json(res, 404, { error: { message: 'not here' } }),
+		);
+		try {
+			const r = await runWorkflow({
+				nodes: [
+					submit(
+						{ mode: 'native', model: model('beta-3.1-flash-image-preview'), prompt: 'a fox' },
+						{ onError: 'continueRegularOutput' },
+					),
+				],
+				credentials: { apiKey: 'sk-test-native-odd-0001', baseUrl: server.url },
+			});
+			const j = r.output('Submit')[0].json;
+			expect(j).toMatchObject({ status: 'failed', submitted: true, failed_at: 'answer' });
+			expect(String(j.error_message)).toMatch(
+				/The answer held no image \(model said: "no picture today"\)/,
+			);
+			expect(String(j.error_message)).not.toMatch(/Cannot read|TypeError/);
+		} finally {
+			await server.close();
+		}
 	});
 
 	it('edit with a binary input (MIME from the bytes, not the file name), multipart and JSON data URL', async () => {

@@ -105,17 +105,15 @@ function nativeBody(input: SubmitInput): Record<string, unknown> {
 /** Explains a native answer without an image from error, finishReason, text parts and promptFeedback. */
 export function explainNoImage(body: Record<string, unknown>): string {
 	const reasons: string[] = [];
-	const err = body.error as Record<string, unknown> | undefined;
+	const err = objectOf(body.error);
 	if (err) reasons.push(`error: ${String(err.message ?? JSON.stringify(err))}`);
-	const fb = body.promptFeedback as Record<string, unknown> | undefined;
+	const fb = objectOf(body.promptFeedback);
 	if (fb?.blockReason) reasons.push(`prompt blocked: ${String(fb.blockReason)}`);
-	const cands = (body.candidates as Array<Record<string, unknown>>) ?? [];
+	const cands = objectsIn(body.candidates);
 	for (const c of cands) {
 		if (c.finishReason && c.finishReason !== 'STOP')
 			reasons.push(`finishReason ${String(c.finishReason)}`);
-		const parts =
-			((c.content as Record<string, unknown>)?.parts as Array<Record<string, unknown>>) ?? [];
-		const text = parts
+		const text = objectsIn(objectOf(c.content)?.parts)
 			.map((p) => (typeof p.text === 'string' ? p.text : ''))
 			.join(' ')
 			.trim();
@@ -128,11 +126,9 @@ export function explainNoImage(body: Record<string, unknown>): string {
 export function nativeImages(body: Record<string, unknown>): { refs: ResultRef[]; text: string } {
 	const refs: ResultRef[] = [];
 	let text = '';
-	for (const c of (body.candidates as Array<Record<string, unknown>>) ?? []) {
-		for (const p of ((c.content as Record<string, unknown>)?.parts as Array<
-			Record<string, unknown>
-		>) ?? []) {
-			const inline = (p.inlineData ?? p.inline_data) as Record<string, unknown> | undefined;
+	for (const c of objectsIn(body.candidates)) {
+		for (const p of objectsIn(objectOf(c.content)?.parts)) {
+			const inline = objectOf(p.inlineData ?? p.inline_data);
 			if (inline && typeof inline.data === 'string' && inline.data)
 				refs.push({
 					b64: inline.data,
@@ -142,6 +138,18 @@ export function nativeImages(body: Record<string, unknown>): { refs: ResultRef[]
 		}
 	}
 	return { refs, text };
+}
+
+/** An answer's value when it is a JSON object (untrusted: null, a list or text is none). */
+function objectOf(v: unknown): Record<string, unknown> | undefined {
+	return v && typeof v === 'object' && !Array.isArray(v)
+		? (v as Record<string, unknown>)
+		: undefined;
+}
+
+/** The JSON objects of an answer's list (untrusted: not a list is none; null or text entries are skipped). */
+function objectsIn(v: unknown): Array<Record<string, unknown>> {
+	return Array.isArray(v) ? v.map(objectOf).filter((o) => o !== undefined) : [];
 }
 
 /** What came back for one paid image request, not yet interpreted. */
