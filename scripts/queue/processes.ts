@@ -7,6 +7,7 @@ import { freePort } from '../lib/port';
 import { N8N_BIN, N8N_NODE } from '../lib/n8n/runtime';
 import { n8nEnv, type N8nEnvOptions } from '../lib/n8n/env';
 import { runN8n } from '../lib/n8n/cli';
+import { reapWithThisProcess } from '../lib/n8n/reap';
 
 export interface N8nProcess {
 	name: string;
@@ -33,6 +34,7 @@ export async function spawnN8n(
 	child.stdout!.on('data', (d) => (out += d));
 	child.stderr!.on('data', (d) => (out += d));
 	const closed = new Promise<void>((res) => child.once('close', () => res()));
+	reapWithThisProcess(child.pid, closed);
 	return {
 		name,
 		child,

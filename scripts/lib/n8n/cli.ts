@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { freePort } from '../port';
 import { n8nEnv, type N8nEnvOptions } from './env';
 import { N8N_BIN, N8N_HOME, N8N_NODE } from './runtime';
+import { reapWithThisProcess } from './reap';
 
 export interface CliResult {
 	code: number | null;
@@ -48,6 +49,7 @@ export function runN8n(
 			stdio: ['ignore', outFd, 'pipe'],
 		});
 		closeSync(outFd);
+		reapWithThisProcess(child.pid, new Promise((r) => child.once('close', r)));
 		let stderr = '';
 		let peakRssMiB: number | undefined;
 		const sampler = opts.sampleRss
