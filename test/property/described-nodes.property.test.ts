@@ -1109,14 +1109,20 @@ function tally(c: Case, r: RunResult): void {
 
 it("the nodes, given generated parameter sets, keep the README's promises (a)–(e)", async () => {
 	let ran = 0;
+	// the time budget abandons the run in flight (fast-check races it with the budget's end) while its workflow goes on
+	// sending: the readable cases after this property counted its POST as theirs (CI, 2026-11-29). It is awaited here.
+	let inFlight: Promise<unknown> = Promise.resolve();
 	const details = await fc.check(
 		fc.asyncProperty(caseArb, async (c) => {
 			ran++;
-			const problems = await runCase(c);
+			const running = runCase(c);
+			inFlight = running.catch(() => undefined);
+			const problems = await running;
 			if (problems.length) throw new Error(problems.join('\n'));
 		}),
 		fuzzParameters<[Case]>(BUDGET),
 	);
+	await inFlight;
 	process.stdout.write(`${FILE}: what the runs reached ${JSON.stringify(reached)}\n`);
 	report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);
 });
