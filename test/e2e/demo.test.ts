@@ -100,6 +100,12 @@ async function demoAsTyped(outDir: string): Promise<DemoProof> {
 	return proof;
 }
 
+/** Whether a moment (ms) falls within an n8n run, from its start to its stop. */
+function duringRun(run: ExecuteResult): (time: number) => boolean {
+	const { startedAt, stoppedAt } = run.data as unknown as { startedAt: string; stoppedAt: string };
+	return (time) => time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+}
+
 /** Runs `fn` with this process's stdout swallowed (restored after, whatever happens). */
 async function withoutStdout<T>(fn: () => Promise<T>): Promise<T> {
 	const write = process.stdout.write;
@@ -275,12 +281,7 @@ describe('demo workflows in real n8n', () => {
 				]);
 				expect(agentTurns).toBe(2);
 				expect(runCount(runs.agent, 'Calculator')).toBe(1);
-				const { startedAt, stoppedAt } = runs.agent.data as unknown as {
-					startedAt: string;
-					stoppedAt: string;
-				};
-				const during = (time: number) =>
-					time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+				const during = duringRun(runs.agent);
 				expect(
 					log
 						.filter((l) => during(l.time) && l.method === 'POST')
@@ -399,12 +400,7 @@ describe('demo workflows in real n8n', () => {
 			// the execution budget: the first batch was paid (two POSTs, two charges), the second was refused by Max Expected
 			// Spend before any request, and n8n's database holds the execution's custom data: what the gateway charged
 			{
-				const { startedAt, stoppedAt } = runs.budget.data as unknown as {
-					startedAt: string;
-					stoppedAt: string;
-				};
-				const during = (time: number) =>
-					time >= Date.parse(startedAt) && time <= Date.parse(stoppedAt);
+				const during = duringRun(runs.budget);
 				expect(
 					log
 						.filter((l) => during(l.time) && l.method === 'POST')
