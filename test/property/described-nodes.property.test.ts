@@ -44,7 +44,7 @@ import { ErrorReporter } from 'n8n-core';
 import sharp from 'sharp';
 import { startSimulator, type Simulator } from '../../simulator';
 import { cleanupBinaryData, runWorkflow, type RunResult } from '../harness/workflow';
-import { fuzzParameters, report } from './check';
+import { fuzzParameters, report, checkAsync } from './check';
 import {
 	coverage,
 	fieldsOf,
@@ -1043,10 +1043,7 @@ async function runCase(original: Case): Promise<string[]> {
 		...moneyFindings(c, r, cap, spent, charged, [...proxy.exchanges]),
 		...pricing,
 	].filter(
-		(p) =>
-			!IGNORED.has(tagOf(p)) &&
-			(!ONLY.size || ONLY.has(tagOf(p))) &&
-			(!GREP || GREP.test(p)),
+		(p) => !IGNORED.has(tagOf(p)) && (!ONLY.size || ONLY.has(tagOf(p))) && (!GREP || GREP.test(p)),
 	);
 }
 
@@ -1083,20 +1080,17 @@ function tally(c: Case, r: RunResult): void {
 
 it("the nodes, given generated parameter sets, keep the README's promises (a)–(e)", async () => {
 	let ran = 0;
-	// the time budget abandons the run in flight (fast-check races it with the budget's end) while its workflow goes on
-	// sending: the readable cases after this property counted its POST as theirs (CI, 2026-11-29). It is awaited here.
-	let inFlight: Promise<unknown> = Promise.resolve();
-	const details = await fc.check(
-		fc.asyncProperty(caseArb, async (c) => {
+	// a run the time budget abandons is awaited (checkAsync): the readable cases after this property once counted its
+	// POST as theirs (CI, 2026-11-29)
+	const details = await checkAsync(
+		caseArb,
+		async (c) => {
 			ran++;
-			const running = runCase(c);
-			inFlight = running.catch(() => undefined);
-			const problems = await running;
+			const problems = await runCase(c);
 			if (problems.length) throw new Error(problems.join('\n'));
-		}),
+		},
 		fuzzParameters<[Case]>(BUDGET),
 	);
-	await inFlight;
 	process.stdout.write(`${FILE}: what the runs reached ${JSON.stringify(reached)}\n`);
 	report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);
 });

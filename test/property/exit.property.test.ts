@@ -21,7 +21,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workf
 import { GatewayHttpError } from '../../nodes/shared/errors';
 import { runNode } from '../../nodes/shared/exit';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
-import { fuzzParameters, report } from './check';
+import { fuzzParameters, report, checkAsync } from './check';
 import { CONTRACT, contradictions, type State } from './contract';
 import { oracleFindings, type Chunk } from './invariants';
 import { cutAt } from './plausible';
@@ -185,8 +185,9 @@ const echo: INodeType = {
 it('everything the exit hands n8n (hints, chat chunks, stored file names, binary metadata, items, node errors) holds no form of the key, and no item a word its state contradicts', async () => {
 	captureLogs();
 	let ran = 0;
-	const details = await fc.check(
-		fc.asyncProperty(exitCase, async (c) => {
+	const details = await checkAsync(
+		exitCase,
+		async (c) => {
 			ran++;
 			current = c;
 			await newlyStored();
@@ -213,7 +214,7 @@ it('everything the exit hands n8n (hints, chat chunks, stored file names, binary
 				throw new Error(
 					`key ${JSON.stringify(c.key)}, form ${c.form}, ${c.onError}${c.throws ? ', the node throws' : `, an item ${c.stated.status} with ${c.stated.words.map(([k]) => k).join(', ')}`}\n  text: ${JSON.stringify(c.text).slice(0, 300)}\n  - ${problems.join('\n  - ')}`,
 				);
-		}),
+		},
 		fuzzParameters<[ExitCase]>(BUDGET),
 	);
 	report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);

@@ -20,7 +20,7 @@ import { GenGatewayTaskWait } from '../../nodes/GenGatewayTaskWait/GenGatewayTas
 import { ITEM_STATUSES, STATE_FIELDS, type ItemStatus } from '../../nodes/shared/items/vocabulary';
 import { runWorkflow, type RunResult, type TestNode } from '../harness/workflow';
 import { ROUTE_CLASSES, type Behaviour, type RouteClass, type Script } from './behaviours';
-import { fuzzParameters, report } from './check';
+import { fuzzParameters, report, checkAsync } from './check';
 import { CONTRACT, contradictions } from './contract';
 import type { TaskInfo } from './hostile-gateway';
 import { KEY, useFixture, type Fixture } from './property';
@@ -464,8 +464,9 @@ const fixture = useFixture();
 
 it('an item that comes back in (Still Running, Failed, uncertain → Task Wait; Completed → Download Result) never carries a field its new state contradicts', async () => {
 	let ran = 0;
-	const details = await fc.check(
-		fc.asyncProperty(loopCase, async (c) => {
+	const details = await checkAsync(
+		loopCase,
+		async (c) => {
 			ran++;
 			const passes = await runLoop(fixture(), c);
 			const problems = problemsOf(passes);
@@ -482,7 +483,7 @@ it('an item that comes back in (Still Running, Failed, uncertain → Task Wait; 
 						.join('; ')}${problems.length ? ` ✗ ${problems.length}` : ''}\n`,
 				);
 			if (problems.length) throw new Error(`${describe_(c)}\n  - ${problems.join('\n  - ')}`);
-		}),
+		},
 		fuzzParameters<[LoopCase]>(BUDGET),
 	);
 	report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);

@@ -34,7 +34,7 @@ import { LmChatGenGateway } from '../../nodes/LmChatGenGateway/LmChatGenGateway.
 import { supplyModel } from '../chat-model/support';
 import { useSimulator } from '../harness/simulator';
 import { cleanupBinaryData, runWorkflow, type TestNode } from '../harness/workflow';
-import { fuzzParameters, report } from './check';
+import { fuzzParameters, report, checkAsync } from './check';
 import { RecordingProxy } from './money-proxy';
 import { describeForm, formArb, formOf, keyArb, type FormSpec } from './redaction-forms';
 
@@ -317,8 +317,9 @@ describe('property: every field refuses a bad value of its kind, naming the fiel
 	it('action nodes', async () => {
 		const names = Object.keys(FIELDS);
 		let ran = 0;
-		const details = await fc.check(
-			fc.asyncProperty(fc.constantFrom(...names), badArb, keyArb, async (field, bad, key) => {
+		const details = await checkAsync(
+			fc.tuple(fc.constantFrom(...names), badArb, keyArb),
+			async ([field, bad, key]) => {
 				const f = FIELDS[field];
 				const c = valueFor(f.kind, bad, key);
 				fc.pre(c !== undefined);
@@ -334,7 +335,7 @@ describe('property: every field refuses a bad value of its kind, naming the fiel
 				if (!r.error || !f.names.test(r.error))
 					throw new Error(`${why}not refused naming the field (error: ${r.error ?? 'none'})`);
 				if (posts().length) throw new Error(`${why}${posts().length} POST(s) reached the gateway`);
-			}),
+			},
 			fuzzParameters({ runs: 100, timeMs: 120_000 }),
 		);
 		report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);
@@ -342,8 +343,9 @@ describe('property: every field refuses a bad value of its kind, naming the fiel
 
 	it("the Chat Model: the agent's image parts (addresses and Data URLs) by the same rules", async () => {
 		let ran = 0;
-		const details = await fc.check(
-			fc.asyncProperty(badArb, keyArb, fc.boolean(), async (bad, key, useResponsesApi) => {
+		const details = await checkAsync(
+			fc.tuple(badArb, keyArb, fc.boolean()),
+			async ([bad, key, useResponsesApi]) => {
 				const c = valueFor('image or Data URL', bad, key);
 				fc.pre(c !== undefined);
 				ran++;
@@ -367,7 +369,7 @@ describe('property: every field refuses a bad value of its kind, naming the fiel
 				)
 					throw new Error(`${why}not refused (${err?.message ?? 'answered'})`);
 				if (posts().length) throw new Error(`${why}${posts().length} POST(s) reached the gateway`);
-			}),
+			},
 			fuzzParameters({ runs: 50, timeMs: 60_000 }),
 		);
 		report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);

@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { cleanupBinaryData } from '../harness/workflow';
-import { fuzzParameters, report, type Budget } from './check';
+import { fuzzParameters, report, type Budget, checkAsync } from './check';
 import { captureLogs } from './property';
 import {
 	newCoverage,
@@ -55,11 +55,10 @@ async function checkMoney(
 	const cov = newCoverage();
 	// issue 43: nodes and Chat Models whose options were drawn from their descriptions, and how many options they took
 	const gen = { nodes: 0, all: 0, options: 0, caps: 0 };
-	// the time budget abandons the run in flight (fast-check races it with the budget's end) while its workflow goes on
-	// sending to the shared simulator: it is awaited before the next property of the file starts
-	let inFlight: Promise<unknown> = Promise.resolve();
-	const details = await fc.check(
-		fc.asyncProperty(arb, async (c) => {
+	// a run the time budget abandons is awaited before the next property of the file starts (checkAsync)
+	const details = await checkAsync(
+		arb,
+		async (c) => {
 			ran++;
 			gen.caps += c.nodes.filter((n) => n.spendFromDescription).length;
 			for (const g of generatedOptionsOf(c)) {
@@ -68,22 +67,19 @@ async function checkMoney(
 				gen.nodes++;
 				gen.options += Object.keys(g).length;
 			}
-			const running = runMoneyCase(f!, c, cov);
-			inFlight = running.catch(() => undefined);
-			const { problems, ms } = await running;
+			const { problems, ms } = await runMoneyCase(f!, c, cov);
 			if (process.env.FUZZ_VERBOSE)
 				process.stdout.write(
 					`${describeMoneyCase(c)}: ${ms} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n`,
 				);
 			if (problems.length)
 				throw new Error(`${describeMoneyCase(c)}\n  - ${problems.join('\n  - ')}`);
-		}),
+		},
 		{
 			...fuzzParameters<[MoneyCase]>(budget),
 			...(o.shrink === false ? { endOnFailure: true } : {}),
 		},
 	);
-	await inFlight;
 	process.stdout.write(
 		`${FILE} (${testName}) exercised: ${cov.calls} paid calls (${cov.turns} Chat Model turns, ${cov.lost} answers lost after the charge), ${cov.laterRuns} later node runs, ${cov.reRuns} re-runs by Retry On Fail (${cov.reRunsAfterSpend} nodes re-run after they paid), ${cov.refusedBatches} refused batches/turns, ${cov.capChecks} cap checks (${cov.capsNear} past half the cap), records: ${cov.exactRecord} exact, ${cov.boundedRecord} bounds (${cov.noFigure} with calls of no figure); ${gen.nodes} of ${gen.all} nodes and Chat Models used options generated from their descriptions (${gen.options} options; ${gen.caps} generated Max Expected Spend judged as the cap), ${cov.quoteOnly} items quoted by a generated Quote Only, ${cov.responses} calls on the Responses API\n`,
 	);

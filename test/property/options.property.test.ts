@@ -20,7 +20,7 @@ import { useSimulator } from '../harness/simulator';
 import { cleanupBinaryData, runWorkflow } from '../harness/workflow';
 import { chat, creds, deltaVideo, image, items, posts } from '../money/support';
 import { supplyModel } from '../chat-model/support';
-import { fuzzParameters, report } from './check';
+import { fuzzParameters, report, checkAsync } from './check';
 
 const FILE = 'options.property.test.ts';
 
@@ -162,8 +162,9 @@ const quoteRun = (quoteOnly: unknown, n = 2) =>
 describe('Quote Only from an expression, through Image Submit (in-process, simulator)', () => {
 	it('Quote Only from any expression: read as a switch (quote, send) or refused naming the item and the field, never sent by default', async () => {
 		let ran = 0;
-		const details = await fc.check(
-			fc.asyncProperty(flagValue, async (v) => {
+		const details = await checkAsync(
+			flagValue,
+			async (v) => {
 				ran++;
 				sim.reset();
 				const r = await quoteRun(v);
@@ -187,7 +188,7 @@ describe('Quote Only from an expression, through Image Submit (in-process, simul
 					expect(posts(sim)).toHaveLength(2);
 					expect(out.every((j) => j.status !== 'quoted')).toBe(true);
 				}
-			}),
+			},
 			fuzzParameters({ runs: 25, timeMs: 60_000 }),
 		);
 		report(FILE, details as fc.RunDetails<unknown>, ran, expect.getState().currentTestName);

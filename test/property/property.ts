@@ -25,7 +25,7 @@ import {
 } from './invariants';
 import { makeMedia, type Media } from './media';
 import { buildInput, buildNode, describeCase, type RunCase } from './runs';
-import { fuzzParameters, report, type Budget } from './check';
+import { fuzzParameters, report, type Budget, checkAsync } from './check';
 
 export type { Budget } from './check';
 
@@ -197,16 +197,12 @@ export async function checkProperty(
 	// runs whose paid node drew its options from its description, and of those how many sent a paid request
 	let described = 0;
 	let reached = 0;
-	// the time budget abandons the run in flight (fast-check races it with the budget's end), but its workflow goes on
-	// sending to the shared gateway: the next property of the file would count its POSTs as its own. It is awaited
-	// before this check ends (a run ends within HANG_MS).
-	let inFlight: Promise<unknown> = Promise.resolve();
-	const details = await fc.check(
-		fc.asyncProperty(arb, async (c) => {
+	// a run the time budget abandons is awaited before the check ends (checkAsync; a run ends within HANG_MS)
+	const details = await checkAsync(
+		arb,
+		async (c) => {
 			ran++;
-			const running = runOne(f, c);
-			inFlight = running.catch(() => undefined);
-			const { problems, measures, result } = await running;
+			const { problems, measures, result } = await runOne(f, c);
 			if (c.described) {
 				described++;
 				if (f.gw.log.some((l) => l.cls === 'paid')) reached++;
@@ -216,10 +212,9 @@ export async function checkProperty(
 					`${describeCase(c)}: ${measures.wallMs} ms${problems.length ? ` ✗ ${problems.length}` : ''}\n  ${f.gw.log.filter((l) => l.cls === 'paid').length} paid POST(s); out (output, status, failed_at, message): ${JSON.stringify(outputsOf(result).map((o) => [o.output, o.item.json.status, o.item.json.failed_at, String(o.item.json.error_message ?? (o.item.json.error as { message?: string } | undefined)?.message ?? '').slice(0, 160)]))}${result.run.data.resultData.error ? `; the node threw: ${result.run.data.resultData.error.message.slice(0, 200)}` : ''}\n`,
 				);
 			if (problems.length) throw new Error(`${describeCase(c)}\n  - ${problems.join('\n  - ')}`);
-		}),
+		},
 		fuzzParameters<[RunCase]>(budget),
 	);
-	await inFlight;
 	report(
 		file,
 		details as fc.RunDetails<unknown>,
